@@ -1,0 +1,41 @@
+# Colony: `make run` starts a colony, `make test` runs the whole suite. Both install what they need
+# from the npm registry (and Debian's packages for the browser tests) first.
+SHELL := /bin/bash
+BUN := node_modules/.bin/bun
+SHARED ?= ../shared
+export ONNXRUNTIME_NODE_INSTALL := skip
+
+.PHONY: run test deps shared build bench model check clean
+
+node_modules/.installed: package.json package-lock.json .npmrc
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.installed
+
+# Data under ../shared is never committed: link it beside the sources.
+shared:
+	@test -d $(SHARED)/eval || { echo "missing $(SHARED): the shared data must sit beside the checkout" >&2; exit 1; }
+	@test -L shared || ln -s $(abspath $(SHARED)) shared
+
+run: deps
+	$(BUN) src/main.ts serve
+
+test: deps shared
+	$(BUN) test
+
+build: deps
+	$(BUN) tools/build.ts
+
+bench: deps shared
+	$(BUN) bench/run.ts
+
+# Trains the default embedding model from sources installable here (see models/README.md).
+model: deps
+	bash tools/model/train.sh
+
+check: deps
+	$(BUN) x tsc --noEmit -p .
+
+clean:
+	rm -rf dist node_modules shared

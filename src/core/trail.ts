@@ -1,0 +1,172 @@
+// The protocol objects of decisions.md §1 and §6 as TypeBox schemas: one definition serves
+// validation, the TypeScript types and the API docs. Pure: no I/O.
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+const Str = (max: number, min = 0) => Type.String({ minLength: min, maxLength: max });
+const Arr = <T extends TSchema>(item: T, max: number) => Type.Array(item, { maxItems: max });
+
+export const OS_VALUES = ["linux", "macos", "windows", "freebsd", "other"] as const;
+
+const Runtime = (nameRequired: boolean) =>
+  Type.Object({
+    name: nameRequired ? Str(40, 1) : Type.Optional(Str(40, 1)),
+    version: Type.Optional(Str(40)),
+  });
+
+const Package = Type.Object({ name: Str(200, 1), version: Type.Optional(Str(100)) });
+
+const environmentFields = (required: boolean) => ({
+  os: required
+    ? Type.Union(OS_VALUES.map((v) => Type.Literal(v)))
+    : Type.Optional(Type.Union(OS_VALUES.map((v) => Type.Literal(v)))),
+  os_version: Type.Optional(Str(100)),
+  arch: Type.Optional(Str(40)),
+  runtime: required ? Runtime(true) : Type.Optional(Runtime(false)),
+  packages: Type.Optional(Arr(Package, 100)),
+});
+
+/** Environment inside a Trail: os and runtime.name are required. */
+export const TrailEnvironment = Type.Object(environmentFields(true));
+/** Environment in a search request or an outcome report: every field optional. */
+export const QueryEnvironment = Type.Object(environmentFields(false));
+
+export const ProtocolVersion = Type.String({ pattern: "^1\\.[0-9]+$", maxLength: 20 });
+
+export const Trail = Type.Object({
+  protocol_version: ProtocolVersion,
+  problem: Type.Object({
+    error: Str(2000, 1),
+    error_type: Type.Optional(Str(200)),
+    description: Type.Optional(Str(4000)),
+    root_cause: Type.Optional(Str(4000)),
+    dead_ends: Type.Optional(
+      Arr(Type.Object({ attempt: Str(1000, 1), result: Type.Optional(Str(1000)) }), 20),
+    ),
+  }),
+  solution: Type.Object({
+    summary: Str(2000, 1),
+    steps: Type.Optional(Arr(Str(2000, 1), 50)),
+    commands: Type.Optional(Arr(Str(2000, 1), 50)),
+    code_patches: Type.Optional(
+      Arr(
+        Type.Object({
+          file_path: Str(500, 1),
+          diff: Type.Optional(Str(32768)),
+          language: Type.Optional(Str(40)),
+        }),
+        20,
+      ),
+    ),
+    verification: Type.Optional(Str(2000)),
+  }),
+  agent_info: Type.Object({ model: Str(200, 1), framework: Str(200, 1) }),
+  environment: TrailEnvironment,
+  effort: Type.Optional(
+    Type.Object({
+      tokens_spent: Type.Optional(Type.Number({ minimum: 0 })),
+      failed_attempts: Type.Optional(Type.Integer({ minimum: 0 })),
+      duration_s: Type.Optional(Type.Number({ minimum: 0 })),
+    }),
+  ),
+  tags: Type.Optional(Arr(Str(50, 1), 20)),
+});
+
+export const OUTCOMES = ["worked", "partially_worked", "failed", "not_applicable"] as const;
+
+export const OutcomeReport = Type.Object({
+  protocol_version: ProtocolVersion,
+  solution_id: Type.Optional(Str(100)),
+  outcome: Type.Union(OUTCOMES.map((v) => Type.Literal(v))),
+  agent_info: Type.Optional(
+    Type.Object({ model: Type.Optional(Str(200)), framework: Type.Optional(Str(200)) }),
+  ),
+  environment: Type.Optional(QueryEnvironment),
+  notes: Type.Optional(Str(2000)),
+});
+
+export type Trail = Static<typeof Trail>;
+export type TrailEnvironment = Static<typeof TrailEnvironment>;
+export type QueryEnvironment = Static<typeof QueryEnvironment>;
+export type OutcomeReport = Static<typeof OutcomeReport>;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ValidationDetail {
+  path: string;
+  message: string;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; details: ValidationDetail[] };
+
+/** Trims every string, recursively; returns a fresh value (the input is never mutated). */
+function trimStrings(value: unknown): unknown {
+  if (typeof value === "string") return value.trim();
+  if (Array.isArray(value)) return value.map(trimStrings);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = trimStrings(v);
+    return out;
+  }
+  return value;
+}
+
+/** Resolves a JSON pointer inside value (only for the few pointers TypeBox reports). */
+function at(value: unknown, pointer: string): unknown {
+  let cur: any = value;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+const codePoints = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/**
+ * Validates value against schema: strings are trimmed, every failing path is reported once (a
+ * JSON pointer with a message), lengths count characters (code points, not UTF-16 units), and
+ * unknown fields are dropped from the returned value.
+ */
+export function parseWith<T extends TSchema>(
+  schema: T,
+  input: unknown,
+  extraRules?: (value: Static<T>) => ValidationDetail[],
+): Parsed<Static<T>> {
+  const value = trimStrings(input);
+  const seen = new Set<string>();
+  const details: ValidationDetail[] = [];
+  for (const error of Value.Errors(schema, value)) {
+    const path = error.path || "/";
+    if (seen.has(path)) continue;
+    // TypeBox counts UTF-16 units; the contract counts characters.
+    const max = (error.schema as { maxLength?: number }).maxLength;
+    const actual = at(value, error.path);
+    if (max !== undefined && typeof actual === "string" && codePoints(actual) <= max && actual.length > max) {
+      continue;
+    }
+    seen.add(path);
+    details.push({ path, message: error.message });
+  }
+  // Cross-field rules run even when the schema failed elsewhere, so every failure is listed.
+  if (extraRules) for (const d of extraRules(value as Static<T>)) if (!seen.has(d.path)) details.push(d);
+  if (details.length > 0) return { ok: false, details };
+  return { ok: true, value: Value.Clean(schema, value) as Static<T> };
+}
+
+function trailRules(trail: Trail): ValidationDetail[] {
+  const s = (trail as Partial<Trail> | null)?.solution;
+  if (s === null || typeof s !== "object") return [];
+  const nonEmpty = (v: unknown) => Array.isArray(v) && v.length > 0;
+  const hasAction = nonEmpty(s.steps) || nonEmpty(s.commands) || nonEmpty(s.code_patches);
+  return hasAction
+    ? []
+    : [{ path: "/solution", message: "at least one of steps, commands, code_patches must be non-empty" }];
+}
+
+export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);
+export const parseOutcomeReport = (input: unknown) => parseWith(OutcomeReport, input);

@@ -1,0 +1,19 @@
+// The embedding service port: text in, L2-normalized vectors out. Adapters: the static model
+// that ships with Colony (static-model.ts) and sentence-transformers ONNX exports (transformer.ts).
+export type ModelKind = "static" | "transformer";
+
+export interface EmbedderInfo {
+  kind: ModelKind;
+  /** Human-readable model name, e.g. "colony-static-v1" or "all-MiniLM-L6-v2". */
+  name: string;
+  dim: number;
+  /** Where the model was loaded from (a directory, or "embedded"). */
+  source: string;
+}
+
+export interface Embedder {
+  readonly info: EmbedderInfo;
+  /** One L2-normalized Float32Array of length info.dim per input text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
