@@ -104,7 +104,11 @@ function trimStrings(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(trimStrings);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = trimStrings(v);
+    for (const [k, v] of Object.entries(value)) {
+      // JSON.parse makes "__proto__" an own key; assigning it would swap the prototype.
+      if (k === "__proto__") continue;
+      out[k] = trimStrings(v);
+    }
     return out;
   }
   return value;

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "./config";
+
+describe("loadConfig", () => {
+  test("embedded defaults", () => {
+    const c = loadConfig({ HOME: "/home/u" });
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.port).toBe(8080);
+    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    expect(c.rateLimit).toBe(600);
+    expect(c.publishLimit).toBe(30);
+    expect(c.draftLimit).toBe(30);
+    expect(c.maxQueue).toBe(1000);
+    expect(c.trustProxy).toBe(false);
+    expect(c.adminToken).toBeNull();
+    expect(c.modelDir).toBeNull();
+    expect(c.cacheDir).toBe("/home/u/.cache/colony");
+    expect(c.logLevel).toBe("info");
+    expect(c.dataDir.endsWith("/colony_data")).toBe(true);
+  });
+
+  test("reads every variable", () => {
+    const c = loadConfig({
+      COLONY_HOST: "0.0.0.0",
+      COLONY_PORT: "9000",
+      COLONY_DATA_DIR: "/var/lib/colony",
+      COLONY_PUBLIC_URL: "https://colony.example.org/",
+      COLONY_ADMIN_TOKEN: "0123456789abcdef-secret",
+      COLONY_RATE_LIMIT: "100",
+      COLONY_PUBLISH_LIMIT: "5",
+      COLONY_DRAFT_LIMIT: "6",
+      COLONY_MAX_QUEUE: "7",
+      COLONY_TRUST_PROXY: "1",
+      COLONY_MODEL_DIR: "/models/minilm",
+      COLONY_CACHE_DIR: "/tmp/cc",
+      COLONY_LOG_LEVEL: "WARN",
+    });
+    expect(c).toMatchObject({
+      host: "0.0.0.0",
+      port: 9000,
+      dataDir: "/var/lib/colony",
+      publicUrl: "https://colony.example.org",
+      adminToken: "0123456789abcdef-secret",
+      rateLimit: 100,
+      publishLimit: 5,
+      draftLimit: 6,
+      maxQueue: 7,
+      trustProxy: true,
+      modelDir: "/models/minilm",
+      cacheDir: "/tmp/cc",
+      logLevel: "warn",
+    });
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ["COLONY_PORT", "80a", /whole number from 0 to 65535/],
+    ["COLONY_PORT", "70000", /whole number/],
+    ["COLONY_RATE_LIMIT", "0", /from 1/],
+    ["COLONY_MAX_QUEUE", "-1", /whole number/],
+    ["COLONY_TRUST_PROXY", "maybe", /1, true/],
+    ["COLONY_PUBLIC_URL", "colony.local", /absolute http/],
+    ["COLONY_PUBLIC_URL", "ftp://x", /absolute http/],
+    ["COLONY_LOG_LEVEL", "loud", /debug, info/],
+    ["COLONY_ADMIN_TOKEN", "short", /at least 16/],
+    ["COLONY_HOST", "bad host!", /host name/],
+  ];
+  for (const [name, value, accepts] of bad) {
+    test(`${name}=${value} is refused naming the variable`, () => {
+      let err: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).variable).toBe(name);
+      expect((err as Error).message).toContain(name);
+      expect((err as Error).message).toMatch(accepts);
+    });
+  }
+
+  test("the admin token never appears in the error message", () => {
+    expect(() => loadConfig({ COLONY_ADMIN_TOKEN: "tiny" })).toThrow(/<hidden>/);
+  });
+});

@@ -1,0 +1,133 @@
+// Every setting, read once at start from the environment. A bad value stops the process with a
+// message naming the variable and what it accepts (main.ts exits with code 2).
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  publicUrl: string;
+  adminToken: string | null;
+  /** General requests per minute per client address. */
+  rateLimit: number;
+  /** Publishes per hour per client address. */
+  publishLimit: number;
+  /** Drafts per hour per client address. */
+  draftLimit: number;
+  maxQueue: number;
+  trustProxy: boolean;
+  /** A user-supplied model directory; null means the default model shipped with Colony. */
+  modelDir: string | null;
+  cacheDir: string;
+  logLevel: LogLevel;
+  allowHighRisk: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly accepts: string,
+    readonly got: string,
+  ) {
+    super(`${variable}=${JSON.stringify(got)} is not valid: ${variable} accepts ${accepts}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `a whole number from ${min} to ${max}`, raw);
+  }
+  return Number(raw);
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, "1, true, yes, on, 0, false, no or off", raw);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "an absolute http:// or https:// URL", raw);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(name, "an absolute http:// or https:// URL", raw);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function defaultCacheDir(env: Env): string {
+  const xdg = str(env, "XDG_CACHE_HOME");
+  return join(xdg ?? join(env.HOME ?? homedir(), ".cache"), "colony");
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = str(env, "COLONY_HOST") ?? "127.0.0.1";
+  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) {
+    throw new ConfigError("COLONY_HOST", "a host name or IP address to listen on", host);
+  }
+  const port = int(env, "COLONY_PORT", 8080, 0, 65535);
+  const logLevel = (str(env, "COLONY_LOG_LEVEL") ?? "info").toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new ConfigError("COLONY_LOG_LEVEL", LOG_LEVELS.join(", "), logLevel);
+  }
+  const adminToken = str(env, "COLONY_ADMIN_TOKEN") ?? null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError("COLONY_ADMIN_TOKEN", "a secret of at least 16 characters", "<hidden>");
+  }
+  const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return {
+    host,
+    port,
+    dataDir: resolve(str(env, "COLONY_DATA_DIR") ?? "colony_data"),
+    publicUrl: url(env, "COLONY_PUBLIC_URL", `http://${urlHost === "0.0.0.0" ? "127.0.0.1" : urlHost}:${port}`),
+    adminToken,
+    rateLimit: int(env, "COLONY_RATE_LIMIT", 600, 1, 1_000_000),
+    publishLimit: int(env, "COLONY_PUBLISH_LIMIT", 30, 1, 1_000_000),
+    draftLimit: int(env, "COLONY_DRAFT_LIMIT", 30, 1, 1_000_000),
+    maxQueue: int(env, "COLONY_MAX_QUEUE", 1000, 1, 10_000_000),
+    trustProxy: bool(env, "COLONY_TRUST_PROXY"),
+    modelDir: str(env, "COLONY_MODEL_DIR") ? resolve(str(env, "COLONY_MODEL_DIR")!) : null,
+    cacheDir: resolve(str(env, "COLONY_CACHE_DIR") ?? defaultCacheDir(env)),
+    logLevel: logLevel as LogLevel,
+    allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
+  };
+}
+
+/** The variables and their defaults, for `colony --help` and the README. */
+export const CONFIG_DOC: [string, string, string][] = [
+  ["COLONY_HOST", "127.0.0.1", "address to listen on"],
+  ["COLONY_PORT", "8080", "port to listen on (0 picks a free one)"],
+  ["COLONY_DATA_DIR", "./colony_data", "where the SQLite database lives"],
+  ["COLONY_PUBLIC_URL", "http://<host>:<port>", "base URL used in approve_url links"],
+  ["COLONY_ADMIN_TOKEN", "(none)", "operator token (16+ characters); unset = operator endpoints off (501)"],
+  ["COLONY_RATE_LIMIT", "600", "general requests per minute per client address"],
+  ["COLONY_PUBLISH_LIMIT", "30", "publishes per hour per client address"],
+  ["COLONY_DRAFT_LIMIT", "30", "drafts per hour per client address"],
+  ["COLONY_MAX_QUEUE", "1000", "trails waiting for enrichment before publish answers 503 busy"],
+  ["COLONY_TRUST_PROXY", "off", "1 = take the client address from X-Forwarded-For"],
+  ["COLONY_MODEL_DIR", "(embedded default)", "a sentence-transformers ONNX export or a Colony static model"],
+  ["COLONY_CACHE_DIR", "$XDG_CACHE_HOME/colony or ~/.cache/colony", "where the binary extracts its native parts"],
+  ["COLONY_LOG_LEVEL", "info", "debug, info, warn, error or silent"],
+  ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
+];

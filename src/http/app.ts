@@ -1,0 +1,42 @@
+// The Elysia application: routing, JSON parsing and the error shape. Each route is a thin layer
+// over the service core; rules live in the core, not here.
+import { Elysia } from "elysia";
+import type { ColonyService } from "../service/colony";
+import { contextOf } from "./context";
+import { ApiError, errorBody, errorResponse, jsonResponse } from "./errors";
+import type { Logger } from "../log";
+
+export function createApp(service: ColonyService, logger: Logger) {
+  return (
+    new Elysia()
+      .onParse(async ({ request }) => {
+        const text = await request.text();
+        if (text === "") return undefined;
+        return JSON.parse(text); // a SyntaxError surfaces as Elysia's PARSE error below
+      })
+      .onError(({ code, error, request, route }) => {
+        try {
+          contextOf(request).route = route || "(unmatched)";
+        } catch {}
+        if (error instanceof ApiError) return errorResponse(error);
+        if (code === "NOT_FOUND") return jsonResponse(404, errorBody("not_found", "no such route"));
+        if (code === "PARSE") return jsonResponse(400, errorBody("invalid_request", "the body is not valid JSON"));
+        if (code === "VALIDATION") return jsonResponse(400, errorBody("invalid_request", "the request is not valid"));
+        logger.error("unhandled error", {
+          route,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+        return jsonResponse(500, errorBody("internal", "internal error"));
+      })
+      .onBeforeHandle(({ request, route }) => {
+        contextOf(request).route = route;
+      })
+      .get("/healthz", () => service.health())
+      .get("/readyz", async () => {
+        const r = await service.readiness();
+        return jsonResponse(r.status === "ready" ? 200 : 503, r);
+      })
+  );
+}
+
+export type ColonyApp = ReturnType<typeof createApp>;

@@ -1,0 +1,23 @@
+// Per-request facts computed by the outer server layer, looked up by the Elysia handlers.
+import type { ClientIdentity } from "./client";
+import type { QuotaState } from "./rate-limit";
+
+export interface RequestContext {
+  client: ClientIdentity;
+  /** Route template, for logs (never the raw path: it may hold a draft id). */
+  route: string;
+  /** The quota shown in the RateLimit headers; a route with its own quota replaces it. */
+  quota: QuotaState;
+}
+
+const contexts = new WeakMap<Request, RequestContext>();
+
+export function bindContext(request: Request, ctx: RequestContext): void {
+  contexts.set(request, ctx);
+}
+
+export function contextOf(request: Request): RequestContext {
+  const ctx = contexts.get(request);
+  if (!ctx) throw new Error("request reached a handler without passing the server layer");
+  return ctx;
+}

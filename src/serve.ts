@@ -1,0 +1,71 @@
+// Boots a colony: subsystems, service core, HTTP server. Used by `colony serve` and by tests,
+// which start real colonies on loopback with port 0.
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config";
+import { createLogger, type Logger } from "./log";
+import { createApp } from "./http/app";
+import { createFetchHandler } from "./http/server";
+import { ColonyService } from "./service/colony";
+import { startSubsystems, type Subsystems } from "./service/subsystems";
+import { prepareNatives } from "./platform/native";
+
+export interface RunningColony {
+  url: string;
+  port: number;
+  service: ColonyService;
+  subsystems: Subsystems;
+  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+}
+
+export async function startColony(config: Config, opts: StartOptions = {}): Promise<RunningColony> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const natives = prepareNatives({ cacheDir: config.cacheDir });
+  // Imported only now: in the compiled binary the native ONNX binding is extracted above first.
+  const { loadEmbedder } = await import("./embedding/load");
+  const subsystems = await startSubsystems({
+    dataDir: config.dataDir,
+    sqliteVecPath: natives.sqliteVec,
+    modelDir: config.modelDir ?? natives.modelDir,
+    loadEmbedder,
+    logger,
+  });
+  const service = new ColonyService({ config, logger, subsystems });
+  const app = createApp(service, logger);
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: createFetchHandler({ config, logger, app, pseudonymSecret: pseudonymSecret(subsystems) }),
+  });
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  logger.info("colony listening", { url, data_dir: config.dataDir, public_url: config.publicUrl });
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    port: server.port!,
+    service,
+    subsystems,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop(false);
+        await subsystems.close();
+        logger.info("colony stopped");
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
+function pseudonymSecret(s: Subsystems): string {
+  const fresh = randomBytes(32).toString("base64url");
+  if (!s.kv) return fresh;
+  const stored = s.kv.get("pseudonym.secret");
+  if (stored) return stored;
+  s.kv.set("pseudonym.secret", fresh);
+  return fresh;
+}

@@ -1,0 +1,47 @@
+// Liveness and readiness (decisions §11). Readiness really exercises each subsystem: a read on
+// the key-value table, a query on the vector table and an embedding of a probe string.
+import type { ProbeResult } from "../store/ports";
+import type { CheckName, Subsystems } from "./subsystems";
+
+export interface Readiness {
+  status: "ready" | "unavailable";
+  checks: Record<CheckName, ProbeResult>;
+  queue_depth: number;
+}
+
+async function probe(failure: string | undefined, run: () => unknown | Promise<unknown>): Promise<ProbeResult> {
+  const started = performance.now();
+  if (failure) return { ok: false, latency_ms: 0, detail: failure };
+  try {
+    await run();
+    return { ok: true, latency_ms: round(performance.now() - started) };
+  } catch (err) {
+    return {
+      ok: false,
+      latency_ms: round(performance.now() - started),
+      detail: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+const PROBE_TEXT = "readiness probe: ModuleNotFoundError: No module named 'colony'";
+
+export async function readiness(s: Subsystems, queueDepth: () => number): Promise<Readiness> {
+  const kv = await probe(s.failures.kv, () => s.kv!.get("readiness.probe"));
+  const vector = await probe(s.failures.vector, () => {
+    const v = new Float32Array(s.vectors!.dim);
+    v[0] = 1;
+    s.vectors!.search(v, 1);
+  });
+  const embedding = await probe(s.failures.embedding, async () => {
+    const [v] = await s.embedder!.embed([PROBE_TEXT]);
+    if (!v || v.length !== s.embedder!.info.dim || !Number.isFinite(v[0]!)) {
+      throw new Error("the model returned no usable vector");
+    }
+  });
+  const checks = { kv, vector, embedding };
+  const ok = kv.ok && vector.ok && embedding.ok;
+  return { status: ok ? "ready" : "unavailable", checks, queue_depth: queueDepth() };
+}

@@ -1,0 +1,93 @@
+// Starts the store, the vector index and the embedding model. A subsystem that fails to start
+// is recorded, not fatal: the process stays up and /readyz names the failing check.
+import type { Database } from "bun:sqlite";
+import type { Embedder } from "../embedding/embedder";
+import type { Logger } from "../log";
+import type { KeyValueStore, VectorStore } from "../store/ports";
+import { openDatabase } from "../store/sqlite/database";
+import { SqliteKeyValueStore } from "../store/sqlite/kv";
+import { SqliteVectorStore } from "../store/sqlite/vectors";
+
+export type CheckName = "kv" | "vector" | "embedding";
+
+export interface Subsystems {
+  db: Database | null;
+  kv: KeyValueStore | null;
+  vectors: VectorStore | null;
+  embedder: Embedder | null;
+  /** Why a subsystem did not start, by check name. */
+  failures: Partial<Record<CheckName, string>>;
+  /** True when stored vectors belong to another model and trails must be re-embedded. */
+  vectorsRebuilt: boolean;
+  close(): Promise<void>;
+}
+
+export interface SubsystemOptions {
+  dataDir: string;
+  sqliteVecPath: string;
+  modelDir: string;
+  loadEmbedder: (dir: string) => Promise<Embedder>;
+  logger: Logger;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystems> {
+  const failures: Subsystems["failures"] = {};
+  let db: Database | null = null;
+  let kv: KeyValueStore | null = null;
+  let embedder: Embedder | null = null;
+  let vectors: VectorStore | null = null;
+  let vectorsRebuilt = false;
+
+  try {
+    db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
+    kv = new SqliteKeyValueStore(db);
+  } catch (err) {
+    failures.kv = `store did not open: ${message(err)}`;
+    failures.vector = "vector store needs the store, which did not open";
+    opts.logger.error("store failed to start", { error: message(err) });
+  }
+
+  try {
+    embedder = await opts.loadEmbedder(opts.modelDir);
+    opts.logger.info("embedding model loaded", { ...embedder.info });
+  } catch (err) {
+    failures.embedding = `model did not load: ${message(err)}`;
+    opts.logger.error("embedding model failed to load", { error: message(err), dir: opts.modelDir });
+  }
+
+  if (db && kv) {
+    if (!embedder) {
+      failures.vector = "vector store needs the embedding model, which did not load";
+    } else {
+      try {
+        const opened = SqliteVectorStore.open(db, kv, { name: embedder.info.name, dim: embedder.info.dim });
+        vectors = opened.store;
+        vectorsRebuilt = opened.rebuilt;
+      } catch (err) {
+        failures.vector = `vector store did not open: ${message(err)}`;
+        opts.logger.error("vector store failed to start", { error: message(err) });
+      }
+    }
+  }
+
+  return {
+    db,
+    kv,
+    vectors,
+    embedder,
+    failures,
+    vectorsRebuilt,
+    async close() {
+      await embedder?.close().catch(() => {});
+      if (db) {
+        // Fold the WAL into the main file so a stopped colony is one self-contained file.
+        try {
+          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {}
+        db.close();
+      }
+    },
+  };
+}

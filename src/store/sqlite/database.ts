@@ -1,0 +1,56 @@
+// Opens the embedded SQLite database (bun:sqlite) with the settings Colony relies on, loads
+// sqlite-vec and applies the migrations.
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { MIGRATIONS, type Migration } from "./migrations";
+
+export interface OpenOptions {
+  dataDir: string;
+  /** Path of sqlite-vec's loadable extension (vec0.so). */
+  sqliteVecPath: string;
+  /** For tests: a different migration list. */
+  migrations?: Migration[];
+}
+
+export const DATABASE_FILE = "colony.db";
+
+export function openDatabase(opts: OpenOptions): Database {
+  if (!existsSync(opts.dataDir)) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(opts.dataDir, 0o700);
+  const db = new Database(join(opts.dataDir, DATABASE_FILE), { create: true, strict: true });
+  try {
+    // WAL: readers never block the writer. synchronous=NORMAL in WAL mode keeps every committed
+    // transaction across a process crash (kill -9); only a power loss may drop the last commits.
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA temp_store = MEMORY");
+    db.loadExtension(opts.sqliteVecPath);
+    migrate(db, opts.migrations ?? MIGRATIONS);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Applies every migration newer than the database's user_version, each in its own transaction. */
+export function migrate(db: Database, migrations: Migration[]): number {
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > newest) {
+    throw new Error(
+      `database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`,
+    );
+  }
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.exec(`PRAGMA user_version = ${m.version}`);
+    })();
+  }
+  return newest;
+}

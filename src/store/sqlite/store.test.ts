@@ -1,0 +1,111 @@
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getLoadablePath } from "sqlite-vec";
+import { migrate, openDatabase } from "./database";
+import { SqliteKeyValueStore } from "./kv";
+import { SqliteVectorStore } from "./vectors";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "colony-store-"));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const open = (dataDir: string) => openDatabase({ dataDir, sqliteVecPath: getLoadablePath() });
+
+function unit(seed: number, dim: number): Float32Array {
+  const v = Float32Array.from({ length: dim }, (_, j) => Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453 % 1);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+test("opens in WAL mode with owner-only permissions and the schema applied", () => {
+  const dir = join(tempDir(), "data");
+  const db = open(dir);
+  expect((db.query("PRAGMA journal_mode").get() as any).journal_mode).toBe("wal");
+  expect((db.query("PRAGMA user_version").get() as any).user_version).toBeGreaterThanOrEqual(1);
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  db.close();
+});
+
+test("migrations run once, in order, and a newer schema is refused", () => {
+  const db = open(tempDir());
+  const extra = [
+    { version: 1, name: "a", sql: "CREATE TABLE a (x INTEGER)" },
+    { version: 2, name: "b", sql: "CREATE TABLE b (x INTEGER)" },
+  ];
+  db.exec("PRAGMA user_version = 0");
+  db.exec("DROP TABLE IF EXISTS a");
+  expect(migrate(db, extra)).toBe(2);
+  expect(migrate(db, extra)).toBe(2); // second run is a no-op (CREATE TABLE would fail otherwise)
+  expect(() => migrate(db, extra.slice(0, 1))).toThrow(/newer than this colony understands/);
+  db.close();
+});
+
+test("a failed migration leaves the previous version intact", () => {
+  const db = open(tempDir());
+  const before = (db.query("PRAGMA user_version").get() as any).user_version;
+  expect(() => migrate(db, [{ version: before + 1, name: "bad", sql: "CREATE TABLE t (x); NOT SQL" }])).toThrow();
+  expect((db.query("PRAGMA user_version").get() as any).user_version).toBe(before);
+  expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeNull();
+  db.close();
+});
+
+test("key-value store round trip survives reopening", () => {
+  const dir = tempDir();
+  let db = open(dir);
+  const kv = new SqliteKeyValueStore(db);
+  expect(kv.get("k")).toBeNull();
+  kv.set("k", "v1");
+  kv.set("k", "v2");
+  db.close();
+  db = open(dir);
+  expect(new SqliteKeyValueStore(db).get("k")).toBe("v2");
+  new SqliteKeyValueStore(db).delete("k");
+  expect(new SqliteKeyValueStore(db).get("k")).toBeNull();
+  db.close();
+});
+
+test("vector store: quantized search agrees with exact search, upsert replaces, remove removes", () => {
+  const db = open(tempDir());
+  const kv = new SqliteKeyValueStore(db);
+  const { store, rebuilt } = SqliteVectorStore.open(db, kv, { name: "m", dim: 64 });
+  expect(rebuilt).toBe(true);
+  for (let i = 1; i <= 500; i++) store.upsert(i, unit(i, 64));
+  expect(store.count()).toBe(500);
+  for (const q of [3, 77, 250]) {
+    const approx = store.search(unit(q, 64), 5);
+    const exact = store.searchExact(unit(q, 64), 5);
+    expect(approx[0]!.id).toBe(q);
+    expect(approx[0]!.similarity).toBeCloseTo(1, 5);
+    expect(exact[0]!.id).toBe(q);
+    expect(approx.map((h) => h.id)).toEqual(exact.map((h) => h.id));
+  }
+  store.upsert(3, unit(9999, 64));
+  expect(store.count()).toBe(500);
+  expect(store.search(unit(9999, 64), 1)[0]!.id).toBe(3);
+  store.remove(3);
+  expect(store.count()).toBe(499);
+  expect(store.search(unit(9999, 64), 3).some((h) => h.id === 3)).toBe(false);
+  expect(() => store.upsert(1, new Float32Array(10))).toThrow(/dimensions/);
+  db.close();
+});
+
+test("vector store: a different model rebuilds the index; the same model keeps it", () => {
+  const db = open(tempDir());
+  const kv = new SqliteKeyValueStore(db);
+  SqliteVectorStore.open(db, kv, { name: "m", dim: 16 }).store.upsert(1, unit(1, 16));
+  const same = SqliteVectorStore.open(db, kv, { name: "m", dim: 16 });
+  expect(same.rebuilt).toBe(false);
+  expect(same.store.count()).toBe(1);
+  const other = SqliteVectorStore.open(db, kv, { name: "m2", dim: 32 });
+  expect(other.rebuilt).toBe(true);
+  expect(other.store.count()).toBe(0);
+  expect(() => SqliteVectorStore.open(db, kv, { name: "x", dim: 12 })).toThrow(/multiple of 8/);
+  db.close();
+});

@@ -1,0 +1,126 @@
+// The vector store on sqlite-vec: a bit[D] table for a fast binary-quantized first pass and a
+// float[D] table (cosine) that re-scores the candidates and serves exact search.
+import type { Database } from "bun:sqlite";
+import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
+
+const SIGNATURE_KEY = "vectors.signature";
+
+/** How many binary-pass candidates are re-scored per requested result (at least MIN_CANDIDATES). */
+const OVERSAMPLE = 8;
+const MIN_CANDIDATES = 64;
+
+export interface VectorStoreOpen {
+  store: SqliteVectorStore;
+  /** True when the stored vectors came from another model (or none existed): callers re-embed. */
+  rebuilt: boolean;
+}
+
+export class SqliteVectorStore implements VectorStore {
+  private readonly insertFloat;
+  private readonly insertBits;
+  private readonly deleteFloat;
+  private readonly deleteBits;
+  private readonly knnBits;
+  private readonly knnFloat;
+  private readonly countStmt;
+
+  private constructor(
+    private readonly db: Database,
+    readonly dim: number,
+  ) {
+    this.insertFloat = db.query("INSERT INTO vec_float (rowid, embedding) VALUES (?, ?)");
+    this.insertBits = db.query("INSERT INTO vec_bits (rowid, bits) VALUES (?, vec_quantize_binary(?))");
+    this.deleteFloat = db.query("DELETE FROM vec_float WHERE rowid = ?");
+    this.deleteBits = db.query("DELETE FROM vec_bits WHERE rowid = ?");
+    this.knnBits = db.query<{ rowid: number }, [Float32Array, number]>(
+      "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
+    );
+    this.knnFloat = db.query<{ rowid: number; distance: number }, [Float32Array, number]>(
+      "SELECT rowid, distance FROM vec_float WHERE embedding MATCH ? AND k = ?",
+    );
+    this.countStmt = db.query<{ n: number }, []>("SELECT count(*) AS n FROM vec_float");
+  }
+
+  /**
+   * Opens the vector tables for a model. A different model (name or dimension) invalidates the
+   * stored vectors: the tables are rebuilt empty and `rebuilt` tells the caller to re-embed.
+   */
+  static open(db: Database, kv: KeyValueStore, model: { name: string; dim: number }): VectorStoreOpen {
+    if (!Number.isInteger(model.dim) || model.dim <= 0 || model.dim % 8 !== 0) {
+      throw new Error(`embedding dimension ${model.dim} is not a positive multiple of 8`);
+    }
+    const signature = `${model.name}:${model.dim}`;
+    const rebuilt = kv.get(SIGNATURE_KEY) !== signature;
+    if (rebuilt) {
+      db.transaction(() => {
+        db.exec("DROP TABLE IF EXISTS vec_float");
+        db.exec("DROP TABLE IF EXISTS vec_bits");
+        db.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${model.dim}] distance_metric=cosine)`);
+        db.exec(`CREATE VIRTUAL TABLE vec_bits USING vec0(bits bit[${model.dim}])`);
+        kv.set(SIGNATURE_KEY, signature);
+      })();
+    }
+    return { store: new SqliteVectorStore(db, model.dim), rebuilt };
+  }
+
+  private check(vector: Float32Array): void {
+    if (vector.length !== this.dim) {
+      throw new Error(`vector has ${vector.length} dimensions, the store holds ${this.dim}`);
+    }
+  }
+
+  upsert(id: number, vector: Float32Array): void {
+    this.check(vector);
+    // vec0 has no upsert: replace inside one transaction.
+    this.db.transaction(() => {
+      this.deleteFloat.run(id);
+      this.deleteBits.run(id);
+      this.insertFloat.run(id, vector);
+      this.insertBits.run(id, vector);
+    })();
+  }
+
+  remove(id: number): void {
+    this.db.transaction(() => {
+      this.deleteFloat.run(id);
+      this.deleteBits.run(id);
+    })();
+  }
+
+  search(query: Float32Array, k: number): VectorHit[] {
+    this.check(query);
+    if (k <= 0) return [];
+    const candidates = this.knnBits.all(query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES)).map((r) => r.rowid);
+    if (candidates.length === 0) return [];
+    const placeholders = candidates.map(() => "?").join(",");
+    const rows = this.db
+      .query<{ rowid: number; embedding: Uint8Array }, number[]>(
+        `SELECT rowid, embedding FROM vec_float WHERE rowid IN (${placeholders})`,
+      )
+      .all(...candidates);
+    const hits = rows.map((r) => ({ id: r.rowid, similarity: dot(query, asFloats(r.embedding)) }));
+    hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
+    return hits.slice(0, k);
+  }
+
+  searchExact(query: Float32Array, k: number): VectorHit[] {
+    this.check(query);
+    if (k <= 0) return [];
+    return this.knnFloat.all(query, k).map((r) => ({ id: r.rowid, similarity: 1 - r.distance }));
+  }
+
+  count(): number {
+    return this.countStmt.get()!.n;
+  }
+}
+
+function asFloats(blob: Uint8Array): Float32Array {
+  // Copy: the blob's buffer may not be 4-byte aligned.
+  return new Float32Array(blob.slice().buffer);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
