@@ -35,6 +35,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     logger,
   });
   const service = new ColonyService({ config, logger, subsystems });
+  service.start();
   const app = createApp(service, logger);
   const server = Bun.serve({
     hostname: config.host,
@@ -52,6 +53,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     stop() {
       stopping ??= (async () => {
         await server.stop(false);
+        await service.stop();
         await subsystems.close();
         logger.info("colony stopped");
       })();
@@ -63,9 +65,9 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
 /** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
 function pseudonymSecret(s: Subsystems): string {
   const fresh = randomBytes(32).toString("base64url");
-  if (!s.kv) return fresh;
-  const stored = s.kv.get("pseudonym.secret");
+  if (!s.store) return fresh;
+  const stored = s.store.kv.get("pseudonym.secret");
   if (stored) return stored;
-  s.kv.set("pseudonym.secret", fresh);
+  s.store.kv.set("pseudonym.secret", fresh);
   return fresh;
 }

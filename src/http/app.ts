@@ -3,8 +3,10 @@
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
 import { contextOf } from "./context";
-import { ApiError, errorBody, errorResponse, jsonResponse } from "./errors";
+import { ServiceError } from "../service/errors";
+import { errorBody, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
+import { trailRoutes } from "./routes/trails";
 
 export function createApp(service: ColonyService, logger: Logger) {
   return (
@@ -18,7 +20,7 @@ export function createApp(service: ColonyService, logger: Logger) {
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        if (error instanceof ApiError) return errorResponse(error);
+        if (error instanceof ServiceError) return errorResponse(error);
         if (code === "NOT_FOUND") return jsonResponse(404, errorBody("not_found", "no such route"));
         if (code === "PARSE") return jsonResponse(400, errorBody("invalid_request", "the body is not valid JSON"));
         if (code === "VALIDATION") return jsonResponse(400, errorBody("invalid_request", "the request is not valid"));
@@ -36,6 +38,7 @@ export function createApp(service: ColonyService, logger: Logger) {
         const r = await service.readiness();
         return jsonResponse(r.status === "ready" ? 200 : 503, r);
       })
+      .use(trailRoutes(service))
   );
 }
 

@@ -1,15 +1,15 @@
 // Reads a request body up to a limit, before anything parses it, whether or not the client sent
 // Content-Length (a chunked body is counted as it streams in).
-import { ApiError } from "./errors";
+import { ServiceError } from "../service/errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const tooLarge = () => new ApiError(413, "too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
+const tooLarge = () => new ServiceError(413, "too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
 export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
-    if (!/^\d+$/.test(declared.trim())) throw new ApiError(400, "invalid_request", "Content-Length is not a number");
+    if (!/^\d+$/.test(declared.trim())) throw new ServiceError(400, "invalid_request", "Content-Length is not a number");
     if (Number(declared) > limit) throw tooLarge();
   }
   if (!request.body) return null;

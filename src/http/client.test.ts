@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { ApiError } from "./errors";
+import { ServiceError } from "../service/errors";
 import { clientAddress, identify, pseudonym } from "./client";
 
 test("X-Forwarded-For is ignored unless the proxy is trusted", () => {
@@ -14,7 +14,7 @@ test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {
     expect(identify(new Headers({ "x-colony-agent": ok }), "a", "s")).toEqual({ address: "a", agent: ok, agentDeclared: true });
   }
   for (const bad of ["short", "x".repeat(65), "has space1", "semi;colon", "ünïcode12", ""]) {
-    expect(() => identify(new Headers({ "x-colony-agent": bad }), "a", "s")).toThrow(ApiError);
+    expect(() => identify(new Headers({ "x-colony-agent": bad }), "a", "s")).toThrow(ServiceError);
   }
 });
 

@@ -1,18 +1,11 @@
 // Who is calling: the client address (the socket peer, or X-Forwarded-For behind a trusted
 // proxy) and the agent id (X-Colony-Agent, else a keyed pseudonym of the address).
 import { createHmac } from "node:crypto";
-import { ApiError } from "./errors";
+import { ServiceError, type Caller } from "../service/errors";
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
-export interface ClientIdentity {
-  /** The client address; used for quotas only, never stored or logged raw. */
-  address: string;
-  /** The agent id sent by the client, or the pseudonym of its address. */
-  agent: string;
-  /** True when the agent id came from X-Colony-Agent. */
-  agentDeclared: boolean;
-}
+export type ClientIdentity = Caller;
 
 export function clientAddress(headers: Headers, peer: string | null, trustProxy: boolean): string {
   if (trustProxy) {
@@ -31,7 +24,7 @@ export function identify(headers: Headers, address: string, secret: string): Cli
   const declared = headers.get("x-colony-agent");
   if (declared !== null) {
     if (!AGENT_ID_PATTERN.test(declared)) {
-      throw new ApiError(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
+      throw new ServiceError(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
     }
     return { address, agent: declared, agentDeclared: true };
   }

@@ -1,6 +1,6 @@
 // Per-request facts computed by the outer server layer, looked up by the Elysia handlers.
 import type { ClientIdentity } from "./client";
-import type { QuotaState } from "./rate-limit";
+import type { QuotaState } from "../service/rate-limit";
 
 export interface RequestContext {
   client: ClientIdentity;

@@ -1,17 +1,6 @@
 // The error shape of interface.md §7: { error: { code, message, details? } }.
 import type { ValidationDetail } from "../core/trail";
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: ValidationDetail[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+import type { ServiceError } from "../service/errors";
 
 export function errorBody(code: string, message: string, details?: ValidationDetail[]) {
   return { error: details ? { code, message, details } : { code, message } };
@@ -24,6 +13,6 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
-export function errorResponse(err: ApiError): Response {
+export function errorResponse(err: ServiceError): Response {
   return jsonResponse(err.status, errorBody(err.code, err.message, err.details), err.headers);
 }

@@ -7,8 +7,9 @@ import type { ColonyApp } from "./app";
 import { readBodyLimited } from "./body";
 import { clientAddress, identify } from "./client";
 import { bindContext, type RequestContext } from "./context";
-import { ApiError, errorResponse } from "./errors";
-import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
+import { ServiceError } from "../service/errors";
+import { errorResponse } from "./errors";
+import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "../service/rate-limit";
 
 export interface ServerDeps {
   config: Config;
@@ -33,7 +34,7 @@ export function createFetchHandler(deps: ServerDeps) {
       const decision = general.take(address);
       quota = decision;
       if (!decision.allowed) {
-        throw new ApiError(429, "rate_limited", "too many requests from this address", undefined, {
+        throw new ServiceError(429, "rate_limited", "too many requests from this address", undefined, {
           "Retry-After": String(decision.reset),
         });
       }
@@ -46,10 +47,10 @@ export function createFetchHandler(deps: ServerDeps) {
       route = ctx.route;
       quota = ctx.quota;
     } catch (err) {
-      if (!(err instanceof ApiError)) {
+      if (!(err instanceof ServiceError)) {
         deps.logger.error("request failed", { error: err instanceof Error ? err.message : String(err) });
       }
-      response = errorResponse(err instanceof ApiError ? err : new ApiError(500, "internal", "internal error"));
+      response = errorResponse(err instanceof ServiceError ? err : new ServiceError(500, "internal", "internal error"));
     }
     for (const [k, v] of Object.entries(quotaHeaders(quota))) response.headers.set(k, v);
     response.headers.set("X-Content-Type-Options", "nosniff");

@@ -2,9 +2,12 @@
 // MCP tools call it.
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import type { TrailRecord } from "../store/ports";
 import { VERSION } from "../version";
+import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
+import { TrailService } from "./trails";
 
 export interface ColonyDeps {
   config: Config;
@@ -13,13 +16,76 @@ export interface ColonyDeps {
   now?: () => number;
 }
 
+const MAINTENANCE_INTERVAL_MS = 3600_000;
+
 export class ColonyService {
   private readonly startedAt: number;
   readonly now: () => number;
+  readonly trails: TrailService;
+  /** Null when the store, the vector index or the model did not start: trails stay queued. */
+  readonly worker: EnrichmentWorker | null;
+  private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
     this.startedAt = this.now();
+    const { store, vectors, embedder } = deps.subsystems;
+    this.worker =
+      store && vectors && embedder
+        ? new EnrichmentWorker({ store, vectors, embedder, logger: deps.logger, now: this.now })
+        : null;
+    this.trails = new TrailService({
+      store,
+      logger: deps.logger,
+      now: this.now,
+      publishLimit: deps.config.publishLimit,
+      maxQueue: deps.config.maxQueue,
+      adminToken: deps.config.adminToken,
+      notifyWorker: () => this.worker?.notify(),
+      onRemoved: (record) => this.forgetDerived(record),
+    });
+  }
+
+  /** Resumes queued work and starts periodic maintenance. */
+  start(): void {
+    this.maintenance();
+    this.maintenanceTimer = setInterval(() => this.maintenance(), MAINTENANCE_INTERVAL_MS);
+    this.maintenanceTimer.unref?.();
+    this.worker?.notify();
+    if (this.worker && this.deps.subsystems.vectors?.needsReindex()) void this.reindex(this.worker);
+  }
+
+  /** After a model change, stored trails are re-embedded in the background. */
+  private async reindex(worker: EnrichmentWorker): Promise<void> {
+    const { logger, subsystems } = this.deps;
+    try {
+      const n = await worker.reindex();
+      subsystems.vectors!.markReindexed();
+      logger.info("re-embedded stored trails for the current model", { trails: n });
+    } catch (err) {
+      logger.error("re-embedding failed; it resumes at the next start", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    await this.worker?.stop();
+  }
+
+  private maintenance(): void {
+    if (!this.deps.subsystems.store) return;
+    try {
+      const purged = this.trails.purgeTombstones();
+      if (purged > 0) this.deps.logger.info("tombstones purged", { count: purged });
+    } catch (err) {
+      this.deps.logger.error("maintenance failed", { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private forgetDerived(record: TrailRecord): void {
+    this.deps.subsystems.vectors?.remove(record.seq);
   }
 
   health() {
@@ -32,6 +98,10 @@ export class ColonyService {
 
   /** Trails waiting for enrichment. */
   queueDepth(): number {
-    return 0;
+    try {
+      return this.deps.subsystems.store?.jobs.depth() ?? 0;
+    } catch {
+      return 0;
+    }
   }
 }

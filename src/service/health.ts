@@ -29,7 +29,7 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 const PROBE_TEXT = "readiness probe: ModuleNotFoundError: No module named 'colony'";
 
 export async function readiness(s: Subsystems, queueDepth: () => number): Promise<Readiness> {
-  const kv = await probe(s.failures.kv, () => s.kv!.get("readiness.probe"));
+  const kv = await probe(s.failures.kv, () => s.store!.kv.get("readiness.probe"));
   const vector = await probe(s.failures.vector, () => {
     const v = new Float32Array(s.vectors!.dim);
     v[0] = 1;

@@ -3,22 +3,20 @@
 import type { Database } from "bun:sqlite";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
-import type { KeyValueStore, VectorStore } from "../store/ports";
+import type { Store, VectorStore } from "../store/ports";
 import { openDatabase } from "../store/sqlite/database";
-import { SqliteKeyValueStore } from "../store/sqlite/kv";
+import { createSqliteStore } from "../store/sqlite/store";
 import { SqliteVectorStore } from "../store/sqlite/vectors";
 
 export type CheckName = "kv" | "vector" | "embedding";
 
 export interface Subsystems {
   db: Database | null;
-  kv: KeyValueStore | null;
+  store: Store | null;
   vectors: VectorStore | null;
   embedder: Embedder | null;
   /** Why a subsystem did not start, by check name. */
   failures: Partial<Record<CheckName, string>>;
-  /** True when stored vectors belong to another model and trails must be re-embedded. */
-  vectorsRebuilt: boolean;
   close(): Promise<void>;
 }
 
@@ -35,14 +33,13 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystems> {
   const failures: Subsystems["failures"] = {};
   let db: Database | null = null;
-  let kv: KeyValueStore | null = null;
+  let store: Store | null = null;
   let embedder: Embedder | null = null;
   let vectors: VectorStore | null = null;
-  let vectorsRebuilt = false;
 
   try {
     db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
-    kv = new SqliteKeyValueStore(db);
+    store = createSqliteStore(db);
   } catch (err) {
     failures.kv = `store did not open: ${message(err)}`;
     failures.vector = "vector store needs the store, which did not open";
@@ -57,14 +54,12 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
     opts.logger.error("embedding model failed to load", { error: message(err), dir: opts.modelDir });
   }
 
-  if (db && kv) {
+  if (db && store) {
     if (!embedder) {
       failures.vector = "vector store needs the embedding model, which did not load";
     } else {
       try {
-        const opened = SqliteVectorStore.open(db, kv, { name: embedder.info.name, dim: embedder.info.dim });
-        vectors = opened.store;
-        vectorsRebuilt = opened.rebuilt;
+        vectors = SqliteVectorStore.open(db, store.kv, { name: embedder.info.name, dim: embedder.info.dim }).store;
       } catch (err) {
         failures.vector = `vector store did not open: ${message(err)}`;
         opts.logger.error("vector store failed to start", { error: message(err) });
@@ -74,11 +69,10 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
 
   return {
     db,
-    kv,
+    store,
     vectors,
     embedder,
     failures,
-    vectorsRebuilt,
     async close() {
       await embedder?.close().catch(() => {});
       if (db) {

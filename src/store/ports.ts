@@ -1,3 +1,5 @@
+import type { Trail } from "../core/trail";
+
 // The storage ports. Routes and domain logic depend on these interfaces only, so another engine
 // can be added beside the SQLite adapter without touching them.
 
@@ -24,6 +26,9 @@ export interface VectorStore {
   /** Exact brute-force search over the float vectors (for measuring recall). */
   searchExact(query: Float32Array, k: number): VectorHit[];
   count(): number;
+  /** True after a model change until every indexed trail has been re-embedded. */
+  needsReindex(): boolean;
+  markReindexed(): void;
 }
 
 /** A subsystem's answer to a readiness probe. */
@@ -31,4 +36,144 @@ export interface ProbeResult {
   ok: boolean;
   latency_ms: number;
   detail?: string;
+}
+
+// ---- Trail lifecycle -------------------------------------------------------------------------
+export type TrailStatus = "queued" | "indexed" | "merged" | "rejected";
+
+export interface OutcomeCounts {
+  worked: number;
+  partially_worked: number;
+  failed: number;
+}
+
+export interface StoredRisk {
+  level: "low" | "medium" | "high";
+  flags: { command_index: number | null; flag: string; level: "low" | "medium" | "high"; detail: string }[];
+}
+
+export interface TrailRecord {
+  seq: number;
+  id: string;
+  status: TrailStatus;
+  fingerprint: string;
+  errorType: string | null;
+  trail: Trail;
+  contentHash: string;
+  author: string;
+  createdAt: number;
+  indexedAt: number | null;
+  category: string | null;
+  quality: number | null;
+  risk: StoredRisk | null;
+  counts: OutcomeCounts;
+  strength: number | null;
+  mergedInto: string | null;
+  reasons: string[] | null;
+  mergeKey: string | null;
+  reinforcedAt: number | null;
+}
+
+export interface NewTrail {
+  id: string;
+  fingerprint: string;
+  errorType: string | null;
+  trail: Trail;
+  contentHash: string;
+  author: string;
+  createdAt: number;
+}
+
+/** The verdict of enrichment, applied once to a queued trail. */
+export type Verdict =
+  | {
+      status: "indexed";
+      trail: Trail;
+      category: string;
+      quality: number;
+      risk: StoredRisk;
+      strength: number;
+      mergeKey: string;
+      at: number;
+    }
+  | { status: "merged"; trail: Trail; mergedInto: string; at: number }
+  | { status: "rejected"; trail: Trail; reasons: string[]; at: number };
+
+export interface TrailRepository {
+  /** Stores a queued trail and its enrichment job in one transaction. */
+  insertQueued(t: NewTrail): TrailRecord;
+  byId(id: string): TrailRecord | null;
+  bySeq(seq: number): TrailRecord | null;
+  bySeqs(seqs: number[]): TrailRecord[];
+  /** Indexed trails with this fingerprint, strongest first. */
+  indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[];
+  indexedByMergeKey(mergeKey: string): TrailRecord | null;
+  /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
+  indexedAfter(afterSeq: number, limit: number): TrailRecord[];
+  /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
+  applyVerdict(seq: number, v: Verdict): boolean;
+  setOutcomes(seq: number, counts: OutcomeCounts, strength: number, reinforcedAt: number | null): void;
+  /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
+  delete(seq: number): void;
+  countIndexed(): number;
+}
+
+export interface JobQueue {
+  /** Oldest waiting jobs first. */
+  next(limit: number): { trailSeq: number; attempts: number }[];
+  recordFailure(trailSeq: number, error: string): void;
+  remove(trailSeq: number): void;
+  depth(): number;
+}
+
+export interface OutcomeRecord {
+  trailSeq: number;
+  agent: string;
+  outcome: "worked" | "partially_worked" | "failed" | "not_applicable";
+  counted: boolean;
+  notes: string | null;
+  model: string | null;
+  at: number;
+}
+
+export interface OutcomeRepository {
+  insert(o: OutcomeRecord): void;
+  /** Whether this agent already had a counted report on this trail at or after `since`. */
+  countedSince(trailSeq: number, agent: string, since: number): boolean;
+}
+
+export interface MergeCreditLedger {
+  /** Records a credit; false when this agent already earned one for this trail on this day. */
+  grant(trailSeq: number, agent: string, day: string): boolean;
+}
+
+export interface TombstoneRepository {
+  add(trailId: string, contentHash: string, at: number): void;
+  has(trailId: string): boolean;
+  hasContent(contentHash: string): boolean;
+  purgeBefore(at: number): number;
+}
+
+export interface EventRecord {
+  kind: "reinforced" | "weakened" | "search" | "laid";
+  agent: string;
+  trailId: string | null;
+  text: string;
+  at: number;
+}
+
+export interface EventLog {
+  append(e: EventRecord): void;
+}
+
+/** Every repository over one database, with a transaction spanning them. */
+export interface Store {
+  kv: KeyValueStore;
+  trails: TrailRepository;
+  jobs: JobQueue;
+  outcomes: OutcomeRepository;
+  credits: MergeCreditLedger;
+  tombstones: TombstoneRepository;
+  events: EventLog;
+  transaction<T>(fn: () => T): T;
 }

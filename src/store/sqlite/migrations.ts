@@ -15,6 +15,82 @@ export const MIGRATIONS: Migration[] = [
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
       ) STRICT;
+
+      -- seq is the integer id shared with the vector and full-text indexes; id is the public UUID.
+      CREATE TABLE trails (
+        seq              INTEGER PRIMARY KEY,
+        id               TEXT NOT NULL UNIQUE,
+        status           TEXT NOT NULL CHECK (status IN ('queued', 'indexed', 'merged', 'rejected')),
+        fingerprint      TEXT NOT NULL,
+        error_type       TEXT,
+        content          TEXT NOT NULL,
+        content_hash     TEXT NOT NULL,
+        author           TEXT NOT NULL,
+        created_at       INTEGER NOT NULL,
+        indexed_at       INTEGER,
+        category         TEXT,
+        quality          REAL,
+        risk             TEXT,
+        worked           INTEGER NOT NULL DEFAULT 0,
+        partially_worked INTEGER NOT NULL DEFAULT 0,
+        failed           INTEGER NOT NULL DEFAULT 0,
+        strength         REAL,
+        merged_into      TEXT,
+        reasons          TEXT,
+        merge_key        TEXT,
+        reinforced_at    INTEGER
+      ) STRICT;
+      CREATE INDEX trails_by_fingerprint ON trails (fingerprint, status, strength DESC);
+      CREATE INDEX trails_by_merge_key ON trails (merge_key) WHERE status = 'indexed';
+      CREATE INDEX trails_by_reinforcement ON trails (reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+
+      -- The durable enrichment queue: a row per trail waiting; deleted when the trail is final.
+      CREATE TABLE jobs (
+        trail_seq   INTEGER PRIMARY KEY REFERENCES trails (seq) ON DELETE CASCADE,
+        enqueued_at INTEGER NOT NULL,
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        last_error  TEXT
+      ) STRICT;
+
+      CREATE TABLE outcomes (
+        id        INTEGER PRIMARY KEY,
+        trail_seq INTEGER NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,
+        agent     TEXT NOT NULL,
+        outcome   TEXT NOT NULL,
+        counted   INTEGER NOT NULL,
+        notes     TEXT,
+        model     TEXT,
+        at        INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX outcomes_by_trail ON outcomes (trail_seq, at DESC);
+      CREATE INDEX outcomes_by_agent ON outcomes (trail_seq, agent, at DESC);
+      CREATE INDEX outcomes_by_time ON outcomes (at);
+
+      -- One merge credit per agent per trail per UTC day.
+      CREATE TABLE merge_credits (
+        trail_seq INTEGER NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,
+        agent     TEXT NOT NULL,
+        day       TEXT NOT NULL,
+        PRIMARY KEY (trail_seq, agent, day)
+      ) STRICT;
+
+      -- What stays of a removed trail: its id and content hash, for 90 days.
+      CREATE TABLE tombstones (
+        trail_id     TEXT PRIMARY KEY,
+        content_hash TEXT NOT NULL,
+        removed_at   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX tombstones_by_hash ON tombstones (content_hash);
+      CREATE INDEX tombstones_by_time ON tombstones (removed_at);
+
+      CREATE TABLE events (
+        id       INTEGER PRIMARY KEY,
+        kind     TEXT NOT NULL,
+        agent    TEXT NOT NULL,
+        trail_id TEXT,
+        text     TEXT NOT NULL,
+        at       INTEGER NOT NULL
+      ) STRICT;
     `,
   },
 ];

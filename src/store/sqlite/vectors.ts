@@ -4,6 +4,8 @@ import type { Database } from "bun:sqlite";
 import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
 
 const SIGNATURE_KEY = "vectors.signature";
+/** Set when the index was rebuilt for a new model; cleared once every indexed trail is re-embedded. */
+const REINDEX_PENDING_KEY = "vectors.reindex_pending";
 
 /** How many binary-pass candidates are re-scored per requested result (at least MIN_CANDIDATES). */
 const OVERSAMPLE = 8;
@@ -26,6 +28,7 @@ export class SqliteVectorStore implements VectorStore {
 
   private constructor(
     private readonly db: Database,
+    private readonly kv: KeyValueStore,
     readonly dim: number,
   ) {
     this.insertFloat = db.query("INSERT INTO vec_float (rowid, embedding) VALUES (?, ?)");
@@ -50,17 +53,20 @@ export class SqliteVectorStore implements VectorStore {
       throw new Error(`embedding dimension ${model.dim} is not a positive multiple of 8`);
     }
     const signature = `${model.name}:${model.dim}`;
-    const rebuilt = kv.get(SIGNATURE_KEY) !== signature;
-    if (rebuilt) {
+    const changed = kv.get(SIGNATURE_KEY) !== signature;
+    if (changed) {
       db.transaction(() => {
         db.exec("DROP TABLE IF EXISTS vec_float");
         db.exec("DROP TABLE IF EXISTS vec_bits");
         db.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${model.dim}] distance_metric=cosine)`);
         db.exec(`CREATE VIRTUAL TABLE vec_bits USING vec0(bits bit[${model.dim}])`);
         kv.set(SIGNATURE_KEY, signature);
+        kv.set(REINDEX_PENDING_KEY, "1");
       })();
     }
-    return { store: new SqliteVectorStore(db, model.dim), rebuilt };
+    // Still pending after a crash mid-reindex: the caller resumes it.
+    const store = new SqliteVectorStore(db, kv, model.dim);
+    return { store, rebuilt: store.needsReindex() };
   }
 
   private check(vector: Float32Array): void {
@@ -111,6 +117,14 @@ export class SqliteVectorStore implements VectorStore {
 
   count(): number {
     return this.countStmt.get()!.n;
+  }
+
+  needsReindex(): boolean {
+    return this.kv.get(REINDEX_PENDING_KEY) === "1";
+  }
+
+  markReindexed(): void {
+    this.kv.delete(REINDEX_PENDING_KEY);
   }
 }
 

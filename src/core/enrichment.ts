@@ -1,0 +1,58 @@
+// The enrichment pipeline's pure stages, in order: second redaction pass, quality, rejection
+// checks, category by rules, risk, merge identity, initial strength. The worker adds what needs
+// I/O: the merge lookup, the embedding (and the category centroid when rules are unsure).
+import { categoryByRules, type Category } from "./category";
+import { mergeKey } from "./merge-key";
+import { redactDeep, type RedactionCounts } from "./redaction";
+import { rejectionReasons, type RejectionReason } from "./rejection";
+import { assessRisk, type Risk } from "./risk";
+import { scoreQuality } from "./quality";
+import { strength } from "./strength";
+import type { Trail } from "./trail";
+
+export interface Analysis {
+  /** The trail after the second redaction pass. */
+  trail: Trail;
+  redactions: RedactionCounts;
+  quality: number;
+  reasons: RejectionReason[];
+  category: { category: Category; confident: boolean };
+  risk: Risk;
+  mergeKey: string;
+  initialStrength: number;
+}
+
+export function analyzeTrail(input: Trail): Analysis {
+  const { value: trail, counts: redactions } = redactDeep(input);
+  const quality = scoreQuality(trail);
+  return {
+    trail,
+    redactions,
+    quality,
+    reasons: rejectionReasons(trail, quality),
+    category: categoryByRules(trail),
+    risk: assessRisk(trail),
+    mergeKey: mergeKey(trail),
+    initialStrength: strength({ worked: 0, partially_worked: 0, failed: 0 }, quality),
+  };
+}
+
+/** The text a trail is embedded by: what an agent would paste or describe when it hits the error. */
+export function embeddingText(trail: Trail): string {
+  const p = trail.problem;
+  return [p.error_type, p.error, p.description, p.root_cause, trail.solution.summary]
+    .filter((s): s is string => typeof s === "string" && s.length > 0)
+    .join("\n");
+}
+
+/** Content identity, for tombstones: the same redacted trail always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,234 @@
+// The durable in-process enrichment queue's worker. Jobs live in SQLite (the jobs table); the
+// worker takes them oldest first in batches, runs the pure stages, embeds, and applies each
+// verdict in one transaction with the vector insert and the event, so a crash at any point
+// leaves either nothing or everything of a verdict, and a restart simply resumes.
+import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
+import { analyzeTrail, embeddingText, type Analysis } from "../core/enrichment";
+import { strength } from "../core/strength";
+import type { Embedder } from "../embedding/embedder";
+import type { Logger } from "../log";
+import type { Store, TrailRecord, VectorStore } from "../store/ports";
+
+export interface WorkerDeps {
+  store: Store;
+  vectors: VectorStore;
+  embedder: Embedder;
+  logger: Logger;
+  now: () => number;
+  batchSize?: number;
+  /** Called after a batch with the fingerprints whose indexed trails changed. */
+  onChange?: (fingerprints: Set<string>) => void;
+}
+
+/** A trail whose analysis throws this many times is rejected rather than retried forever. */
+export const MAX_ATTEMPTS = 5;
+const RETRY_DELAY_MS = 1000;
+
+type Planned =
+  | { seq: number; record: TrailRecord; kind: "rejected"; reasons: string[]; trail: TrailRecord["trail"] }
+  | { seq: number; record: TrailRecord; kind: "candidate"; analysis: Analysis };
+
+type Job = { trailSeq: number; attempts: number };
+
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export class EnrichmentWorker {
+  private running: Promise<void> | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
+  private centroids: Map<Category, Float32Array> | null = null;
+  /** Counts batches that failed as a whole (the embedder down), for readiness and logs. */
+  failedBatches = 0;
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  /** Wakes the worker; cheap to call after every publish. */
+  notify(): void {
+    if (this.stopped || this.running) return;
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves when the queue is empty (or the worker stops). For tests, benchmarks and shutdown. */
+  async drain(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.stopped && this.deps.store.jobs.depth() > 0) {
+      if (Date.now() > deadline) throw new Error("enrichment queue did not drain in time");
+      this.notify();
+      if (this.running) await this.running;
+      else await Bun.sleep(20);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    const batchSize = this.deps.batchSize ?? 32;
+    while (!this.stopped) {
+      const jobs = this.deps.store.jobs.next(batchSize);
+      if (jobs.length === 0) return;
+      try {
+        await this.process(jobs);
+      } catch (err) {
+        // A whole-batch failure (the embedder, the store) is transient: retry later, count nothing.
+        this.failedBatches++;
+        this.deps.logger.error("enrichment batch failed; retrying", { error: errorText(err), jobs: jobs.length });
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.notify();
+        }, RETRY_DELAY_MS);
+        return;
+      }
+    }
+  }
+
+  private plan(jobs: Job[]): Planned[] {
+    const { store } = this.deps;
+    const records = new Map(store.trails.bySeqs(jobs.map((j) => j.trailSeq)).map((r) => [r.seq, r]));
+    const planned: Planned[] = [];
+    for (const { trailSeq: seq, attempts } of jobs) {
+      const record = records.get(seq);
+      if (!record || record.status !== "queued") {
+        store.jobs.remove(seq); // removed meanwhile, or already final: nothing to do
+        continue;
+      }
+      if (store.tombstones.hasContent(record.contentHash)) {
+        planned.push({ seq, record, kind: "rejected", reasons: ["removed_content"], trail: record.trail });
+        continue;
+      }
+      try {
+        const analysis = analyzeTrail(record.trail);
+        planned.push(
+          analysis.reasons.length > 0
+            ? { seq, record, kind: "rejected", reasons: analysis.reasons, trail: analysis.trail }
+            : { seq, record, kind: "candidate", analysis },
+        );
+      } catch (err) {
+        if (attempts + 1 >= MAX_ATTEMPTS) {
+          planned.push({ seq, record, kind: "rejected", reasons: ["enrichment_failed"], trail: record.trail });
+        } else {
+          store.jobs.recordFailure(seq, errorText(err));
+        }
+        this.deps.logger.error("enrichment of a trail failed", { trail_id: record.id, error: errorText(err) });
+      }
+    }
+    return planned;
+  }
+
+  private async categoryCentroids(): Promise<Map<Category, Float32Array>> {
+    if (!this.centroids) {
+      const vectors = await this.deps.embedder.embed(CATEGORIES.map((c) => CATEGORY_SEEDS[c]));
+      this.centroids = new Map(CATEGORIES.map((c, i) => [c, vectors[i]!]));
+    }
+    return this.centroids;
+  }
+
+  private async process(jobs: Job[]): Promise<void> {
+    const { store, vectors, embedder, now } = this.deps;
+    const planned = this.plan(jobs);
+    const candidates = planned.filter((p): p is Extract<Planned, { kind: "candidate" }> => p.kind === "candidate");
+    const embeddings = candidates.length
+      ? await embedder.embed(candidates.map((c) => embeddingText(c.analysis.trail)))
+      : [];
+    const vectorOf = new Map(candidates.map((c, i) => [c.seq, embeddings[i]!]));
+    const unsure = candidates.some((c) => !c.analysis.category.confident);
+    const centroids = unsure ? await this.categoryCentroids() : null;
+
+    const changed = new Set<string>();
+    const at = now();
+    store.transaction(() => {
+      for (const p of planned) {
+        if (p.kind === "rejected") {
+          store.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at });
+          store.jobs.remove(p.seq);
+          continue;
+        }
+        const { analysis, record } = p;
+        const vector = vectorOf.get(p.seq)!;
+        // Looked up inside the transaction, so a duplicate later in the same batch merges too.
+        const existing = store.trails.indexedByMergeKey(analysis.mergeKey);
+        if (existing && existing.seq !== p.seq) {
+          if (store.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: existing.id, at })) {
+            this.creditMerge(existing, record.author, at);
+            changed.add(existing.fingerprint);
+          }
+        } else {
+          const category = analysis.category.confident
+            ? analysis.category.category
+            : nearestCategory(vector, centroids!).category;
+          const applied = store.trails.applyVerdict(p.seq, {
+            status: "indexed",
+            trail: analysis.trail,
+            category,
+            quality: analysis.quality,
+            risk: analysis.risk,
+            strength: analysis.initialStrength,
+            mergeKey: analysis.mergeKey,
+            at,
+          });
+          if (applied) {
+            vectors.upsert(p.seq, vector);
+            store.events.append({
+              kind: "laid",
+              agent: record.author,
+              trailId: record.id,
+              text: `laid a trail for ${record.errorType ?? category} (${record.fingerprint})`,
+              at,
+            });
+            changed.add(record.fingerprint);
+          }
+        }
+        store.jobs.remove(p.seq);
+      }
+    });
+    if (changed.size > 0) this.deps.onChange?.(changed);
+  }
+
+  /**
+   * Re-embeds every indexed trail (after a model change). Idempotent, so a crash midway is
+   * resumed from the start by the next process; the caller clears the pending flag when done.
+   */
+  async reindex(batchSize = 64): Promise<number> {
+    const { store, vectors, embedder } = this.deps;
+    let after = 0;
+    let done = 0;
+    while (!this.stopped) {
+      const batch = store.trails.indexedAfter(after, batchSize);
+      if (batch.length === 0) break;
+      const embedded = await embedder.embed(batch.map((r) => embeddingText(r.trail)));
+      store.transaction(() => {
+        batch.forEach((r, i) => {
+          if (store.trails.bySeq(r.seq)?.status === "indexed") vectors.upsert(r.seq, embedded[i]!);
+        });
+      });
+      after = batch[batch.length - 1]!.seq;
+      done += batch.length;
+    }
+    return done;
+  }
+
+  /** A merge counts as one success for the existing trail: other agents only, once a day each. */
+  private creditMerge(existing: TrailRecord, submitter: string, at: number): void {
+    const { store } = this.deps;
+    if (submitter === existing.author) return;
+    if (!store.credits.grant(existing.seq, submitter, utcDay(at))) return;
+    const counts = { ...existing.counts, worked: existing.counts.worked + 1 };
+    store.trails.setOutcomes(existing.seq, counts, strength(counts, existing.quality ?? 0.5), at);
+    store.events.append({
+      kind: "reinforced",
+      agent: submitter,
+      trailId: existing.id,
+      text: `reinforced by an equivalent trail for ${existing.errorType ?? existing.category ?? existing.fingerprint}`,
+      at,
+    });
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

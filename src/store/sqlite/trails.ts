@@ -1,0 +1,171 @@
+import type { Database } from "bun:sqlite";
+import type { NewTrail, OutcomeCounts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
+
+interface Row {
+  seq: number;
+  id: string;
+  status: TrailStatus;
+  fingerprint: string;
+  error_type: string | null;
+  content: string;
+  content_hash: string;
+  author: string;
+  created_at: number;
+  indexed_at: number | null;
+  category: string | null;
+  quality: number | null;
+  risk: string | null;
+  worked: number;
+  partially_worked: number;
+  failed: number;
+  strength: number | null;
+  merged_into: string | null;
+  reasons: string | null;
+  merge_key: string | null;
+  reinforced_at: number | null;
+}
+
+function toRecord(r: Row): TrailRecord {
+  return {
+    seq: r.seq,
+    id: r.id,
+    status: r.status,
+    fingerprint: r.fingerprint,
+    errorType: r.error_type,
+    trail: JSON.parse(r.content),
+    contentHash: r.content_hash,
+    author: r.author,
+    createdAt: r.created_at,
+    indexedAt: r.indexed_at,
+    category: r.category,
+    quality: r.quality,
+    risk: r.risk === null ? null : JSON.parse(r.risk),
+    counts: { worked: r.worked, partially_worked: r.partially_worked, failed: r.failed },
+    strength: r.strength,
+    mergedInto: r.merged_into,
+    reasons: r.reasons === null ? null : JSON.parse(r.reasons),
+    mergeKey: r.merge_key,
+    reinforcedAt: r.reinforced_at,
+  };
+}
+
+export class SqliteTrailRepository implements TrailRepository {
+  private readonly insertTrail;
+  private readonly insertJob;
+  private readonly byIdStmt;
+  private readonly bySeqStmt;
+  private readonly byFingerprintStmt;
+  private readonly byMergeKeyStmt;
+  private readonly countIndexedStmt;
+
+  constructor(private readonly db: Database) {
+    this.insertTrail = db.query<Row, any[]>(
+      `INSERT INTO trails (id, status, fingerprint, error_type, content, content_hash, author, created_at)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.insertJob = db.query("INSERT INTO jobs (trail_seq, enqueued_at) VALUES (?, ?)");
+    this.byIdStmt = db.query<Row, [string]>("SELECT * FROM trails WHERE id = ?");
+    this.bySeqStmt = db.query<Row, [number]>("SELECT * FROM trails WHERE seq = ?");
+    this.byFingerprintStmt = db.query<Row, [string, number]>(
+      `SELECT * FROM trails WHERE fingerprint = ? AND status = 'indexed'
+       ORDER BY strength DESC, seq ASC LIMIT ?`,
+    );
+    this.byMergeKeyStmt = db.query<Row, [string]>(
+      "SELECT * FROM trails WHERE merge_key = ? AND status = 'indexed' ORDER BY seq ASC LIMIT 1",
+    );
+    this.countIndexedStmt = db.query<{ n: number }, []>("SELECT count(*) AS n FROM trails WHERE status = 'indexed'");
+  }
+
+  insertQueued(t: NewTrail): TrailRecord {
+    return this.db.transaction(() => {
+      const row = this.insertTrail.get(
+        t.id,
+        t.fingerprint,
+        t.errorType,
+        JSON.stringify(t.trail),
+        t.contentHash,
+        t.author,
+        t.createdAt,
+      )!;
+      this.insertJob.run(row.seq, t.createdAt);
+      return toRecord(row);
+    })();
+  }
+
+  byId(id: string): TrailRecord | null {
+    const r = this.byIdStmt.get(id);
+    return r ? toRecord(r) : null;
+  }
+
+  bySeq(seq: number): TrailRecord | null {
+    const r = this.bySeqStmt.get(seq);
+    return r ? toRecord(r) : null;
+  }
+
+  bySeqs(seqs: number[]): TrailRecord[] {
+    if (seqs.length === 0) return [];
+    const rows = this.db
+      .query<Row, number[]>(`SELECT * FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`)
+      .all(...seqs);
+    return rows.map(toRecord);
+  }
+
+  indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[] {
+    return this.byFingerprintStmt.all(fingerprint, limit).map(toRecord);
+  }
+
+  indexedByMergeKey(mergeKey: string): TrailRecord | null {
+    const r = this.byMergeKeyStmt.get(mergeKey);
+    return r ? toRecord(r) : null;
+  }
+
+  indexedAfter(afterSeq: number, limit: number): TrailRecord[] {
+    return this.db
+      .query<Row, [number, number]>("SELECT * FROM trails WHERE status = 'indexed' AND seq > ? ORDER BY seq LIMIT ?")
+      .all(afterSeq, limit)
+      .map(toRecord);
+  }
+
+  applyVerdict(seq: number, v: Verdict): boolean {
+    const content = JSON.stringify(v.trail);
+    let changes: number;
+    if (v.status === "indexed") {
+      changes = this.db
+        .query(
+          `UPDATE trails SET status = 'indexed', content = ?, category = ?, quality = ?, risk = ?, strength = ?,
+             merge_key = ?, indexed_at = ?, reinforced_at = ? WHERE seq = ? AND status = 'queued'`,
+        )
+        .run(content, v.category, v.quality, JSON.stringify(v.risk), v.strength, v.mergeKey, v.at, v.at, seq).changes;
+    } else if (v.status === "merged") {
+      changes = this.db
+        .query(
+          "UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, v.mergedInto, v.at, seq).changes;
+    } else {
+      changes = this.db
+        .query(
+          "UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, JSON.stringify(v.reasons), v.at, seq).changes;
+    }
+    return changes === 1;
+  }
+
+  setOutcomes(seq: number, c: OutcomeCounts, strength: number, reinforcedAt: number | null): void {
+    this.db
+      .query(
+        `UPDATE trails SET worked = ?, partially_worked = ?, failed = ?, strength = ?,
+           reinforced_at = coalesce(?, reinforced_at) WHERE seq = ?`,
+      )
+      .run(c.worked, c.partially_worked, c.failed, strength, reinforcedAt, seq);
+  }
+
+  delete(seq: number): void {
+    this.db.query("DELETE FROM trails WHERE seq = ?").run(seq);
+  }
+
+  countIndexed(): number {
+    return this.countIndexedStmt.get()!.n;
+  }
+}

@@ -1,0 +1,191 @@
+// The HTTP skeleton over real loopback HTTP: error shapes, limits, headers, health.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestColony, spawnColony, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
+
+let colony: TestColony;
+beforeAll(async () => {
+  colony = await startTestColony();
+});
+afterAll(() => colony.dispose());
+
+const expectErrorShape = async (res: Response, status: number, code: string) => {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  const body = (await res.json()) as any;
+  expect(Object.keys(body)).toEqual(["error"]);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe("string");
+  expect(body.error.message.length).toBeGreaterThan(0);
+  return body;
+};
+
+const expectRateHeaders = (res: Response) => {
+  for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) {
+    expect(res.headers.get(h)).toMatch(/^\d+$/);
+  }
+};
+
+describe("health", () => {
+  test("GET /healthz: status, version, uptime", async () => {
+    const res = await colony.fetch("/healthz");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body).toEqual({ status: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime_s: expect.any(Number) });
+    expectRateHeaders(res);
+  });
+
+  test("GET /readyz: every subsystem really answers", async () => {
+    const res = await colony.fetch("/readyz");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.status).toBe("ready");
+    expect(body.queue_depth).toBe(0);
+    for (const check of ["kv", "vector", "embedding"]) {
+      expect(body.checks[check].ok).toBe(true);
+      expect(body.checks[check].latency_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  test("a model that cannot load makes /readyz 503 naming the failing checks", async () => {
+    const broken = await startTestColony({ COLONY_MODEL_DIR: tempDir("no-model-") });
+    try {
+      const res = await broken.fetch("/readyz");
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as any;
+      expect(body.status).toBe("unavailable");
+      expect(body.checks.kv.ok).toBe(true);
+      expect(body.checks.embedding.ok).toBe(false);
+      expect(body.checks.embedding.detail).toContain("no model Colony can run");
+      expect(body.checks.vector.ok).toBe(false);
+      expect((await broken.fetch("/healthz")).status).toBe(200); // alive, just not ready
+    } finally {
+      await broken.dispose();
+    }
+  });
+});
+
+describe("errors", () => {
+  test("unknown route: 404 not_found in the error shape, with RateLimit headers", async () => {
+    const res = await colony.fetch("/v1/nothing-here");
+    await expectErrorShape(res, 404, "not_found");
+    expectRateHeaders(res);
+  });
+
+  test("body over 64 KB with Content-Length: 413 too_large", async () => {
+    const res = await colony.fetch("/v1/trails", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ pad: "x".repeat(70_000) }),
+    });
+    await expectErrorShape(res, 413, "too_large");
+    expectRateHeaders(res);
+  });
+
+  test("body over 64 KB streamed without Content-Length: 413 too_large", async () => {
+    const chunk = new TextEncoder().encode("x".repeat(8192));
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (n++ < 12) c.enqueue(chunk);
+        else c.close();
+      },
+    });
+    const res = await colony.fetch("/v1/trails", { method: "POST", body, headers: { "content-type": "application/json" } });
+    expect(res.headers.get("content-length")).not.toBeNull(); // our response, not a reset connection
+    await expectErrorShape(res, 413, "too_large");
+  });
+
+  test("invalid X-Colony-Agent: 400 invalid_request", async () => {
+    for (const agent of ["short", "has spaces in it", "x".repeat(65)]) {
+      const res = await colony.fetch("/healthz", { headers: { "X-Colony-Agent": agent } });
+      await expectErrorShape(res, 400, "invalid_request");
+      expectRateHeaders(res);
+    }
+    expect((await colony.fetch("/healthz", { headers: { "X-Colony-Agent": "agent-0001" } })).status).toBe(200);
+  });
+});
+
+describe("general quota", () => {
+  test("the N+1th request in a minute gets 429 rate_limited with Retry-After", async () => {
+    const limited = await startTestColony({ COLONY_RATE_LIMIT: "3" });
+    try {
+      const statuses: number[] = [];
+      let last!: Response;
+      for (let i = 0; i < 4; i++) {
+        last = await limited.fetch("/healthz");
+        statuses.push(last.status);
+        if (i < 3) expect(last.headers.get("RateLimit-Remaining")).toBe(String(2 - i));
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      await expectErrorShape(last, 429, "rate_limited");
+      expect(Number(last.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(last.headers.get("RateLimit-Limit")).toBe("3");
+      expect(last.headers.get("RateLimit-Remaining")).toBe("0");
+    } finally {
+      await limited.dispose();
+    }
+  });
+
+  test("X-Forwarded-For does not dodge the quota unless COLONY_TRUST_PROXY is set", async () => {
+    const limited = await startTestColony({ COLONY_RATE_LIMIT: "2" });
+    try {
+      const codes = [];
+      for (let i = 0; i < 4; i++) {
+        codes.push((await limited.fetch("/healthz", { headers: { "X-Forwarded-For": `203.0.113.${i}` } })).status);
+      }
+      expect(codes).toEqual([200, 200, 429, 429]);
+    } finally {
+      await limited.dispose();
+    }
+    const trusting = await startTestColony({ COLONY_RATE_LIMIT: "2", COLONY_TRUST_PROXY: "1" });
+    try {
+      const codes = [];
+      for (let i = 0; i < 4; i++) {
+        codes.push((await trusting.fetch("/healthz", { headers: { "X-Forwarded-For": `203.0.113.${i}` } })).status);
+      }
+      expect(codes).toEqual([200, 200, 200, 200]);
+    } finally {
+      await trusting.dispose();
+    }
+  });
+});
+
+describe("process", () => {
+  test("a bad configuration value exits 2 naming the variable", async () => {
+    const p = spawnColony(["serve"], { COLONY_PORT: "eighty" });
+    expect(await p.exited).toBe(2);
+    const err = await new Response(p.stderr).text();
+    expect(err).toContain("COLONY_PORT");
+    expect(err).toContain("whole number");
+  });
+
+  test("version and help", async () => {
+    const v = spawnColony(["version"], {});
+    expect(await v.exited).toBe(0);
+    expect((await new Response(v.stdout).text()).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const h = spawnColony(["--help"], {});
+    expect(await h.exited).toBe(0);
+    const help = await new Response(h.stdout).text();
+    for (const name of ["COLONY_PORT", "COLONY_DATA_DIR", "COLONY_ADMIN_TOKEN", "COLONY_MODEL_DIR"]) expect(help).toContain(name);
+    const bad = spawnColony(["frobnicate"], {});
+    expect(await bad.exited).toBe(2);
+  });
+
+  test("SIGTERM: stops cleanly with exit 0 and one line of JSON log per request", async () => {
+    const port = await freePort();
+    const dataDir = tempDir();
+    const p = spawnColony(["serve"], { COLONY_PORT: String(port), COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info" });
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+    await fetch(`http://127.0.0.1:${port}/v1/trails/not-a-real-id/x`, { headers: { Authorization: "Bearer secret-token-value" } });
+    p.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+    const lines = (await new Response(p.stderr).text()).trim().split("\n").map((l) => JSON.parse(l));
+    const requests = lines.filter((l) => l.msg === "request");
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    for (const r of requests) expect(Object.keys(r)).toEqual(expect.arrayContaining(["method", "route", "status", "ms"]));
+    const all = JSON.stringify(lines);
+    expect(all).not.toContain("secret-token-value");
+    expect(all).not.toContain("not-a-real-id");
+    expect(lines.some((l) => l.msg === "colony stopped")).toBe(true);
+  });
+});
