@@ -22,7 +22,7 @@ run: deps
 	$(BUN) src/main.ts serve
 
 test: deps shared
-	$(BUN) test
+	bash tools/test.sh
 
 build: deps
 	$(BUN) tools/build.ts

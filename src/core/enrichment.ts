@@ -2,6 +2,7 @@
 // checks, category by rules, risk, merge identity, initial strength. The worker adds what needs
 // I/O: the merge lookup, the embedding (and the category centroid when rules are unsure).
 import { categoryByRules, type Category } from "./category";
+import { lexicalDocument } from "./lexical";
 import { mergeKey } from "./merge-key";
 import { redactDeep, type RedactionCounts } from "./redaction";
 import { rejectionReasons, type RejectionReason } from "./rejection";
@@ -43,6 +44,25 @@ export function embeddingText(trail: Trail): string {
   return [p.error_type, p.error, p.description, p.root_cause, trail.solution.summary]
     .filter((s): s is string => typeof s === "string" && s.length > 0)
     .join("\n");
+}
+
+/** The two lexical documents of a trail: the error line, and the explanation with the fix. */
+export function lexicalFields(trail: Trail): { error: string; body: string } {
+  const p = trail.problem;
+  const s = trail.solution;
+  const body = [
+    p.description,
+    p.root_cause,
+    s.summary,
+    ...(s.steps ?? []),
+    ...(s.commands ?? []),
+    ...(s.code_patches ?? []).map((c) => c.file_path),
+    s.verification,
+  ];
+  return {
+    error: lexicalDocument([p.error_type, p.error].filter(Boolean).join(" ")),
+    body: lexicalDocument(body.filter(Boolean).join("\n")),
+  };
 }
 
 /** Content identity, for tombstones: the same redacted trail always hashes the same. */

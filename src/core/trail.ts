@@ -85,7 +85,16 @@ export const OutcomeReport = Type.Object({
   notes: Type.Optional(Str(2000)),
 });
 
+export const SearchRequest = Type.Object({
+  query: Str(2000, 1),
+  error_type: Type.Optional(Str(200)),
+  environment: Type.Optional(QueryEnvironment),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+  min_strength: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+});
+
 export type Trail = Static<typeof Trail>;
+export type SearchRequest = Static<typeof SearchRequest>;
 export type TrailEnvironment = Static<typeof TrailEnvironment>;
 export type QueryEnvironment = Static<typeof QueryEnvironment>;
 export type OutcomeReport = Static<typeof OutcomeReport>;
@@ -174,3 +183,4 @@ function trailRules(trail: Trail): ValidationDetail[] {
 
 export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);
 export const parseOutcomeReport = (input: unknown) => parseWith(OutcomeReport, input);
+export const parseSearchRequest = (input: unknown) => parseWith(SearchRequest, input);

@@ -6,6 +6,7 @@ import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorBody, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
+import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 
 export function createApp(service: ColonyService, logger: Logger) {
@@ -39,6 +40,7 @@ export function createApp(service: ColonyService, logger: Logger) {
         return jsonResponse(r.status === "ready" ? 200 : 503, r);
       })
       .use(trailRoutes(service))
+      .use(searchRoutes(service))
   );
 }
 

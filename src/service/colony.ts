@@ -7,6 +7,7 @@ import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
+import { SearchService } from "./search";
 import { TrailService } from "./trails";
 
 export interface ColonyDeps {
@@ -22,6 +23,7 @@ export class ColonyService {
   private readonly startedAt: number;
   readonly now: () => number;
   readonly trails: TrailService;
+  readonly search: SearchService;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
@@ -44,6 +46,7 @@ export class ColonyService {
       notifyWorker: () => this.worker?.notify(),
       onRemoved: (record) => this.forgetDerived(record),
     });
+    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
   }
 
   /** Resumes queued work and starts periodic maintenance. */

@@ -3,7 +3,7 @@
 // verdict in one transaction with the vector insert and the event, so a crash at any point
 // leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
-import { analyzeTrail, embeddingText, type Analysis } from "../core/enrichment";
+import { analyzeTrail, embeddingText, lexicalFields, type Analysis } from "../core/enrichment";
 import { strength } from "../core/strength";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
@@ -173,6 +173,7 @@ export class EnrichmentWorker {
           });
           if (applied) {
             vectors.upsert(p.seq, vector);
+            store.lexical.upsert(p.seq, lexicalFields(analysis.trail));
             store.events.append({
               kind: "laid",
               agent: record.author,

@@ -243,6 +243,7 @@ export class TrailService {
     }
     store.transaction(() => {
       this.deps.onRemoved(record);
+      store.lexical.remove(record.seq);
       store.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       store.tombstones.add(record.id, record.contentHash, this.deps.now());
     });

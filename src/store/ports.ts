@@ -23,12 +23,28 @@ export interface VectorStore {
   remove(id: number): void;
   /** Fast search: binary-quantized first pass, re-scored with the float vectors. */
   search(query: Float32Array, k: number): VectorHit[];
+  /** Cosine similarity of the query to each stored id (ids without a vector are left out). */
+  similarities(query: Float32Array, ids: number[]): Map<number, number>;
   /** Exact brute-force search over the float vectors (for measuring recall). */
   searchExact(query: Float32Array, k: number): VectorHit[];
   count(): number;
   /** True after a model change until every indexed trail has been re-embedded. */
   needsReindex(): boolean;
   markReindexed(): void;
+}
+
+export interface LexicalHit {
+  id: number;
+  /** Higher is better (the negated BM25 rank). */
+  score: number;
+}
+
+/** Full-text index over a trail's error line and, separately, its explanation and fix. */
+export interface LexicalIndex {
+  upsert(id: number, doc: { error: string; body: string }): void;
+  remove(id: number): void;
+  /** `match` comes from core/lexical.ts lexicalQuery, never from raw user text. */
+  search(match: string, k: number): LexicalHit[];
 }
 
 /** A subsystem's answer to a readiness probe. */
@@ -166,6 +182,13 @@ export interface EventLog {
   append(e: EventRecord): void;
 }
 
+/** Searches per label per hour, so "hot" never scans the event log. */
+export interface SearchCounter {
+  add(label: string, at: number): void;
+  /** Labels with the most searches since `since`, most first. */
+  top(since: number, limit: number): { label: string; searches: number }[];
+}
+
 /** Every repository over one database, with a transaction spanning them. */
 export interface Store {
   kv: KeyValueStore;
@@ -175,5 +198,7 @@ export interface Store {
   credits: MergeCreditLedger;
   tombstones: TombstoneRepository;
   events: EventLog;
+  lexical: LexicalIndex;
+  searches: SearchCounter;
   transaction<T>(fn: () => T): T;
 }

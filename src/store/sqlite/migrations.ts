@@ -93,4 +93,20 @@ export const MIGRATIONS: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    name: "lexical index and search counters",
+    sql: `
+      -- Contentless: the documents are pre-tokenized by core/lexical.ts; rowid is trails.seq.
+      CREATE VIRTUAL TABLE lexical USING fts5(
+        error, body, content = '', contentless_delete = 1, tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+      );
+      CREATE TABLE search_hourly (
+        hour  INTEGER NOT NULL,
+        label TEXT NOT NULL,
+        n     INTEGER NOT NULL,
+        PRIMARY KEY (hour, label)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

@@ -115,3 +115,39 @@ test("vector store: a different model rebuilds the index; the same model keeps i
   expect(() => SqliteVectorStore.open(db, kv, { name: "x", dim: 12 })).toThrow(/multiple of 8/);
   db.close();
 });
+
+test("lexical index: ranks the error column above the body, deletes, survives FTS syntax", async () => {
+  const { createSqliteStore } = await import("./store");
+  const { lexicalDocument, lexicalQuery } = await import("../../core/lexical");
+  const db = open(tempDir());
+  const store = createSqliteStore(db);
+  store.lexical.upsert(1, { error: lexicalDocument("Error [ERR_REQUIRE_ESM]: require() of ES Module"), body: lexicalDocument("use dynamic import") });
+  store.lexical.upsert(2, { error: lexicalDocument("TypeError: x is not a function"), body: lexicalDocument("ERR_REQUIRE_ESM happens elsewhere") });
+  store.lexical.upsert(3, { error: lexicalDocument("libGL.so.1: cannot open shared object file"), body: lexicalDocument("apt install libgl1") });
+  const hits = store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10);
+  expect(hits.map((h) => h.id)).toEqual([1, 2]);
+  expect(store.lexical.search(lexicalQuery("libgl")!, 10).map((h) => h.id)).toEqual([3]);
+  store.lexical.upsert(1, { error: lexicalDocument("something else"), body: "" });
+  expect(store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10).map((h) => h.id)).toEqual([2]);
+  store.lexical.remove(2);
+  expect(store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10)).toEqual([]);
+  expect(store.lexical.search(lexicalQuery(`"); DROP TABLE trails; NEAR(x y) OR *`)!, 10)).toEqual([]);
+  db.close();
+});
+
+test("search counter: hourly buckets summed over a window", async () => {
+  const { createSqliteStore } = await import("./store");
+  const db = open(tempDir());
+  const { searches } = createSqliteStore(db);
+  const h = 3600_000;
+  searches.add("ModuleNotFoundError", 100 * h);
+  searches.add("ModuleNotFoundError", 100 * h + 10);
+  searches.add("dependency", 101 * h);
+  searches.add("old", 50 * h);
+  expect(searches.top(90 * h, 10)).toEqual([
+    { label: "ModuleNotFoundError", searches: 2 },
+    { label: "dependency", searches: 1 },
+  ]);
+  expect(searches.top(90 * h, 1).length).toBe(1);
+  db.close();
+});

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Store } from "../ports";
 import { SqliteKeyValueStore } from "./kv";
+import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
 import {
   SqliteEventLog,
   SqliteJobQueue,
@@ -20,6 +21,8 @@ export function createSqliteStore(db: Database): Store {
     credits: new SqliteMergeCreditLedger(db),
     tombstones: new SqliteTombstoneRepository(db),
     events: new SqliteEventLog(db),
+    lexical: new SqliteLexicalIndex(db),
+    searches: new SqliteSearchCounter(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
   };
 }

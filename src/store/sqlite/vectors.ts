@@ -97,16 +97,22 @@ export class SqliteVectorStore implements VectorStore {
     this.check(query);
     if (k <= 0) return [];
     const candidates = this.knnBits.all(query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES)).map((r) => r.rowid);
-    if (candidates.length === 0) return [];
-    const placeholders = candidates.map(() => "?").join(",");
-    const rows = this.db
-      .query<{ rowid: number; embedding: Uint8Array }, number[]>(
-        `SELECT rowid, embedding FROM vec_float WHERE rowid IN (${placeholders})`,
-      )
-      .all(...candidates);
-    const hits = rows.map((r) => ({ id: r.rowid, similarity: dot(query, asFloats(r.embedding)) }));
+    const hits = [...this.similarities(query, candidates)].map(([id, similarity]) => ({ id, similarity }));
     hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
     return hits.slice(0, k);
+  }
+
+  similarities(query: Float32Array, ids: number[]): Map<number, number> {
+    this.check(query);
+    const out = new Map<number, number>();
+    if (ids.length === 0) return out;
+    const rows = this.db
+      .query<{ rowid: number; embedding: Uint8Array }, number[]>(
+        `SELECT rowid, embedding FROM vec_float WHERE rowid IN (${ids.map(() => "?").join(",")})`,
+      )
+      .all(...ids);
+    for (const r of rows) out.set(r.rowid, dot(query, asFloats(r.embedding)));
+    return out;
   }
 
   searchExact(query: Float32Array, k: number): VectorHit[] {

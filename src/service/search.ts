@@ -1,0 +1,108 @@
+// Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
+// lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
+import { fingerprint } from "../core/fingerprint";
+import { lexicalQuery } from "../core/lexical";
+import { environmentOverlap } from "../core/overlap";
+import { rank, type Candidate } from "../core/ranking";
+import { redactText } from "../core/redaction";
+import { parseSearchRequest, type SearchRequest } from "../core/trail";
+import type { Embedder } from "../embedding/embedder";
+import type { Store, TrailRecord, VectorStore } from "../store/ports";
+import { ServiceError, type Caller } from "./errors";
+import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
+
+/** How many candidates each retriever contributes to the fusion. */
+export const CANDIDATES_PER_RETRIEVER = 50;
+
+export interface SearchDeps {
+  store: Store | null;
+  vectors: VectorStore | null;
+  embedder: Embedder | null;
+  trails: TrailService;
+  now: () => number;
+}
+
+/** Which retrievers run: the hybrid in production; one alone for the quality benchmark. */
+export type RetrievalMode = "hybrid" | "lexical" | "vector";
+
+export class SearchService {
+  constructor(private readonly deps: SearchDeps) {}
+
+  parse(input: unknown): SearchRequest {
+    const parsed = parseSearchRequest(input);
+    if (!parsed.ok) throw new ServiceError(400, "invalid_request", "the search request is not valid", parsed.details);
+    return parsed.value;
+  }
+
+  async search(input: unknown, caller: Caller, mode: RetrievalMode = "hybrid"): Promise<SearchEnvelope> {
+    const req = this.parse(input);
+    const { store, vectors, embedder, trails } = this.deps;
+    if (!store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+    const limit = req.limit ?? 5;
+    const minStrength = req.min_strength ?? 0;
+    const fp = fingerprint(req.query);
+
+    const byFingerprint = trails
+      .fingerprintMatches(fp, req.error_type, limit)
+      .filter((r) => (r.strength ?? 0) >= minStrength);
+    const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
+    const seen = new Set(byFingerprint.map((r) => r.seq));
+
+    if (results.length < limit) {
+      if (!vectors || !embedder) {
+        throw new ServiceError(503, "unavailable", "semantic search is not available (embedding model or vector index down)");
+      }
+      const [query] = await embedder.embed([req.query]);
+      const lexicalMatch = mode === "vector" ? null : lexicalQuery(req.query);
+      const lexical = lexicalMatch ? store.lexical.search(lexicalMatch, CANDIDATES_PER_RETRIEVER) : [];
+      const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
+      const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
+      const records = new Map(store.trails.bySeqs(ids).map((r) => [r.seq, r]));
+      const similarity = vectors.similarities(query!, ids);
+      const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
+      const vectorRank = new Map(vector.map((h, i) => [h.id, i]));
+      const candidates: (Candidate & { record: TrailRecord })[] = [];
+      for (const id of ids) {
+        const record = records.get(id);
+        if (!record || record.status !== "indexed" || (record.strength ?? 0) < minStrength) continue;
+        candidates.push({
+          id,
+          record,
+          lexicalRank: lexicalRank.get(id),
+          vectorRank: vectorRank.get(id),
+          strength: record.strength ?? 0,
+          overlap: environmentOverlap(req.environment, record.trail.environment),
+        });
+      }
+      for (const c of rank(candidates).slice(0, limit - results.length)) {
+        results.push(trails.result(c.record, "semantic", round(similarity.get(c.id) ?? 0), req.environment));
+      }
+    }
+
+    this.recordSearch(store, caller, req, results);
+    return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
+  }
+
+  /** The search event and the hot-label counter. Never the query text. */
+  private recordSearch(store: Store, caller: Caller, req: SearchRequest, results: SearchResult[]): void {
+    const top = results[0];
+    const topRecord = top ? store.trails.byId(top.trail_id) : null;
+    // error_type is caller text: redacted like any content before it is kept.
+    const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topRecord?.category || null;
+    const at = this.deps.now();
+    store.transaction(() => {
+      store.events.append({
+        kind: "search",
+        agent: caller.agent,
+        trailId: top?.trail_id ?? null,
+        text: top
+          ? `search${label ? ` for ${label}` : ""}: ${results.length} result${results.length === 1 ? "" : "s"}, best via ${top.match.via}`
+          : `search${label ? ` for ${label}` : ""}: no result`,
+        at,
+      });
+      if (label) store.searches.add(label, at);
+    });
+  }
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
