@@ -8,28 +8,26 @@ const Arr = <T extends TSchema>(item: T, max: number) => Type.Array(item, { maxI
 
 export const OS_VALUES = ["linux", "macos", "windows", "freebsd", "other"] as const;
 
-const Runtime = (nameRequired: boolean) =>
-  Type.Object({
-    name: nameRequired ? Str(40, 1) : Type.Optional(Str(40, 1)),
-    version: Type.Optional(Str(40)),
-  });
-
 const Package = Type.Object({ name: Str(200, 1), version: Type.Optional(Str(100)) });
+const Os = Type.Union(OS_VALUES.map((v) => Type.Literal(v)));
 
-const environmentFields = (required: boolean) => ({
-  os: required
-    ? Type.Union(OS_VALUES.map((v) => Type.Literal(v)))
-    : Type.Optional(Type.Union(OS_VALUES.map((v) => Type.Literal(v)))),
+/** Environment inside a Trail: os and runtime.name are required. */
+export const TrailEnvironment = Type.Object({
+  os: Os,
   os_version: Type.Optional(Str(100)),
   arch: Type.Optional(Str(40)),
-  runtime: required ? Runtime(true) : Type.Optional(Runtime(false)),
+  runtime: Type.Object({ name: Str(40, 1), version: Type.Optional(Str(40)) }),
   packages: Type.Optional(Arr(Package, 100)),
 });
 
-/** Environment inside a Trail: os and runtime.name are required. */
-export const TrailEnvironment = Type.Object(environmentFields(true));
 /** Environment in a search request or an outcome report: every field optional. */
-export const QueryEnvironment = Type.Object(environmentFields(false));
+export const QueryEnvironment = Type.Object({
+  os: Type.Optional(Os),
+  os_version: Type.Optional(Str(100)),
+  arch: Type.Optional(Str(40)),
+  runtime: Type.Optional(Type.Object({ name: Type.Optional(Str(40, 1)), version: Type.Optional(Str(40)) })),
+  packages: Type.Optional(Arr(Package, 100)),
+});
 
 export const ProtocolVersion = Type.String({ pattern: "^1\\.[0-9]+$", maxLength: 20 });
 

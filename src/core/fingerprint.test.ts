@@ -1,0 +1,265 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadEval, REPO_DIR } from "../../test/support/paths.ts";
+import { FINGERPRINT_PATTERN, FINGERPRINT_PREFIX, fingerprint, isFingerprint, normalizeError } from "./fingerprint.ts";
+
+const { cases, negatives } = loadEval();
+const expectations: Record<string, { expect: "same" | "different-wording"; reason: string }> = JSON.parse(
+  readFileSync(join(REPO_DIR, "test/fixtures/fingerprint-expectations.json"), "utf8"),
+).cases;
+
+describe("fingerprint format", () => {
+  test("fp1_ + 32 lowercase hex, deterministic", () => {
+    const fp = fingerprint("ModuleNotFoundError: No module named 'numpy'");
+    expect(FINGERPRINT_PREFIX).toBe("fp1_");
+    expect(fp).toMatch(FINGERPRINT_PATTERN);
+    expect(FINGERPRINT_PATTERN.source).toBe("^fp1_[0-9a-f]{32}$");
+    expect(isFingerprint(fp)).toBe(true);
+    expect(isFingerprint(fp.toUpperCase())).toBe(false);
+    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(fp);
+  });
+
+  test("pinned value: the fp1 normalizer must not drift silently (a change needs fp2_)", () => {
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe(
+      "modulenotfounderror: no module named 'numpy'",
+    );
+    // sha256("modulenotfounderror: no module named 'numpy'"), first 128 bits.
+    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(
+      "fp1_" +
+        new Bun.CryptoHasher("sha256").update("modulenotfounderror: no module named 'numpy'").digest("hex").slice(0, 32),
+    );
+    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000")).toBe(
+      "listen eaddrinuse: address already in use <ip>:<port>",
+    );
+  });
+
+  test("empty and whitespace-only lines still give a valid fingerprint", () => {
+    expect(fingerprint("")).toMatch(FINGERPRINT_PATTERN);
+    expect(fingerprint("   \n\t ")).toBe(fingerprint(""));
+  });
+});
+
+describe("errors-dev.json table", () => {
+  const fpOf = (s: string) => fingerprint(s);
+
+  test("every case is classified in test/fixtures/fingerprint-expectations.json", () => {
+    expect(Object.keys(expectations).sort()).toEqual(cases.map((c) => c.id).sort());
+  });
+
+  test("variants: machine-detail variants match, alternate wordings are the pinned set", () => {
+    const matched: string[] = [];
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const same = fpOf(c.error_line) === fpOf(c.variant);
+      if (same) matched.push(c.id);
+      const want = expectations[c.id]!.expect === "same";
+      if (same !== want) {
+        wrong.push(`${c.id} expected ${want ? "same" : "different"}:\n  ${normalizeError(c.error_line)}\n  ${normalizeError(c.variant)}`);
+      }
+    }
+    const differentWording = cases.filter((c) => expectations[c.id]!.expect === "different-wording").map((c) => c.id);
+    console.log(
+      `fingerprint variant match rate: ${matched.length}/${cases.length} ` +
+        `(${((100 * matched.length) / cases.length).toFixed(1)}%); different wording: ${differentWording.join(", ")}`,
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  test("no two cases collide (error lines and variants), nor any negative with a case", () => {
+    const owner = new Map<string, string>();
+    const collisions: string[] = [];
+    const add = (fp: string, who: string, group: string) => {
+      const prev = owner.get(fp);
+      if (prev !== undefined && prev.split(":")[0] !== group) collisions.push(`${prev} = ${who}`);
+      if (prev === undefined) owner.set(fp, who);
+    };
+    for (const c of cases) {
+      add(fpOf(c.error_line), `${c.id}:error_line`, c.id);
+      add(fpOf(c.variant), `${c.id}:variant`, c.id);
+    }
+    negatives.forEach((n, i) => add(fpOf(n), `neg${i}:line`, `neg${i}`));
+    console.log(`fingerprint collisions between different cases/negatives: ${collisions.length}`);
+    expect(collisions).toEqual([]);
+  });
+
+  test("related lines (sibling errors) are different errors", () => {
+    const all = new Map<string, string>();
+    for (const c of cases) {
+      all.set(fpOf(c.error_line), `${c.id}:error_line`);
+      all.set(fpOf(c.variant), `${c.id}:variant`);
+    }
+    const collisions: string[] = [];
+    let related = 0;
+    for (const c of cases) {
+      if (c.related === null) continue;
+      related++;
+      const hit = all.get(fpOf(c.related));
+      // Literally the same line as some error line would be allowed; none is in the data.
+      if (hit !== undefined && c.related !== c.error_line && c.related !== c.variant) {
+        collisions.push(`${c.id}:related = ${hit}`);
+      }
+    }
+    console.log(`related lines colliding with an error line or variant: ${collisions.length}/${related}`);
+    expect(related).toBeGreaterThan(30);
+    expect(collisions).toEqual([]);
+  });
+});
+
+/** Pairs that differ only by what differs between machines: each must share a fingerprint. */
+const SAME: [string, string, string][] = [
+  ["home paths and user names",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/home/alice/proj/config.yaml'",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/Users/bob/work/app/config.yaml'"],
+  ["Windows vs POSIX paths",
+    "FileNotFoundError: [Errno 2] No such file or directory: 'C:\\Users\\bob\\My Projects\\app\\config.yaml'",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/srv/app/config.yaml'"],
+  ["package root inside differing paths",
+    "Error: Cannot find module '/home/a/x/node_modules/left-pad/index.js'",
+    "Error: Cannot find module 'C:\\work\\y\\node_modules\\left-pad\\index.js'"],
+  ["site-packages under different interpreters",
+    "ImportError: cannot import name 'x' from 'pkg' (/usr/lib/python3/dist-packages/pkg/__init__.py)",
+    "ImportError: cannot import name 'x' from 'pkg' (/opt/venv/lib/python3.12/dist-packages/pkg/__init__.py)"],
+  ["ports", "Error: connect ECONNREFUSED 127.0.0.1:6379", "Error: connect ECONNREFUSED 127.0.0.1:6380"],
+  ["IPv6 any-address with port",
+    "Error: listen EADDRINUSE: address already in use :::3000",
+    "Error: listen EADDRINUSE: address already in use :::8080"],
+  ["IP addresses", "dial tcp 10.0.0.12:443: i/o timeout", "dial tcp 192.168.1.7:443: i/o timeout"],
+  ["line numbers in a traceback frame",
+    'File "/home/a/app/main.py", line 12, in <module>',
+    'File "/home/b/code/main.py", line 873, in <module>'],
+  ["file:line:col location prefix",
+    "src/lib.rs:10:5: error[E0425]: cannot find value `x` in this scope",
+    "crates/core/src/lib.rs:211:17: error[E0425]: cannot find value `x` in this scope"],
+  ["tsc location in parentheses",
+    "src/app.ts(3,21): error TS2307: Cannot find module 'express' or its corresponding type declarations.",
+    "src/server/index.ts(14,8): error TS2307: Cannot find module 'express' or its corresponding type declarations."],
+  ["pids",
+    "RuntimeError: DataLoader worker (pid 3216) is killed by signal: Bus error.",
+    "RuntimeError: DataLoader worker (pid 48812) is killed by signal: Bus error."],
+  ["ISO and CI timestamps",
+    "2024-01-01T12:00:00.1234567Z fatal: not a git repository (or any of the parent directories): .git",
+    "fatal: not a git repository (or any of the parent directories): .git"],
+  ["timestamps inside the message",
+    "certificate has expired: current time 2024-05-01T10:11:12Z is after 2024-04-30T00:00:00Z",
+    "certificate has expired: current time 2025-01-09T08:00:01Z is after 2024-12-31T23:59:59Z"],
+  ["syslog prefix", "Mar  3 04:05:06 Error: EMFILE: too many open files", "Error: EMFILE: too many open files"],
+  ["docker compose service prefix",
+    "api-1  | Error: connect ECONNREFUSED 172.18.0.3:5432",
+    "backend_1     | Error: connect ECONNREFUSED 172.20.0.2:5432"],
+  ["pytest E column", "E       AssertionError: assert 1 == 2", "AssertionError: assert 1 == 2"],
+  ["npm ERR! vs npm error prefix", "npm ERR! code ELIFECYCLE", "npm error code ELIFECYCLE"],
+  ["severity word case", "ERROR: Could not find a version that satisfies the requirement torch", "error: Could not find a version that satisfies the requirement torch"],
+  ["log-level tags", "[ERROR] Failed to execute goal", "[error] Failed to execute goal"],
+  ["carriage-return progress overwrite",
+    "Downloading 10%\rDownloading 100%\rERROR: No matching distribution found for torch==9.9",
+    "ERROR: No matching distribution found for torch==9.9"],
+  ["ANSI colour codes", "\u001b[31merror\u001b[0m: linker `cc` not found", "error: linker `cc` not found"],
+  ["hex addresses",
+    "Segmentation fault (core dumped) at 0x7ffd5e8c2a10",
+    "Segmentation fault (core dumped) at 0x55d1c0de0000"],
+  ["UUIDs",
+    "Container 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c is not running",
+    "Container 9b2f4c6d-1e3a-4b5c-9d7e-0f1a2b3c4d5e is not running"],
+  ["container ids", 'The container name "/web" is already in use by container "4f1c2b7a9d3e".', 'The container name "/web" is already in use by container "b7e19c04aa21".'],
+  ["digit runs glued to a name", "open GetImageBlob872957069: no such file or directory", "open GetImageBlob11223344: no such file or directory"],
+  ["git SHAs", "fatal: bad object 3f2a9c1d7e8b", "fatal: bad object a81c0e5b44f2d9e7c3b1a0f6e5d4c3b2a1f0e9d8"],
+  ["temp names",
+    "PermissionError: [Errno 13] Permission denied: 'tmpab12cd_x'",
+    "PermissionError: [Errno 13] Permission denied: 'tmpzz9y8xwv'"],
+  ["versions", "error: failed to run custom build command for `ring v0.16.20`", "error: failed to run custom build command for `ring v0.17.8`"],
+  ["interpreter version glued to its name",
+    "/usr/bin/python3.11: No module named pip",
+    "/usr/local/bin/python3.8: No module named pip"],
+  ["durations", "Error: Timeout of 2000ms exceeded.", "Error: Timeout of 5000ms exceeded."],
+  ["memory sizes", "fatal error: runtime: out of memory allocating 1048576 bytes", "fatal error: runtime: out of memory allocating 64 MiB"],
+  ["numbers inside quoted values", "ValueError: invalid literal for int() with base 10: '42'", "ValueError: invalid literal for int() with base 10: '7'"],
+  ["trailing punctuation and whitespace", "  fatal: refusing to merge unrelated histories.  ", "fatal: refusing to merge unrelated histories"],
+  ["login-shell program prefix", "-bash: npm: command not found", "bash: npm: command not found"],
+  ["secrets are redacted before hashing",
+    "remote: Invalid username or password for token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
+    "remote: Invalid username or password for token ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"],
+];
+
+/** Pairs that are different errors: each must get a different fingerprint. */
+const DIFFERENT: [string, string, string][] = [
+  ["error codes", "error TS2307: Cannot find module 'x'.", "error TS2792: Cannot find module 'x'."],
+  ["rustc error codes", "error[E0382]: borrow of moved value: `s`", "error[E0499]: borrow of moved value: `s`"],
+  ["errno codes", "Error: ENOENT: no such file or directory, open 'package.json'", "Error: EACCES: no such file or directory, open 'package.json'"],
+  ["HTTP statuses", "AxiosError: Request failed with status code 404", "AxiosError: Request failed with status code 503"],
+  ["exit statuses", "error: command 'gcc' failed with exit status 1", "error: command 'gcc' failed with exit status 2"],
+  ["signals", "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)", "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)"],
+  ["exception classes", "ValueError: invalid input", "TypeError: invalid input"],
+  ["missing modules", "ModuleNotFoundError: No module named 'numpy'", "ModuleNotFoundError: No module named 'pandas'"],
+  ["missing headers", "fatal error: Python.h: No such file or directory", "fatal error: ffi.h: No such file or directory"],
+  ["missing header under a location prefix", "a.c:1:10: fatal error: openssl/ssl.h: No such file or directory", "a.c:1:10: fatal error: zlib.h: No such file or directory"],
+  ["library sonames", "error while loading shared libraries: libssl.so.1.1: cannot open shared object file", "error while loading shared libraries: libssl.so.3: cannot open shared object file"],
+  ["packages under node_modules", "Error: Cannot find module '/app/node_modules/left-pad/index.js'", "Error: Cannot find module '/app/node_modules/right-pad/index.js'"],
+  ["missing files with different names", "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.csv'", "FileNotFoundError: [Errno 2] No such file or directory: '/data/config.yaml'"],
+  ["subject of a short message", "./main.go:5:2: undefined: foo", "./main.go:5:2: undefined: bar"],
+  ["missing commands", "bash: npm: command not found", "bash: yarn: command not found"],
+  ["missing command without shell prefix", "npm: command not found", "yarn: command not found"],
+  ["symbols", "undefined reference to `vtable for Foo'", "undefined reference to `typeinfo for Foo'"],
+  ["attributes", "AttributeError: module 'numpy' has no attribute 'float'", "AttributeError: module 'numpy' has no attribute 'int'"],
+  ["GLIBC symbol versions", "version `GLIBCXX_3.4.29' not found", "version `GLIBCXX_3.4.30' not found"],
+  ["Java errors", "java.lang.OutOfMemoryError: Java heap space", "java.lang.OutOfMemoryError: Metaspace"],
+  ["mysql error numbers", "ERROR 1045 (28000): Access denied for user 'root'@'localhost'", "ERROR 1698 (28000): Access denied for user 'root'@'localhost'"],
+  ["engine name v8 is not a version", "FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal.", "FATAL ERROR: ::ToLocalChecked Empty MaybeLocal."],
+  ["OpenSSL error codes are not hashes", "Error: error:0308010C:digital envelope routines::unsupported", "Error: error:0308010D:digital envelope routines::unsupported"],
+  ["digits glued to letters are not one number", "error 0123456A occurred", "error 0123456B occurred"],
+  ["C++ scopes are not IPv6", "undefined reference to `parse::add'", "undefined reference to `parse::remove'"],
+];
+
+describe("machine variation pairs share a fingerprint", () => {
+  for (const [name, a, b] of SAME) {
+    test(name, () => {
+      expect(normalizeError(a)).toBe(normalizeError(b));
+      expect(fingerprint(a)).toBe(fingerprint(b));
+    });
+  }
+});
+
+describe("different errors get different fingerprints", () => {
+  for (const [name, a, b] of DIFFERENT) {
+    test(name, () => {
+      expect(normalizeError(a)).not.toBe(normalizeError(b));
+      expect(fingerprint(a)).not.toBe(fingerprint(b));
+    });
+  }
+});
+
+describe("normalized form", () => {
+  test("uses typed placeholders", () => {
+    const n = normalizeError(
+      "Error at /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 pid 42 line 7 https://example.org/a?b=1",
+    );
+    for (const p of ["<path>/x.js:<line>", "<hex>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
+      expect(n).toContain(p);
+    }
+  });
+
+  test("keeps identifying words and short meaningful integers", () => {
+    const n = normalizeError("Error [ERR_REQUIRE_ESM]: HTTP 404 on exit status 1 with TS2307 and E0382");
+    for (const w of ["err_require_esm", "404", "exit status 1", "ts2307", "e0382"]) expect(n).toContain(w);
+  });
+
+  test("python3.11 keeps 'python'", () => {
+    expect(normalizeError("python3.11: can't open file")).toBe("python: can't open file");
+  });
+
+  test("a secret never reaches the normalized form", () => {
+    const n = normalizeError("Unauthorized: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U");
+    expect(n).not.toContain("eyJ");
+  });
+
+  test("stays fast on 64 KB adversarial inputs (no catastrophic backtracking)", () => {
+    const big = 64 * 1024;
+    const inputs = [
+      "a".repeat(big), "/".repeat(big), "\\".repeat(big), "a\\".repeat(big / 2), "1.".repeat(big / 2),
+      ":".repeat(big), "0x".repeat(big / 2), "a ".repeat(big / 2), "C:\\a a".repeat(big / 6), "1/".repeat(big / 2),
+      "[".repeat(big), "'".repeat(big), "9".repeat(big), "a:".repeat(big / 2), "::1".repeat(big / 3),
+      "x@".repeat(big / 2), "%|".repeat(big / 2), "ab12".repeat(big / 4), "/a b".repeat(big / 4), "- ".repeat(big / 2),
+    ];
+    for (const s of inputs) expect(fingerprint(s)).toMatch(FINGERPRINT_PATTERN);
+  });
+});

@@ -1,0 +1,45 @@
+// Error fingerprints (decisions §2): "fp1_" + 32 lowercase hex, computed from the error line alone
+// so that the same error on two machines gives the same fingerprint. Pure: hashing is not I/O.
+//
+// The prefix versions the normalizer: any change to normalizeError (or the redaction it runs
+// first) that alters the output for some input needs a new prefix (fp2_) and a re-fingerprint
+// of stored trails. docs/fingerprint.md describes the rules.
+import { createHash } from "node:crypto";
+import { normalizeErrorText } from "./error-normalizer.ts";
+import { redactText } from "./redaction.ts";
+
+export const FINGERPRINT_PREFIX = "fp1_";
+export const FINGERPRINT_PATTERN = /^fp1_[0-9a-f]{32}$/;
+
+/**
+ * Redaction placeholders ("<redacted:user>") become plain words, so a redacted user name inside a
+ * path still reads as a path segment; addresses join the normalizer's own placeholders, so a
+ * public IP (redacted) and a private one (kept by redaction) normalize alike.
+ */
+function neutralizeRedactions(text: string): string {
+  return text.replace(/<redacted:([a-z0-9_]{1,40})>/gi, (_m, kind: string) => {
+    const k = kind.toLowerCase();
+    if (k === "ip_address") return "0.0.0.0";
+    if (k === "email") return "user@example.com";
+    return `redacted_${k}`;
+  });
+}
+
+/**
+ * The normalized form that is hashed: secrets redacted, lowercase, single-spaced, with typed
+ * placeholders (<path>, <line>, <hex>, <uuid>, <num>, <ver>, <ip>, <port>, ...) for what differs
+ * between machines. Exposed for tests and debugging.
+ */
+export function normalizeError(errorLine: string): string {
+  return normalizeErrorText(neutralizeRedactions(redactText(errorLine).text));
+}
+
+/** "fp1_" + the first 128 bits of sha256 of the normalized error line, in lowercase hex. */
+export function fingerprint(errorLine: string): string {
+  const digest = createHash("sha256").update(normalizeError(errorLine), "utf8").digest("hex");
+  return FINGERPRINT_PREFIX + digest.slice(0, 32);
+}
+
+export function isFingerprint(value: string): boolean {
+  return FINGERPRINT_PATTERN.test(value);
+}
