@@ -6,6 +6,8 @@ import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorBody, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
+import { draftRoutes } from "./routes/drafts";
+import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 
@@ -41,6 +43,8 @@ export function createApp(service: ColonyService, logger: Logger) {
       })
       .use(trailRoutes(service))
       .use(searchRoutes(service))
+      .use(draftRoutes(service))
+      .use(feedRoutes(service))
   );
 }
 

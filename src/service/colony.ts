@@ -7,6 +7,8 @@ import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
+import { DraftService } from "./drafts";
+import { FeedService } from "./feed";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 
@@ -24,6 +26,8 @@ export class ColonyService {
   readonly now: () => number;
   readonly trails: TrailService;
   readonly search: SearchService;
+  readonly drafts: DraftService;
+  readonly feed: FeedService;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
@@ -47,6 +51,14 @@ export class ColonyService {
       onRemoved: (record) => this.forgetDerived(record),
     });
     this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
+    this.drafts = new DraftService({
+      store,
+      trails: this.trails,
+      now: this.now,
+      publicUrl: deps.config.publicUrl,
+      draftLimit: deps.config.draftLimit,
+    });
+    this.feed = new FeedService({ store, now: this.now });
   }
 
   /** Resumes queued work and starts periodic maintenance. */
@@ -77,11 +89,15 @@ export class ColonyService {
     await this.worker?.stop();
   }
 
+  /** Hourly: expired drafts, tombstones past 90 days, aggregate buckets nothing reads any more. */
   private maintenance(): void {
-    if (!this.deps.subsystems.store) return;
+    const store = this.deps.subsystems.store;
+    if (!store) return;
     try {
-      const purged = this.trails.purgeTombstones();
-      if (purged > 0) this.deps.logger.info("tombstones purged", { count: purged });
+      const tombstones = this.trails.purgeTombstones();
+      const drafts = this.drafts.purge();
+      store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+      if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: err instanceof Error ? err.message : String(err) });
     }

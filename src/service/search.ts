@@ -101,6 +101,7 @@ export class SearchService {
         at,
       });
       if (label) store.searches.add(label, at);
+      store.stats.touchAgent(caller.agent, at);
     });
   }
 }

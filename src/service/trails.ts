@@ -70,49 +70,68 @@ export class TrailService {
     return this.publishQuota.peek(address);
   }
 
-  /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
-  publish(input: unknown, caller: Caller): { body: Published; quota: QuotaState } {
-    const quota = this.publishQuota.peek(caller.address);
+  /** The publish quota of an address, or 429 publish_limited when it is used up. */
+  admitPublish(address: string): QuotaState {
+    const quota = this.publishQuota.peek(address);
     if (!quota.allowed) {
       throw new ServiceError(429, "publish_limited", "hourly publish quota exceeded for this address", undefined, {
         ...quotaHeaders(quota),
         "Retry-After": String(quota.reset),
       });
     }
-    const parsed = parseTrail(input);
-    if (!parsed.ok) {
-      throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(quota));
-    }
+    return quota;
+  }
+
+  /**
+   * Stores an already validated and redacted trail with its enrichment job. `alsoInTransaction`
+   * runs inside the same transaction (a draft marking itself published) and may throw to undo it.
+   */
+  enqueue(trail: Trail, author: string, address: string, alsoInTransaction?: (record: TrailRecord) => void): { record: TrailRecord; quota: QuotaState } {
     const store = this.store;
     const depth = store.jobs.depth();
     if (depth >= this.deps.maxQueue) {
       throw new ServiceError(503, "busy", "too many trails are waiting for enrichment", undefined, {
-        ...quotaHeaders(quota),
         "Retry-After": String(Math.max(1, Math.ceil(depth / 200))),
       });
     }
-    const { value: trail } = redactDeep(parsed.value);
-    const fp = fingerprint(trail.problem.error);
     let record: TrailRecord;
     try {
-      record = store.trails.insertQueued({
-        id: randomUUID(),
-        fingerprint: fp,
-        errorType: trail.problem.error_type ?? null,
-        trail,
-        contentHash: contentHash(trail),
-        author: caller.agent,
-        createdAt: this.deps.now(),
+      record = store.transaction(() => {
+        const inserted = store.trails.insertQueued({
+          id: randomUUID(),
+          fingerprint: fingerprint(trail.problem.error),
+          errorType: trail.problem.error_type ?? null,
+          trail,
+          contentHash: contentHash(trail),
+          author,
+          createdAt: this.deps.now(),
+        });
+        alsoInTransaction?.(inserted);
+        store.stats.touchAgent(author, inserted.createdAt);
+        return inserted;
       });
     } catch (err) {
+      if (err instanceof ServiceError) throw err;
       this.deps.logger.error("publish could not be stored", { error: err instanceof Error ? err.message : String(err) });
       throw new ServiceError(503, "unavailable", "the trail could not be stored; retry with backoff");
     }
-    const taken = this.publishQuota.take(caller.address);
+    const quota = this.publishQuota.take(address);
     this.deps.notifyWorker();
+    return { record, quota };
+  }
+
+  /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
+  publish(input: unknown, caller: Caller): { body: Published; quota: QuotaState } {
+    const admitted = this.admitPublish(caller.address);
+    const parsed = parseTrail(input);
+    if (!parsed.ok) {
+      throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
+    }
+    const { value: trail } = redactDeep(parsed.value);
+    const { record, quota } = this.enqueue(trail, caller.agent, caller.address);
     return {
-      body: { trail_id: record.id, fingerprint: fp, status: "queued", status_url: `/v1/trails/${record.id}` },
-      quota: taken,
+      body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
+      quota,
     };
   }
 
@@ -203,6 +222,9 @@ export class TrailService {
         report.outcome !== "not_applicable" &&
         caller.agent !== target.author &&
         !store.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS);
+      store.stats.touchAgent(caller.agent, at);
+      const tokensSaved = counted && report.outcome === "worked" ? (target.trail.effort?.tokens_spent ?? 0) : 0;
+      store.stats.addOutcome(at, tokensSaved);
       store.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,

@@ -131,7 +131,13 @@ export interface TrailRepository {
   setOutcomes(seq: number, counts: OutcomeCounts, strength: number, reinforcedAt: number | null): void;
   /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
   delete(seq: number): void;
-  countIndexed(): number;
+  /** Indexed trails, most recently reinforced first, after a keyset cursor. */
+  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): TrailRecord[];
+}
+
+export interface FeedCursor {
+  reinforcedAt: number;
+  seq: number;
 }
 
 export interface JobQueue {
@@ -154,6 +160,8 @@ export interface OutcomeRecord {
 
 export interface OutcomeRepository {
   insert(o: OutcomeRecord): void;
+  /** The latest `perTrail` reports with notes for each trail. */
+  latestWithNotes(trailSeqs: number[], perTrail: number): OutcomeRecord[];
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): boolean;
 }
@@ -180,6 +188,43 @@ export interface EventRecord {
 
 export interface EventLog {
   append(e: EventRecord): void;
+  recent(limit: number): EventRecord[];
+}
+
+/** Aggregates kept as things happen, so stats never scan whole tables. */
+export interface StatsRepository {
+  touchAgent(agent: string, at: number): void;
+  addOutcome(at: number, tokensSaved: number): void;
+  since(at: number): { outcomes: number; tokensSaved: number; agents: number };
+  trailsIndexed(): number;
+  /** Drops hourly buckets older than `before`. */
+  purgeBefore(before: number): void;
+}
+
+export type DraftState = "pending" | "published" | "discarded";
+
+export interface DraftRecord {
+  tokenHash: string;
+  state: DraftState;
+  trail: Trail;
+  fingerprint: string;
+  redactions: Record<string, number>;
+  risk: StoredRisk;
+  author: string;
+  createdAt: number;
+  expiresAt: number;
+  trailId: string | null;
+}
+
+export interface DraftRepository {
+  insert(d: DraftRecord): void;
+  byHash(tokenHash: string): DraftRecord | null;
+  /** pending → published; false when the draft was not pending. */
+  markPublished(tokenHash: string, trailId: string): boolean;
+  /** pending → discarded; false when the draft was not pending. */
+  markDiscarded(tokenHash: string): boolean;
+  /** Deletes pending drafts past their expiry and finished ones older than `finishedBefore`. */
+  purge(now: number, finishedBefore: number): number;
 }
 
 /** Searches per label per hour, so "hot" never scans the event log. */
@@ -200,5 +245,7 @@ export interface Store {
   events: EventLog;
   lexical: LexicalIndex;
   searches: SearchCounter;
+  drafts: DraftRepository;
+  stats: StatsRepository;
   transaction<T>(fn: () => T): T;
 }

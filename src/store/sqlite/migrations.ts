@@ -109,4 +109,48 @@ export const MIGRATIONS: Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    name: "drafts, feed filters and activity aggregates",
+    sql: `
+      -- A draft is found by the sha256 of its token: the database never holds a usable link.
+      CREATE TABLE drafts (
+        token_hash  TEXT PRIMARY KEY,
+        state       TEXT NOT NULL CHECK (state IN ('pending', 'published', 'discarded')),
+        trail       TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        redactions  TEXT NOT NULL,
+        risk        TEXT NOT NULL,
+        author      TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL,
+        trail_id    TEXT
+      ) STRICT;
+      CREATE INDEX drafts_by_expiry ON drafts (expires_at);
+
+      ALTER TABLE trails ADD COLUMN runtime TEXT;
+      ALTER TABLE trails ADD COLUMN tokens_spent REAL;
+      CREATE INDEX trails_feed_by_category ON trails (category, reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+      CREATE INDEX trails_feed_by_runtime ON trails (runtime, reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+      CREATE INDEX outcomes_with_notes ON outcomes (trail_seq, at DESC) WHERE notes IS NOT NULL;
+
+      -- Running totals, kept in the same transactions as the rows they count.
+      CREATE TABLE counters (
+        name  TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO counters (name, value) SELECT 'trails_indexed', count(*) FROM trails WHERE status = 'indexed';
+
+      CREATE TABLE stats_hourly (
+        hour         INTEGER PRIMARY KEY,
+        outcomes     INTEGER NOT NULL DEFAULT 0,
+        tokens_saved INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE TABLE agents_hourly (
+        hour  INTEGER NOT NULL,
+        agent TEXT NOT NULL,
+        PRIMARY KEY (hour, agent)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import type {
   MergeCreditLedger,
   OutcomeRecord,
   OutcomeRepository,
+  StatsRepository,
   TombstoneRepository,
 } from "../ports";
 
@@ -43,6 +44,28 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     this.db
       .query("INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(o.trailSeq, o.agent, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
+  }
+
+  latestWithNotes(trailSeqs: number[], perTrail: number): OutcomeRecord[] {
+    if (trailSeqs.length === 0) return [];
+    const rows = this.db
+      .query<any, number[]>(
+        `SELECT * FROM (
+           SELECT trail_seq, agent, outcome, counted, notes, model, at,
+                  row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
+           FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${trailSeqs.map(() => "?").join(",")})
+         ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
+      )
+      .all(...trailSeqs, perTrail);
+    return rows.map((r) => ({
+      trailSeq: r.trail_seq,
+      agent: r.agent,
+      outcome: r.outcome,
+      counted: r.counted === 1,
+      notes: r.notes,
+      model: r.model,
+      at: r.at,
+    }));
   }
 
   countedSince(trailSeq: number, agent: string, since: number): boolean {
@@ -95,5 +118,58 @@ export class SqliteEventLog implements EventLog {
     this.db
       .query("INSERT INTO events (kind, agent, trail_id, text, at) VALUES (?, ?, ?, ?, ?)")
       .run(e.kind, e.agent, e.trailId, e.text, e.at);
+  }
+
+  recent(limit: number): EventRecord[] {
+    return this.db
+      .query<EventRecord, [number]>(
+        "SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?",
+      )
+      .all(limit);
+  }
+}
+
+const HOUR_MS = 3600_000;
+
+export class SqliteStatsRepository implements StatsRepository {
+  constructor(private readonly db: Database) {}
+
+  touchAgent(agent: string, at: number): void {
+    this.db.query("INSERT INTO agents_hourly (hour, agent) VALUES (?, ?) ON CONFLICT DO NOTHING").run(Math.floor(at / HOUR_MS), agent);
+  }
+
+  addOutcome(at: number, tokensSaved: number): void {
+    this.db
+      .query(
+        `INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (?, 1, ?)
+         ON CONFLICT (hour) DO UPDATE SET outcomes = outcomes + 1, tokens_saved = tokens_saved + excluded.tokens_saved`,
+      )
+      .run(Math.floor(at / HOUR_MS), Math.round(tokensSaved));
+  }
+
+  /** Sums whole hourly buckets from the one containing `at`: a window of up to 25 hours. */
+  since(at: number) {
+    const hour = Math.floor(at / HOUR_MS);
+    const totals = this.db
+      .query<{ o: number | null; t: number | null }, [number]>(
+        "SELECT sum(outcomes) AS o, sum(tokens_saved) AS t FROM stats_hourly WHERE hour >= ?",
+      )
+      .get(hour)!;
+    const agents = this.db
+      .query<{ n: number }, [number]>("SELECT count(DISTINCT agent) AS n FROM agents_hourly WHERE hour >= ?")
+      .get(hour)!.n;
+    return { outcomes: totals.o ?? 0, tokensSaved: totals.t ?? 0, agents };
+  }
+
+  trailsIndexed(): number {
+    return this.db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'trails_indexed'").get()?.value ?? 0;
+  }
+
+  /** Drops buckets older than `before` (they no longer count for anything). */
+  purgeBefore(before: number): void {
+    const hour = Math.floor(before / HOUR_MS);
+    this.db.query("DELETE FROM stats_hourly WHERE hour < ?").run(hour);
+    this.db.query("DELETE FROM agents_hourly WHERE hour < ?").run(hour);
+    this.db.query("DELETE FROM search_hourly WHERE hour < ?").run(hour);
   }
 }

@@ -1,6 +1,7 @@
 // The SQLite adapter of the Store port: every repository over one database file.
 import type { Database } from "bun:sqlite";
 import type { Store } from "../ports";
+import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
 import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
 import {
@@ -8,6 +9,7 @@ import {
   SqliteJobQueue,
   SqliteMergeCreditLedger,
   SqliteOutcomeRepository,
+  SqliteStatsRepository,
   SqliteTombstoneRepository,
 } from "./records";
 import { SqliteTrailRepository } from "./trails";
@@ -23,6 +25,8 @@ export function createSqliteStore(db: Database): Store {
     events: new SqliteEventLog(db),
     lexical: new SqliteLexicalIndex(db),
     searches: new SqliteSearchCounter(db),
+    drafts: new SqliteDraftRepository(db),
+    stats: new SqliteStatsRepository(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { NewTrail, OutcomeCounts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
+import type { FeedCursor, NewTrail, OutcomeCounts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
 
 interface Row {
   seq: number;
@@ -56,12 +56,11 @@ export class SqliteTrailRepository implements TrailRepository {
   private readonly bySeqStmt;
   private readonly byFingerprintStmt;
   private readonly byMergeKeyStmt;
-  private readonly countIndexedStmt;
 
   constructor(private readonly db: Database) {
     this.insertTrail = db.query<Row, any[]>(
-      `INSERT INTO trails (id, status, fingerprint, error_type, content, content_hash, author, created_at)
-       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO trails (id, status, fingerprint, error_type, content, content_hash, author, created_at, runtime, tokens_spent)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.insertJob = db.query("INSERT INTO jobs (trail_seq, enqueued_at) VALUES (?, ?)");
     this.byIdStmt = db.query<Row, [string]>("SELECT * FROM trails WHERE id = ?");
@@ -73,7 +72,6 @@ export class SqliteTrailRepository implements TrailRepository {
     this.byMergeKeyStmt = db.query<Row, [string]>(
       "SELECT * FROM trails WHERE merge_key = ? AND status = 'indexed' ORDER BY seq ASC LIMIT 1",
     );
-    this.countIndexedStmt = db.query<{ n: number }, []>("SELECT count(*) AS n FROM trails WHERE status = 'indexed'");
   }
 
   insertQueued(t: NewTrail): TrailRecord {
@@ -86,6 +84,8 @@ export class SqliteTrailRepository implements TrailRepository {
         t.contentHash,
         t.author,
         t.createdAt,
+        t.trail.environment.runtime.name.toLowerCase(),
+        t.trail.effort?.tokens_spent ?? null,
       )!;
       this.insertJob.run(row.seq, t.createdAt);
       return toRecord(row);
@@ -136,6 +136,7 @@ export class SqliteTrailRepository implements TrailRepository {
              merge_key = ?, indexed_at = ?, reinforced_at = ? WHERE seq = ? AND status = 'queued'`,
         )
         .run(content, v.category, v.quality, JSON.stringify(v.risk), v.strength, v.mergeKey, v.at, v.at, seq).changes;
+      if (changes === 1) this.bumpIndexed(1);
     } else if (v.status === "merged") {
       changes = this.db
         .query(
@@ -162,10 +163,36 @@ export class SqliteTrailRepository implements TrailRepository {
   }
 
   delete(seq: number): void {
-    this.db.query("DELETE FROM trails WHERE seq = ?").run(seq);
+    const removed = this.db.query<{ status: string }, [number]>("DELETE FROM trails WHERE seq = ? RETURNING status").get(seq);
+    if (removed?.status === "indexed") this.bumpIndexed(-1);
   }
 
-  countIndexed(): number {
-    return this.countIndexedStmt.get()!.n;
+  /** The running count behind stats.trails, kept in the caller's transaction. */
+  private bumpIndexed(by: number): void {
+    this.db.query("UPDATE counters SET value = value + ? WHERE name = 'trails_indexed'").run(by);
+  }
+
+  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): TrailRecord[] {
+    const where = ["status = 'indexed'"];
+    const args: (string | number)[] = [];
+    if (opts.category) {
+      where.push("category = ?");
+      args.push(opts.category);
+    }
+    if (opts.runtime) {
+      where.push("runtime = ?");
+      args.push(opts.runtime.toLowerCase());
+    }
+    if (opts.after) {
+      where.push("(reinforced_at < ? OR (reinforced_at = ? AND seq < ?))");
+      args.push(opts.after.reinforcedAt, opts.after.reinforcedAt, opts.after.seq);
+    }
+    args.push(opts.limit);
+    return this.db
+      .query<Row, (string | number)[]>(
+        `SELECT * FROM trails WHERE ${where.join(" AND ")} ORDER BY reinforced_at DESC, seq DESC LIMIT ?`,
+      )
+      .all(...args)
+      .map(toRecord);
   }
 }

@@ -1,0 +1,128 @@
+// Rejection verdicts for the enrichment worker: content redaction cannot make safe
+// (sensitive_content), text aimed at the reading agent (prompt_injection), and trails too thin to
+// help (low_quality). Runs on the already-redacted trail. Pure: no I/O.
+import type { Trail } from "./trail.ts";
+import { detectInjection } from "./injection.ts";
+import { LOW_QUALITY_THRESHOLD } from "./quality.ts";
+
+export type RejectionReason = "sensitive_content" | "prompt_injection" | "low_quality";
+export const REJECTION_REASONS: readonly RejectionReason[] = ["sensitive_content", "prompt_injection", "low_quality"];
+
+export interface RejectionDetail {
+  reason: RejectionReason;
+  /** JSON pointer of the field, e.g. /solution/code_patches/0/diff; "/" for the whole trail. */
+  path: string;
+  detail: string;
+}
+
+/** Kinds that are secrets (as opposed to personal data such as e-mail, user, host, IP). */
+const SECRET_PLACEHOLDER = /<redacted:(?!email>|user>|host>|ip_address>)[a-z0-9_]+>/g;
+
+/** One string holding this many secrets is a dump (.env, credentials file), not a fix. */
+export const SECRETS_PER_FIELD_LIMIT = 3;
+/** The whole trail holding this many secrets is refused too. */
+export const SECRETS_PER_TRAIL_LIMIT = 6;
+
+// Key material that redaction did not recognise (a mangled header, a bare base64 body, PuTTY).
+const LEFTOVER_KEY: { re: RegExp; detail: string }[] = [
+  { re: /PRIVATE KEY(?: BLOCK)?-----|-----BEGIN [A-Z ]{0,30}PRIVATE/, detail: "private key material is left after redaction" },
+  { re: /PuTTY-User-Key-File-\d|Private-Lines:\s*\d/, detail: "a PuTTY private key file" },
+  { re: /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+\/=]{20,}/, detail: "an OpenSSH private key body (base64)" },
+  { re: /\bMII[A-Za-z0-9+\/]{2}(?:IBADANBgkqhkiG9w0BAQEFAAS|IBAAKC)[A-Za-z0-9+\/=]{20,}/, detail: "an RSA/PKCS#8 private key body (base64 DER)" },
+  { re: /\bMHcCAQEEI[A-Za-z0-9+\/=]{40,}/, detail: "an EC private key body (base64 DER)" },
+];
+
+/** A base64 blob that decodes to a PEM private key (kubeconfig client-key-data, k8s secrets). */
+function base64PrivateKey(t: string): boolean {
+  const re = /LS0tLS1CRUdJTi[A-Za-z0-9+\/]{20,}/g;
+  let m: RegExpExecArray | null;
+  for (let n = 0; n < 16 && (m = re.exec(t)) !== null; n++) {
+    const head = m[0].slice(0, 96);
+    try {
+      if (atob(head.slice(0, head.length - (head.length % 4))).includes("PRIVATE KEY")) return true;
+    } catch {
+      /* not base64 after all */
+    }
+  }
+  return false;
+}
+
+// Whole credential files pasted as text.
+const CREDENTIAL_FILES: { re: RegExp; detail: string }[] = [
+  { re: /aws_secret_access_key[\s\S]{0,400}aws_access_key_id|aws_access_key_id[\s\S]{0,400}aws_secret_access_key/i, detail: "an AWS credentials file" },
+  { re: /\bmachine\s+\S+\s+login\s+\S+\s+password\s+\S+/, detail: "a .netrc credentials file" },
+  { re: /"auths"\s*:\s*\{[\s\S]{0,400}"auth"\s*:\s*"[^"]+"/, detail: "a Docker registry credentials file (config.json)" },
+  { re: /\bclient-(?:key|certificate)-data\s*:\s*\S{20,}|\busers:\s*\n[\s\S]{0,400}\btoken:\s*\S{20,}/, detail: "a kubeconfig with credentials" },
+  { re: /(?:^|\n)[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)[^\n]{0,200}\n[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)/, detail: "an /etc/shadow dump" },
+];
+
+const CREDENTIAL_PATH =
+  /(^|[\/\\])(\.env(\.[\w-]+)?|\.aws[\/\\]credentials|\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|\.yarnrc(\.yml)?|credentials(\.json|\.ya?ml|\.toml)?|secrets?\.(ya?ml|json|toml|env)|\.docker[\/\\]config\.json|kubeconfig|\.kube[\/\\]config|[^\/\\]*\.pem)$/i;
+const KEY_FILE_PATH = /(^|[\/\\])(id_(rsa|dsa|ecdsa|ed25519)|[^\/\\]*\.(key|p12|pfx|jks|keystore|ppk))$/i;
+
+function* strings(value: unknown, path: string): Generator<{ path: string; text: string }> {
+  if (typeof value === "string") yield { path: path || "/", text: value };
+  else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* strings(value[i], `${path}/${i}`);
+  else if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) yield* strings(v, `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+}
+
+function addedText(diff: string): string {
+  const lines = diff.split("\n");
+  if (!lines.some((l) => /^(@@|\+\+\+ |--- |[+-])/.test(l))) return diff;
+  return lines.filter((l) => l.startsWith("+") && !l.startsWith("+++ ")).map((l) => l.slice(1)).join("\n");
+}
+
+/** Why the (redacted) trail holds content that must not be published. */
+export function sensitiveFindings(trail: Trail): RejectionDetail[] {
+  const out: RejectionDetail[] = [];
+  let total = 0;
+  const add = (path: string, detail: string) => out.push({ reason: "sensitive_content", path, detail });
+  for (const { path, text } of strings(trail, "")) {
+    const t = text.length > 70000 ? text.slice(0, 70000) : text;
+    const secrets = t.match(SECRET_PLACEHOLDER)?.length ?? 0;
+    total += secrets;
+    if (secrets >= SECRETS_PER_FIELD_LIMIT) add(path, `${secrets} secrets in one field (a .env or credentials dump)`);
+    for (const k of LEFTOVER_KEY) if (k.re.test(t)) add(path, k.detail);
+    if (base64PrivateKey(t)) add(path, "a base64-encoded private key (e.g. kubeconfig client-key-data)");
+    for (const c of CREDENTIAL_FILES) if (c.re.test(t)) add(path, c.detail);
+  }
+  (trail.solution?.code_patches ?? []).forEach((p, i) => {
+    if (!p || typeof p.file_path !== "string") return;
+    const added = typeof p.diff === "string" ? addedText(p.diff) : "";
+    const secrets = added.match(SECRET_PLACEHOLDER)?.length ?? 0;
+    if (KEY_FILE_PATH.test(p.file_path) && added.trim().length > 0) {
+      add(`/solution/code_patches/${i}`, `a patch writes the key file ${p.file_path}`);
+    } else if (CREDENTIAL_PATH.test(p.file_path) && (secrets >= 2 || /<redacted:private_key>/.test(added))) {
+      add(`/solution/code_patches/${i}`, `a patch writes ${secrets} secrets into the credentials file ${p.file_path}`);
+    }
+  });
+  if (total >= SECRETS_PER_TRAIL_LIMIT && !out.some((d) => /secrets in one field/.test(d.detail))) {
+    add("/", `${total} secrets across the trail`);
+  }
+  return out;
+}
+
+/** Every string of the trail that addresses the reading agent. */
+export function injectionFindings(trail: Trail): RejectionDetail[] {
+  const out: RejectionDetail[] = [];
+  for (const { path, text } of strings(trail, "")) {
+    for (const f of detectInjection(text)) out.push({ reason: "prompt_injection", path, detail: `${f.kind}: ${f.detail}` });
+  }
+  return out;
+}
+
+/** Reasons with the fields and details behind them, for logs and operators. */
+export function explainRejection(trail: Trail, quality: number): RejectionDetail[] {
+  const details = [...sensitiveFindings(trail), ...injectionFindings(trail)];
+  if (!(quality >= LOW_QUALITY_THRESHOLD)) {
+    details.push({ reason: "low_quality", path: "/", detail: `quality ${quality} is below ${LOW_QUALITY_THRESHOLD}` });
+  }
+  return details;
+}
+
+/** [] means accept. Reasons come in a fixed order: sensitive_content, prompt_injection, low_quality. */
+export function rejectionReasons(trail: Trail, quality: number): RejectionReason[] {
+  const found = new Set(explainRejection(trail, quality).map((d) => d.reason));
+  return REJECTION_REASONS.filter((r) => found.has(r));
+}

@@ -1,0 +1,163 @@
+// Drafts (interface.md 2.7, 3.2, 4.4–4.6; decisions §7): a redacted trail held for 30 minutes so
+// that a person can read the exact payload and approve it. The draft id is the only credential:
+// 192 random bits, kept in the database only as its sha256.
+import { createHash, randomBytes } from "node:crypto";
+import { fingerprint } from "../core/fingerprint";
+import { redactDeep } from "../core/redaction";
+import { assessRisk } from "../core/risk";
+import { parseTrail } from "../core/trail";
+import type { DraftRecord, Store } from "../store/ports";
+import { ServiceError, type Caller } from "./errors";
+import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
+import type { TrailService } from "./trails";
+
+export const DRAFT_LIFETIME_S = 1800;
+/** Published and discarded drafts stay readable this long (for the page and publish status). */
+export const FINISHED_DRAFT_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const DRAFT_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+
+export interface DraftDeps {
+  store: Store | null;
+  trails: TrailService;
+  now: () => number;
+  publicUrl: string;
+  draftLimit: number;
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+const notFound = () => new ServiceError(404, "not_found", "no draft with this id (unknown or expired)");
+
+export class DraftService {
+  private readonly quota: FixedWindowLimiter;
+
+  constructor(private readonly deps: DraftDeps) {
+    this.quota = new FixedWindowLimiter(deps.draftLimit, 3600_000, deps.now);
+  }
+
+  private get store(): Store {
+    if (!this.deps.store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+    return this.deps.store;
+  }
+
+  quotaState(address: string): QuotaState {
+    return this.quota.peek(address);
+  }
+
+  create(input: unknown, caller: Caller) {
+    const quota = this.quota.peek(caller.address);
+    if (!quota.allowed) {
+      throw new ServiceError(429, "draft_limited", "too many drafts from this address", undefined, {
+        ...quotaHeaders(quota),
+        "Retry-After": String(quota.reset),
+      });
+    }
+    const parsed = parseTrail(input);
+    if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
+    const { value: trail, counts } = redactDeep(parsed.value);
+    const token = randomBytes(24).toString("base64url");
+    const now = this.deps.now();
+    const record: DraftRecord = {
+      tokenHash: hashToken(token),
+      state: "pending",
+      trail,
+      fingerprint: fingerprint(trail.problem.error),
+      redactions: counts,
+      risk: assessRisk(trail),
+      author: caller.agent,
+      createdAt: now,
+      expiresAt: now + DRAFT_LIFETIME_S * 1000,
+      trailId: null,
+    };
+    try {
+      this.store.drafts.insert(record);
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      throw new ServiceError(503, "unavailable", "the draft could not be stored; retry with backoff");
+    }
+    const taken = this.quota.take(caller.address);
+    return {
+      body: {
+        draft_id: token,
+        approve_url: `${this.deps.publicUrl}/approve.html#${token}`,
+        expires_in: DRAFT_LIFETIME_S,
+        fingerprint: record.fingerprint,
+        redactions: record.redactions,
+        risk: record.risk,
+        trail: record.trail,
+      },
+      quota: taken,
+    };
+  }
+
+  /** The draft behind a token, or 404 for an unknown, malformed or expired one. */
+  private find(token: string): DraftRecord {
+    if (!DRAFT_ID_PATTERN.test(token)) throw notFound();
+    const draft = this.store.drafts.byHash(hashToken(token));
+    if (!draft) throw notFound();
+    if (draft.state === "pending" && draft.expiresAt <= this.deps.now()) throw notFound();
+    return draft;
+  }
+
+  get(token: string): Record<string, unknown> {
+    const d = this.find(token);
+    if (d.state === "pending") {
+      return {
+        draft_id: token,
+        state: d.state,
+        expires_in: Math.max(0, Math.ceil((d.expiresAt - this.deps.now()) / 1000)),
+        fingerprint: d.fingerprint,
+        redactions: d.redactions,
+        risk: d.risk,
+        trail: d.trail,
+      };
+    }
+    if (d.state === "discarded") return { draft_id: token, state: d.state };
+    return { draft_id: token, state: d.state, ...this.trailVerdict(d.trailId!) };
+  }
+
+  private trailVerdict(trailId: string): { trail_id: string; trail_status: string; reasons?: string[] } {
+    const status = this.deps.trails.status(trailId) as { status: string; reasons?: string[] };
+    return status.status === "rejected"
+      ? { trail_id: trailId, trail_status: status.status, reasons: status.reasons }
+      : { trail_id: trailId, trail_status: status.status };
+  }
+
+  /** Approve: publishes once, however many approvals race (decisions §7). */
+  publish(token: string, caller: Caller) {
+    const d = this.find(token);
+    if (d.state !== "pending") throw new ServiceError(409, d.state, `the draft is already ${d.state}`);
+    this.deps.trails.admitPublish(caller.address);
+    const { record, quota } = this.deps.trails.enqueue(d.trail, d.author, caller.address, (inserted) => {
+      // In the same transaction as the trail: a second approval finds the draft published and
+      // rolls its own insert back.
+      if (!this.store.drafts.markPublished(d.tokenHash, inserted.id)) {
+        const now = this.store.drafts.byHash(d.tokenHash);
+        throw new ServiceError(409, now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
+      }
+    });
+    return {
+      body: {
+        draft_id: token,
+        state: "published" as const,
+        trail_id: record.id,
+        trail_status: record.status,
+        status_url: `/v1/trails/${record.id}`,
+      },
+      quota,
+    };
+  }
+
+  discard(token: string) {
+    const d = this.find(token);
+    if (d.state !== "pending" || !this.store.drafts.markDiscarded(d.tokenHash)) {
+      const state = this.store.drafts.byHash(d.tokenHash)?.state ?? d.state;
+      throw new ServiceError(409, state === "pending" ? "in_progress" : state, `the draft is already ${state}`);
+    }
+    return { draft_id: token, state: "discarded" as const };
+  }
+
+  purge(): number {
+    const now = this.deps.now();
+    return this.store.drafts.purge(now, now - FINISHED_DRAFT_RETENTION_MS);
+  }
+}

@@ -1,0 +1,120 @@
+// Read-only views (interface.md 2.8–2.10, 4.10–4.12; decisions §9): the feed of recently
+// reinforced trails, the activity list and the aggregate counters.
+import type { FeedCursor, Store, TrailRecord } from "../store/ports";
+import { ServiceError } from "./errors";
+
+const DAY_MS = 24 * 3600 * 1000;
+const REPLIES_PER_ITEM = 3;
+
+export interface FeedQuery {
+  limit?: string | number;
+  cursor?: string;
+  category?: string;
+  runtime?: string;
+}
+
+function intParam(name: string, raw: unknown, min: number, max: number, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const s = String(raw);
+  if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
+    throw new ServiceError(400, "invalid_request", `${name} must be a whole number from ${min} to ${max}`, [
+      { path: `/${name}`, message: `expected an integer from ${min} to ${max}` },
+    ]);
+  }
+  return Number(s);
+}
+
+function textParam(name: string, raw: unknown): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (typeof raw !== "string" || raw.length > 100) {
+    throw new ServiceError(400, "invalid_request", `${name} must be a string of at most 100 characters`);
+  }
+  return raw;
+}
+
+/** Opaque to clients; a keyset position, so pages never repeat or skip as new trails arrive. */
+export const encodeCursor = (c: FeedCursor) => Buffer.from(JSON.stringify([c.reinforcedAt, c.seq])).toString("base64url");
+
+export function decodeCursor(raw: string): FeedCursor {
+  try {
+    if (raw.length > 100) throw new Error();
+    const [reinforcedAt, seq] = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if (!Number.isSafeInteger(reinforcedAt) || !Number.isSafeInteger(seq)) throw new Error();
+    return { reinforcedAt, seq };
+  } catch {
+    throw new ServiceError(400, "invalid_request", "cursor is not one this colony gave out", [
+      { path: "/cursor", message: "unknown cursor" },
+    ]);
+  }
+}
+
+export class FeedService {
+  constructor(private readonly deps: { store: Store | null; now: () => number }) {}
+
+  private get store(): Store {
+    if (!this.deps.store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+    return this.deps.store;
+  }
+
+  feed(q: FeedQuery) {
+    const limit = intParam("limit", q.limit, 1, 50, 20);
+    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const category = textParam("category", q.category);
+    const runtime = textParam("runtime", q.runtime);
+    const store = this.store;
+    // One extra row tells whether another page exists.
+    const rows = store.trails.feed({ limit: limit + 1, after, category, runtime });
+    const page = rows.slice(0, limit);
+    const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
+    for (const r of store.outcomes.latestWithNotes(page.map((t) => t.seq), REPLIES_PER_ITEM)) {
+      const list = replies.get(r.trailSeq) ?? [];
+      list.push({ outcome: r.outcome, notes: r.notes, agent: r.agent, at: new Date(r.at).toISOString() });
+      replies.set(r.trailSeq, list);
+    }
+    const last = page[page.length - 1];
+    return {
+      items: page.map((t) => this.item(t, replies.get(t.seq) ?? [])),
+      next_cursor: rows.length > limit && last ? encodeCursor({ reinforcedAt: last.reinforcedAt!, seq: last.seq }) : null,
+    };
+  }
+
+  private item(t: TrailRecord, replies: unknown[]) {
+    return {
+      trail_id: t.id,
+      category: t.category,
+      quality: t.quality,
+      risk: t.risk,
+      strength: t.strength,
+      outcomes: t.counts,
+      reinforced_at: new Date(t.reinforcedAt!).toISOString(),
+      trail: t.trail,
+      replies,
+    };
+  }
+
+  activity(q: { limit?: string | number }) {
+    const limit = intParam("limit", q.limit, 1, 50, 20);
+    return {
+      events: this.store.events.recent(limit).map((e) => ({
+        kind: e.kind,
+        agent: e.agent,
+        trail_id: e.trailId,
+        text: e.text,
+        at: new Date(e.at).toISOString(),
+      })),
+    };
+  }
+
+  stats() {
+    const store = this.store;
+    const since = this.deps.now() - DAY_MS;
+    const day = store.stats.since(since);
+    return {
+      trails: store.stats.trailsIndexed(),
+      outcomes_24h: day.outcomes,
+      tokens_saved_24h: day.tokensSaved,
+      agents_24h: day.agents,
+      hot: store.searches.top(since, 10),
+    };
+  }
+}

@@ -1,0 +1,144 @@
+// Feed, activity and stats over real HTTP (interface.md 2.8–2.10, 4.10–4.12; decisions §9).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestColony, type TestColony } from "./support/colony";
+import { agent, json, sampleTrail } from "./support/trails";
+
+let colony: TestColony;
+const ids: string[] = [];
+
+async function publish(error: string, runtime = "python", agentId = "agent-feed-author") {
+  const t = sampleTrail({ error, commands: [`echo ${ids.length}`] });
+  t.environment.runtime = { name: runtime, version: runtime === "node" ? "20.1.0" : "3.11.4" };
+  const res = await colony.fetch("/v1/trails", json(t, agent(agentId)));
+  const id = ((await res.json()) as any).trail_id as string;
+  ids.push(id);
+  return id;
+}
+
+const report = (id: string, outcome: string, agentId: string, notes?: string) =>
+  colony.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome, ...(notes ? { notes } : {}) }, agent(agentId)));
+
+const feed = async (query = "") => {
+  const res = await colony.fetch(`/v1/feed${query}`);
+  return { res, body: (await res.json()) as any };
+};
+
+beforeAll(async () => {
+  colony = await startTestColony();
+  for (let i = 0; i < 6; i++) await publish(`ValueError: feed case number ${["one", "two", "three", "four", "five", "six"][i]}`, i % 2 ? "node" : "python");
+  await colony.service.worker!.drain();
+});
+afterAll(() => colony.dispose());
+
+describe("feed", () => {
+  test("items carry the trail, enrichment, outcomes and the 3 latest replies; newest reinforcement first", async () => {
+    await Bun.sleep(5);
+    for (const [i, who] of ["agent-reply-0001", "agent-reply-0002", "agent-reply-0003", "agent-reply-0004"].entries()) {
+      await report(ids[0]!, i === 1 ? "failed" : "worked", who, `note ${i}`);
+      await Bun.sleep(2);
+    }
+    await report(ids[0]!, "worked", "agent-reply-0005"); // no notes: not a reply
+    const { res, body } = await feed();
+    expect(res.status).toBe(200);
+    const first = body.items[0];
+    expect(first.trail_id).toBe(ids[0]); // its latest counted worked report moved it up
+    expect(Object.keys(first).sort()).toEqual(
+      ["category", "outcomes", "quality", "reinforced_at", "replies", "risk", "strength", "trail", "trail_id"].sort(),
+    );
+    expect(first.outcomes).toEqual({ worked: 4, partially_worked: 0, failed: 1 });
+    expect(first.replies.map((r: any) => r.notes)).toEqual(["note 3", "note 2", "note 1"]);
+    expect(first.replies[0]).toEqual({ outcome: "worked", notes: "note 3", agent: "agent-reply-0004", at: expect.any(String) });
+    const times = body.items.map((i: any) => Date.parse(i.reinforced_at));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  test("paging with the opaque cursor never repeats or skips, also while new trails arrive", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    do {
+      const { body } = await feed(`?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...body.items.map((i: any) => i.trail_id));
+      cursor = body.next_cursor;
+      if (page++ === 0) {
+        await publish("ValueError: arrives during paging");
+        await colony.service.worker!.drain();
+      }
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(new Set(seen)).toEqual(new Set(ids.slice(0, 6)));
+    const all = await feed("?limit=50");
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.body.items.length).toBe(7);
+  });
+
+  test("category and runtime filters", async () => {
+    const node = await feed("?runtime=node&limit=50");
+    expect(node.body.items.length).toBe(3);
+    expect(node.body.items.every((i: any) => i.trail.environment.runtime.name === "node")).toBe(true);
+    const category = node.body.items[0].category;
+    const byCategory = await feed(`?category=${category}&limit=50`);
+    expect(byCategory.body.items.length).toBeGreaterThan(0);
+    expect(byCategory.body.items.every((i: any) => i.category === category)).toBe(true);
+    expect((await feed("?category=no-such-category")).body).toEqual({ items: [], next_cursor: null });
+  });
+
+  test("bad parameters are 400 invalid_request", async () => {
+    for (const q of ["?limit=0", "?limit=51", "?limit=abc", "?cursor=garbage", "?cursor=" + Buffer.from("[1,2.5]").toString("base64url")]) {
+      const { res, body } = await feed(q);
+      expect(res.status).toBe(400);
+      expect(body.error.code).toBe("invalid_request");
+    }
+  });
+
+  test("removed trails leave the feed", async () => {
+    const c = await startTestColony({ COLONY_ADMIN_TOKEN: "operator-token-0123456789" });
+    try {
+      const res = await c.fetch("/v1/trails", json(sampleTrail()));
+      const id = ((await res.json()) as any).trail_id;
+      await c.service.worker!.drain();
+      expect(((await (await c.fetch("/v1/feed")).json()) as any).items.length).toBe(1);
+      await c.fetch(`/v1/trails/${id}`, { method: "DELETE", headers: { Authorization: "Bearer operator-token-0123456789" } });
+      expect(((await (await c.fetch("/v1/feed")).json()) as any).items).toEqual([]);
+      expect(((await (await c.fetch("/v1/stats")).json()) as any).trails).toBe(0);
+    } finally {
+      await c.dispose();
+    }
+  });
+});
+
+describe("activity", () => {
+  test("laid, reinforced, weakened and search events, newest first; default limit 20", async () => {
+    await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two", error_type: "ValueError" }, agent("agent-searcher1")));
+    const { body } = await (async () => {
+      const res = await colony.fetch("/v1/activity?limit=50");
+      return { body: (await res.json()) as any };
+    })();
+    const kinds = new Set(body.events.map((e: any) => e.kind));
+    for (const k of ["laid", "reinforced", "weakened", "search"]) expect(kinds.has(k)).toBe(true);
+    expect(body.events[0].kind).toBe("search");
+    expect(body.events[0].agent).toBe("agent-searcher1");
+    for (const e of body.events) {
+      expect(Object.keys(e).sort()).toEqual(["agent", "at", "kind", "text", "trail_id"]);
+      expect(e.text).not.toContain("feed case number two");
+    }
+    const def = (await (await colony.fetch("/v1/activity")).json()) as any;
+    expect(def.events.length).toBe(20);
+    for (const q of ["?limit=0", "?limit=51", "?limit=x"]) expect((await colony.fetch(`/v1/activity${q}`)).status).toBe(400);
+  });
+});
+
+describe("stats", () => {
+  test("counts indexed trails, outcomes, tokens saved, agents, hot labels", async () => {
+    const res = await colony.fetch("/v1/stats");
+    expect(res.status).toBe(200);
+    const s = (await res.json()) as any;
+    expect(s.trails).toBe(7);
+    expect(s.outcomes_24h).toBe(5);
+    // four counted worked reports on a trail with effort.tokens_spent 12000
+    expect(s.tokens_saved_24h).toBe(4 * 12000);
+    // author, 5 reporters, the searcher
+    expect(s.agents_24h).toBe(7);
+    expect(s.hot).toEqual([{ label: "ValueError", searches: 1 }]);
+  });
+});
