@@ -1,0 +1,212 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { getLoadablePath } from "sqlite-vec";
+import {
+  bundleDir,
+  contentId,
+  extractFiles,
+  fileDigest,
+  isCompiled,
+  prepareNatives,
+  resolveCacheRoot,
+  type EmbeddedFile,
+} from "./native";
+
+const REPO = resolve(import.meta.dir, "../..");
+const ORT_DIR = join(REPO, "node_modules/onnxruntime-node/bin/napi-v6/linux/x64");
+// The real natives the binary embeds: the big library makes the concurrent case a real race.
+const SOURCES = [getLoadablePath(), join(ORT_DIR, "onnxruntime_binding.node"), join(ORT_DIR, "libonnxruntime.so.1")];
+
+let tmp: string;
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), "colony-native-"));
+});
+afterEach(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function describeFiles(paths: string[]): EmbeddedFile[] {
+  return paths.map((p) => ({ name: basename(p), path: p, ...fileDigest(p) }));
+}
+
+function mode(p: string): number {
+  return statSync(p).mode & 0o777;
+}
+
+function sameBytes(a: string, b: string): boolean {
+  return Buffer.compare(readFileSync(a), readFileSync(b)) === 0;
+}
+
+describe("extractFiles", () => {
+  test("writes owner-only copies of every file into a content-hashed directory", () => {
+    const manifest = join(tmp, "manifest.json");
+    writeFileSync(manifest, '{"kind":"static"}');
+    const files = describeFiles([...SOURCES, manifest]);
+    const dir = bundleDir(join(tmp, "cache"), contentId(SOURCES));
+    expect(basename(dir)).toMatch(/^natives-[0-9a-f]{16}$/);
+
+    expect(extractFiles(files, dir).sort()).toEqual(files.map((f) => f.name).sort());
+    expect(mode(dir)).toBe(0o700);
+    for (const f of files) {
+      const out = join(dir, f.name);
+      expect(sameBytes(out, f.path)).toBe(true);
+      expect(mode(out)).toBe(f.name === "manifest.json" ? 0o600 : 0o700);
+    }
+    expect(readdirSync(dir).sort()).toEqual(files.map((f) => f.name).sort()); // no temp files left
+  });
+
+  test("the directory name follows the contents", () => {
+    const a = join(tmp, "a.so");
+    writeFileSync(a, "one");
+    const first = contentId([a, SOURCES[0]!]);
+    expect(contentId([a, SOURCES[0]!])).toBe(first);
+    writeFileSync(a, "two");
+    expect(contentId([a, SOURCES[0]!])).not.toBe(first);
+  });
+
+  test("a second run over an intact cache writes nothing", () => {
+    const files = describeFiles(SOURCES);
+    const dir = join(tmp, "natives");
+    extractFiles(files, dir);
+    const before = files.map((f) => statSync(join(dir, f.name), { bigint: true }));
+    expect(extractFiles(files, dir)).toEqual([]);
+    const after = files.map((f) => statSync(join(dir, f.name), { bigint: true }));
+    expect(after.map((s) => [s.ino, s.mtimeNs])).toEqual(before.map((s) => [s.ino, s.mtimeNs]));
+  });
+
+  test("replaces a truncated, a corrupted (same size) and a symlinked file", () => {
+    const files = describeFiles(SOURCES);
+    const dir = join(tmp, "natives");
+    extractFiles(files, dir);
+    const [vec, binding, lib] = files.map((f) => join(dir, f.name)) as [string, string, string];
+    truncateSync(lib, 1000);
+    const bytes = readFileSync(binding);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(binding, bytes);
+    rmSync(vec);
+    const decoy = join(tmp, "decoy.so");
+    writeFileSync(decoy, readFileSync(SOURCES[0]!));
+    symlinkSync(decoy, vec);
+
+    expect(extractFiles(files, dir).sort()).toEqual(files.map((f) => f.name).sort());
+    for (const f of files) {
+      expect(statSync(join(dir, f.name)).isFile()).toBe(true);
+      expect(sameBytes(join(dir, f.name), f.path)).toBe(true);
+    }
+    expect(existsSync(decoy)).toBe(true); // the link was replaced, not followed
+  });
+
+  test("tightens an existing directory to 0700", () => {
+    const dir = join(tmp, "natives");
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    extractFiles(describeFiles([SOURCES[0]!]), dir);
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  test("refuses a directory that belongs to another user, or a symlink in its place", () => {
+    const other = join(tmp, "other");
+    mkdirSync(other, { mode: 0o700 });
+    const link = join(tmp, "link");
+    symlinkSync(other, link);
+    expect(() => extractFiles(describeFiles([SOURCES[0]!]), link)).toThrow(/not a directory/);
+    if (process.getuid?.() === 0) {
+      chownSync(other, 65534, 65534);
+      expect(() => extractFiles(describeFiles([SOURCES[0]!]), other)).toThrow(/another user/);
+    }
+  });
+
+  test("refuses a damaged source and leaves nothing behind", () => {
+    const src = join(tmp, "lib.so");
+    writeFileSync(src, "good contents");
+    const [file] = describeFiles([src]);
+    writeFileSync(src, "evil contents");
+    const dir = join(tmp, "natives");
+    expect(() => extractFiles([file!], dir)).toThrow(/damaged/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("two processes extracting at once both succeed and leave whole files", async () => {
+    const files = describeFiles(SOURCES);
+    const dir = join(tmp, "cache", "natives-race");
+    const script = join(tmp, "extract.ts");
+    writeFileSync(
+      script,
+      `import { extractFiles } from ${JSON.stringify(join(import.meta.dir, "native.ts"))};
+const [files, dir, startAt] = [JSON.parse(process.argv[2]), process.argv[3], Number(process.argv[4])];
+while (Date.now() < startAt) {} // both children leave the gate together
+console.log(JSON.stringify(extractFiles(files, dir)));`,
+    );
+    const startAt = Date.now() + 700;
+    const kids = [0, 1].map(() =>
+      Bun.spawn([process.execPath, script, JSON.stringify(files), dir, String(startAt)], {
+        stdout: "pipe",
+        stderr: "pipe",
+      }),
+    );
+    const results = await Promise.all(
+      kids.map(async (k) => ({
+        code: await k.exited,
+        out: await new Response(k.stdout).text(),
+        err: await new Response(k.stderr).text(),
+      })),
+    );
+    for (const r of results) {
+      expect(r.err).toBe("");
+      expect(r.code).toBe(0);
+    }
+    for (const f of files) expect(sameBytes(join(dir, f.name), f.path)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(files.map((f) => f.name).sort());
+    expect(extractFiles(files, dir)).toEqual([]);
+  });
+});
+
+describe("fileDigest", () => {
+  test("changes with any byte and with the length", () => {
+    const p = join(tmp, "f");
+    writeFileSync(p, Buffer.alloc(3 << 20, 7)); // spans several chunks
+    const a = fileDigest(p);
+    const bytes = readFileSync(p);
+    bytes[(3 << 20) - 1] = 8;
+    writeFileSync(p, bytes);
+    const b = fileDigest(p);
+    expect(a.size).toBe(3 << 20);
+    expect(b.digest).not.toBe(a.digest);
+    truncateSync(p, 100);
+    expect(fileDigest(p)).toEqual({ size: 100, digest: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  });
+});
+
+describe("resolveCacheRoot", () => {
+  test("COLONY_CACHE_DIR, then XDG_CACHE_HOME/colony, then ~/.cache/colony", () => {
+    expect(resolveCacheRoot({ COLONY_CACHE_DIR: "/c", XDG_CACHE_HOME: "/x", HOME: "/h" })).toBe("/c");
+    expect(resolveCacheRoot({ XDG_CACHE_HOME: "/x", HOME: "/h" })).toBe("/x/colony");
+    expect(resolveCacheRoot({ HOME: "/h" })).toBe("/h/.cache/colony");
+    expect(resolveCacheRoot({ COLONY_CACHE_DIR: "  ", HOME: "/h" })).toBe("/h/.cache/colony");
+  });
+});
+
+describe("prepareNatives from source", () => {
+  test("points into node_modules and models/default and extracts nothing", () => {
+    expect(isCompiled()).toBe(false);
+    const cache = join(tmp, "cache");
+    const paths = prepareNatives({ cacheDir: cache });
+    expect(paths).toEqual({ sqliteVec: getLoadablePath(), ortDir: null, modelDir: join(REPO, "models/default") });
+    expect(existsSync(cache)).toBe(false);
+  });
+});

@@ -1,0 +1,251 @@
+// Where the native parts (sqlite-vec, onnxruntime) and the default model come from. From source
+// they live in node_modules and models/default. In the single binary (tools/build.ts) they are
+// embedded; shared libraries cannot be dlopen()ed from the embedded file system, so they are
+// copied once into an owner-only cache directory named by a hash of their contents.
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  chmodSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { getLoadablePath } from "sqlite-vec";
+
+export interface NativePaths {
+  /** The sqlite-vec loadable extension, for bun:sqlite's db.loadExtension(). */
+  sqliteVec: string;
+  /** Directory holding onnxruntime_binding.node and libonnxruntime; null from source (stock loading). */
+  ortDir: string | null;
+  /** Where the default model files can be read (readFileSync) from: embedded or models/default. */
+  modelDir: string;
+}
+
+/** One embedded native file, as recorded at build time. */
+export interface EmbeddedFile {
+  name: string;
+  /** Path readable with node:fs (inside the binary: /$bunfs/...). */
+  path: string;
+  size: number;
+  digest: string;
+}
+
+/** What the generated entry of the binary registers before the app is imported. */
+export interface EmbeddedBundle {
+  /** Hash of all native contents; names the cache subdirectory. */
+  id: string;
+  natives: EmbeddedFile[];
+  /** Name (within natives) of the sqlite-vec extension. */
+  sqliteVecName: string;
+  /** Name (within natives) of the onnxruntime binding; the libraries it needs sit beside it. */
+  ortBindingName: string;
+  modelDir: string;
+  modelFiles: string[];
+}
+
+/** The rewritten onnxruntime-node binding loader (tools/build.ts) calls this for its .node path. */
+export const ORT_BINDING_HOOK = Symbol.for("colony.native.ortBinding");
+
+const REPO_ROOT = resolve(import.meta.dir, "../..");
+const CHUNK = 1 << 20;
+
+let embedded: EmbeddedBundle | null = null;
+const prepared = new Map<string, NativePaths>();
+let lastPrepared: NativePaths | null = null;
+
+export function isCompiled(): boolean {
+  return Bun.isStandaloneExecutable && embedded !== null;
+}
+
+/** Called once by the binary's generated entry, before the app (and onnxruntime) is imported. */
+export function registerEmbedded(bundle: EmbeddedBundle): void {
+  embedded = bundle;
+  // Whoever imports onnxruntime first (normally after serve.ts called prepareNatives with the
+  // configured cache dir) gets the extracted binding; extraction happens here if not yet done.
+  (globalThis as Record<symbol, unknown>)[ORT_BINDING_HOOK] = (): string => {
+    const paths = lastPrepared ?? prepareNatives();
+    if (paths.ortDir === null) throw new Error("onnxruntime binding requested but not extracted");
+    return join(paths.ortDir, bundle.ortBindingName);
+  };
+}
+
+/** $COLONY_CACHE_DIR, else $XDG_CACHE_HOME/colony, else ~/.cache/colony (same rule as config.ts). */
+export function resolveCacheRoot(env: Record<string, string | undefined> = process.env): string {
+  const explicit = env.COLONY_CACHE_DIR?.trim();
+  if (explicit) return resolve(explicit);
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  return resolve(join(xdg || join(env.HOME || homedir(), ".cache"), "colony"));
+}
+
+function chainHash(h: bigint, chunk: Uint8Array): bigint {
+  return Bun.hash.xxHash3(chunk, h);
+}
+
+function hex(h: bigint): string {
+  return h.toString(16).padStart(16, "0");
+}
+
+/**
+ * Size and a fast content hash (xxHash3 chained over 1 MiB chunks), read in chunks so that
+ * checking a 45 MB library on every start costs milliseconds and no large allocation.
+ */
+export function fileDigest(path: string): { size: number; digest: string } {
+  const fd = openSync(path, "r");
+  try {
+    const buf = new Uint8Array(CHUNK);
+    let size = 0;
+    let h = 0n;
+    for (;;) {
+      const n = readSync(fd, buf, 0, CHUNK, null);
+      if (n <= 0) break;
+      h = chainHash(h, buf.subarray(0, n));
+      size += n;
+    }
+    return { size, digest: hex(h) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isSharedObject(name: string): boolean {
+  return /\.(so(\.\d+)*|node|dylib|dll)$/.test(name);
+}
+
+/** Creates dir (0700) or checks an existing one is ours, a real directory, and owner-only. */
+function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw new Error(`native cache ${dir} is not a directory`);
+  if (typeof process.getuid === "function" && st.uid !== process.getuid()) {
+    throw new Error(`native cache ${dir} belongs to another user (uid ${st.uid}); refusing to load code from it`);
+  }
+  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+}
+
+function isIntact(target: string, file: EmbeddedFile): boolean {
+  let st;
+  try {
+    st = lstatSync(target);
+  } catch {
+    return false;
+  }
+  if (!st.isFile() || st.size !== file.size) return false;
+  if (typeof process.getuid === "function" && st.uid !== process.getuid()) return false;
+  return fileDigest(target).digest === file.digest;
+}
+
+/** Copies the embedded file to target through a temporary name in the same dir: fsync, rename. */
+function writeAtomically(file: EmbeddedFile, target: string, mode: number): void {
+  // The embedded file system serves whole-file reads only (no file descriptors); this runs once.
+  const data = readFileSync(file.path);
+  let h = 0n;
+  for (let off = 0; off < data.length; off += CHUNK) h = chainHash(h, data.subarray(off, off + CHUNK));
+  if (data.length !== file.size || hex(h) !== file.digest) {
+    throw new Error(`embedded ${file.name} is damaged (${data.length} bytes, ${hex(h)}; expected ${file.size}, ${file.digest})`);
+  }
+  const tmp = join(target, "..", `.${file.name}.${process.pid}.${crypto.randomUUID()}.tmp`);
+  let out = -1;
+  try {
+    out = openSync(tmp, "wx", mode);
+    let off = 0;
+    while (off < data.length) off += writeSync(out, data, off, data.length - off);
+    fsyncSync(out);
+    closeSync(out);
+    out = -1;
+    chmodSync(tmp, mode); // exactly owner-only, whatever the umask left
+    renameSync(tmp, target);
+  } catch (err) {
+    if (out !== -1) closeSync(out);
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw err;
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {} // best effort: some file systems refuse fsync on directories
+}
+
+/**
+ * Makes `dir` hold an intact copy of every file (owner-only), replacing missing, truncated or
+ * altered ones. Safe when several processes do it at once: each writes its own temporary file
+ * and renames it over the target, so a reader only ever sees a whole file.
+ * Returns the names it (re)wrote.
+ */
+export function extractFiles(files: readonly EmbeddedFile[], dir: string): string[] {
+  ensurePrivateDir(dir);
+  const written: string[] = [];
+  for (const file of files) {
+    if (file.name.includes("/") || file.name.startsWith(".")) throw new Error(`bad native name ${file.name}`);
+    const target = join(dir, file.name);
+    if (isIntact(target, file)) continue;
+    writeAtomically(file, target, isSharedObject(file.name) ? 0o700 : 0o600);
+    written.push(file.name);
+  }
+  if (written.length > 0) fsyncDir(dir);
+  return written;
+}
+
+/** Names the cache subdirectory: sha256 over the files' names and contents (build time only). */
+export function contentId(paths: readonly string[]): string {
+  const h = new Bun.CryptoHasher("sha256");
+  for (const p of paths) {
+    h.update(`${basename(p)}\0${statSync(p).size}\0`);
+    h.update(readFileSync(p));
+  }
+  return h.digest("hex").slice(0, 16);
+}
+
+/** The cache subdirectory for one set of native contents. */
+export function bundleDir(cacheRoot: string, bundleId: string): string {
+  return join(cacheRoot, `natives-${bundleId}`);
+}
+
+/**
+ * Paths to the native parts and the default model. From source: node_modules and
+ * <repo>/models/default. In the binary: extracts the natives (once per content hash) under
+ * opts.cacheDir (default: resolveCacheRoot()) and returns the cache paths. Memoized per cache dir.
+ */
+export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
+  const root = resolve(opts.cacheDir ?? resolveCacheRoot());
+  const known = prepared.get(root);
+  if (known) return known;
+  let paths: NativePaths;
+  if (isCompiled() && embedded) {
+    const b = embedded;
+    const dir = bundleDir(root, b.id);
+    try {
+      mkdirSync(root, { recursive: true, mode: 0o700 });
+      extractFiles(b.natives, dir);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot unpack the native libraries into ${dir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
+    }
+    if (b.modelFiles.length > 0 && !existsSync(join(b.modelDir, b.modelFiles[0]!))) {
+      throw new Error(`embedded model files are missing from ${b.modelDir}`);
+    }
+    paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir: b.modelDir };
+  } else {
+    paths = { sqliteVec: getLoadablePath(), ortDir: null, modelDir: join(REPO_ROOT, "models", "default") };
+  }
+  prepared.set(root, paths);
+  lastPrepared = paths;
+  return paths;
+}

@@ -1,0 +1,116 @@
+// The single binary: built by tools/build.ts, it runs from an empty directory with no bun, node or
+// node_modules, extracts its native parts to an owner-only cache, serves /readyz with all checks
+// ok, and stops cleanly on SIGTERM.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+import { ensureBinary, freePort, isolatedCopy, pollUntilOk, runBuild, sandboxEnv } from "./support/binary";
+
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+});
+
+function expectNothingReachable(dir: string): void {
+  // Nothing on the way up from the sandbox can lend the binary a node_modules.
+  for (let d = dir; ; d = dirname(d)) {
+    expect(existsSync(join(d, "node_modules"))).toBe(false);
+    if (d === dirname(d)) break;
+  }
+}
+
+function expectPrivateCache(cacheDir: string): string {
+  const [sub, ...more] = readdirSync(cacheDir);
+  expect(more).toEqual([]);
+  expect(sub).toMatch(/^natives-[0-9a-f]{16}$/);
+  const dir = join(cacheDir, sub!);
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  const files = readdirSync(dir).sort();
+  expect(files).toEqual(["libonnxruntime.so.1", "onnxruntime_binding.node", "vec0.so"]);
+  for (const f of files) expect(statSync(join(dir, f)).mode & 0o077).toBe(0);
+  return dir;
+}
+
+describe("native probe binary (sqlite-vec, onnxruntime, embedded files; no server)", () => {
+  test("runs from an empty directory without bun or node, also two at once on a cold cache", async () => {
+    const work = mkdtempSync(join(tmpdir(), "colony-probe-"));
+    cleanup.push(work);
+    const modelDir = join(work, "model", "default");
+    mkdirSync(modelDir, { recursive: true });
+    writeFileSync(join(modelDir, "manifest.json"), '{"kind":"probe"}');
+    writeFileSync(join(modelDir, "model.onnx"), Buffer.alloc(4096, 1));
+    const sandbox = join(work, "run");
+    mkdirSync(sandbox);
+    const exe = join(sandbox, "colony-probe");
+    runBuild(["--probe", "--out", exe, "--model-dir", modelDir]);
+    expectNothingReachable(sandbox);
+
+    const run = async (cache: string) => {
+      const p = Bun.spawn([exe], {
+        cwd: sandbox,
+        env: sandboxEnv(work, { COLONY_CACHE_DIR: cache }),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      return { code: await p.exited, stdout: await new Response(p.stdout).text(), stderr: await new Response(p.stderr).text() };
+    };
+    const check = (pass: string, cache: string, r: { code: number; stdout: string; stderr: string }) => {
+      expect({ pass, stderr: r.stderr, code: r.code }).toEqual({ pass, stderr: "", code: 0 });
+      const out = JSON.parse(r.stdout);
+      expect(out.compiled).toBe(true);
+      expect(out.vecVersion).toMatch(/^v\d/);
+      expect(out.nearest).toBe(1);
+      expect(out.ortOutput).toEqual([1, 2, 3]);
+      expect(out.modelFiles.sort()).toEqual(["manifest.json:16", "model.onnx:4096"]);
+      expect(out.paths.ortDir).toBe(expectPrivateCache(cache));
+    };
+    const cache = join(work, "cache");
+    check("cold cache", cache, await run(cache));
+    check("warm cache", cache, await run(cache));
+    const raced = join(work, "raced-cache");
+    const both = await Promise.all([run(raced), run(raced)]);
+    both.forEach((r, i) => check(`concurrent start ${i}`, raced, r));
+  });
+});
+
+describe("dist/colony", () => {
+  test("serves /readyz with kv, vector and embedding ok from an empty directory, and stops on SIGTERM", async () => {
+    const built = ensureBinary();
+    const { dir, exe } = isolatedCopy(built);
+    cleanup.push(dir);
+    expectNothingReachable(dir);
+    const env = sandboxEnv(dir);
+
+    const version = Bun.spawnSync([exe, "version"], { cwd: dir, env, stderr: "pipe" });
+    expect(version.stderr.toString()).toBe("");
+    expect(version.stdout.toString().trim()).toBe(pkg.version);
+    expect(version.exitCode).toBe(0);
+
+    const port = await freePort();
+    const cache = join(dir, "cache");
+    const proc = Bun.spawn([exe], {
+      cwd: dir,
+      env: { ...env, COLONY_DATA_DIR: join(dir, "data"), COLONY_PORT: String(port), COLONY_CACHE_DIR: cache },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const { res } = await pollUntilOk(`http://127.0.0.1:${port}/readyz`, 30_000);
+      const body = (await res.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      expect(body.status).toBe("ready");
+      expect(Object.keys(body.checks).sort()).toEqual(["embedding", "kv", "vector"]);
+      for (const [name, check] of Object.entries(body.checks)) expect({ name, ok: check.ok }).toEqual({ name, ok: true });
+      expectPrivateCache(cache);
+
+      const t0 = performance.now();
+      proc.kill("SIGTERM");
+      const code = await Promise.race([proc.exited, Bun.sleep(5000).then(() => "timeout")]);
+      expect({ code, stderr: code === 0 ? "" : await new Response(proc.stderr).text() }).toEqual({ code: 0, stderr: "" });
+      expect(performance.now() - t0).toBeLessThan(5000);
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,90 @@
+// Builds (when stale) and runs the single binary, dist/colony, the way a user would: from an
+// empty directory, with no bun, node or node_modules reachable. Used by test/binary.test.ts and
+// bench/startup.bench.ts.
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_DIR } from "./paths";
+
+export const BINARY = join(REPO_DIR, "dist/colony");
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
+  return newest;
+}
+
+/** True when dist/colony is older than anything it is built from. */
+export function binaryIsStale(binary = BINARY): boolean {
+  if (!existsSync(binary)) return true;
+  const inputs = ["src", "tools/build.ts", "models/default", "package.json", "package-lock.json"];
+  const newest = Math.max(...inputs.map((p) => newestMtime(join(REPO_DIR, p))));
+  return statSync(binary).mtimeMs < newest;
+}
+
+/** Runs `bun tools/build.ts` with the given arguments; throws with its output when it fails. */
+export function runBuild(args: string[] = []): void {
+  const r = Bun.spawnSync([process.execPath, join(REPO_DIR, "tools/build.ts"), ...args], {
+    cwd: REPO_DIR,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (r.exitCode !== 0) throw new Error(`tools/build.ts failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
+}
+
+/** dist/colony, built first when missing or stale. */
+export function ensureBinary(): string {
+  if (binaryIsStale()) runBuild();
+  return BINARY;
+}
+
+/** A copy of the binary alone in a fresh temporary directory (nothing else reachable from there). */
+export function isolatedCopy(binary = BINARY): { dir: string; exe: string } {
+  const dir = mkdtempSync(join(tmpdir(), "colony-bin-"));
+  const exe = join(dir, "colony");
+  copyFileSync(binary, exe);
+  return { dir, exe };
+}
+
+export async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
+}
+
+/**
+ * Environment for the binary: only what it needs, PATH empty (so no bun or node can be found;
+ * /usr/bin/node exists on some machines) and HOME inside the sandbox.
+ */
+export function sandboxEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: "", HOME: join(dir, "home"), COLONY_LOG_LEVEL: "warn", ...extra };
+}
+
+/** Polls url until it answers 200; returns the response and how long it took. */
+export async function pollUntilOk(url: string, timeoutMs: number, intervalMs = 5): Promise<{ res: Response; ms: number }> {
+  const t0 = performance.now();
+  let last: unknown = "no answer";
+  while (performance.now() - t0 < timeoutMs) {
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return { res, ms: performance.now() - t0 };
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err;
+    }
+    await Bun.sleep(intervalMs);
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms: ${String(last)}`);
+}
+
+/** Resident set size of a running process in bytes (Linux /proc). */
+export async function rssBytes(pid: number): Promise<number> {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) * 1024;
+}
