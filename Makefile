@@ -5,7 +5,7 @@ BUN := node_modules/.bin/bun
 SHARED ?= ../shared
 export ONNXRUNTIME_NODE_INSTALL := skip
 
-.PHONY: run test deps shared build bench model check clean
+.PHONY: run test deps shared browser build bench model check clean
 
 node_modules/.installed: package.json package-lock.json .npmrc
 	npm ci --no-audit --no-fund
@@ -21,7 +21,11 @@ shared:
 run: deps
 	$(BUN) src/main.ts serve
 
-test: deps shared
+# The approval page is tested in a real headless Chromium, from Debian's packages.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+test: deps shared browser
 	bash tools/test.sh
 
 build: deps

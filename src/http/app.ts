@@ -6,6 +6,7 @@ import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorBody, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
+import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
@@ -45,6 +46,7 @@ export function createApp(service: ColonyService, logger: Logger) {
       .use(searchRoutes(service))
       .use(draftRoutes(service))
       .use(feedRoutes(service))
+      .use(approveRoutes())
   );
 }
 
