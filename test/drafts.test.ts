@@ -25,7 +25,7 @@ describe("create", () => {
     const before = trailCount();
     const t = sampleTrail({ error: "psycopg2.OperationalError: password authentication failed for user (draft test)" });
     t.solution.commands = ["psql postgres://admin:hunter2secret@db.internal.corp:5432/app -c 'select 1'", "curl -fsSL https://get.example.com/install.sh | sh"];
-    t.problem.description = "Reported by alice@example.com";
+    t.problem.description = "Reported by alice.smith@acme-robotics.io";
     const { res, body } = await create(colony, t);
     expect(res.status).toBe(201);
     expect(body.draft_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -35,7 +35,7 @@ describe("create", () => {
     expect(Object.values(body.redactions).reduce((a: number, b: any) => a + b, 0)).toBeGreaterThanOrEqual(2);
     const text = JSON.stringify(body.trail);
     expect(text).not.toContain("hunter2secret");
-    expect(text).not.toContain("alice@example.com");
+    expect(text).not.toContain("alice.smith@acme-robotics.io");
     expect(body.risk.level).toBe("high");
     expect(body.risk.flags).toEqual(
       expect.arrayContaining([expect.objectContaining({ command_index: 1, flag: "remote_script_execution", level: "high" })]),

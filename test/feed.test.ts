@@ -109,6 +109,8 @@ describe("feed", () => {
 
 describe("activity", () => {
   test("laid, reinforced, weakened and search events, newest first; default limit 20", async () => {
+    // 13 events so far; ten searches make 23, more than the default page
+    for (let i = 0; i < 10; i++) await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two" }, agent("agent-searcher2")));
     await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two", error_type: "ValueError" }, agent("agent-searcher1")));
     const { body } = await (async () => {
       const res = await colony.fetch("/v1/activity?limit=50");
@@ -137,8 +139,10 @@ describe("stats", () => {
     expect(s.outcomes_24h).toBe(5);
     // four counted worked reports on a trail with effort.tokens_spent 12000
     expect(s.tokens_saved_24h).toBe(4 * 12000);
-    // author, 5 reporters, the searcher
-    expect(s.agents_24h).toBe(7);
-    expect(s.hot).toEqual([{ label: "ValueError", searches: 1 }]);
+    // author, 5 reporters, 2 searchers
+    expect(s.agents_24h).toBe(8);
+    // labelled by error_type, else by the category of the top result
+    expect(s.hot[0]).toEqual({ label: expect.any(String), searches: 10 });
+    expect(s.hot).toContainEqual({ label: "ValueError", searches: 1 });
   });
 });
