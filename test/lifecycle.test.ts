@@ -206,6 +206,23 @@ describe("lookup by fingerprint", () => {
     });
   });
 
+  test("a cached lookup follows outcomes, merges and removal at once", async () => {
+    const error = "RecursionError: maximum recursion depth exceeded (cache test)";
+    const t = await publishAndSettle(colony, sampleTrail({ error }), "agent-cache-author");
+    const look = async () => (await (await colony.fetch(`/v1/trails/by-fingerprint/${t.fingerprint}`)).json()) as any;
+    const before = await look();
+    expect((await look()).results[0].strength).toBe(before.results[0].strength); // served again
+    await report(colony, t.trail_id, "worked", "agent-cache-reporter");
+    const afterReport = await look();
+    expect(afterReport.results[0].outcomes.worked).toBe(1);
+    expect(afterReport.results[0].strength).toBeGreaterThan(before.results[0].strength);
+    await publishAndSettle(colony, sampleTrail({ error, commands: ["pip install other-fix==1.0"] }), "agent-cache-alt");
+    expect((await look()).results.length).toBe(2);
+    await remove(colony, t.trail_id);
+    const afterRemoval = await look();
+    expect(afterRemoval.results.map((r: any) => r.trail_id)).not.toContain(t.trail_id);
+  });
+
   test("not found: 404 not_found cacheable 60 s; malformed: 400 invalid_request", async () => {
     const res = await colony.fetch(`/v1/trails/by-fingerprint/fp1_${"0".repeat(32)}`);
     expect(res.status).toBe(404);

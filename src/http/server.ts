@@ -40,7 +40,10 @@ export function createFetchHandler(deps: ServerDeps) {
       }
       const body = BODY_METHODS.has(request.method) ? await readBodyLimited(request) : null;
       const client = identify(request.headers, address, deps.pseudonymSecret);
-      const inner = new Request(request.url, { method: request.method, headers: request.headers, body });
+      // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
+      const inner = BODY_METHODS.has(request.method)
+        ? new Request(request.url, { method: request.method, headers: request.headers, body })
+        : request;
       const ctx: RequestContext = { client, route, quota };
       bindContext(inner, ctx);
       response = await deps.app.handle(inner);

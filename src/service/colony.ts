@@ -31,6 +31,7 @@ export class ColonyService {
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly fingerprintListeners: ((fingerprint: string) => void)[] = [];
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
@@ -38,7 +39,14 @@ export class ColonyService {
     const { store, vectors, embedder } = deps.subsystems;
     this.worker =
       store && vectors && embedder
-        ? new EnrichmentWorker({ store, vectors, embedder, logger: deps.logger, now: this.now })
+        ? new EnrichmentWorker({
+            store,
+            vectors,
+            embedder,
+            logger: deps.logger,
+            now: this.now,
+            onChange: (fps) => fps.forEach((fp) => this.emitFingerprintChanged(fp)),
+          })
         : null;
     this.trails = new TrailService({
       store,
@@ -49,6 +57,7 @@ export class ColonyService {
       adminToken: deps.config.adminToken,
       notifyWorker: () => this.worker?.notify(),
       onRemoved: (record) => this.forgetDerived(record),
+      onFingerprintChanged: (fp) => this.emitFingerprintChanged(fp),
     });
     this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
     this.drafts = new DraftService({
@@ -101,6 +110,15 @@ export class ColonyService {
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: err instanceof Error ? err.message : String(err) });
     }
+  }
+
+  /** Called whenever what a fingerprint lookup returns may have changed (for response caches). */
+  onFingerprintChanged(listener: (fingerprint: string) => void): void {
+    this.fingerprintListeners.push(listener);
+  }
+
+  private emitFingerprintChanged(fingerprint: string): void {
+    for (const listener of this.fingerprintListeners) listener(fingerprint);
   }
 
   private forgetDerived(record: TrailRecord): void {

@@ -52,6 +52,8 @@ export interface TrailServiceDeps {
   notifyWorker: () => void;
   /** Forgets derived data about a trail (vectors, lexical index, caches) when it is removed. */
   onRemoved: (record: TrailRecord) => void;
+  /** Tells caches that what a fingerprint lookup returns may have changed. */
+  onFingerprintChanged: (fingerprint: string) => void;
 }
 
 export class TrailService {
@@ -217,7 +219,7 @@ export class TrailService {
     const report = parsed.value;
     const at = this.deps.now();
     const notes = report.notes ? redactDeep(report.notes).value : null;
-    return store.transaction(() => {
+    const result = store.transaction(() => {
       const counted =
         report.outcome !== "not_applicable" &&
         caller.agent !== target.author &&
@@ -249,8 +251,10 @@ export class TrailService {
           at,
         });
       }
-      return { trail_id: target.id, strength: currentStrength, outcomes: counts, counted, fingerprint: target.fingerprint };
+      return { trail_id: target.id, strength: currentStrength, outcomes: counts, counted };
     });
+    if (result.counted) this.deps.onFingerprintChanged(target.fingerprint);
+    return result;
   }
 
   /** Operator removal (decisions §8). */
@@ -269,6 +273,7 @@ export class TrailService {
       store.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       store.tombstones.add(record.id, record.contentHash, this.deps.now());
     });
+    this.deps.onFingerprintChanged(record.fingerprint);
     return { trail_id: trailId, status: "removed" };
   }
 
