@@ -39,7 +39,7 @@ model: deps
 	bash tools/model/train.sh
 
 check: deps
-	$(BUN) x tsc --noEmit -p .
+	node_modules/.bin/tsc --noEmit -p .
 
 clean:
 	rm -rf dist node_modules shared

@@ -6,7 +6,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 const tooLarge = () => new ServiceError(413, "too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
-export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array | null> {
+export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer> | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     if (!/^\d+$/.test(declared.trim())) throw new ServiceError(400, "invalid_request", "Content-Length is not a number");

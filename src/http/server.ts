@@ -24,7 +24,7 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export function createFetchHandler(deps: ServerDeps) {
   const general = new FixedWindowLimiter(deps.config.rateLimit, 60_000);
 
-  return async function fetch(request: Request, server: Server): Promise<Response> {
+  return async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
     const started = performance.now();
     const address = clientAddress(request.headers, server.requestIP(request)?.address ?? null, deps.config.trustProxy);
     let quota: QuotaState = general.peek(address);
