@@ -4,7 +4,7 @@
 import { categoryByRules, type Category } from "./category";
 import { lexicalDocument } from "./lexical";
 import { mergeKey } from "./merge-key";
-import { redactDeep, type RedactionCounts } from "./redaction";
+import { redactTrail, type RedactionCounts } from "./redaction";
 import { rejectionReasons, type RejectionReason } from "./rejection";
 import { assessRisk, type Risk } from "./risk";
 import { scoreQuality } from "./quality";
@@ -24,7 +24,7 @@ export interface Analysis {
 }
 
 export function analyzeTrail(input: Trail): Analysis {
-  const { value: trail, counts: redactions } = redactDeep(input);
+  const { value: trail, counts: redactions } = redactTrail(input);
   const quality = scoreQuality(trail);
   return {
     trail,

@@ -28,7 +28,7 @@ const LEFTOVER_KEY: { re: RegExp; detail: string }[] = [
   { re: /PRIVATE KEY(?: BLOCK)?-----|-----BEGIN [A-Z ]{0,30}PRIVATE/, detail: "private key material is left after redaction" },
   { re: /PuTTY-User-Key-File-\d|Private-Lines:\s*\d/, detail: "a PuTTY private key file" },
   { re: /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+\/=]{20,}/, detail: "an OpenSSH private key body (base64)" },
-  { re: /\bMII[A-Za-z0-9+\/]{2}(?:IBADANBgkqhkiG9w0BAQEFAAS|IBAAKC)[A-Za-z0-9+\/=]{20,}/, detail: "an RSA/PKCS#8 private key body (base64 DER)" },
+  { re: /\bMII[A-Za-z0-9+\/]{3}(?:IBADANBgkqhkiG9w0BAQEFAAS|IBAAKC)[A-Za-z0-9+\/=]{20,}/, detail: "an RSA/PKCS#8 private key body (base64 DER)" },
   { re: /\bMHcCAQEEI[A-Za-z0-9+\/=]{40,}/, detail: "an EC private key body (base64 DER)" },
 ];
 
@@ -87,7 +87,8 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
     if (base64PrivateKey(t)) add(path, "a base64-encoded private key (e.g. kubeconfig client-key-data)");
     for (const c of CREDENTIAL_FILES) if (c.re.test(t)) add(path, c.detail);
   }
-  (trail.solution?.code_patches ?? []).forEach((p, i) => {
+  const patches = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
+  patches.forEach((p, i) => {
     if (!p || typeof p.file_path !== "string") return;
     const added = typeof p.diff === "string" ? addedText(p.diff) : "";
     const secrets = added.match(SECRET_PLACEHOLDER)?.length ?? 0;
@@ -106,7 +107,11 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
 /** Every string of the trail that addresses the reading agent. */
 export function injectionFindings(trail: Trail): RejectionDetail[] {
   const out: RejectionDetail[] = [];
-  for (const { path, text } of strings(trail, "")) {
+  const all = [...strings(trail, "")];
+  // One pass over all fields (blank lines keep them apart) finds the usual clean trail fast;
+  // only then is each field checked, to name where the injection sits.
+  if (detectInjection(all.map((s) => s.text).join("\n\n")).length === 0) return out;
+  for (const { path, text } of all) {
     for (const f of detectInjection(text)) out.push({ reason: "prompt_injection", path, detail: `${f.kind}: ${f.detail}` });
   }
   return out;

@@ -3,7 +3,7 @@
 // 192 random bits, kept in the database only as its sha256.
 import { createHash, randomBytes } from "node:crypto";
 import { fingerprint } from "../core/fingerprint";
-import { redactDeep } from "../core/redaction";
+import { redactTrail } from "../core/redaction";
 import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
@@ -53,7 +53,7 @@ export class DraftService {
     }
     const parsed = parseTrail(input);
     if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
-    const { value: trail, counts } = redactDeep(parsed.value);
+    const { value: trail, counts } = redactTrail(parsed.value);
     const token = randomBytes(24).toString("base64url");
     const now = this.deps.now();
     const record: DraftRecord = {

@@ -3,7 +3,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { canonicalJson } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
 import { environmentOverlap } from "../core/overlap";
-import { redactDeep } from "../core/redaction";
+import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
@@ -129,7 +129,7 @@ export class TrailService {
     if (!parsed.ok) {
       throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
     }
-    const { value: trail } = redactDeep(parsed.value);
+    const { value: trail } = redactTrail(parsed.value);
     const { record, quota } = this.enqueue(trail, caller.agent, caller.address);
     return {
       body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
@@ -218,7 +218,7 @@ export class TrailService {
     const target = record;
     const report = parsed.value;
     const at = this.deps.now();
-    const notes = report.notes ? redactDeep(report.notes).value : null;
+    const notes = report.notes ? redactText(report.notes).text : null;
     const result = store.transaction(() => {
       const counted =
         report.outcome !== "not_applicable" &&

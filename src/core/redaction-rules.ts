@@ -1,0 +1,518 @@
+// The redaction table: every kind of sensitive value, its pattern and its look-alike checks.
+// Data, not code paths: redaction.ts applies the rules in this order, so specific detectors
+// (provider tokens) run before generic ones (assignments, entropy, e-mail, addresses).
+// Every pattern is linear-ish on adversarial input: bounded repeats, no nested unbounded
+// quantifiers, lookbehinds that stop a match from starting mid-word.
+
+export const PLACEHOLDER_PREFIX = "<redacted:";
+export const placeholder = (kind: string) => `${PLACEHOLDER_PREFIX}${kind}>`;
+
+export interface RedactionRule {
+  kind: string;
+  /** What the rule catches, for docs/content-safety.md and for people reading the table. */
+  about: string;
+  /** Global regex with the `d` flag (match indices), so only `group` is replaced. */
+  pattern: RegExp;
+  /** Capture group that holds the sensitive part; 0 = the whole match. */
+  group: number;
+  /** Cheap test the text must pass before the pattern runs (a required literal). */
+  hint?: RegExp;
+  /** Returns false to keep a candidate (a look-alike), or a kind to override the rule's kind. */
+  accept?: (secret: string, m: RegExpExecArray, text: string) => boolean | string;
+  /** Replacement text for the sensitive part (default: the typed placeholder). */
+  replace?: (secret: string) => string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers shared by the accept checks.
+
+/** Shannon entropy in bits per character. */
+export function entropy(s: string): number {
+  if (s.length === 0) return 0;
+  const freq = new Map<string, number>();
+  for (const ch of s) freq.set(ch, (freq.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of freq.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+const classes = (s: string) =>
+  (/[a-z]/.test(s) ? 1 : 0) + (/[A-Z]/.test(s) ? 1 : 0) + (/[0-9]/.test(s) ? 1 : 0) + (/[^A-Za-z0-9]/.test(s) ? 1 : 0);
+
+/** Random-looking: long enough, several character classes, high entropy. */
+export function looksRandom(s: string, minLength = 16, minEntropy = 3.5): boolean {
+  return s.length >= minLength && /[0-9]/.test(s) && /[A-Za-z]/.test(s) && classes(s) >= 2 && entropy(s) >= minEntropy;
+}
+
+const stripQuotes = (s: string) => s.replace(/^["'`]|["'`]$/g, "");
+
+/** Values that are obviously not secrets: placeholders, variables, well-known defaults. */
+const DUMMY_VALUES = new Set([
+  "changeit", "changeme", "password", "passwd", "secret", "token", "example", "test", "dummy",
+  "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", "required",
+  "optional", "string", "your_password", "yourpassword", "your-password", "your_token",
+  "your-token", "your_api_key", "your-api-key", "mypassword", "redacted", "hidden", "empty",
+]);
+
+export function isPlaceholderValue(raw: string): boolean {
+  const v = stripQuotes(raw.trim());
+  if (v === "") return true;
+  if (v.startsWith(PLACEHOLDER_PREFIX)) return true;
+  if (/^[$%]|^\{\{|^<[^>]{0,60}>$|^\[[^\]]{0,60}\]$/.test(v)) return true; // $VAR, ${VAR}, %VAR%, {{ x }}, <your-key>
+  if (/^[*x.•]+$/i.test(v)) return true; // ****, xxxx, ...
+  if (DUMMY_VALUES.has(v.toLowerCase())) return true;
+  return false;
+}
+
+// Splits a name into lowercase segments: DB_PASSWORD, dbPassword, db-password, db.password.
+export function nameSegments(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+// Segments that turn a secret-sounding name into metadata about the secret (token_type,
+// password_file, max_tokens is caught by the exact-segment match).
+const META_SEGMENTS = new Set([
+  "type", "name", "id", "file", "path", "url", "uri", "length", "len", "count", "size", "expires",
+  "expiry", "expiration", "ttl", "timeout", "prompt", "hint", "policy", "field", "label", "header",
+  "endpoint", "env", "var", "limit", "max", "min", "required", "enabled", "enable", "mode", "format",
+  "version", "dir", "location", "stdin", "cmd", "command", "reset", "rotation", "provider", "store",
+  "helper", "kind", "error", "errors", "validation", "strength", "input", "placeholder", "regex",
+]);
+const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass"]);
+
+/** Which secret kind a name (env var, key, flag) announces, or null. */
+export function secretKindOfName(name: string): string | null {
+  const segs = nameSegments(name);
+  if (segs.length === 0 || segs.length > 8) return null;
+  if (segs[0] === "no" || segs[0] === "skip" || segs[0] === "disable") return null;
+  if (segs.some((s) => META_SEGMENTS.has(s))) return null;
+  const joined = segs.join("_");
+  if (/(^|_)api_?key(_|$)/.test(joined)) return "api_key";
+  if (/(^|_)(private|secret|signing|encryption|master|client|app|access|auth)_key(_|$)/.test(joined)) return "secret";
+  for (const s of segs) {
+    if (s.endsWith("password") || s.endsWith("passwd") || s === "passphrase" || s === "passwort") return "password";
+    if (s.endsWith("pass") && !PASS_LOOKALIKES.has(s)) return "password";
+    if (s === "pwd") return "password"; // ODBC PWD=…; the shell's PWD=/path is excluded by the caller
+    if (s.endsWith("secret")) return "secret";
+    if (s.endsWith("token") || s === "auth" || s === "authtoken") return "token";
+  }
+  return null;
+}
+
+// Names whose values are secret only when they look random (session ids, signatures, salts).
+const ENTROPY_NAME_SEGMENTS = new Set([
+  "key", "sig", "signature", "cookie", "session", "sessionid", "sid", "salt", "nonce", "hmac",
+  "credential", "credentials", "jwt", "csrf", "otp", "passcode", "dsn", "license", "cert",
+]);
+
+/** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
+function bareValueLooksSecret(v: string): boolean {
+  if (v.length < 6) return false;
+  if (/^[A-Za-z_$][\w$]*$/.test(v)) return false; // identifier or plain word
+  if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false; // dotted reference
+  if (/^[\d.]+$/.test(v)) return false; // number or version
+  if (/^(\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(v)) return false; // a path
+  return /[0-9]/.test(v) || /[^A-Za-z0-9]/.test(v);
+}
+
+/** Looks back on the same line: does the match sit in a command that talks HTTP? */
+function onHttpCommandLine(m: RegExpExecArray, text: string): boolean {
+  const start = Math.max(0, m.index - 300);
+  const before = text.slice(start, m.index);
+  const line = before.slice(before.lastIndexOf("\n") + 1);
+  return /\b(curl|wget|http|https|httpie|xh|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b/i.test(line);
+}
+
+function decodeBase64(s: string): string | null {
+  try {
+    const bin = atob(s.replace(/[^A-Za-z0-9+/=]/g, ""));
+    return bin;
+  } catch {
+    return null;
+  }
+}
+
+const EMAIL_KEEP_DOMAINS = /(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$/i;
+const EMAIL_KEEP_LOCAL = new Set(["git", "this", "super", "return", "break", "continue"]);
+// File extensions that look like top-level domains in `icon@2x.png` or `pkg@lodash.js`.
+const FILE_EXTENSION_TLDS = new Set([
+  "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "js", "mjs", "cjs", "ts", "tsx", "jsx",
+  "json", "css", "scss", "less", "map", "txt", "md", "html", "htm", "xml", "yml", "yaml", "toml",
+  "lock", "py", "rb", "go", "rs", "java", "kt", "class", "jar", "so", "dll", "exe", "bin", "sh",
+  "zip", "gz", "tgz", "whl", "vue", "svelte", "php", "c", "h", "cpp", "hpp", "log", "cfg", "ini",
+]);
+
+/** IPv4 addresses that identify nobody: loopback, unspecified, documentation, netmasks, well-known public resolvers. */
+export function isHarmlessIPv4(ip: string): boolean {
+  const o = ip.split(".").map(Number);
+  if (o[0] === 127 || o[0] === 0 || o[0] === 255) return true;
+  if (o[0] === 192 && o[1] === 0 && o[2] === 2) return true;
+  if (o[0] === 198 && o[1] === 51 && o[2] === 100) return true;
+  if (o[0] === 203 && o[1] === 0 && o[2] === 113) return true;
+  if (o[0] === 169 && o[1] === 254) return true; // link-local, incl. the cloud metadata address
+  return ["8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "149.112.112.112"].includes(ip);
+}
+
+/** Validates an IPv6 candidate; false for look-alikes (times, MACs, C++ scopes) and harmless addresses. */
+export function isSensitiveIPv6(s: string): boolean {
+  if (!/[0-9]/.test(s)) return false;
+  if (/[a-f]/.test(s) && /[A-F]/.test(s)) return false; // `Add::add`-style identifiers
+  const parts = s.split("::");
+  if (parts.length > 2) return false;
+  const groups = (p: string) => (p === "" ? [] : p.split(":"));
+  const head = groups(parts[0]!);
+  const tail = parts.length === 2 ? groups(parts[1]!) : [];
+  const all = [...head, ...tail];
+  if (all.some((g) => !/^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
+  if (parts.length === 1 && all.length !== 8) return false;
+  if (parts.length === 2 && (all.length > 7 || all.length < 1)) return false;
+  const lower = s.toLowerCase();
+  if (lower === "::1" || lower === "::") return false;
+  if (/^2001:0?db8:/.test(lower)) return false; // documentation range
+  if (parts.length === 2 && all.length < 2 && !/^fe80/.test(lower)) return false; // `x::1`-ish fragments
+  return true;
+}
+
+const INTERNAL_TLDS = new Set([
+  "internal", "local", "lan", "corp", "intranet", "intra", "home", "localdomain", "private", "priv",
+  "svc", "cluster",
+]);
+const INTERNAL_LABELS = new Set(["corp", "internal", "intranet", "intra", "lan", "priv"]);
+const PUBLIC_INTERNAL_NAMES = new Set([
+  "host.docker.internal", "gateway.docker.internal", "kubernetes.docker.internal", "metadata.google.internal",
+]);
+
+export function isInternalHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  if (!/[a-z]/.test(h) || !h.includes(".")) return false; // single-label names (db, redis) are compose services
+  if (PUBLIC_INTERNAL_NAMES.has(h)) return false;
+  const labels = h.split(".");
+  if (INTERNAL_TLDS.has(labels[labels.length - 1]!)) return true;
+  return labels.slice(0, -1).some((l) => INTERNAL_LABELS.has(l));
+}
+
+const GENERIC_USERS = new Set([
+  "runner", "user", "username", "me", "you", "yourname", "your_user", "your-user", "yourusername",
+  "your_username", "your-username", "shared", "public", "default", "default user", "all users",
+  "guest", "ubuntu", "ec2-user", "admin", "administrator", "vagrant", "pi", "node", "app", "root",
+  "jenkins", "builder", "circleci", "travis", "vscode", "codespace", "gitpod", "docker", "name", "x",
+  "...", "..", ".", "*",
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Value syntax shared by the assignment rules: a quoted string on one line, or a bare word.
+const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
+const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
+const NAME = String.raw`[A-Za-z][A-Za-z0-9_.\-]{0,60}`;
+// Case-insensitive keyword without the i flag (which would change the rest of the pattern).
+const ci = (w: string) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join("");
+// A name worth a look contains one of these; checked before the value is scanned, so ordinary
+// `word: …` and `scheme://…` text costs little.
+const NAME_KEYWORDS = ["pass", "pwd", "secret", "token", "key", "auth", "sig", "cookie", "session", "sid", "salt", "nonce", "hmac", "credential", "jwt", "csrf", "otp", "dsn", "license", "cert"];
+const NAME_HINT = String.raw`(?=[A-Za-z0-9_.\-]{0,60}?(?:${NAME_KEYWORDS.map(ci).join("|")}))`;
+
+export const REDACTION_RULES: RedactionRule[] = [
+  // --- Key material --------------------------------------------------------------------------
+  {
+    kind: "private_key",
+    hint: /PRIVATE KEY/,
+    about: "PEM/OpenSSH/PGP private key blocks (BEGIN … PRIVATE KEY … END), also with escaped \\n or a missing END line",
+    pattern:
+      /-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+\/=\s:,.\\_]|-(?!----))*(?:-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----)?/dg,
+    group: 0,
+  },
+  {
+    kind: "jwt",
+    hint: /eyJ/,
+    about: "JSON Web Tokens (three base64url parts, header and payload starting with eyJ)",
+    pattern: /(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,4096}\.eyJ[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{0,2048}/dg,
+    group: 0,
+  },
+  // --- Provider credentials (specific shapes) -------------------------------------------------
+  {
+    kind: "aws_access_key",
+    hint: /A(?:KIA|SIA|BIA|CCA|3T)/,
+    about: "AWS access key ids (AKIA…, ASIA…, ABIA…, ACCA… + 16 characters)",
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/dg,
+    group: 0,
+  },
+  {
+    kind: "aws_secret_key",
+    hint: /secret_?access_?key|aws_?secret/i,
+    about: "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey",
+    pattern:
+      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=|:|=>)[ \t]*["']?([A-Za-z0-9\/+=]{40})(?![A-Za-z0-9\/+=])/dgi,
+    group: 1,
+  },
+  {
+    kind: "github_token",
+    hint: /gh[pousr]_|github_pat_/,
+    about: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
+    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/dg,
+    group: 0,
+  },
+  {
+    kind: "gitlab_token",
+    hint: /gl[a-z]{1,5}-|GR1348941/,
+    about: "GitLab tokens (glpat-, glptt-, gldt-, glrt-, GR1348941 runner tokens)",
+    pattern: /(?<![A-Za-z0-9_\-])(?:gl(?:pat|ptt|dt|rt|soat|ft|imt|agent|cbt)-[A-Za-z0-9_\-]{20,255}|GR1348941[A-Za-z0-9_\-]{20,255})/dg,
+    group: 0,
+  },
+  {
+    kind: "slack_webhook",
+    hint: /hooks\.slack\.com/,
+    about: "Slack incoming-webhook URLs",
+    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_\/]{20,300}/dg,
+    group: 0,
+  },
+  {
+    kind: "slack_token",
+    hint: /xox|xapp-/,
+    about: "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
+    pattern: /(?<![A-Za-z0-9])(?:xox[abposre](?:\.[A-Za-z0-9]+)?-[A-Za-z0-9\-]{10,250}|xapp-\d-[A-Za-z0-9\-]{10,250})/dg,
+    group: 0,
+  },
+  {
+    kind: "stripe_key",
+    hint: /_live_|_test_|whsec_/,
+    about: "Stripe secret and restricted keys and webhook secrets (sk_live_, rk_test_, whsec_)",
+    pattern: /(?<![A-Za-z0-9_])(?:[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}|whsec_[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])/dg,
+    group: 0,
+  },
+  {
+    kind: "anthropic_key",
+    hint: /sk-ant-/,
+    about: "Anthropic API keys (sk-ant-…)",
+    pattern: /(?<![A-Za-z0-9_\-])sk-ant-[A-Za-z0-9_\-]{20,255}/dg,
+    group: 0,
+  },
+  {
+    kind: "openai_key",
+    hint: /sk-/,
+    about: "OpenAI API keys (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…) with random-looking bodies",
+    pattern: /(?<![A-Za-z0-9_\-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,255}/dg,
+    group: 0,
+    accept: (s) => /T3BlbkFJ/.test(s) || (/[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && entropy(s) >= 3.5),
+  },
+  {
+    kind: "google_api_key",
+    hint: /AIza|GOCSPX-/,
+    about: "Google API keys (AIza + 35 characters) and OAuth client secrets (GOCSPX-)",
+    pattern: /(?<![A-Za-z0-9_\-])(?:AIza[0-9A-Za-z_\-]{35}|GOCSPX-[0-9A-Za-z_\-]{28})(?![A-Za-z0-9_\-])/dg,
+    group: 0,
+  },
+  {
+    kind: "google_oauth_token",
+    hint: /ya29\./,
+    about: "Google OAuth access tokens (ya29.…)",
+    pattern: /(?<![A-Za-z0-9_\-])ya29\.[0-9A-Za-z_\-]{20,2048}/dg,
+    group: 0,
+  },
+  {
+    kind: "npm_token",
+    hint: /npm_/,
+    about: "npm access tokens (npm_ + 36 characters)",
+    pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/dg,
+    group: 0,
+  },
+  {
+    kind: "pypi_token",
+    hint: /pypi-/,
+    about: "PyPI API tokens (pypi-AgEIcHlwaS5vcmc…)",
+    pattern: /(?<![A-Za-z0-9_\-])pypi-AgE[A-Za-z0-9_\-]{50,400}/dg,
+    group: 0,
+  },
+  {
+    kind: "huggingface_token",
+    hint: /hf_/,
+    about: "Hugging Face tokens (hf_ + 34+ characters)",
+    pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])/dg,
+    group: 0,
+  },
+  {
+    kind: "sendgrid_key",
+    hint: /SG\./,
+    about: "SendGrid API keys (SG.xxx.yyy)",
+    pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9_\-])/dg,
+    group: 0,
+  },
+  {
+    kind: "azure_connection_string",
+    hint: /AccountKey=|SharedAccess/,
+    about: "Azure storage / Service Bus keys and SAS signatures inside connection strings (AccountKey=, SharedAccessKey=, SharedAccessSignature=)",
+    pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([^;"'\s<>]{8,1024})/dg,
+    group: 1,
+  },
+  // --- Credentials in URLs and headers --------------------------------------------------------
+  {
+    kind: "password",
+    about: "Passwords in URLs and connection strings (scheme://user:password@host)",
+    hint: /:\/\//,
+    pattern: /(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}:\/\/[^\s:\/@<>"']{0,256}:([^\s@\/<>"']{1,256})@/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "basic_auth",
+    hint: /Basic/,
+    about: "HTTP Basic credentials (`Basic <base64 of user:password>`)",
+    pattern: /(?<![A-Za-z0-9])Basic[ \t]+([A-Za-z0-9+\/]{8,1024}={0,2})(?![A-Za-z0-9+\/=])/dg,
+    group: 1,
+    accept: (s) => {
+      const d = decodeBase64(s);
+      return d !== null && d.includes(":") && /^[\x20-\x7e]+$/.test(d);
+    },
+  },
+  {
+    kind: "bearer_token",
+    hint: /bearer/i,
+    about: "Bearer tokens (`Authorization: Bearer …` or a bare `Bearer …`)",
+    pattern: /(?<![A-Za-z0-9])Bearer[ \t]+([A-Za-z0-9\-._~+\/]{8,4096}=*)/dgi,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s) && (/[0-9]/.test(s) || (s.length >= 20 && classes(s) >= 2)),
+  },
+  {
+    kind: "auth_header",
+    hint: /authorization|api-key|-token/i,
+    about: "Other credentials in auth headers (Authorization: token …, X-Api-Key, Private-Token, X-Auth-Token, X-Vault-Token)",
+    pattern:
+      /(?<![A-Za-z0-9\-])(?:Proxy-Authorization|Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|Private-Token|X-Vault-Token|X-Goog-Api-Key)["']?[ \t]*[:=][ \t]*["']?(?:(?:token|Token|Digest|Key|key)[ \t]+)?([^\s"'<>]{8,4096})/dgi,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s) && !/^(Bearer|Basic|Token|Digest)$/i.test(s),
+  },
+  {
+    kind: "password",
+    about: "user:password given to curl/wget/httpie with -u/--user",
+    hint: /-u|--user/,
+    pattern: /(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
+    group: 1,
+    accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
+  },
+  // --- Secrets in assignments and command-line flags ------------------------------------------
+  {
+    kind: "password",
+    about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
+    pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?!-)${BARE})`, "dg"),
+    group: 2,
+    accept: (s, m) => {
+      const kind = secretKindOfName(m[1]!);
+      return kind !== null && !isPlaceholderValue(s) ? kind : false;
+    },
+  },
+  {
+    kind: "password",
+    about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…')",
+    hint: /identified|password/i,
+    pattern: /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    about: "Assignments whose name announces a secret, in env files, shell, YAML, JSON and code (DB_PASSWORD=…, \"api_key\": \"…\", token: …); the kind (password, secret, token, api_key) follows the name. Names of keys, signatures, cookies, sessions, salts, nonces (key=…, sig=…) give high_entropy_secret when the value looks random (≥ 16 chars, letters and digits, entropy ≥ 3.5 bits/char)",
+    hint: /[:=]/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_.\-:=<])(["']?)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 4,
+    accept: (s, m, text) => {
+      const kind = secretKindOfName(m[2]!);
+      if (isPlaceholderValue(s)) return false;
+      const v = stripQuotes(s);
+      if (kind === null) {
+        // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
+        const entropyName = nameSegments(m[2]!).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
+        return entropyName && /^[A-Za-z0-9+\/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
+      }
+      if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
+      if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
+      if (/^\d{1,5}$/.test(v)) return false; // max_token=100, port-like numbers
+      const quoted = /^["']/.test(s);
+      const after = text[m.index + m[0].length];
+      if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
+      const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI
+      if (!quoted && !envStyle && !bareValueLooksSecret(v)) return false;
+      if (!quoted && /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
+      return kind;
+    },
+  },
+  {
+    kind: "high_entropy_secret",
+    about: "Random-looking values of UPPER_CASE environment variables (export FOO=…) — ≥ 20 chars, upper, lower and digits, entropy ≥ 4 bits/char",
+    hint: /[A-Z]=/,
+    pattern: /(?<![A-Za-z0-9_])(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,60}=(["']?)([A-Za-z0-9+\/=_\-.~]{20,1024})\1(?![A-Za-z0-9+\/=_\-.~])/dg,
+    group: 2,
+    accept: (s) => !/^[\/.~]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4, // paths are not secrets
+  },
+  {
+    kind: "password_hash",
+    hint: /\$(?:1|2[abxy]|5|6|y)\$/,
+    about: "crypt(3)/bcrypt password hashes ($1$, $2b$, $5$, $6$, $y$)",
+    pattern: /(?<![A-Za-z0-9$])\$(?:1|2[abxy]|5|6|y)\$[.\/A-Za-z0-9$=,]{20,200}/dg,
+    group: 0,
+  },
+  // --- Personal data ------------------------------------------------------------------------
+  {
+    kind: "email",
+    hint: /@/,
+    about: "E-mail addresses (not git@host SSH remotes, documentation domains, or file names like icon@2x.png)",
+    pattern: /(?<![A-Za-z0-9._%+\-])([A-Za-z0-9][A-Za-z0-9._%+\-]{0,63})@([A-Za-z0-9][A-Za-z0-9.\-]{0,252}[A-Za-z0-9])(?![A-Za-z0-9\-])/dg,
+    group: 0,
+    accept: (_s, m) => {
+      const local = m[1]!;
+      const domain = m[2]!;
+      if (EMAIL_KEEP_LOCAL.has(local.toLowerCase())) return false;
+      const labels = domain.split(".");
+      if (labels.length < 2 || labels.some((l) => l === "")) return false;
+      const tld = labels[labels.length - 1]!;
+      if (!/^[A-Za-z]{2,24}$/.test(tld) || FILE_EXTENSION_TLDS.has(tld.toLowerCase())) return false;
+      return !EMAIL_KEEP_DOMAINS.test(domain);
+    },
+  },
+  {
+    kind: "user",
+    hint: /Users|home/,
+    about: "User names inside home paths (/home/alice, /Users/bob, C:\\Users\\carol); the path shape is kept",
+    pattern:
+      /(?<![A-Za-z0-9_.\-])(?:\/home\/|\/Users\/|[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/))([A-Za-z0-9_][^\s\/\\:*?"<>|'`$%(){}\[\],;]{0,63}(?: [^\s\/\\:*?"<>|'`$%(){}\[\],;]{1,32}(?=\\))?)/dg,
+    group: 1,
+    accept: (s) => !GENERIC_USERS.has(s.toLowerCase()),
+  },
+  {
+    kind: "host",
+    hint: /:\/\//,
+    about: "Internal host names in URLs (.internal, .local, .lan, .corp, .intranet, .svc.cluster.local, or a corp/internal label)",
+    pattern: /(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,15}:\/\/(?:[^\s\/@"']{1,256}@)?([A-Za-z0-9](?:[A-Za-z0-9\-.]{0,251}[A-Za-z0-9])?)/dg,
+    group: 1,
+    accept: (s) => isInternalHost(s),
+  },
+  {
+    kind: "ip_address",
+    about: "IPv4 addresses except loopback, 0.0.0.0, documentation ranges, netmasks, link-local and public DNS resolvers; not version numbers",
+    hint: /\d\.\d/,
+    pattern:
+      /(?<![A-Za-z0-9_.\-])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?![0-9]|\.[0-9]|[A-Za-z_\-])/dg,
+    group: 1,
+    accept: (s, m, text) => {
+      if (isHarmlessIPv4(s)) return false;
+      const before = text.slice(Math.max(0, m.index - 16), m.index).toLowerCase();
+      return !/version|ver[ =:]|v[ =:]?$/.test(before);
+    },
+  },
+  {
+    kind: "ip_address",
+    about: "IPv6 addresses except ::1, :: and 2001:db8::/32",
+    hint: /[0-9A-Fa-f]?::?[0-9A-Fa-f]/,
+    pattern: /(?<![A-Za-z0-9_:.])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})(?![A-Za-z0-9_:])/dg,
+    group: 1,
+    accept: (s) => isSensitiveIPv6(s),
+  },
+];

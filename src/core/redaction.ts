@@ -1,0 +1,158 @@
+// Redaction: replaces sensitive values with typed placeholders (<redacted:kind>) and counts them
+// per kind. Used by publish (first pass), the enrichment worker (second pass), drafts, and the
+// local MCP server before anything leaves the machine. Pure: no I/O.
+//
+// Guarantees: a second pass changes nothing and counts nothing (no rule matches a placeholder or
+// what a placeholder leaves around it); only string values change, so a JSON document keeps its
+// shape; the input is never mutated.
+import type { TSchema } from "@sinclair/typebox";
+import { Trail } from "./trail.ts";
+import { PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+
+export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
+
+export type RedactionCounts = Record<string, number>;
+
+/** Every kind the table can emit (a rule can name a narrower kind from its accept check). */
+export const REDACTION_KINDS: readonly string[] = [
+  ...new Set([...REDACTION_RULES.map((r) => r.kind), "secret", "token", "api_key"]),
+].sort();
+
+function applyRule(rule: RedactionRule, text: string, counts: RedactionCounts): string {
+  if (rule.hint && !rule.hint.test(text)) return text;
+  const re = rule.pattern;
+  re.lastIndex = 0;
+  let out: string[] | null = null;
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    const span = m.indices?.[rule.group];
+    const secret = m[rule.group];
+    if (!span || secret === undefined || secret.startsWith(PLACEHOLDER_PREFIX)) continue;
+    let kind = rule.kind;
+    if (rule.accept) {
+      const verdict = rule.accept(secret, m, text);
+      if (verdict === false) {
+        // A rejected candidate must not hide a real one that starts inside it.
+        re.lastIndex = m.index + 1;
+        continue;
+      }
+      if (typeof verdict === "string") kind = verdict;
+    }
+    // A quoted value keeps its quotes, so JSON or code inside the string stays well-formed.
+    const q = secret.length >= 2 && /^["']/.test(secret) && secret.at(-1) === secret[0] ? secret[0]! : "";
+    const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
+    (out ??= []).push(text.slice(last, span[0]), replacement);
+    last = span[1];
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  re.lastIndex = 0;
+  if (out === null) return text;
+  out.push(text.slice(last));
+  return out.join("");
+}
+
+/** Redacts one string; counts say how many values of each kind were replaced. */
+export function redactText(text: string): { text: string; counts: RedactionCounts } {
+  const counts: RedactionCounts = {};
+  if (typeof text !== "string" || text.length === 0) return { text, counts };
+  let out = text;
+  // Repeat until nothing changes: a replacement late in the table can expose a value an earlier
+  // rule could not see (a host redacted next to an assignment). The result is a fixed point, so
+  // a second call changes nothing and counts nothing.
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const before = out;
+    for (const rule of REDACTION_RULES) out = applyRule(rule, out, counts);
+    if (out === before) break;
+  }
+  return { text: out, counts };
+}
+
+const MAX_PASSES = 4;
+
+export function mergeCounts(into: RedactionCounts, from: RedactionCounts): RedactionCounts {
+  for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
+  return into;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (v === null || typeof v !== "object") return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * Redacts every string at any depth of a JSON-like value (arrays and plain objects); keys,
+ * numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
+ */
+export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
+  const counts: RedactionCounts = {};
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") {
+      const r = redactText(v);
+      mergeCounts(counts, r.counts);
+      return r.text;
+    }
+    if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (isPlainObject(v)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x, depth + 1);
+      return out;
+    }
+    return v;
+  };
+  return { value: walk(value, 0) as T, counts };
+}
+
+// --- Keeping a redacted trail inside the schema's length limits --------------------------------
+
+const codePointLength = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/** Cuts s to max characters (code points) without leaving half a placeholder at the end. */
+export function truncateChars(s: string, max: number): string {
+  if (s.length <= max || codePointLength(s) <= max) return s;
+  let out = "";
+  let n = 0;
+  for (const ch of s) {
+    if (n === max) break;
+    out += ch;
+    n++;
+  }
+  return out.replace(/<(?:r(?:e(?:d(?:a(?:c(?:t(?:e(?:d(?::[a-z0-9_]*)?)?)?)?)?)?)?)?)?$/, "").trimEnd();
+}
+
+function fitToSchema(schema: TSchema, value: unknown): unknown {
+  const s = schema as { type?: string; maxLength?: number; items?: TSchema; properties?: Record<string, TSchema> };
+  if (typeof value === "string" && s.type === "string" && s.maxLength !== undefined) {
+    return truncateChars(value, s.maxLength);
+  }
+  if (Array.isArray(value) && s.type === "array" && s.items) return value.map((x) => fitToSchema(s.items!, x));
+  if (isPlainObject(value) && s.type === "object" && s.properties) {
+    const out: Record<string, unknown> = { ...value };
+    for (const [k, sub] of Object.entries(s.properties)) if (k in out) out[k] = fitToSchema(sub, out[k]);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * redactDeep for a Trail, then every string cut back to its schema limit: a placeholder can be
+ * longer than what it replaced (`a@b.co` → `<redacted:email>`), and a redacted trail must still
+ * validate. Use this for trails; redactDeep for anything else.
+ */
+export function redactTrail<T>(trail: T): { value: T; counts: RedactionCounts } {
+  const r = redactDeep(trail);
+  return { value: fitToSchema(Trail, r.value) as T, counts: r.counts };
+}
+
+/** Total number of redactions in a counts map. */
+export const countTotal = (counts: RedactionCounts) => Object.values(counts).reduce((a, b) => a + b, 0);

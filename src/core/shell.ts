@@ -1,0 +1,252 @@
+// A small, forgiving shell parser for risk analysis: enough of POSIX sh, bash, PowerShell and
+// cmd to find the commands a line runs. It splits pipelines (`|`) and lists (`&&`, `||`, `;`,
+// `&`, newlines), honours quotes and escapes, records redirections, and parses `$(…)`, `…`,
+// `<(…)` and PowerShell `( … )` into nested scripts. It never throws and never recurses deeper
+// than MAX_DEPTH, so hostile input costs linear time. Pure: no I/O.
+
+export interface Word {
+  /** The word after quote removal (substitutions keep their source text). */
+  text: string;
+  /** Whether any part of the word was quoted. */
+  quoted: boolean;
+  /** Scripts of the command or process substitutions inside the word. */
+  subs: Script[];
+  /** True when the word is a process substitution `<(…)` or a PowerShell `( … )` group. */
+  group: boolean;
+}
+
+export interface Redirect {
+  op: string;
+  target: string;
+}
+
+export interface SimpleCommand {
+  words: Word[];
+  redirects: Redirect[];
+}
+
+export interface Pipeline {
+  commands: SimpleCommand[];
+}
+
+export type Script = Pipeline[];
+
+const MAX_DEPTH = 6;
+const PLACEHOLDER = /^<[A-Za-z][\w:.\-]{0,40}>/;
+const ESCAPABLE = new Set([" ", "\t", "\n", '"', "'", "\\", "$", "|", ";", "&", "(", ")", "<", ">", "`", "!", "#", "*", "?", "[", "]", "{", "}"]);
+
+/** Index just past the `)` that closes the group opened before `start`, or -1. Quotes are skipped. */
+function findClose(src: string, start: number): number {
+  let depth = 1;
+  for (let i = start; i < src.length; i++) {
+    const c = src[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "'") {
+      const j = src.indexOf("'", i + 1);
+      if (j < 0) return -1;
+      i = j;
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== '"') j += src[j] === "\\" ? 2 : 1;
+      if (j >= src.length) return -1;
+      i = j;
+      continue;
+    }
+    if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+export function parseShell(src: string, depth = 0): Script {
+  const script: Script = [];
+  let pipeline: SimpleCommand[] = [];
+  let cmd: SimpleCommand = { words: [], redirects: [] };
+  let text = "";
+  let quoted = false;
+  let group = false;
+  let inWord = false;
+  let subs: Script[] = [];
+  let pendingRedirect: string | null = null;
+
+  const endWord = () => {
+    if (!inWord) return;
+    if (pendingRedirect !== null) {
+      cmd.redirects.push({ op: pendingRedirect, target: text });
+      pendingRedirect = null;
+    } else cmd.words.push({ text, quoted, subs, group });
+    text = "";
+    quoted = false;
+    group = false;
+    subs = [];
+    inWord = false;
+  };
+  const endCommand = () => {
+    endWord();
+    if (pendingRedirect !== null) {
+      cmd.redirects.push({ op: pendingRedirect, target: "" });
+      pendingRedirect = null;
+    }
+    if (cmd.words.length > 0 || cmd.redirects.length > 0) pipeline.push(cmd);
+    cmd = { words: [], redirects: [] };
+  };
+  const endPipeline = () => {
+    endCommand();
+    if (pipeline.length > 0) script.push({ commands: pipeline });
+    pipeline = [];
+  };
+  /** Parses a substitution body starting at i (just after the opening paren); returns the next index. */
+  const substitution = (i: number, prefix: string, isGroup: boolean): number => {
+    const close = findClose(src, i);
+    const end = close < 0 ? src.length : close;
+    const body = src.slice(i, close < 0 ? src.length : close - 1);
+    if (depth < MAX_DEPTH) subs.push(parseShell(body, depth + 1));
+    text += `${prefix}${body})`;
+    inWord = true;
+    if (isGroup) group = true;
+    return end;
+  };
+
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    const next = src[i + 1];
+    if (c === " " || c === "\t" || c === "\r") {
+      endWord();
+      i++;
+    } else if (c === "\n" || c === ";") {
+      endPipeline();
+      i++;
+    } else if (c === "&" && next === "&") {
+      endPipeline();
+      i += 2;
+    } else if (c === "|" && next === "|") {
+      endPipeline();
+      i += 2;
+    } else if (c === "|") {
+      endCommand();
+      i += next === "&" ? 2 : 1;
+    } else if (c === "&" && next === ">") {
+      endWord();
+      pendingRedirect = src[i + 2] === ">" ? "&>>" : "&>";
+      i += pendingRedirect.length;
+    } else if (c === "&") {
+      endPipeline();
+      i++;
+    } else if (c === "<" && PLACEHOLDER.test(src.slice(i, i + 64))) {
+      // <redacted:password>, <image>, <LOCK_ID>: a placeholder word, not a redirection
+      const end = src.indexOf(">", i) + 1;
+      text += src.slice(i, end);
+      inWord = true;
+      i = end;
+    } else if ((c === ">" || c === "<") && next === "(") {
+      i = substitution(i + 2, `${c}(`, true);
+    } else if (c === ">" || c === "<") {
+      // A word made only of digits right before is a file descriptor (2>, 1>>).
+      let op = c;
+      if (inWord && /^\d+$/.test(text) && !quoted) {
+        op = text + c;
+        text = "";
+        inWord = false;
+      } else endWord();
+      let j = i + 1;
+      while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < 4) op += src[j++];
+      if (src[j] === "&") {
+        // 2>&1: the target is the descriptor itself
+        let k = j + 1;
+        while (k < src.length && /[0-9-]/.test(src[k]!)) k++;
+        cmd.redirects.push({ op, target: src.slice(j, k) });
+        i = k;
+        continue;
+      }
+      pendingRedirect = op;
+      i = j;
+    } else if (c === "'") {
+      const j = src.indexOf("'", i + 1);
+      const end = j < 0 ? src.length : j;
+      text += src.slice(i + 1, end);
+      quoted = true;
+      inWord = true;
+      i = end + 1;
+    } else if (c === '"') {
+      quoted = true;
+      inWord = true;
+      let j = i + 1;
+      while (j < src.length && src[j] !== '"') {
+        const d = src[j]!;
+        if (d === "\\" && j + 1 < src.length && '"\\$`\n'.includes(src[j + 1]!)) {
+          text += src[j + 1];
+          j += 2;
+        } else if (d === "$" && src[j + 1] === "(") {
+          j = substitution(j + 2, "$(", false);
+        } else if (d === "`") {
+          const k = src.indexOf("`", j + 1);
+          if (k < 0) {
+            text += d;
+            j++;
+          } else {
+            if (depth < MAX_DEPTH) subs.push(parseShell(src.slice(j + 1, k), depth + 1));
+            text += src.slice(j, k + 1);
+            j = k + 1;
+          }
+        } else {
+          text += d;
+          j++;
+        }
+      }
+      i = j + 1;
+    } else if (c === "\\") {
+      if (next !== undefined && ESCAPABLE.has(next)) {
+        if (next !== "\n") text += next;
+        inWord = true;
+        i += 2;
+      } else {
+        text += c; // a Windows path separator, not an escape
+        inWord = true;
+        i++;
+      }
+    } else if (c === "$" && next === "(") {
+      i = substitution(i + 2, "$(", false);
+    } else if (c === "`") {
+      const k = src.indexOf("`", i + 1);
+      if (k < 0) {
+        text += c;
+        inWord = true;
+        i++;
+      } else {
+        if (depth < MAX_DEPTH) subs.push(parseShell(src.slice(i + 1, k), depth + 1));
+        text += src.slice(i, k + 1);
+        inWord = true;
+        i = k + 1;
+      }
+    } else if (c === "(" && !inWord) {
+      i = substitution(i + 1, "(", true);
+    } else if (c === ")") {
+      endWord();
+      i++;
+    } else if (c === "#" && !inWord) {
+      const j = src.indexOf("\n", i);
+      i = j < 0 ? src.length : j;
+    } else {
+      text += c;
+      inWord = true;
+      i++;
+    }
+  }
+  endPipeline();
+  return script;
+}
+
+/** Every simple command of a script, nested substitutions included (depth-first). */
+export function* allCommands(script: Script): Generator<SimpleCommand> {
+  for (const p of script)
+    for (const c of p.commands) {
+      yield c;
+      for (const w of c.words) for (const s of w.subs) yield* allCommands(s);
+    }
+}
