@@ -5,6 +5,7 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import type { Store, VectorStore } from "../store/ports";
 import { openDatabase } from "../store/sqlite/database";
+import { DataDirLockedError, lockDataDir, type DataDirLock } from "../store/sqlite/lock";
 import { createSqliteStore } from "../store/sqlite/store";
 import { SqliteVectorStore } from "../store/sqlite/vectors";
 
@@ -37,10 +38,17 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
   let embedder: Embedder | null = null;
   let vectors: VectorStore | null = null;
 
+  let lock: DataDirLock | null = null;
   try {
     db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
+    lock = lockDataDir(opts.dataDir);
     store = createSqliteStore(db);
   } catch (err) {
+    // Two colonies on one directory would both believe they own the queue: refuse to start.
+    if (err instanceof DataDirLockedError) {
+      db?.close();
+      throw err;
+    }
     failures.kv = `store did not open: ${message(err)}`;
     failures.vector = "vector store needs the store, which did not open";
     opts.logger.error("store failed to start", { error: message(err) });
@@ -82,6 +90,7 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
         } catch {}
         db.close();
       }
+      lock?.release();
     },
   };
 }

@@ -1,0 +1,108 @@
+// Online backup and offline restore of a colony's database.
+//
+// Backup: bun:sqlite has no binding for SQLite's backup API; `VACUUM INTO` gives the same
+// guarantee (a consistent point-in-time copy, taken inside one read transaction while the colony
+// keeps writing through WAL) and writes a compact, self-contained file.
+// Restore: refused while a colony holds the data directory; the backup is verified first, and the
+// files it replaces are moved aside, never deleted.
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { DATABASE_FILE, migrate, openDatabase } from "./database";
+import { lockDataDir } from "./lock";
+import { MIGRATIONS } from "./migrations";
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  ms: number;
+}
+
+export function backupDatabase(opts: { dataDir: string; sqliteVecPath: string; file: string }): BackupResult {
+  const source = join(opts.dataDir, DATABASE_FILE);
+  if (!existsSync(source)) throw new Error(`no colony database at ${source}`);
+  const target = resolve(opts.file);
+  if (existsSync(target)) throw new Error(`${target} exists already; backups never overwrite a file`);
+  const started = performance.now();
+  const db = new Database(source, { readonly: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    db.loadExtension(opts.sqliteVecPath);
+    // Write beside the target and rename, so a backup file either is whole or does not exist.
+    const partial = join(dirname(target), `.${basename(target)}.partial`);
+    rmSync(partial, { force: true });
+    db.query("VACUUM INTO ?").run(partial);
+    chmodSync(partial, 0o600);
+    renameSync(partial, target);
+  } finally {
+    db.close();
+  }
+  return { file: target, bytes: statSync(target).size, ms: Math.round(performance.now() - started) };
+}
+
+/** Checks that a file is a sound colony database this version can run. */
+export function verifyBackup(file: string, sqliteVecPath: string): { schemaVersion: number } {
+  const db = new Database(resolve(file), { readonly: true });
+  try {
+    db.loadExtension(sqliteVecPath);
+    const check = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+    if (check.length !== 1 || check[0]!.integrity_check !== "ok") {
+      throw new Error(`${file} failed the integrity check: ${check.map((r) => r.integrity_check).join("; ")}`);
+    }
+    const schemaVersion = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    const newest = Math.max(...MIGRATIONS.map((m) => m.version));
+    if (schemaVersion < 1 || schemaVersion > newest) {
+      throw new Error(`${file} has schema version ${schemaVersion}; this colony runs versions 1 to ${newest}`);
+    }
+    if (!db.query("SELECT 1 FROM sqlite_master WHERE name = 'trails'").get()) {
+      throw new Error(`${file} is not a colony database`);
+    }
+    return { schemaVersion };
+  } finally {
+    db.close();
+  }
+}
+
+export interface RestoreResult {
+  /** Where the replaced database files were moved, or null when there were none. */
+  previous: string | null;
+}
+
+export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; file: string; now?: number }): RestoreResult {
+  const file = resolve(opts.file);
+  if (!existsSync(file)) throw new Error(`no backup at ${file}`);
+  verifyBackup(file, opts.sqliteVecPath);
+  if (!existsSync(opts.dataDir)) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const lock = lockDataDir(opts.dataDir); // throws while a colony runs on this directory
+  try {
+    const current = join(opts.dataDir, DATABASE_FILE);
+    let previous: string | null = null;
+    const existing = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`].filter((f) =>
+      existsSync(join(opts.dataDir, f)),
+    );
+    if (existing.length > 0) {
+      // The WAL moves with its database: applied to the restored file it would corrupt it.
+      previous = join(opts.dataDir, `pre-restore-${new Date(opts.now ?? Date.now()).toISOString().replace(/[:.]/g, "-")}`);
+      mkdirSync(previous, { mode: 0o700 });
+      for (const f of existing) renameSync(join(opts.dataDir, f), join(previous, f));
+    }
+    const incoming = `${current}.restoring`;
+    const copy = new Database(file, { readonly: true });
+    try {
+      copy.loadExtension(opts.sqliteVecPath);
+      rmSync(incoming, { force: true });
+      copy.query("VACUUM INTO ?").run(incoming);
+    } finally {
+      copy.close();
+    }
+    chmodSync(incoming, 0o600);
+    renameSync(incoming, current);
+    // Bring an older backup's schema up to date now, so the first start has nothing to do.
+    const db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
+    migrate(db, MIGRATIONS);
+    db.close();
+    return { previous };
+  } finally {
+    lock.release();
+  }
+}
