@@ -6,7 +6,7 @@ describe("loadConfig", () => {
     const c = loadConfig({ HOME: "/home/u" });
     expect(c.host).toBe("127.0.0.1");
     expect(c.port).toBe(8080);
-    expect(c.publicUrl).toBe("http://127.0.0.1:8080");
+    expect(c.publicUrl).toBeNull(); // derived from the bound address at start
     expect(c.rateLimit).toBe(600);
     expect(c.publishLimit).toBe(30);
     expect(c.draftLimit).toBe(30);

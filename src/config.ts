@@ -10,7 +10,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  publicUrl: string;
+  /** Base of approve_url links; null means http://<host>:<the port actually bound>. */
+  publicUrl: string | null;
   adminToken: string | null;
   /** General requests per minute per client address. */
   rateLimit: number;
@@ -61,9 +62,9 @@ function bool(env: Env, name: string): boolean {
   throw new ConfigError(name, "1, true, yes, on, 0, false, no or off", raw);
 }
 
-function url(env: Env, name: string, fallback: string): string {
+function url(env: Env, name: string): string | null {
   const raw = str(env, name);
-  if (raw === undefined) return fallback;
+  if (raw === undefined) return null;
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -95,12 +96,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError("COLONY_ADMIN_TOKEN", "a secret of at least 16 characters", "<hidden>");
   }
-  const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   return {
     host,
     port,
     dataDir: resolve(str(env, "COLONY_DATA_DIR") ?? "colony_data"),
-    publicUrl: url(env, "COLONY_PUBLIC_URL", `http://${urlHost === "0.0.0.0" ? "127.0.0.1" : urlHost}:${port}`),
+    publicUrl: url(env, "COLONY_PUBLIC_URL"),
     adminToken,
     rateLimit: int(env, "COLONY_RATE_LIMIT", 600, 1, 1_000_000),
     publishLimit: int(env, "COLONY_PUBLISH_LIMIT", 30, 1, 1_000_000),

@@ -2,16 +2,25 @@
 // The `colony` command.
 import { CONFIG_DOC, ConfigError, loadConfig } from "./config";
 import { VERSION } from "./version";
+import { MCP_CONFIG_DOC } from "./mcp/config";
 
 const HELP = `colony ${VERSION}: a trails service for software agents
 
 Usage:
   colony [serve]     start a colony (the default)
+  colony mcp         MCP server over stdio, talking to COLONY_URL (docs/mcp.md)
+  colony mcp --http [--port N]
+                     MCP server over HTTP at 127.0.0.1:N/mcp (default COLONY_MCP_PORT, 8090)
+  colony backup FILE write a consistent snapshot of COLONY_DATA_DIR while the colony serves
+  colony restore FILE replace COLONY_DATA_DIR's database with a verified backup (colony stopped)
   colony version     print the version
   colony --help      this help
 
 Configuration (environment variables):
-${CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(24)} ${what} (default: ${def})`).join("\n")}
+${CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n")}
+
+MCP server (colony mcp):
+${MCP_CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n")}
 `;
 
 async function serve(): Promise<void> {
@@ -26,11 +35,23 @@ async function serve(): Promise<void> {
     throw err;
   }
   const { startColony } = await import("./serve");
-  const colony = await startColony(config);
+  const { createLogger } = await import("./log");
+  const { DataDirLockedError } = await import("./store/sqlite/lock");
+  const logger = createLogger(config.logLevel);
+  let colony;
+  try {
+    colony = await startColony(config, { logger });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
   let signals = 0;
   const shutdown = async (signal: string) => {
     if (++signals > 1) return; // a second signal while draining changes nothing
-    process.stderr.write(JSON.stringify({ t: new Date().toISOString(), level: "info", msg: "shutting down", signal }) + "\n");
+    logger.info("shutting down", { signal });
     await colony.stop();
     process.exit(0);
   };
@@ -43,7 +64,16 @@ export async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "serve":
       if (rest.length > 0) break;
+      (await import("./mcp/cli")).checkHostedMcpConfig(); // /mcp's variables: a bad one exits 2 before start
       return serve();
+    case "mcp":
+      if (await (await import("./mcp/cli")).runMcpCommand(rest)) return;
+      break;
+    case "backup":
+    case "restore":
+      if (rest.length !== 1) break;
+      process.exitCode = await (await import("./ops/backup-cli")).runBackupCommand(command, rest[0]);
+      return;
     case "version":
     case "--version":
       process.stdout.write(`${VERSION}\n`);

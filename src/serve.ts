@@ -34,16 +34,20 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     loadEmbedder,
     logger,
   });
-  const service = new ColonyService({ config, logger, subsystems });
+  let boundUrl = "";
+  const publicUrl = () => config.publicUrl ?? boundUrl;
+  const service = new ColonyService({ config, logger, subsystems, publicUrl });
   service.start();
-  const app = createApp(service, logger);
+  const app = createApp(service, config, logger);
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
     fetch: createFetchHandler({ config, logger, app, pseudonymSecret: pseudonymSecret(subsystems) }),
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
-  logger.info("colony listening", { url, data_dir: config.dataDir, public_url: config.publicUrl });
+  const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;
+  logger.info("colony listening", { url, data_dir: config.dataDir, public_url: publicUrl() });
   let stopping: Promise<void> | null = null;
   return {
     url,

@@ -5,16 +5,21 @@ import type { ColonyService } from "../service/colony";
 import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorBody, errorResponse, jsonResponse } from "./errors";
+import type { Config } from "../config";
 import type { Logger } from "../log";
+import { hostedToolConfig } from "../mcp/config";
+import { mcpRoutes } from "../mcp/hosted";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 
-export function createApp(service: ColonyService, logger: Logger) {
+export function createApp(service: ColonyService, config: Config, logger: Logger) {
   return (
-    new Elysia()
+    // standardHostname off: Elysia otherwise assumes a Host of at least 4 characters and finds
+    // the path from offset 11 of the URL, so `Host: x` routed /v1/search as /search (a 404).
+    new Elysia({ handler: { standardHostname: false } })
       .onParse(async ({ request }) => {
         const text = await request.text();
         if (text === "") return undefined;
@@ -47,6 +52,8 @@ export function createApp(service: ColonyService, logger: Logger) {
       .use(draftRoutes(service))
       .use(feedRoutes(service))
       .use(approveRoutes())
+      // Hosted MCP follows this colony's own configuration for high-risk trails.
+      .use(mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }))
   );
 }
 

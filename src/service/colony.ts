@@ -16,6 +16,8 @@ export interface ColonyDeps {
   config: Config;
   logger: Logger;
   subsystems: Subsystems;
+  /** Base of approve_url links (known once the server is bound). */
+  publicUrl: () => string;
   now?: () => number;
 }
 
@@ -64,7 +66,7 @@ export class ColonyService {
       store,
       trails: this.trails,
       now: this.now,
-      publicUrl: deps.config.publicUrl,
+      publicUrl: deps.publicUrl,
       draftLimit: deps.config.draftLimit,
     });
     this.feed = new FeedService({ store, now: this.now });

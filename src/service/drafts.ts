@@ -20,7 +20,7 @@ export interface DraftDeps {
   store: Store | null;
   trails: TrailService;
   now: () => number;
-  publicUrl: string;
+  publicUrl: () => string;
   draftLimit: number;
 }
 
@@ -78,7 +78,7 @@ export class DraftService {
     return {
       body: {
         draft_id: token,
-        approve_url: `${this.deps.publicUrl}/approve.html#${token}`,
+        approve_url: `${this.deps.publicUrl()}/approve.html#${token}`,
         expires_in: DRAFT_LIFETIME_S,
         fingerprint: record.fingerprint,
         redactions: record.redactions,

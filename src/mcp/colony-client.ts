@@ -1,0 +1,212 @@
+// What the MCP tools need from a colony, behind one small interface with two adapters: in-process
+// (the hosted /mcp route calls the service core directly, with the caller's address and agent id,
+// so quotas apply as for the HTTP API and nothing loops back over HTTP) and HTTP (the local stdio
+// server and the standalone HTTP server talk to COLONY_URL).
+import type { OutcomeReport, SearchRequest, Trail, ValidationDetail } from "../core/trail";
+import type { ColonyService } from "../service/colony";
+import { ServiceError, type Caller } from "../service/errors";
+import type { SearchEnvelope } from "../service/trails";
+
+export interface OutcomeResult {
+  trail_id: string;
+  strength: number;
+  outcomes: { worked: number; partially_worked: number; failed: number };
+  counted: boolean;
+}
+
+export interface DraftCreated {
+  draft_id: string;
+  approve_url: string;
+  expires_in: number;
+  fingerprint: string;
+  redactions: Record<string, number>;
+  risk: { level: string; flags: { command_index: number | null; flag: string; level: string; detail: string }[] };
+  trail: Trail;
+}
+
+export interface PublishAccepted {
+  trail_id: string;
+  fingerprint: string;
+  status: string;
+  status_url: string;
+}
+
+/** GET /v1/trails/{id} (decisions §5); only the fields the tools read are typed. */
+export interface TrailStatus {
+  trail_id: string;
+  status: "queued" | "indexed" | "merged" | "rejected" | "removed";
+  merged_into?: string;
+  reasons?: string[];
+  strength?: number;
+  category?: string;
+  [k: string]: unknown;
+}
+
+/** GET /v1/drafts/{id} (decisions §7). */
+export interface DraftStatus {
+  draft_id: string;
+  state: "pending" | "published" | "discarded";
+  expires_in?: number;
+  trail_id?: string;
+  trail_status?: string;
+  reasons?: string[];
+  [k: string]: unknown;
+}
+
+export interface ColonyClient {
+  /** Where the colony is, for messages ("in-process" when hosted). */
+  readonly target: string;
+  search(request: SearchRequest): Promise<SearchEnvelope>;
+  report(trailId: string, report: OutcomeReport): Promise<OutcomeResult>;
+  createDraft(trail: Trail): Promise<DraftCreated>;
+  publish(trail: Trail): Promise<PublishAccepted>;
+  trailStatus(trailId: string): Promise<TrailStatus>;
+  draftStatus(draftId: string): Promise<DraftStatus>;
+}
+
+/** A refusal or failure of the colony; status 0 with code "unreachable" when it did not answer. */
+export class ColonyClientError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfter: number | null = null,
+    readonly details: ValidationDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+function fromServiceError(err: unknown): never {
+  if (err instanceof ServiceError) {
+    const retry = Number(err.headers["Retry-After"]);
+    throw new ColonyClientError(err.status, err.code, err.message, Number.isFinite(retry) ? retry : null, err.details ?? []);
+  }
+  throw err;
+}
+
+/** Calls the service core of this process on behalf of one MCP caller (hosted mode). */
+export class InProcessColonyClient implements ColonyClient {
+  readonly target = "this colony";
+
+  constructor(
+    private readonly service: ColonyService,
+    private readonly caller: Caller,
+  ) {}
+
+  private async run<T>(fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      return fromServiceError(err);
+    }
+  }
+
+  search(request: SearchRequest) {
+    return this.run(() => this.service.search.search(request, this.caller));
+  }
+
+  report(trailId: string, report: OutcomeReport) {
+    return this.run(() => {
+      const { trail_id, strength, outcomes, counted } = this.service.trails.reportOutcome(trailId, report, this.caller);
+      return { trail_id, strength, outcomes, counted };
+    });
+  }
+
+  createDraft(trail: Trail) {
+    return this.run(() => this.service.drafts.create(trail, this.caller).body as DraftCreated);
+  }
+
+  publish(trail: Trail) {
+    return this.run(() => this.service.trails.publish(trail, this.caller).body);
+  }
+
+  trailStatus(trailId: string) {
+    return this.run(() => this.service.trails.status(trailId) as TrailStatus);
+  }
+
+  draftStatus(draftId: string) {
+    return this.run(() => this.service.drafts.get(draftId) as DraftStatus);
+  }
+}
+
+export interface HttpClientOptions {
+  /** Base URL of the colony, without a trailing slash. */
+  baseUrl: string;
+  /** Sent as X-Colony-Agent when set. */
+  agentId?: string | null;
+  /** Sent as X-Forwarded-For (standalone HTTP mode): honoured only by a colony with COLONY_TRUST_PROXY. */
+  forwardedFor?: string | null;
+  /** Per-request time limit. */
+  timeoutMs?: number;
+}
+
+/** Talks to a colony over its HTTP API (local stdio and standalone HTTP modes). */
+export class HttpColonyClient implements ColonyClient {
+  readonly target: string;
+
+  constructor(private readonly opts: HttpClientOptions) {
+    this.target = opts.baseUrl;
+  }
+
+  private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.opts.agentId) headers["x-colony-agent"] = this.opts.agentId;
+    if (this.opts.forwardedFor) headers["x-forwarded-for"] = this.opts.forwardedFor;
+    let res: Response;
+    try {
+      res = await fetch(this.opts.baseUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ColonyClientError(0, "unreachable", `the colony at ${this.opts.baseUrl} cannot be reached (${why})`);
+    }
+    const text = await res.text();
+    let parsed: any = null;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {}
+    if (res.ok) {
+      if (parsed === null) throw new ColonyClientError(res.status, "bad_response", `the colony answered ${res.status} without a JSON body`);
+      return parsed as T;
+    }
+    const retry = Number(res.headers.get("retry-after"));
+    const error = parsed?.error;
+    throw new ColonyClientError(
+      res.status,
+      typeof error?.code === "string" ? error.code : `http_${res.status}`,
+      typeof error?.message === "string" ? error.message : `the colony answered ${res.status}`,
+      res.headers.has("retry-after") && Number.isFinite(retry) ? retry : null,
+      Array.isArray(error?.details) ? error.details : [],
+    );
+  }
+
+  search(request: SearchRequest) {
+    return this.call<SearchEnvelope>("POST", "/v1/search", request);
+  }
+
+  report(trailId: string, report: OutcomeReport) {
+    return this.call<OutcomeResult>("POST", `/v1/trails/${encodeURIComponent(trailId)}/outcomes`, report);
+  }
+
+  createDraft(trail: Trail) {
+    return this.call<DraftCreated>("POST", "/v1/drafts", trail);
+  }
+
+  publish(trail: Trail) {
+    return this.call<PublishAccepted>("POST", "/v1/trails", trail);
+  }
+
+  trailStatus(trailId: string) {
+    return this.call<TrailStatus>("GET", `/v1/trails/${encodeURIComponent(trailId)}`);
+  }
+
+  draftStatus(draftId: string) {
+    return this.call<DraftStatus>("GET", `/v1/drafts/${encodeURIComponent(draftId)}`);
+  }
+}

@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError } from "../config";
+import { parseMcpArgs } from "./cli";
+import { hostedToolConfig, loadMcpConfig, localToolConfig, standaloneToolConfig } from "./config";
+
+describe("loadMcpConfig", () => {
+  test("defaults of interface.md §4.14 and decisions §12", () => {
+    expect(loadMcpConfig({})).toEqual({
+      colonyUrl: "http://127.0.0.1:8080",
+      apiKey: null,
+      publish: "off",
+      minFailedAttempts: 3,
+      allowHighRisk: false,
+      agentId: null,
+      agentModel: "unknown",
+      publishWaitS: 25,
+      mcpPort: 8090,
+    });
+  });
+
+  test("reads every variable", () => {
+    const c = loadMcpConfig({
+      COLONY_URL: "https://colony.example.org/",
+      COLONY_API_KEY: "k",
+      COLONY_PUBLISH: "ASK",
+      COLONY_MIN_FAILED_ATTEMPTS: "0",
+      COLONY_ALLOW_HIGH_RISK: "1",
+      COLONY_AGENT_ID: "agent_id-0001",
+      COLONY_AGENT_MODEL: "claude-x",
+      COLONY_PUBLISH_WAIT_S: "5",
+      COLONY_MCP_PORT: "9100",
+    });
+    expect(c).toEqual({
+      colonyUrl: "https://colony.example.org",
+      apiKey: "k",
+      publish: "ask",
+      minFailedAttempts: 0,
+      allowHighRisk: true,
+      agentId: "agent_id-0001",
+      agentModel: "claude-x",
+      publishWaitS: 5,
+      mcpPort: 9100,
+    });
+  });
+
+  test("a bad value names its variable", () => {
+    const cases: [string, string][] = [
+      ["COLONY_URL", "colony.local"],
+      ["COLONY_PUBLISH", "yes"],
+      ["COLONY_MIN_FAILED_ATTEMPTS", "-1"],
+      ["COLONY_ALLOW_HIGH_RISK", "true"],
+      ["COLONY_AGENT_ID", "has space in it"],
+      ["COLONY_AGENT_MODEL", "m".repeat(201)],
+      ["COLONY_PUBLISH_WAIT_S", "1.5"],
+      ["COLONY_MCP_PORT", "70000"],
+    ];
+    for (const [name, value] of cases) {
+      let err: unknown;
+      try {
+        loadMcpConfig({ [name]: value });
+      } catch (e) {
+        err = e;
+      }
+      expect({ name, isConfigError: err instanceof ConfigError, variable: (err as ConfigError)?.variable }).toEqual({ name, isConfigError: true, variable: name });
+    }
+  });
+
+  test("the hosted route reads only its own variables", () => {
+    const hosted = hostedToolConfig({ COLONY_PUBLISH: "bogus", COLONY_URL: "bogus", COLONY_MIN_FAILED_ATTEMPTS: "2", COLONY_ALLOW_HIGH_RISK: "1" });
+    expect(hosted).toMatchObject({ mode: "hosted", minFailedAttempts: 2, allowHighRisk: true, detectEnvironment: false });
+    expect(() => hostedToolConfig({ COLONY_MIN_FAILED_ATTEMPTS: "x" })).toThrow(ConfigError);
+  });
+
+  test("stdio is local and detects the environment; --http publishes through drafts", () => {
+    const cfg = loadMcpConfig({ COLONY_PUBLISH: "auto" });
+    expect(localToolConfig(cfg)).toMatchObject({ mode: "local", publish: "auto", detectEnvironment: true, publishWaitS: 25 });
+    expect(standaloneToolConfig(cfg)).toMatchObject({ mode: "hosted", detectEnvironment: false });
+  });
+});
+
+describe("parseMcpArgs", () => {
+  test("stdio, --http with or without a port, and refusals", () => {
+    expect(parseMcpArgs([])).toBeNull();
+    expect(parseMcpArgs(["--http"])).toBeNaN();
+    expect(parseMcpArgs(["--http", "--port", "9000"])).toBe(9000);
+    expect(parseMcpArgs(["--http", "--port=0"])).toBe(0);
+    for (const bad of [["--port", "9000"], ["--http", "--port"], ["--http", "--port", "x"], ["--http", "--port", "70000"], ["stdio"], ["--http", "extra"]]) {
+      expect({ bad, parsed: parseMcpArgs(bad) }).toEqual({ bad, parsed: undefined });
+    }
+  });
+});

@@ -1,0 +1,31 @@
+// `colony backup FILE` and `colony restore FILE`: thin wrappers over the store's backup module,
+// using the same configuration (COLONY_DATA_DIR, COLONY_CACHE_DIR) as `colony serve`.
+import { loadConfig } from "../config";
+import { prepareNatives } from "../platform/native";
+import { backupDatabase, restoreDatabase } from "../store/sqlite/backup";
+import { DataDirLockedError } from "../store/sqlite/lock";
+
+export async function runBackupCommand(command: "backup" | "restore", file: string | undefined): Promise<number> {
+  if (!file) {
+    process.stderr.write(`colony: usage: colony ${command} FILE\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const { sqliteVec } = prepareNatives({ cacheDir: config.cacheDir });
+  try {
+    if (command === "backup") {
+      const r = backupDatabase({ dataDir: config.dataDir, sqliteVecPath: sqliteVec, file });
+      process.stdout.write(`backed up ${config.dataDir} to ${r.file} (${r.bytes} bytes, ${r.ms} ms)\n`);
+    } else {
+      const r = restoreDatabase({ dataDir: config.dataDir, sqliteVecPath: sqliteVec, file });
+      process.stdout.write(
+        `restored ${file} into ${config.dataDir}` + (r.previous ? `; the previous database is in ${r.previous}\n` : "\n"),
+      );
+    }
+    return 0;
+  } catch (err) {
+    const refused = err instanceof DataDirLockedError ? " (stop the colony first)" : "";
+    process.stderr.write(`colony: ${command} failed: ${err instanceof Error ? err.message : String(err)}${refused}\n`);
+    return 1;
+  }
+}
