@@ -119,3 +119,26 @@ test("a file that is not a sound colony database is refused and nothing is touch
   expect(existsSync(join(dataDir, "colony.db"))).toBe(false);
   expect(() => restoreDatabase({ dataDir, sqliteVecPath: vec, file: join(dataDir, "missing.db") })).toThrow(/no backup/);
 });
+
+test("the colony backup and colony restore commands", async () => {
+  const dataDir = tempDir("colony-cli-backup-");
+  const port = await freePort();
+  const env = { COLONY_DATA_DIR: dataDir, COLONY_PORT: String(port) };
+  const proc = spawnColony(["serve"], env);
+  await waitFor(`http://127.0.0.1:${port}/readyz`);
+  await fetch(`http://127.0.0.1:${port}/v1/trails`, json(sampleTrail()));
+  const file = join(tempDir(), "cli.db");
+  const backup = spawnColony(["backup", file], env);
+  expect(await backup.exited).toBe(0);
+  expect(await new Response(backup.stdout).text()).toContain("backed up");
+  expect(count(file, "SELECT count(*) AS n FROM trails")).toBe(1);
+  const refused = spawnColony(["restore", file], env);
+  expect(await refused.exited).toBe(1);
+  expect(await new Response(refused.stderr).text()).toContain("stop the colony first");
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(0);
+  const restore = spawnColony(["restore", file], env);
+  expect(await restore.exited).toBe(0);
+  expect(await new Response(restore.stdout).text()).toContain("the previous database is in");
+  expect(await spawnColony(["backup"], env).exited).toBe(2);
+});
