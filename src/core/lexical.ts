@@ -49,8 +49,34 @@ export function lexicalTokens(text: string): string[] {
 /** The text stored in an FTS5 column: tokens separated by spaces. */
 export const lexicalDocument = (text: string) => lexicalTokens(text).join(" ");
 
-/** An FTS5 MATCH expression: any of the query's distinct tokens, each quoted. */
-export function lexicalQuery(text: string): string | null {
-  const distinct = [...new Set(lexicalTokens(text))].slice(0, 64);
-  return distinct.length ? distinct.map((t) => `"${t}"`).join(" OR ") : null;
+/** The distinct terms of a lexical document (or several). */
+export const documentTerms = (...docs: string[]) => [...new Set(docs.join(" ").split(" ").filter(Boolean))];
+
+/** An FTS5 MATCH expression: any of the given tokens, each quoted. */
+export function ftsMatch(tokens: string[]): string | null {
+  const safe = tokens.filter((t) => /^[\p{L}\p{N}_]+$/u.test(t));
+  return safe.length ? safe.map((t) => `"${t}"`).join(" OR ") : null;
+}
+
+/** An FTS5 MATCH expression over all of a text's distinct tokens (no frequency filtering). */
+export const lexicalQuery = (text: string) => ftsMatch([...new Set(lexicalTokens(text))].slice(0, 64));
+
+/** Terms in more than this share of documents carry almost no BM25 weight but cost a scan. */
+export const COMMON_TERM_SHARE = 0.15;
+export const MIN_QUERY_TERMS = 3;
+export const MAX_QUERY_TERMS = 24;
+
+/**
+ * The query terms worth sending to the index: terms present in the index, rarest first; those in
+ * more than COMMON_TERM_SHARE of documents are dropped unless fewer than MIN_QUERY_TERMS would
+ * remain. This keeps a query's cost proportional to rare postings, not to the corpus.
+ */
+export function selectQueryTerms(tokens: string[], docFrequency: Map<string, number>, totalDocs: number): string[] {
+  const present = [...new Set(tokens)]
+    .map((t) => ({ t, df: docFrequency.get(t) ?? 0 }))
+    .filter((x) => x.df > 0)
+    .sort((a, b) => a.df - b.df || (a.t < b.t ? -1 : 1));
+  const rare = present.filter((x) => x.df <= totalDocs * COMMON_TERM_SHARE);
+  const chosen = rare.length >= MIN_QUERY_TERMS ? rare : present.slice(0, MIN_QUERY_TERMS);
+  return chosen.slice(0, MAX_QUERY_TERMS).map((x) => x.t);
 }

@@ -173,7 +173,7 @@ export class EnrichmentWorker {
           });
           if (applied) {
             vectors.upsert(p.seq, vector);
-            store.lexical.upsert(p.seq, lexicalFields(analysis.trail));
+            store.lexical.add(p.seq, lexicalFields(analysis.trail));
             store.events.append({
               kind: "laid",
               agent: record.author,

@@ -1,7 +1,7 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
 import { fingerprint } from "../core/fingerprint";
-import { lexicalQuery } from "../core/lexical";
+import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
 import { rank, type Candidate } from "../core/ranking";
 import { redactText } from "../core/redaction";
@@ -12,7 +12,7 @@ import { ServiceError, type Caller } from "./errors";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
 
 /** How many candidates each retriever contributes to the fusion. */
-export const CANDIDATES_PER_RETRIEVER = 50;
+export const CANDIDATES_PER_RETRIEVER = 30;
 
 export interface SearchDeps {
   store: Store | null;
@@ -53,8 +53,7 @@ export class SearchService {
         throw new ServiceError(503, "unavailable", "semantic search is not available (embedding model or vector index down)");
       }
       const [query] = await embedder.embed([req.query]);
-      const lexicalMatch = mode === "vector" ? null : lexicalQuery(req.query);
-      const lexical = lexicalMatch ? store.lexical.search(lexicalMatch, CANDIDATES_PER_RETRIEVER) : [];
+      const lexical = mode === "vector" ? [] : store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
       const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
       const records = new Map(store.trails.bySeqs(ids).map((r) => [r.seq, r]));

@@ -1,6 +1,6 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "../core/enrichment";
+import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
 import { environmentOverlap } from "../core/overlap";
 import { redactText, redactTrail } from "../core/redaction";
@@ -269,7 +269,8 @@ export class TrailService {
     }
     store.transaction(() => {
       this.deps.onRemoved(record);
-      store.lexical.remove(record.seq);
+      // Only indexed trails are in the lexical index; its document is rebuilt from the content.
+      if (record.status === "indexed") store.lexical.remove(record.seq, lexicalFields(record.trail));
       store.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       store.tombstones.add(record.id, record.contentHash, this.deps.now());
     });

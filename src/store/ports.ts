@@ -39,12 +39,19 @@ export interface LexicalHit {
   score: number;
 }
 
+/** A lexical document: pre-tokenized text (core/lexical.ts lexicalDocument) per field. */
+export interface LexicalDoc {
+  error: string;
+  body: string;
+}
+
 /** Full-text index over a trail's error line and, separately, its explanation and fix. */
 export interface LexicalIndex {
-  upsert(id: number, doc: { error: string; body: string }): void;
-  remove(id: number): void;
-  /** `match` comes from core/lexical.ts lexicalQuery, never from raw user text. */
-  search(match: string, k: number): LexicalHit[];
+  add(id: number, doc: LexicalDoc): void;
+  /** `doc` must be the document that was added, so term statistics stay exact. */
+  remove(id: number, doc: LexicalDoc): void;
+  /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalTokens of the query). */
+  search(tokens: string[], k: number): LexicalHit[];
 }
 
 /** A subsystem's answer to a readiness probe. */

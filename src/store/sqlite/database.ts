@@ -18,8 +18,12 @@ export const DATABASE_FILE = "colony.db";
 export function openDatabase(opts: OpenOptions): Database {
   if (!existsSync(opts.dataDir)) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(opts.dataDir, 0o700);
-  const db = new Database(join(opts.dataDir, DATABASE_FILE), { create: true, strict: true });
+  const file = join(opts.dataDir, DATABASE_FILE);
+  const db = new Database(file, { create: true, strict: true });
   try {
+    // Owner-only, whatever the umask: SQLite gives the -wal and -shm files the mode of the
+    // database file, so this must come before WAL mode creates them (older files are fixed too).
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode keeps every committed
     // transaction across a process crash (kill -9); only a power loss may drop the last commits.
     db.exec("PRAGMA journal_mode = WAL");

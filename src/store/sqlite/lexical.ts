@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import type { LexicalHit, LexicalIndex, SearchCounter } from "../ports";
+import { documentTerms, ftsMatch, selectQueryTerms } from "../../core/lexical";
+import type { LexicalDoc, LexicalHit, LexicalIndex, SearchCounter } from "../ports";
 
 /** BM25 column weights: the error line counts twice the explanation and fix. */
 const ERROR_WEIGHT = 2.0;
@@ -8,30 +9,56 @@ const BODY_WEIGHT = 1.0;
 export class SqliteLexicalIndex implements LexicalIndex {
   private readonly del;
   private readonly ins;
-  private readonly find;
+  private readonly termUp;
+  private readonly termDown;
+  private readonly docsBy;
+  private readonly totalDocs;
 
   constructor(private readonly db: Database) {
     this.del = db.query("DELETE FROM lexical WHERE rowid = ?");
     this.ins = db.query("INSERT INTO lexical (rowid, error, body) VALUES (?, ?, ?)");
-    this.find = db.query<{ id: number; rank: number }, [string, number]>(
-      `SELECT rowid AS id, bm25(lexical, ${ERROR_WEIGHT}, ${BODY_WEIGHT}) AS rank
-       FROM lexical WHERE lexical MATCH ? ORDER BY rank LIMIT ?`,
+    this.termUp = db.query(
+      "INSERT INTO lexical_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
     );
+    this.termDown = db.query("UPDATE lexical_terms SET docs = docs - 1 WHERE term = ?");
+    this.docsBy = db.query("UPDATE counters SET value = value + ? WHERE name = 'lexical_docs'");
+    this.totalDocs = db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'lexical_docs'");
   }
 
-  upsert(id: number, doc: { error: string; body: string }): void {
+  add(id: number, doc: LexicalDoc): void {
     this.db.transaction(() => {
-      this.del.run(id);
       this.ins.run(id, doc.error, doc.body);
+      for (const term of documentTerms(doc.error, doc.body)) this.termUp.run(term);
+      this.docsBy.run(1);
     })();
   }
 
-  remove(id: number): void {
-    this.del.run(id);
+  remove(id: number, doc: LexicalDoc): void {
+    this.db.transaction(() => {
+      if (this.del.run(id).changes === 0) return;
+      for (const term of documentTerms(doc.error, doc.body)) this.termDown.run(term);
+      this.docsBy.run(-1);
+    })();
   }
 
-  search(match: string, k: number): LexicalHit[] {
-    return this.find.all(match, k).map((r) => ({ id: r.id, score: -r.rank }));
+  search(tokens: string[], k: number): LexicalHit[] {
+    const distinct = [...new Set(tokens)].slice(0, 256);
+    if (distinct.length === 0) return [];
+    const rows = this.db
+      .query<{ term: string; docs: number }, string[]>(
+        `SELECT term, docs FROM lexical_terms WHERE term IN (${distinct.map(() => "?").join(",")})`,
+      )
+      .all(...distinct);
+    const total = this.totalDocs.get()?.value ?? 0;
+    const match = ftsMatch(selectQueryTerms(distinct, new Map(rows.map((r) => [r.term, r.docs])), total));
+    if (!match) return [];
+    return this.db
+      .query<{ id: number; rank: number }, [string, number]>(
+        `SELECT rowid AS id, bm25(lexical, ${ERROR_WEIGHT}, ${BODY_WEIGHT}) AS rank
+         FROM lexical WHERE lexical MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(match, k)
+      .map((r) => ({ id: r.id, score: -r.rank }));
   }
 }
 

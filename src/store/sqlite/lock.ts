@@ -2,6 +2,7 @@
 // SQLite file: an OS-level (fcntl) lock that the kernel releases when the process dies, even by
 // kill -9, so a crash never leaves a stale lock behind.
 import { Database } from "bun:sqlite";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 
 export const LOCK_FILE = "colony.lock";
@@ -17,8 +18,10 @@ export class DataDirLockedError extends Error {
 }
 
 export function lockDataDir(dataDir: string): DataDirLock {
-  const db = new Database(join(dataDir, LOCK_FILE), { create: true });
+  const file = join(dataDir, LOCK_FILE);
+  const db = new Database(file, { create: true });
   try {
+    chmodSync(file, 0o600); // owner-only whatever the umask; its -journal inherits this mode
     db.exec("PRAGMA busy_timeout = 0");
     db.exec("PRAGMA locking_mode = EXCLUSIVE");
     db.exec("BEGIN EXCLUSIVE");

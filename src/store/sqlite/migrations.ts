@@ -153,4 +153,21 @@ export const MIGRATIONS: Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    name: "lexical term statistics",
+    sql: `
+      -- Documents per term, kept with the FTS rows, so a query can skip terms that match nearly
+      -- everything without asking FTS5 (whose vocabulary table counts by walking postings).
+      CREATE TABLE lexical_terms (
+        term TEXT PRIMARY KEY,
+        docs INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      -- Backfill from what is indexed already (a one-time walk of the postings).
+      CREATE VIRTUAL TABLE temp.lexical_vocab_backfill USING fts5vocab(main, lexical, 'row');
+      INSERT INTO lexical_terms (term, docs) SELECT term, doc FROM temp.lexical_vocab_backfill;
+      DROP TABLE temp.lexical_vocab_backfill;
+      INSERT INTO counters (name, value) SELECT 'lexical_docs', count(*) FROM lexical_docsize;
+    `,
+  },
 ];

@@ -116,23 +116,43 @@ test("vector store: a different model rebuilds the index; the same model keeps i
   db.close();
 });
 
-test("lexical index: ranks the error column above the body, deletes, survives FTS syntax", async () => {
+test("lexical index: ranks the error column above the body, keeps term statistics exact, survives FTS syntax", async () => {
   const { createSqliteStore } = await import("./store");
-  const { lexicalDocument, lexicalQuery } = await import("../../core/lexical");
+  const { lexicalDocument, lexicalTokens } = await import("../../core/lexical");
   const db = open(tempDir());
   const store = createSqliteStore(db);
-  store.lexical.upsert(1, { error: lexicalDocument("Error [ERR_REQUIRE_ESM]: require() of ES Module"), body: lexicalDocument("use dynamic import") });
-  store.lexical.upsert(2, { error: lexicalDocument("TypeError: x is not a function"), body: lexicalDocument("ERR_REQUIRE_ESM happens elsewhere") });
-  store.lexical.upsert(3, { error: lexicalDocument("libGL.so.1: cannot open shared object file"), body: lexicalDocument("apt install libgl1") });
-  const hits = store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10);
-  expect(hits.map((h) => h.id)).toEqual([1, 2]);
-  expect(store.lexical.search(lexicalQuery("libgl")!, 10).map((h) => h.id)).toEqual([3]);
-  store.lexical.upsert(1, { error: lexicalDocument("something else"), body: "" });
-  expect(store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10).map((h) => h.id)).toEqual([2]);
-  store.lexical.remove(2);
-  expect(store.lexical.search(lexicalQuery("ERR_REQUIRE_ESM")!, 10)).toEqual([]);
-  expect(store.lexical.search(lexicalQuery(`"); DROP TABLE trails; NEAR(x y) OR *`)!, 10)).toEqual([]);
+  const doc = (error: string, body: string) => ({ error: lexicalDocument(error), body: lexicalDocument(body) });
+  const d1 = doc("Error [ERR_REQUIRE_ESM]: require() of ES Module", "use dynamic import");
+  const d2 = doc("TypeError: x is not a function", "ERR_REQUIRE_ESM happens elsewhere");
+  const d3 = doc("libGL.so.1: cannot open shared object file", "apt install libgl1");
+  store.lexical.add(1, d1);
+  store.lexical.add(2, d2);
+  store.lexical.add(3, d3);
+  const find = (q: string) => store.lexical.search(lexicalTokens(q), 10).map((h) => h.id);
+  expect(find("ERR_REQUIRE_ESM")).toEqual([1, 2]);
+  expect(find("libgl")).toEqual([3]);
+  const terms = () => db.query("SELECT term, docs FROM lexical_terms WHERE docs > 0 ORDER BY term").all();
+  const before = terms();
+  store.lexical.remove(1, d1);
+  expect(find("ERR_REQUIRE_ESM")).toEqual([2]);
+  expect((db.query("SELECT docs FROM lexical_terms WHERE term = 'err_require_esm'").get() as any).docs).toBe(1);
+  store.lexical.remove(1, d1); // a second removal changes nothing
+  store.lexical.add(1, d1);
+  expect(terms()).toEqual(before);
+  expect((db.query("SELECT value FROM counters WHERE name = 'lexical_docs'").get() as any).value).toBe(3);
+  store.lexical.remove(2, d2);
+  expect(find("ERR_REQUIRE_ESM")).toEqual([1]);
+  expect(find(`"); DROP TABLE trails; NEAR(x y) OR *`)).toEqual([]);
+  expect(find("")).toEqual([]);
   db.close();
+});
+
+test("query terms: rare first, common ones dropped, never fewer than three", async () => {
+  const { selectQueryTerms } = await import("../../core/lexical");
+  const df = new Map([["error", 900], ["module", 400], ["yaml", 3], ["pyyaml", 1], ["no", 950], ["named", 120]]);
+  expect(selectQueryTerms(["error", "no", "module", "named", "yaml", "pyyaml", "unknown"], df, 1000)).toEqual(["pyyaml", "yaml", "named"]);
+  expect(selectQueryTerms(["error", "no", "module"], df, 1000)).toEqual(["module", "error", "no"]);
+  expect(selectQueryTerms(["zzz"], df, 1000)).toEqual([]);
 });
 
 test("search counter: hourly buckets summed over a window", async () => {

@@ -1,15 +1,18 @@
-// The vector store on sqlite-vec: a bit[D] table for a fast binary-quantized first pass and a
-// float[D] table (cosine) that re-scores the candidates and serves exact search.
+// The vector store on sqlite-vec: a vec0 bit[D] table for a fast binary-quantized first pass, and
+// the float vectors in a plain rowid table (B-tree point lookups are much faster than vec0's) that
+// re-scores the candidates and serves exact brute-force search.
 import type { Database } from "bun:sqlite";
 import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
 
 const SIGNATURE_KEY = "vectors.signature";
+/** Bumped when the table layout changes: a different layout rebuilds like a different model. */
+const LAYOUT = 2;
 /** Set when the index was rebuilt for a new model; cleared once every indexed trail is re-embedded. */
 const REINDEX_PENDING_KEY = "vectors.reindex_pending";
 
 /** How many binary-pass candidates are re-scored per requested result (at least MIN_CANDIDATES). */
-const OVERSAMPLE = 8;
-const MIN_CANDIDATES = 64;
+const OVERSAMPLE = 4;
+const MIN_CANDIDATES = 40;
 
 export interface VectorStoreOpen {
   store: SqliteVectorStore;
@@ -39,7 +42,7 @@ export class SqliteVectorStore implements VectorStore {
       "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
     );
     this.knnFloat = db.query<{ rowid: number; distance: number }, [Float32Array, number]>(
-      "SELECT rowid, distance FROM vec_float WHERE embedding MATCH ? AND k = ?",
+      "SELECT rowid, vec_distance_cosine(embedding, ?) AS distance FROM vec_float ORDER BY distance LIMIT ?",
     );
     this.countStmt = db.query<{ n: number }, []>("SELECT count(*) AS n FROM vec_float");
   }
@@ -52,13 +55,13 @@ export class SqliteVectorStore implements VectorStore {
     if (!Number.isInteger(model.dim) || model.dim <= 0 || model.dim % 8 !== 0) {
       throw new Error(`embedding dimension ${model.dim} is not a positive multiple of 8`);
     }
-    const signature = `${model.name}:${model.dim}`;
+    const signature = `v${LAYOUT}:${model.name}:${model.dim}`;
     const changed = kv.get(SIGNATURE_KEY) !== signature;
     if (changed) {
       db.transaction(() => {
         db.exec("DROP TABLE IF EXISTS vec_float");
         db.exec("DROP TABLE IF EXISTS vec_bits");
-        db.exec(`CREATE VIRTUAL TABLE vec_float USING vec0(embedding float[${model.dim}] distance_metric=cosine)`);
+        db.exec("CREATE TABLE vec_float (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)");
         db.exec(`CREATE VIRTUAL TABLE vec_bits USING vec0(bits bit[${model.dim}])`);
         kv.set(SIGNATURE_KEY, signature);
         kv.set(REINDEX_PENDING_KEY, "1");
