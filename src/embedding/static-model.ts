@@ -1,0 +1,225 @@
+// Colony's own static embedding model (colony-static-v1): word and char n-gram vectors trained
+// with fastText on technical documentation (tools/model/train.sh), pooled by an ONNX graph:
+// embedding = normalize(P · Σ w_i·E[id_i] / Σ w_i), with E an int8 table with per-row scales
+// and P = I − uuᵀ removing the corpus' common direction. The tokenizer (static-tokenizer.ts)
+// turns text into table ids and SIF weights; out-of-vocabulary identifiers fall back to their
+// char n-grams, hashed exactly as fastText hashed them during training.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Embedder, EmbedderInfo } from "./embedder";
+import { ort, type InferenceSession, type Tensor } from "./ort";
+import { TOKENIZER_SPEC, tokenize } from "./static-tokenizer";
+
+export { TOKENIZER_SPEC, tokenize } from "./static-tokenizer";
+
+/** Contents of a static model's tokenizer.json. Ids: 0 = empty text, 1..N words, then n-grams. */
+export interface StaticTokenizerData {
+  spec: string;
+  /** Tokens read per text (after identifier splitting). */
+  maxTokens: number;
+  /** Table positions per text (an out-of-vocabulary token takes one per n-gram found). */
+  maxPositions: number;
+  emptyId: number;
+  words: string[];
+  /** Weight of each word, a/(a + p(word)) from corpus frequencies (SIF). */
+  wordWeights: number[];
+  /** Weight of an out-of-vocabulary token, shared among its n-grams. */
+  oovWeight: number;
+  /** Multiplier for the parts of a split identifier (err, require, esm of ERR_REQUIRE_ESM). */
+  partFactor: number;
+  ngrams: {
+    minn: number;
+    maxn: number;
+    /** fastText's hash space: bucket = fnv1a32(ngram) % buckets. */
+    buckets: number;
+    hash: "fasttext-fnv1a32";
+    /** Buckets kept in the table, in table order (ids N+1, N+2, ...). */
+    kept: number[];
+  };
+}
+
+export interface EncodedBatch {
+  ids: BigInt64Array;
+  weights: Float32Array;
+  seqLen: number;
+}
+
+/** fastText's string hash: FNV-1a over bytes, each byte sign-extended first (int8 → uint32). */
+export function fastTextHash(bytes: Uint8Array, start: number, end: number): number {
+  let h = 2166136261;
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    h = (h ^ (b >= 128 ? (0xffffff00 | b) >>> 0 : b)) >>> 0;
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Bucket numbers of a word's char n-grams as fastText computes them (Dictionary::computeSubwords):
+ * the word is wrapped in '<' '>', n counts UTF-8 characters, single-character n-grams at the
+ * edges are skipped.
+ */
+export function ngramBuckets(word: string, minn: number, maxn: number, buckets: number): number[] {
+  const b = utf8.encode(`<${word}>`);
+  const out: number[] = [];
+  for (let i = 0; i < b.length; i++) {
+    if ((b[i]! & 0xc0) === 0x80) continue;
+    let j = i;
+    for (let n = 1; j < b.length && n <= maxn; n++) {
+      j++;
+      while (j < b.length && (b[j]! & 0xc0) === 0x80) j++;
+      if (n >= minn && !(n === 1 && (i === 0 || j === b.length))) out.push(fastTextHash(b, i, j) % buckets);
+    }
+  }
+  return out;
+}
+
+export class StaticTokenizer {
+  private readonly wordIds = new Map<string, number>();
+  private readonly bucketIds = new Map<number, number>();
+  private readonly idWeights: Float32Array;
+
+  constructor(readonly data: StaticTokenizerData) {
+    if (data.spec !== TOKENIZER_SPEC) {
+      throw new Error(`tokenizer spec ${data.spec} does not match this build's ${TOKENIZER_SPEC}: retrain the model`);
+    }
+    if (data.words.length !== data.wordWeights.length) throw new Error("tokenizer.json: words and wordWeights differ in length");
+    this.idWeights = new Float32Array(data.words.length + 1);
+    data.words.forEach((w, i) => {
+      this.wordIds.set(w, i + 1);
+      this.idWeights[i + 1] = data.wordWeights[i]!;
+    });
+    const base = data.words.length + 1;
+    data.ngrams.kept.forEach((bucket, i) => this.bucketIds.set(bucket, base + i));
+  }
+
+  static fromDirectory(dir: string): StaticTokenizer {
+    return new StaticTokenizer(JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8")) as StaticTokenizerData);
+  }
+
+  /** Rows of the embedding table: the empty row, the words, the kept n-grams. */
+  get tableRows(): number {
+    return 1 + this.data.words.length + this.data.ngrams.kept.length;
+  }
+
+  /** Table ids and weights of one text; never empty (a text without tokens maps to the empty row). */
+  encode(text: string): { ids: number[]; weights: number[] } {
+    const d = this.data;
+    const ids: number[] = [];
+    const weights: number[] = [];
+    for (const tok of tokenize(text, d.maxTokens)) {
+      if (ids.length >= d.maxPositions) break;
+      const factor = tok.part ? d.partFactor : 1;
+      const wid = this.wordIds.get(tok.text);
+      if (wid !== undefined) {
+        ids.push(wid);
+        weights.push(this.idWeights[wid]! * factor);
+        continue;
+      }
+      // Unknown token: the mean of its known n-grams, as fastText builds an OOV word vector.
+      const found: number[] = [];
+      for (const bucket of ngramBuckets(tok.text, d.ngrams.minn, d.ngrams.maxn, d.ngrams.buckets)) {
+        const id = this.bucketIds.get(bucket);
+        if (id !== undefined) found.push(id);
+      }
+      const room = d.maxPositions - ids.length;
+      const use = found.length > room ? found.slice(0, room) : found;
+      for (const id of use) {
+        ids.push(id);
+        weights.push((d.oovWeight * factor) / use.length);
+      }
+    }
+    if (ids.length === 0) {
+      ids.push(d.emptyId);
+      weights.push(1);
+    }
+    return { ids, weights };
+  }
+
+  /** Right-padded batch for the graph: padding positions have id 0 and weight 0. */
+  encodeBatch(texts: string[]): EncodedBatch {
+    const rows = texts.map((t) => this.encode(t));
+    const seqLen = Math.max(1, ...rows.map((r) => r.ids.length));
+    const ids = new BigInt64Array(texts.length * seqLen);
+    const weights = new Float32Array(texts.length * seqLen);
+    rows.forEach((r, b) => {
+      for (let i = 0; i < r.ids.length; i++) {
+        ids[b * seqLen + i] = BigInt(r.ids[i]!);
+        weights[b * seqLen + i] = r.weights[i]!;
+      }
+    });
+    return { ids, weights, seqLen };
+  }
+}
+
+export interface StaticManifest {
+  name: string;
+  kind: "static";
+  dim: number;
+  files: Record<string, { sha256: string; bytes: number }>;
+}
+
+export function isStaticModelDir(dir: string): boolean {
+  const p = join(dir, "manifest.json");
+  if (!existsSync(p)) return false;
+  try {
+    return (JSON.parse(readFileSync(p, "utf8")) as { kind?: unknown }).kind === "static";
+  } catch {
+    return false;
+  }
+}
+
+/** Texts per ONNX run: bounds the padded [batch, seq, dim] intermediate. */
+const RUN_BATCH = 64;
+
+class StaticEmbedder implements Embedder {
+  constructor(
+    readonly info: EmbedderInfo,
+    private readonly tokenizer: StaticTokenizer,
+    private session: InferenceSession | null,
+  ) {}
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const session = this.session;
+    if (!session) throw new Error("static embedder is closed");
+    const out: Float32Array[] = [];
+    for (let s = 0; s < texts.length; s += RUN_BATCH) {
+      const chunk = texts.slice(s, s + RUN_BATCH);
+      const { ids, weights, seqLen } = this.tokenizer.encodeBatch(chunk);
+      const dims = [chunk.length, seqLen];
+      const feeds: Record<string, Tensor> = {
+        input_ids: new ort.Tensor("int64", ids, dims),
+        weights: new ort.Tensor("float32", weights, dims),
+      };
+      const result = await session.run(feeds);
+      try {
+        const emb = result.embedding as Tensor;
+        const data = emb.data as Float32Array;
+        const dim = this.info.dim;
+        for (let b = 0; b < chunk.length; b++) out.push(data.slice(b * dim, (b + 1) * dim));
+      } finally {
+        for (const t of Object.values(result)) (t as Tensor).dispose?.();
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const s = this.session;
+    this.session = null;
+    await s?.release();
+  }
+}
+
+export async function createStaticEmbedder(dir: string): Promise<Embedder> {
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as StaticManifest;
+  if (manifest.kind !== "static") throw new Error(`${dir}/manifest.json: kind is ${String(manifest.kind)}, not "static"`);
+  const tokenizer = StaticTokenizer.fromDirectory(dir);
+  // From bytes, not a path: inside a compiled Bun binary the files live in an embedded filesystem.
+  const bytes = readFileSync(join(dir, "model.onnx"));
+  const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
+  return new StaticEmbedder({ kind: "static", name: manifest.name, dim: manifest.dim, source: dir }, tokenizer, session);
+}
