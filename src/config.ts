@@ -38,14 +38,16 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
-function str(env: Env, name: string): string | undefined {
+/** A variable's trimmed value; unset and blank are the same. */
+export function str(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === "" ? undefined : v.trim();
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole number within bounds, or the fallback when unset; anything else is a ConfigError. */
+export function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = str(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {

@@ -1,7 +1,7 @@
 // Settings of the MCP server (interface.md §4.14), read once from the environment. A bad value
 // stops the process with a message naming the variable (main.ts exits with code 2), in the same
 // style as src/config.ts.
-import { ConfigError } from "../config";
+import { ConfigError, int, str, type Env } from "../config";
 import { AGENT_ID_PATTERN } from "../http/client";
 import type { ToolConfig } from "./tools";
 
@@ -26,21 +26,6 @@ export interface McpConfig {
   mcpPort: number;
 }
 
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === "" ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `a whole number from ${min} to ${max}`, raw);
-  }
-  return Number(raw);
-}
 
 export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
 export const DEFAULT_MCP_PORT = 8090;
