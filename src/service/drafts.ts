@@ -7,7 +7,7 @@ import { redactTrail } from "../core/redaction";
 import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
-import { ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, type Caller } from "./errors";
 import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
 import type { TrailService } from "./trails";
 
@@ -35,8 +35,7 @@ export class DraftService {
   }
 
   private get store(): Store {
-    if (!this.deps.store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
-    return this.deps.store;
+    return requireStore(this.deps.store);
   }
 
   quotaState(address: string): QuotaState {

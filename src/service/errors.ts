@@ -14,6 +14,12 @@ export class ServiceError extends Error {
   }
 }
 
+/** The store, or 503 unavailable when it did not start (readiness names the failing check). */
+export function requireStore<S>(store: S | null): S {
+  if (!store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+  return store;
+}
+
 /** The caller of an operation, as the transport saw it. */
 export interface Caller {
   /** The client address; used for quotas only, never stored or logged raw. */

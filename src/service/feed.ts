@@ -1,7 +1,7 @@
 // Read-only views (interface.md 2.8–2.10, 4.10–4.12; decisions §9): the feed of recently
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
-import { ServiceError } from "./errors";
+import { requireStore, ServiceError } from "./errors";
 
 const DAY_MS = 24 * 3600 * 1000;
 const REPLIES_PER_ITEM = 3;
@@ -52,8 +52,7 @@ export class FeedService {
   constructor(private readonly deps: { store: Store | null; now: () => number }) {}
 
   private get store(): Store {
-    if (!this.deps.store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
-    return this.deps.store;
+    return requireStore(this.deps.store);
   }
 
   feed(q: FeedQuery) {

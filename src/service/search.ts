@@ -8,7 +8,7 @@ import { redactText } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import type { Store, TrailRecord, VectorStore } from "../store/ports";
-import { ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, type Caller } from "./errors";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
 
 /** How many candidates each retriever contributes to the fusion. */
@@ -36,8 +36,8 @@ export class SearchService {
 
   async search(input: unknown, caller: Caller, mode: RetrievalMode = "hybrid"): Promise<SearchEnvelope> {
     const req = this.parse(input);
-    const { store, vectors, embedder, trails } = this.deps;
-    if (!store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+    const { vectors, embedder, trails } = this.deps;
+    const store = requireStore(this.deps.store);
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
     const fp = fingerprint(req.query);

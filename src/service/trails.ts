@@ -8,7 +8,7 @@ import { strength } from "../core/strength";
 import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord } from "../store/ports";
-import { ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, type Caller } from "./errors";
 import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
 
 export const UNTRUSTED_NOTICE =
@@ -64,8 +64,7 @@ export class TrailService {
   }
 
   private get store(): Store {
-    if (!this.deps.store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
-    return this.deps.store;
+    return requireStore(this.deps.store);
   }
 
   publishQuotaState(address: string): QuotaState {
