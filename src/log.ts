@@ -1,4 +1,7 @@
 // One JSON object per line on stderr. Callers pass fields, never bodies or tokens.
+// Lines are gathered and written once per event-loop turn (one syscall instead of one per line);
+// flush() writes what is pending at once, and runs on exit.
+import { writeSync } from "node:fs";
 import type { LogLevel } from "./config";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
@@ -8,9 +11,45 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Writes pending lines now. */
+  flush(): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+const MAX_PENDING_BYTES = 64 * 1024;
+let pending: string[] = [];
+let pendingBytes = 0;
+let scheduled = false;
+
+function writeStderr(text: string): void {
+  try {
+    writeSync(2, text);
+  } catch {
+    // stderr closed or full: logs are best effort, requests are not
+  }
+}
+
+function flushPending(): void {
+  scheduled = false;
+  if (pending.length === 0) return;
+  const text = pending.join("");
+  pending = [];
+  pendingBytes = 0;
+  writeStderr(text);
+}
+
+process.on("exit", flushPending);
+
+function bufferedWrite(line: string): void {
+  pending.push(line);
+  pendingBytes += line.length;
+  if (pendingBytes >= MAX_PENDING_BYTES) flushPending();
+  else if (!scheduled) {
+    scheduled = true;
+    setImmediate(flushPending);
+  }
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = bufferedWrite): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     write(JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
@@ -20,5 +59,6 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    flush: flushPending,
   };
 }

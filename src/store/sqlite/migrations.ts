@@ -170,4 +170,20 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO counters (name, value) SELECT 'lexical_docs', count(*) FROM lexical_docsize;
     `,
   },
+  {
+    version: 5,
+    name: "agents by last activity",
+    sql: `
+      -- One row per agent with its latest activity: agents_24h is an index range count, exact
+      -- over a rolling 24 hours, instead of de-duplicating hourly buckets.
+      CREATE TABLE agent_activity (
+        agent TEXT PRIMARY KEY,
+        at    INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX agent_activity_by_time ON agent_activity (at);
+      INSERT INTO agent_activity (agent, at)
+        SELECT agent, max(hour) * 3600000 FROM agents_hourly GROUP BY agent;
+      DROP TABLE agents_hourly;
+    `,
+  },
 ];

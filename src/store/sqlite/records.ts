@@ -135,7 +135,12 @@ export class SqliteStatsRepository implements StatsRepository {
   constructor(private readonly db: Database) {}
 
   touchAgent(agent: string, at: number): void {
-    this.db.query("INSERT INTO agents_hourly (hour, agent) VALUES (?, ?) ON CONFLICT DO NOTHING").run(Math.floor(at / HOUR_MS), agent);
+    this.db
+      .query(
+        `INSERT INTO agent_activity (agent, at) VALUES (?, ?)
+         ON CONFLICT (agent) DO UPDATE SET at = max(at, excluded.at)`,
+      )
+      .run(agent, at);
   }
 
   addOutcome(at: number, tokensSaved: number): void {
@@ -147,7 +152,7 @@ export class SqliteStatsRepository implements StatsRepository {
       .run(Math.floor(at / HOUR_MS), Math.round(tokensSaved));
   }
 
-  /** Sums whole hourly buckets from the one containing `at`: a window of up to 25 hours. */
+  /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
   since(at: number) {
     const hour = Math.floor(at / HOUR_MS);
     const totals = this.db
@@ -156,8 +161,8 @@ export class SqliteStatsRepository implements StatsRepository {
       )
       .get(hour)!;
     const agents = this.db
-      .query<{ n: number }, [number]>("SELECT count(DISTINCT agent) AS n FROM agents_hourly WHERE hour >= ?")
-      .get(hour)!.n;
+      .query<{ n: number }, [number]>("SELECT count(*) AS n FROM agent_activity WHERE at >= ?")
+      .get(at)!.n;
     return { outcomes: totals.o ?? 0, tokensSaved: totals.t ?? 0, agents };
   }
 
@@ -169,7 +174,7 @@ export class SqliteStatsRepository implements StatsRepository {
   purgeBefore(before: number): void {
     const hour = Math.floor(before / HOUR_MS);
     this.db.query("DELETE FROM stats_hourly WHERE hour < ?").run(hour);
-    this.db.query("DELETE FROM agents_hourly WHERE hour < ?").run(hour);
+    this.db.query("DELETE FROM agent_activity WHERE at < ?").run(before);
     this.db.query("DELETE FROM search_hourly WHERE hour < ?").run(hour);
   }
 }

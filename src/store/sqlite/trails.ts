@@ -184,8 +184,9 @@ export class SqliteTrailRepository implements TrailRepository {
       args.push(opts.runtime.toLowerCase());
     }
     if (opts.after) {
-      where.push("(reinforced_at < ? OR (reinforced_at = ? AND seq < ?))");
-      args.push(opts.after.reinforcedAt, opts.after.reinforcedAt, opts.after.seq);
+      // A row value, so SQLite seeks into the (reinforced_at, seq) index instead of scanning it.
+      where.push("(reinforced_at, seq) < (?, ?)");
+      args.push(opts.after.reinforcedAt, opts.after.seq);
     }
     args.push(opts.limit);
     return this.db
