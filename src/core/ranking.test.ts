@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { fusedScore, rank } from "./ranking";
+import { blendedScore, fusedScore, rank, rankByBlend } from "./ranking";
 
 const c = (id: number, lexicalRank?: number, vectorRank?: number, strength = 0.5, overlap = 0) => ({ id, lexicalRank, vectorRank, strength, overlap });
 
@@ -13,4 +13,16 @@ test("strength and overlap reorder near-ties but not clear relevance gaps", () =
   expect(rank([c(1, 0, 0, 0.2, 0), c(2, 0, 0, 0.2, 1)]).map((x) => x.id)).toEqual([2, 1]);
   // top of both lists vs tenth of both lists: strength 1 vs 0 cannot flip it
   expect(rank([c(1, 0, 0, 0, 0), c(2, 9, 9, 1, 1)]).map((x) => x.id)).toEqual([1, 2]);
+});
+
+test("blend: a clear BM25 winner keeps its lead; the cosine decides near-equal BM25 scores", () => {
+  const w = { lexical: 1, vector: 0.25 };
+  const b = (id: number, lexicalScore: number | undefined, similarity: number) => ({ id, lexicalScore, similarity, strength: 0.5, overlap: 0 });
+  // clear lexical winner, lower cosine: stays first
+  expect(rankByBlend([b(1, 1, 0.7), b(2, 0.6, 0.95)], w).map((x) => x.id)).toEqual([1, 2]);
+  // near-equal BM25: the cosine decides
+  expect(rankByBlend([b(1, 1, 0.7), b(2, 0.97, 0.95)], w).map((x) => x.id)).toEqual([2, 1]);
+  // found only by the vector index: ranked by its cosine, below strong lexical matches
+  expect(rankByBlend([b(3, undefined, 0.99), b(1, 0.9, 0.6)], w).map((x) => x.id)).toEqual([1, 3]);
+  expect(blendedScore(b(3, undefined, 0.8), w)).toBeCloseTo(0.2 + 0.00025, 6);
 });

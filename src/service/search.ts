@@ -3,7 +3,7 @@
 import { fingerprint } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
-import { rank, type Candidate } from "../core/ranking";
+import { rank, rankByBlend, VECTOR_WEIGHT_BY_MODEL, type Candidate, type Fusion, type FusionWeights } from "../core/ranking";
 import { redactText } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
@@ -26,7 +26,14 @@ export interface SearchDeps {
 export type RetrievalMode = "hybrid" | "lexical" | "vector";
 
 export class SearchService {
-  constructor(private readonly deps: SearchDeps) {}
+  /** The fusion weights in use; the vector vote follows the kind of embedding model loaded. */
+  weights: FusionWeights;
+  /** The score blend in production; rank fusion only as the benchmark's baseline. */
+  fusion: Fusion = "blend";
+
+  constructor(private readonly deps: SearchDeps) {
+    this.weights = { lexical: 1, vector: VECTOR_WEIGHT_BY_MODEL[deps.embedder?.info.kind ?? "transformer"] };
+  }
 
   parse(input: unknown): SearchRequest {
     const parsed = parseSearchRequest(input);
@@ -59,6 +66,8 @@ export class SearchService {
       const records = new Map(store.trails.bySeqs(ids).map((r) => [r.seq, r]));
       const similarity = vectors.similarities(query!, ids);
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
+      const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
+      const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));
       const vectorRank = new Map(vector.map((h, i) => [h.id, i]));
       const candidates: (Candidate & { record: TrailRecord })[] = [];
       for (const id of ids) {
@@ -69,11 +78,14 @@ export class SearchService {
           record,
           lexicalRank: lexicalRank.get(id),
           vectorRank: vectorRank.get(id),
+          lexicalScore: lexicalScore.get(id),
+          similarity: similarity.get(id),
           strength: record.strength ?? 0,
           overlap: environmentOverlap(req.environment, record.trail.environment),
         });
       }
-      for (const c of rank(candidates).slice(0, limit - results.length)) {
+      const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
+      for (const c of ranked.slice(0, limit - results.length)) {
         results.push(trails.result(c.record, "semantic", round(similarity.get(c.id) ?? 0), req.environment));
       }
     }
