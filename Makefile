@@ -5,7 +5,7 @@ BUN := node_modules/.bin/bun
 SHARED ?= ../shared
 export ONNXRUNTIME_NODE_INSTALL := skip
 
-.PHONY: run test deps shared browser build bench model check clean
+.PHONY: run test deps shared browser build bench soak model check clean
 
 node_modules/.installed: package.json package-lock.json .npmrc
 	npm ci --no-audit --no-fund
@@ -32,7 +32,14 @@ build: deps
 	$(BUN) tools/build.ts
 
 bench: deps shared
+	@command -v wrk >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wrk; }
 	$(BUN) bench/run.ts
+
+# Ten minutes of mixed load at a fixed rate, then the highest sustainable rate (bench/soak.png).
+soak: deps
+	@command -v wrk >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wrk; }
+	@command -v rsvg-convert >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y librsvg2-bin
+	$(BUN) bench/soak.bench.ts
 
 # Trains the default embedding model from sources installable here (see models/README.md).
 model: deps

@@ -39,11 +39,8 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   const service = new ColonyService({ config, logger, subsystems, publicUrl });
   service.start();
   const app = createApp(service, config, logger);
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    fetch: createFetchHandler({ config, logger, app, pseudonymSecret: pseudonymSecret(subsystems) }),
-  });
+  const handler = createFetchHandler({ config, logger, app, pseudonymSecret: pseudonymSecret(subsystems) });
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;
@@ -56,6 +53,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     subsystems,
     stop() {
       stopping ??= (async () => {
+        await handler.drain(); // answer what clients already sent, closing their connections
         await server.stop(false);
         await service.stop();
         await subsystems.close();

@@ -28,3 +28,14 @@ test("a streamed body without Content-Length is counted as it arrives", async ()
   await expect(readBodyLimited(post(stream))).rejects.toMatchObject({ status: 413, code: "too_large" });
   expect(sent).toBeLessThanOrEqual(6); // stopped soon after the limit, not at the end
 });
+
+test("a body that breaks off mid-stream (client gone) is a 400, not an internal error", async () => {
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent++ < 2) c.enqueue(new Uint8Array(100));
+      else c.error(new Error("The connection was closed."));
+    },
+  });
+  await expect(readBodyLimited(post(stream))).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+});

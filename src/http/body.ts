@@ -17,7 +17,15 @@ export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES):
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away mid-body (or sent less than its Content-Length): its fault, not ours,
+      // so a 400 and an ordinary request log line rather than a 500 and an error line.
+      throw new ServiceError(400, "invalid_request", "the request body ended before it was complete");
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > limit) {

@@ -21,10 +21,52 @@ export interface ServerDeps {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+export interface DrainOptions {
+  /** How long no request must be in flight before the drain ends. */
+  quietMs?: number;
+  /** The longest the drain waits, however busy the server stays. */
+  maxMs?: number;
+}
+
 export function createFetchHandler(deps: ServerDeps) {
   const general = new FixedWindowLimiter(deps.config.rateLimit, 60_000);
+  let inFlight = 0;
+  let draining = false;
 
-  return async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
+  async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
+    inFlight++;
+    try {
+      const response = await handle(request, server);
+      // While draining, each connection is closed after its answer, so no client is left with an
+      // idle keep-alive connection that the final stop would reset under a request it just sent.
+      if (draining) response.headers.set("Connection", "close");
+      return response;
+    } finally {
+      inFlight--;
+    }
+  }
+
+  /**
+   * Before the server stops: keep accepting, answer with `Connection: close`, and wait until no
+   * request has been in flight for `quietMs`. Requests a client sent just before SIGTERM may still
+   * sit unread in socket buffers while the event loop is busy; stopping at once resets them.
+   */
+  async function drain(opts: DrainOptions = {}): Promise<void> {
+    draining = true;
+    const quietMs = opts.quietMs ?? 30;
+    const deadline = performance.now() + (opts.maxMs ?? 3000);
+    let quietSince = inFlight === 0 ? performance.now() : null;
+    while (performance.now() < deadline) {
+      await Bun.sleep(10);
+      if (inFlight > 0) quietSince = null;
+      else if (quietSince === null) quietSince = performance.now();
+      else if (performance.now() - quietSince >= quietMs) return;
+    }
+  }
+
+  return Object.assign(fetch, { drain });
+
+  async function handle(request: Request, server: Server<unknown>): Promise<Response> {
     const started = performance.now();
     const address = clientAddress(request.headers, server.requestIP(request)?.address ?? null, deps.config.trustProxy);
     let quota: QuotaState = general.peek(address);
@@ -64,5 +106,5 @@ export function createFetchHandler(deps: ServerDeps) {
       ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return response;
-  };
+  }
 }

@@ -1,0 +1,29 @@
+// Crash safety, short run of the harness in test/support/crash-harness.ts (the full run is
+// bench/crash.bench.ts): the built binary under a mixed workload from concurrent clients, killed
+// with SIGKILL at seeded random moments and restarted on the same data directory; then SIGTERM in
+// the middle of a burst.
+import { expect, test } from "bun:test";
+import { runCrashHarness, sigtermBurst } from "./support/crash-harness";
+
+test("3 rounds of SIGKILL under a mixed workload lose nothing acknowledged and keep the store consistent", async () => {
+  const report = await runCrashHarness({ rounds: 3, seed: 42, clients: 6, minRunMs: 400, maxRunMs: 1500 });
+  expect(report.lost).toEqual([]);
+  expect(report.violations).toEqual([]);
+  // The workload really ran: every kind of write was acknowledged before some kill.
+  expect(report.acknowledged.publishes).toBeGreaterThan(50);
+  expect(report.acknowledged.outcomes).toBeGreaterThan(0);
+  expect(report.acknowledged.drafts).toBeGreaterThan(0);
+  expect(report.acknowledged.draftPublishes + report.acknowledged.discards).toBeGreaterThan(0);
+  expect(report.final.indexed).toBeGreaterThan(0);
+}, 60_000);
+
+test("SIGTERM mid-burst: requests sent before the signal all get proper answers, exit 0, the queue resumes", async () => {
+  const r = await sigtermBurst({ clients: 16, seed: 7, burstMs: 600 });
+  expect(r.exitCode).toBe(0);
+  expect(r.improper).toEqual([]);
+  expect(r.startedBefore).toBeGreaterThan(50);
+  expect(r.failedBefore).toBe(0);
+  expect(r.answeredBefore).toBe(r.startedBefore);
+  expect(r.acknowledged).toBeGreaterThan(0);
+  expect(r.finalAfterRestart).toBe(r.acknowledged);
+}, 60_000);
