@@ -108,7 +108,7 @@ describe("dist/colony", () => {
       proc.kill("SIGTERM");
       const code = await Promise.race([proc.exited, Bun.sleep(20_000).then(() => "timeout")]);
       expect({ code, stderr: code === 0 ? "" : await new Response(proc.stderr).text() }).toEqual({ code: 0, stderr: "" });
-      expect(performance.now() - t0).toBeLessThan(5000);
+      expect(performance.now() - t0).toBeLessThan(15_000); // a hang, not speed: the drain alone may take 3 s
     } finally {
       proc.kill("SIGKILL");
     }

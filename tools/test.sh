@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
-node_modules/.bin/bun test "$@" 2>&1 | tee "$log"
+node_modules/.bin/bun test --timeout 60000 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
