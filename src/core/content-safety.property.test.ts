@@ -11,17 +11,8 @@ import { rejectionReasons } from "./rejection.ts";
 import { parseShell } from "./shell.ts";
 import { parseTrail, type Trail } from "./trail.ts";
 import { evalTexts, evalTrails } from "../../test/support/eval-trails.ts";
+import { mulberry32 as rng } from "../../tools/prng";
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const j = (...p: string[]) => p.join("");
 // Fragments that exercise every rule, their look-alikes, and the glue between them.

@@ -1,18 +1,13 @@
 // A small seeded PRNG (mulberry32) for reproducible harnesses: the same seed replays the same
 // workload, kill moments and fuzz inputs.
+import { mulberry32 } from "../../tools/prng";
+
 export class Prng {
-  private state: number;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
 
   /** Integer in [min, max]. */

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { encodeModel, tensor, type NodeSpec, type TensorInit, type ValueSpec } from "../../tools/onnx/writer";
 import { BERT_VOCAB_DIR } from "./paths";
+import { mulberry32 } from "../../tools/prng";
 
 export interface TinyBertOptions {
   hidden?: number;
@@ -42,16 +43,6 @@ export interface TinyBertWeights {
   sentenceEmbeddingDim?: number;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomArray(n: number, rand: () => number, scale: number): Float32Array {
   const out = new Float32Array(n);
