@@ -34,6 +34,9 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     loadEmbedder,
     logger,
   });
+  // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
+  // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
+  Bun.gc(true);
   let boundUrl = "";
   const publicUrl = () => config.publicUrl ?? boundUrl;
   const service = new ColonyService({ config, logger, subsystems, publicUrl });

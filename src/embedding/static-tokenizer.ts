@@ -113,7 +113,7 @@ function splitSegment(seg: string, out: string[]): void {
   }
   push(seg.length);
 }
-// python3x stays python 3x? only split digit->letter when the piece so far is letters+digits.
+// Split digits→letters (sha256sum -> sha256 sum) only after a real word, not in codes like e0382x.
 function hasLetterRun(seg: string, start: number, end: number): boolean {
   let letters = 0;
   for (let i = start; i < end; i++) if (!isDigit(seg.charCodeAt(i))) letters++;
@@ -180,7 +180,7 @@ export function tokenize(text: string, maxTokens = 256): Token[] {
       }
     }
     if (isWordChar(c)) {
-      // Skip the low half of a surrogate pair together with its high half.
+      // Surrogate halves are both >= 128, so astral characters stay inside the word.
       word += s[i];
       i++;
       continue;

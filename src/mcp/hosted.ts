@@ -4,18 +4,18 @@
 import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
-import { InProcessColonyClient } from "./colony-client";
 import { hostedToolConfig } from "./config";
-import { handleStatelessPost, methodNotAllowed } from "./stateless";
-import { createToolServer, type ToolConfig } from "./tools";
+import type { ToolConfig } from "./tools";
+
+let handler: Promise<typeof import("./hosted-handler")> | null = null;
+const loadHandler = () => (handler ??= import("./hosted-handler"));
 
 export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToolConfig()) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
-      .post("/mcp", ({ request, body }) => {
-        const client = new InProcessColonyClient(service, contextOf(request).client);
-        return handleStatelessPost(createToolServer(client, config), request, body);
-      })
-      .get("/mcp", () => methodNotAllowed())
-      .delete("/mcp", () => methodNotAllowed());
+      .post("/mcp", async ({ request, body }) =>
+        (await loadHandler()).handleHostedPost(service, config, contextOf(request).client, request, body),
+      )
+      .get("/mcp", async () => (await loadHandler()).methodNotAllowed())
+      .delete("/mcp", async () => (await loadHandler()).methodNotAllowed());
 }

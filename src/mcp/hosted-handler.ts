@@ -1,0 +1,13 @@
+// The part of the hosted endpoint that needs the MCP SDK, loaded on the first /mcp request so a
+// colony that never serves MCP does not carry the SDK in memory.
+import type { ColonyService } from "../service/colony";
+import type { Caller } from "../service/errors";
+import { InProcessColonyClient } from "./colony-client";
+import { handleStatelessPost, methodNotAllowed } from "./stateless";
+import { createToolServer, type ToolConfig } from "./tools";
+
+export { methodNotAllowed };
+
+export function handleHostedPost(service: ColonyService, config: ToolConfig, caller: Caller, request: Request, body: unknown) {
+  return handleStatelessPost(createToolServer(new InProcessColonyClient(service, caller), config), request, body);
+}

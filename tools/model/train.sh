@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Trains Colony's default static embedding model (colony-static-v1) from sources installable here
+# and writes it to models/default/. Run from the repository root: `make model`.
+#
+# Stages (each can be skipped when its output exists by setting SKIP_<STAGE>=1):
+#   1. install   Debian documentation packages and fastText
+#   2. corpus    extract text, tokenize with src/embedding/static-tokenizer.ts, dedupe, shuffle
+#   3. train     fastText skipgram with char n-grams, fixed seed
+#   4. export    vocabulary + pruned n-gram table -> int8 ONNX graph, tokenizer.json, manifest.json
+#   5. check     internal check pairs (tools/model/check-pairs.json), never the eval set
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+BUN="$ROOT/node_modules/.bin/bun"
+WORK="${MODEL_WORK:-/tmp/colony-model}"
+OUT="${MODEL_OUT:-$ROOT/models/default}"
+THREADS="${MODEL_THREADS:-2}"
+mkdir -p "$WORK" "$OUT"
+log() { echo "[model $(date -u +%H:%M:%S)] $*" >&2; }
+
+# Documentation packages the corpus is made of (man pages of every installed package join them).
+DOC_PACKAGES=(python3.11-doc nodejs-doc rust-doc postgresql-doc-15 git-doc docker-doc bash-doc
+  glibc-doc cmake-doc perl-doc sqlite3-doc golang-1.19-doc libssl-doc debian-reference-en
+  binutils-doc autoconf-doc libtool-doc manpages manpages-dev)
+TOOL_PACKAGES=(fasttext man-db python3)
+# Packages whose man pages, gettext catalogs and changelogs the corpus reads (most come with the
+# machine image; the list pins the set so that later installs do not change the corpus).
+mapfile -t CORPUS_PACKAGES < <(grep -v '^#' tools/model/corpus-packages.txt | grep -v '^$')
+
+if [[ "${SKIP_INSTALL:-0}" != 1 ]]; then
+  log "installing Debian packages"
+  export DEBIAN_FRONTEND=noninteractive
+  # Never let the recipe remove what the machine runs on: on a machine whose Node.js comes from
+  # NodeSource, installing nodejs-doc removes nodejs itself. Simulate first and refuse.
+  removals=$(apt-get -s install --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" 2>/dev/null | awk '/^Remv /{print $2}' | tr '\n' ' ')
+  if [[ -n "$removals" && "${MODEL_ALLOW_REMOVALS:-0}" != 1 ]]; then
+    echo "make model: installing the documentation packages would remove: $removals" >&2
+    echo "make model: refusing. Use a machine (or container) where they install cleanly, or set MODEL_ALLOW_REMOVALS=1." >&2
+    exit 1
+  fi
+  if ! apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" >"$WORK/apt.log" 2>&1; then
+    apt-get update >>"$WORK/apt.log" 2>&1
+    apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" >>"$WORK/apt.log" 2>&1
+  fi
+  # Best effort for the pinned corpus set: one missing package only drops its man pages.
+  missing=()
+  for p in "${CORPUS_PACKAGES[@]}"; do dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    log "installing ${#missing[@]} corpus packages"
+    apt-get install -y --no-install-recommends "${missing[@]}" >>"$WORK/apt.log" 2>&1 ||
+      for p in "${missing[@]}"; do apt-get install -y --no-install-recommends "$p" >>"$WORK/apt.log" 2>&1 || log "could not install $p"; done
+  fi
+fi
+
+PY=/usr/bin/python3
+PYENV_SITE="${PYENV_SITE:-/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages}"
+if [[ "${SKIP_CORPUS:-0}" != 1 ]]; then
+  # Versions of everything the corpus comes from, for the manifest (taken with the corpus).
+  dpkg-query -W -f '${Package}\t${Version}\n' >"$WORK/dpkg-versions.tsv"
+  log "extracting Python docstrings and exception messages"
+  $PY tools/model/extract-python.py "$WORK/raw-python-stdlib.txt" /usr/lib/python3.11 &
+  p1=$!
+  $PY tools/model/extract-python.py "$WORK/raw-python-dist-packages.txt" /usr/lib/python3/dist-packages &
+  p2=$!
+  RAW=("python-stdlib=$WORK/raw-python-stdlib.txt" "python-dist-packages=$WORK/raw-python-dist-packages.txt")
+  # The machine image's own Python packages (pip, setuptools, pytest, ...), when present.
+  if [[ -d "$PYENV_SITE" ]]; then
+    wait $p2
+    $PY tools/model/extract-python.py "$WORK/raw-python-site-packages.txt" "$PYENV_SITE" &
+    p2=$!
+    RAW+=("python-site-packages=$WORK/raw-python-site-packages.txt")
+    (cd "$PYENV_SITE" && ls -d *.dist-info 2>/dev/null | sort) >"$WORK/python-site-packages.txt" || true
+  fi
+  # errno names with their messages: the vocabulary of system-call failures.
+  $PY -c 'import errno, os
+for code, name in sorted(errno.errorcode.items()):
+    print(f"{name}: {os.strerror(code)} (errno {code})")
+    print(f"[Errno {code}] {os.strerror(code)}")' >"$WORK/raw-errno.txt"
+  RAW+=("errno=$WORK/raw-errno.txt")
+  wait $p1 $p2
+  log "building corpus"
+  "$BUN" tools/model/build-corpus.ts "$WORK" "${RAW[@]}"
+fi
+
+# fastText hyper-parameters. dim 256 and a 2M-bucket training table; the export keeps the top
+# words and the most shared n-grams so the committed model stays within its size budget.
+FT_ARGS=(-minCount 5 -minn 3 -maxn 5 -dim 256 -ws 5 -epoch "${MODEL_EPOCHS:-5}" -neg 5 -lr 0.05 -t 0.0001
+  -bucket 2000000 -thread "$THREADS" -seed 20261121 -verbose 2)
+if [[ "${SKIP_TRAIN:-0}" != 1 ]]; then
+  log "training fastText skipgram ${FT_ARGS[*]}"
+  fasttext skipgram -input "$WORK/corpus.txt" -output "$WORK/ft" "${FT_ARGS[@]}" >"$WORK/ft.log" 2>&1
+  tr '\r' '\n' <"$WORK/ft.log" | grep -v '^ *$' | tail -2 >&2
+  test -s "$WORK/ft.bin"
+  printf '%s\n' "${FT_ARGS[@]}" >"$WORK/ft-args.txt"
+fi
+
+if [[ "${SKIP_EXPORT:-0}" != 1 ]]; then
+  log "exporting to $OUT"
+  "$BUN" tools/model/export.ts "$WORK" "$OUT"
+fi
+
+log "internal check"
+"$BUN" tools/model/check.ts "$OUT"
+log "done"
