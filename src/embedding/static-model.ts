@@ -219,7 +219,7 @@ export async function createStaticEmbedder(dir: string): Promise<Embedder> {
   if (manifest.kind !== "static") throw new Error(`${dir}/manifest.json: kind is ${String(manifest.kind)}, not "static"`);
   const tokenizer = StaticTokenizer.fromDirectory(dir);
   // From bytes, not a path: inside a compiled Bun binary the files live in an embedded filesystem.
-  const bytes = readFileSync(join(dir, "model.onnx"));
-  const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
+  // By path: ONNX Runtime reads the file itself, so no second copy of it lives in the JS heap.
+  const session = await ort.InferenceSession.create(join(dir, "model.onnx"), { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
   return new StaticEmbedder({ kind: "static", name: manifest.name, dim: manifest.dim, source: dir }, tokenizer, session);
 }

@@ -50,6 +50,9 @@ export interface EmbeddedBundle {
   ortBindingName: string;
   modelDir: string;
   modelFiles: string[];
+  /** The model files with their digests (extracted like the natives); names the model's cache dir. */
+  models: EmbeddedFile[];
+  modelId: string;
 }
 
 /** The rewritten onnxruntime-node binding loader (tools/build.ts) calls this for its .node path. */
@@ -241,7 +244,16 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
     if (b.modelFiles.length > 0 && !existsSync(join(b.modelDir, b.modelFiles[0]!))) {
       throw new Error(`embedded model files are missing from ${b.modelDir}`);
     }
-    paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir: b.modelDir };
+    // A real file for ONNX Runtime to read: mapped from the binary, the model's pages would stay
+    // in the process's resident memory for good.
+    const modelDir = join(root, `model-${b.modelId}`);
+    try {
+      extractFiles(b.models, modelDir);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
+    }
+    paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir };
   } else {
     paths = { sqliteVec: getLoadablePath(), ortDir: null, modelDir: join(REPO_ROOT, "models", "default") };
   }
