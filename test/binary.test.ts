@@ -21,15 +21,20 @@ function expectNothingReachable(dir: string): void {
   }
 }
 
+/** The cache holds the natives and the extracted default model, each owner-only. */
 function expectPrivateCache(cacheDir: string): string {
-  const [sub, ...more] = readdirSync(cacheDir);
-  expect(more).toEqual([]);
-  expect(sub).toMatch(/^natives-[0-9a-f]{16}$/);
-  const dir = join(cacheDir, sub!);
-  expect(statSync(dir).mode & 0o777).toBe(0o700);
-  const files = readdirSync(dir).sort();
-  expect(files).toEqual(["libonnxruntime.so.1", "onnxruntime_binding.node", "vec0.so"]);
-  for (const f of files) expect(statSync(join(dir, f)).mode & 0o077).toBe(0);
+  const subs = readdirSync(cacheDir).sort();
+  expect(subs.length).toBe(2);
+  const [model, natives] = subs as [string, string];
+  expect(model).toMatch(/^model-[0-9a-f]{16}$/);
+  expect(natives).toMatch(/^natives-[0-9a-f]{16}$/);
+  for (const sub of subs) {
+    expect(statSync(join(cacheDir, sub)).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(join(cacheDir, sub))) expect(statSync(join(cacheDir, sub, f)).mode & 0o077).toBe(0);
+  }
+  const dir = join(cacheDir, natives);
+  expect(readdirSync(dir).sort()).toEqual(["libonnxruntime.so.1", "onnxruntime_binding.node", "vec0.so"]);
+  expect(readdirSync(join(cacheDir, model)).length).toBeGreaterThan(0);
   return dir;
 }
 
