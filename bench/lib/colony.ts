@@ -1,0 +1,147 @@
+// Colonies for benchmarks: in-process (to seed data fast through the service) and as a separate
+// `bun src/main.ts serve` process (so the load generator never shares its event loop).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config";
+import type { Trail } from "../../src/core/trail";
+import { startColony, type RunningColony } from "../../src/serve";
+import type { Caller } from "../../src/service/errors";
+import { BUN, REPO_DIR, rssOf } from "./report";
+
+/** Quotas out of the way: benchmarks measure the work, not the limiter. */
+export const UNLIMITED = {
+  COLONY_RATE_LIMIT: "1000000",
+  COLONY_PUBLISH_LIMIT: "1000000",
+  COLONY_DRAFT_LIMIT: "1000000",
+  COLONY_MAX_QUEUE: "10000000",
+};
+
+export const benchDir = (prefix = "colony-bench-") => mkdtempSync(join(tmpdir(), prefix));
+
+export async function inProcessColony(dataDir: string, env: Record<string, string> = {}): Promise<RunningColony> {
+  const config = loadConfig({
+    HOME: process.env.HOME,
+    COLONY_PORT: "0",
+    COLONY_LOG_LEVEL: "silent",
+    ...UNLIMITED,
+    ...env,
+    COLONY_DATA_DIR: dataDir,
+  });
+  return startColony(config);
+}
+
+const seeder = (i: number): Caller => ({ address: "127.0.0.1", agent: `bench-agent-${i % 50}`, agentDeclared: true });
+
+/**
+ * Publishes trails through the service (validation, redaction, fingerprint, one transaction each)
+ * in chunks, draining the enrichment worker after each chunk. Returns the seconds taken.
+ */
+export async function seedTrails(
+  colony: RunningColony,
+  trails: Trail[],
+  opts: { chunk?: number; onProgress?: (done: number) => void } = {},
+): Promise<{ publishS: number; drainS: number; totalS: number }> {
+  const chunk = opts.chunk ?? 5000;
+  let publishMs = 0;
+  let drainMs = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < trails.length; i += chunk) {
+    const p0 = performance.now();
+    for (let j = i; j < Math.min(trails.length, i + chunk); j++) colony.service.trails.publish(trails[j], seeder(j));
+    const p1 = performance.now();
+    await colony.service.worker!.drain(3600_000);
+    drainMs += performance.now() - p1;
+    publishMs += p1 - p0;
+    opts.onProgress?.(Math.min(trails.length, i + chunk));
+  }
+  return { publishS: publishMs / 1000, drainS: drainMs / 1000, totalS: (performance.now() - t0) / 1000 };
+}
+
+export interface ColonyProcess {
+  url: string;
+  port: number;
+  pid: number;
+  rss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = s.port!;
+  await s.stop(true);
+  return port;
+}
+
+async function waitReady(url: string, proc: { exitCode: number | null }, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`process exited with ${proc.exitCode} before ${url} answered`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} not ready in ${timeoutMs} ms`);
+}
+
+/** `bun src/main.ts serve` on a data dir, quotas lifted; resolves once /readyz is 200. */
+export async function spawnColony(dataDir: string, env: Record<string, string> = {}): Promise<ColonyProcess> {
+  const port = await freePort();
+  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "serve"], {
+    cwd: REPO_DIR,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      COLONY_LOG_LEVEL: "error",
+      COLONY_HOST: "127.0.0.1",
+      COLONY_PORT: String(port),
+      COLONY_DATA_DIR: dataDir,
+      ...UNLIMITED,
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(`${url}/readyz`, proc, 120_000);
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  }
+  return {
+    url,
+    port,
+    pid: proc.pid,
+    rss: () => rssOf(proc.pid),
+    async stop() {
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+      await proc.exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A plain Elysia JSON route in its own bun process: the ceiling of the HTTP stack here. */
+export async function spawnPlainElysia(): Promise<ColonyProcess> {
+  const port = await freePort();
+  const script = `import { Elysia } from "elysia"; new Elysia().get("/x", () => ({ ok: true })).listen({ hostname: "127.0.0.1", port: ${port} });`;
+  const proc = Bun.spawn([BUN, "-e", script], { cwd: REPO_DIR, stdout: "ignore", stderr: "inherit" });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/x`, proc, 30_000);
+  return {
+    url,
+    port,
+    pid: proc.pid,
+    rss: () => rssOf(proc.pid),
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
