@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { tokenize } from "../../src/embedding/static-tokenizer.ts";
+import { mulberry32 as rng } from "../prng";
 import {
   docCommentsToParagraphs,
   htmlToParagraphs,
@@ -213,16 +214,6 @@ function paragraphsOf(path: string, kind: Kind): string[] {
 }
 
 // mulberry32: a tiny seeded PRNG so the shuffle is the same on every machine.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function main(): void {
   const [workDir, ...rawFiles] = process.argv.slice(2);
