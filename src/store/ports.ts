@@ -1,3 +1,5 @@
+import type { Risk } from "../core/risk";
+import type { OutcomeCounts } from "../core/strength";
 import type { Trail } from "../core/trail";
 
 // The storage ports. Routes and domain logic depend on these interfaces only, so another engine
@@ -64,16 +66,9 @@ export interface ProbeResult {
 // ---- Trail lifecycle -------------------------------------------------------------------------
 export type TrailStatus = "queued" | "indexed" | "merged" | "rejected";
 
-export interface OutcomeCounts {
-  worked: number;
-  partially_worked: number;
-  failed: number;
-}
-
-export interface StoredRisk {
-  level: "low" | "medium" | "high";
-  flags: { command_index: number | null; flag: string; level: "low" | "medium" | "high"; detail: string }[];
-}
+export type { OutcomeCounts };
+/** The risk assessment as stored with a trail: the domain's own shape. */
+export type StoredRisk = Risk;
 
 export interface TrailRecord {
   seq: number;
@@ -97,15 +92,7 @@ export interface TrailRecord {
   reinforcedAt: number | null;
 }
 
-export interface NewTrail {
-  id: string;
-  fingerprint: string;
-  errorType: string | null;
-  trail: Trail;
-  contentHash: string;
-  author: string;
-  createdAt: number;
-}
+export type NewTrail = Pick<TrailRecord, "id" | "fingerprint" | "errorType" | "trail" | "contentHash" | "author" | "createdAt">;
 
 /** The verdict of enrichment, applied once to a queued trail. */
 export type Verdict =
