@@ -7,6 +7,11 @@ export interface EmbedderInfo {
   /** Human-readable model name, e.g. "colony-static-v1" or "all-MiniLM-L6-v2". */
   name: string;
   dim: number;
+  /**
+   * Identity of the weights and tokenizer (content hashes). Stored vectors made under another
+   * revision are stale even when the name and dimension match (a retrained model keeps its name).
+   */
+  revision: string;
   /** Where the model was loaded from (a directory, or "embedded"). */
   source: string;
 }

@@ -7,7 +7,7 @@ import { createStaticEmbedder, fastTextHash, isStaticModelDir, ngramBuckets, Sta
 import { tokenize } from "./static-tokenizer";
 
 const MODEL_DIR = resolve(import.meta.dir, "../../models/default");
-const manifest = JSON.parse(readFileSync(join(MODEL_DIR, "manifest.json"), "utf8")) as { dim: number; name: string };
+const manifest = JSON.parse(readFileSync(join(MODEL_DIR, "manifest.json"), "utf8")) as { dim: number; name: string; files: Record<string, { sha256: string }> };
 
 let emb: Embedder;
 beforeAll(async () => {
@@ -78,7 +78,13 @@ describe("static embedder", () => {
   test("is recognized as a static model directory", () => {
     expect(isStaticModelDir(MODEL_DIR)).toBe(true);
     expect(isStaticModelDir(import.meta.dir)).toBe(false);
-    expect(emb.info).toEqual({ kind: "static", name: manifest.name, dim: manifest.dim, source: MODEL_DIR });
+    expect(emb.info).toEqual({
+      kind: "static",
+      name: manifest.name,
+      dim: manifest.dim,
+      revision: expect.stringContaining(`model.onnx:${manifest.files["model.onnx"].sha256.slice(0, 16)}`),
+      source: MODEL_DIR,
+    });
   });
 
   test("gives unit vectors of the manifest's dimension", async () => {

@@ -221,5 +221,10 @@ export async function createStaticEmbedder(dir: string): Promise<Embedder> {
   // From bytes, not a path: inside a compiled Bun binary the files live in an embedded filesystem.
   // By path: ONNX Runtime reads the file itself, so no second copy of it lives in the JS heap.
   const session = await ort.InferenceSession.create(join(dir, "model.onnx"), { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
-  return new StaticEmbedder({ kind: "static", name: manifest.name, dim: manifest.dim, source: dir }, tokenizer, session);
+  // The manifest carries the files' sha256, so the revision costs no hashing at start.
+  const revision = Object.entries(manifest.files)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, f]) => `${name}:${f.sha256.slice(0, 16)}`)
+    .join(",");
+  return new StaticEmbedder({ kind: "static", name: manifest.name, dim: manifest.dim, revision, source: dir }, tokenizer, session);
 }

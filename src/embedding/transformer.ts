@@ -276,9 +276,11 @@ export async function createTransformerEmbedder(dir: string, opts: TransformerOp
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
 
   let session: InferenceSession;
+  let revision = "";
   try {
     // From bytes, not a path: the same code reads a file embedded in a compiled binary.
     const bytes = new Uint8Array(readFileSync(modelFile));
+    revision = new Bun.CryptoHasher("sha256").update(bytes).digest("hex").slice(0, 16);
     session = await ort.InferenceSession.create(bytes, {
       graphOptimizationLevel: "all",
       intraOpNumThreads: threads,
@@ -295,7 +297,7 @@ export async function createTransformerEmbedder(dir: string, opts: TransformerOp
     }
     const plan = planOutput(session);
     const declaredDim = outputDim(session, plan.name);
-    const info: EmbedderInfo = { kind: "transformer", name: opts.name ?? modelName(dir), dim: declaredDim ?? 0, source: modelFile };
+    const info: EmbedderInfo = { kind: "transformer", name: opts.name ?? modelName(dir), dim: declaredDim ?? 0, revision, source: modelFile };
     const embedder = new TransformerEmbedder(session, tokenizer, plan, batchSize, pooling, info);
     // Unknown output width: one probe run tells it (and checks the graph actually runs).
     const [probe] = await embedder.runBatch([tokenizer.encode("").ids]);

@@ -67,7 +67,8 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
       failures.vector = "vector store needs the embedding model, which did not load";
     } else {
       try {
-        vectors = SqliteVectorStore.open(db, store.kv, { name: embedder.info.name, dim: embedder.info.dim }).store;
+        const { name, revision, dim } = embedder.info;
+        vectors = SqliteVectorStore.open(db, store.kv, { name: `${name}@${revision}`, dim }).store;
       } catch (err) {
         failures.vector = `vector store did not open: ${message(err)}`;
         opts.logger.error("vector store failed to start", { error: message(err) });
