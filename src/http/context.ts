@@ -16,6 +16,22 @@ export function bindContext(request: Request, ctx: RequestContext): void {
   contexts.set(request, ctx);
 }
 
+/**
+ * Runs a call metered by the route's own quota (publish, drafts): the RateLimit headers show that
+ * quota, before the call (so a refusal reports it) and after it (with the use counted).
+ */
+export function meteredCall<T>(
+  request: Request,
+  current: (address: string) => QuotaState,
+  call: (client: ClientIdentity) => { body: T; quota: QuotaState },
+): T {
+  const ctx = contextOf(request);
+  ctx.quota = current(ctx.client.address);
+  const { body, quota } = call(ctx.client);
+  ctx.quota = quota;
+  return body;
+}
+
 export function contextOf(request: Request): RequestContext {
   const ctx = contexts.get(request);
   if (!ctx) throw new Error("request reached a handler without passing the server layer");

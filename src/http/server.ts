@@ -9,7 +9,7 @@ import { clientAddress, identify } from "./client";
 import { bindContext, type RequestContext } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorResponse } from "./errors";
-import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "../service/rate-limit";
+import { admit, FixedWindowLimiter, quotaHeaders, type QuotaState } from "../service/rate-limit";
 
 export interface ServerDeps {
   config: Config;
@@ -69,23 +69,17 @@ export function createFetchHandler(deps: ServerDeps) {
   async function handle(request: Request, server: Server<unknown>): Promise<Response> {
     const started = performance.now();
     const address = clientAddress(request.headers, server.requestIP(request)?.address ?? null, deps.config.trustProxy);
-    let quota: QuotaState = general.peek(address);
+    const decision = general.take(address);
+    let quota: QuotaState = decision;
     let route = "(unmatched)";
     let response: Response;
     try {
-      const decision = general.take(address);
-      quota = decision;
-      if (!decision.allowed) {
-        throw new ServiceError(429, "rate_limited", "too many requests from this address", undefined, {
-          "Retry-After": String(decision.reset),
-        });
-      }
-      const body = BODY_METHODS.has(request.method) ? await readBodyLimited(request) : null;
-      const client = identify(request.headers, address, deps.pseudonymSecret);
+      admit(decision, "rate_limited", "too many requests from this address");
       // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
       const inner = BODY_METHODS.has(request.method)
-        ? new Request(request.url, { method: request.method, headers: request.headers, body })
+        ? new Request(request.url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) })
         : request;
+      const client = identify(request.headers, address, deps.pseudonymSecret);
       const ctx: RequestContext = { client, route, quota };
       bindContext(inner, ctx);
       response = await deps.app.handle(inner);

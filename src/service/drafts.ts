@@ -8,7 +8,7 @@ import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
-import { FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
+import { admit, FixedWindowLimiter, type QuotaState } from "./rate-limit";
 import type { TrailService } from "./trails";
 
 export const DRAFT_LIFETIME_S = 1800;
@@ -43,13 +43,7 @@ export class DraftService {
   }
 
   create(input: unknown, caller: Caller) {
-    const quota = this.quota.peek(caller.address);
-    if (!quota.allowed) {
-      throw new ServiceError(429, "draft_limited", "too many drafts from this address", undefined, {
-        ...quotaHeaders(quota),
-        "Retry-After": String(quota.reset),
-      });
-    }
+    admit(this.quota.peek(caller.address), "draft_limited", "too many drafts from this address");
     const parsed = parseTrail(input);
     if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
     const { value: trail, counts } = redactTrail(parsed.value);

@@ -1,3 +1,5 @@
+import { ServiceError } from "./errors";
+
 // Fixed-window quotas per key (client address), in memory. A restart forgets the windows, which
 // errs on the side of the client; the windows are short (a minute or an hour).
 
@@ -68,6 +70,12 @@ export class FixedWindowLimiter {
     this.lastSweep = t;
     for (const [k, w] of this.windows) if (t - w.start >= this.windowMs) this.windows.delete(k);
   }
+}
+
+/** The decision when the quota allows the call; else 429 with the contract's code and Retry-After. */
+export function admit(q: QuotaDecision, code: string, message: string): QuotaDecision {
+  if (q.allowed) return q;
+  throw new ServiceError(429, code, message, undefined, { ...quotaHeaders(q), "Retry-After": String(q.reset) });
 }
 
 export function quotaHeaders(q: QuotaState): Record<string, string> {

@@ -2,7 +2,7 @@
 import type { Elysia } from "elysia";
 import type { ColonyService } from "../../service/colony";
 import { ServiceError } from "../../service/errors";
-import { contextOf } from "../context";
+import { contextOf, meteredCall } from "../context";
 import { jsonResponse } from "../errors";
 
 const FOUND_CACHE = "public, max-age=300";
@@ -31,13 +31,12 @@ export function trailRoutes(service: ColonyService) {
   };
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
-      .post("/v1/trails", ({ request, body }) => {
-        const ctx = contextOf(request);
-        ctx.quota = service.trails.publishQuotaState(ctx.client.address);
-        const { body: published, quota } = service.trails.publish(body, ctx.client);
-        ctx.quota = quota;
-        return jsonResponse(202, published);
-      })
+      .post("/v1/trails", ({ request, body }) =>
+        jsonResponse(
+          202,
+          meteredCall(request, (a) => service.trails.publishQuotaState(a), (client) => service.trails.publish(body, client)),
+        ),
+      )
       .get("/v1/trails/by-fingerprint/:fp", ({ params, query }) => {
         try {
           const body = cachedLookup(params.fp, typeof query.error_type === "string" ? query.error_type : undefined);
