@@ -53,6 +53,7 @@ export class SearchService {
       .fingerprintMatches(fp, req.error_type, limit)
       .filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
+    let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));
 
     if (results.length < limit) {
@@ -87,19 +88,19 @@ export class SearchService {
       const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
       for (const c of ranked.slice(0, limit - results.length)) {
         results.push(trails.result(c.record, "semantic", round(similarity.get(c.id) ?? 0), req.environment));
+        top ??= c.record;
       }
     }
 
-    this.recordSearch(store, caller, req, results);
+    this.recordSearch(store, caller, req, results, top?.category ?? null);
     return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
   }
 
   /** The search event and the hot-label counter. Never the query text. */
-  private recordSearch(store: Store, caller: Caller, req: SearchRequest, results: SearchResult[]): void {
+  private recordSearch(store: Store, caller: Caller, req: SearchRequest, results: SearchResult[], topCategory: string | null): void {
     const top = results[0];
-    const topRecord = top ? store.trails.byId(top.trail_id) : null;
     // error_type is caller text: redacted like any content before it is kept.
-    const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topRecord?.category || null;
+    const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topCategory;
     const at = this.deps.now();
     store.transaction(() => {
       store.events.append({
