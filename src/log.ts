@@ -11,6 +11,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of this level are written (so hot paths can skip building them). */
+  enabled(level: LogLevel): boolean;
   /** Writes pending lines now. */
   flush(): void;
 }
@@ -59,6 +61,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = bu
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    enabled: (lvl) => ORDER[lvl] >= ORDER[level],
     flush: flushPending,
   };
 }

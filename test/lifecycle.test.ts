@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestColony, type TestColony } from "./support/colony";
 import { agent, json, sampleTrail } from "./support/trails";
+import { fingerprint } from "../src/core/fingerprint";
 
 const ADMIN = "operator-token-0123456789";
 let colony: TestColony;
@@ -221,6 +222,48 @@ describe("lookup by fingerprint", () => {
     await remove(colony, t.trail_id);
     const afterRemoval = await look();
     expect(afterRemoval.results.map((r: any) => r.trail_id)).not.toContain(t.trail_id);
+  });
+
+  test("a cached miss ends as soon as a trail with that fingerprint is indexed", async () => {
+    const error = "ZeroDivisionError: float division by zero (negative cache test)";
+    const fp = fingerprint(error);
+    expect((await colony.fetch(`/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+    expect((await colony.fetch(`/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // served from the cache
+    const t = await publishAndSettle(colony, sampleTrail({ error }));
+    expect(t.fingerprint).toBe(fp);
+    const found = await colony.fetch(`/v1/trails/by-fingerprint/${fp}`);
+    expect(found.status).toBe(200);
+    expect(((await found.json()) as any).results[0].trail_id).toBe(t.trail_id);
+  });
+
+  test("every lookup answer carries the layer's headers; quota and agent id rules hold there too", async () => {
+    const limited = await startTestColony({ COLONY_RATE_LIMIT: "4" });
+    try {
+      const fp = `fp1_${"1".repeat(32)}`;
+      const answers = [
+        await limited.fetch(`/v1/trails/by-fingerprint/${fp}`), // 404
+        await limited.fetch(`/v1/trails/by-fingerprint/fp1_bad`), // 400
+        await limited.fetch(`/v1/trails/by-fingerprint/${fp}`, { headers: { "X-Colony-Agent": "no!" } }), // 400
+        await limited.fetch(`/v1/trails/by-fingerprint/${fp}`), // 404, the last allowed
+        await limited.fetch(`/v1/trails/by-fingerprint/${fp}`), // 429
+      ];
+      expect(answers.map((r) => r.status)).toEqual([404, 400, 400, 404, 429]);
+      expect(answers.map((r) => r.headers.get("RateLimit-Remaining"))).toEqual(["3", "2", "1", "0", "0"]);
+      for (const r of answers) {
+        expect(r.headers.get("RateLimit-Limit")).toBe("4");
+        expect(Number(r.headers.get("RateLimit-Reset"))).toBeGreaterThan(0);
+        expect(r.headers.get("X-Content-Type-Options")).toBe("nosniff");
+        expect(r.headers.get("content-type")).toContain("application/json");
+      }
+      expect(((await answers[2].json()) as any).error.message).toContain("X-Colony-Agent");
+      expect(Number(answers[4].headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(((await answers[4].json()) as any).error.code).toBe("rate_limited");
+      // Other methods on the path are not lookups.
+      const post = await colony.fetch(`/v1/trails/by-fingerprint/${fp}`, { method: "POST" });
+      expect(post.status).toBe(404);
+    } finally {
+      await limited.dispose();
+    }
   });
 
   test("not found: 404 not_found cacheable 60 s; malformed: 400 invalid_request", async () => {

@@ -59,8 +59,27 @@ end
   return file;
 }
 
-export async function runWrk(opts: { url: string; threads: number; connections: number; seconds: number; script?: string }): Promise<WrkResult> {
-  const cmd = ["wrk", `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
+/** Whether processes can be pinned to cores (util-linux `taskset`) and the machine has two or more. */
+export function canPin(): boolean {
+  return navigator.hardwareConcurrency >= 2 && Bun.spawnSync(["sh", "-c", "command -v taskset"]).exitCode === 0;
+}
+
+/** Pins every thread of a running process to one core. */
+export function pinProcess(pid: number, core: number): void {
+  const r = Bun.spawnSync(["taskset", "-a", "-p", "-c", String(core), String(pid)]);
+  if (r.exitCode !== 0) throw new Error(`taskset failed: ${r.stderr.toString()}`);
+}
+
+export async function runWrk(opts: {
+  url: string;
+  threads: number;
+  connections: number;
+  seconds: number;
+  script?: string;
+  /** Run wrk on this core only (the server under test pinned to another). */
+  core?: number;
+}): Promise<WrkResult> {
+  const cmd = [...(opts.core === undefined ? [] : ["taskset", "-c", String(opts.core)]), "wrk", `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
   if (opts.script) cmd.push("-s", opts.script);
   cmd.push(opts.url);
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });

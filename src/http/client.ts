@@ -31,13 +31,17 @@ export function pseudonym(address: string, secret: string): string {
   return name;
 }
 
-export function identify(headers: Headers, address: string, secret: string): ClientIdentity {
+/** The declared agent id, or null when none is sent; 400 invalid_request when it is malformed. */
+export function checkAgentHeader(headers: Headers): string | null {
   const declared = headers.get("x-colony-agent");
-  if (declared !== null) {
-    if (!AGENT_ID_PATTERN.test(declared)) {
-      throw new ServiceError(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
-    }
-    return { address, agent: declared, agentDeclared: true };
+  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) {
+    throw new ServiceError(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
   }
+  return declared;
+}
+
+export function identify(headers: Headers, address: string, secret: string): ClientIdentity {
+  const declared = checkAgentHeader(headers);
+  if (declared !== null) return { address, agent: declared, agentDeclared: true };
   return { address, agent: pseudonym(address, secret), agentDeclared: false };
 }

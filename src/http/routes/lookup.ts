@@ -1,0 +1,75 @@
+// GET /v1/trails/by-fingerprint/{fp}: the hottest read, served by Bun's native router instead of
+// Elysia (see server.ts) from a cache of encoded answers that is dropped per fingerprint as soon as
+// the trails behind it change. Misses are cached too: most lookups are for errors nobody solved yet.
+import type { ColonyService } from "../../service/colony";
+import { ServiceError } from "../../service/errors";
+import { errorBody } from "../errors";
+
+export const LOOKUP_ROUTE = "/v1/trails/by-fingerprint/:fp";
+
+const FOUND_CACHE = "public, max-age=300";
+const NOT_FOUND_CACHE = "public, max-age=60";
+/** Bytes of encoded answers held (a found answer is 1-3 KB, a miss under 100 bytes). */
+const MAX_CACHED_BYTES = 24 * 1024 * 1024;
+
+export interface LookupAnswer {
+  status: 200 | 404;
+  body: Uint8Array<ArrayBuffer>;
+  cacheControl: string;
+}
+
+export class FingerprintLookups {
+  // fingerprint -> answer, oldest first
+  private readonly answers = new Map<string, LookupAnswer>();
+  private bytes = 0;
+
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly service: ColonyService,
+    opts: { maxBytes?: number } = {},
+  ) {
+    this.maxBytes = opts.maxBytes ?? MAX_CACHED_BYTES;
+    service.onFingerprintChanged((fp) => this.forget(fp));
+  }
+
+  /** The answer for a lookup; a malformed fingerprint throws 400 invalid_request (never cached). */
+  answer(fp: string): LookupAnswer {
+    const cached = this.answers.get(fp);
+    if (cached) return cached;
+    const answer = this.compute(fp);
+    while (this.bytes + answer.body.length > this.maxBytes && this.answers.size > 0) {
+      this.forget(this.answers.keys().next().value!);
+    }
+    this.answers.set(fp, answer);
+    this.bytes += answer.body.length;
+    return answer;
+  }
+
+  /** Encoded bytes held. */
+  get cachedBytes(): number {
+    return this.bytes;
+  }
+
+  private forget(fp: string): void {
+    const answer = this.answers.get(fp);
+    if (!answer) return;
+    this.answers.delete(fp);
+    this.bytes -= answer.body.length;
+  }
+
+  private compute(fp: string): LookupAnswer {
+    try {
+      const envelope = this.service.trails.byFingerprint(fp);
+      return { status: 200, body: encode(envelope), cacheControl: FOUND_CACHE };
+    } catch (err) {
+      if (err instanceof ServiceError && err.status === 404) {
+        return { status: 404, body: encode(errorBody(err.code, err.message)), cacheControl: NOT_FOUND_CACHE };
+      }
+      throw err;
+    }
+  }
+}
+
+const encoder = new TextEncoder();
+const encode = (value: unknown) => encoder.encode(JSON.stringify(value));
