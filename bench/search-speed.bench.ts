@@ -1,6 +1,7 @@
 // Search speed (issue 5) at 10,000 and 100,000 trails:
-//   - the raw parts, in-process, same data: one query embedding; sqlite-vec KNN (binary-quantized
-//     pass + float re-score, the production path) and exact float KNN for comparison; FTS5 query;
+//   - the raw parts, in-process, same data: one query embedding; KNN (the in-memory binary pass
+//     over sqlite-vec's quantized codes + float re-score, the production path), sqlite-vec's vec0
+//     KNN and exact float KNN for comparison; FTS5 query;
 //   - the whole search in-process (SearchService.search) and over HTTP against a separate colony
 //     process: one client p50/p99, and 16 concurrent clients (wrk -t2 -c16) throughput;
 //   - colony RSS; recall@10 of the quantized pass against exact KNN.
@@ -10,6 +11,7 @@
 // Run: node_modules/.bin/bun bench/search-speed.bench.ts [--quick] [--sizes 10000,100000]
 import { lexicalTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
+import type { SqliteVectorStore } from "../src/store/sqlite/vectors";
 import { loadEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails, spawnColony } from "./lib/colony";
 import { synthesizedQueries, synthesizedTrails } from "./lib/corpus";
@@ -82,14 +84,18 @@ try {
     const k = CANDIDATES_PER_RETRIEVER;
     const quantMs = time((i) => vectors!.search(vecs[i]!, k));
     const exactMs = time((i) => vectors!.searchExact(vecs[i]!, k));
-    // The production KNN split into its two steps: the same SQL and candidate count as
-    // src/store/sqlite/vectors.ts (OVERSAMPLE and MIN_CANDIDATES there; keep in sync).
-    const knnBits = db!.query<{ rowid: number }, [Float32Array, number]>(
-      "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
-    );
+    // The production KNN split into its two steps (the in-memory binary pass, then the float
+    // re-score), beside sqlite-vec's own vec0 KNN over the same codes and candidate count.
+    const sqliteVectors = vectors as SqliteVectorStore;
     const candidates: number[][] = [];
     const bitsMs = time((i) => {
-      candidates[i] = knnBits.all(vecs[i]!, Math.max(k * 4, 40)).map((r) => r.rowid);
+      candidates[i] = sqliteVectors.firstPass(vecs[i]!, k);
+    });
+    const vec0Knn = db!.query<{ rowid: number }, [Float32Array, number]>(
+      "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
+    );
+    const vec0Ms = time((i) => {
+      vec0Knn.all(vecs[i]!, binaryCandidates(k));
     });
     const rescoreMs = time((i) => vectors!.similarities(vecs[i]!, candidates[i]!));
     const ftsMs = time((i) => {
@@ -105,6 +111,7 @@ try {
       embed: summarize(embedMs),
       vector_quantized_rescore: summarize(quantMs),
       vector_binary_pass_only: summarize(bitsMs),
+      vector_vec0_knn_same_k: summarize(vec0Ms),
       vector_rescore_only: summarize(rescoreMs),
       vector_exact: summarize(exactMs),
       fts5: summarize(ftsMs),
@@ -115,6 +122,7 @@ try {
     log(`  query embedding                       ${f2(parts.embed.p50)} / ${f2(parts.embed.p99)}`);
     log(`  KNN, binary pass + float re-score     ${f2(parts.vector_quantized_rescore.p50)} / ${f2(parts.vector_quantized_rescore.p99)}`);
     log(`    of which binary pass (k = ${binaryCandidates(k)})      ${f2(parts.vector_binary_pass_only.p50)} / ${f2(parts.vector_binary_pass_only.p99)}`);
+    log(`    (sqlite-vec vec0 KNN, same codes and k: ${f2(parts.vector_vec0_knn_same_k.p50)} / ${f2(parts.vector_vec0_knn_same_k.p99)}; not used)`);
     log(`    of which float re-score (rowid IN)  ${f2(parts.vector_rescore_only.p50)} / ${f2(parts.vector_rescore_only.p99)}`);
     log(`  KNN, exact float (comparison)         ${f2(parts.vector_exact.p50)} / ${f2(parts.vector_exact.p99)}`);
     log(`  FTS5 query                            ${f2(parts.fts5.p50)} / ${f2(parts.fts5.p99)}`);
@@ -138,8 +146,20 @@ try {
     await colony.stop();
 
     // 4. Over HTTP, against a separate colony process.
+    const started = performance.now();
     const proc = await spawnColony(dir);
-    const row: Record<string, unknown> = { size, indexed, seeding, parts, sum_parts_p50: sumP50, recall_at_10: recall10, same_top1: top1 / rv.length };
+    const startMs = performance.now() - started; // includes loading the binary codes into memory
+    log(`colony process start -> /readyz 200 at ${indexed} trails: ${f1(startMs)} ms (polled every 50 ms)`);
+    const row: Record<string, unknown> = {
+      size,
+      indexed,
+      seeding,
+      parts,
+      sum_parts_p50: sumP50,
+      recall_at_10: recall10,
+      same_top1: top1 / rv.length,
+      start_ms: startMs,
+    };
     try {
       const body = (q: string) => JSON.stringify({ query: q, limit: 5 });
       const hq = queries.slice(0, ONE_CLIENT_QUERIES(size));

@@ -11,7 +11,7 @@ import { BUN, REPO_DIR, rssOf } from "./report";
 
 /** Quotas out of the way: benchmarks measure the work, not the limiter. */
 export const UNLIMITED = {
-  COLONY_RATE_LIMIT: "1000000",
+  COLONY_RATE_LIMIT: "1000000000",
   COLONY_PUBLISH_LIMIT: "1000000",
   COLONY_DRAFT_LIMIT: "1000000",
   COLONY_MAX_QUEUE: "10000000",

@@ -62,9 +62,9 @@ export function ftsMatch(tokens: string[]): string | null {
 export const lexicalQuery = (text: string) => ftsMatch([...new Set(lexicalTokens(text))].slice(0, 64));
 
 /** Terms in more than this share of documents carry almost no BM25 weight but cost a scan. */
-export const COMMON_TERM_SHARE = 0.15;
+export const COMMON_TERM_SHARE = 0.02;
 export const MIN_QUERY_TERMS = 3;
-export const MAX_QUERY_TERMS = 24;
+export const MAX_QUERY_TERMS = 16;
 
 /**
  * The query terms worth sending to the index: terms present in the index, rarest first; those in

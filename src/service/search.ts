@@ -65,7 +65,10 @@ export class SearchService {
       const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
       const records = new Map(store.trails.bySeqs(ids).map((r) => [r.seq, r]));
-      const similarity = vectors.similarities(query!, ids);
+      // Vector hits carry their cosine already; only lexical-only candidates need theirs.
+      const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
+      const missing = ids.filter((id) => !similarity.has(id));
+      for (const [id, sim] of vectors.similarities(query!, missing)) similarity.set(id, sim);
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
       const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));

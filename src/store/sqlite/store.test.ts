@@ -86,6 +86,9 @@ test("vector store: quantized search agrees with exact search, upsert replaces, 
     expect(exact[0]!.id).toBe(q);
     expect(approx.map((h) => h.id)).toEqual(exact.map((h) => h.id));
   }
+  // A reopened store loads the codes it kept and finds the same neighbours.
+  const reopened = SqliteVectorStore.open(db, kv, { name: "m", dim: 64 }).store;
+  for (const q of [3, 77, 250]) expect(reopened.search(unit(q, 64), 5)).toEqual(store.search(unit(q, 64), 5));
   store.upsert(3, unit(9999, 64));
   expect(store.count()).toBe(500);
   expect(store.search(unit(9999, 64), 1)[0]!.id).toBe(3);

@@ -1,8 +1,14 @@
-// The vector store on sqlite-vec: a vec0 bit[D] table for a fast binary-quantized first pass, and
-// the float vectors in a plain rowid table (B-tree point lookups are much faster than vec0's) that
-// re-scores the candidates and serves exact brute-force search.
+// The vector store on sqlite-vec: binary-quantized codes (vec_quantize_binary) kept durably in a
+// vec0 bit[D] table and scanned in memory for the first pass (see ../hamming-index.ts for why not
+// vec0's own KNN), and the float vectors in a plain rowid table (B-tree point lookups are much
+// faster than vec0's) that re-scores the candidates and serves exact brute-force search.
+//
+// The in-memory codes follow each upsert and remove at once. If an enclosing transaction rolls
+// back, a code may stand for a vector that is not stored (its candidate is dropped at re-scoring)
+// or miss one that is (found again at the next start); neither shows a wrong result.
 import type { Database } from "bun:sqlite";
 import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
+import { HammingIndex } from "../hamming-index";
 
 const SIGNATURE_KEY = "vectors.signature";
 /** Bumped when the table layout changes: a different layout rebuilds like a different model. */
@@ -25,9 +31,10 @@ export class SqliteVectorStore implements VectorStore {
   private readonly insertBits;
   private readonly deleteFloat;
   private readonly deleteBits;
-  private readonly knnBits;
+  private readonly quantize;
   private readonly knnFloat;
   private readonly countStmt;
+  private readonly codes: HammingIndex;
 
   private constructor(
     private readonly db: Database,
@@ -38,13 +45,15 @@ export class SqliteVectorStore implements VectorStore {
     this.insertBits = db.query("INSERT INTO vec_bits (rowid, bits) VALUES (?, vec_quantize_binary(?))");
     this.deleteFloat = db.query("DELETE FROM vec_float WHERE rowid = ?");
     this.deleteBits = db.query("DELETE FROM vec_bits WHERE rowid = ?");
-    this.knnBits = db.query<{ rowid: number }, [Float32Array, number]>(
-      "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
-    );
+    this.quantize = db.query<{ code: Uint8Array }, [Float32Array]>("SELECT vec_quantize_binary(?) AS code");
     this.knnFloat = db.query<{ rowid: number; distance: number }, [Float32Array, number]>(
       "SELECT rowid, vec_distance_cosine(embedding, ?) AS distance FROM vec_float ORDER BY distance LIMIT ?",
     );
     this.countStmt = db.query<{ n: number }, []>("SELECT count(*) AS n FROM vec_float");
+    this.codes = new HammingIndex(dim);
+    for (const row of db.query<{ rowid: number; bits: Uint8Array }, []>("SELECT rowid, bits FROM vec_bits").iterate()) {
+      this.codes.set(row.rowid, row.bits);
+    }
   }
 
   /**
@@ -87,6 +96,11 @@ export class SqliteVectorStore implements VectorStore {
       this.insertFloat.run(id, vector);
       this.insertBits.run(id, vector);
     })();
+    this.codes.set(id, this.code(vector));
+  }
+
+  private code(vector: Float32Array): Uint8Array {
+    return this.quantize.get(vector)!.code;
   }
 
   remove(id: number): void {
@@ -94,15 +108,21 @@ export class SqliteVectorStore implements VectorStore {
       this.deleteFloat.run(id);
       this.deleteBits.run(id);
     })();
+    this.codes.delete(id);
   }
 
   search(query: Float32Array, k: number): VectorHit[] {
     this.check(query);
     if (k <= 0) return [];
-    const candidates = this.knnBits.all(query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES)).map((r) => r.rowid);
+    const candidates = this.firstPass(query, k);
     const hits = [...this.similarities(query, candidates)].map(([id, similarity]) => ({ id, similarity }));
     hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
     return hits.slice(0, k);
+  }
+
+  /** The binary-pass candidates that `search` re-scores for `k` results. */
+  firstPass(query: Float32Array, k: number): number[] {
+    return this.codes.nearest(this.code(query), Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
   }
 
   similarities(query: Float32Array, ids: number[]): Map<number, number> {
