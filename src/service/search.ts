@@ -64,7 +64,7 @@ export class SearchService {
       const lexical = mode === "vector" ? [] : store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
       const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
-      const records = new Map(store.trails.bySeqs(ids).map((r) => [r.seq, r]));
+      const facts = new Map(store.trails.rankingFacts(ids).map((f) => [f.seq, f]));
       // Vector hits carry their cosine already; only lexical-only candidates need theirs.
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));
@@ -73,25 +73,29 @@ export class SearchService {
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
       const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));
       const vectorRank = new Map(vector.map((h, i) => [h.id, i]));
-      const candidates: (Candidate & { record: TrailRecord })[] = [];
+      const candidates: Candidate[] = [];
       for (const id of ids) {
-        const record = records.get(id);
-        if (!record || record.status !== "indexed" || (record.strength ?? 0) < minStrength) continue;
+        const f = facts.get(id);
+        if (!f || f.status !== "indexed" || (f.strength ?? 0) < minStrength) continue;
         candidates.push({
           id,
-          record,
           lexicalRank: lexicalRank.get(id),
           vectorRank: vectorRank.get(id),
           lexicalScore: lexicalScore.get(id),
           similarity: similarity.get(id),
-          strength: record.strength ?? 0,
-          overlap: environmentOverlap(req.environment, record.trail.environment),
+          strength: f.strength ?? 0,
+          overlap: environmentOverlap(req.environment, f.environment ?? undefined),
         });
       }
       const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
-      for (const c of ranked.slice(0, limit - results.length)) {
-        results.push(trails.result(c.record, "semantic", round(similarity.get(c.id) ?? 0), req.environment));
-        top ??= c.record;
+      const chosen = ranked.slice(0, limit - results.length).map((c) => c.id);
+      // Whole trails only for the results; one that changed status since its facts were read is skipped.
+      const records = new Map(store.trails.bySeqs(chosen).map((r) => [r.seq, r]));
+      for (const id of chosen) {
+        const record = records.get(id);
+        if (!record || record.status !== "indexed") continue;
+        results.push(trails.result(record, "semantic", round(similarity.get(id) ?? 0), req.environment));
+        top ??= record;
       }
     }
 

@@ -109,12 +109,21 @@ export type Verdict =
   | { status: "merged"; trail: Trail; mergedInto: string; at: number }
   | { status: "rejected"; trail: Trail; reasons: string[]; at: number };
 
+export interface RankingFacts {
+  seq: number;
+  status: TrailStatus;
+  strength: number | null;
+  environment: Trail["environment"] | null;
+}
+
 export interface TrailRepository {
   /** Stores a queued trail and its enrichment job in one transaction. */
   insertQueued(t: NewTrail): TrailRecord;
   byId(id: string): TrailRecord | null;
   bySeq(seq: number): TrailRecord | null;
   bySeqs(seqs: number[]): TrailRecord[];
+  /** What search ranks candidates by, without loading whole trails (only the results need them). */
+  rankingFacts(seqs: number[]): RankingFacts[];
   /** Indexed trails with this fingerprint, strongest first. */
   indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[];
   indexedByMergeKey(mergeKey: string): TrailRecord | null;

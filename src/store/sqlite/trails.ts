@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { FeedCursor, NewTrail, OutcomeCounts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
+import type { FeedCursor, NewTrail, OutcomeCounts, RankingFacts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
 
 interface Row {
   seq: number;
@@ -108,6 +108,19 @@ export class SqliteTrailRepository implements TrailRepository {
       .query<Row, number[]>(`SELECT * FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`)
       .all(...seqs);
     return rows.map(toRecord);
+  }
+
+  rankingFacts(seqs: number[]): RankingFacts[] {
+    if (seqs.length === 0) return [];
+    // json_extract returns the environment object as JSON text: SQLite reads it out of the stored
+    // trail far faster than parsing every whole trail in JavaScript.
+    return this.db
+      .query<{ seq: number; status: TrailStatus; strength: number | null; environment: string | null }, number[]>(
+        `SELECT seq, status, strength, json_extract(content, '$.environment') AS environment
+         FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`,
+      )
+      .all(...seqs)
+      .map((r) => ({ ...r, environment: r.environment === null ? null : JSON.parse(r.environment) }));
   }
 
   indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[] {
