@@ -60,8 +60,11 @@ export class SearchService {
       if (!vectors || !embedder) {
         throw new ServiceError(503, "unavailable", "semantic search is not available (embedding model or vector index down)");
       }
-      const [query] = await embedder.embed([req.query]);
+      // The model runs on ONNX Runtime's thread while the lexical index is queried here.
+      const embedding = embedder.embed([req.query]);
+      embedding.catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
       const lexical = mode === "vector" ? [] : store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
+      const [query] = await embedding;
       const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
       const facts = new Map(store.trails.rankingFacts(ids).map((f) => [f.seq, f]));
