@@ -67,7 +67,7 @@ export class SearchService {
       const [query] = await embedding;
       const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
-      const facts = new Map(store.trails.rankingFacts(ids).map((f) => [f.seq, f]));
+      const facts = new Map(store.trails.rankingFacts(ids, { environment: !!req.environment }).map((f) => [f.seq, f]));
       // Vector hits carry their cosine already; only lexical-only candidates need theirs.
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));

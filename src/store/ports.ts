@@ -122,8 +122,11 @@ export interface TrailRepository {
   byId(id: string): TrailRecord | null;
   bySeq(seq: number): TrailRecord | null;
   bySeqs(seqs: number[]): TrailRecord[];
-  /** What search ranks candidates by, without loading whole trails (only the results need them). */
-  rankingFacts(seqs: number[]): RankingFacts[];
+  /**
+   * What search ranks candidates by, without loading whole trails (only the results need them).
+   * `environment` false leaves it null: a query without an environment overlaps nothing anyway.
+   */
+  rankingFacts(seqs: number[], opts: { environment: boolean }): RankingFacts[];
   /** Indexed trails with this fingerprint, strongest first. */
   indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[];
   indexedByMergeKey(mergeKey: string): TrailRecord | null;

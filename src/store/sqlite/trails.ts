@@ -110,13 +110,14 @@ export class SqliteTrailRepository implements TrailRepository {
     return rows.map(toRecord);
   }
 
-  rankingFacts(seqs: number[]): RankingFacts[] {
+  rankingFacts(seqs: number[], opts: { environment: boolean }): RankingFacts[] {
     if (seqs.length === 0) return [];
     // json_extract returns the environment object as JSON text: SQLite reads it out of the stored
     // trail far faster than parsing every whole trail in JavaScript.
+    const environment = opts.environment ? "json_extract(content, '$.environment')" : "NULL";
     return this.db
       .query<{ seq: number; status: TrailStatus; strength: number | null; environment: string | null }, number[]>(
-        `SELECT seq, status, strength, json_extract(content, '$.environment') AS environment
+        `SELECT seq, status, strength, ${environment} AS environment
          FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`,
       )
       .all(...seqs)
