@@ -11,7 +11,7 @@
 // Run: node_modules/.bin/bun bench/search-speed.bench.ts [--quick] [--sizes 10000,100000]
 import { lexicalTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
-import type { SqliteVectorStore } from "../src/store/sqlite/vectors";
+import { firstPassSize, type SqliteVectorStore } from "../src/store/sqlite/vectors";
 import { loadEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails, spawnColony } from "./lib/colony";
 import { synthesizedQueries, synthesizedTrails } from "./lib/corpus";
@@ -95,7 +95,7 @@ try {
       "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
     );
     const vec0Ms = time((i) => {
-      vec0Knn.all(vecs[i]!, binaryCandidates(k));
+      vec0Knn.all(vecs[i]!, firstPassSize(k));
     });
     const rescoreMs = time((i) => vectors!.similarities(vecs[i]!, candidates[i]!));
     const ftsMs = time((i) => {
@@ -123,7 +123,7 @@ try {
     log(`raw parts, in-process, ${qs.length} queries (k = ${k} per retriever), p50 / p99 ms:`);
     log(`  query embedding                       ${f2(parts.embed.p50)} / ${f2(parts.embed.p99)}`);
     log(`  KNN, binary pass + float re-score     ${f2(parts.vector_quantized_rescore.p50)} / ${f2(parts.vector_quantized_rescore.p99)}`);
-    log(`    of which binary pass (k = ${binaryCandidates(k)})      ${f2(parts.vector_binary_pass_only.p50)} / ${f2(parts.vector_binary_pass_only.p99)}`);
+    log(`    of which binary pass (k = ${firstPassSize(k)})      ${f2(parts.vector_binary_pass_only.p50)} / ${f2(parts.vector_binary_pass_only.p99)}`);
     log(`    (sqlite-vec vec0 KNN, same codes and k: ${f2(parts.vector_vec0_knn_same_k.p50)} / ${f2(parts.vector_vec0_knn_same_k.p99)}; not used)`);
     log(`    of which float re-score (rowid IN)  ${f2(parts.vector_rescore_only.p50)} / ${f2(parts.vector_rescore_only.p99)}`);
     log(`  KNN, exact float (comparison)         ${f2(parts.vector_exact.p50)} / ${f2(parts.vector_exact.p99)}`);
@@ -144,7 +144,7 @@ try {
       if (quant[0] === exact[0]) top1++;
     }
     const recall10 = overlap / rv.length;
-    log(`quantized vs exact KNN over ${rv.length} queries: recall@10 ${f3(recall10)}, same top-1 ${f3(top1 / rv.length)} (k = 10: ${binaryCandidates(10)} binary candidates re-scored)`);
+    log(`quantized vs exact KNN over ${rv.length} queries: recall@10 ${f3(recall10)}, same top-1 ${f3(top1 / rv.length)} (k = 10: ${firstPassSize(10)} binary candidates re-scored)`);
     await colony.stop();
 
     // 4. Over HTTP, against a separate colony process.
@@ -217,11 +217,6 @@ try {
   removeDir(dir);
 }
 figures.write();
-
-/** How many binary-pass candidates vectors.ts re-scores for k results. */
-function binaryCandidates(k: number): number {
-  return Math.max(k * 4, 40);
-}
 
 function post(url: string, body: string) {
   return fetch(`${url}/v1/search`, { method: "POST", headers: { "content-type": "application/json", "X-Colony-Agent": "bench-search" }, body });

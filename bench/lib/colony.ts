@@ -1,5 +1,6 @@
 // Colonies for benchmarks: in-process (to seed data fast through the service) and as a separate
 // `bun src/main.ts serve` process (so the load generator never shares its event loop).
+import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,6 +112,21 @@ export async function spawnColony(dataDir: string, env: Record<string, string> =
     proc.kill("SIGKILL");
     throw err;
   }
+  return processHandle(proc, url, port);
+}
+
+/** A plain Elysia JSON route in its own bun process: the ceiling of the HTTP stack here. */
+export async function spawnPlainElysia(): Promise<ColonyProcess> {
+  const port = await freePort();
+  const script = `import { Elysia } from "elysia"; new Elysia().get("/x", () => ({ ok: true })).listen({ hostname: "127.0.0.1", port: ${port} });`;
+  const proc = Bun.spawn([BUN, "-e", script], { cwd: REPO_DIR, stdout: "ignore", stderr: "inherit" });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/x`, proc, 30_000);
+  return processHandle(proc, url, port);
+}
+
+/** A served process: SIGTERM to stop, SIGKILL if it has not exited 20 s later. */
+function processHandle(proc: Subprocess, url: string, port: number): ColonyProcess {
   return {
     url,
     port,
@@ -121,25 +137,6 @@ export async function spawnColony(dataDir: string, env: Record<string, string> =
       const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
       await proc.exited;
       clearTimeout(timer);
-    },
-  };
-}
-
-/** A plain Elysia JSON route in its own bun process: the ceiling of the HTTP stack here. */
-export async function spawnPlainElysia(): Promise<ColonyProcess> {
-  const port = await freePort();
-  const script = `import { Elysia } from "elysia"; new Elysia().get("/x", () => ({ ok: true })).listen({ hostname: "127.0.0.1", port: ${port} });`;
-  const proc = Bun.spawn([BUN, "-e", script], { cwd: REPO_DIR, stdout: "ignore", stderr: "inherit" });
-  const url = `http://127.0.0.1:${port}`;
-  await waitReady(`${url}/x`, proc, 30_000);
-  return {
-    url,
-    port,
-    pid: proc.pid,
-    rss: () => rssOf(proc.pid),
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
     },
   };
 }

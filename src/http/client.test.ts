@@ -4,9 +4,9 @@ import { clientAddress, identify, pseudonym } from "./client";
 
 test("X-Forwarded-For is ignored unless the proxy is trusted", () => {
   const h = new Headers({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" });
-  expect(clientAddress(h, "127.0.0.1", false)).toBe("127.0.0.1");
-  expect(clientAddress(h, "127.0.0.1", true)).toBe("203.0.113.9");
-  expect(clientAddress(new Headers(), "127.0.0.1", true)).toBe("127.0.0.1");
+  expect(clientAddress({ headers: h }, "127.0.0.1", false)).toBe("127.0.0.1");
+  expect(clientAddress({ headers: h }, "127.0.0.1", true)).toBe("203.0.113.9");
+  expect(clientAddress({ headers: new Headers() }, "127.0.0.1", true)).toBe("127.0.0.1");
 });
 
 test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {

@@ -7,10 +7,11 @@ export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
 export type ClientIdentity = Caller;
 
-export function clientAddress(headers: Headers, peer: string | null, trustProxy: boolean): string {
+/** `request.headers` is read only behind a trusted proxy: materialising Bun's headers costs ~1.5 µs. */
+export function clientAddress(request: Pick<Request, "headers">, peer: string | null, trustProxy: boolean): string {
   if (trustProxy) {
     // The left-most entry is the original client as reported by the proxy chain.
-    const forwarded = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded && forwarded.length <= 100) return forwarded;
   }
   return peer ?? "unknown";

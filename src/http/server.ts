@@ -104,7 +104,7 @@ export function createFetchHandler(deps: ServerDeps) {
   function begin(request: Request, server: Server<unknown>): Pass {
     const started = logRequests ? performance.now() : 0;
     const peer = server.requestIP(request)?.address ?? null;
-    const address = deps.config.trustProxy ? clientAddress(request.headers, peer, true) : (peer ?? "unknown");
+    const address = clientAddress(request, peer, deps.config.trustProxy);
     return { started, address, quota: general.take(address) };
   }
 

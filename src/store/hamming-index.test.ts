@@ -55,7 +55,7 @@ describe("HammingIndex", () => {
     });
   }
 
-  test("set replaces, delete removes and keeps the others findable, k above the size returns all", () => {
+  test("set replaces, delete removes and keeps the others findable, k above the size returns all, empty returns none", () => {
     const index = new HammingIndex(64);
     const a = new Uint8Array(8).fill(0xff);
     const b = new Uint8Array(8);
@@ -71,7 +71,9 @@ describe("HammingIndex", () => {
     expect(index.delete(2)).toBe(false);
     expect(index.nearest(b, 10).sort()).toEqual([1, 3]);
     expect(index.nearest(b, 1)).toEqual([1]);
-    index.clear();
+    index.delete(1);
+    index.delete(3);
+    expect(index.count).toBe(0);
     expect(index.nearest(b, 3)).toEqual([]);
     expect(() => index.set(4, new Uint8Array(4))).toThrow(/bits/);
     expect(() => new HammingIndex(12)).toThrow(/multiple of 8/);

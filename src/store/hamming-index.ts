@@ -55,11 +55,6 @@ export class HammingIndex {
     return true;
   }
 
-  clear(): void {
-    this.size = 0;
-    this.slotOf.clear();
-  }
-
   /**
    * The ids of the `k` codes nearest to `query` by Hamming distance. Ties at the cut-off distance
    * are broken by insertion order; callers re-score the candidates exactly anyway.

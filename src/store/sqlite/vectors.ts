@@ -20,6 +20,9 @@ const REINDEX_PENDING_KEY = "vectors.reindex_pending";
 const OVERSAMPLE = 4;
 const MIN_CANDIDATES = 40;
 
+/** The number of binary-pass candidates re-scored for `k` results. */
+export const firstPassSize = (k: number) => Math.max(k * OVERSAMPLE, MIN_CANDIDATES);
+
 export interface VectorStoreOpen {
   store: SqliteVectorStore;
   /** True when the stored vectors came from another model (or none existed): callers re-embed. */
@@ -42,7 +45,7 @@ export class SqliteVectorStore implements VectorStore {
     readonly dim: number,
   ) {
     this.insertFloat = db.query("INSERT INTO vec_float (rowid, embedding) VALUES (?, ?)");
-    this.insertBits = db.query("INSERT INTO vec_bits (rowid, bits) VALUES (?, vec_quantize_binary(?))");
+    this.insertBits = db.query("INSERT INTO vec_bits (rowid, bits) VALUES (?, vec_bit(?))");
     this.deleteFloat = db.query("DELETE FROM vec_float WHERE rowid = ?");
     this.deleteBits = db.query("DELETE FROM vec_bits WHERE rowid = ?");
     this.quantize = db.query<{ code: Uint8Array }, [Float32Array]>("SELECT vec_quantize_binary(?) AS code");
@@ -89,14 +92,16 @@ export class SqliteVectorStore implements VectorStore {
 
   upsert(id: number, vector: Float32Array): void {
     this.check(vector);
+    // Quantized once: the same code goes to the vec0 table and to the in-memory pass.
+    const code = this.code(vector);
     // vec0 has no upsert: replace inside one transaction.
     this.db.transaction(() => {
       this.deleteFloat.run(id);
       this.deleteBits.run(id);
       this.insertFloat.run(id, vector);
-      this.insertBits.run(id, vector);
+      this.insertBits.run(id, code);
     })();
-    this.codes.set(id, this.code(vector));
+    this.codes.set(id, code);
   }
 
   private code(vector: Float32Array): Uint8Array {
@@ -122,7 +127,7 @@ export class SqliteVectorStore implements VectorStore {
 
   /** The binary-pass candidates that `search` re-scores for `k` results. */
   firstPass(query: Float32Array, k: number): number[] {
-    return this.codes.nearest(this.code(query), Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
+    return this.codes.nearest(this.code(query), firstPassSize(k));
   }
 
   similarities(query: Float32Array, ids: number[]): Map<number, number> {
