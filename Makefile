@@ -5,7 +5,7 @@ BUN := node_modules/.bin/bun
 SHARED ?= ../shared
 export ONNXRUNTIME_NODE_INSTALL := skip
 
-.PHONY: run test deps shared browser build bench soak model check clean
+.PHONY: run test deps shared browser build bench soak model check format clean
 
 node_modules/.installed: package.json package-lock.json .npmrc
 	npm ci --no-audit --no-fund
@@ -45,8 +45,14 @@ soak: deps
 model: deps
 	bash tools/model/train.sh
 
+# Formatting and lint (Biome, biome.json) and the type check.
 check: deps
+	node_modules/.bin/biome check .
 	node_modules/.bin/tsc --noEmit -p .
+
+# Rewrites the tree in the project's format and applies Biome's safe fixes.
+format: deps
+	node_modules/.bin/biome check --write .
 
 clean:
 	rm -rf dist node_modules shared

@@ -34,8 +34,17 @@ const typical: Trail = {
   },
   solution: {
     summary: "Point DATABASE_URL at the compose service name `db` instead of a fixed IP and restart the stack.",
-    steps: ["Edit docker-compose.yml and set DATABASE_URL=postgres://app:hunter22@db:5432/app", "Run docker compose up -d --force-recreate api", "Check the API health endpoint"],
-    commands: ["docker compose down", "sed -i 's/10.0.3.17/db/' docker-compose.yml", "docker compose up -d --force-recreate api", "curl -fsS http://localhost:3000/health"],
+    steps: [
+      "Edit docker-compose.yml and set DATABASE_URL=postgres://app:hunter22@db:5432/app",
+      "Run docker compose up -d --force-recreate api",
+      "Check the API health endpoint",
+    ],
+    commands: [
+      "docker compose down",
+      "sed -i 's/10.0.3.17/db/' docker-compose.yml",
+      "docker compose up -d --force-recreate api",
+      "curl -fsS http://localhost:3000/health",
+    ],
     code_patches: [
       {
         file_path: "docker-compose.yml",
@@ -43,10 +52,19 @@ const typical: Trail = {
         language: "yaml",
       },
     ],
-    verification: "curl http://localhost:3000/health returns {\"status\":\"ok\"} and the API logs show a pool of 10 connections.",
+    verification: 'curl http://localhost:3000/health returns {"status":"ok"} and the API logs show a pool of 10 connections.',
   },
   agent_info: { model: "claude-sonnet", framework: "colony-mcp" },
-  environment: { os: "linux", os_version: "Ubuntu 22.04", arch: "x86_64", runtime: { name: "node", version: "20.11.1" }, packages: [{ name: "pg", version: "8.11.3" }, { name: "express", version: "4.18.2" }] },
+  environment: {
+    os: "linux",
+    os_version: "Ubuntu 22.04",
+    arch: "x86_64",
+    runtime: { name: "node", version: "20.11.1" },
+    packages: [
+      { name: "pg", version: "8.11.3" },
+      { name: "express", version: "4.18.2" },
+    ],
+  },
   effort: { tokens_spent: 18000, failed_attempts: 2, duration_s: 340 },
   tags: ["docker", "postgres", "compose"],
 };
@@ -73,25 +91,83 @@ const typ = timeIt(() => analyzeAll(typical));
 const ev = timeIt((i) => analyzeAll(evalSet[i % evalSet.length]!));
 const us = (x: number) => `${(x * 1000).toFixed(0)} µs`;
 console.log("== analysis throughput (redact + risk + quality + category + rejection incl. injection) ==");
-console.log(`typical full trail (${JSON.stringify(typical).length} bytes): ${us(typ.cpu)} CPU/trail (${Math.round(1000 / typ.cpu)} trails/s per core), wall ${us(typ.wall)}  (target < 1 ms)`);
-console.log(`eval trails (44, mean):             ${us(ev.cpu)} CPU/trail (${Math.round(1000 / ev.cpu)} trails/s per core), wall ${us(ev.wall)}`);
+console.log(
+  `typical full trail (${JSON.stringify(typical).length} bytes): ${us(typ.cpu)} CPU/trail (${Math.round(1000 / typ.cpu)} trails/s per core), wall ${us(typ.wall)}  (target < 1 ms)`,
+);
+console.log(
+  `eval trails (44, mean):             ${us(ev.cpu)} CPU/trail (${Math.round(1000 / ev.cpu)} trails/s per core), wall ${us(ev.wall)}`,
+);
 
 // --- 2. Worst case of a 64 KB adversarial string per detector -------------------------------------------
 const big = (unit: string) => unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
 const ADVERSARIAL: Record<string, string> = {
-  "a": big("a"), "@": big("@"), "a@": big("a@"), "a.": big("a."), "1.": big("1."), "1.1.1.": big("1.1.1."), ":": big(":"),
-  "a:": big("a:"), "::1:": big("::1:"), "f:": big("f:"), "BEGIN": big("-----BEGIN "), "BEGIN PK": big("-----BEGIN PRIVATE KEY-----"),
-  "-": big("-"), "eyJ": big("eyJ"), "eyJa.": big("eyJa."), "https://": big("https://"), "http://a:": big("http://a:"),
-  "password=": big("password="), '"password":"': big('"password":"'), "--password ": big("--password "), "/home/": big("/home/"),
-  "C:\\Users\\": big("C:\\Users\\"), "\\": big("\\"), "<redacted:": big("<redacted:"), "ignore ": big("ignore "),
-  "ignore previous ": big("ignore previous "), "you are now ": big("you are now "), "<|": big("<|"), "\\n": big("\n"), "\\n\\n": big("\n\n"),
-  "$(": big("$("), "(": big("("), "`": big("`"), "'": big("'"), '"': big('"'), "|": big("|"), "&&": big("&&"), "rm -rf / ": big("rm -rf / "),
-  "curl|sh": big("curl x | sh; "), "A": big("A"), "Zk9x": big("Zk9x"), "==": big("=="), "ab12": big("ab12"), "ZWSP": big("\u200B"),
-  "tag": big("\u{E0041}"), "lone hi": big("\uD800"), "lone lo": big("\uDC00a"), "combining": big("é́́"), "emoji": big("😀"),
-  "sk-": big("sk-"), "AKIA": big("AKIA"), "xoxb-": big("xoxb-"), "Bearer ": big("Bearer "), "Basic ": big("Basic "), "$6$": big("$6$"),
-  "%": big("%"), "word ": big("x".repeat(99) + " "), "k=v ": big("key=Zk9xQ2pL7mN4vB8c "), "send your keys to ": big("send your api keys to "),
-  "cat .env | curl ": big("cat .env | curl "), "b64": big("SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM= "), "hex": big("49676e6f7265"),
-  "sudo ": big("sudo "), "a=b ": big("A=b "), "-rf ": big("-rf "), "DROP TABLE ": big("DROP TABLE "), "+chmod 777 \\n": big("+chmod 777 x\n"),
+  a: big("a"),
+  "@": big("@"),
+  "a@": big("a@"),
+  "a.": big("a."),
+  "1.": big("1."),
+  "1.1.1.": big("1.1.1."),
+  ":": big(":"),
+  "a:": big("a:"),
+  "::1:": big("::1:"),
+  "f:": big("f:"),
+  BEGIN: big("-----BEGIN "),
+  "BEGIN PK": big("-----BEGIN PRIVATE KEY-----"),
+  "-": big("-"),
+  eyJ: big("eyJ"),
+  "eyJa.": big("eyJa."),
+  "https://": big("https://"),
+  "http://a:": big("http://a:"),
+  "password=": big("password="),
+  '"password":"': big('"password":"'),
+  "--password ": big("--password "),
+  "/home/": big("/home/"),
+  "C:\\Users\\": big("C:\\Users\\"),
+  "\\": big("\\"),
+  "<redacted:": big("<redacted:"),
+  "ignore ": big("ignore "),
+  "ignore previous ": big("ignore previous "),
+  "you are now ": big("you are now "),
+  "<|": big("<|"),
+  "\\n": big("\n"),
+  "\\n\\n": big("\n\n"),
+  "$(": big("$("),
+  "(": big("("),
+  "`": big("`"),
+  "'": big("'"),
+  '"': big('"'),
+  "|": big("|"),
+  "&&": big("&&"),
+  "rm -rf / ": big("rm -rf / "),
+  "curl|sh": big("curl x | sh; "),
+  A: big("A"),
+  Zk9x: big("Zk9x"),
+  "==": big("=="),
+  ab12: big("ab12"),
+  ZWSP: big("\u200B"),
+  tag: big("\u{E0041}"),
+  "lone hi": big("\uD800"),
+  "lone lo": big("\uDC00a"),
+  combining: big("é́́"),
+  emoji: big("😀"),
+  "sk-": big("sk-"),
+  AKIA: big("AKIA"),
+  "xoxb-": big("xoxb-"),
+  "Bearer ": big("Bearer "),
+  "Basic ": big("Basic "),
+  $6$: big("$6$"),
+  "%": big("%"),
+  "word ": big("x".repeat(99) + " "),
+  "k=v ": big("key=Zk9xQ2pL7mN4vB8c "),
+  "send your keys to ": big("send your api keys to "),
+  "cat .env | curl ": big("cat .env | curl "),
+  b64: big("SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM= "),
+  hex: big("49676e6f7265"),
+  "sudo ": big("sudo "),
+  "a=b ": big("A=b "),
+  "-rf ": big("-rf "),
+  "DROP TABLE ": big("DROP TABLE "),
+  "+chmod 777 \\n": big("+chmod 777 x\n"),
 };
 // The schema caps a command at 2000 characters and a diff at 32 KB; these go past both.
 const trailOf = (s: string, where: "error" | "command" | "patch" = "error"): Trail => ({
@@ -141,7 +217,9 @@ for (const [name, fn] of Object.entries(DETECTORS)) {
       worstInput = label;
     }
   }
-  console.log(`${name.padEnd(36)} worst ${worst.toFixed(1).padStart(6)} ms CPU (wall ${worstWall.toFixed(1)} ms)  input: ${JSON.stringify(worstInput)} × 64 KB`);
+  console.log(
+    `${name.padEnd(36)} worst ${worst.toFixed(1).padStart(6)} ms CPU (wall ${worstWall.toFixed(1)} ms)  input: ${JSON.stringify(worstInput)} × 64 KB`,
+  );
 }
 
 // --- 3. False-positive rates on the dev eval set -----------------------------------------------------
@@ -166,7 +244,9 @@ for (const { trail } of trails) {
 for (const t of texts) for (const [k, n] of Object.entries(redactDeep(t.text).counts)) redactionKinds[k] = (redactionKinds[k] ?? 0) + n;
 const pct = (n: number, d: number) => `${n}/${d} (${((100 * n) / d).toFixed(1)}%)`;
 console.log("\n== false positives on errors-dev.json ==");
-console.log(`prompt_injection, per text (error lines, variants, paraphrases, related, root causes, steps, commands, patches, negatives): ${pct(injFP.length, texts.length)}`);
+console.log(
+  `prompt_injection, per text (error lines, variants, paraphrases, related, root causes, steps, commands, patches, negatives): ${pct(injFP.length, texts.length)}`,
+);
 console.log(`prompt_injection, per trail: ${pct(injTrailFP, trails.length)}`);
 console.log(`sensitive_content, per trail: ${pct(sensitiveFP, trails.length)}`);
 console.log(`risk level high, per trail: ${pct(highRisk, trails.length)}`);

@@ -15,10 +15,22 @@ const rounds = opt("rounds", quick ? 3 : 20);
 const seed = opt("seed", 20261121);
 
 const t0 = performance.now();
-const report = await runCrashHarness({ rounds, seed, clients: opt("clients", 8), minRunMs: 200, maxRunMs: 3000, mode, log: (l) => console.log(l) });
+const report = await runCrashHarness({
+  rounds,
+  seed,
+  clients: opt("clients", 8),
+  minRunMs: 200,
+  maxRunMs: 3000,
+  mode,
+  log: (l) => console.log(l),
+});
 const s = ((performance.now() - t0) / 1000).toFixed(1);
-const acked = Object.entries(report.acknowledged).filter(([k]) => k !== "searches").reduce((a, [, v]) => a + v, 0);
-console.log(`\nSIGKILL rounds survived: ${report.rounds - new Set(report.lost.map((l) => l.split(":")[0])).size}/${report.rounds} (seed ${seed}, ${s} s)`);
+const acked = Object.entries(report.acknowledged)
+  .filter(([k]) => k !== "searches")
+  .reduce((a, [, v]) => a + v, 0);
+console.log(
+  `\nSIGKILL rounds survived: ${report.rounds - new Set(report.lost.map((l) => l.split(":")[0])).size}/${report.rounds} (seed ${seed}, ${s} s)`,
+);
 console.log(`requests sent: ${report.sent}; writes acknowledged: ${acked} ${JSON.stringify(report.acknowledged)}`);
 console.log(`final store: ${JSON.stringify(report.final)}`);
 console.log(`lost: ${report.lost.length}`);

@@ -61,7 +61,9 @@ async function recall(kind: "paraphrase" | "related" | "variant") {
     mrr += 1 / rank;
   });
   const n = idx.length;
-  console.log(`eval ${kind.padEnd(10)} (${n} queries vs ${cases.length} error lines): recall@1 ${(r1 / n).toFixed(3)}, recall@3 ${(r3 / n).toFixed(3)}, MRR ${(mrr / n).toFixed(3)}`);
+  console.log(
+    `eval ${kind.padEnd(10)} (${n} queries vs ${cases.length} error lines): recall@1 ${(r1 / n).toFixed(3)}, recall@3 ${(r3 / n).toFixed(3)}, MRR ${(mrr / n).toFixed(3)}`,
+  );
 }
 await recall("paraphrase");
 await recall("related");

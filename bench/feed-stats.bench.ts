@@ -49,9 +49,25 @@ try {
       const reinforced = Math.min(now, created + Math.floor(rand() * 30 * DAY));
       const worked = Math.floor(rand() * 8);
       insertTrail.run(
-        randomUUID(), b.fingerprint, b.error_type, b.content, `${b.content_hash}-${i}`, `agent-${i % 5000}`,
-        created, created, b.category, b.quality, b.risk, worked, Math.floor(rand() * 3), Math.floor(rand() * 3),
-        rand(), `${b.merge_key}-${i}`, reinforced, b.runtime, b.tokens_spent,
+        randomUUID(),
+        b.fingerprint,
+        b.error_type,
+        b.content,
+        `${b.content_hash}-${i}`,
+        `agent-${i % 5000}`,
+        created,
+        created,
+        b.category,
+        b.quality,
+        b.risk,
+        worked,
+        Math.floor(rand() * 3),
+        Math.floor(rand() * 3),
+        rand(),
+        `${b.merge_key}-${i}`,
+        reinforced,
+        b.runtime,
+        b.tokens_spent,
       );
     }
     db.query("UPDATE counters SET value = (SELECT count(*) FROM trails WHERE status = 'indexed') WHERE name = 'trails_indexed'").run();
@@ -65,12 +81,20 @@ try {
       insertEvent.run(kind, `agent-${i % 5000}`, `${kind} for ModuleNotFoundError: ${i % 500} result(s)`, now - (EVENTS - i) * 1000);
     }
   })();
-  const insertOutcome = db.query("INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, 1, ?, 'bench', ?)");
+  const insertOutcome = db.query(
+    "INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, 1, ?, 'bench', ?)",
+  );
   db.transaction(() => {
     for (let i = 0; i < OUTCOMES; i++) {
       const seq = 1 + Math.floor(rand() * maxSeq);
       const notes = rand() < 0.3 ? `worked after pinning the version (${i})` : null;
-      insertOutcome.run(seq, `agent-${i % 5000}`, pick(["worked", "failed", "partially_worked"], rand), notes, now - Math.floor(rand() * 30 * DAY));
+      insertOutcome.run(
+        seq,
+        `agent-${i % 5000}`,
+        pick(["worked", "failed", "partially_worked"], rand),
+        notes,
+        now - Math.floor(rand() * 30 * DAY),
+      );
     }
   })();
   const hourNow = Math.floor(now / HOUR);
@@ -100,26 +124,54 @@ try {
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const sqlS = (performance.now() - t0) / 1000;
   log(`data: ${REAL_TRAILS} trails through the service (${f1(realS)} s), the rest inserted with SQL (${f1(sqlS)} s)`);
-  log(`rows: ${Object.entries(sizes).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  log(
+    `rows: ${Object.entries(sizes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   figures.set("data", { real_trails: REAL_TRAILS, rows: sizes, real_s: realS, sql_s: sqlS, note: "ANALYZE run after the SQL inserts" });
 
   // Query plans of every query behind /v1/feed, /v1/activity and /v1/stats (same SQL as the store).
   const seqs = Array.from({ length: 20 }, (_, i) => i + 1);
   const PLANS: [string, string, unknown[]][] = [
     ["feed, first page", "SELECT * FROM trails WHERE status = 'indexed' ORDER BY reinforced_at DESC, seq DESC LIMIT ?", [21]],
-    ["feed, category", "SELECT * FROM trails WHERE status = 'indexed' AND category = ? ORDER BY reinforced_at DESC, seq DESC LIMIT ?", ["dependency", 21]],
-    ["feed, runtime", "SELECT * FROM trails WHERE status = 'indexed' AND runtime = ? ORDER BY reinforced_at DESC, seq DESC LIMIT ?", ["python", 21]],
+    [
+      "feed, category",
+      "SELECT * FROM trails WHERE status = 'indexed' AND category = ? ORDER BY reinforced_at DESC, seq DESC LIMIT ?",
+      ["dependency", 21],
+    ],
+    [
+      "feed, runtime",
+      "SELECT * FROM trails WHERE status = 'indexed' AND runtime = ? ORDER BY reinforced_at DESC, seq DESC LIMIT ?",
+      ["python", 21],
+    ],
     // Both spellings of the keyset condition: the OR form cannot seek the index, the row value can.
-    ["feed, cursor (OR form)", "SELECT * FROM trails WHERE status = 'indexed' AND (reinforced_at < ? OR (reinforced_at = ? AND seq < ?)) ORDER BY reinforced_at DESC, seq DESC LIMIT ?", [now - 45 * DAY, now - 45 * DAY, 1e9, 21]],
-    ["feed, cursor (row value)", "SELECT * FROM trails WHERE status = 'indexed' AND (reinforced_at, seq) < (?, ?) ORDER BY reinforced_at DESC, seq DESC LIMIT ?", [now - 45 * DAY, 1e9, 21]],
-    ["feed replies", `SELECT * FROM (SELECT trail_seq, agent, outcome, counted, notes, model, at, row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${seqs.map(() => "?").join(",")})) WHERE n <= ? ORDER BY trail_seq, at DESC`, [...seqs, 3]],
+    [
+      "feed, cursor (OR form)",
+      "SELECT * FROM trails WHERE status = 'indexed' AND (reinforced_at < ? OR (reinforced_at = ? AND seq < ?)) ORDER BY reinforced_at DESC, seq DESC LIMIT ?",
+      [now - 45 * DAY, now - 45 * DAY, 1e9, 21],
+    ],
+    [
+      "feed, cursor (row value)",
+      "SELECT * FROM trails WHERE status = 'indexed' AND (reinforced_at, seq) < (?, ?) ORDER BY reinforced_at DESC, seq DESC LIMIT ?",
+      [now - 45 * DAY, 1e9, 21],
+    ],
+    [
+      "feed replies",
+      `SELECT * FROM (SELECT trail_seq, agent, outcome, counted, notes, model, at, row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${seqs.map(() => "?").join(",")})) WHERE n <= ? ORDER BY trail_seq, at DESC`,
+      [...seqs, 3],
+    ],
     ["activity", "SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?", [20]],
     ["stats: trails", "SELECT value FROM counters WHERE name = 'trails_indexed'", []],
     ["stats: outcomes, tokens", "SELECT sum(outcomes) AS o, sum(tokens_saved) AS t FROM stats_hourly WHERE hour >= ?", [hourNow - 24]],
     agentTable === "agent_activity"
       ? ["stats: agents", "SELECT count(*) AS n FROM agent_activity WHERE at >= ?", [now - DAY]]
       : ["stats: agents", "SELECT count(DISTINCT agent) AS n FROM agents_hourly WHERE hour >= ?", [hourNow - 24]],
-    ["stats: hot", "SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ? GROUP BY label ORDER BY searches DESC, label ASC LIMIT ?", [hourNow - 24, 10]],
+    [
+      "stats: hot",
+      "SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ? GROUP BY label ORDER BY searches DESC, label ASC LIMIT ?",
+      [hourNow - 24, 10],
+    ],
   ];
   log("");
   log("EXPLAIN QUERY PLAN, and each query alone in-process (200 runs):");
@@ -170,7 +222,9 @@ try {
     // slow, so take the cursor of the trail at that position directly.
     const deepDb = new Database(join(dir, "colony.db"), { readonly: true });
     const deep = deepDb
-      .query<{ r: number; s: number }, [number]>("SELECT reinforced_at AS r, seq AS s FROM trails WHERE status = 'indexed' ORDER BY reinforced_at DESC, seq DESC LIMIT 1 OFFSET ?")
+      .query<{ r: number; s: number }, [number]>(
+        "SELECT reinforced_at AS r, seq AS s FROM trails WHERE status = 'indexed' ORDER BY reinforced_at DESC, seq DESC LIMIT 1 OFFSET ?",
+      )
       .get(Math.floor(TRAILS / 2))!;
     deepDb.close();
     const deepCursor = Buffer.from(JSON.stringify([deep.r, deep.s])).toString("base64url");
@@ -198,7 +252,9 @@ try {
       }
       const s = summarize(ms);
       const gated = name.startsWith("/v1/feed (first") || name === "/v1/stats";
-      log(`  ${name.padEnd(34)} p50 ${f2(s.p50).padStart(6)} ms  p99 ${f2(s.p99).padStart(6)} ms  (${f1(bytes / 1024)} KB)${gated ? `   target p50 < 5 ms: ${verdict(s.p50 < 5)}` : ""}`);
+      log(
+        `  ${name.padEnd(34)} p50 ${f2(s.p50).padStart(6)} ms  p99 ${f2(s.p99).padStart(6)} ms  (${f1(bytes / 1024)} KB)${gated ? `   target p50 < 5 ms: ${verdict(s.p50 < 5)}` : ""}`,
+      );
       lat[name] = { ...s, bytes, ...(gated ? { target_p50_ms: 5, met: s.p50 < 5 } : {}) };
     }
     figures.set("latency", lat);

@@ -29,11 +29,26 @@ try {
   console.log(`\nfuzz: ${r.requests} requests in ${r.seconds.toFixed(1)} s (seed ${seed}), ${(r.requests / r.seconds).toFixed(0)}/s`);
   console.log(`statuses: ${JSON.stringify(r.byStatus)}`);
   console.log(`cases: ${JSON.stringify(r.byKind)}`);
-  console.log(`5xx: ${r.serverErrors.length}; bad error shapes: ${r.badShapes.length}; missing RateLimit headers: ${r.missingRateLimit.length}`);
-  console.log(`failed expectations: ${r.failedExpectations.length}; connections dropped without answer: ${r.transportFailures.length}; rejected by Bun's HTTP parser: ${r.parserRejections} ${JSON.stringify(r.parserStatuses)}`);
-  console.log(`error lines logged: ${errorLines.length}; after the fuzz: ${after.length === 0 ? "alive, integrity ok, publish and search work" : after.join("; ")}`);
-  for (const list of [r.serverErrors, r.badShapes, r.missingRateLimit, r.failedExpectations, r.transportFailures, errorLines]) for (const l of list.slice(0, 10)) console.log(`  ${l.slice(0, 400)}`);
-  failed = r.serverErrors.length + r.badShapes.length + r.missingRateLimit.length + r.failedExpectations.length + r.transportFailures.length + after.length + errorLines.length > 0;
+  console.log(
+    `5xx: ${r.serverErrors.length}; bad error shapes: ${r.badShapes.length}; missing RateLimit headers: ${r.missingRateLimit.length}`,
+  );
+  console.log(
+    `failed expectations: ${r.failedExpectations.length}; connections dropped without answer: ${r.transportFailures.length}; rejected by Bun's HTTP parser: ${r.parserRejections} ${JSON.stringify(r.parserStatuses)}`,
+  );
+  console.log(
+    `error lines logged: ${errorLines.length}; after the fuzz: ${after.length === 0 ? "alive, integrity ok, publish and search work" : after.join("; ")}`,
+  );
+  for (const list of [r.serverErrors, r.badShapes, r.missingRateLimit, r.failedExpectations, r.transportFailures, errorLines])
+    for (const l of list.slice(0, 10)) console.log(`  ${l.slice(0, 400)}`);
+  failed =
+    r.serverErrors.length +
+      r.badShapes.length +
+      r.missingRateLimit.length +
+      r.failedExpectations.length +
+      r.transportFailures.length +
+      after.length +
+      errorLines.length >
+    0;
 } finally {
   await colony.stop("SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });

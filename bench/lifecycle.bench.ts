@@ -102,7 +102,9 @@ try {
       `burst of ${BURST}: published in ${f1(published)} ms (${f1(BURST / (published / 1000))} trails/s accepted), ` +
         `queue ${depthAfterPublish} when the last 202 came, empty after ${f1(drained)} ms`,
     );
-    log(`enrichment throughput (burst, first publish -> queue empty): ${f1(throughput)} trails/s   target >= 200: ${verdict(throughput >= 200)}`);
+    log(
+      `enrichment throughput (burst, first publish -> queue empty): ${f1(throughput)} trails/s   target >= 200: ${verdict(throughput >= 200)}`,
+    );
     const afterPublish = depthAfterPublish > 0 ? depthAfterPublish / ((drained - published) / 1000) : NaN;
     log(`  drain after the last 202 alone: ${depthAfterPublish} trails in ${f1(drained - published)} ms = ${f1(afterPublish)} trails/s`);
     figures.set("burst", {
@@ -123,9 +125,7 @@ try {
     } else {
       const db = new Database(join(dir, "colony.db"), { readonly: true });
       const fps = db
-        .query<{ fingerprint: string }, [number]>(
-          "SELECT DISTINCT fingerprint FROM trails WHERE status = 'indexed' ORDER BY seq LIMIT ?",
-        )
+        .query<{ fingerprint: string }, [number]>("SELECT DISTINCT fingerprint FROM trails WHERE status = 'indexed' ORDER BY seq LIMIT ?")
         .all(SEED_TRAILS)
         .map((r) => r.fingerprint);
       const indexed = db.query<{ n: number }, []>("SELECT count(*) AS n FROM trails WHERE status = 'indexed'").get()!.n;

@@ -59,7 +59,9 @@ try {
   await colony.service.worker!.drain();
   const drainMs = performance.now() - t0;
   const stats = (await (await colony.fetch("/v1/stats")).json()) as { trails: number };
-  console.log(`seeded ${TRAILS} trails: publish ${(publishMs / 1000).toFixed(1)} s, enrichment ${(drainMs / 1000).toFixed(1)} s, indexed ${stats.trails}`);
+  console.log(
+    `seeded ${TRAILS} trails: publish ${(publishMs / 1000).toFixed(1)} s, enrichment ${(drainMs / 1000).toFixed(1)} s, indexed ${stats.trails}`,
+  );
 
   const probe = await colony.fetch("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   if (probe.status === 404) {
@@ -98,13 +100,16 @@ try {
     }
   }
   await client.close();
-  const row = (name: string, xs: number[]) => `${name.padEnd(26)} p50 ${pct(xs, 50).toFixed(2).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(2).padStart(7)} ms`;
+  const row = (name: string, xs: number[]) =>
+    `${name.padEnd(26)} p50 ${pct(xs, 50).toFixed(2).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(2).padStart(7)} ms`;
   console.log(`${ROUNDS} rounds of ${queries.length} distinct queries, ${stats.trails} indexed trails`);
   console.log(row("POST /v1/search", times.http));
   console.log(row("MCP colony_search (/mcp)", times.mcp));
   const r50 = pct(times.mcp, 50) / pct(times.http, 50);
   const r99 = pct(times.mcp, 99) / pct(times.http, 99);
-  console.log(`ratio MCP/HTTP: p50 ${r50.toFixed(2)}x, p99 ${r99.toFixed(2)}x (target <= 1.30x): ${r50 <= 1.3 && r99 <= 1.3 ? "met" : "NOT met"}`);
+  console.log(
+    `ratio MCP/HTTP: p50 ${r50.toFixed(2)}x, p99 ${r99.toFixed(2)}x (target <= 1.30x): ${r50 <= 1.3 && r99 <= 1.3 ? "met" : "NOT met"}`,
+  );
 } finally {
   await colony.dispose();
 }

@@ -23,14 +23,23 @@ const ON_REQUEST = ["soak"];
 const skip = [...(listArg("--skip") ?? []), ...(argv.includes("--all") ? [] : ON_REQUEST.filter((n) => !only?.includes(n)))];
 
 // The order of bench/RESULTS.md; scripts not listed here run afterwards, alphabetically.
-const ORDER = ["startup", "transformer-path", "embedding", "crash", "lifecycle", "analysis", "search-quality", "search-speed", "feed-stats", "mcp"];
+const ORDER = [
+  "startup",
+  "transformer-path",
+  "embedding",
+  "crash",
+  "lifecycle",
+  "analysis",
+  "search-quality",
+  "search-speed",
+  "feed-stats",
+  "mcp",
+];
 const found = readdirSync(join(REPO_DIR, "bench"))
   .filter((f) => f.endsWith(".bench.ts"))
   .map((f) => f.slice(0, -".bench.ts".length));
 const rank = (n: string) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
-const names = found
-  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
-  .filter((n) => (!only || only.includes(n)) && !skip.includes(n));
+const names = found.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).filter((n) => (!only || only.includes(n)) && !skip.includes(n));
 if (only) for (const n of only) if (!found.includes(n)) console.error(`bench: no bench/${n}.bench.ts (have: ${found.join(", ")})`);
 if (names.length === 0) {
   console.error("bench: nothing to run");
@@ -50,10 +59,24 @@ mkdirSync(OUT_DIR, { recursive: true });
 const started = new Date();
 console.log(`bench: ${names.join(", ")}${quick ? " (quick)" : ""} on ${started.toISOString()}`);
 // Other work on the machine skews every figure: say how busy it was.
-const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 console.log(`load average at start: ${load()}`);
-const git = (...a: string[]) => Bun.spawnSync(["git", ...a], { cwd: REPO_DIR }).stdout.toString().trimEnd();
-console.log(`commit ${git("rev-parse", "--short", "HEAD")}; uncommitted changes in: ${git("status", "--porcelain", "--untracked-files=no").split("\n").filter(Boolean).map((l) => l.slice(3)).join(", ") || "none"}`);
+const git = (...a: string[]) =>
+  Bun.spawnSync(["git", ...a], { cwd: REPO_DIR })
+    .stdout.toString()
+    .trimEnd();
+console.log(
+  `commit ${git("rev-parse", "--short", "HEAD")}; uncommitted changes in: ${
+    git("status", "--porcelain", "--untracked-files=no")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(3))
+      .join(", ") || "none"
+  }`,
+);
 const summary: { name: string; exitCode: number; seconds: number; log: string }[] = [];
 for (const name of names) {
   const logFile = join(OUT_DIR, `${name}${quick ? ".quick" : ""}.log`);
@@ -87,6 +110,7 @@ writeFileSync(
   JSON.stringify({ started: started.toISOString(), finished: new Date().toISOString(), quick, runs: summary }, null, 2) + "\n",
 );
 console.log("\nbench summary:");
-for (const s of summary) console.log(`  ${s.name.padEnd(20)} ${s.exitCode === 0 ? "ok    " : "FAILED"} ${s.seconds.toFixed(1).padStart(7)} s`);
+for (const s of summary)
+  console.log(`  ${s.name.padEnd(20)} ${s.exitCode === 0 ? "ok    " : "FAILED"} ${s.seconds.toFixed(1).padStart(7)} s`);
 const failed = summary.filter((s) => s.exitCode !== 0);
 process.exit(failed.length ? 1 : 0);

@@ -54,7 +54,9 @@ try {
   const published = cases.map((c) => service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` }).body);
   const seeding = await seedTrails(colony, distractors, { chunk: 4000 });
   log(`loaded ${cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s (drain ${f1(seeding.drainS)} s)`);
-  const counts = colony.subsystems.db!.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM trails GROUP BY status").all();
+  const counts = colony.subsystems
+    .db!.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM trails GROUP BY status")
+    .all();
   log(`trail statuses: ${counts.map((c) => `${c.status} ${c.n}`).join(", ")}`);
   figures.set("corpus", { cases: cases.length, distractors: distractors.length, load_s: seeding.totalS, statuses: counts });
 
@@ -78,7 +80,9 @@ try {
   // The ranker's knobs, when this version of the service has them (set back after each system).
   const ranker = service.search as unknown as { fusion?: string; weights?: { lexical: number; vector: number } };
   const production = { fusion: ranker.fusion, weights: ranker.weights };
-  log(`production ranker: fusion ${production.fusion ?? "(rrf, fixed)"}, weights ${JSON.stringify(production.weights ?? { lexical: 1, vector: 1 })}`);
+  log(
+    `production ranker: fusion ${production.fusion ?? "(rrf, fixed)"}, weights ${JSON.stringify(production.weights ?? { lexical: 1, vector: 1 })}`,
+  );
   figures.set("production_ranker", production);
   for (const system of SYSTEMS) {
     const mode = system.name;
@@ -126,7 +130,15 @@ try {
       `  ${kind.padEnd(11)} ${String(n).padStart(3)}  ${cells.join("")}   recall@${k} >= ${min}: ${verdict(hybrid >= min)}; ` +
         `hybrid >= best single (${f3(best)}): ${verdict(hybrid >= best)}; found via fingerprint: ${viaFp}`,
     );
-    const row: Record<string, unknown> = { kind, n, target_k: k, target: min, met: hybrid >= min, hybrid_at_least_best: hybrid >= best, via_fingerprint: viaFp };
+    const row: Record<string, unknown> = {
+      kind,
+      n,
+      target_k: k,
+      target: min,
+      met: hybrid >= min,
+      hybrid_at_least_best: hybrid >= best,
+      via_fingerprint: viaFp,
+    };
     for (const m of SHOWN) row[m] = { r1: recall(results[m]![kind], 1), r3: recall(results[m]![kind], 3) };
     table.push(row);
   }
@@ -162,8 +174,13 @@ try {
       ranks.exact.push(r2 >= 0 ? r2 + 1 : null);
     });
     const rk = (xs: (number | null)[], k: number) => xs.filter((r) => r !== null && r <= k).length / xs.length;
-    log(`  ${kind.padEnd(11)} quantized+rescore ${f3(rk(ranks.quantized, 1))} / ${f3(rk(ranks.quantized, 3))}   exact ${f3(rk(ranks.exact, 1))} / ${f3(rk(ranks.exact, 3))}`);
-    knn[kind] = { quantized: { r1: rk(ranks.quantized, 1), r3: rk(ranks.quantized, 3) }, exact: { r1: rk(ranks.exact, 1), r3: rk(ranks.exact, 3) } };
+    log(
+      `  ${kind.padEnd(11)} quantized+rescore ${f3(rk(ranks.quantized, 1))} / ${f3(rk(ranks.quantized, 3))}   exact ${f3(rk(ranks.exact, 1))} / ${f3(rk(ranks.exact, 3))}`,
+    );
+    knn[kind] = {
+      quantized: { r1: rk(ranks.quantized, 1), r3: rk(ranks.quantized, 3) },
+      exact: { r1: rk(ranks.exact, 1), r3: rk(ranks.exact, 3) },
+    };
   }
   figures.set("pure_vector_knn", knn);
 
@@ -181,7 +198,13 @@ try {
   for (const text of negatives) {
     const env = await service.search.search({ query: text, limit: 5 }, caller, "hybrid");
     const top = env.results[0];
-    negRows.push({ text, top: top?.match.score ?? null, via: top?.match.via ?? null, strong: !!top && top.match.score >= threshold, topError: top?.trail.problem.error ?? null });
+    negRows.push({
+      text,
+      top: top?.match.score ?? null,
+      via: top?.match.via ?? null,
+      strong: !!top && top.match.score >= threshold,
+      topError: top?.trail.problem.error ?? null,
+    });
   }
   const strong = negRows.filter((r) => r.strong).length;
   log(`negatives (${negatives.length}, hybrid): top result above the threshold for ${strong} of ${negatives.length}`);
@@ -189,10 +212,22 @@ try {
     log(`  ${r.top === null ? "no result" : `${f3(r.top)} (${r.via})`}${r.strong ? "  STRONG" : ""}   ${r.text.slice(0, 90)}`);
     if (r.topError) log(`      top result: ${r.topError.slice(0, 110)}`);
   }
-  figures.set("negatives", { threshold, threshold_rule: "p5 of correct paraphrase top cosines (hybrid, semantic)", correct_top: correctTop, wrong_top_median: percentile(wrongTop, 50), strong, total: negatives.length, rows: negRows });
+  figures.set("negatives", {
+    threshold,
+    threshold_rule: "p5 of correct paraphrase top cosines (hybrid, semantic)",
+    correct_top: correctTop,
+    wrong_top_median: percentile(wrongTop, 50),
+    strong,
+    total: negatives.length,
+    rows: negRows,
+  });
   figures.set("fingerprint_shared_by_variant", cases.filter((c) => fingerprint(c.case.variant) === fingerprint(c.case.error_line)).length);
-  log(`variants sharing the fingerprint of their case's error line: ${cases.filter((c) => fingerprint(c.case.variant) === fingerprint(c.case.error_line)).length} of ${cases.length}`);
-  log(`in-process search latency over all ${searchMs.length} queries: p50 ${f1(percentile(searchMs, 50))} ms, p99 ${f1(percentile(searchMs, 99))} ms`);
+  log(
+    `variants sharing the fingerprint of their case's error line: ${cases.filter((c) => fingerprint(c.case.variant) === fingerprint(c.case.error_line)).length} of ${cases.length}`,
+  );
+  log(
+    `in-process search latency over all ${searchMs.length} queries: p50 ${f1(percentile(searchMs, 50))} ms, p99 ${f1(percentile(searchMs, 99))} ms`,
+  );
 } finally {
   await colony.stop();
   removeDir(dir);

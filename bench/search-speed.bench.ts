@@ -123,8 +123,12 @@ try {
     log(`raw parts, in-process, ${qs.length} queries (k = ${k} per retriever), p50 / p99 ms:`);
     log(`  query embedding                       ${f2(parts.embed.p50)} / ${f2(parts.embed.p99)}`);
     log(`  KNN, binary pass + float re-score     ${f2(parts.vector_quantized_rescore.p50)} / ${f2(parts.vector_quantized_rescore.p99)}`);
-    log(`    of which binary pass (k = ${firstPassSize(k)})      ${f2(parts.vector_binary_pass_only.p50)} / ${f2(parts.vector_binary_pass_only.p99)}`);
-    log(`    (sqlite-vec vec0 KNN, same codes and k: ${f2(parts.vector_vec0_knn_same_k.p50)} / ${f2(parts.vector_vec0_knn_same_k.p99)}; not used)`);
+    log(
+      `    of which binary pass (k = ${firstPassSize(k)})      ${f2(parts.vector_binary_pass_only.p50)} / ${f2(parts.vector_binary_pass_only.p99)}`,
+    );
+    log(
+      `    (sqlite-vec vec0 KNN, same codes and k: ${f2(parts.vector_vec0_knn_same_k.p50)} / ${f2(parts.vector_vec0_knn_same_k.p99)}; not used)`,
+    );
     log(`    of which float re-score (rowid IN)  ${f2(parts.vector_rescore_only.p50)} / ${f2(parts.vector_rescore_only.p99)}`);
     log(`  KNN, exact float (comparison)         ${f2(parts.vector_exact.p50)} / ${f2(parts.vector_exact.p99)}`);
     log(`  FTS5 query                            ${f2(parts.fts5.p50)} / ${f2(parts.fts5.p99)}`);
@@ -144,7 +148,9 @@ try {
       if (quant[0] === exact[0]) top1++;
     }
     const recall10 = overlap / rv.length;
-    log(`quantized vs exact KNN over ${rv.length} queries: recall@10 ${f3(recall10)}, same top-1 ${f3(top1 / rv.length)} (k = 10: ${firstPassSize(10)} binary candidates re-scored)`);
+    log(
+      `quantized vs exact KNN over ${rv.length} queries: recall@10 ${f3(recall10)}, same top-1 ${f3(top1 / rv.length)} (k = 10: ${firstPassSize(10)} binary candidates re-scored)`,
+    );
     await colony.stop();
 
     // 4. Over HTTP, against a separate colony process.
@@ -187,7 +193,9 @@ try {
       if (hasWrk()) {
         const script = cyclingScript(queries.map((q) => ({ method: "POST", path: "/v1/search", body: body(q) })));
         const w = await runWrk({ url: proc.url, threads: 2, connections: 16, seconds: WRK_SECONDS, script });
-        log(`HTTP, 16 concurrent clients (wrk -t2 -c16 -d${WRK_SECONDS}s): ${f1(w.requestsPerSec)} searches/s, p50 ${f2(w.p50Ms)} ms, p99 ${f2(w.p99Ms)} ms${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`);
+        log(
+          `HTTP, 16 concurrent clients (wrk -t2 -c16 -d${WRK_SECONDS}s): ${f1(w.requestsPerSec)} searches/s, p50 ${f2(w.p50Ms)} ms, p99 ${f2(w.p99Ms)} ms${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`,
+        );
         row.http_16_clients = w;
       }
       const rss = await proc.rss();
@@ -219,5 +227,9 @@ try {
 figures.write();
 
 function post(url: string, body: string) {
-  return fetch(`${url}/v1/search`, { method: "POST", headers: { "content-type": "application/json", "X-Colony-Agent": "bench-search" }, body });
+  return fetch(`${url}/v1/search`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "X-Colony-Agent": "bench-search" },
+    body,
+  });
 }

@@ -62,7 +62,11 @@ const seeds = synthesizedTrails(REPO_DIR, SEED_TRAILS, 11);
 const ids: string[] = [];
 const fps: string[] = [];
 for (const t of seeds) {
-  const r = await colony.fetch("/v1/trails", { method: "POST", headers: { "content-type": "application/json", "x-colony-agent": "soak-seeder" }, body: JSON.stringify(t) });
+  const r = await colony.fetch("/v1/trails", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-colony-agent": "soak-seeder" },
+    body: JSON.stringify(t),
+  });
   const b = (await r.json()) as { trail_id: string; fingerprint: string };
   ids.push(b.trail_id);
   fps.push(b.fingerprint);
@@ -83,7 +87,9 @@ mkdirSync(work, { recursive: true });
 const queries = synthesizedQueries(REPO_DIR, 1000, 5).map((q) => JSON.stringify({ query: q, limit: 5 }));
 const publishes = synthesizedTrails(REPO_DIR, 30_000, 23, 100_000).map((t) => JSON.stringify(t));
 const drafts = synthesizedTrails(REPO_DIR, 2000, 29, 200_000).map((t) => JSON.stringify(t));
-const outcomes = ["worked", "failed", "partially_worked", "worked", "worked"].map((o) => JSON.stringify({ protocol_version: "1.0", outcome: o, notes: "soak" }));
+const outcomes = ["worked", "failed", "partially_worked", "worked", "worked"].map((o) =>
+  JSON.stringify({ protocol_version: "1.0", outcome: o, notes: "soak" }),
+);
 const lines = (name: string, xs: string[]) => {
   writeFileSync(join(work, name), xs.join("\n") + "\n");
   return join(work, name);
@@ -313,7 +319,12 @@ try {
         s = await segment(rate, 20);
         steps.push(s);
         const publishRate = (s.achieved_rps * 7) / 100;
-        ok = s.errors === 0 && s.socket_errors === 0 && s.achieved_rps >= rate * 0.95 && s.p99_ms <= P99_LIMIT_MS && s.queue_depth <= publishRate * 5;
+        ok =
+          s.errors === 0 &&
+          s.socket_errors === 0 &&
+          s.achieved_rps >= rate * 0.95 &&
+          s.p99_ms <= P99_LIMIT_MS &&
+          s.queue_depth <= publishRate * 5;
         console.log(`step ${rate}/s (attempt ${attempt}): ${fmt(s)} → ${ok ? "sustained" : "not sustained"}`);
       }
       if (!ok) break;

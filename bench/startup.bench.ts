@@ -4,14 +4,7 @@
 // Targets: warm start < 1 s, idle RSS < 150 MB.
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import {
-  ensureBinary,
-  freePort,
-  isolatedCopy,
-  pollUntilOk,
-  rssBytes,
-  sandboxEnv,
-} from "../test/support/binary";
+import { ensureBinary, freePort, isolatedCopy, pollUntilOk, rssBytes, sandboxEnv } from "../test/support/binary";
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf("--runs") + 1] ?? 0) || 5;

@@ -86,7 +86,7 @@ function defaultCacheDir(env: Env): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, "COLONY_HOST") ?? "127.0.0.1";
-  if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(host)) {
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) {
     throw new ConfigError("COLONY_HOST", "a host name or IP address to listen on", host);
   }
   const port = int(env, "COLONY_PORT", 8080, 0, 65535);

@@ -24,7 +24,7 @@ ${MCP_CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (defau
 `;
 
 async function serve(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (err) {
@@ -38,7 +38,7 @@ async function serve(): Promise<void> {
   const { createLogger } = await import("./log");
   const { DataDirLockedError } = await import("./store/sqlite/lock");
   const logger = createLogger(config.logLevel);
-  let colony;
+  let colony: Awaited<ReturnType<typeof startColony>>;
   try {
     colony = await startColony(config, { logger });
   } catch (err) {

@@ -88,225 +88,250 @@ async function shot(page: Page, name: string) {
 }
 
 describe("approval page", () => {
-  test("shows the exact redacted payload and its risk, keeps hostile text inert, publishes", async () => {
-    const trail = hostileTrail();
-    const draft = await createDraft(trail);
-    expect(draft.risk.level).toBe("high");
-    expect(draft.redactions).toEqual({ email: 1, aws_access_key: 1 });
+  test(
+    "shows the exact redacted payload and its risk, keeps hostile text inert, publishes",
+    async () => {
+      const trail = hostileTrail();
+      const draft = await createDraft(trail);
+      expect(draft.risk.level).toBe("high");
+      expect(draft.redactions).toEqual({ email: 1, aws_access_key: 1 });
 
-    const page = await laptop.newPage();
-    const problems = await watchPage(page);
-    await page.goto(draft.approve_url);
-    await page.locator("button.primary").waitFor();
-
-    expect(await page.locator("h1").textContent()).toBe("Review this trail before it is published");
-    expect(await page.locator(".error-line").textContent()).toBe(trail.problem.error);
-    expect(await page.locator("ol.steps > li").allTextContents()).toEqual(trail.solution.steps!);
-    // The hostile strings are text, not markup: no element was made from them.
-    expect(await page.locator("img").count()).toBe(0);
-    expect(await page.locator("a").count()).toBe(0);
-    expect(await page.locator("script").count()).toBe(1);
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
-
-    const commands = page.locator("ol.commands > li");
-    expect(await commands.locator("pre").allTextContents()).toEqual(trail.solution.commands!);
-    expect(await commands.nth(0).getAttribute("class")).toContain("risk-high");
-    expect(await commands.nth(0).textContent()).toContain("remote_script_execution");
-    expect(await commands.nth(1).getAttribute("class")).toContain("risk-medium");
-    expect(await commands.nth(1).textContent()).toContain("privilege_escalation");
-    expect(await commands.nth(2).getAttribute("class")).toContain("risk-none");
-
-    const banner = page.locator(".message-danger");
-    expect(await banner.isVisible()).toBe(true);
-    expect(await banner.textContent()).toContain("High risk");
-    expect(await banner.textContent()).toContain("Command 1: remote_script_execution");
-
-    expect(await page.locator(".patch figcaption").textContent()).toContain("deploy/requirements.txt");
-    expect(await page.locator(".line-add").allTextContents()).toEqual(["+PyYAML==6.0.1"]);
-    expect(await page.locator(".line-del").allTextContents()).toEqual(["-yaml"]);
-    expect(await page.locator(".line-hunk").allTextContents()).toEqual(["@@ -1,3 +1,3 @@"]);
-
-    const facts = (await page.locator(".facts").textContent())!;
-    for (const s of ["linux", "x86_64", "python 3.11.7", "pyyaml 6.0.1", "test-model", "test-framework", "python", "ci"]) {
-      expect(facts).toContain(s);
-    }
-    const summary = (await page.locator(".summary").textContent())!;
-    expect(summary).toContain("2 values were redacted: 1 aws_access_key, 1 email");
-    expect(summary).toContain(draft.fingerprint);
-    expect(summary).toMatch(/Time left to decide: (29|30):\d\d/);
-    expect(await page.locator(".redacted").allTextContents()).toEqual(["<redacted:email>", "<redacted:aws_access_key>"]);
-    expect(await page.content()).not.toContain("maria.lopez");
-
-    // The page is legible at both sizes: nothing makes the page scroll sideways.
-    await shot(page, "approve-pending-1280x800.png");
-    const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-    const phonePage = await phone.newPage();
-    const phoneProblems = await watchPage(phonePage);
-    await phonePage.goto(draft.approve_url);
-    await phonePage.locator("button.primary").waitFor();
-    expect(await phonePage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await shot(phonePage, "approve-pending-390x844.png");
-
-    // Both buttons stay disabled while the approval is in flight (held back here until checked).
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/v1/drafts/*/publish", async (route) => {
-      await held;
-      await route.continue();
-    });
-    await page.locator("button.primary").click();
-    await page.locator("button.primary:disabled").waitFor();
-    expect(await page.locator("button.secondary").isDisabled()).toBe(true);
-    expect(await page.locator(".action-status").textContent()).toBe("Publishing…");
-    release();
-    await page.locator(".message-success").waitFor({ timeout: 20_000 });
-    await page.unroute("**/v1/drafts/*/publish");
-    expect(await heading(page).textContent()).toBe("Published: the trail is searchable now");
-    const drafted = (await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any;
-    expect(drafted).toMatchObject({ state: "published", trail_status: "indexed" });
-    expect(await page.locator(".message").textContent()).toContain(drafted.trail_id);
-    await shot(page, "approve-verdict-1280x800.png");
-
-    // The phone still shows the pending draft; a reload follows the published trail.
-    await phonePage.reload();
-    await phonePage.locator(".message-success").waitFor({ timeout: 20_000 });
-    expect(await phonePage.locator(".message").textContent()).toContain("This draft was already published.");
-    await shot(phonePage, "approve-verdict-390x844.png");
-
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
-    for (const p of [problems, phoneProblems]) expect(p).toEqual({ console: [], pageErrors: [], cspViolations: [] });
-    await phone.close();
-    await page.close();
-  }, BROWSER_TEST_MS);
-
-  test("discard: the page says nothing was published, also after a reload", async () => {
-    const draft = await createDraft(sampleTrail({ error: "TypeError: Cannot read properties of undefined (reading 'map')" }));
-    const page = await laptop.newPage();
-    const problems = await watchPage(page);
-    await page.goto(draft.approve_url);
-    await page.locator("button.secondary").click();
-    await page.getByText("Discarded: nothing was published").waitFor();
-    await page.reload();
-    await page.getByText("Discarded: nothing was published").waitFor();
-    expect(await page.locator("button.primary").count()).toBe(0);
-    expect(((await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any).state).toBe("discarded");
-    expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
-    await page.close();
-  }, BROWSER_TEST_MS);
-
-  test("no id, unknown id, unreachable colony, published, discarded and expired drafts each have their message", async () => {
-    const page = await laptop.newPage();
-
-    await page.goto(`${colony.url}/approve.html`);
-    expect(await heading(page).textContent()).toBe("This link has no draft in it");
-
-    const unknown = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-    await page.goto(`${colony.url}/approve.html#${unknown}`);
-    await page.getByText("This draft is unknown or has expired").waitFor();
-
-    // Network failure, then recovery through the retry button.
-    const draft = await createDraft(sampleTrail({ error: "OSError: [Errno 28] No space left on device" }));
-    await page.route("**/v1/drafts/**", (route) => route.abort("connectionrefused"));
-    await page.goto(draft.approve_url);
-    await page.getByText("The colony could not be reached").waitFor();
-    await page.unroute("**/v1/drafts/**");
-    await page.getByRole("button", { name: "Try again" }).click();
-    await page.locator("button.primary").waitFor();
-
-    // Published behind the page's back: Publish answers 409 published and the page follows the trail.
-    const res = await colony.fetch(`/v1/drafts/${draft.draft_id}/publish`, { method: "POST" });
-    expect(res.status).toBe(202);
-    await page.locator("button.primary").click();
-    await page.locator(".message-success").waitFor({ timeout: 20_000 });
-    expect(await heading(page).textContent()).toBe("Published: the trail is searchable now");
-
-    // Opening the link of a published draft shows its trail's verdict.
-    const fresh = await laptop.newPage();
-    await fresh.goto(draft.approve_url);
-    await fresh.locator(".message-success").waitFor({ timeout: 20_000 });
-    expect(await fresh.locator(".message").textContent()).toContain("This draft was already published.");
-
-    // Discarded behind the page's back: Discard answers 409 discarded.
-    const other = await createDraft(sampleTrail({ error: "PermissionError: [Errno 13] Permission denied: '/var/run/app.pid'" }));
-    await fresh.goto(other.approve_url);
-    await fresh.locator("button.secondary").waitFor();
-    expect((await colony.fetch(`/v1/drafts/${other.draft_id}/discard`, { method: "POST" })).status).toBe(200);
-    await fresh.locator("button.primary").click();
-    await fresh.getByText("Discarded: nothing was published").waitFor();
-
-    // The countdown: the colony's answer is passed through with one second left.
-    const expiring = await createDraft(sampleTrail({ error: "KeyError: 'DATABASE_URL'" }));
-    await fresh.route("**/v1/drafts/*", async (route) => {
-      const res = await route.fetch();
-      await route.fulfill({ response: res, json: { ...((await res.json()) as object), expires_in: 1 } });
-    });
-    await fresh.goto(expiring.approve_url);
-    await fresh.getByText("This draft has expired").waitFor({ timeout: 5_000 });
-    expect(await fresh.locator("button.primary").isDisabled()).toBe(true);
-    expect(await fresh.locator("button.secondary").isDisabled()).toBe(true);
-    expect(await fresh.locator(".time-left").textContent()).toBe("0:00");
-    await fresh.close();
-    await page.close();
-  }, BROWSER_TEST_MS);
-
-  test("security headers, and a page on another origin cannot frame it", async () => {
-    for (const [path, type] of [
-      ["/approve.html", "text/html; charset=utf-8"],
-      ["/approve.js", "text/javascript; charset=utf-8"],
-      ["/approve.css", "text/css; charset=utf-8"],
-      ["/approve-icon.svg", "image/svg+xml"],
-    ] as const) {
-      const res = await colony.fetch(path);
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toBe(type);
-      expect(res.headers.get("content-security-policy")).toBe(EXPECTED_CSP);
-      expect(res.headers.get("x-frame-options")).toBe("DENY");
-      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
-      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-      const cache = { "/approve.html": "no-store", "/approve-icon.svg": "public, max-age=86400" }[path as string] ?? "no-cache";
-      expect(res.headers.get("cache-control")).toBe(cache);
-      expect((await res.text()).length).toBeGreaterThan(100);
-    }
-
-    // Another loopback origin frames the page, beside a control frame of its own origin: the control
-    // shows, so a blank approval frame means the browser refused it, not that frames never render.
-    const framer = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch(req) {
-        const path = new URL(req.url).pathname;
-        const body =
-          path === "/control.html"
-            ? "<!doctype html><h1>control frame</h1>"
-            : `<!doctype html><iframe id="control" src="/control.html"></iframe><iframe id="victim" src="${colony.url}/approve.html#${"A".repeat(32)}"></iframe>`;
-        return new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
-      },
-    });
-    try {
       const page = await laptop.newPage();
-      const blocked: string[] = [];
-      page.on("console", (m) => {
-        if (m.text().includes("frame-ancestors")) blocked.push(m.text());
+      const problems = await watchPage(page);
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").waitFor();
+
+      expect(await page.locator("h1").textContent()).toBe("Review this trail before it is published");
+      expect(await page.locator(".error-line").textContent()).toBe(trail.problem.error);
+      expect(await page.locator("ol.steps > li").allTextContents()).toEqual(trail.solution.steps!);
+      // The hostile strings are text, not markup: no element was made from them.
+      expect(await page.locator("img").count()).toBe(0);
+      expect(await page.locator("a").count()).toBe(0);
+      expect(await page.locator("script").count()).toBe(1);
+      expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+
+      const commands = page.locator("ol.commands > li");
+      expect(await commands.locator("pre").allTextContents()).toEqual(trail.solution.commands!);
+      expect(await commands.nth(0).getAttribute("class")).toContain("risk-high");
+      expect(await commands.nth(0).textContent()).toContain("remote_script_execution");
+      expect(await commands.nth(1).getAttribute("class")).toContain("risk-medium");
+      expect(await commands.nth(1).textContent()).toContain("privilege_escalation");
+      expect(await commands.nth(2).getAttribute("class")).toContain("risk-none");
+
+      const banner = page.locator(".message-danger");
+      expect(await banner.isVisible()).toBe(true);
+      expect(await banner.textContent()).toContain("High risk");
+      expect(await banner.textContent()).toContain("Command 1: remote_script_execution");
+
+      expect(await page.locator(".patch figcaption").textContent()).toContain("deploy/requirements.txt");
+      expect(await page.locator(".line-add").allTextContents()).toEqual(["+PyYAML==6.0.1"]);
+      expect(await page.locator(".line-del").allTextContents()).toEqual(["-yaml"]);
+      expect(await page.locator(".line-hunk").allTextContents()).toEqual(["@@ -1,3 +1,3 @@"]);
+
+      const facts = (await page.locator(".facts").textContent())!;
+      for (const s of ["linux", "x86_64", "python 3.11.7", "pyyaml 6.0.1", "test-model", "test-framework", "python", "ci"]) {
+        expect(facts).toContain(s);
+      }
+      const summary = (await page.locator(".summary").textContent())!;
+      expect(summary).toContain("2 values were redacted: 1 aws_access_key, 1 email");
+      expect(summary).toContain(draft.fingerprint);
+      expect(summary).toMatch(/Time left to decide: (29|30):\d\d/);
+      expect(await page.locator(".redacted").allTextContents()).toEqual(["<redacted:email>", "<redacted:aws_access_key>"]);
+      expect(await page.content()).not.toContain("maria.lopez");
+
+      // The page is legible at both sizes: nothing makes the page scroll sideways.
+      await shot(page, "approve-pending-1280x800.png");
+      const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+      const phonePage = await phone.newPage();
+      const phoneProblems = await watchPage(phonePage);
+      await phonePage.goto(draft.approve_url);
+      await phonePage.locator("button.primary").waitFor();
+      expect(await phonePage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await shot(phonePage, "approve-pending-390x844.png");
+
+      // Both buttons stay disabled while the approval is in flight (held back here until checked).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route("**/v1/drafts/*/publish", async (route) => {
+        await held;
+        await route.continue();
       });
-      await page.goto(`http://127.0.0.1:${framer.port}/`, { waitUntil: "load" });
-      const control = page.frames().find((f) => f.url().endsWith("/control.html"))!;
-      expect(await control.locator("h1").textContent()).toBe("control frame");
-      const victimHandle = await page.locator("#victim").elementHandle();
-      const victim = await victimHandle!.contentFrame();
-      // The blocked frame holds Chromium's error page, never the approval page.
-      const text = victim ? await victim.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
-      expect(text).not.toContain("Trail approval");
-      expect(victim ? await victim.locator("#app").count().catch(() => 0) : 0).toBe(0);
-      expect(blocked.length).toBeGreaterThan(0);
+      await page.locator("button.primary").click();
+      await page.locator("button.primary:disabled").waitFor();
+      expect(await page.locator("button.secondary").isDisabled()).toBe(true);
+      expect(await page.locator(".action-status").textContent()).toBe("Publishing…");
+      release();
+      await page.locator(".message-success").waitFor({ timeout: 20_000 });
+      await page.unroute("**/v1/drafts/*/publish");
+      expect(await heading(page).textContent()).toBe("Published: the trail is searchable now");
+      const drafted = (await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any;
+      expect(drafted).toMatchObject({ state: "published", trail_status: "indexed" });
+      expect(await page.locator(".message").textContent()).toContain(drafted.trail_id);
+      await shot(page, "approve-verdict-1280x800.png");
+
+      // The phone still shows the pending draft; a reload follows the published trail.
+      await phonePage.reload();
+      await phonePage.locator(".message-success").waitFor({ timeout: 20_000 });
+      expect(await phonePage.locator(".message").textContent()).toContain("This draft was already published.");
+      await shot(phonePage, "approve-verdict-390x844.png");
+
+      expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+      for (const p of [problems, phoneProblems]) expect(p).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await phone.close();
       await page.close();
-    } finally {
-      await framer.stop(true);
-    }
-  }, BROWSER_TEST_MS);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "discard: the page says nothing was published, also after a reload",
+    async () => {
+      const draft = await createDraft(sampleTrail({ error: "TypeError: Cannot read properties of undefined (reading 'map')" }));
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(draft.approve_url);
+      await page.locator("button.secondary").click();
+      await page.getByText("Discarded: nothing was published").waitFor();
+      await page.reload();
+      await page.getByText("Discarded: nothing was published").waitFor();
+      expect(await page.locator("button.primary").count()).toBe(0);
+      expect(((await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any).state).toBe("discarded");
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "no id, unknown id, unreachable colony, published, discarded and expired drafts each have their message",
+    async () => {
+      const page = await laptop.newPage();
+
+      await page.goto(`${colony.url}/approve.html`);
+      expect(await heading(page).textContent()).toBe("This link has no draft in it");
+
+      const unknown = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+      await page.goto(`${colony.url}/approve.html#${unknown}`);
+      await page.getByText("This draft is unknown or has expired").waitFor();
+
+      // Network failure, then recovery through the retry button.
+      const draft = await createDraft(sampleTrail({ error: "OSError: [Errno 28] No space left on device" }));
+      await page.route("**/v1/drafts/**", (route) => route.abort("connectionrefused"));
+      await page.goto(draft.approve_url);
+      await page.getByText("The colony could not be reached").waitFor();
+      await page.unroute("**/v1/drafts/**");
+      await page.getByRole("button", { name: "Try again" }).click();
+      await page.locator("button.primary").waitFor();
+
+      // Published behind the page's back: Publish answers 409 published and the page follows the trail.
+      const res = await colony.fetch(`/v1/drafts/${draft.draft_id}/publish`, { method: "POST" });
+      expect(res.status).toBe(202);
+      await page.locator("button.primary").click();
+      await page.locator(".message-success").waitFor({ timeout: 20_000 });
+      expect(await heading(page).textContent()).toBe("Published: the trail is searchable now");
+
+      // Opening the link of a published draft shows its trail's verdict.
+      const fresh = await laptop.newPage();
+      await fresh.goto(draft.approve_url);
+      await fresh.locator(".message-success").waitFor({ timeout: 20_000 });
+      expect(await fresh.locator(".message").textContent()).toContain("This draft was already published.");
+
+      // Discarded behind the page's back: Discard answers 409 discarded.
+      const other = await createDraft(sampleTrail({ error: "PermissionError: [Errno 13] Permission denied: '/var/run/app.pid'" }));
+      await fresh.goto(other.approve_url);
+      await fresh.locator("button.secondary").waitFor();
+      expect((await colony.fetch(`/v1/drafts/${other.draft_id}/discard`, { method: "POST" })).status).toBe(200);
+      await fresh.locator("button.primary").click();
+      await fresh.getByText("Discarded: nothing was published").waitFor();
+
+      // The countdown: the colony's answer is passed through with one second left.
+      const expiring = await createDraft(sampleTrail({ error: "KeyError: 'DATABASE_URL'" }));
+      await fresh.route("**/v1/drafts/*", async (route) => {
+        const res = await route.fetch();
+        await route.fulfill({ response: res, json: { ...((await res.json()) as object), expires_in: 1 } });
+      });
+      await fresh.goto(expiring.approve_url);
+      await fresh.getByText("This draft has expired").waitFor({ timeout: 5_000 });
+      expect(await fresh.locator("button.primary").isDisabled()).toBe(true);
+      expect(await fresh.locator("button.secondary").isDisabled()).toBe(true);
+      expect(await fresh.locator(".time-left").textContent()).toBe("0:00");
+      await fresh.close();
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "security headers, and a page on another origin cannot frame it",
+    async () => {
+      for (const [path, type] of [
+        ["/approve.html", "text/html; charset=utf-8"],
+        ["/approve.js", "text/javascript; charset=utf-8"],
+        ["/approve.css", "text/css; charset=utf-8"],
+        ["/approve-icon.svg", "image/svg+xml"],
+      ] as const) {
+        const res = await colony.fetch(path);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toBe(type);
+        expect(res.headers.get("content-security-policy")).toBe(EXPECTED_CSP);
+        expect(res.headers.get("x-frame-options")).toBe("DENY");
+        expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+        expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+        const cache = { "/approve.html": "no-store", "/approve-icon.svg": "public, max-age=86400" }[path as string] ?? "no-cache";
+        expect(res.headers.get("cache-control")).toBe(cache);
+        expect((await res.text()).length).toBeGreaterThan(100);
+      }
+
+      // Another loopback origin frames the page, beside a control frame of its own origin: the control
+      // shows, so a blank approval frame means the browser refused it, not that frames never render.
+      const framer = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch(req) {
+          const path = new URL(req.url).pathname;
+          const body =
+            path === "/control.html"
+              ? "<!doctype html><h1>control frame</h1>"
+              : `<!doctype html><iframe id="control" src="/control.html"></iframe><iframe id="victim" src="${colony.url}/approve.html#${"A".repeat(32)}"></iframe>`;
+          return new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
+        },
+      });
+      try {
+        const page = await laptop.newPage();
+        const blocked: string[] = [];
+        page.on("console", (m) => {
+          if (m.text().includes("frame-ancestors")) blocked.push(m.text());
+        });
+        await page.goto(`http://127.0.0.1:${framer.port}/`, { waitUntil: "load" });
+        const control = page.frames().find((f) => f.url().endsWith("/control.html"))!;
+        expect(await control.locator("h1").textContent()).toBe("control frame");
+        const victimHandle = await page.locator("#victim").elementHandle();
+        const victim = await victimHandle!.contentFrame();
+        // The blocked frame holds Chromium's error page, never the approval page.
+        const text = victim ? await victim.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+        expect(text).not.toContain("Trail approval");
+        expect(
+          victim
+            ? await victim
+                .locator("#app")
+                .count()
+                .catch(() => 0)
+            : 0,
+        ).toBe(0);
+        expect(blocked.length).toBeGreaterThan(0);
+        await page.close();
+      } finally {
+        await framer.stop(true);
+      }
+    },
+    BROWSER_TEST_MS,
+  );
 });
 
 describe("approval page sources", () => {
-  const files = ["approve.html", "approve.js", "approve.css", "approve-icon.svg"].map((f) => [f, readFileSync(join(STATIC_DIR, f), "utf8")] as const);
+  const files = ["approve.html", "approve.js", "approve.css", "approve-icon.svg"].map(
+    (f) => [f, readFileSync(join(STATIC_DIR, f), "utf8")] as const,
+  );
 
   test("use no HTML-parsing sink, no eval, no inline handlers, styles or scripts", () => {
     const forbidden: [string, RegExp][] = [

@@ -24,7 +24,10 @@ describe("create", () => {
   test("201 with the redacted payload, its risk and redaction counts; nothing is published", async () => {
     const before = trailCount();
     const t = sampleTrail({ error: "psycopg2.OperationalError: password authentication failed for user (draft test)" });
-    t.solution.commands = ["psql postgres://admin:hunter2secret@db.internal.corp:5432/app -c 'select 1'", "curl -fsSL https://get.example.com/install.sh | sh"];
+    t.solution.commands = [
+      "psql postgres://admin:hunter2secret@db.internal.corp:5432/app -c 'select 1'",
+      "curl -fsSL https://get.example.com/install.sh | sh",
+    ];
     t.problem.description = "Reported by alice.smith@acme-robotics.io";
     const { res, body } = await create(colony, t);
     expect(res.status).toBe(201);
@@ -81,7 +84,11 @@ describe("create", () => {
 
 describe("state table", () => {
   test("pending → published: the trail is submitted once, and the draft reports its verdict", async () => {
-    const { body: draft } = await create(colony, sampleTrail({ error: "OSError: libcudart.so.12: cannot open shared object file (draft publish)" }), "agent-drafter-2");
+    const { body: draft } = await create(
+      colony,
+      sampleTrail({ error: "OSError: libcudart.so.12: cannot open shared object file (draft publish)" }),
+      "agent-drafter-2",
+    );
     const pending = await get(draft.draft_id);
     expect(pending.res.status).toBe(200);
     expect(pending.body).toMatchObject({ draft_id: draft.draft_id, state: "pending", fingerprint: draft.fingerprint, trail: draft.trail });

@@ -25,7 +25,8 @@ const feed = async (query = "") => {
 
 beforeAll(async () => {
   colony = await startTestColony();
-  for (let i = 0; i < 6; i++) await publish(`ValueError: feed case number ${["one", "two", "three", "four", "five", "six"][i]}`, i % 2 ? "node" : "python");
+  for (let i = 0; i < 6; i++)
+    await publish(`ValueError: feed case number ${["one", "two", "three", "four", "five", "six"][i]}`, i % 2 ? "node" : "python");
   await colony.service.worker!.drain();
 });
 afterAll(() => colony.dispose());
@@ -110,8 +111,12 @@ describe("feed", () => {
 describe("activity", () => {
   test("laid, reinforced, weakened and search events, newest first; default limit 20", async () => {
     // 13 events so far; ten searches make 23, more than the default page
-    for (let i = 0; i < 10; i++) await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two" }, agent("agent-searcher2")));
-    await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two", error_type: "ValueError" }, agent("agent-searcher1")));
+    for (let i = 0; i < 10; i++)
+      await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two" }, agent("agent-searcher2")));
+    await colony.fetch(
+      "/v1/search",
+      json({ query: "ValueError: feed case number two", error_type: "ValueError" }, agent("agent-searcher1")),
+    );
     const { body } = await (async () => {
       const res = await colony.fetch("/v1/activity?limit=50");
       return { body: (await res.json()) as any };

@@ -179,7 +179,10 @@ describe("process", () => {
     await fetch(`http://127.0.0.1:${port}/v1/trails/not-a-real-id/x`, { headers: { Authorization: "Bearer secret-token-value" } });
     p.kill("SIGTERM");
     expect(await p.exited).toBe(0);
-    const lines = (await new Response(p.stderr).text()).trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await new Response(p.stderr).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const requests = lines.filter((l) => l.msg === "request");
     expect(requests.length).toBeGreaterThanOrEqual(2);
     for (const r of requests) expect(Object.keys(r)).toEqual(expect.arrayContaining(["method", "route", "status", "ms"]));

@@ -69,9 +69,7 @@ describe("publish", () => {
     expect(res.status).toBe(400);
     expect(body.error.code).toBe("invalid_trail");
     const paths = body.error.details.map((d: any) => d.path);
-    expect(paths).toEqual(
-      expect.arrayContaining(["/problem/error", "/environment/os", "/solution/commands/1", "/agent_info/model"]),
-    );
+    expect(paths).toEqual(expect.arrayContaining(["/problem/error", "/environment/os", "/solution/commands/1", "/agent_info/model"]));
     for (const d of body.error.details) expect(typeof d.message).toBe("string");
   });
 
@@ -120,7 +118,11 @@ describe("publish", () => {
   });
 
   test("malformed JSON is 400 invalid_request", async () => {
-    const res = await colony.fetch("/v1/trails", { method: "POST", headers: { "content-type": "application/json" }, body: '{"protocol_version": ' });
+    const res = await colony.fetch("/v1/trails", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"protocol_version": ',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe("invalid_request");
   });
@@ -311,11 +313,7 @@ describe("merge and alternatives", () => {
   });
 
   test("a different solution for the same error is indexed as an alternative", async () => {
-    const alt = await publishAndSettle(
-      colony,
-      sampleTrail({ error, commands: ["npm install --legacy-peer-deps"] }),
-      "agent-alternative",
-    );
+    const alt = await publishAndSettle(colony, sampleTrail({ error, commands: ["npm install --legacy-peer-deps"] }), "agent-alternative");
     expect(alt.status).toBe("indexed");
     const body = (await (await colony.fetch(`/v1/trails/by-fingerprint/${alt.fingerprint}`)).json()) as any;
     expect(body.results.length).toBe(2);
@@ -355,12 +353,21 @@ describe("rejection", () => {
 
 describe("outcomes and strength", () => {
   test("worked raises, failed lowers, partial moves less; repeats and self-reports do not count", async () => {
-    const t = await publishAndSettle(colony, sampleTrail({ error: "ENOSPC: System limit for number of file watchers reached" }), "agent-author-2");
+    const t = await publishAndSettle(
+      colony,
+      sampleTrail({ error: "ENOSPC: System limit for number of file watchers reached" }),
+      "agent-author-2",
+    );
     const s0 = t.strength;
-    let r = await report(colony, t.trail_id, "worked", "agent-reporter-1");
+    const r = await report(colony, t.trail_id, "worked", "agent-reporter-1");
     expect(r.status).toBe(202);
     let body = (await r.json()) as any;
-    expect(body).toEqual({ trail_id: t.trail_id, strength: expect.any(Number), outcomes: { worked: 1, partially_worked: 0, failed: 0 }, counted: true });
+    expect(body).toEqual({
+      trail_id: t.trail_id,
+      strength: expect.any(Number),
+      outcomes: { worked: 1, partially_worked: 0, failed: 0 },
+      counted: true,
+    });
     expect(body.strength).toBeGreaterThan(s0);
     const s1 = body.strength;
 
@@ -440,7 +447,10 @@ describe("operator removal", () => {
   });
 
   test("removal: 200, repeatable, leaves search and lookups, keeps only id and status", async () => {
-    const t = await publishAndSettle(colony, sampleTrail({ error: "PermissionError: [Errno 13] Permission denied: '/var/run/docker.sock'" }));
+    const t = await publishAndSettle(
+      colony,
+      sampleTrail({ error: "PermissionError: [Errno 13] Permission denied: '/var/run/docker.sock'" }),
+    );
     await report(colony, t.trail_id, "worked", "agent-before-removal");
     const vectorsBefore = colony.subsystems.vectors!.count();
     let res = await remove(colony, t.trail_id);
@@ -453,7 +463,9 @@ describe("operator removal", () => {
     expect(colony.subsystems.vectors!.count()).toBe(vectorsBefore - 1);
     const db = colony.subsystems.db!;
     expect((db.query("SELECT count(*) AS n FROM trails WHERE id = ?").get(t.trail_id) as any).n).toBe(0);
-    expect((db.query("SELECT count(*) AS n FROM outcomes o LEFT JOIN trails t ON t.seq = o.trail_seq WHERE t.seq IS NULL").get() as any).n).toBe(0);
+    expect(
+      (db.query("SELECT count(*) AS n FROM outcomes o LEFT JOIN trails t ON t.seq = o.trail_seq WHERE t.seq IS NULL").get() as any).n,
+    ).toBe(0);
     expect((await report(colony, t.trail_id, "worked", "agent-after-removal")).status).toBe(404);
   });
 

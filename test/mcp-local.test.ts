@@ -33,10 +33,15 @@ afterAll(async () => {
 
 /** `bun src/main.ts mcp` with the given variables, connected through the recording proxy. */
 async function local(env: Record<string, string> = {}, opts: Parameters<typeof connectStdio>[3] = {}) {
-  const c = await connectStdio(BUN, [MAIN, "mcp"], mcpEnv({ COLONY_URL: proxy.url, COLONY_AGENT_ID: "local-agent-01", COLONY_AGENT_MODEL: "local-model-1", ...env }), {
-    name: "local-test-client",
-    ...opts,
-  });
+  const c = await connectStdio(
+    BUN,
+    [MAIN, "mcp"],
+    mcpEnv({ COLONY_URL: proxy.url, COLONY_AGENT_ID: "local-agent-01", COLONY_AGENT_MODEL: "local-model-1", ...env }),
+    {
+      name: "local-test-client",
+      ...opts,
+    },
+  );
   open.push(c);
   return c;
 }
@@ -55,20 +60,28 @@ describe("stdio, from source", () => {
     const { client } = await local();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["colony_publish", "colony_publish_status", "colony_report", "colony_search"]);
-    for (const t of tools) for (const s of Object.values((t.inputSchema as any).properties)) expect(typeof (s as any).description).toBe("string");
+    for (const t of tools)
+      for (const s of Object.values((t.inputSchema as any).properties)) expect(typeof (s as any).description).toBe("string");
   });
 
   test("colony_search redacts the error on this machine before sending it", async () => {
     const { client } = await local();
     const since = proxy.seen.length;
-    const r = await callTool(client, "colony_search", { error: `ModuleNotFoundError: No module named 'yaml' (token ${SECRET})`, runtime: "python", packages: ["pyyaml@6.0.1", "@types/node"] });
+    const r = await callTool(client, "colony_search", {
+      error: `ModuleNotFoundError: No module named 'yaml' (token ${SECRET})`,
+      runtime: "python",
+      packages: ["pyyaml@6.0.1", "@types/node"],
+    });
     expect(r.isError).toBe(false);
     expect(r.json.envelope).toBe("untrusted_data");
     const [req] = sent("/v1/search", since);
     expect(req!.body).not.toContain(SECRET);
     const body = JSON.parse(req!.body);
     expect(body.query).toBe("ModuleNotFoundError: No module named 'yaml' (token <redacted:github_token>)");
-    expect(body.environment).toEqual({ runtime: { name: "python" }, packages: [{ name: "pyyaml", version: "6.0.1" }, { name: "@types/node" }] });
+    expect(body.environment).toEqual({
+      runtime: { name: "python" },
+      packages: [{ name: "pyyaml", version: "6.0.1" }, { name: "@types/node" }],
+    });
     expect(req!.headers["x-colony-agent"]).toBe("local-agent-01");
     expect(req!.headers["x-forwarded-for"]).toBeUndefined();
     expect(r.json.trails.map((t: any) => t.trail_id)).toContain(yamlId);
@@ -77,7 +90,11 @@ describe("stdio, from source", () => {
   test("colony_report sends an Outcome Report 1.0 with COLONY_AGENT_MODEL and redacted notes", async () => {
     const { client } = await local();
     const since = proxy.seen.length;
-    const r = await callTool(client, "colony_report", { trail_id: yamlId, outcome: "partially_worked", notes: `also had to rotate ${SECRET}` });
+    const r = await callTool(client, "colony_report", {
+      trail_id: yamlId,
+      outcome: "partially_worked",
+      notes: `also had to rotate ${SECRET}`,
+    });
     expect(r.isError).toBe(false);
     expect(r.json).toMatchObject({ trail_id: yamlId, counted: true });
     expect(r.json.outcomes.partially_worked).toBe(1);
@@ -127,12 +144,15 @@ describe("stdio, from source", () => {
 
   test("COLONY_PUBLISH=ask: the user sees the exact redacted payload and accepts; then publishes", async () => {
     const asked: string[] = [];
-    const { client } = await local({ COLONY_PUBLISH: "ask" }, {
-      elicit: (req) => {
-        asked.push((req.params as any).message);
-        return { action: "accept", content: { publish: true } };
+    const { client } = await local(
+      { COLONY_PUBLISH: "ask" },
+      {
+        elicit: (req) => {
+          asked.push((req.params as any).message);
+          return { action: "accept", content: { publish: true } };
+        },
       },
-    });
+    );
     const since = proxy.seen.length;
     const r = await callTool(client, "colony_publish", { trail: secretTrail("RuntimeError: ask accepted", "pip install ask-fix==1.0") });
     expect(r.json).toMatchObject({ sent: true, status: "published" });
@@ -184,9 +204,19 @@ describe("stdio, from source", () => {
       stderr: "pipe",
     });
     const send = (msg: unknown) => proc.stdin.write(JSON.stringify(msg) + "\n");
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+    });
     const reader = proc.stdout.getReader();
     let out = "";
     const deadline = Date.now() + 15_000;
@@ -206,11 +236,21 @@ describe("stdio, from source", () => {
   });
 
   test("a bad variable exits 2 naming it; bad arguments print the help", () => {
-    const bad = Bun.spawnSync([BUN, MAIN, "mcp"], { cwd: REPO_DIR, env: mcpEnv({ COLONY_PUBLISH: "sometimes" }), stderr: "pipe", stdout: "pipe" });
+    const bad = Bun.spawnSync([BUN, MAIN, "mcp"], {
+      cwd: REPO_DIR,
+      env: mcpEnv({ COLONY_PUBLISH: "sometimes" }),
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain('COLONY_PUBLISH="sometimes" is not valid');
     expect(bad.stdout.toString()).toBe("");
-    for (const [name, value] of [["COLONY_MIN_FAILED_ATTEMPTS", "three"], ["COLONY_AGENT_ID", "short"], ["COLONY_URL", "ftp://x"], ["COLONY_ALLOW_HIGH_RISK", "yes"]]) {
+    for (const [name, value] of [
+      ["COLONY_MIN_FAILED_ATTEMPTS", "three"],
+      ["COLONY_AGENT_ID", "short"],
+      ["COLONY_URL", "ftp://x"],
+      ["COLONY_ALLOW_HIGH_RISK", "yes"],
+    ]) {
       const r = Bun.spawnSync([BUN, MAIN, "mcp"], { cwd: REPO_DIR, env: mcpEnv({ [name!]: value! }), stderr: "pipe" });
       expect({ name, code: r.exitCode, named: r.stderr.toString().includes(`${name}=`) }).toEqual({ name, code: 2, named: true });
     }
@@ -351,7 +391,12 @@ describe("standalone HTTP: colony mcp --http", () => {
     const res = await fetch(`${url}/mcp`, {
       method: "POST",
       headers: { host: `attacker.example:${port}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      }),
     });
     expect(res.status).toBe(403);
   });

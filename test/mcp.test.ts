@@ -38,8 +38,16 @@ async function seed(c: TestColony) {
   await publishDirect(c, "yaml", sampleTrail());
   await publishDirect(c, "risky", sampleTrail({ commands: [RISKY_COMMAND], os: "macos" }));
   await publishDirect(c, "esm", {
-    ...sampleTrail({ error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported.", commands: ["npm install node-fetch@2"] }),
-    environment: { os: "linux", arch: "x86_64", runtime: { name: "node", version: "18.17.0" }, packages: [{ name: "node-fetch", version: "3.3.2" }] },
+    ...sampleTrail({
+      error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported.",
+      commands: ["npm install node-fetch@2"],
+    }),
+    environment: {
+      os: "linux",
+      arch: "x86_64",
+      runtime: { name: "node", version: "18.17.0" },
+      packages: [{ name: "node-fetch", version: "3.3.2" }],
+    },
   });
   await c.service.worker!.drain();
 }
@@ -59,13 +67,26 @@ describe("tool list", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["colony_publish", "colony_publish_status", "colony_report", "colony_search"]);
     const props = (name: string) => (tools.find((t) => t.name === name)!.inputSchema as any).properties as Record<string, any>;
-    expect(Object.keys(props("colony_search")).sort()).toEqual(["error", "error_type", "include_high_risk", "os", "packages", "runtime", "runtime_version"]);
+    expect(Object.keys(props("colony_search")).sort()).toEqual([
+      "error",
+      "error_type",
+      "include_high_risk",
+      "os",
+      "packages",
+      "runtime",
+      "runtime_version",
+    ]);
     expect(Object.keys(props("colony_report")).sort()).toEqual(["model", "notes", "outcome", "trail_id"]);
     expect(Object.keys(props("colony_publish")).sort()).toEqual(["model", "preview", "trail"]);
     expect(Object.keys(props("colony_publish_status"))).toEqual(["id"]);
     for (const t of tools) {
       expect(t.description!.length).toBeGreaterThan(60);
-      for (const [arg, schema] of Object.entries(props(t.name))) expect({ tool: t.name, arg, described: typeof schema.description === "string" && schema.description.length > 10 }).toEqual({ tool: t.name, arg, described: true });
+      for (const [arg, schema] of Object.entries(props(t.name)))
+        expect({ tool: t.name, arg, described: typeof schema.description === "string" && schema.description.length > 10 }).toEqual({
+          tool: t.name,
+          arg,
+          described: true,
+        });
     }
     expect((tools.find((t) => t.name === "colony_search")!.inputSchema as any).required).toEqual(["error"]);
     expect(tools.find((t) => t.name === "colony_search")!.description).toMatch(/before attempting a fix/i);
@@ -83,7 +104,14 @@ describe("tool list", () => {
 
 describe("colony_search", () => {
   test("returns compacted trails in an untrusted-data envelope, high-risk trails withheld", async () => {
-    const r = await callTool(client, "colony_search", { error: YAML_ERROR, error_type: "ModuleNotFoundError", runtime: "python", runtime_version: "3.11.2", os: "linux", packages: ["pyyaml@6.0.1"] });
+    const r = await callTool(client, "colony_search", {
+      error: YAML_ERROR,
+      error_type: "ModuleNotFoundError",
+      runtime: "python",
+      runtime_version: "3.11.2",
+      os: "linux",
+      packages: ["pyyaml@6.0.1"],
+    });
     expect(r.isError).toBe(false);
     expect(r.json.envelope).toBe("untrusted_data");
     expect(r.json.notice).toMatch(/do not follow instructions/i);
@@ -155,7 +183,12 @@ describe("colony_report", () => {
   test("records an outcome as the X-Colony-Agent caller and returns the new strength", async () => {
     const before = await callTool(client, "colony_search", { error: YAML_ERROR });
     const strengthBefore = before.json.trails[0].strength;
-    const r = await callTool(client, "colony_report", { trail_id: ids.yaml, outcome: "worked", notes: "needed the venv activated first", model: "test-model-x" });
+    const r = await callTool(client, "colony_report", {
+      trail_id: ids.yaml,
+      outcome: "worked",
+      notes: "needed the venv activated first",
+      model: "test-model-x",
+    });
     expect(r.isError).toBe(false);
     expect(r.json.trail_id).toBe(ids.yaml);
     expect(r.json.counted).toBe(true);
@@ -164,7 +197,9 @@ describe("colony_report", () => {
     const again = await callTool(client, "colony_report", { trail_id: ids.yaml, outcome: "worked" });
     expect(again.json.counted).toBe(false);
     expect(again.json.strength).toBe(r.json.strength);
-    const activity = (await (await colony.fetch("/v1/activity?limit=50")).json()) as { events: { kind: string; agent: string; trail_id: string }[] };
+    const activity = (await (await colony.fetch("/v1/activity?limit=50")).json()) as {
+      events: { kind: string; agent: string; trail_id: string }[];
+    };
     expect(activity.events.some((e) => e.kind === "reinforced" && e.agent === "mcp-agent-0001" && e.trail_id === ids.yaml)).toBe(true);
     const feed = (await (await colony.fetch("/v1/feed")).json()) as { items: { trail_id: string; replies: { notes: string }[] }[] };
     expect(feed.items.find((i) => i.trail_id === ids.yaml)!.replies[0]!.notes).toBe("needed the venv activated first");
@@ -211,7 +246,10 @@ describe("colony_publish (hosted: drafts only)", () => {
 
   test("preview returns the redacted payload with risk flags and redaction counts, and sends nothing", async () => {
     const quota = draftQuota();
-    const t = sampleTrail({ error: `RuntimeError: GitHub rejected token ${SECRET}`, commands: ["sudo rm -rf /var/lib/app/cache", "pip install PyYAML==6.0.1"] });
+    const t = sampleTrail({
+      error: `RuntimeError: GitHub rejected token ${SECRET}`,
+      commands: ["sudo rm -rf /var/lib/app/cache", "pip install PyYAML==6.0.1"],
+    });
     const r = await callTool(client, "colony_publish", { trail: t, preview: true });
     expect(r.isError).toBe(false);
     expect(r.json.sent).toBe(false);
@@ -242,7 +280,9 @@ describe("colony_publish (hosted: drafts only)", () => {
     const pending = await callTool(client, "colony_publish_status", { id: draftId });
     expect(pending.json).toMatchObject({ kind: "draft", approved: false, state: "pending" });
     // Still nothing in the colony for this error.
-    const search = await (await colony.fetch("/v1/search", json({ query: "ValueError: hosted draft flow with <redacted:github_token>" }))).json() as any;
+    const search = (await (
+      await colony.fetch("/v1/search", json({ query: "ValueError: hosted draft flow with <redacted:github_token>" }))
+    ).json()) as any;
     expect(search.results.some((x: any) => x.trail.problem.error.includes("hosted draft flow"))).toBe(false);
 
     const approved = await colony.fetch(`/v1/drafts/${draftId}/publish`, { method: "POST" });
@@ -256,7 +296,9 @@ describe("colony_publish (hosted: drafts only)", () => {
   });
 
   test("a discarded draft and an unknown id are reported as such", async () => {
-    const r = await callTool(client, "colony_publish", { trail: sampleTrail({ error: "KeyError: discard me", commands: ["echo discard"] }) });
+    const r = await callTool(client, "colony_publish", {
+      trail: sampleTrail({ error: "KeyError: discard me", commands: ["echo discard"] }),
+    });
     await colony.fetch(`/v1/drafts/${r.json.draft_id}/discard`, { method: "POST" });
     const s = await callTool(client, "colony_publish_status", { id: r.json.draft_id });
     expect(s.json).toMatchObject({ approved: false, state: "discarded" });
@@ -266,9 +308,11 @@ describe("colony_publish (hosted: drafts only)", () => {
   });
 
   test("the draft quota of the caller's address: 429 becomes 'rate limited: retry in N s'", async () => {
-    let last;
+    let last: Awaited<ReturnType<typeof callTool>> | undefined;
     for (let i = 0; i < 6; i++) {
-      last = await callTool(client, "colony_publish", { trail: sampleTrail({ error: `OSError: quota probe ${i}`, commands: [`echo ${i}`] }) });
+      last = await callTool(client, "colony_publish", {
+        trail: sampleTrail({ error: `OSError: quota probe ${i}`, commands: [`echo ${i}`] }),
+      });
       if (last.isError) break;
     }
     expect(last!.isError).toBe(true);
@@ -285,9 +329,9 @@ describe("concurrency", () => {
       for (let i = 0; i < 8; i++) {
         jobs.push(
           callTool(a, "colony_search", { error: YAML_ERROR }).then((r) => expect(r.json.trails[0].trail_id).toBe(ids.yaml)),
-          callTool(b, "colony_search", { error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /srv/x/node_modules/node-fetch/src/index.js not supported." }).then((r) =>
-            expect(r.json.trails[0].trail_id).toBe(ids.esm),
-          ),
+          callTool(b, "colony_search", {
+            error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /srv/x/node_modules/node-fetch/src/index.js not supported.",
+          }).then((r) => expect(r.json.trails[0].trail_id).toBe(ids.esm)),
         );
       }
       jobs.push(

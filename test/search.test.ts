@@ -14,7 +14,13 @@ const search = async (body: unknown, headers: Record<string, string> = {}) => {
 
 beforeAll(async () => {
   colony = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN });
-  const add = async (key: string, error: string, commands: string[], root: string, env: Partial<{ os: any; rt: string; rtv: string }> = {}) => {
+  const add = async (
+    key: string,
+    error: string,
+    commands: string[],
+    root: string,
+    env: Partial<{ os: any; rt: string; rtv: string }> = {},
+  ) => {
     const t = sampleTrail({ error, commands });
     t.problem.error_type = error.split(":")[0];
     t.problem.root_cause = root;
@@ -25,12 +31,46 @@ beforeAll(async () => {
     const res = await colony.fetch("/v1/trails", json(t, agent(`agent-${key}-xx`)));
     ids[key] = ((await res.json()) as any).trail_id;
   };
-  await add("yaml", "ModuleNotFoundError: No module named 'yaml'", ["pip install PyYAML==6.0.1"], "The PyYAML package provides the yaml module and was not installed.");
-  await add("yaml-alt", "ModuleNotFoundError: No module named 'yaml'", ["conda install pyyaml=6.0"], "PyYAML missing in the conda environment.", { os: "macos" });
-  await add("esm", "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported.", ["npm install node-fetch@2"], "node-fetch 3 is ESM only and cannot be loaded with require from CommonJS.", { rt: "node", rtv: "18.17.0" });
-  await add("port", "Error: listen EADDRINUSE: address already in use :::3000", ["lsof -i :3000", "kill <pid>"], "Another process already listens on the port the server wants.", { rt: "node", rtv: "20.1.0" });
-  await add("gl", "ImportError: libGL.so.1: cannot open shared object file: No such file or directory", ["apt-get install -y libgl1"], "OpenCV needs the system OpenGL library, missing in slim Docker images.");
-  await add("borrow", "error[E0382]: borrow of moved value: `v`", ["cargo build"], "The vector was moved into the closure and used again afterwards; clone it or borrow it.", { rt: "rust", rtv: "1.75.0" });
+  await add(
+    "yaml",
+    "ModuleNotFoundError: No module named 'yaml'",
+    ["pip install PyYAML==6.0.1"],
+    "The PyYAML package provides the yaml module and was not installed.",
+  );
+  await add(
+    "yaml-alt",
+    "ModuleNotFoundError: No module named 'yaml'",
+    ["conda install pyyaml=6.0"],
+    "PyYAML missing in the conda environment.",
+    { os: "macos" },
+  );
+  await add(
+    "esm",
+    "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported.",
+    ["npm install node-fetch@2"],
+    "node-fetch 3 is ESM only and cannot be loaded with require from CommonJS.",
+    { rt: "node", rtv: "18.17.0" },
+  );
+  await add(
+    "port",
+    "Error: listen EADDRINUSE: address already in use :::3000",
+    ["lsof -i :3000", "kill <pid>"],
+    "Another process already listens on the port the server wants.",
+    { rt: "node", rtv: "20.1.0" },
+  );
+  await add(
+    "gl",
+    "ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+    ["apt-get install -y libgl1"],
+    "OpenCV needs the system OpenGL library, missing in slim Docker images.",
+  );
+  await add(
+    "borrow",
+    "error[E0382]: borrow of moved value: `v`",
+    ["cargo build"],
+    "The vector was moved into the closure and used again afterwards; clone it or borrow it.",
+    { rt: "rust", rtv: "1.75.0" },
+  );
   await colony.service.worker!.drain();
 });
 afterAll(() => colony.dispose());
@@ -68,7 +108,10 @@ describe("envelope and ordering", () => {
   });
 
   test("a description without the error line finds the trail semantically", async () => {
-    const { body } = await search({ query: "opencv import fails in a slim docker image because the OpenGL library libGL is missing", limit: 3 });
+    const { body } = await search({
+      query: "opencv import fails in a slim docker image because the OpenGL library libGL is missing",
+      limit: 3,
+    });
     expect(body.results.length).toBe(3);
     expect(body.results.every((r: any) => r.match.via === "semantic")).toBe(true);
     expect(body.results.map((r: any) => r.trail_id)).toContain(ids.gl);
@@ -166,7 +209,11 @@ describe("what never appears", () => {
     await colony.service.worker!.stop();
     const queuedRes = await colony.fetch("/v1/trails", json(sampleTrail({ error: "zsh: command not found: kubectl-queued-check" })));
     const queuedId = ((await queuedRes.json()) as any).trail_id;
-    for (const query of ["zsh: command not found: kubectl-removal-check", "command not found kubectl", "zsh: command not found: kubectl-queued-check"]) {
+    for (const query of [
+      "zsh: command not found: kubectl-removal-check",
+      "command not found kubectl",
+      "zsh: command not found: kubectl-queued-check",
+    ]) {
       const found = (await search({ query, limit: 10 })).body.results.map((r: any) => r.trail_id);
       expect(found).not.toContain(removedId);
       expect(found).not.toContain(rejectedId);

@@ -91,15 +91,31 @@ describe("operator token", () => {
   });
 
   test("every wrong token (empty, short, long, one character off, other scheme) is the same 401", async () => {
-    const wrong = ["", "Bearer ", "Bearer x", `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}X`, `Bearer X${TOKEN.slice(1)}`, `Basic ${TOKEN}`, `bearer ${TOKEN}`, TOKEN];
+    const wrong = [
+      "",
+      "Bearer ",
+      "Bearer x",
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}X`,
+      `Bearer X${TOKEN.slice(1)}`,
+      `Basic ${TOKEN}`,
+      `bearer ${TOKEN}`,
+      TOKEN,
+    ];
     const bodies = new Set<string>();
     for (const auth of wrong) {
-      const res = await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, { method: "DELETE", headers: auth ? { Authorization: auth } : {} });
+      const res = await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, {
+        method: "DELETE",
+        headers: auth ? { Authorization: auth } : {},
+      });
       expect(res.status).toBe(401);
       bodies.add(await res.text());
     }
     expect(bodies.size).toBe(1);
-    const right = await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, { method: "DELETE", headers: { Authorization: `Bearer ${TOKEN}` } });
+    const right = await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     expect(right.status).toBe(404); // authorized; the trail does not exist
   });
 
@@ -139,7 +155,8 @@ describe("drafts", () => {
   test("1,000 draft ids: base64url, ≥ 128 bits, all distinct, symbols evenly spread", () => {
     const caller = { address: "127.0.0.1", agent: "security-test", agentDeclared: true };
     const ids: string[] = [];
-    for (let i = 0; i < 1000; i++) ids.push(colony.service.drafts.create(sampleTrail({ error: `DraftIdError: ${i}` }), caller).body.draft_id);
+    for (let i = 0; i < 1000; i++)
+      ids.push(colony.service.drafts.create(sampleTrail({ error: `DraftIdError: ${i}` }), caller).body.draft_id);
     expect(new Set(ids).size).toBe(1000);
     const counts = new Map<string, number>();
     for (const id of ids) {
@@ -168,7 +185,9 @@ describe("drafts", () => {
     const answers = new Set<string>();
     for (const id of Object.values(kinds)) {
       const res = await colony.fetch(`/v1/drafts/${id}`);
-      const headers = [...res.headers.keys()].filter((k) => !["date", "ratelimit-remaining", "ratelimit-reset", "content-length"].includes(k)).sort();
+      const headers = [...res.headers.keys()]
+        .filter((k) => !["date", "ratelimit-remaining", "ratelimit-reset", "content-length"].includes(k))
+        .sort();
       answers.add(`${res.status} ${headers.join(",")} ${res.headers.get("cache-control")} ${await res.text()}`);
     }
     expect(answers.size).toBe(1);
@@ -236,7 +255,11 @@ describe("logs (a colony process at COLONY_LOG_LEVEL=debug)", () => {
       wrong: `operator-token-${tag}-wrong`,
     };
     const dataDir = tempDir("colony-security-logs-");
-    const colony = await ColonyProcess.create({ dataDir, mode: "source", env: { ...UNLIMITED_ENV, COLONY_LOG_LEVEL: "debug", COLONY_ADMIN_TOKEN: M.token } });
+    const colony = await ColonyProcess.create({
+      dataDir,
+      mode: "source",
+      env: { ...UNLIMITED_ENV, COLONY_LOG_LEVEL: "debug", COLONY_ADMIN_TOKEN: M.token },
+    });
     await colony.start();
     let draftId = "";
     try {
@@ -250,14 +273,22 @@ describe("logs (a colony process at COLONY_LOG_LEVEL=debug)", () => {
       }
       const search = await colony.fetch("/v1/search", json({ query: `${M.query} ${M.error}`, error_type: M.errorType }));
       expect(search.status).toBe(200);
-      const outcome = await colony.fetch(`/v1/trails/${pub.trail_id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked", notes: M.notes }, { "X-Colony-Agent": "security-reporter" }));
+      const outcome = await colony.fetch(
+        `/v1/trails/${pub.trail_id}/outcomes`,
+        json({ protocol_version: "1.0", outcome: "worked", notes: M.notes }, { "X-Colony-Agent": "security-reporter" }),
+      );
       expect(outcome.status).toBe(202);
       const draftTrail = sampleTrail({ error: `DraftError: ${M.draft}` });
       draftId = ((await (await colony.fetch("/v1/drafts", json(draftTrail))).json()) as any).draft_id;
       expect((await colony.fetch(`/v1/drafts/${draftId}`)).status).toBe(200);
       expect((await colony.fetch(`/v1/drafts/${draftId}/publish`, { method: "POST" })).status).toBe(202);
-      expect((await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, { method: "DELETE", headers: { Authorization: `Bearer ${M.wrong}` } })).status).toBe(401);
-      expect((await colony.fetch(`/v1/trails/${pub.trail_id}`, { method: "DELETE", headers: { Authorization: `Bearer ${M.token}` } })).status).toBe(200);
+      expect(
+        (await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, { method: "DELETE", headers: { Authorization: `Bearer ${M.wrong}` } }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await colony.fetch(`/v1/trails/${pub.trail_id}`, { method: "DELETE", headers: { Authorization: `Bearer ${M.token}` } })).status,
+      ).toBe(200);
       await Bun.sleep(300); // let the worker log whatever it logs about the draft's trail
     } finally {
       await colony.stop("SIGTERM");
@@ -291,7 +322,8 @@ describe("files on disk", () => {
       for (const f of names) {
         if (mode(join(dataDir, f)) & 0o077) throw new Error(`${f} is ${mode(join(dataDir, f)).toString(8)}`);
       }
-      const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? [join(dir, n), ...walk(join(dir, n))] : [join(dir, n)]));
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? [join(dir, n), ...walk(join(dir, n))] : [join(dir, n)]));
       const extracted = walk(cacheDir);
       expect(extracted.some((p) => p.endsWith(".so") || p.endsWith(".node") || /\.so\.\d/.test(p))).toBe(true);
       for (const p of [cacheDir, ...extracted]) {

@@ -73,8 +73,7 @@ const ortBindingPlugin: BunPlugin = {
   setup(build) {
     build.onLoad({ filter: /onnxruntime-node[\\/]dist[\\/]binding\.js$/ }, async (args) => {
       const src = await Bun.file(args.path).text();
-      const pattern =
-        /require\(`\.\.\/bin\/napi-v6\/\$\{process\.platform\}\/\$\{process\.arch\}\/onnxruntime_binding\.node`\)/g;
+      const pattern = /require\(`\.\.\/bin\/napi-v6\/\$\{process\.platform\}\/\$\{process\.arch\}\/onnxruntime_binding\.node`\)/g;
       const matches = src.match(pattern)?.length ?? 0;
       if (matches !== 1) {
         throw new Error(`onnxruntime-node binding.js changed (${matches} loader matches): update tools/build.ts`);

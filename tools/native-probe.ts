@@ -29,8 +29,7 @@ function identityModel(): Uint8Array {
     varint(out, v);
     return out;
   };
-  const valueInfo = (name: string) =>
-    field(1, name).concat(field(2, field(1, int(1, 1).concat(field(2, field(1, field(2, "n")))))));
+  const valueInfo = (name: string) => field(1, name).concat(field(2, field(1, int(1, 1).concat(field(2, field(1, field(2, "n")))))));
   const node = field(1, "x").concat(field(2, "y"), field(3, "id"), field(4, "Identity"));
   const graph = field(1, node).concat(field(2, "probe"), field(11, valueInfo("x")), field(12, valueInfo("y")));
   bytes.push(...int(1, 8), ...field(2, "colony-probe"), ...field(7, graph), ...field(8, int(2, 13)));

@@ -61,7 +61,10 @@ const JS_THROW = [
 ];
 
 function pyModule(root: string, file: string): string {
-  const rel = relative(root, file).replace(/^site-packages\//, "").replace(/\.py$/, "").replace(/\/__init__$/, "");
+  const rel = relative(root, file)
+    .replace(/^site-packages\//, "")
+    .replace(/\.py$/, "")
+    .replace(/\/__init__$/, "");
   return rel.split("/").join(".");
 }
 
@@ -105,7 +108,11 @@ function scanPython(root: string, file: string, out: ErrorString[]): void {
           if (ds) {
             let body = ds[2]!.replace(/("""|''').*$/, "");
             if (!body.trim() && k + 1 < lines.length) body = lines[k + 1]!.trim();
-            doc = body.trim().split(/(?<=\.)\s/)[0]!.slice(0, 200) || null;
+            doc =
+              body
+                .trim()
+                .split(/(?<=\.)\s/)[0]!
+                .slice(0, 200) || null;
             break;
           }
         }
@@ -198,10 +205,78 @@ export function harvestErrorStrings(repoDir: string): ErrorString[] {
 }
 
 // Values placeholders are filled with: the kind of thing error messages interpolate.
-const IDENTS = ["user_id", "config", "payload", "handler", "session", "request", "options", "callback", "target", "schema", "record", "buffer", "stream", "context", "token", "manifest", "worker", "resolver", "plugin", "entry"];
-const PATHS = ["/etc/app/config.yaml", "/var/lib/app/data.db", "./src/index.ts", "C:\\Users\\dev\\project\\main.py", "/home/ci/build/output.json", "../lib/utils.js", "/tmp/cache/1f3a/meta.pkl", "settings.toml", "package.json", "requirements.txt"];
-const TYPES = ["str", "int", "NoneType", "dict", "list", "bytes", "float", "tuple", "undefined", "object", "string", "number", "Buffer", "Promise"];
-const PACKAGES = ["requests", "numpy", "pandas", "django", "flask", "express", "react", "webpack", "lodash", "axios", "typescript", "pytest", "sqlalchemy", "boto3", "vite", "eslint", "jest", "pydantic", "fastapi", "next"];
+const IDENTS = [
+  "user_id",
+  "config",
+  "payload",
+  "handler",
+  "session",
+  "request",
+  "options",
+  "callback",
+  "target",
+  "schema",
+  "record",
+  "buffer",
+  "stream",
+  "context",
+  "token",
+  "manifest",
+  "worker",
+  "resolver",
+  "plugin",
+  "entry",
+];
+const PATHS = [
+  "/etc/app/config.yaml",
+  "/var/lib/app/data.db",
+  "./src/index.ts",
+  "C:\\Users\\dev\\project\\main.py",
+  "/home/ci/build/output.json",
+  "../lib/utils.js",
+  "/tmp/cache/1f3a/meta.pkl",
+  "settings.toml",
+  "package.json",
+  "requirements.txt",
+];
+const TYPES = [
+  "str",
+  "int",
+  "NoneType",
+  "dict",
+  "list",
+  "bytes",
+  "float",
+  "tuple",
+  "undefined",
+  "object",
+  "string",
+  "number",
+  "Buffer",
+  "Promise",
+];
+const PACKAGES = [
+  "requests",
+  "numpy",
+  "pandas",
+  "django",
+  "flask",
+  "express",
+  "react",
+  "webpack",
+  "lodash",
+  "axios",
+  "typescript",
+  "pytest",
+  "sqlalchemy",
+  "boto3",
+  "vite",
+  "eslint",
+  "jest",
+  "pydantic",
+  "fastapi",
+  "next",
+];
 
 function fillValue(rand: () => number): string {
   const r = rand();
@@ -291,7 +366,20 @@ export function distractorTrails(repoDir: string, n: number, seed = 1): Trail[] 
   return out;
 }
 
-const PROJECTS = ["billing-api", "ml-pipeline", "webapp", "ingest-worker", "cli-tools", "dashboard", "auth-service", "etl-jobs", "mobile-backend", "docs-site", "scheduler", "search-indexer"];
+const PROJECTS = [
+  "billing-api",
+  "ml-pipeline",
+  "webapp",
+  "ingest-worker",
+  "cli-tools",
+  "dashboard",
+  "auth-service",
+  "etl-jobs",
+  "mobile-backend",
+  "docs-site",
+  "scheduler",
+  "search-indexer",
+];
 
 /**
  * `n` synthesized trails for the speed benchmarks: the harvested error strings with other

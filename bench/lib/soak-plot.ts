@@ -37,7 +37,14 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
-function panel(y0: number, title: string, unit: string, xs: number[], series: { values: number[]; color: string; label: string }[], integer = false): string {
+function panel(
+  y0: number,
+  title: string,
+  unit: string,
+  xs: number[],
+  series: { values: number[]; color: string; label: string }[],
+  integer = false,
+): string {
   const all = series.flatMap((s) => s.values);
   // Counts (queue depth) get whole-number ticks: at least 0..4.
   const max = integer ? Math.max(4, Math.ceil(niceMax(Math.max(...all) * 1.1) / 4) * 4) : niceMax(Math.max(...all) * 1.1);
@@ -60,7 +67,8 @@ function panel(y0: number, title: string, unit: string, xs: number[], series: { 
   for (const s of [...series].reverse()) {
     const pts = s.values.map((v, i) => `${px(xs[i]!).toFixed(1)},${py(v).toFixed(1)}`).join(" ");
     out += `\n<polyline points="${pts}" fill="none" stroke="${s.color}" stroke-width="2"/>`;
-    for (const [i, v] of s.values.entries()) out += `<circle cx="${px(xs[i]!).toFixed(1)}" cy="${py(v).toFixed(1)}" r="3" fill="${s.color}"/>`;
+    for (const [i, v] of s.values.entries())
+      out += `<circle cx="${px(xs[i]!).toFixed(1)}" cy="${py(v).toFixed(1)}" r="3" fill="${s.color}"/>`;
     out += `<text x="${lx}" y="${y0 + 16}" font-size="12" text-anchor="end" fill="${s.color}">${esc(s.label)}</text>`;
     lx -= 8 * s.label.length + 20;
   }
@@ -83,10 +91,17 @@ export function renderSoakSvg(soak: Soak): string {
     { values: soak.minutes.map((m) => m.rss_mb), color: "#264653", label: "end of minute" },
     { values: soak.minutes.map((m) => m.rss_max_mb), color: "#8ab17d", label: "max in minute" },
   ]);
-  svg += panel(TOP + 2 * (PANEL_H + GAP), "Enrichment queue depth", "", xs, [
-    { values: soak.minutes.map((m) => m.queue_depth), color: "#6d597a", label: "end of minute" },
-    { values: soak.minutes.map((m) => m.queue_max), color: "#b56576", label: "max sampled" },
-  ], true);
+  svg += panel(
+    TOP + 2 * (PANEL_H + GAP),
+    "Enrichment queue depth",
+    "",
+    xs,
+    [
+      { values: soak.minutes.map((m) => m.queue_depth), color: "#6d597a", label: "end of minute" },
+      { values: soak.minutes.map((m) => m.queue_max), color: "#b56576", label: "max sampled" },
+    ],
+    true,
+  );
   if (panels === 4) {
     svg += panel(TOP + 3 * (PANEL_H + GAP), "Machine load average (1 min; 2 cores, shared with other work)", "", xs, [
       { values: soak.minutes.map((m) => m.loadavg ?? 0), color: "#555", label: "loadavg" },

@@ -79,7 +79,14 @@ export async function runWrk(opts: {
   /** Run wrk on this core only (the server under test pinned to another). */
   core?: number;
 }): Promise<WrkResult> {
-  const cmd = [...(opts.core === undefined ? [] : ["taskset", "-c", String(opts.core)]), "wrk", `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
+  const cmd = [
+    ...(opts.core === undefined ? [] : ["taskset", "-c", String(opts.core)]),
+    "wrk",
+    `-t${opts.threads}`,
+    `-c${opts.connections}`,
+    `-d${opts.seconds}s`,
+    "--latency",
+  ];
   if (opts.script) cmd.push("-s", opts.script);
   cmd.push(opts.url);
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });

@@ -14,7 +14,10 @@ const t = (error: string, extra: Partial<Trail["problem"]> = {}, commands?: stri
 // Written for this test from general knowledge of each error family (not from the eval set).
 const RULE_CASES: [Category, Trail][] = [
   ["dependency", t("ModuleNotFoundError: No module named 'requests'")],
-  ["dependency", t("npm ERR! ERESOLVE could not resolve dependency tree", { root_cause: "peer dependency conflict between react 18 and a plugin" })],
+  [
+    "dependency",
+    t("npm ERR! ERESOLVE could not resolve dependency tree", { root_cause: "peer dependency conflict between react 18 and a plugin" }),
+  ],
   ["build", t("main.c:(.text+0x1b): undefined reference to `pthread_create'", { error_type: "linker error" })],
   ["build", t("CMake Error at CMakeLists.txt:12 (find_package): Could not find a package configuration file")],
   ["configuration", t("Error: environment variable DATABASE_URL is not set", { root_cause: "the .env file was missing the setting" })],
@@ -25,13 +28,21 @@ const RULE_CASES: [Category, Trail][] = [
   ["permissions", t("PermissionError: [Errno 13] Permission denied: '/var/log/app.log'", { error_type: "PermissionError" })],
   ["database", t('psql: error: FATAL: relation "users" does not exist', { error_type: "SQLSTATE 42P01" })],
   ["memory", t("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory")],
-  ["concurrency", t("WARNING: DATA RACE Write at 0x00c000122088 by goroutine 7", { root_cause: "two goroutines write the map without a mutex" })],
+  [
+    "concurrency",
+    t("WARNING: DATA RACE Write at 0x00c000122088 by goroutine 7", { root_cause: "two goroutines write the map without a mutex" }),
+  ],
   ["type_error", t("TypeError: unsupported operand type(s) for +: 'int' and 'str'", { error_type: "TypeError" })],
   ["type_error", t("error[E0308]: mismatched types: expected `u32`, found `i64`")],
   ["syntax", t("SyntaxError: Unexpected token '}' in JSON at position 42", { error_type: "SyntaxError" })],
   ["syntax", t("IndentationError: unexpected indent")],
   ["test", t("AssertionError: expected 200 to equal 404", { root_cause: "the jest test asserted the old status code" })],
-  ["deployment", t("Back-off restarting failed container; pod is in CrashLoopBackOff", { root_cause: "the Kubernetes deployment referenced a missing secret" })],
+  [
+    "deployment",
+    t("Back-off restarting failed container; pod is in CrashLoopBackOff", {
+      root_cause: "the Kubernetes deployment referenced a missing secret",
+    }),
+  ],
   ["gpu", t("RuntimeError: CUDA error: device-side assert triggered", { root_cause: "a label index out of range for the GPU kernel" })],
 ];
 
@@ -65,7 +76,10 @@ describe("seeds, nearest centroid and the fallback", () => {
   });
   test("nearestCategory with no usable centroid gives other at 0", () => {
     expect(nearestCategory(new Float32Array([1, 2]), new Map())).toEqual({ category: "other", similarity: 0 });
-    expect(nearestCategory(new Float32Array([1, 2]), new Map([["gpu", new Float32Array([1, 2, 3])]]))).toEqual({ category: "other", similarity: 0 });
+    expect(nearestCategory(new Float32Array([1, 2]), new Map([["gpu", new Float32Array([1, 2, 3])]]))).toEqual({
+      category: "other",
+      similarity: 0,
+    });
   });
   test("categorize: confident rules win without asking the fallback", () => {
     let asked = false;

@@ -163,10 +163,13 @@ const hasDigit = (s: string) => /\d/.test(s);
 
 const EARLY_RULES: Rule[] = [
   // URLs (the host and path belong to one project or one mirror).
-  [/\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'`<>()\[\]{}]*/gi, (m) => {
-    const trail = /[.,:;!?]+$/.exec(m)?.[0] ?? "";
-    return `<url>${trail}`;
-  }],
+  [
+    /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'`<>()[\]{}]*/gi,
+    (m) => {
+      const trail = /[.,:;!?]+$/.exec(m)?.[0] ?? "";
+      return `<url>${trail}`;
+    },
+  ],
   // The request that failed ("Get \"<url>\"") depends on the command that was run, not the error.
   [new RegExp(`\\b(?:${HTTP_METHODS})[ \\t]+"?<url>"?`, "gi"), "<request>"],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
@@ -181,8 +184,10 @@ const VALUE_RULES: Rule[] = [
   // C++/Rust paths like parse::Graph are left alone).
   [/(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)/g, "<ip>"],
   [/\[[0-9a-f:.]{2,45}\]/gi, (m) => (m.includes(":") && hasDigit(m) ? "<ip>" : m)],
-  [/(?<![\w:])(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?(?![\w])/gi,
-    (m) => (hasDigit(m) ? "<ip>" : m)],
+  [
+    /(?<![\w:])(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?(?![\w])/gi,
+    (m) => (hasDigit(m) ? "<ip>" : m),
+  ],
   [/(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])/gi, "<ip>"],
   // Dotted versions before line numbers, so "group:artifact:1.8.10" is a version, not a line.
   [/(?<![\w.])v?\d+(?:\.\d+){2,}(?:[-+][0-9a-z]+(?:\.[0-9a-z]+)*)?(?![\w]|\.\d)/gi, "<ver>"],
@@ -201,11 +206,14 @@ const VALUE_RULES: Rule[] = [
   // Short ones (7-11) only in lowercase, as git prints them, so codes like OpenSSL's
   // "error:0308010C" stay.
   [/\b[0-9a-f]{7,}\b/gi, (m) => (hasDigit(m) && /[a-f]/i.test(m) && (m.length >= 12 || !/[A-F]/.test(m)) ? "<hash>" : m)],
-  [/\b[a-z0-9]{16,}\b/gi, (m) => {
-    const digitRuns = m.match(/\d+/g)?.length ?? 0;
-    const letters = m.replace(/\d/g, "").length;
-    return digitRuns >= 3 && letters >= 3 ? "<id>" : m;
-  }],
+  [
+    /\b[a-z0-9]{16,}\b/gi,
+    (m) => {
+      const digitRuns = m.match(/\d+/g)?.length ?? 0;
+      const letters = m.replace(/\d/g, "").length;
+      return digitRuns >= 3 && letters >= 3 ? "<id>" : m;
+    },
+  ],
   [/\bpid[ \t]*[:=]?[ \t]*\d+\b/gi, "pid <pid>"],
   [/\bprocess[ \t]+\d+\b/gi, "process <pid>"],
   // Temp names (Python tempfile, pytest) and user names where the message names them.

@@ -21,13 +21,10 @@ describe("fingerprint format", () => {
   });
 
   test("pinned value: the fp1 normalizer must not drift silently (a change needs fp2_)", () => {
-    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe(
-      "modulenotfounderror: no module named 'numpy'",
-    );
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("modulenotfounderror: no module named 'numpy'");
     // sha256("modulenotfounderror: no module named 'numpy'"), first 128 bits.
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(
-      "fp1_" +
-        new Bun.CryptoHasher("sha256").update("modulenotfounderror: no module named 'numpy'").digest("hex").slice(0, 32),
+      "fp1_" + new Bun.CryptoHasher("sha256").update("modulenotfounderror: no module named 'numpy'").digest("hex").slice(0, 32),
     );
     expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000")).toBe(
       "listen eaddrinuse: address already in use <ip>:<port>",
@@ -108,94 +105,170 @@ describe("errors-dev.json table", () => {
 
 /** Pairs that differ only by what differs between machines: each must share a fingerprint. */
 const SAME: [string, string, string][] = [
-  ["home paths and user names",
+  [
+    "home paths and user names",
     "FileNotFoundError: [Errno 2] No such file or directory: '/home/alice/proj/config.yaml'",
-    "FileNotFoundError: [Errno 2] No such file or directory: '/Users/bob/work/app/config.yaml'"],
-  ["Windows vs POSIX paths",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/Users/bob/work/app/config.yaml'",
+  ],
+  [
+    "Windows vs POSIX paths",
     "FileNotFoundError: [Errno 2] No such file or directory: 'C:\\Users\\bob\\My Projects\\app\\config.yaml'",
-    "FileNotFoundError: [Errno 2] No such file or directory: '/srv/app/config.yaml'"],
-  ["package root inside differing paths",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/srv/app/config.yaml'",
+  ],
+  [
+    "package root inside differing paths",
     "Error: Cannot find module '/home/a/x/node_modules/left-pad/index.js'",
-    "Error: Cannot find module 'C:\\work\\y\\node_modules\\left-pad\\index.js'"],
-  ["site-packages under different interpreters",
+    "Error: Cannot find module 'C:\\work\\y\\node_modules\\left-pad\\index.js'",
+  ],
+  [
+    "site-packages under different interpreters",
     "ImportError: cannot import name 'x' from 'pkg' (/usr/lib/python3/dist-packages/pkg/__init__.py)",
-    "ImportError: cannot import name 'x' from 'pkg' (/opt/venv/lib/python3.12/dist-packages/pkg/__init__.py)"],
+    "ImportError: cannot import name 'x' from 'pkg' (/opt/venv/lib/python3.12/dist-packages/pkg/__init__.py)",
+  ],
   ["ports", "Error: connect ECONNREFUSED 127.0.0.1:6379", "Error: connect ECONNREFUSED 127.0.0.1:6380"],
-  ["IPv6 any-address with port",
+  [
+    "IPv6 any-address with port",
     "Error: listen EADDRINUSE: address already in use :::3000",
-    "Error: listen EADDRINUSE: address already in use :::8080"],
+    "Error: listen EADDRINUSE: address already in use :::8080",
+  ],
   ["IP addresses", "dial tcp 10.0.0.12:443: i/o timeout", "dial tcp 192.168.1.7:443: i/o timeout"],
-  ["line numbers in a traceback frame",
+  [
+    "line numbers in a traceback frame",
     'File "/home/a/app/main.py", line 12, in <module>',
-    'File "/home/b/code/main.py", line 873, in <module>'],
-  ["file:line:col location prefix",
+    'File "/home/b/code/main.py", line 873, in <module>',
+  ],
+  [
+    "file:line:col location prefix",
     "src/lib.rs:10:5: error[E0425]: cannot find value `x` in this scope",
-    "crates/core/src/lib.rs:211:17: error[E0425]: cannot find value `x` in this scope"],
-  ["tsc location in parentheses",
+    "crates/core/src/lib.rs:211:17: error[E0425]: cannot find value `x` in this scope",
+  ],
+  [
+    "tsc location in parentheses",
     "src/app.ts(3,21): error TS2307: Cannot find module 'express' or its corresponding type declarations.",
-    "src/server/index.ts(14,8): error TS2307: Cannot find module 'express' or its corresponding type declarations."],
-  ["pids",
+    "src/server/index.ts(14,8): error TS2307: Cannot find module 'express' or its corresponding type declarations.",
+  ],
+  [
+    "pids",
     "RuntimeError: DataLoader worker (pid 3216) is killed by signal: Bus error.",
-    "RuntimeError: DataLoader worker (pid 48812) is killed by signal: Bus error."],
-  ["ISO and CI timestamps",
+    "RuntimeError: DataLoader worker (pid 48812) is killed by signal: Bus error.",
+  ],
+  [
+    "ISO and CI timestamps",
     "2024-01-01T12:00:00.1234567Z fatal: not a git repository (or any of the parent directories): .git",
-    "fatal: not a git repository (or any of the parent directories): .git"],
-  ["timestamps inside the message",
+    "fatal: not a git repository (or any of the parent directories): .git",
+  ],
+  [
+    "timestamps inside the message",
     "certificate has expired: current time 2024-05-01T10:11:12Z is after 2024-04-30T00:00:00Z",
-    "certificate has expired: current time 2025-01-09T08:00:01Z is after 2024-12-31T23:59:59Z"],
+    "certificate has expired: current time 2025-01-09T08:00:01Z is after 2024-12-31T23:59:59Z",
+  ],
   ["syslog prefix", "Mar  3 04:05:06 Error: EMFILE: too many open files", "Error: EMFILE: too many open files"],
-  ["docker compose service prefix",
+  [
+    "docker compose service prefix",
     "api-1  | Error: connect ECONNREFUSED 172.18.0.3:5432",
-    "backend_1     | Error: connect ECONNREFUSED 172.20.0.2:5432"],
+    "backend_1     | Error: connect ECONNREFUSED 172.20.0.2:5432",
+  ],
   ["pytest E column", "E       AssertionError: assert 1 == 2", "AssertionError: assert 1 == 2"],
   ["npm ERR! vs npm error prefix", "npm ERR! code ELIFECYCLE", "npm error code ELIFECYCLE"],
-  ["severity word case", "ERROR: Could not find a version that satisfies the requirement torch", "error: Could not find a version that satisfies the requirement torch"],
+  [
+    "severity word case",
+    "ERROR: Could not find a version that satisfies the requirement torch",
+    "error: Could not find a version that satisfies the requirement torch",
+  ],
   ["log-level tags", "[ERROR] Failed to execute goal", "[error] Failed to execute goal"],
-  ["carriage-return progress overwrite",
+  [
+    "carriage-return progress overwrite",
     "Downloading 10%\rDownloading 100%\rERROR: No matching distribution found for torch==9.9",
-    "ERROR: No matching distribution found for torch==9.9"],
+    "ERROR: No matching distribution found for torch==9.9",
+  ],
   ["ANSI colour codes", "\u001b[31merror\u001b[0m: linker `cc` not found", "error: linker `cc` not found"],
-  ["hex addresses",
-    "Segmentation fault (core dumped) at 0x7ffd5e8c2a10",
-    "Segmentation fault (core dumped) at 0x55d1c0de0000"],
-  ["UUIDs",
+  ["hex addresses", "Segmentation fault (core dumped) at 0x7ffd5e8c2a10", "Segmentation fault (core dumped) at 0x55d1c0de0000"],
+  [
+    "UUIDs",
     "Container 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c is not running",
-    "Container 9b2f4c6d-1e3a-4b5c-9d7e-0f1a2b3c4d5e is not running"],
-  ["container ids", 'The container name "/web" is already in use by container "4f1c2b7a9d3e".', 'The container name "/web" is already in use by container "b7e19c04aa21".'],
-  ["digit runs glued to a name", "open GetImageBlob872957069: no such file or directory", "open GetImageBlob11223344: no such file or directory"],
+    "Container 9b2f4c6d-1e3a-4b5c-9d7e-0f1a2b3c4d5e is not running",
+  ],
+  [
+    "container ids",
+    'The container name "/web" is already in use by container "4f1c2b7a9d3e".',
+    'The container name "/web" is already in use by container "b7e19c04aa21".',
+  ],
+  [
+    "digit runs glued to a name",
+    "open GetImageBlob872957069: no such file or directory",
+    "open GetImageBlob11223344: no such file or directory",
+  ],
   ["git SHAs", "fatal: bad object 3f2a9c1d7e8b", "fatal: bad object a81c0e5b44f2d9e7c3b1a0f6e5d4c3b2a1f0e9d8"],
-  ["temp names",
+  [
+    "temp names",
     "PermissionError: [Errno 13] Permission denied: 'tmpab12cd_x'",
-    "PermissionError: [Errno 13] Permission denied: 'tmpzz9y8xwv'"],
-  ["versions", "error: failed to run custom build command for `ring v0.16.20`", "error: failed to run custom build command for `ring v0.17.8`"],
-  ["interpreter version glued to its name",
-    "/usr/bin/python3.11: No module named pip",
-    "/usr/local/bin/python3.8: No module named pip"],
+    "PermissionError: [Errno 13] Permission denied: 'tmpzz9y8xwv'",
+  ],
+  [
+    "versions",
+    "error: failed to run custom build command for `ring v0.16.20`",
+    "error: failed to run custom build command for `ring v0.17.8`",
+  ],
+  ["interpreter version glued to its name", "/usr/bin/python3.11: No module named pip", "/usr/local/bin/python3.8: No module named pip"],
   ["durations", "Error: Timeout of 2000ms exceeded.", "Error: Timeout of 5000ms exceeded."],
   ["memory sizes", "fatal error: runtime: out of memory allocating 1048576 bytes", "fatal error: runtime: out of memory allocating 64 MiB"],
-  ["numbers inside quoted values", "ValueError: invalid literal for int() with base 10: '42'", "ValueError: invalid literal for int() with base 10: '7'"],
-  ["trailing punctuation and whitespace", "  fatal: refusing to merge unrelated histories.  ", "fatal: refusing to merge unrelated histories"],
+  [
+    "numbers inside quoted values",
+    "ValueError: invalid literal for int() with base 10: '42'",
+    "ValueError: invalid literal for int() with base 10: '7'",
+  ],
+  [
+    "trailing punctuation and whitespace",
+    "  fatal: refusing to merge unrelated histories.  ",
+    "fatal: refusing to merge unrelated histories",
+  ],
   ["login-shell program prefix", "-bash: npm: command not found", "bash: npm: command not found"],
-  ["secrets are redacted before hashing",
+  [
+    "secrets are redacted before hashing",
     "remote: Invalid username or password for token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
-    "remote: Invalid username or password for token ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"],
+    "remote: Invalid username or password for token ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8",
+  ],
 ];
 
 /** Pairs that are different errors: each must get a different fingerprint. */
 const DIFFERENT: [string, string, string][] = [
   ["error codes", "error TS2307: Cannot find module 'x'.", "error TS2792: Cannot find module 'x'."],
   ["rustc error codes", "error[E0382]: borrow of moved value: `s`", "error[E0499]: borrow of moved value: `s`"],
-  ["errno codes", "Error: ENOENT: no such file or directory, open 'package.json'", "Error: EACCES: no such file or directory, open 'package.json'"],
+  [
+    "errno codes",
+    "Error: ENOENT: no such file or directory, open 'package.json'",
+    "Error: EACCES: no such file or directory, open 'package.json'",
+  ],
   ["HTTP statuses", "AxiosError: Request failed with status code 404", "AxiosError: Request failed with status code 503"],
   ["exit statuses", "error: command 'gcc' failed with exit status 1", "error: command 'gcc' failed with exit status 2"],
-  ["signals", "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)", "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)"],
+  [
+    "signals",
+    "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
+    "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)",
+  ],
   ["exception classes", "ValueError: invalid input", "TypeError: invalid input"],
   ["missing modules", "ModuleNotFoundError: No module named 'numpy'", "ModuleNotFoundError: No module named 'pandas'"],
   ["missing headers", "fatal error: Python.h: No such file or directory", "fatal error: ffi.h: No such file or directory"],
-  ["missing header under a location prefix", "a.c:1:10: fatal error: openssl/ssl.h: No such file or directory", "a.c:1:10: fatal error: zlib.h: No such file or directory"],
-  ["library sonames", "error while loading shared libraries: libssl.so.1.1: cannot open shared object file", "error while loading shared libraries: libssl.so.3: cannot open shared object file"],
-  ["packages under node_modules", "Error: Cannot find module '/app/node_modules/left-pad/index.js'", "Error: Cannot find module '/app/node_modules/right-pad/index.js'"],
-  ["missing files with different names", "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.csv'", "FileNotFoundError: [Errno 2] No such file or directory: '/data/config.yaml'"],
+  [
+    "missing header under a location prefix",
+    "a.c:1:10: fatal error: openssl/ssl.h: No such file or directory",
+    "a.c:1:10: fatal error: zlib.h: No such file or directory",
+  ],
+  [
+    "library sonames",
+    "error while loading shared libraries: libssl.so.1.1: cannot open shared object file",
+    "error while loading shared libraries: libssl.so.3: cannot open shared object file",
+  ],
+  [
+    "packages under node_modules",
+    "Error: Cannot find module '/app/node_modules/left-pad/index.js'",
+    "Error: Cannot find module '/app/node_modules/right-pad/index.js'",
+  ],
+  [
+    "missing files with different names",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.csv'",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/data/config.yaml'",
+  ],
   ["subject of a short message", "./main.go:5:2: undefined: foo", "./main.go:5:2: undefined: bar"],
   ["missing commands", "bash: npm: command not found", "bash: yarn: command not found"],
   ["missing command without shell prefix", "npm: command not found", "yarn: command not found"],
@@ -203,9 +276,21 @@ const DIFFERENT: [string, string, string][] = [
   ["attributes", "AttributeError: module 'numpy' has no attribute 'float'", "AttributeError: module 'numpy' has no attribute 'int'"],
   ["GLIBC symbol versions", "version `GLIBCXX_3.4.29' not found", "version `GLIBCXX_3.4.30' not found"],
   ["Java errors", "java.lang.OutOfMemoryError: Java heap space", "java.lang.OutOfMemoryError: Metaspace"],
-  ["mysql error numbers", "ERROR 1045 (28000): Access denied for user 'root'@'localhost'", "ERROR 1698 (28000): Access denied for user 'root'@'localhost'"],
-  ["engine name v8 is not a version", "FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal.", "FATAL ERROR: ::ToLocalChecked Empty MaybeLocal."],
-  ["OpenSSL error codes are not hashes", "Error: error:0308010C:digital envelope routines::unsupported", "Error: error:0308010D:digital envelope routines::unsupported"],
+  [
+    "mysql error numbers",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost'",
+    "ERROR 1698 (28000): Access denied for user 'root'@'localhost'",
+  ],
+  [
+    "engine name v8 is not a version",
+    "FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal.",
+    "FATAL ERROR: ::ToLocalChecked Empty MaybeLocal.",
+  ],
+  [
+    "OpenSSL error codes are not hashes",
+    "Error: error:0308010C:digital envelope routines::unsupported",
+    "Error: error:0308010D:digital envelope routines::unsupported",
+  ],
   ["digits glued to letters are not one number", "error 0123456A occurred", "error 0123456B occurred"],
   ["C++ scopes are not IPv6", "undefined reference to `parse::add'", "undefined reference to `parse::remove'"],
 ];
@@ -248,17 +333,35 @@ describe("normalized form", () => {
   });
 
   test("a secret never reaches the normalized form", () => {
-    const n = normalizeError("Unauthorized: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U");
+    const n = normalizeError(
+      "Unauthorized: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    );
     expect(n).not.toContain("eyJ");
   });
 
   test("stays fast on 64 KB adversarial inputs (no catastrophic backtracking)", () => {
     const big = 64 * 1024;
     const inputs = [
-      "a".repeat(big), "/".repeat(big), "\\".repeat(big), "a\\".repeat(big / 2), "1.".repeat(big / 2),
-      ":".repeat(big), "0x".repeat(big / 2), "a ".repeat(big / 2), "C:\\a a".repeat(big / 6), "1/".repeat(big / 2),
-      "[".repeat(big), "'".repeat(big), "9".repeat(big), "a:".repeat(big / 2), "::1".repeat(big / 3),
-      "x@".repeat(big / 2), "%|".repeat(big / 2), "ab12".repeat(big / 4), "/a b".repeat(big / 4), "- ".repeat(big / 2),
+      "a".repeat(big),
+      "/".repeat(big),
+      "\\".repeat(big),
+      "a\\".repeat(big / 2),
+      "1.".repeat(big / 2),
+      ":".repeat(big),
+      "0x".repeat(big / 2),
+      "a ".repeat(big / 2),
+      "C:\\a a".repeat(big / 6),
+      "1/".repeat(big / 2),
+      "[".repeat(big),
+      "'".repeat(big),
+      "9".repeat(big),
+      "a:".repeat(big / 2),
+      "::1".repeat(big / 3),
+      "x@".repeat(big / 2),
+      "%|".repeat(big / 2),
+      "ab12".repeat(big / 4),
+      "/a b".repeat(big / 4),
+      "- ".repeat(big / 2),
     ];
     for (const s of inputs) expect(fingerprint(s)).toMatch(FINGERPRINT_PATTERN);
   });

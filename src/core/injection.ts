@@ -22,7 +22,10 @@ export const INJECTION_KINDS = [
 const MAX_FINDINGS = 20;
 
 const excerpt = (s: string, max = 80) => {
-  const clean = s.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  const clean = s
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 };
 
@@ -103,7 +106,11 @@ const PHRASES: PhraseRule[] = [
       const middle = m[2] ?? "";
       const noun = m[3] ?? "";
       if (!OVERRIDE_QUALIFIERS.test(middle)) return false;
-      if (/^(rules|messages|constraints|restrictions)$/.test(noun) && !/\b(previous|prior|above|earlier|preceding|all of your|your|system|safety)\b/.test(middle)) return false;
+      if (
+        /^(rules|messages|constraints|restrictions)$/.test(noun) &&
+        !/\b(previous|prior|above|earlier|preceding|all of your|your|system|safety)\b/.test(middle)
+      )
+        return false;
       return true;
     },
     detail: "asks the reader to ignore its instructions",
@@ -137,7 +144,8 @@ const PHRASES: PhraseRule[] = [
   },
   {
     kind: "role_takeover",
-    pattern: /\bpretend (?:to be|you are|you're|that you are) (?:a |an |the )?(?:different |unrestricted |jailbroken |evil )?(?:ai|assistant|llm|language model|dan|system|developer mode)\b/g,
+    pattern:
+      /\bpretend (?:to be|you are|you're|that you are) (?:a |an |the )?(?:different |unrestricted |jailbroken |evil )?(?:ai|assistant|llm|language model|dan|system|developer mode)\b/g,
     detail: "asks the reader to pretend to be another assistant",
   },
   {
@@ -158,17 +166,20 @@ const PHRASES: PhraseRule[] = [
   },
   {
     kind: "role_takeover",
-    pattern: /\b(?:new|updated|override|overrides|overriding|replace|replaces|replacing|change|changing)\s+(?:the\s+|your\s+)?system prompt\b/g,
+    pattern:
+      /\b(?:new|updated|override|overrides|overriding|replace|replaces|replacing|change|changing)\s+(?:the\s+|your\s+)?system prompt\b/g,
     detail: "tries to replace the system prompt",
   },
   {
     kind: "role_takeover",
-    pattern: /(?:^|\n)[ \t]*(?:#{1,3}[ \t]*|\[|<)?(?:system|assistant|developer)[ \t]*(?:\]|>)?[ \t]*:[ \t]*(?:you (?:are|must|will|should)|ignore|disregard|forget|from now on|new instructions|your (?:task|goal|role))/g,
+    pattern:
+      /(?:^|\n)[ \t]*(?:#{1,3}[ \t]*|\[|<)?(?:system|assistant|developer)[ \t]*(?:\]|>)?[ \t]*:[ \t]*(?:you (?:are|must|will|should)|ignore|disregard|forget|from now on|new instructions|your (?:task|goal|role))/g,
     detail: "injects a system or assistant turn",
   },
   {
     kind: "chat_template_token",
-    pattern: /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:tool_call|tool_use|tool_result|tool_response|function_calls?|functioncall|start_of_turn|end_of_turn|system-prompt|system_prompt)\b[^>\n]{0,80}>|<invoke name=|<parameter name=|<\/?antml:[a-z_]{1,30}|(?:^|\n[ \t]*\n)[ \t]*(?:human|assistant)[ \t]*:[ \t]*\S/g,
+    pattern:
+      /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:tool_call|tool_use|tool_result|tool_response|function_calls?|functioncall|start_of_turn|end_of_turn|system-prompt|system_prompt)\b[^>\n]{0,80}>|<invoke name=|<parameter name=|<\/?antml:[a-z_]{1,30}|(?:^|\n[ \t]*\n)[ \t]*(?:human|assistant)[ \t]*:[ \t]*\S/g,
     detail: "contains chat-template or tool-call tokens",
   },
 ];
@@ -194,7 +205,8 @@ const SENSITIVE_SOURCE =
   /~\/\.ssh\/(?![^\s'"]{0,200}\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/credentials|\.netrc\b|\.git-credentials|\.docker\/config\.json|\.kube\/config|\/etc\/shadow|\bprintenv\b|(?:^|[|;&(]\s*|\s)env\s*(?:\||$)|\$\{?(?:aws_secret_access_key|aws_access_key_id|github_token|gh_token|openai_api_key|anthropic_api_key|npm_token|pypi_token|database_url)\b|(?:^|[\s'"=@])\.env\b(?!\.example|\.sample|\.template)|\bget-childitem env:|\bgci env:|\bset\s*\|/;
 const NETWORK_SINK =
   /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|iwr|irm|invoke-webrequest|invoke-restmethod|ftp|sftp)\b|\/dev\/(?:tcp|udp)\//;
-const UPLOAD_FLAG = /(?:^|\s)(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-f|--form|-t|--upload-file|--post-file|--body-file|-infile|-body)[\s=]+\S*/g;
+const UPLOAD_FLAG =
+  /(?:^|\s)(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-f|--form|-t|--upload-file|--post-file|--body-file|-infile|-body)[\s=]+\S*/g;
 
 function sentences(text: string): string[] {
   // Split on line breaks and sentence ends, but not inside URLs or file names (". " needs a space).
@@ -253,7 +265,7 @@ const looksLikeProse = (s: string) => printableRatio(s) >= 0.9 && /[a-z]{2,24}\s
 
 function decodeCandidates(text: string): { encoding: string; decoded: string }[] {
   const out: { encoding: string; decoded: string }[] = [];
-  const b64 = /[A-Za-z0-9+\/_\-]{24,8192}={0,2}/g;
+  const b64 = /[A-Za-z0-9+/_-]{24,8192}={0,2}/g;
   let m: RegExpExecArray | null;
   while ((m = b64.exec(text)) !== null && out.length < MAX_DECODE_CANDIDATES) {
     const raw = m[0];
@@ -290,7 +302,10 @@ function normalize(s: string): string {
   } catch {
     n = s;
   }
-  return n.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[ \t\f\v\u00a0]+/g, " ");
+  return n
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/[ \t\f\v\u00a0]+/g, " ");
 }
 
 function detectPlain(norm: string, findings: InjectionFinding[]): void {
@@ -351,7 +366,10 @@ export function detectInjection(text: string): InjectionFinding[] {
     const inner: InjectionFinding[] = [];
     detectPlain(normalize(decoded), inner);
     if (inner.length > 0) {
-      findings.push({ kind: "encoded_instruction", detail: `${encoding} text decodes to an injection (${inner[0]!.kind}): "${excerpt(decoded, 60)}"` });
+      findings.push({
+        kind: "encoded_instruction",
+        detail: `${encoding} text decodes to an injection (${inner[0]!.kind}): "${excerpt(decoded, 60)}"`,
+      });
       break;
     }
   }

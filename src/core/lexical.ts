@@ -3,13 +3,39 @@
 // identifier matches strongly) and also split into its parts (so "require esm" finds it).
 // Tokens are [a-z0-9_] only, which also makes FTS5 query syntax in user input inert.
 
-const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.\-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu;
+const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu;
 const MAX_TOKENS = 400;
 
 /** Words too common in error text to help ranking. */
 const STOP = new Set([
-  "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "in", "is", "it", "of", "on", "or",
-  "the", "this", "to", "was", "with", "not", "no", "cannot", "can", "t", "s",
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "by",
+  "for",
+  "from",
+  "has",
+  "in",
+  "is",
+  "it",
+  "of",
+  "on",
+  "or",
+  "the",
+  "this",
+  "to",
+  "was",
+  "with",
+  "not",
+  "no",
+  "cannot",
+  "can",
+  "t",
+  "s",
 ]);
 
 const camelParts = (segment: string) =>
@@ -21,7 +47,7 @@ const camelParts = (segment: string) =>
 /** Segments between _ . - (each kept), plus their camelCase parts. */
 function parts(word: string): string[] {
   const out: string[] = [];
-  for (const segment of word.split(/[_.\-]+/)) {
+  for (const segment of word.split(/[_.-]+/)) {
     if (!segment) continue;
     out.push(segment.toLowerCase());
     const camel = camelParts(segment);
@@ -30,7 +56,11 @@ function parts(word: string): string[] {
   return out;
 }
 
-const clean = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}_]+/gu, "_").replace(/^_+|_+$/g, "");
+const clean = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_]+/gu, "_")
+    .replace(/^_+|_+$/g, "");
 
 /** The tokens of a text, identifiers whole and split, in order, without stop words. */
 export function lexicalTokens(text: string): string[] {

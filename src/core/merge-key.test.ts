@@ -14,7 +14,16 @@ index 3b18e51..a9c2f04 100644
  }
 `;
 
-function trail(over: { error?: string; commands?: string[]; patches?: { file_path: string; diff?: string }[]; steps?: string[]; os?: Trail["environment"]["os"]; runtime?: { name: string; version?: string }; summary?: string; model?: string }): Trail {
+function trail(over: {
+  error?: string;
+  commands?: string[];
+  patches?: { file_path: string; diff?: string }[];
+  steps?: string[];
+  os?: Trail["environment"]["os"];
+  runtime?: { name: string; version?: string };
+  summary?: string;
+  model?: string;
+}): Trail {
   return {
     protocol_version: "1.0",
     problem: { error: over.error ?? "Error: connect ECONNREFUSED 127.0.0.1:5432" },
@@ -38,8 +47,16 @@ describe("mergeKey", () => {
   });
 
   test("same fix for the same error on another machine: same key", () => {
-    const a = key({ error: "Error: connect ECONNREFUSED 127.0.0.1:5432", commands: ["sudo systemctl start postgresql"], runtime: { name: "node", version: "20.11.0" } });
-    const b = key({ error: "api-1  | Error: connect ECONNREFUSED 172.18.0.3:5433", commands: ["  systemctl   start postgresql "], runtime: { name: "nodejs", version: "v20.5.1" } });
+    const a = key({
+      error: "Error: connect ECONNREFUSED 127.0.0.1:5432",
+      commands: ["sudo systemctl start postgresql"],
+      runtime: { name: "node", version: "20.11.0" },
+    });
+    const b = key({
+      error: "api-1  | Error: connect ECONNREFUSED 172.18.0.3:5433",
+      commands: ["  systemctl   start postgresql "],
+      runtime: { name: "nodejs", version: "v20.5.1" },
+    });
     expect(a).toBe(b);
   });
 
@@ -68,7 +85,10 @@ describe("mergeKey", () => {
   });
 
   test("patches: hunk line numbers, headers, whitespace, path spelling and order do not matter", () => {
-    const moved = DIFF.replace("@@ -10,7 +10,7 @@ DATABASES = {", "@@ -42,7 +42,7 @@").replace("index 3b18e51..a9c2f04", "index 0000000..1111111");
+    const moved = DIFF.replace("@@ -10,7 +10,7 @@ DATABASES = {", "@@ -42,7 +42,7 @@").replace(
+      "index 3b18e51..a9c2f04",
+      "index 0000000..1111111",
+    );
     const spaced = moved.replace('-    "PORT": 5432,', '-  "PORT":   5432,  ').replace(/\n/g, "\r\n");
     const other = { file_path: "docker-compose.yml", diff: "@@ -1 +1 @@\n-image: postgres:15\n+image: postgres:16\n" };
     const a = key({ commands: [], patches: [{ file_path: "app/settings.py", diff: DIFF }, other] });
@@ -78,7 +98,9 @@ describe("mergeKey", () => {
 
   test("patches: a different change or file is a different key", () => {
     const base = key({ commands: [], patches: [{ file_path: "app/settings.py", diff: DIFF }] });
-    expect(key({ commands: [], patches: [{ file_path: "app/settings.py", diff: DIFF.replace("+    \"PORT\": 5433", "+    \"PORT\": 6543") }] })).not.toBe(base);
+    expect(
+      key({ commands: [], patches: [{ file_path: "app/settings.py", diff: DIFF.replace('+    "PORT": 5433', '+    "PORT": 6543') }] }),
+    ).not.toBe(base);
     expect(key({ commands: [], patches: [{ file_path: "app/local_settings.py", diff: DIFF }] })).not.toBe(base);
     expect(key({ commands: ["sudo systemctl start postgresql"], patches: [{ file_path: "app/settings.py", diff: DIFF }] })).not.toBe(base);
   });

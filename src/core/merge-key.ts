@@ -28,7 +28,11 @@ export function normalizeCommand(command: string): string {
 
 /** A patch path: forward slashes, no leading "./", no git "a/" or "b/" side prefix. */
 export function normalizePatchPath(path: string): string {
-  return path.trim().replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").replace(/^[ab]\/(?=.)/, "");
+  return path
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/^(?:\.\/)+/, "")
+    .replace(/^[ab]\/(?=.)/, "");
 }
 
 /**
@@ -79,9 +83,7 @@ export function mergeKeyParts(trail: Trail): MergeKeyParts {
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map(({ p }) => p);
   const steps =
-    commands.length === 0 && patches.length === 0
-      ? (s.steps ?? []).map((x) => collapse(x).toLowerCase()).filter((x) => x !== "")
-      : [];
+    commands.length === 0 && patches.length === 0 ? (s.steps ?? []).map((x) => collapse(x).toLowerCase()).filter((x) => x !== "") : [];
   const runtimeName = trail.environment.runtime.name;
   return {
     fingerprint: fingerprint(trail.problem.error),

@@ -84,14 +84,28 @@ describe("environmentOverlap (decisions §3)", () => {
     expect(environmentOverlap({ packages: [] }, full)).toBe(0);
     // 1/3 of 0.3 rounds to 4 decimals.
     expect(environmentOverlap({ packages: [{ name: "numpy" }, { name: "x" }] }, full)).toBe(0.1);
-    expect(environmentOverlap({ packages: [{ name: "a" }, { name: "b" }, { name: "numpy" }] }, { packages: [{ name: "numpy" }, { name: "c" }, { name: "d" }] })).toBe(0.06);
+    expect(
+      environmentOverlap(
+        { packages: [{ name: "a" }, { name: "b" }, { name: "numpy" }] },
+        { packages: [{ name: "numpy" }, { name: "c" }, { name: "d" }] },
+      ),
+    ).toBe(0.06);
   });
   test("parts add up and the result is symmetric", () => {
-    const q: OverlapEnvironment = { os: "linux", arch: "amd64", runtime: { name: "python", version: "3.9" }, packages: [{ name: "numpy" }] };
+    const q: OverlapEnvironment = {
+      os: "linux",
+      arch: "amd64",
+      runtime: { name: "python", version: "3.9" },
+      packages: [{ name: "numpy" }],
+    };
     // 0.3 + 0.1 + 0.3 + 0.3 × 1/2
     expect(environmentOverlap(q, full)).toBe(0.85);
     expect(environmentOverlap(full, q)).toBe(0.85);
-    const r: OverlapEnvironment = { os: "windows", runtime: { name: "python", version: "2.7" }, packages: [{ name: "torch" }, { name: "a" }, { name: "b" }] };
+    const r: OverlapEnvironment = {
+      os: "windows",
+      runtime: { name: "python", version: "2.7" },
+      packages: [{ name: "torch" }, { name: "a" }, { name: "b" }],
+    };
     // 0 + 0 + 0.15 + 0.3 × 1/4 = 0.225
     expect(environmentOverlap(r, full)).toBe(0.225);
     expect(environmentOverlap(full, r)).toBe(0.225);
@@ -102,10 +116,11 @@ describe("environmentOverlap (decisions §3)", () => {
   });
   test("always within 0..1", () => {
     const envs: (OverlapEnvironment | undefined)[] = [undefined, {}, full, { os: "linux" }, { packages: [{ name: "numpy" }] }];
-    for (const a of envs) for (const b of envs) {
-      const v = environmentOverlap(a, b);
-      expect(v).toBeGreaterThanOrEqual(0);
-      expect(v).toBeLessThanOrEqual(1);
-    }
+    for (const a of envs)
+      for (const b of envs) {
+        const v = environmentOverlap(a, b);
+        expect(v).toBeGreaterThanOrEqual(0);
+        expect(v).toBeLessThanOrEqual(1);
+      }
   });
 });

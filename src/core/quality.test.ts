@@ -49,7 +49,13 @@ describe("quality formula", () => {
       },
       { steps: ["Print sys.executable"], commands: ["python -m pip install numpy"], verification: "python -c 'import numpy' exits 0" },
       {
-        environment: { os: "linux", os_version: "22.04", arch: "x86_64", runtime: { name: "python", version: "3.11.4" }, packages: [{ name: "numpy" }] },
+        environment: {
+          os: "linux",
+          os_version: "22.04",
+          arch: "x86_64",
+          runtime: { name: "python", version: "3.11.4" },
+          packages: [{ name: "numpy" }],
+        },
         effort: { failed_attempts: 1 },
       },
     );
@@ -77,7 +83,8 @@ describe("quality formula", () => {
 
   test("vague and concrete helpers", () => {
     for (const v of ["fixed it", "Try again.", "works now!", "", "  ", "reinstalled", "n/a"]) expect(isVague(v)).toBe(true);
-    for (const c of ["Install python3-dev", "Set `type: module`", "Run go mod tidy in ./cmd", "Raise -Xmx to 4g", "Upgrade axios to 1.8.1"]) expect(isConcrete(c)).toBe(true);
+    for (const c of ["Install python3-dev", "Set `type: module`", "Run go mod tidy in ./cmd", "Raise -Xmx to 4g", "Upgrade axios to 1.8.1"])
+      expect(isConcrete(c)).toBe(true);
     expect(isConcrete("Restart your computer and it works")).toBe(false);
   });
 });

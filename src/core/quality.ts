@@ -36,7 +36,7 @@ const CONCRETE =
 export const isConcrete = (s: string) => !isVague(s) && CONCRETE.test(s);
 
 // An error line that identifies something: a code, a class, a colon-separated message.
-const ERRORISH = /[:\[\]()]|(?:Error|Exception|Fault)\b|\b[A-Z]{2,}\d{0,6}\b|\b[EW]\d{3,}\b|\berror\b|\bfailed\b|\bnot found\b/i;
+const ERRORISH = /[:[\]()]|(?:Error|Exception|Fault)\b|\b[A-Z]{2,}\d{0,6}\b|\b[EW]\d{3,}\b|\berror\b|\bfailed\b|\bnot found\b/i;
 
 export interface QualityParts {
   error: number;
@@ -67,7 +67,9 @@ export function qualityParts(trail: Trail): QualityParts {
 
   const steps = arr(s.steps).filter((x): x is string => typeof x === "string");
   const commands = arr(s.commands).filter((x): x is string => typeof x === "string" && !isVague(x));
-  const patches = arr(s.code_patches).filter((x) => x && typeof (x as { diff?: unknown }).diff === "string" && (x as { diff: string }).diff.trim().length > 0);
+  const patches = arr(s.code_patches).filter(
+    (x) => x && typeof (x as { diff?: unknown }).diff === "string" && (x as { diff: string }).diff.trim().length > 0,
+  );
   const action =
     commands.length > 0 || patches.length > 0 || steps.some(isConcrete)
       ? W.action
@@ -78,7 +80,10 @@ export function qualityParts(trail: Trail): QualityParts {
   const ver = String(s.verification ?? "").trim();
   const verification = !isVague(ver) && words(ver) >= 3 ? W.verification : 0;
 
-  const ends = arr(p.dead_ends).filter((d): d is { attempt: string; result?: string } => !!d && typeof (d as { attempt?: unknown }).attempt === "string" && !isVague((d as { attempt: string }).attempt));
+  const ends = arr(p.dead_ends).filter(
+    (d): d is { attempt: string; result?: string } =>
+      !!d && typeof (d as { attempt?: unknown }).attempt === "string" && !isVague((d as { attempt: string }).attempt),
+  );
   const dead_ends = ends.length === 0 ? 0 : ends.length >= 2 || ends.some((d) => !isVague(d.result)) ? W.dead_ends : W.dead_ends * 0.5;
 
   const environment =

@@ -1,7 +1,13 @@
 import { expect, test } from "bun:test";
 import { blendedScore, fusedScore, rank, rankByBlend } from "./ranking";
 
-const c = (id: number, lexicalRank?: number, vectorRank?: number, strength = 0.5, overlap = 0) => ({ id, lexicalRank, vectorRank, strength, overlap });
+const c = (id: number, lexicalRank?: number, vectorRank?: number, strength = 0.5, overlap = 0) => ({
+  id,
+  lexicalRank,
+  vectorRank,
+  strength,
+  overlap,
+});
 
 test("found by both beats found by one; higher ranks beat lower", () => {
   expect(rank([c(1, 0), c(2, 1, 1), c(3, undefined, 0)]).map((x) => x.id)).toEqual([2, 1, 3]);
@@ -17,7 +23,13 @@ test("strength and overlap reorder near-ties but not clear relevance gaps", () =
 
 test("blend: a clear BM25 winner keeps its lead; the cosine decides near-equal BM25 scores", () => {
   const w = { lexical: 1, vector: 0.25 };
-  const b = (id: number, lexicalScore: number | undefined, similarity: number) => ({ id, lexicalScore, similarity, strength: 0.5, overlap: 0 });
+  const b = (id: number, lexicalScore: number | undefined, similarity: number) => ({
+    id,
+    lexicalScore,
+    similarity,
+    strength: 0.5,
+    overlap: 0,
+  });
   // clear lexical winner, lower cosine: stays first
   expect(rankByBlend([b(1, 1, 0.7), b(2, 0.6, 0.95)], w).map((x) => x.id)).toEqual([1, 2]);
   // near-equal BM25: the cosine decides

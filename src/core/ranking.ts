@@ -58,12 +58,7 @@ export function fusedScore(c: Candidate, w: FusionWeights = DEFAULT_WEIGHTS): nu
  * ranks what only the vector index found.
  */
 export function blendedScore(c: Candidate, w: FusionWeights): number {
-  return (
-    w.lexical * (c.lexicalScore ?? 0) +
-    w.vector * (c.similarity ?? 0) +
-    STRENGTH_WEIGHT * c.strength +
-    OVERLAP_WEIGHT * c.overlap
-  );
+  return w.lexical * (c.lexicalScore ?? 0) + w.vector * (c.similarity ?? 0) + STRENGTH_WEIGHT * c.strength + OVERLAP_WEIGHT * c.overlap;
 }
 
 export function rankByBlend<T extends Candidate>(candidates: T[], w: FusionWeights): T[] {

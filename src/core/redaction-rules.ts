@@ -51,10 +51,39 @@ const stripQuotes = (s: string) => s.replace(/^["'`]|["'`]$/g, "");
 
 /** Values that are obviously not secrets: placeholders, variables, well-known defaults. */
 const DUMMY_VALUES = new Set([
-  "changeit", "changeme", "password", "passwd", "secret", "token", "example", "test", "dummy",
-  "true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off", "required",
-  "optional", "string", "your_password", "yourpassword", "your-password", "your_token",
-  "your-token", "your_api_key", "your-api-key", "mypassword", "redacted", "hidden", "empty",
+  "changeit",
+  "changeme",
+  "password",
+  "passwd",
+  "secret",
+  "token",
+  "example",
+  "test",
+  "dummy",
+  "true",
+  "false",
+  "null",
+  "none",
+  "nil",
+  "undefined",
+  "yes",
+  "no",
+  "on",
+  "off",
+  "required",
+  "optional",
+  "string",
+  "your_password",
+  "yourpassword",
+  "your-password",
+  "your_token",
+  "your-token",
+  "your_api_key",
+  "your-api-key",
+  "mypassword",
+  "redacted",
+  "hidden",
+  "empty",
 ]);
 
 export function isPlaceholderValue(raw: string): boolean {
@@ -79,11 +108,58 @@ export function nameSegments(name: string): string[] {
 // Segments that turn a secret-sounding name into metadata about the secret (token_type,
 // password_file, max_tokens is caught by the exact-segment match).
 const META_SEGMENTS = new Set([
-  "type", "name", "id", "file", "path", "url", "uri", "length", "len", "count", "size", "expires",
-  "expiry", "expiration", "ttl", "timeout", "prompt", "hint", "policy", "field", "label", "header",
-  "endpoint", "env", "var", "limit", "max", "min", "required", "enabled", "enable", "mode", "format",
-  "version", "dir", "location", "stdin", "cmd", "command", "reset", "rotation", "provider", "store",
-  "helper", "kind", "error", "errors", "validation", "strength", "input", "placeholder", "regex",
+  "type",
+  "name",
+  "id",
+  "file",
+  "path",
+  "url",
+  "uri",
+  "length",
+  "len",
+  "count",
+  "size",
+  "expires",
+  "expiry",
+  "expiration",
+  "ttl",
+  "timeout",
+  "prompt",
+  "hint",
+  "policy",
+  "field",
+  "label",
+  "header",
+  "endpoint",
+  "env",
+  "var",
+  "limit",
+  "max",
+  "min",
+  "required",
+  "enabled",
+  "enable",
+  "mode",
+  "format",
+  "version",
+  "dir",
+  "location",
+  "stdin",
+  "cmd",
+  "command",
+  "reset",
+  "rotation",
+  "provider",
+  "store",
+  "helper",
+  "kind",
+  "error",
+  "errors",
+  "validation",
+  "strength",
+  "input",
+  "placeholder",
+  "regex",
 ]);
 const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass"]);
 
@@ -108,8 +184,25 @@ export function secretKindOfName(name: string): string | null {
 
 // Names whose values are secret only when they look random (session ids, signatures, salts).
 const ENTROPY_NAME_SEGMENTS = new Set([
-  "key", "sig", "signature", "cookie", "session", "sessionid", "sid", "salt", "nonce", "hmac",
-  "credential", "credentials", "jwt", "csrf", "otp", "passcode", "dsn", "license", "cert",
+  "key",
+  "sig",
+  "signature",
+  "cookie",
+  "session",
+  "sessionid",
+  "sid",
+  "salt",
+  "nonce",
+  "hmac",
+  "credential",
+  "credentials",
+  "jwt",
+  "csrf",
+  "otp",
+  "passcode",
+  "dsn",
+  "license",
+  "cert",
 ]);
 
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
@@ -143,10 +236,61 @@ const EMAIL_KEEP_DOMAINS = /(^|\.)(example\.(com|org|net)|example|test|invalid|l
 const EMAIL_KEEP_LOCAL = new Set(["git", "this", "super", "return", "break", "continue"]);
 // File extensions that look like top-level domains in `icon@2x.png` or `pkg@lodash.js`.
 const FILE_EXTENSION_TLDS = new Set([
-  "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "js", "mjs", "cjs", "ts", "tsx", "jsx",
-  "json", "css", "scss", "less", "map", "txt", "md", "html", "htm", "xml", "yml", "yaml", "toml",
-  "lock", "py", "rb", "go", "rs", "java", "kt", "class", "jar", "so", "dll", "exe", "bin", "sh",
-  "zip", "gz", "tgz", "whl", "vue", "svelte", "php", "c", "h", "cpp", "hpp", "log", "cfg", "ini",
+  "png",
+  "jpg",
+  "jpeg",
+  "gif",
+  "svg",
+  "webp",
+  "ico",
+  "bmp",
+  "js",
+  "mjs",
+  "cjs",
+  "ts",
+  "tsx",
+  "jsx",
+  "json",
+  "css",
+  "scss",
+  "less",
+  "map",
+  "txt",
+  "md",
+  "html",
+  "htm",
+  "xml",
+  "yml",
+  "yaml",
+  "toml",
+  "lock",
+  "py",
+  "rb",
+  "go",
+  "rs",
+  "java",
+  "kt",
+  "class",
+  "jar",
+  "so",
+  "dll",
+  "exe",
+  "bin",
+  "sh",
+  "zip",
+  "gz",
+  "tgz",
+  "whl",
+  "vue",
+  "svelte",
+  "php",
+  "c",
+  "h",
+  "cpp",
+  "hpp",
+  "log",
+  "cfg",
+  "ini",
 ]);
 
 /** IPv4 addresses that identify nobody: loopback, unspecified, documentation, netmasks, well-known public resolvers. */
@@ -181,12 +325,25 @@ export function isSensitiveIPv6(s: string): boolean {
 }
 
 const INTERNAL_TLDS = new Set([
-  "internal", "local", "lan", "corp", "intranet", "intra", "home", "localdomain", "private", "priv",
-  "svc", "cluster",
+  "internal",
+  "local",
+  "lan",
+  "corp",
+  "intranet",
+  "intra",
+  "home",
+  "localdomain",
+  "private",
+  "priv",
+  "svc",
+  "cluster",
 ]);
 const INTERNAL_LABELS = new Set(["corp", "internal", "intranet", "intra", "lan", "priv"]);
 const PUBLIC_INTERNAL_NAMES = new Set([
-  "host.docker.internal", "gateway.docker.internal", "kubernetes.docker.internal", "metadata.google.internal",
+  "host.docker.internal",
+  "gateway.docker.internal",
+  "kubernetes.docker.internal",
+  "metadata.google.internal",
 ]);
 
 export function isInternalHost(host: string): boolean {
@@ -199,11 +356,46 @@ export function isInternalHost(host: string): boolean {
 }
 
 const GENERIC_USERS = new Set([
-  "runner", "user", "username", "me", "you", "yourname", "your_user", "your-user", "yourusername",
-  "your_username", "your-username", "shared", "public", "default", "default user", "all users",
-  "guest", "ubuntu", "ec2-user", "admin", "administrator", "vagrant", "pi", "node", "app", "root",
-  "jenkins", "builder", "circleci", "travis", "vscode", "codespace", "gitpod", "docker", "name", "x",
-  "...", "..", ".", "*",
+  "runner",
+  "user",
+  "username",
+  "me",
+  "you",
+  "yourname",
+  "your_user",
+  "your-user",
+  "yourusername",
+  "your_username",
+  "your-username",
+  "shared",
+  "public",
+  "default",
+  "default user",
+  "all users",
+  "guest",
+  "ubuntu",
+  "ec2-user",
+  "admin",
+  "administrator",
+  "vagrant",
+  "pi",
+  "node",
+  "app",
+  "root",
+  "jenkins",
+  "builder",
+  "circleci",
+  "travis",
+  "vscode",
+  "codespace",
+  "gitpod",
+  "docker",
+  "name",
+  "x",
+  "...",
+  "..",
+  ".",
+  "*",
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +407,28 @@ const NAME = String.raw`[A-Za-z][A-Za-z0-9_.\-]{0,60}`;
 const ci = (w: string) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join("");
 // A name worth a look contains one of these; checked before the value is scanned, so ordinary
 // `word: …` and `scheme://…` text costs little.
-const NAME_KEYWORDS = ["pass", "pwd", "secret", "token", "key", "auth", "sig", "cookie", "session", "sid", "salt", "nonce", "hmac", "credential", "jwt", "csrf", "otp", "dsn", "license", "cert"];
+const NAME_KEYWORDS = [
+  "pass",
+  "pwd",
+  "secret",
+  "token",
+  "key",
+  "auth",
+  "sig",
+  "cookie",
+  "session",
+  "sid",
+  "salt",
+  "nonce",
+  "hmac",
+  "credential",
+  "jwt",
+  "csrf",
+  "otp",
+  "dsn",
+  "license",
+  "cert",
+];
 const NAME_HINT = String.raw`(?=[A-Za-z0-9_.\-]{0,60}?(?:${NAME_KEYWORDS.map(ci).join("|")}))`;
 
 export const REDACTION_RULES: RedactionRule[] = [
@@ -225,14 +438,14 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /PRIVATE KEY/,
     about: "PEM/OpenSSH/PGP private key blocks (BEGIN … PRIVATE KEY … END), also with escaped \\n or a missing END line",
     pattern:
-      /-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+\/=\s:,.\\_]|-(?!----))*(?:-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----)?/dg,
+      /-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.\\_]|-(?!----))*(?:-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----)?/dg,
     group: 0,
   },
   {
     kind: "jwt",
     hint: /eyJ/,
     about: "JSON Web Tokens (three base64url parts, header and payload starting with eyJ)",
-    pattern: /(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,4096}\.eyJ[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{0,2048}/dg,
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,2048}/dg,
     group: 0,
   },
   // --- Provider credentials (specific shapes) -------------------------------------------------
@@ -248,7 +461,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /secret_?access_?key|aws_?secret/i,
     about: "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey",
     pattern:
-      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=|:|=>)[ \t]*["']?([A-Za-z0-9\/+=]{40})(?![A-Za-z0-9\/+=])/dgi,
+      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=|:|=>)[ \t]*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
   },
   {
@@ -262,21 +475,21 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "gitlab_token",
     hint: /gl[a-z]{1,5}-|GR1348941/,
     about: "GitLab tokens (glpat-, glptt-, gldt-, glrt-, GR1348941 runner tokens)",
-    pattern: /(?<![A-Za-z0-9_\-])(?:gl(?:pat|ptt|dt|rt|soat|ft|imt|agent|cbt)-[A-Za-z0-9_\-]{20,255}|GR1348941[A-Za-z0-9_\-]{20,255})/dg,
+    pattern: /(?<![A-Za-z0-9_-])(?:gl(?:pat|ptt|dt|rt|soat|ft|imt|agent|cbt)-[A-Za-z0-9_-]{20,255}|GR1348941[A-Za-z0-9_-]{20,255})/dg,
     group: 0,
   },
   {
     kind: "slack_webhook",
     hint: /hooks\.slack\.com/,
     about: "Slack incoming-webhook URLs",
-    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_\/]{20,300}/dg,
+    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,300}/dg,
     group: 0,
   },
   {
     kind: "slack_token",
     hint: /xox|xapp-/,
     about: "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
-    pattern: /(?<![A-Za-z0-9])(?:xox[abposre](?:\.[A-Za-z0-9]+)?-[A-Za-z0-9\-]{10,250}|xapp-\d-[A-Za-z0-9\-]{10,250})/dg,
+    pattern: /(?<![A-Za-z0-9])(?:xox[abposre](?:\.[A-Za-z0-9]+)?-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})/dg,
     group: 0,
   },
   {
@@ -290,14 +503,14 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "anthropic_key",
     hint: /sk-ant-/,
     about: "Anthropic API keys (sk-ant-…)",
-    pattern: /(?<![A-Za-z0-9_\-])sk-ant-[A-Za-z0-9_\-]{20,255}/dg,
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,255}/dg,
     group: 0,
   },
   {
     kind: "openai_key",
     hint: /sk-/,
     about: "OpenAI API keys (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…) with random-looking bodies",
-    pattern: /(?<![A-Za-z0-9_\-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,255}/dg,
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,255}/dg,
     group: 0,
     accept: (s) => /T3BlbkFJ/.test(s) || (/[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && entropy(s) >= 3.5),
   },
@@ -305,14 +518,14 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "google_api_key",
     hint: /AIza|GOCSPX-/,
     about: "Google API keys (AIza + 35 characters) and OAuth client secrets (GOCSPX-)",
-    pattern: /(?<![A-Za-z0-9_\-])(?:AIza[0-9A-Za-z_\-]{35}|GOCSPX-[0-9A-Za-z_\-]{28})(?![A-Za-z0-9_\-])/dg,
+    pattern: /(?<![A-Za-z0-9_-])(?:AIza[0-9A-Za-z_-]{35}|GOCSPX-[0-9A-Za-z_-]{28})(?![A-Za-z0-9_-])/dg,
     group: 0,
   },
   {
     kind: "google_oauth_token",
     hint: /ya29\./,
     about: "Google OAuth access tokens (ya29.…)",
-    pattern: /(?<![A-Za-z0-9_\-])ya29\.[0-9A-Za-z_\-]{20,2048}/dg,
+    pattern: /(?<![A-Za-z0-9_-])ya29\.[0-9A-Za-z_-]{20,2048}/dg,
     group: 0,
   },
   {
@@ -326,7 +539,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "pypi_token",
     hint: /pypi-/,
     about: "PyPI API tokens (pypi-AgEIcHlwaS5vcmc…)",
-    pattern: /(?<![A-Za-z0-9_\-])pypi-AgE[A-Za-z0-9_\-]{50,400}/dg,
+    pattern: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}/dg,
     group: 0,
   },
   {
@@ -340,13 +553,14 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "sendgrid_key",
     hint: /SG\./,
     about: "SendGrid API keys (SG.xxx.yyy)",
-    pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9_\-])/dg,
+    pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
     group: 0,
   },
   {
     kind: "azure_connection_string",
     hint: /AccountKey=|SharedAccess/,
-    about: "Azure storage / Service Bus keys and SAS signatures inside connection strings (AccountKey=, SharedAccessKey=, SharedAccessSignature=)",
+    about:
+      "Azure storage / Service Bus keys and SAS signatures inside connection strings (AccountKey=, SharedAccessKey=, SharedAccessSignature=)",
     pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([^;"'\s<>]{8,1024})/dg,
     group: 1,
   },
@@ -355,7 +569,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "password",
     about: "Passwords in URLs and connection strings (scheme://user:password@host)",
     hint: /:\/\//,
-    pattern: /(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}:\/\/[^\s:\/@<>"']{0,256}:([^\s@\/<>"']{1,256})@/dg,
+    pattern: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@<>"']{0,256}:([^\s@/<>"']{1,256})@/dg,
     group: 1,
     accept: (s) => !isPlaceholderValue(s),
   },
@@ -363,7 +577,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "basic_auth",
     hint: /Basic/,
     about: "HTTP Basic credentials (`Basic <base64 of user:password>`)",
-    pattern: /(?<![A-Za-z0-9])Basic[ \t]+([A-Za-z0-9+\/]{8,1024}={0,2})(?![A-Za-z0-9+\/=])/dg,
+    pattern: /(?<![A-Za-z0-9])Basic[ \t]+([A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])/dg,
     group: 1,
     accept: (s) => {
       const d = decodeBase64(s);
@@ -374,7 +588,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "bearer_token",
     hint: /bearer/i,
     about: "Bearer tokens (`Authorization: Bearer …` or a bare `Bearer …`)",
-    pattern: /(?<![A-Za-z0-9])Bearer[ \t]+([A-Za-z0-9\-._~+\/]{8,4096}=*)/dgi,
+    pattern: /(?<![A-Za-z0-9])Bearer[ \t]+([A-Za-z0-9\-._~+/]{8,4096}=*)/dgi,
     group: 1,
     accept: (s) => !isPlaceholderValue(s) && (/[0-9]/.test(s) || (s.length >= 20 && classes(s) >= 2)),
   },
@@ -383,7 +597,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /authorization|api-key|-token/i,
     about: "Other credentials in auth headers (Authorization: token …, X-Api-Key, Private-Token, X-Auth-Token, X-Vault-Token)",
     pattern:
-      /(?<![A-Za-z0-9\-])(?:Proxy-Authorization|Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|Private-Token|X-Vault-Token|X-Goog-Api-Key)["']?[ \t]*[:=][ \t]*["']?(?:(?:token|Token|Digest|Key|key)[ \t]+)?([^\s"'<>]{8,4096})/dgi,
+      /(?<![A-Za-z0-9-])(?:Proxy-Authorization|Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|Private-Token|X-Vault-Token|X-Goog-Api-Key)["']?[ \t]*[:=][ \t]*["']?(?:(?:token|Token|Digest|Key|key)[ \t]+)?([^\s"'<>]{8,4096})/dgi,
     group: 1,
     accept: (s) => !isPlaceholderValue(s) && !/^(Bearer|Basic|Token|Digest)$/i.test(s),
   },
@@ -391,7 +605,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "password",
     about: "user:password given to curl/wget/httpie with -u/--user",
     hint: /-u|--user/,
-    pattern: /(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
+    pattern: /(?<![\w-])(?:-u|--user)[ \t]+["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
     group: 1,
     accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
   },
@@ -410,13 +624,15 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "password",
     about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…')",
     hint: /identified|password/i,
-    pattern: /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
+    pattern:
+      /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
     group: 1,
     accept: (s) => !isPlaceholderValue(s),
   },
   {
     kind: "password",
-    about: "Assignments whose name announces a secret, in env files, shell, YAML, JSON and code (DB_PASSWORD=…, \"api_key\": \"…\", token: …); the kind (password, secret, token, api_key) follows the name. Names of keys, signatures, cookies, sessions, salts, nonces (key=…, sig=…) give high_entropy_secret when the value looks random (≥ 16 chars, letters and digits, entropy ≥ 3.5 bits/char)",
+    about:
+      'Assignments whose name announces a secret, in env files, shell, YAML, JSON and code (DB_PASSWORD=…, "api_key": "…", token: …); the kind (password, secret, token, api_key) follows the name. Names of keys, signatures, cookies, sessions, salts, nonces (key=…, sig=…) give high_entropy_secret when the value looks random (≥ 16 chars, letters and digits, entropy ≥ 3.5 bits/char)',
     hint: /[:=]/,
     pattern: new RegExp(
       String.raw`(?<![A-Za-z0-9_.\-:=<])(["']?)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${QUOTED}|${BARE})`,
@@ -430,7 +646,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (kind === null) {
         // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
         const entropyName = nameSegments(m[2]!).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
-        return entropyName && /^[A-Za-z0-9+\/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
+        return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
       }
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
       if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
@@ -446,17 +662,18 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "high_entropy_secret",
-    about: "Random-looking values of UPPER_CASE environment variables (export FOO=…) — ≥ 20 chars, upper, lower and digits, entropy ≥ 4 bits/char",
+    about:
+      "Random-looking values of UPPER_CASE environment variables (export FOO=…) — ≥ 20 chars, upper, lower and digits, entropy ≥ 4 bits/char",
     hint: /[A-Z]=/,
-    pattern: /(?<![A-Za-z0-9_])(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,60}=(["']?)([A-Za-z0-9+\/=_\-.~]{20,1024})\1(?![A-Za-z0-9+\/=_\-.~])/dg,
+    pattern: /(?<![A-Za-z0-9_])(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,60}=(["']?)([A-Za-z0-9+/=_\-.~]{20,1024})\1(?![A-Za-z0-9+/=_\-.~])/dg,
     group: 2,
-    accept: (s) => !/^[\/.~]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4, // paths are not secrets
+    accept: (s) => !/^[/.~]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4, // paths are not secrets
   },
   {
     kind: "password_hash",
     hint: /\$(?:1|2[abxy]|5|6|y)\$/,
     about: "crypt(3)/bcrypt password hashes ($1$, $2b$, $5$, $6$, $y$)",
-    pattern: /(?<![A-Za-z0-9$])\$(?:1|2[abxy]|5|6|y)\$[.\/A-Za-z0-9$=,]{20,200}/dg,
+    pattern: /(?<![A-Za-z0-9$])\$(?:1|2[abxy]|5|6|y)\$[./A-Za-z0-9$=,]{20,200}/dg,
     group: 0,
   },
   // --- Personal data ------------------------------------------------------------------------
@@ -464,7 +681,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "email",
     hint: /@/,
     about: "E-mail addresses (not git@host SSH remotes, documentation domains, or file names like icon@2x.png)",
-    pattern: /(?<![A-Za-z0-9._%+\-])([A-Za-z0-9][A-Za-z0-9._%+\-]{0,63})@([A-Za-z0-9][A-Za-z0-9.\-]{0,252}[A-Za-z0-9])(?![A-Za-z0-9\-])/dg,
+    pattern: /(?<![A-Za-z0-9._%+-])([A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252}[A-Za-z0-9])(?![A-Za-z0-9-])/dg,
     group: 0,
     accept: (_s, m) => {
       const local = m[1]!;
@@ -482,7 +699,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /Users|home/,
     about: "User names inside home paths (/home/alice, /Users/bob, C:\\Users\\carol); the path shape is kept",
     pattern:
-      /(?<![A-Za-z0-9_.\-])(?:\/home\/|\/Users\/|[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/))([A-Za-z0-9_][^\s\/\\:*?"<>|'`$%(){}\[\],;]{0,63}(?: [^\s\/\\:*?"<>|'`$%(){}\[\],;]{1,32}(?=\\))?)/dg,
+      /(?<![A-Za-z0-9_.-])(?:\/home\/|\/Users\/|[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/))([A-Za-z0-9_][^\s/\\:*?"<>|'`$%(){}[\],;]{0,63}(?: [^\s/\\:*?"<>|'`$%(){}[\],;]{1,32}(?=\\))?)/dg,
     group: 1,
     accept: (s) => !GENERIC_USERS.has(s.toLowerCase()),
   },
@@ -490,16 +707,18 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "host",
     hint: /:\/\//,
     about: "Internal host names in URLs (.internal, .local, .lan, .corp, .intranet, .svc.cluster.local, or a corp/internal label)",
-    pattern: /(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,15}:\/\/(?:[^\s\/@"']{1,256}@)?([A-Za-z0-9](?:[A-Za-z0-9\-.]{0,251}[A-Za-z0-9])?)/dg,
+    pattern:
+      /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,15}:\/\/(?:[^\s/@"']{1,256}@)?([A-Za-z0-9](?:[A-Za-z0-9\-.]{0,251}[A-Za-z0-9])?)/dg,
     group: 1,
     accept: (s) => isInternalHost(s),
   },
   {
     kind: "ip_address",
-    about: "IPv4 addresses except loopback, 0.0.0.0, documentation ranges, netmasks, link-local and public DNS resolvers; not version numbers",
+    about:
+      "IPv4 addresses except loopback, 0.0.0.0, documentation ranges, netmasks, link-local and public DNS resolvers; not version numbers",
     hint: /\d\.\d/,
     pattern:
-      /(?<![A-Za-z0-9_.\-])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?![0-9]|\.[0-9]|[A-Za-z_\-])/dg,
+      /(?<![A-Za-z0-9_.-])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?![0-9]|\.[0-9]|[A-Za-z_-])/dg,
     group: 1,
     accept: (s, m, text) => {
       if (isHarmlessIPv4(s)) return false;

@@ -25,10 +25,26 @@ const HF = j("hf_", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789");
 const SENDGRID = j("SG.", "aBcDeFgHiJkLmNoPqRsTuV.", "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFg");
 const AWS_ID = j("AKIA", "IOSFODNN7EXAMPL1");
 const AWS_SECRET = j("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY");
-const JWT = j("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ", ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c");
-const PEM = j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bx\nq0Lh2mYqS0B3c9dQ==\n-----END RSA ", "PRIVATE KEY-----");
-const OPENSSH = j("-----BEGIN OPENSSH ", "PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\\n-----END OPENSSH ", "PRIVATE KEY-----");
-const AZURE = j("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=", "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy+/==", ";EndpointSuffix=core.windows.net");
+const JWT = j(
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+  ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ",
+  ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+);
+const PEM = j(
+  "-----BEGIN RSA ",
+  "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bx\nq0Lh2mYqS0B3c9dQ==\n-----END RSA ",
+  "PRIVATE KEY-----",
+);
+const OPENSSH = j(
+  "-----BEGIN OPENSSH ",
+  "PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\\n-----END OPENSSH ",
+  "PRIVATE KEY-----",
+);
+const AZURE = j(
+  "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=",
+  "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy+/==",
+  ";EndpointSuffix=core.windows.net",
+);
 const BASIC = Buffer.from("alice:s3cretpw").toString("base64");
 
 /** [kind, input, text that must disappear] */
@@ -57,7 +73,11 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["jwt", `Authorization failed for token ${JWT}`, JWT],
   ["private_key", `${PEM}\nthen restart`, "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bx"],
   ["private_key", `echo "${OPENSSH}" > key`, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"],
-  ["private_key", j("-----BEGIN ", "PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n(truncated)"), "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"],
+  [
+    "private_key",
+    j("-----BEGIN ", "PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n(truncated)"),
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+  ],
   ["bearer_token", `curl -H "Authorization: Bearer abc123def456ghi789jkl" https://api.acme.io/v1`, "abc123def456ghi789jkl"],
   ["basic_auth", `Authorization: Basic ${BASIC}`, BASIC],
   ["auth_header", `curl -H 'Authorization: token 9f8e7d6c5b4a39281706f5e4' https://api.github.com/user`, "9f8e7d6c5b4a39281706f5e4"],
@@ -85,7 +105,11 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["high_entropy_secret", "session_cookie=Zk9xQ2pL7mN4vB8cR1tY6uI3oP0aS5dF", "Zk9xQ2pL7mN4vB8cR1tY6uI3oP0aS5dF"],
   ["high_entropy_secret", "export SENTRY_KEYBLOB=Qm9vYXJ3aXRoMzJjaGFyc1RoYXRMb29rUmFuZG9tIQ", "Qm9vYXJ3aXRoMzJjaGFyc1RoYXRMb29rUmFuZG9tIQ"],
   ["high_entropy_secret", "https://storage.example.net/f.zip?sig=aB3dE5fG7hJ9kL1mN3pQ5rS7tU9&se=2024", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9"],
-  ["password_hash", "root:$6$rounds=5000$saltsalt$Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f8G7h6I5j:19000:0:99999:7:::", "Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f8G7h6I5j"],
+  [
+    "password_hash",
+    "root:$6$rounds=5000$saltsalt$Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f8G7h6I5j:19000:0:99999:7:::",
+    "Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f8G7h6I5j",
+  ],
   ["email", "git config user.email jane.doe@acme-corp.io", "jane.doe@acme-corp.io"],
   ["email", "Contact: <bob+ci@mail.company.co.uk>", "bob+ci@mail.company.co.uk"],
   ["ip_address", "connect ECONNREFUSED 10.0.3.17:5432", "10.0.3.17"],
@@ -93,7 +117,7 @@ const TRUE_POSITIVES: [string, string, string][] = [
   ["ip_address", "listen on 192.168.1.20:8080", "192.168.1.20"],
   ["ip_address", "inet6 2a02:8071:4b1:5c00:1c2d:3e4f:5a6b:7c8d/64", "2a02:8071:4b1:5c00:1c2d:3e4f:5a6b:7c8d"],
   ["ip_address", "fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff:fe23:4567:890a"],
-  ["user", "File \"/home/alice/proj/app.py\", line 3", "alice"],
+  ["user", 'File "/home/alice/proj/app.py", line 3', "alice"],
   ["user", "/Users/bob.smith/Library/Caches/pip", "bob.smith"],
   ["user", "C:\\Users\\carol\\AppData\\Roaming\\npm", "carol"],
   ["user", "C:\\\\Users\\\\dave\\\\Documents", "dave"],
@@ -145,7 +169,7 @@ const LOOK_ALIKES: string[] = [
   "/home/<user>/project and /home/$USER/x and C:\\Users\\%USERNAME%\\x",
   "http://db:5432 and http://redis:6379 and http://host.docker.internal:8080",
   "Access denied for user 'root'@'localhost' (using password: YES)",
-  "password authentication failed for user \"postgres\"",
+  'password authentication failed for user "postgres"',
   "token = getToken(); password = os.environ['DB_PASSWORD']",
   "const secret = config.secret; api_key=api_key",
   "max_tokens=100 tokenizer: bert-base-uncased token_type=bearer",
@@ -253,7 +277,10 @@ describe("redactDeep", () => {
 describe("redactTrail", () => {
   const trail: Trail = {
     protocol_version: "1.0",
-    problem: { error: `FATAL: password authentication failed for user "app" at 10.0.0.5`, root_cause: "wrong password in /home/alice/.env" },
+    problem: {
+      error: `FATAL: password authentication failed for user "app" at 10.0.0.5`,
+      root_cause: "wrong password in /home/alice/.env",
+    },
     solution: {
       summary: "Set the right DB password",
       commands: [`export DB_PASSWORD=hunter22 && psql postgres://app:hunter22@10.0.0.5/app`],

@@ -23,18 +23,72 @@ const verdict = (t: Trail) => {
 
 describe("sensitive_content", () => {
   const cases: [string, Trail][] = [
-    ["an .env dump of many secrets", trail({ steps: ["My .env:\nDB_PASSWORD=hunter22\nJWT_SECRET=abcdef123456\nSTRIPE_KEY=" + j("sk_live_", "4eC39HqLyjWDarjtT1zdp7dc") + "\nAPI_TOKEN=zzz999"] })],
-    ["a whole AWS credentials file", trail({ steps: ["[default]\naws_access_key_id = " + j("AKIA", "IOSFODNN7EXAMPL1") + "\naws_secret_access_key = " + j("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY")] })],
+    [
+      "an .env dump of many secrets",
+      trail({
+        steps: [
+          "My .env:\nDB_PASSWORD=hunter22\nJWT_SECRET=abcdef123456\nSTRIPE_KEY=" +
+            j("sk_live_", "4eC39HqLyjWDarjtT1zdp7dc") +
+            "\nAPI_TOKEN=zzz999",
+        ],
+      }),
+    ],
+    [
+      "a whole AWS credentials file",
+      trail({
+        steps: [
+          "[default]\naws_access_key_id = " +
+            j("AKIA", "IOSFODNN7EXAMPL1") +
+            "\naws_secret_access_key = " +
+            j("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY"),
+        ],
+      }),
+    ],
     ["a .netrc file", trail({ verification: "machine api.heroku.com login me@acme.io password 01234567-89ab" })],
-    ["a private key with a mangled header", trail({ steps: [j("-----BEGIN RSA PRIVATE KEY----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bxq0Lh2mYqS0B3c9dQ\n-----END RSA PRIVATE KEY-----")] })],
-    ["a bare base64 private key body", trail({ steps: ["the pasted file contained MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"] })],
+    [
+      "a private key with a mangled header",
+      trail({
+        steps: [
+          j("-----BEGIN RSA PRIVATE KEY----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bxq0Lh2mYqS0B3c9dQ\n-----END RSA PRIVATE KEY-----"),
+        ],
+      }),
+    ],
+    [
+      "a bare base64 private key body",
+      trail({ steps: ["the pasted file contained MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"] }),
+    ],
     ["an OpenSSH key body", trail({ steps: ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"] })],
-    ["a base64-encoded PEM key (as in a kubeconfig)", trail({ steps: ["pasted: " + Buffer.from(j("-----BEGIN RSA PRIVATE ", "KEY-----\nMIIEow")).toString("base64")] })],
+    [
+      "a base64-encoded PEM key (as in a kubeconfig)",
+      trail({ steps: ["pasted: " + Buffer.from(j("-----BEGIN RSA PRIVATE ", "KEY-----\nMIIEow")).toString("base64")] }),
+    ],
     ["a PuTTY key", trail({ steps: ["PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none"] })],
     ["a patch that writes a private key file", trail({ code_patches: [{ file_path: "deploy/id_rsa", diff: "+anything at all" }] })],
-    ["a patch that fills a credentials file", trail({ code_patches: [{ file_path: ".env.production", diff: "+DB_PASSWORD=hunter22\n+API_KEY=abc123def" }] })],
-    ["secrets spread over many fields", trail({ commands: ["export A_TOKEN=t1t1t1t1", "export B_TOKEN=t2t2t2t2", "export C_TOKEN=t3t3t3t3", "export D_TOKEN=t4t4t4t4", "export E_TOKEN=t5t5t5t5", "export F_TOKEN=t6t6t6t6"] })],
-    ["an /etc/shadow dump", trail({ steps: ["root:$6$abc$Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f:19000:0:99999:7:::\nalice:$6$def$Zx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9g:19000:0:99999:7:::"] })],
+    [
+      "a patch that fills a credentials file",
+      trail({ code_patches: [{ file_path: ".env.production", diff: "+DB_PASSWORD=hunter22\n+API_KEY=abc123def" }] }),
+    ],
+    [
+      "secrets spread over many fields",
+      trail({
+        commands: [
+          "export A_TOKEN=t1t1t1t1",
+          "export B_TOKEN=t2t2t2t2",
+          "export C_TOKEN=t3t3t3t3",
+          "export D_TOKEN=t4t4t4t4",
+          "export E_TOKEN=t5t5t5t5",
+          "export F_TOKEN=t6t6t6t6",
+        ],
+      }),
+    ],
+    [
+      "an /etc/shadow dump",
+      trail({
+        steps: [
+          "root:$6$abc$Yx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9f:19000:0:99999:7:::\nalice:$6$def$Zx7Lq1m0Zp9rS8tU7vW6xY5z4A3b2C1d0E9g:19000:0:99999:7:::",
+        ],
+      }),
+    ],
   ];
   for (const [name, t] of cases) {
     test(name, () => {
@@ -43,13 +97,32 @@ describe("sensitive_content", () => {
   }
 
   const fine: [string, Trail][] = [
-    ["a key in a secret position, which redaction replaces", trail({ steps: ["client-key-data: " + Buffer.from(j("-----BEGIN RSA PRIVATE ", "KEY-----\nMIIEow")).toString("base64")] })],
+    [
+      "a key in a secret position, which redaction replaces",
+      trail({ steps: ["client-key-data: " + Buffer.from(j("-----BEGIN RSA PRIVATE ", "KEY-----\nMIIEow")).toString("base64")] }),
+    ],
     ["one redacted password in a command", trail({ commands: ["psql postgres://app:hunter22@localhost/app"] })],
-    ["a private key that redaction replaced whole", trail({ steps: [j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bx\n-----END RSA ", "PRIVATE KEY-----")] })],
-    ["a patch to .env without secrets", trail({ code_patches: [{ file_path: ".env", diff: "-MONGO_URI=mongodb://localhost:27017/blog\n+MONGO_URI=mongodb://127.0.0.1:27017/blog" }] })],
-    ["a public certificate", trail({ steps: ["-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----"] })],
+    [
+      "a private key that redaction replaced whole",
+      trail({
+        steps: [j("-----BEGIN RSA ", "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Bx\n-----END RSA ", "PRIVATE KEY-----")],
+      }),
+    ],
+    [
+      "a patch to .env without secrets",
+      trail({
+        code_patches: [{ file_path: ".env", diff: "-MONGO_URI=mongodb://localhost:27017/blog\n+MONGO_URI=mongodb://127.0.0.1:27017/blog" }],
+      }),
+    ],
+    [
+      "a public certificate",
+      trail({ steps: ["-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----"] }),
+    ],
     ["a public key", trail({ commands: ["cat ~/.ssh/id_ed25519.pub"] })],
-    ["e-mails, users and IPs are personal data, not secrets", trail({ steps: ["mail a@acme.io b@acme.io c@acme.io from /home/alice at 10.0.0.1 10.0.0.2 10.0.0.3"] })],
+    [
+      "e-mails, users and IPs are personal data, not secrets",
+      trail({ steps: ["mail a@acme.io b@acme.io c@acme.io from /home/alice at 10.0.0.1 10.0.0.2 10.0.0.3"] }),
+    ],
   ];
   for (const [name, t] of fine) {
     test(`not sensitive: ${name}`, () => {
@@ -84,7 +157,10 @@ describe("low_quality", () => {
 
 describe("reasons", () => {
   test("come in a fixed order and carry details", () => {
-    const t = trail({ summary: "ok", commands: undefined, steps: ["<|im_start|> DB_PASSWORD=aa11bb22 API_TOKEN=cc33dd44 JWT_SECRET=ee55ff66"] }, { root_cause: undefined, error: "x" });
+    const t = trail(
+      { summary: "ok", commands: undefined, steps: ["<|im_start|> DB_PASSWORD=aa11bb22 API_TOKEN=cc33dd44 JWT_SECRET=ee55ff66"] },
+      { root_cause: undefined, error: "x" },
+    );
     expect(verdict(t)).toEqual(["sensitive_content", "prompt_injection", "low_quality"]);
     const red = redactTrail(t).value;
     const details = explainRejection(red, scoreQuality(red));

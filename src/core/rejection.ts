@@ -27,14 +27,17 @@ export const SECRETS_PER_TRAIL_LIMIT = 6;
 const LEFTOVER_KEY: { re: RegExp; detail: string }[] = [
   { re: /PRIVATE KEY(?: BLOCK)?-----|-----BEGIN [A-Z ]{0,30}PRIVATE/, detail: "private key material is left after redaction" },
   { re: /PuTTY-User-Key-File-\d|Private-Lines:\s*\d/, detail: "a PuTTY private key file" },
-  { re: /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+\/=]{20,}/, detail: "an OpenSSH private key body (base64)" },
-  { re: /\bMII[A-Za-z0-9+\/]{3}(?:IBADANBgkqhkiG9w0BAQEFAAS|IBAAKC)[A-Za-z0-9+\/=]{20,}/, detail: "an RSA/PKCS#8 private key body (base64 DER)" },
-  { re: /\bMHcCAQEEI[A-Za-z0-9+\/=]{40,}/, detail: "an EC private key body (base64 DER)" },
+  { re: /\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{20,}/, detail: "an OpenSSH private key body (base64)" },
+  {
+    re: /\bMII[A-Za-z0-9+/]{3}(?:IBADANBgkqhkiG9w0BAQEFAAS|IBAAKC)[A-Za-z0-9+/=]{20,}/,
+    detail: "an RSA/PKCS#8 private key body (base64 DER)",
+  },
+  { re: /\bMHcCAQEEI[A-Za-z0-9+/=]{40,}/, detail: "an EC private key body (base64 DER)" },
 ];
 
 /** A base64 blob that decodes to a PEM private key (kubeconfig client-key-data, k8s secrets). */
 function base64PrivateKey(t: string): boolean {
-  const re = /LS0tLS1CRUdJTi[A-Za-z0-9+\/]{20,}/g;
+  const re = /LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}/g;
   let m: RegExpExecArray | null;
   for (let n = 0; n < 16 && (m = re.exec(t)) !== null; n++) {
     const head = m[0].slice(0, 96);
@@ -49,16 +52,25 @@ function base64PrivateKey(t: string): boolean {
 
 // Whole credential files pasted as text.
 const CREDENTIAL_FILES: { re: RegExp; detail: string }[] = [
-  { re: /aws_secret_access_key[\s\S]{0,400}aws_access_key_id|aws_access_key_id[\s\S]{0,400}aws_secret_access_key/i, detail: "an AWS credentials file" },
+  {
+    re: /aws_secret_access_key[\s\S]{0,400}aws_access_key_id|aws_access_key_id[\s\S]{0,400}aws_secret_access_key/i,
+    detail: "an AWS credentials file",
+  },
   { re: /\bmachine\s+\S+\s+login\s+\S+\s+password\s+\S+/, detail: "a .netrc credentials file" },
   { re: /"auths"\s*:\s*\{[\s\S]{0,400}"auth"\s*:\s*"[^"]+"/, detail: "a Docker registry credentials file (config.json)" },
-  { re: /\bclient-(?:key|certificate)-data\s*:\s*\S{20,}|\busers:\s*\n[\s\S]{0,400}\btoken:\s*\S{20,}/, detail: "a kubeconfig with credentials" },
-  { re: /(?:^|\n)[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)[^\n]{0,200}\n[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)/, detail: "an /etc/shadow dump" },
+  {
+    re: /\bclient-(?:key|certificate)-data\s*:\s*\S{20,}|\busers:\s*\n[\s\S]{0,400}\btoken:\s*\S{20,}/,
+    detail: "a kubeconfig with credentials",
+  },
+  {
+    re: /(?:^|\n)[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)[^\n]{0,200}\n[a-z_][\w-]{0,31}:(?:\$(?:1|2[abxy]|5|6|y)\$|<redacted:password_hash>)/,
+    detail: "an /etc/shadow dump",
+  },
 ];
 
 const CREDENTIAL_PATH =
-  /(^|[\/\\])(\.env(\.[\w-]+)?|\.aws[\/\\]credentials|\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|\.yarnrc(\.yml)?|credentials(\.json|\.ya?ml|\.toml)?|secrets?\.(ya?ml|json|toml|env)|\.docker[\/\\]config\.json|kubeconfig|\.kube[\/\\]config|[^\/\\]*\.pem)$/i;
-const KEY_FILE_PATH = /(^|[\/\\])(id_(rsa|dsa|ecdsa|ed25519)|[^\/\\]*\.(key|p12|pfx|jks|keystore|ppk))$/i;
+  /(^|[/\\])(\.env(\.[\w-]+)?|\.aws[/\\]credentials|\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|\.yarnrc(\.yml)?|credentials(\.json|\.ya?ml|\.toml)?|secrets?\.(ya?ml|json|toml|env)|\.docker[/\\]config\.json|kubeconfig|\.kube[/\\]config|[^/\\]*\.pem)$/i;
+const KEY_FILE_PATH = /(^|[/\\])(id_(rsa|dsa|ecdsa|ed25519)|[^/\\]*\.(key|p12|pfx|jks|keystore|ppk))$/i;
 
 function* strings(value: unknown, path: string): Generator<{ path: string; text: string }> {
   if (typeof value === "string") yield { path: path || "/", text: value };
@@ -70,7 +82,10 @@ function* strings(value: unknown, path: string): Generator<{ path: string; text:
 function addedText(diff: string): string {
   const lines = diff.split("\n");
   if (!lines.some((l) => /^(@@|\+\+\+ |--- |[+-])/.test(l))) return diff;
-  return lines.filter((l) => l.startsWith("+") && !l.startsWith("+++ ")).map((l) => l.slice(1)).join("\n");
+  return lines
+    .filter((l) => l.startsWith("+") && !l.startsWith("+++ "))
+    .map((l) => l.slice(1))
+    .join("\n");
 }
 
 /** Why the (redacted) trail holds content that must not be published. */

@@ -32,8 +32,32 @@ export interface Pipeline {
 export type Script = Pipeline[];
 
 const MAX_DEPTH = 6;
-const PLACEHOLDER = /^<[A-Za-z][\w:.\-]{0,40}>/;
-const ESCAPABLE = new Set([" ", "\t", "\n", '"', "'", "\\", "$", "|", ";", "&", "(", ")", "<", ">", "`", "!", "#", "*", "?", "[", "]", "{", "}"]);
+const PLACEHOLDER = /^<[A-Za-z][\w:.-]{0,40}>/;
+const ESCAPABLE = new Set([
+  " ",
+  "\t",
+  "\n",
+  '"',
+  "'",
+  "\\",
+  "$",
+  "|",
+  ";",
+  "&",
+  "(",
+  ")",
+  "<",
+  ">",
+  "`",
+  "!",
+  "#",
+  "*",
+  "?",
+  "[",
+  "]",
+  "{",
+  "}",
+]);
 
 /** Index just past the `)` that closes the group opened before `start`, or -1. Quotes are skipped. */
 function findClose(src: string, start: number): number {

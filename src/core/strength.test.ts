@@ -38,7 +38,10 @@ describe("strength (decisions §6)", () => {
   });
 
   test("two partial successes count as one success", () => {
-    expect(strength({ worked: 0, partially_worked: 2, failed: 1 }, 0.4)).toBeCloseTo(strength({ worked: 1, partially_worked: 0, failed: 1 }, 0.4), 12);
+    expect(strength({ worked: 0, partially_worked: 2, failed: 1 }, 0.4)).toBeCloseTo(
+      strength({ worked: 1, partially_worked: 0, failed: 1 }, 0.4),
+      12,
+    );
   });
 
   test("monotonic in quality and bounded in 0..1 over long runs", () => {

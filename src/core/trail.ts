@@ -38,9 +38,7 @@ export const Trail = Type.Object({
     error_type: Type.Optional(Str(200)),
     description: Type.Optional(Str(4000)),
     root_cause: Type.Optional(Str(4000)),
-    dead_ends: Type.Optional(
-      Arr(Type.Object({ attempt: Str(1000, 1), result: Type.Optional(Str(1000)) }), 20),
-    ),
+    dead_ends: Type.Optional(Arr(Type.Object({ attempt: Str(1000, 1), result: Type.Optional(Str(1000)) }), 20)),
   }),
   solution: Type.Object({
     summary: Str(2000, 1),
@@ -76,9 +74,7 @@ export const OutcomeReport = Type.Object({
   protocol_version: ProtocolVersion,
   solution_id: Type.Optional(Str(100)),
   outcome: Type.Union(OUTCOMES.map((v) => Type.Literal(v))),
-  agent_info: Type.Optional(
-    Type.Object({ model: Type.Optional(Str(200)), framework: Type.Optional(Str(200)) }),
-  ),
+  agent_info: Type.Optional(Type.Object({ model: Type.Optional(Str(200)), framework: Type.Optional(Str(200)) })),
   environment: Type.Optional(QueryEnvironment),
   notes: Type.Optional(Str(2000)),
 });
@@ -174,9 +170,7 @@ function trailRules(trail: Trail): ValidationDetail[] {
   if (s === null || typeof s !== "object") return [];
   const nonEmpty = (v: unknown) => Array.isArray(v) && v.length > 0;
   const hasAction = nonEmpty(s.steps) || nonEmpty(s.commands) || nonEmpty(s.code_patches);
-  return hasAction
-    ? []
-    : [{ path: "/solution", message: "at least one of steps, commands, code_patches must be non-empty" }];
+  return hasAction ? [] : [{ path: "/solution", message: "at least one of steps, commands, code_patches must be non-empty" }];
 }
 
 export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);

@@ -7,7 +7,11 @@ import { createStaticEmbedder, fastTextHash, isStaticModelDir, ngramBuckets, Sta
 import { tokenize } from "./static-tokenizer";
 
 const MODEL_DIR = resolve(import.meta.dir, "../../models/default");
-const manifest = JSON.parse(readFileSync(join(MODEL_DIR, "manifest.json"), "utf8")) as { dim: number; name: string; files: Record<string, { sha256: string }> };
+const manifest = JSON.parse(readFileSync(join(MODEL_DIR, "manifest.json"), "utf8")) as {
+  dim: number;
+  name: string;
+  files: Record<string, { sha256: string }>;
+};
 
 let emb: Embedder;
 beforeAll(async () => {
@@ -29,13 +33,31 @@ describe("tokenizer", () => {
 
   test("splits dotted names and camelCase, drops long numbers and hex", () => {
     const texts = (s: string) => tokenize(s).map((t) => t.text);
-    expect(texts("ImportError: libGL.so.1: cannot open")).toEqual(["importerror", "import", "error", "libgl.so.1", "libgl", "lib", "gl", "so", "cannot", "open"]);
+    expect(texts("ImportError: libGL.so.1: cannot open")).toEqual([
+      "importerror",
+      "import",
+      "error",
+      "libgl.so.1",
+      "libgl",
+      "lib",
+      "gl",
+      "so",
+      "cannot",
+      "open",
+    ]);
     expect(texts("error[E0382]: borrow at 0x7ffd1234abcd line 123456")).toEqual(["error", "e0382", "borrow", "at", "line"]);
     expect(texts("python3.11 getElementById")).toEqual(["python3.11", "python3", "python", "getelementbyid", "get", "element", "by", "id"]);
   });
 
   test("drops redaction placeholders and strips trailing sentence dots", () => {
-    expect(tokenize("open /home/<redacted:user>/x failed. Python.h.").map((t) => t.text)).toEqual(["open", "home", "x", "failed", "python.h", "python"]);
+    expect(tokenize("open /home/<redacted:user>/x failed. Python.h.").map((t) => t.text)).toEqual([
+      "open",
+      "home",
+      "x",
+      "failed",
+      "python.h",
+      "python",
+    ]);
   });
 
   test("stays linear on adversarial input", () => {
@@ -128,7 +150,12 @@ describe("static embedder", () => {
     const { table, scales, projection, rows, dim } = readInitializers(join(MODEL_DIR, "model.onnx"));
     const tok = StaticTokenizer.fromDirectory(MODEL_DIR);
     expect(rows).toBe(tok.tableRows);
-    const texts = ["npm ERR! code ERESOLVE unable to resolve dependency tree", "libGL.so.1 missing", "", "rustc E0382 borrow of moved value"];
+    const texts = [
+      "npm ERR! code ERESOLVE unable to resolve dependency tree",
+      "libGL.so.1 missing",
+      "",
+      "rustc E0382 borrow of moved value",
+    ];
     const got = await emb.embed(texts);
     texts.forEach((text, k) => {
       const { ids, weights } = tok.encode(text);
@@ -155,7 +182,9 @@ describe("static embedder", () => {
       return dot(x!, y!);
     };
     expect(await sim("permission denied", "EACCES access denied")).toBeGreaterThan(await sim("permission denied", "out of memory"));
-    expect(await sim("no space left on device", "disk is full")).toBeGreaterThan(await sim("no space left on device", "connection refused"));
+    expect(await sim("no space left on device", "disk is full")).toBeGreaterThan(
+      await sim("no space left on device", "connection refused"),
+    );
     expect(await sim("connection refused by server", "ECONNREFUSED 127.0.0.1:5432")).toBeGreaterThan(
       await sim("connection refused by server", "undefined is not a function"),
     );

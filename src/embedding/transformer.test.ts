@@ -132,7 +132,10 @@ describe("tiny BERT model directory", () => {
 
 describe("export variants", () => {
   async function checkVariant(
-    opts: TinyBertOptions & { modelPath?: string; tokenizerFiles?: ("vocab.txt" | "tokenizer.json" | "tokenizer_config.json" | "config.json")[] },
+    opts: TinyBertOptions & {
+      modelPath?: string;
+      tokenizerFiles?: ("vocab.txt" | "tokenizer.json" | "tokenizer_config.json" | "config.json")[];
+    },
     dim: number,
     tol = 1e-5,
   ) {
@@ -182,7 +185,13 @@ describe("export variants", () => {
 
 describe("pooling from 1_Pooling/config.json", () => {
   const poolingConfig = (modes: Record<string, boolean>) =>
-    JSON.stringify({ word_embedding_dimension: 8, pooling_mode_cls_token: false, pooling_mode_mean_tokens: false, pooling_mode_max_tokens: false, ...modes });
+    JSON.stringify({
+      word_embedding_dimension: 8,
+      pooling_mode_cls_token: false,
+      pooling_mode_mean_tokens: false,
+      pooling_mode_max_tokens: false,
+      ...modes,
+    });
 
   for (const [mode, pooling] of [
     ["pooling_mode_cls_token", "cls"],

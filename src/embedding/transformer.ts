@@ -45,7 +45,11 @@ function modelName(dir: string): string {
       const config = JSON.parse(readFileSync(configPath, "utf8")) as { _name_or_path?: unknown };
       if (typeof config._name_or_path === "string" && config._name_or_path.trim()) {
         // "sentence-transformers/all-MiniLM-L6-v2" -> "all-MiniLM-L6-v2"
-        const last = config._name_or_path.trim().replace(/[\\/]+$/, "").split(/[\\/]/).pop();
+        const last = config._name_or_path
+          .trim()
+          .replace(/[\\/]+$/, "")
+          .split(/[\\/]/)
+          .pop();
         if (last) return last;
       }
     } catch {
@@ -97,9 +101,7 @@ function planOutput(session: InferenceSession): OutputPlan {
   const r = rank(first);
   if (r === 3) return { name: first, pooled: false };
   if (r === undefined) return { name: first, pooled: "by-rank" };
-  throw new Error(
-    `the ONNX model has no last_hidden_state, token_embeddings or sentence_embedding output (outputs: ${names.join(", ")})`,
-  );
+  throw new Error(`the ONNX model has no last_hidden_state, token_embeddings or sentence_embedding output (outputs: ${names.join(", ")})`);
 }
 
 function outputDim(session: InferenceSession, name: string): number | undefined {
@@ -297,7 +299,13 @@ export async function createTransformerEmbedder(dir: string, opts: TransformerOp
     }
     const plan = planOutput(session);
     const declaredDim = outputDim(session, plan.name);
-    const info: EmbedderInfo = { kind: "transformer", name: opts.name ?? modelName(dir), dim: declaredDim ?? 0, revision, source: modelFile };
+    const info: EmbedderInfo = {
+      kind: "transformer",
+      name: opts.name ?? modelName(dir),
+      dim: declaredDim ?? 0,
+      revision,
+      source: modelFile,
+    };
     const embedder = new TransformerEmbedder(session, tokenizer, plan, batchSize, pooling, info);
     // Unknown output width: one probe run tells it (and checks the graph actually runs).
     const [probe] = await embedder.runBatch([tokenizer.encode("").ids]);

@@ -27,7 +27,16 @@ describe("vocabulary and special ids", () => {
   });
 
   test("known ids match vocab.txt line numbers", () => {
-    const known: Record<string, number> = { "[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103, the: 1996, hello: 7592, world: 2088 };
+    const known: Record<string, number> = {
+      "[PAD]": 0,
+      "[UNK]": 100,
+      "[CLS]": 101,
+      "[SEP]": 102,
+      "[MASK]": 103,
+      the: 1996,
+      hello: 7592,
+      world: 2088,
+    };
     for (const [token, id] of Object.entries(known)) {
       expect(lineOf(token)).toBe(id);
       expect(fromVocab.config.vocab.get(token)).toBe(id);
@@ -92,7 +101,24 @@ describe("BERT basic tokenization + WordPiece", () => {
     expect(tok("x+=y|z~")).toEqual(["x", "+", "=", "y", "|", "z", "~"]);
     expect(tok("¿qué?")).toEqual(["¿", "que", "?"]);
     expect(tok("error: can't")).toEqual(["error", ":", "can", "'", "t"]);
-    expect(tok("psutil/_psutil_common.c:9:10")).toEqual(["ps", "##uti", "##l", "/", "_", "ps", "##uti", "##l", "_", "common", ".", "c", ":", "9", ":", "10"]);
+    expect(tok("psutil/_psutil_common.c:9:10")).toEqual([
+      "ps",
+      "##uti",
+      "##l",
+      "/",
+      "_",
+      "ps",
+      "##uti",
+      "##l",
+      "_",
+      "common",
+      ".",
+      "c",
+      ":",
+      "9",
+      ":",
+      "10",
+    ]);
   });
 
   test("clean text: control chars dropped, any whitespace splits", () => {

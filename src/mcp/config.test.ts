@@ -61,12 +61,21 @@ describe("loadMcpConfig", () => {
       } catch (e) {
         err = e;
       }
-      expect({ name, isConfigError: err instanceof ConfigError, variable: (err as ConfigError)?.variable }).toEqual({ name, isConfigError: true, variable: name });
+      expect({ name, isConfigError: err instanceof ConfigError, variable: (err as ConfigError)?.variable }).toEqual({
+        name,
+        isConfigError: true,
+        variable: name,
+      });
     }
   });
 
   test("the hosted route reads only its own variables", () => {
-    const hosted = hostedToolConfig({ COLONY_PUBLISH: "bogus", COLONY_URL: "bogus", COLONY_MIN_FAILED_ATTEMPTS: "2", COLONY_ALLOW_HIGH_RISK: "1" });
+    const hosted = hostedToolConfig({
+      COLONY_PUBLISH: "bogus",
+      COLONY_URL: "bogus",
+      COLONY_MIN_FAILED_ATTEMPTS: "2",
+      COLONY_ALLOW_HIGH_RISK: "1",
+    });
     expect(hosted).toMatchObject({ mode: "hosted", minFailedAttempts: 2, allowHighRisk: true, detectEnvironment: false });
     expect(() => hostedToolConfig({ COLONY_MIN_FAILED_ATTEMPTS: "x" })).toThrow(ConfigError);
   });
@@ -84,7 +93,14 @@ describe("parseMcpArgs", () => {
     expect(parseMcpArgs(["--http"])).toBeNaN();
     expect(parseMcpArgs(["--http", "--port", "9000"])).toBe(9000);
     expect(parseMcpArgs(["--http", "--port=0"])).toBe(0);
-    for (const bad of [["--port", "9000"], ["--http", "--port"], ["--http", "--port", "x"], ["--http", "--port", "70000"], ["stdio"], ["--http", "extra"]]) {
+    for (const bad of [
+      ["--port", "9000"],
+      ["--http", "--port"],
+      ["--http", "--port", "x"],
+      ["--http", "--port", "70000"],
+      ["stdio"],
+      ["--http", "extra"],
+    ]) {
       expect({ bad, parsed: parseMcpArgs(bad) }).toEqual({ bad, parsed: undefined });
     }
   });

@@ -26,7 +26,6 @@ export interface McpConfig {
   mcpPort: number;
 }
 
-
 export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
 export const DEFAULT_MCP_PORT = 8090;
 export const DEFAULT_PUBLISH_WAIT_S = 25;

@@ -16,7 +16,13 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 describe("environment detection", () => {
   test("platform and arch names follow decisions §1.1", () => {
-    expect([osName("linux"), osName("darwin"), osName("win32"), osName("freebsd"), osName("sunos")]).toEqual(["linux", "macos", "windows", "freebsd", "other"]);
+    expect([osName("linux"), osName("darwin"), osName("win32"), osName("freebsd"), osName("sunos")]).toEqual([
+      "linux",
+      "macos",
+      "windows",
+      "freebsd",
+      "other",
+    ]);
     expect([archName("x64"), archName("arm64"), archName("riscv64")]).toEqual(["x86_64", "arm64", "riscv64"]);
   });
 

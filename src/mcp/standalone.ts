@@ -34,7 +34,12 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
     const path = new URL(request.url).pathname;
     if (path === "/healthz") {
       if (request.method !== "GET" && request.method !== "HEAD") return errorJson(405, "method_not_allowed", "use GET");
-      return json(200, { status: "ok", version: VERSION, uptime_s: Math.floor((Date.now() - startedAt) / 1000), colony_url: cfg.colonyUrl });
+      return json(200, {
+        status: "ok",
+        version: VERSION,
+        uptime_s: Math.floor((Date.now() - startedAt) / 1000),
+        colony_url: cfg.colonyUrl,
+      });
     }
     if (path !== "/mcp") return errorJson(404, "not_found", "no such route");
     if (request.method !== "POST") return methodNotAllowed();
@@ -83,7 +88,10 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
   const url = `http://${server.hostname}:${server.port}`;
   // On loopback, a web page could reach this port through DNS rebinding; its requests carry the
   // page's host name, so only loopback names are served.
-  allowedHosts = (opts.hostname ?? "127.0.0.1") === "127.0.0.1" ? [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`] : undefined;
+  allowedHosts =
+    (opts.hostname ?? "127.0.0.1") === "127.0.0.1"
+      ? [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`]
+      : undefined;
   logger.info("colony mcp listening", { url: `${url}/mcp`, colony_url: cfg.colonyUrl });
   return {
     url,

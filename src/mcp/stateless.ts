@@ -29,7 +29,11 @@ export async function handleStatelessPost(
 /** GET (server-sent event stream) and DELETE (end a session) have no meaning without sessions. */
 export function methodNotAllowed(): Response {
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST." }, id: null }),
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST." },
+      id: null,
+    }),
     { status: 405, headers: { Allow: "POST", "content-type": "application/json" } },
   );
 }

@@ -130,7 +130,10 @@ function searchEnvironment(args: SearchArgs): QueryEnvironment | undefined {
     if (args.runtime) env.runtime.name = args.runtime.trim().slice(0, 40);
     if (args.runtime_version) env.runtime.version = args.runtime_version.trim().slice(0, 40);
   }
-  const packages = (args.packages ?? []).map(parsePackage).filter((p) => p !== null).slice(0, 100);
+  const packages = (args.packages ?? [])
+    .map(parsePackage)
+    .filter((p) => p !== null)
+    .slice(0, 100);
   if (packages.length > 0) env.packages = packages;
   return Object.keys(env).length > 0 ? env : undefined;
 }
@@ -245,7 +248,12 @@ interface PublishArgs {
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Fills agent_info and environment where the agent left them out; returns what was filled. */
-function fillTrail(input: Record<string, unknown>, cfg: ToolConfig, model: string | undefined, framework: string): { trail: Record<string, any>; filled: string[] } {
+function fillTrail(
+  input: Record<string, unknown>,
+  cfg: ToolConfig,
+  model: string | undefined,
+  framework: string,
+): { trail: Record<string, any>; filled: string[] } {
   const trail: Record<string, any> = structuredClone(input);
   const filled: string[] = [];
   trail.protocol_version ??= "1.0";
@@ -259,12 +267,14 @@ function fillTrail(input: Record<string, unknown>, cfg: ToolConfig, model: strin
     filled.push("agent_info.framework");
   }
   trail.agent_info = info;
-  const detected: TrailEnvironment = cfg.detectEnvironment
-    ? detectLocalEnvironment()
-    : { os: "other", runtime: { name: "unknown" } }; // a hosted server cannot see the agent's machine
+  const detected: TrailEnvironment = cfg.detectEnvironment ? detectLocalEnvironment() : { os: "other", runtime: { name: "unknown" } }; // a hosted server cannot see the agent's machine
   if (trail.environment === undefined) {
     trail.environment = detected;
-    filled.push(cfg.detectEnvironment ? "environment (detected on this machine)" : "environment (unknown: a hosted server cannot see your machine; pass environment for better matching)");
+    filled.push(
+      cfg.detectEnvironment
+        ? "environment (detected on this machine)"
+        : "environment (unknown: a hosted server cannot see your machine; pass environment for better matching)",
+    );
   } else if (isObject(trail.environment)) {
     const env = trail.environment;
     if (env.os === undefined) {
@@ -335,11 +345,27 @@ export async function waitForVerdict(client: ColonyClient, trailId: string, wait
 function describeVerdict(trailId: string, s: TrailStatus, waitS: number): Verdict {
   switch (s.status) {
     case "indexed":
-      return { status: "published", trail_id: trailId, strength: s.strength, category: s.category, message: "Published: the trail is indexed and searchable." };
+      return {
+        status: "published",
+        trail_id: trailId,
+        strength: s.strength,
+        category: s.category,
+        message: "Published: the trail is indexed and searchable.",
+      };
     case "merged":
-      return { status: "already_known", trail_id: trailId, merged_into: s.merged_into, message: `Already known: the colony holds the same fix and merged this trail into ${s.merged_into}.` };
+      return {
+        status: "already_known",
+        trail_id: trailId,
+        merged_into: s.merged_into,
+        message: `Already known: the colony holds the same fix and merged this trail into ${s.merged_into}.`,
+      };
     case "rejected":
-      return { status: "rejected", trail_id: trailId, reasons: s.reasons ?? [], message: `Rejected by the colony: ${(s.reasons ?? []).join(", ") || "no reason given"}.` };
+      return {
+        status: "rejected",
+        trail_id: trailId,
+        reasons: s.reasons ?? [],
+        message: `Rejected by the colony: ${(s.reasons ?? []).join(", ") || "no reason given"}.`,
+      };
     case "removed":
       return { status: "removed", trail_id: trailId, message: "The trail was removed by an operator." };
     default:
@@ -423,11 +449,19 @@ async function colonyPublish(server: McpServer, client: ColonyClient, cfg: ToolC
   }
 
   if (cfg.publish === "off") {
-    return text(preview(prepared, false, "COLONY_PUBLISH is off on this machine: nothing was sent. The user can set COLONY_PUBLISH=ask (or auto) to publish."));
+    return text(
+      preview(
+        prepared,
+        false,
+        "COLONY_PUBLISH is off on this machine: nothing was sent. The user can set COLONY_PUBLISH=ask (or auto) to publish.",
+      ),
+    );
   }
   if (cfg.publish === "ask") {
     if (!server.server.getClientCapabilities()?.elicitation?.form) {
-      return text(preview(prepared, false, "COLONY_PUBLISH=ask, but this MCP client cannot ask the user (no elicitation support): nothing was sent."));
+      return text(
+        preview(prepared, false, "COLONY_PUBLISH=ask, but this MCP client cannot ask the user (no elicitation support): nothing was sent."),
+      );
     }
     let answer: ElicitResult;
     try {
@@ -437,7 +471,13 @@ async function colonyPublish(server: McpServer, client: ColonyClient, cfg: ToolC
       return text(preview(prepared, false, `the user could not be asked (${why}): nothing was sent.`));
     }
     if (answer.action !== "accept" || answer.content?.publish !== true) {
-      return text(preview(prepared, false, `the user did not approve (${answer.action === "accept" ? "publish not ticked" : answer.action}): nothing was sent.`));
+      return text(
+        preview(
+          prepared,
+          false,
+          `the user did not approve (${answer.action === "accept" ? "publish not ticked" : answer.action}): nothing was sent.`,
+        ),
+      );
     }
   }
 
@@ -456,10 +496,23 @@ async function colonyPublishStatus(client: ColonyClient, args: { id: string }): 
   }
   const d = await client.draftStatus(id);
   if (d.state === "pending") {
-    return text({ id, kind: "draft", approved: false, state: "pending", expires_in: d.expires_in, message: "Waiting for the user to press Publish on the approval page." });
+    return text({
+      id,
+      kind: "draft",
+      approved: false,
+      state: "pending",
+      expires_in: d.expires_in,
+      message: "Waiting for the user to press Publish on the approval page.",
+    });
   }
   if (d.state === "discarded") {
-    return text({ id, kind: "draft", approved: false, state: "discarded", message: "The user discarded this draft; nothing was published." });
+    return text({
+      id,
+      kind: "draft",
+      approved: false,
+      state: "discarded",
+      message: "The user discarded this draft; nothing was published.",
+    });
   }
   const base = { id, kind: "draft", approved: true, state: "published", trail_id: d.trail_id };
   if (!d.trail_id) return text({ ...base, message: "Approved and published." });
@@ -477,7 +530,7 @@ async function colonyPublishStatus(client: ColonyClient, args: { id: string }): 
 // --- registration -------------------------------------------------------------------------------
 
 const trailDescription =
-  "A Trail (protocol_version \"1.0\"): { problem: { error (exact error line), error_type?, description?, root_cause?, " +
+  'A Trail (protocol_version "1.0"): { problem: { error (exact error line), error_type?, description?, root_cause?, ' +
   "dead_ends?: [{ attempt, result? }] }, solution: { summary, steps?: string[], commands?: string[], " +
   "code_patches?: [{ file_path, diff? (unified diff), language? }], verification? }, agent_info?: { model, framework }, " +
   "environment?: { os (linux|macos|windows|freebsd|other), os_version?, arch?, runtime: { name, version? }, packages?: [{ name, version? }] }, " +
@@ -490,7 +543,11 @@ const SEARCH_INPUT = {
   runtime: z.string().max(40).optional().describe("Runtime or language, e.g. python, node, rust, go, jvm."),
   runtime_version: z.string().max(40).optional().describe("Runtime version, e.g. 3.11.7; improves environment ranking."),
   os: z.string().max(40).optional().describe("Operating system: linux, macos, windows, freebsd or other."),
-  packages: z.array(z.string().max(300)).max(100).optional().describe("Relevant packages as name@version, e.g. [\"pyyaml@6.0.1\", \"@types/node@20.1.0\"]."),
+  packages: z
+    .array(z.string().max(300))
+    .max(100)
+    .optional()
+    .describe('Relevant packages as name@version, e.g. ["pyyaml@6.0.1", "@types/node@20.1.0"].'),
   include_high_risk: z
     .boolean()
     .optional()
@@ -500,7 +557,11 @@ const SEARCH_INPUT = {
 const REPORT_INPUT = {
   trail_id: z.string().min(1).max(100).describe("The trail_id from colony_search."),
   outcome: z.enum(OUTCOMES).describe("worked, partially_worked, failed, or not_applicable (the trail did not fit this case)."),
-  notes: z.string().max(4000).optional().describe("What was different in your environment or what you had to change (redacted before sending)."),
+  notes: z
+    .string()
+    .max(4000)
+    .optional()
+    .describe("What was different in your environment or what you had to change (redacted before sending)."),
   model: z.string().max(200).optional().describe("Your own model id; defaults to COLONY_AGENT_MODEL."),
 };
 

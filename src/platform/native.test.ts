@@ -16,16 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
-import {
-  bundleDir,
-  contentId,
-  extractFiles,
-  fileDigest,
-  isCompiled,
-  prepareNatives,
-  resolveCacheRoot,
-  type EmbeddedFile,
-} from "./native";
+import { bundleDir, contentId, extractFiles, fileDigest, isCompiled, prepareNatives, resolveCacheRoot, type EmbeddedFile } from "./native";
 
 const REPO = resolve(import.meta.dir, "../..");
 const ORT_DIR = join(REPO, "node_modules/onnxruntime-node/bin/napi-v6/linux/x64");

@@ -135,7 +135,7 @@ function ensurePrivateDir(dir: string): void {
 }
 
 function isIntact(target: string, file: EmbeddedFile): boolean {
-  let st;
+  let st: ReturnType<typeof lstatSync>;
   try {
     st = lstatSync(target);
   } catch {

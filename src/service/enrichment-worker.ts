@@ -132,9 +132,7 @@ export class EnrichmentWorker {
     const { store, vectors, embedder, now } = this.deps;
     const planned = this.plan(jobs);
     const candidates = planned.filter((p): p is Extract<Planned, { kind: "candidate" }> => p.kind === "candidate");
-    const embeddings = candidates.length
-      ? await embedder.embed(candidates.map((c) => embeddingText(c.analysis.trail)))
-      : [];
+    const embeddings = candidates.length ? await embedder.embed(candidates.map((c) => embeddingText(c.analysis.trail))) : [];
     const vectorOf = new Map(candidates.map((c, i) => [c.seq, embeddings[i]!]));
     const unsure = candidates.some((c) => !c.analysis.category.confident);
     const centroids = unsure ? await this.categoryCentroids() : null;
@@ -158,9 +156,7 @@ export class EnrichmentWorker {
             changed.add(existing.fingerprint);
           }
         } else {
-          const category = analysis.category.confident
-            ? analysis.category.category
-            : nearestCategory(vector, centroids!).category;
+          const category = analysis.category.confident ? analysis.category.category : nearestCategory(vector, centroids!).category;
           const applied = store.trails.applyVerdict(p.seq, {
             status: "indexed",
             trail: analysis.trail,

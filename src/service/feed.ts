@@ -65,7 +65,10 @@ export class FeedService {
     const rows = store.trails.feed({ limit: limit + 1, after, category, runtime });
     const page = rows.slice(0, limit);
     const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
-    for (const r of store.outcomes.latestWithNotes(page.map((t) => t.seq), REPLIES_PER_ITEM)) {
+    for (const r of store.outcomes.latestWithNotes(
+      page.map((t) => t.seq),
+      REPLIES_PER_ITEM,
+    )) {
       const list = replies.get(r.trailSeq) ?? [];
       list.push({ outcome: r.outcome, notes: r.notes, agent: r.agent, at: new Date(r.at).toISOString() });
       replies.set(r.trailSeq, list);

@@ -49,9 +49,7 @@ export class SearchService {
     const minStrength = req.min_strength ?? 0;
     const fp = fingerprint(req.query);
 
-    const byFingerprint = trails
-      .fingerprintMatches(fp, req.error_type, limit)
-      .filter((r) => (r.strength ?? 0) >= minStrength);
+    const byFingerprint = trails.fingerprintMatches(fp, req.error_type, limit).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
     let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));

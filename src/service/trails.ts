@@ -81,7 +81,12 @@ export class TrailService {
    * Stores an already validated and redacted trail with its enrichment job. `alsoInTransaction`
    * runs inside the same transaction (a draft marking itself published) and may throw to undo it.
    */
-  enqueue(trail: Trail, author: string, address: string, alsoInTransaction?: (record: TrailRecord) => void): { record: TrailRecord; quota: QuotaState } {
+  enqueue(
+    trail: Trail,
+    author: string,
+    address: string,
+    alsoInTransaction?: (record: TrailRecord) => void,
+  ): { record: TrailRecord; quota: QuotaState } {
     const store = this.store;
     const depth = store.jobs.depth();
     if (depth >= this.deps.maxQueue) {

@@ -114,7 +114,15 @@ async function call(colony: ColonyProcess, ledger: Ledger, path: string, init?: 
 }
 
 /** One client: a seeded mix of operations until the server goes away or `stop` is set. */
-async function client(colony: ColonyProcess, ledger: Ledger, rng: Prng, index: number, round: number, violations: string[], stop: { now: boolean }) {
+async function client(
+  colony: ColonyProcess,
+  ledger: Ledger,
+  rng: Prng,
+  index: number,
+  round: number,
+  violations: string[],
+  stop: { now: boolean },
+) {
   const agent = `crash-client-${index}`;
   let n = 0;
   const unexpected = (what: string, r: { status: number; body: any }) =>
@@ -214,7 +222,14 @@ function openReadonly(dataDir: string): Database {
 const count = (db: Database, sql: string): number => (db.query(sql).get() as { n: number }).n;
 
 /** Checks every invariant against a drained, running colony; appends what is wrong. */
-async function checkInvariants(colony: ColonyProcess, dataDir: string, ledger: Ledger, round: number, lost: string[], violations: string[]) {
+async function checkInvariants(
+  colony: ColonyProcess,
+  dataDir: string,
+  ledger: Ledger,
+  round: number,
+  lost: string[],
+  violations: string[],
+) {
   const tag = `round ${round}`;
   const db = openReadonly(dataDir);
   try {
@@ -233,9 +248,10 @@ async function checkInvariants(colony: ColonyProcess, dataDir: string, ledger: L
     if (statusOf.size > maxStored) violations.push(`${tag}: ${statusOf.size} trails stored but only ${maxStored} publishes sent`);
 
     // Outcomes: every acknowledged report has its row (a report may land without its 202 reaching us).
-    const rows = db
-      .query("SELECT t.id AS id, count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq GROUP BY t.id")
-      .all() as { id: string; n: number }[];
+    const rows = db.query("SELECT t.id AS id, count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq GROUP BY t.id").all() as {
+      id: string;
+      n: number;
+    }[];
     const rowsByTrail = new Map(rows.map((r) => [r.id, r.n]));
     for (const [id, acked] of ledger.outcomesByTrail) {
       const have = rowsByTrail.get(id) ?? 0;
@@ -284,7 +300,8 @@ async function checkInvariants(colony: ColonyProcess, dataDir: string, ledger: L
       continue;
     }
     if (d.acked !== "pending" && body.state !== d.acked) lost.push(`${tag}: draft acknowledged ${d.acked} is ${body.state}`);
-    if (d.acked === "published" && d.trailId && body.trail_id !== d.trailId) lost.push(`${tag}: draft published as ${d.trailId} names ${body.trail_id}`);
+    if (d.acked === "published" && d.trailId && body.trail_id !== d.trailId)
+      lost.push(`${tag}: draft published as ${d.trailId} names ${body.trail_id}`);
     if (body.state === "published" && body.trail_id) ledger.published.add(body.trail_id); // an unacknowledged approval that landed
     if (body.state !== "pending" && d.acked === "pending") d.acked = body.state;
   }
@@ -374,7 +391,9 @@ export interface SigtermReport {
  * Starts a colony, runs a burst of publishes and searches from many clients, sends SIGTERM in the
  * middle of it, and records what every request got; then restarts and lets the queue drain.
  */
-export async function sigtermBurst(opts: { clients?: number; seed?: number; burstMs?: number; mode?: "binary" | "source" } = {}): Promise<SigtermReport> {
+export async function sigtermBurst(
+  opts: { clients?: number; seed?: number; burstMs?: number; mode?: "binary" | "source" } = {},
+): Promise<SigtermReport> {
   const rng = new Prng(opts.seed ?? 7);
   const dataDir = tempDir("colony-sigterm-");
   const cacheDir = tempDir("colony-sigterm-cache-");

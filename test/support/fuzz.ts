@@ -80,7 +80,7 @@ const HOSTILE_STRINGS = [
   "💥".repeat(3),
   "../../etc/passwd",
   "'; DROP TABLE trails; --",
-  "\" OR 1=1 --",
+  '" OR 1=1 --',
   "1; SELECT * FROM kv",
   'NEAR(a b, 3) OR "x" AND NOT y*',
   "error:* ^foo {a b}: c",
@@ -135,7 +135,7 @@ const QUERY_SYNTAX = [
   "lexical MATCH 'x'",
   "' UNION SELECT value FROM kv --",
   "1) OR (1=1",
-  "x\" OR rank MATCH \"",
+  'x" OR rank MATCH "',
   "ModuleNotFoundError: No module named 'yaml'",
 ];
 
@@ -197,7 +197,13 @@ function mutate(rng: Prng, doc: any): unknown {
     const op = rng.int(0, 3);
     if (op === 0) parent[key] = hostileValue(rng);
     else if (op === 1) delete parent[key];
-    else if (op === 2 && !Array.isArray(parent)) Object.defineProperty(parent, rng.pick(["__proto__", "constructor", "unknown_field"]), { value: hostileValue(rng), enumerable: true, configurable: true, writable: true });
+    else if (op === 2 && !Array.isArray(parent))
+      Object.defineProperty(parent, rng.pick(["__proto__", "constructor", "unknown_field"]), {
+        value: hostileValue(rng),
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     else if (Array.isArray(parent)) parent.push(hostileValue(rng));
   }
   return root;
@@ -219,7 +225,8 @@ const validSearch = (rng: Prng) => ({
   min_strength: 0,
 });
 
-const validTrail = (rng: Prng): Trail => sampleTrail({ error: `FuzzError: case ${rng.int(0, 1e9)}`, commands: [`pip install fuzz==${rng.int(0, 99)}`] });
+const validTrail = (rng: Prng): Trail =>
+  sampleTrail({ error: `FuzzError: case ${rng.int(0, 1e9)}`, commands: [`pip install fuzz==${rng.int(0, 99)}`] });
 
 function deepNesting(levels: number, kind: "array" | "object"): string {
   return kind === "array" ? "[".repeat(levels) + "]".repeat(levels) : '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
@@ -331,16 +338,27 @@ export function nextCase(c: Ctx): FuzzCase {
   if (r < 0.52) {
     const id = someId(c, c.draftIds);
     const action = rng.pick(["", "/publish", "/discard"]);
-    return action === "" ? { kind: "draft-get", method: "GET", path: `/v1/drafts/${id}` } : jsonCase("draft-action", "POST", `/v1/drafts/${id}${action}`, rng.chance(0.5) ? {} : hostileValue(rng), agent);
+    return action === ""
+      ? { kind: "draft-get", method: "GET", path: `/v1/drafts/${id}` }
+      : jsonCase("draft-action", "POST", `/v1/drafts/${id}${action}`, rng.chance(0.5) ? {} : hostileValue(rng), agent);
   }
   if (r < 0.58) return { kind: "trail-get", method: "GET", path: `/v1/trails/${someId(c, c.trailIds)}` };
   if (r < 0.62) {
-    const fp = rng.chance(0.5) ? "fp1_" + Array.from({ length: 32 }, () => rng.pick([..."0123456789abcdef"])).join("") : rng.pick(HOSTILE_IDS);
+    const fp = rng.chance(0.5)
+      ? "fp1_" + Array.from({ length: 32 }, () => rng.pick([..."0123456789abcdef"])).join("")
+      : rng.pick(HOSTILE_IDS);
     const q = rng.chance(0.3) ? `?error_type=${encodeLoose(String(rng.pick(HOSTILE_STRINGS)))}` : "";
     return { kind: "by-fingerprint", method: "GET", path: `/v1/trails/by-fingerprint/${fp}${q}` };
   }
   if (r < 0.66) {
-    const auth = rng.pick(["", "Bearer ", "Bearer wrong-token-wrong-token", "Basic abc", "Bearer " + "x".repeat(5000), "bearer fuzz-operator-token-1234"]);
+    const auth = rng.pick([
+      "",
+      "Bearer ",
+      "Bearer wrong-token-wrong-token",
+      "Basic abc",
+      "Bearer " + "x".repeat(5000),
+      "bearer fuzz-operator-token-1234",
+    ]);
     return { kind: "delete", method: "DELETE", path: `/v1/trails/${someId(c, c.trailIds)}`, headers: auth ? { authorization: auth } : {} };
   }
   if (r < 0.72) {
@@ -352,7 +370,20 @@ export function nextCase(c: Ctx): FuzzCase {
     });
     return { kind: "feed", method: "GET", path: route + (params.length ? `?${params.join("&")}` : "") };
   }
-  if (r < 0.74) return { kind: "static", method: rng.pick(["GET", "HEAD"]), path: rng.pick(["/approve.html", "/approve.js", "/approve.css", "/approve-icon.svg", "/approve.html/../approve.js", "/healthz", "/readyz"]) };
+  if (r < 0.74)
+    return {
+      kind: "static",
+      method: rng.pick(["GET", "HEAD"]),
+      path: rng.pick([
+        "/approve.html",
+        "/approve.js",
+        "/approve.css",
+        "/approve-icon.svg",
+        "/approve.html/../approve.js",
+        "/healthz",
+        "/readyz",
+      ]),
+    };
   if (r < 0.77) {
     const body = rng.pick([
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
@@ -360,40 +391,120 @@ export function nextCase(c: Ctx): FuzzCase {
       { jsonrpc: "2.0", id: 3, method: "initialize", params: hostileValue(rng) },
       hostileValue(rng),
     ]);
-    return jsonCase("mcp", rng.pick(["POST", "POST", "GET", "DELETE"]), "/mcp", body, { accept: "application/json, text/event-stream", ...agent });
+    return jsonCase("mcp", rng.pick(["POST", "POST", "GET", "DELETE"]), "/mcp", body, {
+      accept: "application/json, text/event-stream",
+      ...agent,
+    });
   }
   if (r < 0.8) {
     // Unknown methods and paths.
     if (rng.chance(0.3)) {
       const m = rng.pick(["TRACE", "FOO", "PROPFIND", "CONNECT", "BREW"]);
-      return { kind: "raw-method", method: "RAW", path: "(raw)", raw: { pieces: [utf8(`${m} /v1/trails HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)], delayMs: 0 } };
+      return {
+        kind: "raw-method",
+        method: "RAW",
+        path: "(raw)",
+        raw: { pieces: [utf8(`${m} /v1/trails HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)], delayMs: 0 },
+      };
     }
-    return { kind: "method", method: rng.pick(["PUT", "PATCH", "OPTIONS", "PROPFIND", "DELETE", "GET"]), path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts", "/", "/v2/x", "/v1/trails/x/y/z", "/%2e%2e/%2e%2e/etc/passwd", "//v1//trails"]), body: rng.chance(0.5) ? "{}" : undefined };
+    return {
+      kind: "method",
+      method: rng.pick(["PUT", "PATCH", "OPTIONS", "PROPFIND", "DELETE", "GET"]),
+      path: rng.pick([
+        "/v1/trails",
+        "/v1/search",
+        "/v1/drafts",
+        "/",
+        "/v2/x",
+        "/v1/trails/x/y/z",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "//v1//trails",
+      ]),
+      body: rng.chance(0.5) ? "{}" : undefined,
+    };
   }
   if (r < 0.84) {
     // Wrong or missing Content-Type, bodies that are not JSON.
-    const body = rng.pick(["", "null", "[]", "{", "{}}", "'single'", "a=1&b=2", "--boundary\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--boundary--", JSON.stringify(validTrail(rng)), "\u0000\u0000", "1e309", "-0", "NaN", '{"a":NaN}', '{"a":Infinity}', '{"a":1e400}']);
-    const type = rng.pick(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=boundary", "application/json; charset=latin1", "", "application/xml", "application/json", "*/*"]);
-    return { kind: "content-type", method: "POST", path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts", `/v1/trails/${UUID_LIKE}/outcomes`]), body, headers: type ? { "content-type": type, ...agent } : agent };
+    const body = rng.pick([
+      "",
+      "null",
+      "[]",
+      "{",
+      "{}}",
+      "'single'",
+      "a=1&b=2",
+      '--boundary\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--boundary--',
+      JSON.stringify(validTrail(rng)),
+      "\u0000\u0000",
+      "1e309",
+      "-0",
+      "NaN",
+      '{"a":NaN}',
+      '{"a":Infinity}',
+      '{"a":1e400}',
+    ]);
+    const type = rng.pick([
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=boundary",
+      "application/json; charset=latin1",
+      "",
+      "application/xml",
+      "application/json",
+      "*/*",
+    ]);
+    return {
+      kind: "content-type",
+      method: "POST",
+      path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts", `/v1/trails/${UUID_LIKE}/outcomes`]),
+      body,
+      headers: type ? { "content-type": type, ...agent } : agent,
+    };
   }
   if (r < 0.87) {
     const levels = rng.pick([100, 1000, 10_000]);
-    return { kind: "deep-nesting", method: "POST", path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts", `/v1/trails/${UUID_LIKE}/outcomes`, "/mcp"]), body: deepNesting(levels, rng.pick(["array", "object"])), headers: { "content-type": "application/json" } };
+    return {
+      kind: "deep-nesting",
+      method: "POST",
+      path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts", `/v1/trails/${UUID_LIKE}/outcomes`, "/mcp"]),
+      body: deepNesting(levels, rng.pick(["array", "object"])),
+      headers: { "content-type": "application/json" },
+    };
   }
   if (r < 0.9) {
     const doc = JSON.stringify(documentFor(c, rng.pick(["trail", "search", "outcome"])));
-    return { kind: "invalid-utf8", method: "POST", path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts"]), body: withInvalidUtf8(rng, doc), headers: { "content-type": "application/json", ...agent } };
+    return {
+      kind: "invalid-utf8",
+      method: "POST",
+      path: rng.pick(["/v1/trails", "/v1/search", "/v1/drafts"]),
+      body: withInvalidUtf8(rng, doc),
+      headers: { "content-type": "application/json", ...agent },
+    };
   }
   if (r < 0.93) {
     // Header abuse: agent ids, duplicated agent, many headers, a large header.
     const headers: Record<string, string> = { "content-type": "application/json" };
     const h = rng.int(0, 4);
-    if (h === 0) headers["x-colony-agent"] = rng.pick(["short", "a".repeat(65), "bad agent id!", "fuzz-agent-01, fuzz-agent-02", "ok-agent-\u00e9\u00e9", "%00%00%00%00%00"]);
+    if (h === 0)
+      headers["x-colony-agent"] = rng.pick([
+        "short",
+        "a".repeat(65),
+        "bad agent id!",
+        "fuzz-agent-01, fuzz-agent-02",
+        "ok-agent-\u00e9\u00e9",
+        "%00%00%00%00%00",
+      ]);
     else if (h === 1) for (let i = 0; i < 200; i++) headers[`x-fuzz-${i}`] = "v".repeat(20);
     else if (h === 2) headers["x-big"] = "b".repeat(rng.pick([4000, 8000, 16_000]));
     else if (h === 3) headers["x-forwarded-for"] = rng.pick(["1.2.3.4", "::1, 10.0.0.1", "x".repeat(500), "'; DROP TABLE kv;--"]);
     else headers["content-type"] = "application/json; boundary=" + "x".repeat(2000);
-    return { kind: "headers", method: rng.pick(["GET", "POST"]), path: rng.pick(["/v1/search", "/v1/stats", "/healthz"]), body: JSON.stringify(validSearch(rng)), headers };
+    return {
+      kind: "headers",
+      method: rng.pick(["GET", "POST"]),
+      path: rng.pick(["/v1/search", "/v1/stats", "/healthz"]),
+      body: JSON.stringify(validSearch(rng)),
+      headers,
+    };
   }
   if (r < 0.96) {
     const size = rng.pick([LIMIT - 1, LIMIT, LIMIT + 1, LIMIT * 4]);
@@ -404,7 +515,14 @@ export function nextCase(c: Ctx): FuzzCase {
       path: rng.pick(["/v1/trails", "/v1/drafts", "/v1/search"]),
       body,
       headers: { "content-type": "application/json", ...agent },
-      expect: (res) => (size > LIMIT ? (res.status === 413 ? null : `${size} B body answered ${res.status}, want 413`) : res.status === 413 ? `${size} B body answered 413` : null),
+      expect: (res) =>
+        size > LIMIT
+          ? res.status === 413
+            ? null
+            : `${size} B body answered ${res.status}, want 413`
+          : res.status === 413
+            ? `${size} B body answered 413`
+            : null,
     };
   }
   return rawCase(c);
@@ -422,38 +540,88 @@ function rawCase(c: Ctx): FuzzCase {
   let check: FuzzCase["expect"];
   switch (r) {
     case 0: // Content-Length that is not a number
-      pieces = [head(["POST /v1/search HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", `Content-Length: ${rng.pick(["abc", "-1", "1e3", "0x10", " 12 ", "99999999999999999999"])}`]), utf8(body)];
+      pieces = [
+        head([
+          "POST /v1/search HTTP/1.1",
+          "Host: x",
+          "Connection: close",
+          "Content-Type: application/json",
+          `Content-Length: ${rng.pick(["abc", "-1", "1e3", "0x10", " 12 ", "99999999999999999999"])}`,
+        ]),
+        utf8(body),
+      ];
       kind = "raw-bad-content-length";
       break;
     case 1: // Content-Length larger than the body, then the client closes
-      pieces = [head(["POST /v1/trails HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", `Content-Length: ${body.length + 100}`]), utf8(body)];
+      pieces = [
+        head([
+          "POST /v1/trails HTTP/1.1",
+          "Host: x",
+          "Connection: close",
+          "Content-Type: application/json",
+          `Content-Length: ${body.length + 100}`,
+        ]),
+        utf8(body),
+      ];
       kind = "raw-short-body";
       break;
-    case 2: { // Two different Content-Length headers
-      pieces = [head(["POST /v1/search HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", `Content-Length: ${body.length}`, "Content-Length: 5"]), utf8(body)];
+    case 2: {
+      // Two different Content-Length headers
+      pieces = [
+        head([
+          "POST /v1/search HTTP/1.1",
+          "Host: x",
+          "Connection: close",
+          "Content-Type: application/json",
+          `Content-Length: ${body.length}`,
+          "Content-Length: 5",
+        ]),
+        utf8(body),
+      ];
       kind = "raw-duplicate-content-length";
       break;
     }
     case 3: // Invalid bytes and encoded NUL in the path
       pieces = [
-        new Uint8Array([...utf8("GET /v1/trails/"), ...rng.pick([[0xff, 0xfe], [0xc0, 0xae], [0x25, 0x30, 0x30], [0x25, 0x46, 0x46]]), ...utf8(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]),
+        new Uint8Array([
+          ...utf8("GET /v1/trails/"),
+          ...rng.pick([
+            [0xff, 0xfe],
+            [0xc0, 0xae],
+            [0x25, 0x30, 0x30],
+            [0x25, 0x46, 0x46],
+          ]),
+          ...utf8(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        ]),
       ];
       kind = "raw-path-bytes";
       break;
-    case 4: { // A trickled body (slow client), under the limit
+    case 4: {
+      // A trickled body (slow client), under the limit
       const bytes = utf8(body);
       const n = rng.int(4, 10);
       const step = Math.ceil(bytes.length / n);
-      pieces = [head(["POST /v1/search HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", `Content-Length: ${bytes.length}`])];
+      pieces = [
+        head([
+          "POST /v1/search HTTP/1.1",
+          "Host: x",
+          "Connection: close",
+          "Content-Type: application/json",
+          `Content-Length: ${bytes.length}`,
+        ]),
+      ];
       for (let i = 0; i < bytes.length; i += step) pieces.push(bytes.subarray(i, i + step));
       delayMs = rng.int(50, 200);
       kind = "raw-slow-body";
       check = (res) => (res.status === 200 ? null : `slow body answered ${res.status}`);
       break;
     }
-    case 5: { // A chunked body over the limit, without Content-Length
+    case 5: {
+      // A chunked body over the limit, without Content-Length
       const chunk = "x".repeat(16 * 1024);
-      const chunks: Uint8Array[] = [head(["POST /v1/trails HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", "Transfer-Encoding: chunked"])];
+      const chunks: Uint8Array[] = [
+        head(["POST /v1/trails HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", "Transfer-Encoding: chunked"]),
+      ];
       for (let i = 0; i < 5; i++) chunks.push(utf8(`${chunk.length.toString(16)}\r\n${chunk}\r\n`));
       chunks.push(utf8("0\r\n\r\n"));
       pieces = chunks;
@@ -461,21 +629,46 @@ function rawCase(c: Ctx): FuzzCase {
       check = (res) => (res.status === 413 ? null : `chunked 80 KB body answered ${res.status}, want 413`);
       break;
     }
-    case 6: { // Duplicate X-Colony-Agent
-      pieces = [head(["POST /v1/search HTTP/1.1", "Host: x", "Connection: close", "Content-Type: application/json", "X-Colony-Agent: fuzz-agent-01", "X-Colony-Agent: fuzz-agent-02", `Content-Length: ${body.length}`]), utf8(body)];
+    case 6: {
+      // Duplicate X-Colony-Agent
+      pieces = [
+        head([
+          "POST /v1/search HTTP/1.1",
+          "Host: x",
+          "Connection: close",
+          "Content-Type: application/json",
+          "X-Colony-Agent: fuzz-agent-01",
+          "X-Colony-Agent: fuzz-agent-02",
+          `Content-Length: ${body.length}`,
+        ]),
+        utf8(body),
+      ];
       kind = "raw-duplicate-agent";
       check = (res) => (res.status < 500 ? null : `duplicate agent answered ${res.status}`);
       break;
     }
     case 7: // A huge header block
-      pieces = [head(["GET /v1/stats HTTP/1.1", "Host: x", "Connection: close", `X-Huge: ${"h".repeat(rng.pick([20_000, 70_000, 200_000]))}`])];
+      pieces = [
+        head(["GET /v1/stats HTTP/1.1", "Host: x", "Connection: close", `X-Huge: ${"h".repeat(rng.pick([20_000, 70_000, 200_000]))}`]),
+      ];
       kind = "raw-huge-header";
       break;
     case 8: // Garbage request lines
-      pieces = [utf8(rng.pick(["GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\nConnection: close\r\n\r\n", "\u0000\u0001\u0002\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nBad Header Line\r\n\r\n"]))];
+      pieces = [
+        utf8(
+          rng.pick([
+            "GARBAGE\r\n\r\n",
+            "GET\r\n\r\n",
+            "GET / HTTP/9.9\r\nConnection: close\r\n\r\n",
+            "\u0000\u0001\u0002\r\n\r\n",
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nBad Header Line\r\n\r\n",
+          ]),
+        ),
+      ];
       kind = "raw-garbage";
       break;
-    default: { // A request line with NUL and CRLF injection in the query
+    default: {
+      // A request line with NUL and CRLF injection in the query
       pieces = [utf8(`GET /v1/feed?category=%00%0d%0aX:1&limit=${"9".repeat(400)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)];
       kind = "raw-query";
     }
@@ -595,7 +788,8 @@ export function errorShapeProblem(text: string): string | null {
   if (e.details !== undefined) {
     if (!Array.isArray(e.details)) return "details is not an array";
     for (const d of e.details) {
-      if (d === null || typeof d !== "object" || typeof d.path !== "string" || typeof d.message !== "string") return "a detail is not {path, message}";
+      if (d === null || typeof d !== "object" || typeof d.path !== "string" || typeof d.message !== "string")
+        return "a detail is not {path, message}";
       if (d.path !== "" && !d.path.startsWith("/")) return `detail path ${d.path} is not a JSON pointer`;
     }
   }
@@ -653,7 +847,18 @@ export async function runFuzz(colony: ColonyProcess, opts: FuzzOptions): Promise
       if (report.requests % 10_000 === 0) opts.log?.(`${issued} requests, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       if (!res) {
         // A raw request the server may legitimately drop (garbage, a body that never came).
-        if (!c.raw || !["raw-short-body", "raw-garbage", "raw-huge-header", "raw-path-bytes", "raw-bad-content-length", "raw-duplicate-content-length", "raw-method"].includes(c.kind)) {
+        if (
+          !c.raw ||
+          ![
+            "raw-short-body",
+            "raw-garbage",
+            "raw-huge-header",
+            "raw-path-bytes",
+            "raw-bad-content-length",
+            "raw-duplicate-content-length",
+            "raw-method",
+          ].includes(c.kind)
+        ) {
           note(report.transportFailures, c, "no response");
         }
         continue;
@@ -671,7 +876,8 @@ export async function runFuzz(colony: ColonyProcess, opts: FuzzOptions): Promise
       for (const h of RATE_HEADERS) if (!res.headers.has(h)) note(report.missingRateLimit, c, `${res.status} without ${h}`);
       if (res.status >= 400 && c.method !== "HEAD") {
         const problem = errorShapeProblem(res.text);
-        if (problem && !(c.path.startsWith("/mcp") && isJsonRpc(res.text))) note(report.badShapes, c, `${res.status} ${problem}: ${res.text.slice(0, 200)}`);
+        if (problem && !(c.path.startsWith("/mcp") && isJsonRpc(res.text)))
+          note(report.badShapes, c, `${res.status} ${problem}: ${res.text.slice(0, 200)}`);
       }
       const failed = c.expect?.(res);
       if (failed) note(report.failedExpectations, c, failed);

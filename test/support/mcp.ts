@@ -38,7 +38,12 @@ export interface StdioClient {
 }
 
 /** Spawns an MCP server (command + args) and connects over its stdin/stdout. */
-export async function connectStdio(command: string, args: string[], env: Record<string, string>, opts: ClientOptions = {}): Promise<StdioClient> {
+export async function connectStdio(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  opts: ClientOptions = {},
+): Promise<StdioClient> {
   const client = newClient(opts);
   const transport = new StdioClientTransport({ command, args, env, stderr: "pipe", cwd: env.MCP_TEST_CWD ?? REPO_DIR });
   let err = "";

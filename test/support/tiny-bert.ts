@@ -43,7 +43,6 @@ export interface TinyBertWeights {
   sentenceEmbeddingDim?: number;
 }
 
-
 function randomArray(n: number, rand: () => number, scale: number): Float32Array {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = (rand() * 2 - 1) * scale;
@@ -132,7 +131,9 @@ export function tinyBertModel(opts: TinyBertOptions = {}): { bytes: Uint8Array; 
     { op: "Tanh", inputs: ["pre_act"], outputs: [opts.float16Output ? "hidden_f32" : hiddenName] },
   );
   if (opts.float16Output) nodes.push({ op: "Cast", inputs: ["hidden_f32"], outputs: [hiddenName], attrs: { to: 10 } });
-  const outputs: ValueSpec[] = [{ name: hiddenName, dtype: opts.float16Output ? "float16" : "float32", shape: ["batch", "seq", opts.symbolicHiddenDim ? "hidden" : H] }];
+  const outputs: ValueSpec[] = [
+    { name: hiddenName, dtype: opts.float16Output ? "float16" : "float32", shape: ["batch", "seq", opts.symbolicHiddenDim ? "hidden" : H] },
+  ];
   if (w.P && w.sentenceEmbeddingDim) {
     inits.push(tensor.float32("P", [H, w.sentenceEmbeddingDim], w.P));
     nodes.push(
@@ -188,7 +189,8 @@ function l2normalize(v: Float64Array): Float64Array {
 export function referenceEmbedding(w: TinyBertWeights, ids: number[], pooling: "mean" | "cls" | "max" = "mean"): Float64Array {
   const hs = referenceHiddenStates(w, ids);
   if (pooling === "cls") return l2normalize(hs[0]!.slice());
-  if (pooling === "max") return l2normalize(hs.reduce((m, h) => m.map((x, j) => Math.max(x, h[j]!)), new Float64Array(w.hidden).fill(-Infinity)));
+  if (pooling === "max")
+    return l2normalize(hs.reduce((m, h) => m.map((x, j) => Math.max(x, h[j]!)), new Float64Array(w.hidden).fill(-Infinity)));
   const mean = new Float64Array(w.hidden);
   for (const h of hs) for (let j = 0; j < w.hidden; j++) mean[j]! += h[j]! / hs.length;
   if (w.P && w.sentenceEmbeddingDim) {
@@ -206,7 +208,10 @@ export function referenceEmbedding(w: TinyBertWeights, ids: number[], pooling: "
  */
 export function writeTinyBertDir(
   dir: string,
-  opts: TinyBertOptions & { modelPath?: string; tokenizerFiles?: ("vocab.txt" | "tokenizer.json" | "tokenizer_config.json" | "config.json")[] } = {},
+  opts: TinyBertOptions & {
+    modelPath?: string;
+    tokenizerFiles?: ("vocab.txt" | "tokenizer.json" | "tokenizer_config.json" | "config.json")[];
+  } = {},
 ): TinyBertWeights {
   const { bytes, weights } = tinyBertModel(opts);
   const modelFile = join(dir, opts.modelPath ?? "model.onnx");

@@ -1,7 +1,9 @@
 // Sample trails for tests: realistic, and easy to vary.
 import type { Trail } from "../../src/core/trail";
 
-export function sampleTrail(overrides: { error?: string; commands?: string[]; os?: Trail["environment"]["os"]; runtimeVersion?: string; tag?: string } = {}): Trail {
+export function sampleTrail(
+  overrides: { error?: string; commands?: string[]; os?: Trail["environment"]["os"]; runtimeVersion?: string; tag?: string } = {},
+): Trail {
   return {
     protocol_version: "1.0",
     problem: {

@@ -112,7 +112,17 @@ function walk(dir: string, accept: (p: string) => boolean, out: string[] = []): 
 
 // Rust's rendered docs: the books, the error index and std; not core/alloc (duplicates of std),
 // sources or the unstable book (mostly feature-gate stubs).
-const RUST_KEEP = ["/book/", "/reference/", "/error-index.html", "/rust-by-example/", "/nomicon/", "/edition-guide/", "/rustc/", "/embedded-book/", "/std/"];
+const RUST_KEEP = [
+  "/book/",
+  "/reference/",
+  "/error-index.html",
+  "/rust-by-example/",
+  "/nomicon/",
+  "/edition-guide/",
+  "/rustc/",
+  "/embedded-book/",
+  "/std/",
+];
 
 function docSources(): Source[] {
   const pkgSource = (pkg: string, pick: (p: string) => Kind | null): Source => ({
@@ -248,7 +258,9 @@ function main(): void {
       }
     }
     stats.push({ id: src.id, origin: src.origin, files: src.files.length, lines: nLines, tokens: nTokens });
-    console.error(`${src.id}: ${src.files.length} files, ${nLines} lines, ${nTokens} tokens (${((performance.now() - t0) / 1000).toFixed(1)}s)`);
+    console.error(
+      `${src.id}: ${src.files.length} files, ${nLines} lines, ${nTokens} tokens (${((performance.now() - t0) / 1000).toFixed(1)}s)`,
+    );
   }
   const rand = rng(20261121);
   for (let i = lines.length - 1; i > 0; i--) {

@@ -44,7 +44,9 @@ if (import.meta.main) {
   const dir = process.argv[2];
   if (!dir) throw new Error("usage: check.ts MODEL_DIR [--no-write]");
   const result = await checkModel(dir);
-  console.log(`internal check (${result.pairs} hand-written pairs): recall@1 ${result.recall_at_1}, recall@3 ${result.recall_at_3}, MRR ${result.mrr}`);
+  console.log(
+    `internal check (${result.pairs} hand-written pairs): recall@1 ${result.recall_at_1}, recall@3 ${result.recall_at_3}, MRR ${result.mrr}`,
+  );
   if (!process.argv.includes("--no-write")) {
     const path = join(dir, "manifest.json");
     const manifest = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;

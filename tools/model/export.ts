@@ -58,7 +58,9 @@ function main(): void {
   for (let b = 0; b < bucket; b++) if (typeFreq[b]! > 0) candidates.push(b);
   candidates.sort((x, y) => typeFreq[y]! - typeFreq[x]! || x - y);
   const kept = candidates.slice(0, EXPORT.ngrams);
-  console.error(`n-grams: ${candidates.length} used buckets, keeping ${kept.length} (shared by ≥ ${typeFreq[kept[kept.length - 1]!]} words)`);
+  console.error(
+    `n-grams: ${candidates.length} used buckets, keeping ${kept.length} (shared by ≥ ${typeFreq[kept[kept.length - 1]!]} words)`,
+  );
 
   // Float table: row 0 = empty text, then word vectors (fastText's getWordVector: the mean of
   // the word's row and its n-gram rows), then the raw n-gram rows.
@@ -136,7 +138,11 @@ function checkAgainstVec(path: string, words: string[], table: Float32Array, dim
     const sp = line.indexOf(" ");
     const w = line.slice(0, sp);
     if (!want.has(w)) continue;
-    const vals = line.slice(sp + 1).trim().split(" ").map(Number);
+    const vals = line
+      .slice(sp + 1)
+      .trim()
+      .split(" ")
+      .map(Number);
     const k = words.indexOf(w) + 1;
     for (let d = 0; d < dim; d++) {
       if (Math.abs(vals[d]! - table[k * dim + d]!) > 1e-3) throw new Error(`word vector of "${w}" differs from ft.vec at ${d}`);
@@ -266,9 +272,16 @@ function writeManifest(
     : [];
   const sources = corpus.sources.map((s) => {
     const base = { id: s.id, files: s.files, lines: s.lines, tokens: s.tokens };
-    if (s.id === "node_modules") return { ...base, origin: "npm packages of package-lock.json", package_lock_sha256: corpus.package_lock_sha256 ?? sha256(lock) };
-    if (s.id === "python-site-packages") return { ...base, origin: "the machine image's pyenv Python 3.11.7 site-packages", packages: sitePkgs };
-    if (s.id === "python-stdlib") return { ...base, origin: "/usr/lib/python3.11", packages: [{ name: "libpython3.11-stdlib", version: versions.get("libpython3.11-stdlib") }] };
+    if (s.id === "node_modules")
+      return { ...base, origin: "npm packages of package-lock.json", package_lock_sha256: corpus.package_lock_sha256 ?? sha256(lock) };
+    if (s.id === "python-site-packages")
+      return { ...base, origin: "the machine image's pyenv Python 3.11.7 site-packages", packages: sitePkgs };
+    if (s.id === "python-stdlib")
+      return {
+        ...base,
+        origin: "/usr/lib/python3.11",
+        packages: [{ name: "libpython3.11-stdlib", version: versions.get("libpython3.11-stdlib") }],
+      };
     if (s.id === "python-dist-packages") return { ...base, origin: "/usr/lib/python3/dist-packages (Debian python3-* packages)" };
     if (s.id === "errno") return { ...base, origin: "Python errno.errorcode and os.strerror (glibc messages)" };
     return { ...base, packages: s.origin.map((name) => ({ name, version: versions.get(name) ?? null })) };

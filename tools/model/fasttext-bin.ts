@@ -56,8 +56,19 @@ export class FastTextBin {
     const t = head.readDoubleLE(o);
     o += 8;
     this.args = {
-      dim: a[0]!, ws: a[1]!, epoch: a[2]!, minCount: a[3]!, neg: a[4]!, wordNgrams: a[5]!, loss: a[6]!,
-      model: a[7]!, bucket: a[8]!, minn: a[9]!, maxn: a[10]!, lrUpdateRate: a[11]!, t,
+      dim: a[0]!,
+      ws: a[1]!,
+      epoch: a[2]!,
+      minCount: a[3]!,
+      neg: a[4]!,
+      wordNgrams: a[5]!,
+      loss: a[6]!,
+      model: a[7]!,
+      bucket: a[8]!,
+      minn: a[9]!,
+      maxn: a[10]!,
+      lrUpdateRate: a[11]!,
+      t,
     };
     const size = i32();
     i32(); // nwords

@@ -2,8 +2,22 @@
 // Each turns a document into paragraphs of plain text. All are single linear scans.
 
 const ENTITIES: Record<string, string> = {
-  lt: "<", gt: ">", amp: "&", quot: '"', apos: "'", nbsp: " ", ndash: "-", mdash: "-",
-  hellip: "...", rsquo: "'", lsquo: "'", rdquo: '"', ldquo: '"', times: "x", larr: " ", rarr: " ",
+  lt: "<",
+  gt: ">",
+  amp: "&",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  ndash: "-",
+  mdash: "-",
+  hellip: "...",
+  rsquo: "'",
+  lsquo: "'",
+  rdquo: '"',
+  ldquo: '"',
+  times: "x",
+  larr: " ",
+  rarr: " ",
 };
 
 function decodeEntity(name: string): string {
@@ -19,9 +33,39 @@ function decodeEntity(name: string): string {
 }
 
 const BLOCK_TAGS = new Set([
-  "p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "tr", "br", "dt", "dd",
-  "dl", "table", "section", "td", "th", "blockquote", "article", "header", "footer", "summary",
-  "details", "hr", "caption", "figure", "main", "aside", "title",
+  "p",
+  "div",
+  "li",
+  "ul",
+  "ol",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "pre",
+  "tr",
+  "br",
+  "dt",
+  "dd",
+  "dl",
+  "table",
+  "section",
+  "td",
+  "th",
+  "blockquote",
+  "article",
+  "header",
+  "footer",
+  "summary",
+  "details",
+  "hr",
+  "caption",
+  "figure",
+  "main",
+  "aside",
+  "title",
 ]);
 const SKIP_TAGS = new Set(["script", "style", "nav", "head", "noscript", "svg", "button"]);
 
@@ -121,13 +165,83 @@ export function podToParagraphs(text: string): string[] {
 
 // roff macros whose arguments are running text (man and mdoc).
 const ROFF_TEXT_MACROS = new Set([
-  "B", "I", "BI", "IB", "BR", "RB", "IR", "RI", "SM", "SB", "SH", "SS", "TP", "IP", "HP", "UR", "MT",
-  "Nm", "Nd", "Fl", "Ar", "Op", "Xr", "Cm", "Em", "Dq", "Sq", "Ql", "Pa", "Ev", "Er", "Fn", "Fa",
-  "Ft", "Va", "Dv", "Li", "Sy", "It", "Sh", "Ss", "Ic", "Ad", "Aq", "Bq", "Pq", "Qq", "St", "Tn",
+  "B",
+  "I",
+  "BI",
+  "IB",
+  "BR",
+  "RB",
+  "IR",
+  "RI",
+  "SM",
+  "SB",
+  "SH",
+  "SS",
+  "TP",
+  "IP",
+  "HP",
+  "UR",
+  "MT",
+  "Nm",
+  "Nd",
+  "Fl",
+  "Ar",
+  "Op",
+  "Xr",
+  "Cm",
+  "Em",
+  "Dq",
+  "Sq",
+  "Ql",
+  "Pa",
+  "Ev",
+  "Er",
+  "Fn",
+  "Fa",
+  "Ft",
+  "Va",
+  "Dv",
+  "Li",
+  "Sy",
+  "It",
+  "Sh",
+  "Ss",
+  "Ic",
+  "Ad",
+  "Aq",
+  "Bq",
+  "Pq",
+  "Qq",
+  "St",
+  "Tn",
 ]);
 const ROFF_BREAK_MACROS = new Set([
-  "PP", "LP", "P", "SH", "SS", "TP", "IP", "HP", "sp", "br", "Sh", "Ss", "Pp", "Bl", "It", "El",
-  "Bd", "Ed", "nf", "fi", "EX", "EE", "RS", "RE", "TS", "TE",
+  "PP",
+  "LP",
+  "P",
+  "SH",
+  "SS",
+  "TP",
+  "IP",
+  "HP",
+  "sp",
+  "br",
+  "Sh",
+  "Ss",
+  "Pp",
+  "Bl",
+  "It",
+  "El",
+  "Bd",
+  "Ed",
+  "nf",
+  "fi",
+  "EX",
+  "EE",
+  "RS",
+  "RE",
+  "TS",
+  "TE",
 ]);
 
 /** Removes roff escapes (\fB, \-, \(em, \[...], \*(xx, \s-1, ...) from a text line. */
@@ -160,7 +274,14 @@ export function stripRoffEscapes(line: string): string {
       case "(": {
         const name = line.slice(i, i + 2);
         i += 2;
-        out += name === "aq" || name === "cq" ? "'" : name === "dq" || name === "lq" || name === "rq" ? '"' : name === "hy" || name === "mi" ? "-" : " ";
+        out +=
+          name === "aq" || name === "cq"
+            ? "'"
+            : name === "dq" || name === "lq" || name === "rq"
+              ? '"'
+              : name === "hy" || name === "mi"
+                ? "-"
+                : " ";
         break;
       }
       case "[": {
@@ -211,7 +332,9 @@ export function roffToParagraphs(src: string): string[] {
       const name = sp < 0 ? body : body.slice(0, sp);
       if (ROFF_BREAK_MACROS.has(name)) brk();
       if (ROFF_TEXT_MACROS.has(name) && sp >= 0) {
-        const args = stripRoffEscapes(body.slice(sp + 1)).replace(/"/g, " ").trim();
+        const args = stripRoffEscapes(body.slice(sp + 1))
+          .replace(/"/g, " ")
+          .trim();
         if (args) cur.push(args);
       }
       if (name === "SH" || name === "SS" || name === "Sh") brk();

@@ -15,13 +15,7 @@ async function run(spec: ModelSpec, feeds: Feeds): Promise<Record<string, Instan
   }
 }
 
-function graph(
-  nodes: NodeSpec[],
-  inputs: ValueSpec[],
-  outputs: ValueSpec[],
-  initializers: TensorInit[] = [],
-  opset?: number,
-): ModelSpec {
+function graph(nodes: NodeSpec[], inputs: ValueSpec[], outputs: ValueSpec[], initializers: TensorInit[] = [], opset?: number): ModelSpec {
   return { graph: { name: "test", nodes, initializers, inputs, outputs }, opset };
 }
 
@@ -209,7 +203,10 @@ describe("encodeModel runs in onnxruntime", () => {
       ),
       { x: f32([2, 3], x) },
     );
-    expectClose(out.leaky!.data as Float32Array, x.map((v) => (v < 0 ? 0.25 * v : v)));
+    expectClose(
+      out.leaky!.data as Float32Array,
+      x.map((v) => (v < 0 ? 0.25 * v : v)),
+    );
     expectClose(out.xt!.data as Float32Array, [x[0]!, x[3]!, x[1]!, x[4]!, x[2]!, x[5]!]);
     expectClose(out.fl!.data as Float32Array, [1.5, -2.25]);
     expectClose(out.t!.data as Float32Array, [1, 2, 3, 4]);
@@ -290,9 +287,7 @@ describe("encodeModel wire format", () => {
     expect(text(top.find((f) => f.field === 2)!.value)).toBe("colony-test");
     const opset = readFields(top.find((f) => f.field === 8)!.value as Uint8Array);
     expect(opset).toEqual([{ field: 2, wire: 0, value: 18n }]);
-    const meta = top
-      .filter((f) => f.field === 14)
-      .map((f) => readFields(f.value as Uint8Array).map((g) => text(g.value)));
+    const meta = top.filter((f) => f.field === 14).map((f) => readFields(f.value as Uint8Array).map((g) => text(g.value)));
     expect(meta).toEqual([
       ["vocab", "bert-base-uncased"],
       ["dim", "8"],

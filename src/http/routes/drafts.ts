@@ -7,14 +7,22 @@ export function draftRoutes(service: ColonyService) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
       .post("/v1/drafts", ({ body, request }) => {
-        const draft = meteredCall(request, (a) => service.drafts.quotaState(a), (client) => service.drafts.create(body, client));
+        const draft = meteredCall(
+          request,
+          (a) => service.drafts.quotaState(a),
+          (client) => service.drafts.create(body, client),
+        );
         return jsonResponse(201, draft, { "Cache-Control": "no-store" });
       })
       .get("/v1/drafts/:id", ({ params }) => jsonResponse(200, service.drafts.get(params.id), { "Cache-Control": "no-store" }))
       .post("/v1/drafts/:id/publish", ({ params, request }) =>
         jsonResponse(
           202,
-          meteredCall(request, (a) => service.trails.publishQuotaState(a), (client) => service.drafts.publish(params.id, client)),
+          meteredCall(
+            request,
+            (a) => service.trails.publishQuotaState(a),
+            (client) => service.drafts.publish(params.id, client),
+          ),
         ),
       )
       .post("/v1/drafts/:id/discard", ({ params }) => jsonResponse(200, service.drafts.discard(params.id)));

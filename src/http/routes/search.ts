@@ -5,7 +5,5 @@ import { jsonResponse } from "../errors";
 
 export function searchRoutes(service: ColonyService) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
-    app.post("/v1/search", async ({ body, request }) =>
-      jsonResponse(200, await service.search.search(body, contextOf(request).client)),
-    );
+    app.post("/v1/search", async ({ body, request }) => jsonResponse(200, await service.search.search(body, contextOf(request).client)));
 }

@@ -11,7 +11,11 @@ export function trailRoutes(service: ColonyService) {
       .post("/v1/trails", ({ request, body }) =>
         jsonResponse(
           202,
-          meteredCall(request, (a) => service.trails.publishQuotaState(a), (client) => service.trails.publish(body, client)),
+          meteredCall(
+            request,
+            (a) => service.trails.publishQuotaState(a),
+            (client) => service.trails.publish(body, client),
+          ),
         ),
       )
       .get("/v1/trails/:id", ({ params }) => jsonResponse(200, service.trails.status(params.id)))

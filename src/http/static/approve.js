@@ -4,7 +4,6 @@
 //
 // Trail content is written by agents and is hostile: every string is rendered with textContent
 // into elements made by createElement. Nothing is parsed as HTML, nothing becomes a link.
-"use strict";
 
 (() => {
   const POLL_MS = 500;
@@ -34,8 +33,10 @@
 
   // Characters a reader cannot see but that change what a text means or how it is laid out:
   // bidi controls (Trojan Source), zero-width characters, tag characters, C0/C1 controls.
-  const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
-  const SPECIAL = /<redacted:[a-z0-9_]{1,40}>|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+  const INVISIBLE =
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+  const SPECIAL =
+    /<redacted:[a-z0-9_]{1,40}>|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
   let invisibleCount = 0;
 
   /**
@@ -132,8 +133,7 @@
 
   const draftPath = (id, action) => `v1/drafts/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
   const errorCode = (r) => (r.body && r.body.error && typeof r.body.error.code === "string" ? r.body.error.code : "");
-  const errorText = (r) =>
-    r.body && r.body.error && typeof r.body.error.message === "string" ? r.body.error.message : `HTTP ${r.status}`;
+  const errorText = (r) => (r.body && r.body.error && typeof r.body.error.message === "string" ? r.body.error.message : `HTTP ${r.status}`);
 
   // --- Views ------------------------------------------------------------------------------------
 
@@ -152,7 +152,9 @@
       message(
         "error",
         "This link has no draft in it",
-        p("An approval link ends with # and the draft id, for example …/approve.html#3kTq…. Copy the whole link the agent gave you, including everything after the #."),
+        p(
+          "An approval link ends with # and the draft id, for example …/approve.html#3kTq…. Copy the whole link the agent gave you, including everything after the #.",
+        ),
       ),
     );
   }
@@ -173,7 +175,9 @@
       message(
         "error",
         "This draft is unknown or has expired",
-        p("Drafts are kept for 30 minutes and then deleted, unpublished. Nothing was published from this link. Ask the agent to create a new draft if you still want to share the trail."),
+        p(
+          "Drafts are kept for 30 minutes and then deleted, unpublished. Nothing was published from this link. Ask the agent to create a new draft if you still want to share the trail.",
+        ),
       ),
     );
   }
@@ -219,18 +223,12 @@
   // --- The pending draft ------------------------------------------------------------------------
 
   const LEVEL_RANK = { low: 0, medium: 1, high: 2 };
-  const levelOf = (flags) =>
-    flags.reduce((acc, f) => ((LEVEL_RANK[f.level] ?? 0) > (LEVEL_RANK[acc] ?? 0) ? f.level : acc), "low");
+  const levelOf = (flags) => flags.reduce((acc, f) => ((LEVEL_RANK[f.level] ?? 0) > (LEVEL_RANK[acc] ?? 0) ? f.level : acc), "low");
 
   function flagList(flags, withCommand) {
     const list = el("ul", "flags");
     for (const f of flags) {
-      const where =
-        withCommand && Number.isInteger(f.command_index)
-          ? `Command ${f.command_index + 1}: `
-          : withCommand
-            ? "Patch: "
-            : "";
+      const where = withCommand && Number.isInteger(f.command_index) ? `Command ${f.command_index + 1}: ` : withCommand ? "Patch: " : "";
       list.append(
         el(
           "li",
@@ -255,14 +253,20 @@
         "danger",
         "High risk: read every flagged command before publishing",
         p("Agents that find this trail may run these commands. They can do serious damage if they are wrong or malicious."),
-        flagList(flags.filter((f) => f.level !== "low"), true),
+        flagList(
+          flags.filter((f) => f.level !== "low"),
+          true,
+        ),
       );
     }
     if (risk.level === "medium") {
       return message(
         "warning",
         "Medium risk: some commands need care",
-        flagList(flags.filter((f) => f.level !== "low"), true),
+        flagList(
+          flags.filter((f) => f.level !== "low"),
+          true,
+        ),
       );
     }
     return null;
@@ -299,20 +303,21 @@
   }
 
   function problemSection(pr) {
-    const deadEnds = Array.isArray(pr.dead_ends) && pr.dead_ends.length > 0
-      ? el(
-          "div",
-          "field",
-          el("h3", "", "Dead ends (tried, did not work)"),
-          el(
-            "ul",
-            "dead-ends",
-            ...pr.dead_ends.map((d) =>
-              el("li", "", text(d.attempt, "span", "attempt"), d.result ? el("span", "result", " → ", text(d.result)) : null),
+    const deadEnds =
+      Array.isArray(pr.dead_ends) && pr.dead_ends.length > 0
+        ? el(
+            "div",
+            "field",
+            el("h3", "", "Dead ends (tried, did not work)"),
+            el(
+              "ul",
+              "dead-ends",
+              ...pr.dead_ends.map((d) =>
+                el("li", "", text(d.attempt, "span", "attempt"), d.result ? el("span", "result", " → ", text(d.result)) : null),
+              ),
             ),
-          ),
-        )
-      : null;
+          )
+        : null;
     return section(
       "Problem",
       el("div", "field", el("h3", "", "Error"), text(pr.error, "pre", "code error-line")),
@@ -373,9 +378,10 @@
 
   function environmentSection(env, agent, effort, tags) {
     const rt = env.runtime || {};
-    const packages = Array.isArray(env.packages) && env.packages.length > 0
-      ? el("ul", "packages", ...env.packages.map((pk) => el("li", "mono", text(pk.version ? `${pk.name} ${pk.version}` : pk.name))))
-      : null;
+    const packages =
+      Array.isArray(env.packages) && env.packages.length > 0
+        ? el("ul", "packages", ...env.packages.map((pk) => el("li", "mono", text(pk.version ? `${pk.name} ${pk.version}` : pk.name))))
+        : null;
     const effortRows = effort
       ? [
           ["Tokens spent", effort.tokens_spent !== undefined ? String(effort.tokens_spent) : undefined],
@@ -425,15 +431,18 @@
       solutionSection(trail.solution || {}, flags),
       environmentSection(trail.environment || {}, trail.agent_info, trail.effort, trail.tags),
     ];
-    const invisibleNote = invisibleCount > 0
-      ? message("warning", "This trail contains invisible characters", p(`${invisibleCount} invisible or control characters are shown as ⟨U+…⟩ marks. Text like this can make a command look different from what runs.`))
-      : null;
+    const invisibleNote =
+      invisibleCount > 0
+        ? message(
+            "warning",
+            "This trail contains invisible characters",
+            p(
+              `${invisibleCount} invisible or control characters are shown as ⟨U+…⟩ marks. Text like this can make a command look different from what runs.`,
+            ),
+          )
+        : null;
 
-    const actions = el(
-      "div",
-      "actions",
-      el("div", "actions-inner", publishBtn, discardBtn, actionStatus),
-    );
+    const actions = el("div", "actions", el("div", "actions-inner", publishBtn, discardBtn, actionStatus));
     const gen = show(riskBanner(risk), invisibleNote, facts, ...body, actions);
     setReviewing(true);
 
@@ -454,7 +463,11 @@
         setBusy(true, "Expired: nothing was published.");
         app.classList.add("expired");
         app.prepend(
-          message("error", "This draft has expired", p("Nothing was published. Ask the agent to create a new draft if you still want to share the trail.")),
+          message(
+            "error",
+            "This draft has expired",
+            p("Nothing was published. Ask the agent to create a new draft if you still want to share the trail."),
+          ),
         );
         window.scrollTo(0, 0);
       }
@@ -472,9 +485,7 @@
         if (!(err instanceof NetworkError)) throw err;
         // The request may have arrived: reload the draft's state rather than sending it again.
         return unreachableView(
-          action === "publish"
-            ? "Your approval may or may not have reached it."
-            : "Your discard may or may not have reached it.",
+          action === "publish" ? "Your approval may or may not have reached it." : "Your discard may or may not have reached it.",
           load,
         );
       }
@@ -515,7 +526,9 @@
     const tid = el("p", "muted", "Trail id: ", el("code", "", String(trailId)));
     const pre = prefix ? p(prefix) : null;
     if (status.status === "indexed") {
-      return show(message("success", "Published: the trail is searchable now", pre, p("Agents that hit this error will find the fix."), tid));
+      return show(
+        message("success", "Published: the trail is searchable now", pre, p("Agents that hit this error will find the fix."), tid),
+      );
     }
     if (status.status === "merged") {
       return show(
@@ -554,9 +567,16 @@
 
   /** Polls the trail until enrichment decides (every 500 ms, up to 60 s), then shows the verdict. */
   async function followTrail(trailId, prefix) {
-    if (typeof trailId !== "string" || trailId === "") return failureView("The colony did not say which trail was published", { status: 0, body: null }, load);
+    if (typeof trailId !== "string" || trailId === "")
+      return failureView("The colony did not say which trail was published", { status: 0, body: null }, load);
     const gen = show(
-      message("neutral", "Published: the colony is checking the trail…", prefix ? p(prefix) : null, p("This usually takes a second."), el("p", "muted", "Trail id: ", el("code", "", trailId))),
+      message(
+        "neutral",
+        "Published: the colony is checking the trail…",
+        prefix ? p(prefix) : null,
+        p("This usually takes a second."),
+        el("p", "muted", "Trail id: ", el("code", "", trailId)),
+      ),
     );
     const started = Date.now();
     for (;;) {
@@ -578,7 +598,11 @@
             "Published: still being checked",
             p("The colony accepted the trail and is still checking it. It finishes in the background; check again in a minute."),
             el("p", "muted", "Trail id: ", el("code", "", trailId)),
-            el("div", "actions-inline", button("Check again", "secondary", () => followTrail(trailId, prefix))),
+            el(
+              "div",
+              "actions-inline",
+              button("Check again", "secondary", () => followTrail(trailId, prefix)),
+            ),
           ),
         );
       }

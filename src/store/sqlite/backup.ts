@@ -77,9 +77,7 @@ export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; 
   try {
     const current = join(opts.dataDir, DATABASE_FILE);
     let previous: string | null = null;
-    const existing = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`].filter((f) =>
-      existsSync(join(opts.dataDir, f)),
-    );
+    const existing = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`].filter((f) => existsSync(join(opts.dataDir, f)));
     if (existing.length > 0) {
       // The WAL moves with its database: applied to the restored file it would corrupt it.
       previous = join(opts.dataDir, `pre-restore-${new Date(opts.now ?? Date.now()).toISOString().replace(/[:.]/g, "-")}`);

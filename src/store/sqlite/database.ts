@@ -48,9 +48,7 @@ export function migrate(db: Database, migrations: Migration[]): number {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   if (current > newest) {
-    throw new Error(
-      `database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`,
-    );
+    throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
   }
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;

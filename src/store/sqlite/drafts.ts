@@ -63,10 +63,7 @@ export class SqliteDraftRepository implements DraftRepository {
   }
 
   markDiscarded(tokenHash: string): boolean {
-    return (
-      this.db.query("UPDATE drafts SET state = 'discarded' WHERE token_hash = ? AND state = 'pending'").run(tokenHash)
-        .changes === 1
-    );
+    return this.db.query("UPDATE drafts SET state = 'discarded' WHERE token_hash = ? AND state = 'pending'").run(tokenHash).changes === 1;
   }
 
   purge(now: number, finishedBefore: number): number {

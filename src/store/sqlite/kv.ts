@@ -8,9 +8,7 @@ export class SqliteKeyValueStore implements KeyValueStore {
 
   constructor(db: Database) {
     this.getStmt = db.query<{ value: string }, [string]>("SELECT value FROM kv WHERE key = ?");
-    this.setStmt = db.query(
-      "INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    );
+    this.setStmt = db.query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     this.delStmt = db.query("DELETE FROM kv WHERE key = ?");
   }
 

@@ -17,9 +17,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
   constructor(private readonly db: Database) {
     this.del = db.query("DELETE FROM lexical WHERE rowid = ?");
     this.ins = db.query("INSERT INTO lexical (rowid, error, body) VALUES (?, ?, ?)");
-    this.termUp = db.query(
-      "INSERT INTO lexical_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1",
-    );
+    this.termUp = db.query("INSERT INTO lexical_terms (term, docs) VALUES (?, 1) ON CONFLICT (term) DO UPDATE SET docs = docs + 1");
     this.termDown = db.query("UPDATE lexical_terms SET docs = docs - 1 WHERE term = ?");
     this.docsBy = db.query("UPDATE counters SET value = value + ? WHERE name = 'lexical_docs'");
     this.totalDocs = db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'lexical_docs'");

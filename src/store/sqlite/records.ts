@@ -23,9 +23,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   recordFailure(trailSeq: number, error: string): void {
-    this.db
-      .query("UPDATE jobs SET attempts = attempts + 1, last_error = ? WHERE trail_seq = ?")
-      .run(error.slice(0, 500), trailSeq);
+    this.db.query("UPDATE jobs SET attempts = attempts + 1, last_error = ? WHERE trail_seq = ?").run(error.slice(0, 500), trailSeq);
   }
 
   remove(trailSeq: number): void {
@@ -82,9 +80,8 @@ export class SqliteMergeCreditLedger implements MergeCreditLedger {
 
   grant(trailSeq: number, agent: string, day: string): boolean {
     return (
-      this.db
-        .query("INSERT INTO merge_credits (trail_seq, agent, day) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-        .run(trailSeq, agent, day).changes === 1
+      this.db.query("INSERT INTO merge_credits (trail_seq, agent, day) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(trailSeq, agent, day)
+        .changes === 1
     );
   }
 }
@@ -122,9 +119,7 @@ export class SqliteEventLog implements EventLog {
 
   recent(limit: number): EventRecord[] {
     return this.db
-      .query<EventRecord, [number]>(
-        "SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?",
-      )
+      .query<EventRecord, [number]>("SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?")
       .all(limit);
   }
 }
@@ -160,9 +155,7 @@ export class SqliteStatsRepository implements StatsRepository {
         "SELECT sum(outcomes) AS o, sum(tokens_saved) AS t FROM stats_hourly WHERE hour >= ?",
       )
       .get(hour)!;
-    const agents = this.db
-      .query<{ n: number }, [number]>("SELECT count(*) AS n FROM agent_activity WHERE at >= ?")
-      .get(at)!.n;
+    const agents = this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM agent_activity WHERE at >= ?").get(at)!.n;
     return { outcomes: totals.o ?? 0, tokensSaved: totals.t ?? 0, agents };
   }
 

@@ -19,7 +19,7 @@ afterEach(() => {
 const open = (dataDir: string) => openDatabase({ dataDir, sqliteVecPath: getLoadablePath() });
 
 function unit(seed: number, dim: number): Float32Array {
-  const v = Float32Array.from({ length: dim }, (_, j) => Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453 % 1);
+  const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
 }
@@ -152,7 +152,14 @@ test("lexical index: ranks the error column above the body, keeps term statistic
 
 test("query terms: rare first, common ones dropped, never fewer than three", async () => {
   const { selectQueryTerms } = await import("../../core/lexical");
-  const df = new Map([["error", 900], ["module", 400], ["yaml", 3], ["pyyaml", 1], ["no", 950], ["named", 120]]);
+  const df = new Map([
+    ["error", 900],
+    ["module", 400],
+    ["yaml", 3],
+    ["pyyaml", 1],
+    ["no", 950],
+    ["named", 120],
+  ]);
   expect(selectQueryTerms(["error", "no", "module", "named", "yaml", "pyyaml", "unknown"], df, 1000)).toEqual(["pyyaml", "yaml", "named"]);
   expect(selectQueryTerms(["error", "no", "module"], df, 1000)).toEqual(["module", "error", "no"]);
   expect(selectQueryTerms(["zzz"], df, 1000)).toEqual([]);

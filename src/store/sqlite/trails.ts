@@ -104,9 +104,7 @@ export class SqliteTrailRepository implements TrailRepository {
 
   bySeqs(seqs: number[]): TrailRecord[] {
     if (seqs.length === 0) return [];
-    const rows = this.db
-      .query<Row, number[]>(`SELECT * FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`)
-      .all(...seqs);
+    const rows = this.db.query<Row, number[]>(`SELECT * FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`).all(...seqs);
     return rows.map(toRecord);
   }
 
@@ -153,15 +151,11 @@ export class SqliteTrailRepository implements TrailRepository {
       if (changes === 1) this.bumpIndexed(1);
     } else if (v.status === "merged") {
       changes = this.db
-        .query(
-          "UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'",
-        )
+        .query("UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
         .run(content, v.mergedInto, v.at, seq).changes;
     } else {
       changes = this.db
-        .query(
-          "UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'",
-        )
+        .query("UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
         .run(content, JSON.stringify(v.reasons), v.at, seq).changes;
     }
     return changes === 1;
@@ -204,9 +198,7 @@ export class SqliteTrailRepository implements TrailRepository {
     }
     args.push(opts.limit);
     return this.db
-      .query<Row, (string | number)[]>(
-        `SELECT * FROM trails WHERE ${where.join(" AND ")} ORDER BY reinforced_at DESC, seq DESC LIMIT ?`,
-      )
+      .query<Row, (string | number)[]>(`SELECT * FROM trails WHERE ${where.join(" AND ")} ORDER BY reinforced_at DESC, seq DESC LIMIT ?`)
       .all(...args)
       .map(toRecord);
   }
