@@ -5,7 +5,7 @@ BUN := node_modules/.bin/bun
 SHARED ?= ../shared
 export ONNXRUNTIME_NODE_INSTALL := skip
 
-.PHONY: run test deps shared browser build bench soak model check format clean
+.PHONY: run test deps shared browser postgres build bench soak model check format clean
 
 node_modules/.installed: package.json package-lock.json .npmrc
 	npm ci --no-audit --no-fund
@@ -25,7 +25,15 @@ run: deps
 browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-test: deps shared browser
+# PostgreSQL tests start their own throwaway server (test/support/postgres.ts) from Debian's
+# postgresql-15, installed here when missing and we may; otherwise they are skipped, said in one line.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; \
+	  else echo "PostgreSQL is not installed and this user cannot install it: the PostgreSQL tests will be skipped"; fi; }
+
+test: deps shared browser postgres
 	bash tools/test.sh
 
 build: deps

@@ -1,0 +1,78 @@
+// The throwaway PostgreSQL server the PostgreSQL tests run against: it starts from a clean
+// machine state, never as root, and hands out separate databases.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { readFileSync } from "node:fs";
+import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
+
+const unavailable = postgresUnavailable();
+if (unavailable) console.warn(`PostgreSQL tests skipped: ${unavailable}`);
+
+describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test("runs as a non-root user and answers on loopback", async () => {
+    const sql = new SQL(server.url, { max: 1 });
+    try {
+      const [{ pid, version }] = await sql`select pg_backend_pid() as pid, current_setting('server_version_num')::int as version`;
+      expect(version).toBeGreaterThanOrEqual(150000);
+      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+      expect(uid).toBeDefined();
+      expect(Number(uid)).not.toBe(0);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test("hands out separate, empty databases", async () => {
+    const a = new SQL(await server.createDatabase(), { max: 1 });
+    const b = new SQL(await server.createDatabase(), { max: 1 });
+    try {
+      await a`create table t (x int)`;
+      await a`insert into t values (1)`;
+      const [{ n }] = await b`select count(*)::int as n from pg_tables where schemaname = 'public'`;
+      expect(n).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe("round-robin test proxy", () => {
+  test("alternates requests between upstreams and appends X-Forwarded-For", async () => {
+    const upstream = (name: string) =>
+      Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (req) => Response.json({ name, xff: req.headers.get("x-forwarded-for") }),
+      });
+    const a = upstream("a");
+    const b = upstream("b");
+    const { startRoundRobinProxy } = await import("./support/round-robin-proxy");
+    const proxy = startRoundRobinProxy([`http://127.0.0.1:${a.port}`, `http://127.0.0.1:${b.port}`]);
+    try {
+      const names: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const body = (await (await fetch(`${proxy.url}/x`, { headers: { "x-forwarded-for": "203.0.113.9" } })).json()) as {
+          name: string;
+          xff: string;
+        };
+        names.push(body.name);
+        expect(body.xff).toBe("203.0.113.9, 127.0.0.1");
+      }
+      expect(names).toEqual(["a", "b", "a", "b"]);
+      expect(proxy.sent).toEqual([2, 2]);
+    } finally {
+      proxy.stop();
+      a.stop(true);
+      b.stop(true);
+    }
+  });
+});

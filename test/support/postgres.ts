@@ -1,0 +1,206 @@
+// A throwaway PostgreSQL server for tests and benchmarks, from Debian's postgresql-15 packages
+// (`make test` installs them when missing and it may). PostgreSQL refuses to run as root, so when
+// the tests run as root the server runs as the `postgres` user (or `nobody`) through setpriv,
+// which execs in place: the PID we hold is the server's own, and stopping it is a plain signal.
+//
+// One initdb per machine makes a template data directory (~1 s); each server copies it (~0.1 s).
+// A server hands out fresh databases, so the test files of one suite can share one server.
+import type { Subprocess } from "bun";
+import { SQL } from "bun";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+
+export interface PostgresServer {
+  /** Connection URL of the server's default database (`postgres`). */
+  readonly url: string;
+  readonly port: number;
+  /** A fresh, empty database on this server; its URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** SIGKILL (a crash) or a fast shutdown; the data directory is deleted. */
+  stop(opts?: { kill?: boolean }): Promise<void>;
+}
+
+interface Toolchain {
+  bin: string;
+  /** The user the server runs as, when the tests run as root. */
+  runAs: { uid: number; gid: number; name: string } | null;
+}
+
+const SEARCH_DIRS = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"];
+
+/** Why PostgreSQL tests cannot run here, or null when they can. */
+export function postgresUnavailable(): string | null {
+  try {
+    toolchain();
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+let cachedToolchain: Toolchain | null = null;
+
+function toolchain(): Toolchain {
+  if (cachedToolchain) return cachedToolchain;
+  const dirs = [process.env.COLONY_TEST_PG_BIN, ...SEARCH_DIRS].filter((d): d is string => !!d);
+  const bin = dirs.find((d) => existsSync(join(d, "postgres")) && existsSync(join(d, "initdb")));
+  if (!bin)
+    throw new Error(`no PostgreSQL server binaries (looked in ${dirs.join(", ")}; install postgresql-15 or set COLONY_TEST_PG_BIN)`);
+  let runAs: Toolchain["runAs"] = null;
+  if (userInfo().uid === 0) {
+    runAs = lookupUser("postgres") ?? lookupUser("nobody");
+    if (!runAs) throw new Error("running as root, and neither a postgres nor a nobody user exists to run the server as");
+    if (!Bun.which("setpriv")) throw new Error("running as root, and setpriv (util-linux) is missing to drop privileges");
+  }
+  cachedToolchain = { bin, runAs };
+  return cachedToolchain;
+}
+
+function lookupUser(name: string): Toolchain["runAs"] {
+  const r = Bun.spawnSync(["id", "-u", name]);
+  const g = Bun.spawnSync(["id", "-g", name]);
+  if (r.exitCode !== 0 || g.exitCode !== 0) return null;
+  return { uid: Number(r.stdout.toString().trim()), gid: Number(g.stdout.toString().trim()), name };
+}
+
+/** The command, run as the server's user when we are root. */
+function asServerUser(tc: Toolchain, argv: string[]): string[] {
+  if (!tc.runAs) return argv;
+  return ["setpriv", `--reuid=${tc.runAs.uid}`, `--regid=${tc.runAs.gid}`, "--clear-groups", "--", ...argv];
+}
+
+function giveToServerUser(tc: Toolchain, path: string): void {
+  if (tc.runAs) chownSync(path, tc.runAs.uid, tc.runAs.gid);
+}
+
+function chownTree(tc: Toolchain, path: string): void {
+  if (!tc.runAs) return;
+  const r = Bun.spawnSync(["chown", "-R", `${tc.runAs.uid}:${tc.runAs.gid}`, path]);
+  if (r.exitCode !== 0) throw new Error(`chown ${path} failed: ${r.stderr.toString()}`);
+}
+
+/** A template data directory, made once per machine and user (initdb takes about a second). */
+function templateDir(tc: Toolchain): string {
+  const version = Bun.spawnSync([join(tc.bin, "postgres"), "--version"])
+    .stdout.toString()
+    .trim()
+    .replace(/\W+/g, "_");
+  const root = join(tmpdir(), `colony-pg-template-${version}-${tc.runAs?.name ?? userInfo().username}`);
+  if (existsSync(join(root, "PG_VERSION"))) return root;
+  const staging = mkdtempSync(join(tmpdir(), "colony-pg-initdb-"));
+  giveToServerUser(tc, staging);
+  const data = join(staging, "data");
+  const init = Bun.spawnSync(
+    asServerUser(tc, [join(tc.bin, "initdb"), "-D", data, "-U", "colony", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]),
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  try {
+    renameSync(data, root); // atomic: a concurrent maker loses the race harmlessly
+  } catch {
+    if (!existsSync(join(root, "PG_VERSION"))) throw new Error(`could not place the PostgreSQL template at ${root}`);
+  }
+  rmSync(staging, { recursive: true, force: true });
+  return root;
+}
+
+async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port!;
+  server.stop(true);
+  return port;
+}
+
+const liveServers = new Set<Subprocess>();
+process.on("exit", () => {
+  for (const p of liveServers) p.kill("SIGKILL");
+});
+
+export interface StartOptions {
+  /** Extra `-c name=value` settings. */
+  settings?: Record<string, string | number>;
+}
+
+/**
+ * Starts a server on a free loopback port. Durability settings are relaxed (fsync off): the tests
+ * kill Colony replicas, never the test server's host, so a crash of PostgreSQL itself is not tested.
+ */
+export async function startPostgres(opts: StartOptions = {}): Promise<PostgresServer> {
+  const tc = toolchain();
+  const template = templateDir(tc);
+  const base = mkdtempSync(join(tmpdir(), "colony-pg-"));
+  const data = join(base, "data");
+  const copy = Bun.spawnSync(["cp", "-a", template, data]);
+  if (copy.exitCode !== 0) throw new Error(`copying the PostgreSQL template failed: ${copy.stderr.toString()}`);
+  const socketDir = join(base, "sock");
+  mkdirSync(socketDir);
+  chownTree(tc, base);
+  const port = await freePort();
+  const settings: Record<string, string | number> = {
+    listen_addresses: "127.0.0.1",
+    port,
+    unix_socket_directories: socketDir,
+    fsync: "off",
+    synchronous_commit: "off",
+    full_page_writes: "off",
+    max_connections: 300,
+    shared_buffers: "128MB",
+    ...opts.settings,
+  };
+  const argv = [join(tc.bin, "postgres"), "-D", data, ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
+  const proc = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
+  liveServers.add(proc);
+  let stderr = "";
+  void (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
+  })();
+  const url = `postgres://colony@127.0.0.1:${port}/postgres`;
+  await waitReady(url, proc, () => stderr);
+  let counter = 0;
+
+  return {
+    url,
+    port,
+    async createDatabase(name = `colony_${process.pid}_${++counter}_${Date.now().toString(36)}`) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+      const admin = new SQL(url, { max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://colony@127.0.0.1:${port}/${name}`;
+    },
+    async stop({ kill = false } = {}) {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill(kill ? "SIGKILL" : "SIGINT"); // SIGINT: PostgreSQL's fast shutdown
+        await proc.exited;
+      }
+      liveServers.delete(proc);
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitReady(url: string, proc: Subprocess, stderr: () => string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  let lastError = "";
+  while (performance.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`PostgreSQL exited during start (${proc.exitCode ?? proc.signalCode}): ${stderr().slice(-2000)}`);
+    }
+    const sql = new SQL(url, { max: 1, connectionTimeout: 2 });
+    try {
+      await sql`select 1`;
+      return;
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    } finally {
+      await sql.close().catch(() => {});
+    }
+    await Bun.sleep(50);
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`PostgreSQL did not accept connections within 30 s: ${lastError}; ${stderr().slice(-2000)}`);
+}
