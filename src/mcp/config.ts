@@ -3,10 +3,25 @@
 // style as src/config.ts.
 import { ConfigError, int, str, type Env } from "../config";
 import { AGENT_ID_PATTERN } from "../http/client";
-import type { ToolConfig } from "./tools";
 
 export type PublishPolicy = "off" | "ask" | "auto";
 const PUBLISH_POLICIES: readonly PublishPolicy[] = ["off", "ask", "auto"];
+
+/** What the tools need to know about their deployment; the three transports each build one. */
+export interface ToolConfig {
+  /** hosted: publishing creates a draft for a person to approve; local: COLONY_PUBLISH decides. */
+  mode: "hosted" | "local";
+  publish: PublishPolicy;
+  minFailedAttempts: number;
+  allowHighRisk: boolean;
+  agentModel: string;
+  /** Fill a missing trail environment from this machine (only true where the agent runs). */
+  detectEnvironment: boolean;
+  /** How long a local publish waits for the verdict, in seconds. */
+  publishWaitS: number;
+  /** Poll interval while waiting for the verdict. */
+  pollIntervalMs?: number;
+}
 
 export interface McpConfig {
   /** The colony the local and standalone servers talk to. */

@@ -4,7 +4,8 @@ import type { ColonyService } from "../service/colony";
 import type { Caller } from "../service/errors";
 import { InProcessColonyClient } from "./colony-client";
 import { handleStatelessPost, methodNotAllowed } from "./stateless";
-import { createToolServer, type ToolConfig } from "./tools";
+import type { ToolConfig } from "./config";
+import { createToolServer } from "./tool-server";
 
 export { methodNotAllowed };
 

@@ -4,8 +4,7 @@
 import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
-import { hostedToolConfig } from "./config";
-import type { ToolConfig } from "./tools";
+import { hostedToolConfig, type ToolConfig } from "./config";
 
 let handler: Promise<typeof import("./hosted-handler")> | null = null;
 const loadHandler = () => (handler ??= import("./hosted-handler"));

@@ -11,7 +11,7 @@ import { VERSION } from "../version";
 import { HttpColonyClient } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
 import { handleStatelessPost, methodNotAllowed } from "./stateless";
-import { createToolServer } from "./tools";
+import { createToolServer } from "./tool-server";
 
 export interface RunningMcpServer {
   url: string;

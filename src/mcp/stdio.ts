@@ -5,7 +5,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Logger } from "../log";
 import { HttpColonyClient } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
-import { createToolServer } from "./tools";
+import { createToolServer } from "./tool-server";
 
 export async function runStdio(cfg: McpConfig, logger: Logger): Promise<void> {
   const client = new HttpColonyClient({ baseUrl: cfg.colonyUrl, agentId: cfg.agentId });

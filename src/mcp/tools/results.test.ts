@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ColonyClientError } from "./colony-client";
-import { describeColonyError } from "./tools";
+import { ColonyClientError } from "../colony-client";
+import { describeColonyError } from "./results";
 
 const say = (status: number, code: string, retryAfter: number | null = null, details: { path: string; message: string }[] = []) =>
   describeColonyError(new ColonyClientError(status, code, "the message", retryAfter, details), "http://colony:8080");

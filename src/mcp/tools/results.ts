@@ -1,0 +1,55 @@
+// What every tool answers with: compact JSON text for the model, and failures phrased so a model
+// can act on them.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type ColonyClient, ColonyClientError } from "../colony-client";
+
+// Compact JSON: tool results land in a model's context, where every token counts.
+export const text = (value: unknown): CallToolResult => ({
+  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+});
+
+export const failure = (message: string, extra?: Record<string, unknown>): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: extra ? JSON.stringify({ error: message, ...extra }) : message }],
+});
+
+/** A message a model can act on, for every way the colony can refuse or fail. */
+export function describeColonyError(err: ColonyClientError, target: string): string {
+  const retry = err.retryAfter !== null ? `retry in ${err.retryAfter} s` : "retry later with backoff";
+  switch (true) {
+    case err.status === 0:
+      return `${err.message}. The colony is unreachable: check COLONY_URL (${target}) and that the colony is running, then retry.`;
+    case err.status === 429:
+      return `rate limited (${err.code}): ${retry}. ${err.message}.`;
+    case err.status === 503 && err.code === "busy":
+      return `the colony is busy (too many trails waiting): ${retry}.`;
+    case err.status === 503:
+      return `the colony is unavailable (${err.code}): ${retry}. ${err.message}.`;
+    case err.status === 404:
+      return `not found: ${err.message}.`;
+    case err.status === 409:
+      return `the draft is already ${err.code}: ${err.message}.`;
+    case err.status === 400 || err.status === 413: {
+      const details = err.details.map((d) => `\n  ${d.path}: ${d.message}`).join("");
+      return `the colony refused the request (${err.code}): ${err.message}.${details}`;
+    }
+    default:
+      return `the colony answered ${err.status} ${err.code}: ${err.message}.`;
+  }
+}
+
+function errorResult(err: unknown, client: ColonyClient): CallToolResult {
+  if (err instanceof ColonyClientError) return failure(describeColonyError(err, client.target));
+  return failure(`colony tool failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** A tool handler whose thrown errors become isError results the model can read. */
+export const guarded =
+  <A>(client: ColonyClient, fn: (args: A) => Promise<CallToolResult>) =>
+  async (args: A): Promise<CallToolResult> => {
+    try {
+      return await fn(args);
+    } catch (err) {
+      return errorResult(err, client);
+    }
+  };

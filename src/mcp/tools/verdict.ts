@@ -1,0 +1,57 @@
+// What the colony decided about a published trail, in words a model can pass on; shared by
+// colony_publish (which waits for it) and colony_publish_status (which asks once).
+import { ColonyClientError, type ColonyClient, type TrailStatus } from "../colony-client";
+import { describeColonyError } from "./results";
+
+export type Verdict = Record<string, unknown>;
+
+/** Polls the trail until the colony decides, or the wait runs out (interface.md §4.14 rule 4). */
+export async function waitForVerdict(client: ColonyClient, trailId: string, waitS: number, intervalMs = 250): Promise<Verdict> {
+  const deadline = Date.now() + waitS * 1000;
+  for (;;) {
+    let status: TrailStatus;
+    try {
+      status = await client.trailStatus(trailId);
+    } catch (err) {
+      const why = err instanceof ColonyClientError ? describeColonyError(err, client.target) : String(err);
+      return { status: "sent", trail_id: trailId, message: `The trail was accepted, but its verdict could not be read: ${why}` };
+    }
+    if (status.status !== "queued" || Date.now() >= deadline) return describeVerdict(trailId, status, waitS);
+    await Bun.sleep(Math.min(intervalMs, Math.max(1, deadline - Date.now())));
+  }
+}
+
+export function describeVerdict(trailId: string, s: TrailStatus, waitS: number): Verdict {
+  switch (s.status) {
+    case "indexed":
+      return {
+        status: "published",
+        trail_id: trailId,
+        strength: s.strength,
+        category: s.category,
+        message: "Published: the trail is indexed and searchable.",
+      };
+    case "merged":
+      return {
+        status: "already_known",
+        trail_id: trailId,
+        merged_into: s.merged_into,
+        message: `Already known: the colony holds the same fix and merged this trail into ${s.merged_into}.`,
+      };
+    case "rejected":
+      return {
+        status: "rejected",
+        trail_id: trailId,
+        reasons: s.reasons ?? [],
+        message: `Rejected by the colony: ${(s.reasons ?? []).join(", ") || "no reason given"}.`,
+      };
+    case "removed":
+      return { status: "removed", trail_id: trailId, message: "The trail was removed by an operator." };
+    default:
+      return {
+        status: "still_queued",
+        trail_id: trailId,
+        message: `Still queued after ${waitS} s; call colony_publish_status with id ${trailId} later for the verdict.`,
+      };
+  }
+}
