@@ -21,12 +21,15 @@ const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
   const caller = { address: "127.0.0.1", agent: "bench-sweep", agentDeclared: true };
-  const published = cases.map((c) => service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` }).body);
+  const published = [];
+  for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);
   await seedTrails(colony, distractorTrails(REPO_DIR, DISTRACTORS, 5), { chunk: 4000 });
-  const expected = published.map((p) => {
-    const s = service.trails.status(p.trail_id) as { status: string; merged_into?: string };
-    return s.status === "merged" ? s.merged_into! : p.trail_id;
-  });
+  const expected = await Promise.all(
+    published.map(async (p) => {
+      const s = (await service.trails.status(p.trail_id)) as { status: string; merged_into?: string };
+      return s.status === "merged" ? s.merged_into! : p.trail_id;
+    }),
+  );
   console.log(`${cases.length} cases + ${DISTRACTORS} distractors; recall@1 / recall@3 of the hybrid`);
   console.log("fusion, vector weight | variant       | paraphrase    | related");
   for (const { fusion, w } of SETTINGS) {

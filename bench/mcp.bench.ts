@@ -53,7 +53,7 @@ try {
   const bases = cases.map(trailFromCase);
   const caller = { address: "10.0.0.1", agent: "bench-seeder-01", agentDeclared: true };
   let t0 = performance.now();
-  for (let i = 0; i < TRAILS; i++) colony.service.trails.publish(synthetic(bases[i % bases.length]!, i), caller);
+  for (let i = 0; i < TRAILS; i++) await colony.service.trails.publish(synthetic(bases[i % bases.length]!, i), caller);
   const publishMs = performance.now() - t0;
   t0 = performance.now();
   await colony.service.worker!.drain();

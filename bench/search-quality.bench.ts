@@ -51,7 +51,8 @@ try {
   const service = colony.service;
   const caller = { address: "127.0.0.1", agent: "bench-quality", agentDeclared: true };
   // Cases first, so a distractor identical in merge key would merge into the case, not the reverse.
-  const published = cases.map((c) => service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` }).body);
+  const published = [];
+  for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);
   const seeding = await seedTrails(colony, distractors, { chunk: 4000 });
   log(`loaded ${cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s (drain ${f1(seeding.drainS)} s)`);
   const counts = colony.subsystems
@@ -61,10 +62,12 @@ try {
   figures.set("corpus", { cases: cases.length, distractors: distractors.length, load_s: seeding.totalS, statuses: counts });
 
   // The trail a case should find: its own, or the one it merged into.
-  const expected = published.map((p, i) => {
-    const s = service.trails.status(p.trail_id) as { status: string; merged_into?: string };
-    return { caseId: cases[i]!.case.id, id: s.status === "merged" ? s.merged_into! : p.trail_id, status: s.status };
-  });
+  const expected = await Promise.all(
+    published.map(async (p, i) => {
+      const s = (await service.trails.status(p.trail_id)) as { status: string; merged_into?: string };
+      return { caseId: cases[i]!.case.id, id: s.status === "merged" ? s.merged_into! : p.trail_id, status: s.status };
+    }),
+  );
   const notIndexed = expected.filter((e) => e.status !== "indexed" && e.status !== "merged");
   if (notIndexed.length) log(`cases not indexed: ${notIndexed.map((e) => `${e.caseId} (${e.status})`).join(", ")}`);
 
@@ -166,13 +169,13 @@ try {
     const idx = cases.map((c, i) => [c.case[kind], i] as const).filter((x): x is readonly [string, number] => !!x[0]);
     const qs = await embedder!.embed(idx.map(([q]) => q));
     const ranks = { quantized: [] as (number | null)[], exact: [] as (number | null)[] };
-    idx.forEach(([, i], j) => {
-      const seq = store!.trails.byId(expected[i]!.id)!.seq;
-      const r1 = vectors!.search(qs[j]!, 5).findIndex((h) => h.id === seq);
-      const r2 = vectors!.searchExact(qs[j]!, 5).findIndex((h) => h.id === seq);
+    for (const [j, [, i]] of idx.entries()) {
+      const seq = (await store!.trails.byId(expected[i]!.id))!.seq;
+      const r1 = (await vectors!.search(qs[j]!, 5)).findIndex((h) => h.id === seq);
+      const r2 = (await vectors!.searchExact(qs[j]!, 5)).findIndex((h) => h.id === seq);
       ranks.quantized.push(r1 >= 0 ? r1 + 1 : null);
       ranks.exact.push(r2 >= 0 ? r2 + 1 : null);
-    });
+    }
     const rk = (xs: (number | null)[], k: number) => xs.filter((r) => r !== null && r <= k).length / xs.length;
     log(
       `  ${kind.padEnd(11)} quantized+rescore ${f3(rk(ranks.quantized, 1))} / ${f3(rk(ranks.quantized, 3))}   exact ${f3(rk(ranks.exact, 1))} / ${f3(rk(ranks.exact, 3))}`,

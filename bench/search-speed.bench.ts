@@ -75,32 +75,33 @@ try {
       embedMs.push(performance.now() - t0);
       vecs.push(v!);
     }
-    const time = (fn: (i: number) => void) =>
-      qs.map((_, i) => {
+    const time = async (fn: (i: number) => unknown) => {
+      const ms: number[] = [];
+      for (let i = 0; i < qs.length; i++) {
         const t0 = performance.now();
-        fn(i);
-        return performance.now() - t0;
-      });
+        await fn(i);
+        ms.push(performance.now() - t0);
+      }
+      return ms;
+    };
     const k = CANDIDATES_PER_RETRIEVER;
-    const quantMs = time((i) => vectors!.search(vecs[i]!, k));
-    const exactMs = time((i) => vectors!.searchExact(vecs[i]!, k));
+    const quantMs = await time((i) => vectors!.search(vecs[i]!, k));
+    const exactMs = await time((i) => vectors!.searchExact(vecs[i]!, k));
     // The production KNN split into its two steps (the in-memory binary pass, then the float
     // re-score), beside sqlite-vec's own vec0 KNN over the same codes and candidate count.
     const sqliteVectors = vectors as SqliteVectorStore;
     const candidates: number[][] = [];
-    const bitsMs = time((i) => {
+    const bitsMs = await time((i) => {
       candidates[i] = sqliteVectors.firstPass(vecs[i]!, k);
     });
     const vec0Knn = db!.query<{ rowid: number }, [Float32Array, number]>(
       "SELECT rowid FROM vec_bits WHERE bits MATCH vec_quantize_binary(?) AND k = ?",
     );
-    const vec0Ms = time((i) => {
+    const vec0Ms = await time((i) => {
       vec0Knn.all(vecs[i]!, firstPassSize(k));
     });
-    const rescoreMs = time((i) => vectors!.similarities(vecs[i]!, candidates[i]!));
-    const ftsMs = time((i) => {
-      store!.lexical.search(lexicalTokens(qs[i]!), k);
-    });
+    const rescoreMs = await time((i) => vectors!.similarities(vecs[i]!, candidates[i]!));
+    const ftsMs = await time((i) => store!.lexical.search(lexicalTokens(qs[i]!), k));
     const wholeMs: number[] = [];
     for (const q of qs) {
       const t0 = performance.now();
@@ -141,8 +142,8 @@ try {
     let overlap = 0;
     let top1 = 0;
     for (const v of rv) {
-      const exact = vectors!.searchExact(v, 10).map((h) => h.id);
-      const quant = vectors!.search(v, 10).map((h) => h.id);
+      const exact = (await vectors!.searchExact(v, 10)).map((h) => h.id);
+      const quant = (await vectors!.search(v, 10)).map((h) => h.id);
       const set = new Set(exact);
       overlap += quant.filter((id) => set.has(id)).length / Math.max(1, exact.length);
       if (quant[0] === exact[0]) top1++;

@@ -41,10 +41,10 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   let boundUrl = "";
   const publicUrl = () => config.publicUrl ?? boundUrl;
   const service = new ColonyService({ config, logger, subsystems, publicUrl });
-  service.start();
+  await service.start();
   const app = createApp(service, config, logger);
   const lookups = new FingerprintLookups(service);
-  const handler = createFetchHandler({ config, logger, app, lookups, pseudonymSecret: pseudonymSecret(subsystems) });
+  const handler = createFetchHandler({ config, logger, app, lookups, pseudonymSecret: await pseudonymSecret(subsystems) });
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
@@ -70,11 +70,11 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
 }
 
 /** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
-function pseudonymSecret(s: Subsystems): string {
+async function pseudonymSecret(s: Subsystems): Promise<string> {
   const fresh = randomBytes(32).toString("base64url");
   if (!s.store) return fresh;
-  const stored = s.store.kv.get("pseudonym.secret");
+  const stored = await s.store.kv.get("pseudonym.secret");
   if (stored) return stored;
-  s.store.kv.set("pseudonym.secret", fresh);
+  await s.store.kv.set("pseudonym.secret", fresh);
   return fresh;
 }

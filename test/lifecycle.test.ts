@@ -452,7 +452,7 @@ describe("operator removal", () => {
       sampleTrail({ error: "PermissionError: [Errno 13] Permission denied: '/var/run/docker.sock'" }),
     );
     await report(colony, t.trail_id, "worked", "agent-before-removal");
-    const vectorsBefore = colony.subsystems.vectors!.count();
+    const vectorsBefore = await colony.subsystems.vectors!.count();
     let res = await remove(colony, t.trail_id);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ trail_id: t.trail_id, status: "removed" });
@@ -460,7 +460,7 @@ describe("operator removal", () => {
     expect(res.status).toBe(200);
     expect(await (await colony.fetch(`/v1/trails/${t.trail_id}`)).json()).toEqual({ trail_id: t.trail_id, status: "removed" });
     expect((await colony.fetch(`/v1/trails/by-fingerprint/${t.fingerprint}`)).status).toBe(404);
-    expect(colony.subsystems.vectors!.count()).toBe(vectorsBefore - 1);
+    expect(await colony.subsystems.vectors!.count()).toBe(vectorsBefore - 1);
     const db = colony.subsystems.db!;
     expect((db.query("SELECT count(*) AS n FROM trails WHERE id = ?").get(t.trail_id) as any).n).toBe(0);
     expect(
@@ -481,7 +481,7 @@ describe("operator removal", () => {
       try {
         await again.service.worker!.drain();
         expect(await (await again.fetch(`/v1/trails/${body.trail_id}`)).json()).toEqual({ trail_id: body.trail_id, status: "removed" });
-        expect(again.subsystems.vectors!.count()).toBe(0);
+        expect(await again.subsystems.vectors!.count()).toBe(0);
         const republished = await publishAndSettle(again, t);
         expect(republished.status).toBe("rejected");
         expect(republished.reasons).toEqual(["removed_content"]);

@@ -9,7 +9,7 @@ import { json, sampleTrail } from "./support/trails";
 
 async function reindexed(c: TestColony): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (c.subsystems.vectors!.needsReindex()) {
+  while (await c.subsystems.vectors!.needsReindex()) {
     if (Date.now() > deadline) throw new Error("re-embedding did not finish");
     await Bun.sleep(20);
   }
@@ -25,9 +25,9 @@ test("a retrained model under the same name re-embeds the stored trails", async 
   }
   await first.service.worker!.drain();
   await reindexed(first);
-  expect(first.subsystems.vectors!.count()).toBe(3);
+  expect(await first.subsystems.vectors!.count()).toBe(3);
   const signatureOf = (c: TestColony) => c.subsystems.store!.kv.get("vectors.signature");
-  const firstSignature = signatureOf(first);
+  const firstSignature = await signatureOf(first);
   await first.stop();
 
   // The same weights under another recorded revision stand in for a retrained model.
@@ -41,9 +41,9 @@ test("a retrained model under the same name re-embeds the stored trails", async 
   const second = await startTestColony({ COLONY_DATA_DIR: dataDir, COLONY_MODEL_DIR: retrained });
   try {
     expect(second.subsystems.embedder!.info.name).toBe(manifest.name);
-    expect(signatureOf(second)).not.toBe(firstSignature); // the index was rebuilt for the new revision
+    expect(await signatureOf(second)).not.toBe(firstSignature); // the index was rebuilt for the new revision
     await reindexed(second);
-    expect(second.subsystems.vectors!.count()).toBe(3);
+    expect(await second.subsystems.vectors!.count()).toBe(3);
     for (const id of ids) expect(((await (await second.fetch(`/v1/trails/${id}`)).json()) as any).status).toBe("indexed");
     const found = (await (await second.fetch("/v1/search", json({ query: "cuda shared library missing", limit: 3 }))).json()) as any;
     expect(found.results.map((r: any) => r.trail_id)).toContain(ids[1]);
@@ -54,9 +54,9 @@ test("a retrained model under the same name re-embeds the stored trails", async 
   // Back on the original model: same name and weights as before, another revision again.
   const third = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
-    expect(signatureOf(third)).toBe(firstSignature);
+    expect(await signatureOf(third)).toBe(firstSignature);
     await reindexed(third);
-    expect(third.subsystems.vectors!.count()).toBe(3);
+    expect(await third.subsystems.vectors!.count()).toBe(3);
   } finally {
     await third.dispose();
   }

@@ -152,11 +152,11 @@ describe("drafts", () => {
   });
   afterAll(() => colony.dispose());
 
-  test("1,000 draft ids: base64url, ≥ 128 bits, all distinct, symbols evenly spread", () => {
+  test("1,000 draft ids: base64url, ≥ 128 bits, all distinct, symbols evenly spread", async () => {
     const caller = { address: "127.0.0.1", agent: "security-test", agentDeclared: true };
     const ids: string[] = [];
     for (let i = 0; i < 1000; i++)
-      ids.push(colony.service.drafts.create(sampleTrail({ error: `DraftIdError: ${i}` }), caller).body.draft_id);
+      ids.push((await colony.service.drafts.create(sampleTrail({ error: `DraftIdError: ${i}` }), caller)).body.draft_id);
     expect(new Set(ids).size).toBe(1000);
     const counts = new Map<string, number>();
     for (const id of ids) {

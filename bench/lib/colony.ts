@@ -49,7 +49,7 @@ export async function seedTrails(
   const t0 = performance.now();
   for (let i = 0; i < trails.length; i += chunk) {
     const p0 = performance.now();
-    for (let j = i; j < Math.min(trails.length, i + chunk); j++) colony.service.trails.publish(trails[j], seeder(j));
+    for (let j = i; j < Math.min(trails.length, i + chunk); j++) await colony.service.trails.publish(trails[j], seeder(j));
     const p1 = performance.now();
     await colony.service.worker!.drain(3600_000);
     drainMs += performance.now() - p1;

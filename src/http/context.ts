@@ -20,14 +20,14 @@ export function bindContext(request: Request, ctx: RequestContext): void {
  * Runs a call metered by the route's own quota (publish, drafts): the RateLimit headers show that
  * quota, before the call (so a refusal reports it) and after it (with the use counted).
  */
-export function meteredCall<T>(
+export async function meteredCall<T>(
   request: Request,
   current: (address: string) => QuotaState,
-  call: (client: ClientIdentity) => { body: T; quota: QuotaState },
-): T {
+  call: (client: ClientIdentity) => Promise<{ body: T; quota: QuotaState }>,
+): Promise<T> {
   const ctx = contextOf(request);
   ctx.quota = current(ctx.client.address);
-  const { body, quota } = call(ctx.client);
+  const { body, quota } = await call(ctx.client);
   ctx.quota = quota;
   return body;
 }

@@ -77,9 +77,9 @@ export function createFetchHandler(deps: ServerDeps) {
    * Elysia's dispatch cost more than the cached lookup itself. They pass the same layer, but build
    * their response with every header at once (changing a built response's headers costs ~1.5 µs each).
    */
-  function lookup(request: BunRequest<typeof LOOKUP_ROUTE>, server: Server<unknown>): Response {
+  function lookup(request: BunRequest<typeof LOOKUP_ROUTE>, server: Server<unknown>): Response | Promise<Response> {
     const pass = begin(request, server);
-    let answer: LookupAnswer;
+    let answer: LookupAnswer | Promise<LookupAnswer>;
     try {
       admit(pass.quota, ...GENERAL_QUOTA);
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
@@ -87,6 +87,17 @@ export function createFetchHandler(deps: ServerDeps) {
     } catch (err) {
       return end(request, pass, failure(err), LOOKUP_ROUTE);
     }
+    // A cache hit is answered without a promise; a miss waits for the store.
+    if (answer instanceof Promise) {
+      return answer.then(
+        (loaded) => lookupResponse(request, pass, loaded),
+        (err) => end(request, pass, failure(err), LOOKUP_ROUTE),
+      );
+    }
+    return lookupResponse(request, pass, answer);
+  }
+
+  function lookupResponse(request: Request, pass: Pass, answer: LookupAnswer): Response {
     const headers = layerHeaders(pass.quota);
     headers["content-type"] = "application/json; charset=utf-8";
     headers["Cache-Control"] = answer.cacheControl;

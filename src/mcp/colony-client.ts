@@ -107,26 +107,26 @@ export class InProcessColonyClient implements ColonyClient {
   }
 
   report(trailId: string, report: OutcomeReport) {
-    return this.run(() => {
-      const { trail_id, strength, outcomes, counted } = this.service.trails.reportOutcome(trailId, report, this.caller);
+    return this.run(async () => {
+      const { trail_id, strength, outcomes, counted } = await this.service.trails.reportOutcome(trailId, report, this.caller);
       return { trail_id, strength, outcomes, counted };
     });
   }
 
   createDraft(trail: Trail) {
-    return this.run(() => this.service.drafts.create(trail, this.caller).body as DraftCreated);
+    return this.run(async () => (await this.service.drafts.create(trail, this.caller)).body as DraftCreated);
   }
 
   publish(trail: Trail) {
-    return this.run(() => this.service.trails.publish(trail, this.caller).body);
+    return this.run(async () => (await this.service.trails.publish(trail, this.caller)).body);
   }
 
   trailStatus(trailId: string) {
-    return this.run(() => this.service.trails.status(trailId) as TrailStatus);
+    return this.run(async () => (await this.service.trails.status(trailId)) as TrailStatus);
   }
 
   draftStatus(draftId: string) {
-    return this.run(() => this.service.drafts.get(draftId) as DraftStatus);
+    return this.run(async () => (await this.service.drafts.get(draftId)) as DraftStatus);
   }
 }
 

@@ -2,7 +2,6 @@
 // MCP tools call it.
 import type { Config } from "../config";
 import type { Logger } from "../log";
-import type { TrailRecord } from "../store/ports";
 import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
@@ -43,7 +42,6 @@ export class ColonyService {
       store && vectors && embedder
         ? new EnrichmentWorker({
             store,
-            vectors,
             embedder,
             logger: deps.logger,
             now: this.now,
@@ -58,7 +56,6 @@ export class ColonyService {
       maxQueue: deps.config.maxQueue,
       adminToken: deps.config.adminToken,
       notifyWorker: () => this.worker?.notify(),
-      onRemoved: (record) => this.forgetDerived(record),
       onFingerprintChanged: (fp) => this.emitFingerprintChanged(fp),
     });
     this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
@@ -73,12 +70,12 @@ export class ColonyService {
   }
 
   /** Resumes queued work and starts periodic maintenance. */
-  start(): void {
-    this.maintenance();
-    this.maintenanceTimer = setInterval(() => this.maintenance(), MAINTENANCE_INTERVAL_MS);
+  async start(): Promise<void> {
+    await this.maintenance();
+    this.maintenanceTimer = setInterval(() => void this.maintenance(), MAINTENANCE_INTERVAL_MS);
     this.maintenanceTimer.unref?.();
     this.worker?.notify();
-    if (this.worker && this.deps.subsystems.vectors?.needsReindex()) void this.reindex(this.worker);
+    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) void this.reindex(this.worker);
   }
 
   /** After a model change, stored trails are re-embedded in the background. */
@@ -86,7 +83,7 @@ export class ColonyService {
     const { logger, subsystems } = this.deps;
     try {
       const n = await worker.reindex();
-      subsystems.vectors!.markReindexed();
+      await subsystems.vectors!.markReindexed();
       logger.info("re-embedded stored trails for the current model", { trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
@@ -101,13 +98,13 @@ export class ColonyService {
   }
 
   /** Hourly: expired drafts, tombstones past 90 days, aggregate buckets nothing reads any more. */
-  private maintenance(): void {
+  private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
     if (!store) return;
     try {
-      const tombstones = this.trails.purgeTombstones();
-      const drafts = this.drafts.purge();
-      store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+      const tombstones = await this.trails.purgeTombstones();
+      const drafts = await this.drafts.purge();
+      await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
       if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: err instanceof Error ? err.message : String(err) });
@@ -123,10 +120,6 @@ export class ColonyService {
     for (const listener of this.fingerprintListeners) listener(fingerprint);
   }
 
-  private forgetDerived(record: TrailRecord): void {
-    this.deps.subsystems.vectors?.remove(record.seq);
-  }
-
   health() {
     return { status: "ok" as const, version: VERSION, uptime_s: Math.floor((this.now() - this.startedAt) / 1000) };
   }
@@ -136,9 +129,9 @@ export class ColonyService {
   }
 
   /** Trails waiting for enrichment. */
-  queueDepth(): number {
+  async queueDepth(): Promise<number> {
     try {
-      return this.deps.subsystems.store?.jobs.depth() ?? 0;
+      return (await this.deps.subsystems.store?.jobs.depth()) ?? 0;
     } catch {
       return 0;
     }

@@ -42,7 +42,7 @@ export class DraftService {
     return this.quota.peek(address);
   }
 
-  create(input: unknown, caller: Caller) {
+  async create(input: unknown, caller: Caller) {
     admit(this.quota.peek(caller.address), "draft_limited", "too many drafts from this address");
     const parsed = parseTrail(input);
     if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
@@ -62,7 +62,7 @@ export class DraftService {
       trailId: null,
     };
     try {
-      this.store.drafts.insert(record);
+      await this.store.drafts.insert(record);
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       throw new ServiceError(503, "unavailable", "the draft could not be stored; retry with backoff");
@@ -83,16 +83,16 @@ export class DraftService {
   }
 
   /** The draft behind a token, or 404 for an unknown, malformed or expired one. */
-  private find(token: string): DraftRecord {
+  private async find(token: string): Promise<DraftRecord> {
     if (!DRAFT_ID_PATTERN.test(token)) throw notFound();
-    const draft = this.store.drafts.byHash(hashToken(token));
+    const draft = await this.store.drafts.byHash(hashToken(token));
     if (!draft) throw notFound();
     if (draft.state === "pending" && draft.expiresAt <= this.deps.now()) throw notFound();
     return draft;
   }
 
-  get(token: string): Record<string, unknown> {
-    const d = this.find(token);
+  async get(token: string): Promise<Record<string, unknown>> {
+    const d = await this.find(token);
     if (d.state === "pending") {
       return {
         draft_id: token,
@@ -105,29 +105,36 @@ export class DraftService {
       };
     }
     if (d.state === "discarded") return { draft_id: token, state: d.state };
-    return { draft_id: token, state: d.state, ...this.trailVerdict(d.trailId!) };
+    return { draft_id: token, state: d.state, ...(await this.trailVerdict(d.trailId!)) };
   }
 
-  private trailVerdict(trailId: string): { trail_id: string; trail_status: string; reasons?: string[] } {
-    const status = this.deps.trails.status(trailId) as { status: string; reasons?: string[] };
+  private async trailVerdict(trailId: string): Promise<{ trail_id: string; trail_status: string; reasons?: string[] }> {
+    const status = (await this.deps.trails.status(trailId)) as { status: string; reasons?: string[] };
     return status.status === "rejected"
       ? { trail_id: trailId, trail_status: status.status, reasons: status.reasons }
       : { trail_id: trailId, trail_status: status.status };
   }
 
   /** Approve: publishes once, however many approvals race (decisions §7). */
-  publish(token: string, caller: Caller) {
-    const d = this.find(token);
+  async publish(token: string, caller: Caller) {
+    const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(409, d.state, `the draft is already ${d.state}`);
-    this.deps.trails.admitPublish(caller.address);
-    const { record, quota } = this.deps.trails.enqueue(d.trail, d.author, caller.address, (inserted) => {
-      // In the same transaction as the trail: a second approval finds the draft published and
-      // rolls its own insert back.
-      if (!this.store.drafts.markPublished(d.tokenHash, inserted.id)) {
-        const now = this.store.drafts.byHash(d.tokenHash);
-        throw new ServiceError(409, now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
-      }
-    });
+    const { trails } = this.deps;
+    trails.admitPublish(caller.address);
+    await trails.checkQueueRoom();
+    const record = await trails.storing(() =>
+      this.store.transaction(async (tx) => {
+        const inserted = await trails.insertQueued(tx, d.trail, d.author);
+        // In the same transaction as the trail: a second approval finds the draft published and
+        // rolls its own insert back.
+        if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) {
+          const now = await tx.drafts.byHash(d.tokenHash);
+          throw new ServiceError(409, now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
+        }
+        return inserted;
+      }),
+    );
+    const quota = trails.takePublish(caller.address);
     return {
       body: {
         draft_id: token,
@@ -140,16 +147,16 @@ export class DraftService {
     };
   }
 
-  discard(token: string) {
-    const d = this.find(token);
-    if (d.state !== "pending" || !this.store.drafts.markDiscarded(d.tokenHash)) {
-      const state = this.store.drafts.byHash(d.tokenHash)?.state ?? d.state;
+  async discard(token: string) {
+    const d = await this.find(token);
+    if (d.state !== "pending" || !(await this.store.drafts.markDiscarded(d.tokenHash))) {
+      const state = (await this.store.drafts.byHash(d.tokenHash))?.state ?? d.state;
       throw new ServiceError(409, state === "pending" ? "in_progress" : state, `the draft is already ${state}`);
     }
     return { draft_id: token, state: "discarded" as const };
   }
 
-  purge(): number {
+  purge(): Promise<number> {
     const now = this.deps.now();
     return this.store.drafts.purge(now, now - FINISHED_DRAFT_RETENTION_MS);
   }

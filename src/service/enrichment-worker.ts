@@ -4,14 +4,14 @@
 // leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
 import { analyzeTrail, embeddingText, lexicalFields, type Analysis } from "../core/enrichment";
-import { strength } from "../core/strength";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
-import type { Store, TrailRecord, VectorStore } from "../store/ports";
+import type { Store, TrailRecord, Transaction } from "../store/ports";
+import { countOutcome } from "./trails";
 
 export interface WorkerDeps {
+  /** A store whose vector index is open. */
   store: Store;
-  vectors: VectorStore;
   embedder: Embedder;
   logger: Logger;
   now: () => number;
@@ -53,7 +53,7 @@ export class EnrichmentWorker {
   /** Resolves when the queue is empty (or the worker stops). For tests, benchmarks and shutdown. */
   async drain(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (!this.stopped && this.deps.store.jobs.depth() > 0) {
+    while (!this.stopped && (await this.deps.store.jobs.depth()) > 0) {
       if (Date.now() > deadline) throw new Error("enrichment queue did not drain in time");
       this.notify();
       if (this.running) await this.running;
@@ -70,7 +70,7 @@ export class EnrichmentWorker {
   private async loop(): Promise<void> {
     const batchSize = this.deps.batchSize ?? 32;
     while (!this.stopped) {
-      const jobs = this.deps.store.jobs.next(batchSize);
+      const jobs = await this.deps.store.jobs.next(batchSize);
       if (jobs.length === 0) return;
       try {
         await this.process(jobs);
@@ -87,17 +87,17 @@ export class EnrichmentWorker {
     }
   }
 
-  private plan(jobs: Job[]): Planned[] {
+  private async plan(jobs: Job[]): Promise<Planned[]> {
     const { store } = this.deps;
-    const records = new Map(store.trails.bySeqs(jobs.map((j) => j.trailSeq)).map((r) => [r.seq, r]));
+    const records = new Map((await store.trails.bySeqs(jobs.map((j) => j.trailSeq))).map((r) => [r.seq, r]));
     const planned: Planned[] = [];
     for (const { trailSeq: seq, attempts } of jobs) {
       const record = records.get(seq);
       if (!record || record.status !== "queued") {
-        store.jobs.remove(seq); // removed meanwhile, or already final: nothing to do
+        await store.jobs.remove(seq); // removed meanwhile, or already final: nothing to do
         continue;
       }
-      if (store.tombstones.hasContent(record.contentHash)) {
+      if (await store.tombstones.hasContent(record.contentHash)) {
         planned.push({ seq, record, kind: "rejected", reasons: ["removed_content"], trail: record.trail });
         continue;
       }
@@ -112,7 +112,7 @@ export class EnrichmentWorker {
         if (attempts + 1 >= MAX_ATTEMPTS) {
           planned.push({ seq, record, kind: "rejected", reasons: ["enrichment_failed"], trail: record.trail });
         } else {
-          store.jobs.recordFailure(seq, errorText(err));
+          await store.jobs.recordFailure(seq, errorText(err));
         }
         this.deps.logger.error("enrichment of a trail failed", { trail_id: record.id, error: errorText(err) });
       }
@@ -129,8 +129,8 @@ export class EnrichmentWorker {
   }
 
   private async process(jobs: Job[]): Promise<void> {
-    const { store, vectors, embedder, now } = this.deps;
-    const planned = this.plan(jobs);
+    const { store, embedder, now } = this.deps;
+    const planned = await this.plan(jobs);
     const candidates = planned.filter((p): p is Extract<Planned, { kind: "candidate" }> => p.kind === "candidate");
     const embeddings = candidates.length ? await embedder.embed(candidates.map((c) => embeddingText(c.analysis.trail))) : [];
     const vectorOf = new Map(candidates.map((c, i) => [c.seq, embeddings[i]!]));
@@ -139,25 +139,25 @@ export class EnrichmentWorker {
 
     const changed = new Set<string>();
     const at = now();
-    store.transaction(() => {
+    await store.transaction(async (tx) => {
       for (const p of planned) {
         if (p.kind === "rejected") {
-          store.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at });
-          store.jobs.remove(p.seq);
+          await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at });
+          await tx.jobs.remove(p.seq);
           continue;
         }
         const { analysis, record } = p;
         const vector = vectorOf.get(p.seq)!;
         // Looked up inside the transaction, so a duplicate later in the same batch merges too.
-        const existing = store.trails.indexedByMergeKey(analysis.mergeKey);
+        const existing = await tx.trails.indexedByMergeKey(analysis.mergeKey);
         if (existing && existing.seq !== p.seq) {
-          if (store.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: existing.id, at })) {
-            this.creditMerge(existing, record.author, at);
+          if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: existing.id, at })) {
+            await this.creditMerge(tx, existing, record.author, at);
             changed.add(existing.fingerprint);
           }
         } else {
           const category = analysis.category.confident ? analysis.category.category : nearestCategory(vector, centroids!).category;
-          const applied = store.trails.applyVerdict(p.seq, {
+          const applied = await tx.trails.applyVerdict(p.seq, {
             status: "indexed",
             trail: analysis.trail,
             category,
@@ -168,9 +168,9 @@ export class EnrichmentWorker {
             at,
           });
           if (applied) {
-            vectors.upsert(p.seq, vector);
-            store.lexical.add(p.seq, lexicalFields(analysis.trail));
-            store.events.append({
+            await tx.vectors!.upsert(p.seq, vector);
+            await tx.lexical.add(p.seq, lexicalFields(analysis.trail));
+            await tx.events.append({
               kind: "laid",
               agent: record.author,
               trailId: record.id,
@@ -180,10 +180,10 @@ export class EnrichmentWorker {
             changed.add(record.fingerprint);
           }
         }
-        store.jobs.remove(p.seq);
+        await tx.jobs.remove(p.seq);
       }
+      if (changed.size > 0) tx.afterCommit(() => this.deps.onChange?.(changed));
     });
-    if (changed.size > 0) this.deps.onChange?.(changed);
   }
 
   /**
@@ -191,17 +191,17 @@ export class EnrichmentWorker {
    * resumed from the start by the next process; the caller clears the pending flag when done.
    */
   async reindex(batchSize = 64): Promise<number> {
-    const { store, vectors, embedder } = this.deps;
+    const { store, embedder } = this.deps;
     let after = 0;
     let done = 0;
     while (!this.stopped) {
-      const batch = store.trails.indexedAfter(after, batchSize);
+      const batch = await store.trails.indexedAfter(after, batchSize);
       if (batch.length === 0) break;
       const embedded = await embedder.embed(batch.map((r) => embeddingText(r.trail)));
-      store.transaction(() => {
-        batch.forEach((r, i) => {
-          if (store.trails.bySeq(r.seq)?.status === "indexed") vectors.upsert(r.seq, embedded[i]!);
-        });
+      await store.transaction(async (tx) => {
+        for (const [i, r] of batch.entries()) {
+          if ((await tx.trails.bySeq(r.seq))?.status === "indexed") await tx.vectors!.upsert(r.seq, embedded[i]!);
+        }
       });
       after = batch[batch.length - 1]!.seq;
       done += batch.length;
@@ -210,13 +210,11 @@ export class EnrichmentWorker {
   }
 
   /** A merge counts as one success for the existing trail: other agents only, once a day each. */
-  private creditMerge(existing: TrailRecord, submitter: string, at: number): void {
-    const { store } = this.deps;
+  private async creditMerge(tx: Transaction, existing: TrailRecord, submitter: string, at: number): Promise<void> {
     if (submitter === existing.author) return;
-    if (!store.credits.grant(existing.seq, submitter, utcDay(at))) return;
-    const counts = { ...existing.counts, worked: existing.counts.worked + 1 };
-    store.trails.setOutcomes(existing.seq, counts, strength(counts, existing.quality ?? 0.5), at);
-    store.events.append({
+    if (!(await tx.credits.grant(existing.seq, submitter, utcDay(at)))) return;
+    await countOutcome(tx, existing.seq, "worked", at);
+    await tx.events.append({
       kind: "reinforced",
       agent: submitter,
       trailId: existing.id,

@@ -55,17 +55,17 @@ export class FeedService {
     return requireStore(this.deps.store);
   }
 
-  feed(q: FeedQuery) {
+  async feed(q: FeedQuery) {
     const limit = intParam("limit", q.limit, 1, 50, 20);
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
     const category = textParam("category", q.category);
     const runtime = textParam("runtime", q.runtime);
     const store = this.store;
     // One extra row tells whether another page exists.
-    const rows = store.trails.feed({ limit: limit + 1, after, category, runtime });
+    const rows = await store.trails.feed({ limit: limit + 1, after, category, runtime });
     const page = rows.slice(0, limit);
     const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
-    for (const r of store.outcomes.latestWithNotes(
+    for (const r of await store.outcomes.latestWithNotes(
       page.map((t) => t.seq),
       REPLIES_PER_ITEM,
     )) {
@@ -94,10 +94,10 @@ export class FeedService {
     };
   }
 
-  activity(q: { limit?: string | number }) {
+  async activity(q: { limit?: string | number }) {
     const limit = intParam("limit", q.limit, 1, 50, 20);
     return {
-      events: this.store.events.recent(limit).map((e) => ({
+      events: (await this.store.events.recent(limit)).map((e) => ({
         kind: e.kind,
         agent: e.agent,
         trail_id: e.trailId,
@@ -107,16 +107,16 @@ export class FeedService {
     };
   }
 
-  stats() {
+  async stats() {
     const store = this.store;
     const since = this.deps.now() - DAY_MS;
-    const day = store.stats.since(since);
+    const day = await store.stats.since(since);
     return {
-      trails: store.stats.trailsIndexed(),
+      trails: await store.stats.trailsIndexed(),
       outcomes_24h: day.outcomes,
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
-      hot: store.searches.top(since, 10),
+      hot: await store.searches.top(since, 10),
     };
   }
 }

@@ -28,12 +28,12 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 const PROBE_TEXT = "readiness probe: ModuleNotFoundError: No module named 'colony'";
 
-export async function readiness(s: Subsystems, queueDepth: () => number): Promise<Readiness> {
+export async function readiness(s: Subsystems, queueDepth: () => Promise<number>): Promise<Readiness> {
   const kv = await probe(s.failures.kv, () => s.store!.kv.get("readiness.probe"));
   const vector = await probe(s.failures.vector, () => {
     const v = new Float32Array(s.vectors!.dim);
     v[0] = 1;
-    s.vectors!.search(v, 1);
+    return s.vectors!.search(v, 1);
   });
   const embedding = await probe(s.failures.embedding, async () => {
     const [v] = await s.embedder!.embed([PROBE_TEXT]);
@@ -43,5 +43,5 @@ export async function readiness(s: Subsystems, queueDepth: () => number): Promis
   });
   const checks = { kv, vector, embedding };
   const ok = kv.ok && vector.ok && embedding.ok;
-  return { status: ok ? "ready" : "unavailable", checks, queue_depth: queueDepth() };
+  return { status: ok ? "ready" : "unavailable", checks, queue_depth: await queueDepth() };
 }

@@ -49,7 +49,7 @@ export class SearchService {
     const minStrength = req.min_strength ?? 0;
     const fp = fingerprint(req.query);
 
-    const byFingerprint = trails.fingerprintMatches(fp, req.error_type, limit).filter((r) => (r.strength ?? 0) >= minStrength);
+    const byFingerprint = (await trails.fingerprintMatches(fp, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
     let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));
@@ -61,15 +61,15 @@ export class SearchService {
       // The model runs on ONNX Runtime's thread while the lexical index is queried here.
       const embedding = embedder.embed([req.query]);
       embedding.catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
-      const lexical = mode === "vector" ? [] : store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
+      const lexical = mode === "vector" ? [] : await store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
       const [query] = await embedding;
-      const vector = mode === "lexical" ? [] : vectors.search(query!, CANDIDATES_PER_RETRIEVER);
+      const vector = mode === "lexical" ? [] : await vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
-      const facts = new Map(store.trails.rankingFacts(ids, { environment: !!req.environment }).map((f) => [f.seq, f]));
+      const facts = new Map((await store.trails.rankingFacts(ids, { environment: !!req.environment })).map((f) => [f.seq, f]));
       // Vector hits carry their cosine already; only lexical-only candidates need theirs.
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));
-      for (const [id, sim] of vectors.similarities(query!, missing)) similarity.set(id, sim);
+      for (const [id, sim] of await vectors.similarities(query!, missing)) similarity.set(id, sim);
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
       const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));
@@ -91,7 +91,7 @@ export class SearchService {
       const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
       const chosen = ranked.slice(0, limit - results.length).map((c) => c.id);
       // Whole trails only for the results; one that changed status since its facts were read is skipped.
-      const records = new Map(store.trails.bySeqs(chosen).map((r) => [r.seq, r]));
+      const records = new Map((await store.trails.bySeqs(chosen)).map((r) => [r.seq, r]));
       for (const id of chosen) {
         const record = records.get(id);
         if (!record || record.status !== "indexed") continue;
@@ -100,18 +100,24 @@ export class SearchService {
       }
     }
 
-    this.recordSearch(store, caller, req, results, top?.category ?? null);
+    await this.recordSearch(store, caller, req, results, top?.category ?? null);
     return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
   }
 
   /** The search event and the hot-label counter. Never the query text. */
-  private recordSearch(store: Store, caller: Caller, req: SearchRequest, results: SearchResult[], topCategory: string | null): void {
+  private recordSearch(
+    store: Store,
+    caller: Caller,
+    req: SearchRequest,
+    results: SearchResult[],
+    topCategory: string | null,
+  ): Promise<void> {
     const top = results[0];
     // error_type is caller text: redacted like any content before it is kept.
     const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topCategory;
     const at = this.deps.now();
-    store.transaction(() => {
-      store.events.append({
+    return store.transaction(async (tx) => {
+      await tx.events.append({
         kind: "search",
         agent: caller.agent,
         trailId: top?.trail_id ?? null,
@@ -120,8 +126,8 @@ export class SearchService {
           : `search${label ? ` for ${label}` : ""}: no result`,
         at,
       });
-      if (label) store.searches.add(label, at);
-      store.stats.touchAgent(caller.agent, at);
+      if (label) await tx.searches.add(label, at);
+      await tx.stats.touchAgent(caller.agent, at);
     });
   }
 }

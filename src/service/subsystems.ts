@@ -7,7 +7,6 @@ import type { Store, VectorStore } from "../store/ports";
 import { openDatabase } from "../store/sqlite/database";
 import { DataDirLockedError, lockDataDir, type DataDirLock } from "../store/sqlite/lock";
 import { createSqliteStore } from "../store/sqlite/store";
-import { SqliteVectorStore } from "../store/sqlite/vectors";
 
 export type CheckName = "kv" | "vector" | "embedding";
 
@@ -68,7 +67,7 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
     } else {
       try {
         const { name, revision, dim } = embedder.info;
-        vectors = SqliteVectorStore.open(db, store.kv, { name: `${name}@${revision}`, dim }).store;
+        vectors = (await store.openVectors({ name: `${name}@${revision}`, dim })).vectors;
       } catch (err) {
         failures.vector = `vector store did not open: ${message(err)}`;
         opts.logger.error("vector store failed to start", { error: message(err) });

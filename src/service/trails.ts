@@ -7,7 +7,7 @@ import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
-import type { OutcomeCounts, Store, TrailRecord } from "../store/ports";
+import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
 import { admit, FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
 
@@ -35,6 +35,13 @@ export interface SearchEnvelope {
   notice: string;
 }
 
+export interface OutcomeResult {
+  trail_id: string;
+  strength: number;
+  outcomes: OutcomeCounts;
+  counted: boolean;
+}
+
 export interface Published {
   trail_id: string;
   fingerprint: string;
@@ -49,11 +56,9 @@ export interface TrailServiceDeps {
   publishLimit: number;
   maxQueue: number;
   adminToken: string | null;
-  /** Wakes the enrichment worker. */
+  /** Wakes the enrichment worker (after the trail's commit). */
   notifyWorker: () => void;
-  /** Forgets derived data about a trail (vectors, lexical index, caches) when it is removed. */
-  onRemoved: (record: TrailRecord) => void;
-  /** Tells caches that what a fingerprint lookup returns may have changed. */
+  /** Tells caches that what a fingerprint lookup returns may have changed (after the commit). */
   onFingerprintChanged: (fingerprint: string) => void;
 }
 
@@ -77,58 +82,64 @@ export class TrailService {
     return admit(this.publishQuota.peek(address), "publish_limited", "hourly publish quota exceeded for this address");
   }
 
-  /**
-   * Stores an already validated and redacted trail with its enrichment job. `alsoInTransaction`
-   * runs inside the same transaction (a draft marking itself published) and may throw to undo it.
-   */
-  enqueue(
-    trail: Trail,
-    author: string,
-    address: string,
-    alsoInTransaction?: (record: TrailRecord) => void,
-  ): { record: TrailRecord; quota: QuotaState } {
-    const store = this.store;
-    const depth = store.jobs.depth();
+  /** 503 busy while too many trails wait for enrichment. */
+  async checkQueueRoom(): Promise<void> {
+    const depth = await this.store.jobs.depth();
     if (depth >= this.deps.maxQueue) {
       throw new ServiceError(503, "busy", "too many trails are waiting for enrichment", undefined, {
         "Retry-After": String(Math.max(1, Math.ceil(depth / 200))),
       });
     }
-    let record: TrailRecord;
+  }
+
+  /** Stores an already validated and redacted trail with its enrichment job, in one transaction. */
+  async enqueue(trail: Trail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
+    await this.checkQueueRoom();
+    const record = await this.storing(() => this.store.transaction((tx) => this.insertQueued(tx, trail, author)));
+    return { record, quota: this.takePublish(address) };
+  }
+
+  /** Counts one publish against the address's quota (once the trail is stored). */
+  takePublish(address: string): QuotaState {
+    return this.publishQuota.take(address);
+  }
+
+  /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
+  async insertQueued(tx: Transaction, trail: Trail, author: string): Promise<TrailRecord> {
+    const inserted = await tx.trails.insertQueued({
+      id: randomUUID(),
+      fingerprint: fingerprint(trail.problem.error),
+      errorType: trail.problem.error_type ?? null,
+      trail,
+      contentHash: contentHash(trail),
+      author,
+      createdAt: this.deps.now(),
+    });
+    await tx.stats.touchAgent(author, inserted.createdAt);
+    tx.afterCommit(this.deps.notifyWorker);
+    return inserted;
+  }
+
+  /** Runs a write; a store failure becomes 503 unavailable (a ServiceError passes as it is). */
+  async storing<T>(write: () => Promise<T>): Promise<T> {
     try {
-      record = store.transaction(() => {
-        const inserted = store.trails.insertQueued({
-          id: randomUUID(),
-          fingerprint: fingerprint(trail.problem.error),
-          errorType: trail.problem.error_type ?? null,
-          trail,
-          contentHash: contentHash(trail),
-          author,
-          createdAt: this.deps.now(),
-        });
-        alsoInTransaction?.(inserted);
-        store.stats.touchAgent(author, inserted.createdAt);
-        return inserted;
-      });
+      return await write();
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       this.deps.logger.error("publish could not be stored", { error: err instanceof Error ? err.message : String(err) });
       throw new ServiceError(503, "unavailable", "the trail could not be stored; retry with backoff");
     }
-    const quota = this.publishQuota.take(address);
-    this.deps.notifyWorker();
-    return { record, quota };
   }
 
   /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
-  publish(input: unknown, caller: Caller): { body: Published; quota: QuotaState } {
+  async publish(input: unknown, caller: Caller): Promise<{ body: Published; quota: QuotaState }> {
     const admitted = this.admitPublish(caller.address);
     const parsed = parseTrail(input);
     if (!parsed.ok) {
       throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
     }
     const { value: trail } = redactTrail(parsed.value);
-    const { record, quota } = this.enqueue(trail, caller.agent, caller.address);
+    const { record, quota } = await this.enqueue(trail, caller.agent, caller.address);
     return {
       body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
       quota,
@@ -136,11 +147,11 @@ export class TrailService {
   }
 
   /** Status and content of one trail (decisions §5). */
-  status(trailId: string): Record<string, unknown> {
+  async status(trailId: string): Promise<Record<string, unknown>> {
     const store = this.store;
-    const record = UUID_PATTERN.test(trailId) ? store.trails.byId(trailId) : null;
+    const record = UUID_PATTERN.test(trailId) ? await store.trails.byId(trailId) : null;
     if (!record) {
-      if (UUID_PATTERN.test(trailId) && store.tombstones.has(trailId)) return { trail_id: trailId, status: "removed" };
+      if (UUID_PATTERN.test(trailId) && (await store.tombstones.has(trailId))) return { trail_id: trailId, status: "removed" };
       throw new ServiceError(404, "not_found", "no trail with this id");
     }
     const base: Record<string, unknown> = {
@@ -167,11 +178,11 @@ export class TrailService {
   }
 
   /** GET /v1/trails/by-fingerprint: up to 5 indexed trails for a fingerprint, strongest first. */
-  byFingerprint(fp: string): SearchEnvelope {
+  async byFingerprint(fp: string): Promise<SearchEnvelope> {
     if (!FINGERPRINT_PATTERN.test(fp)) {
       throw new ServiceError(400, "invalid_request", "fingerprint must be fp1_ followed by 32 lowercase hex characters");
     }
-    const records = this.fingerprintMatches(fp, undefined, FINGERPRINT_LOOKUP_LIMIT);
+    const records = await this.fingerprintMatches(fp, undefined, FINGERPRINT_LOOKUP_LIMIT);
     if (records.length === 0) throw new ServiceError(404, "not_found", "no trail for this fingerprint");
     return {
       fingerprint: fp,
@@ -181,9 +192,9 @@ export class TrailService {
   }
 
   /** Fingerprint matches for search: stable order, same error_type first, then strength. */
-  fingerprintMatches(fp: string, errorType: string | undefined, limit: number): TrailRecord[] {
+  async fingerprintMatches(fp: string, errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
     // Fetch a few more than asked, so an error_type match deeper down can move up.
-    const records = this.store.trails.indexedByFingerprint(fp, limit * 4);
+    const records = await this.store.trails.indexedByFingerprint(fp, limit * 4);
     if (errorType) {
       const want = errorType.trim().toLowerCase();
       const same = (r: TrailRecord) => (r.errorType?.trim().toLowerCase() === want ? 0 : 1);
@@ -204,12 +215,12 @@ export class TrailService {
   }
 
   /** Records an outcome report (decisions §6). */
-  reportOutcome(trailId: string, input: unknown, caller: Caller) {
+  async reportOutcome(trailId: string, input: unknown, caller: Caller): Promise<OutcomeResult> {
     const parsed = parseOutcomeReport(input);
     if (!parsed.ok) throw new ServiceError(400, "invalid_request", "the outcome report does not validate", parsed.details);
     const store = this.store;
-    let record = UUID_PATTERN.test(trailId) ? store.trails.byId(trailId) : null;
-    if (record?.status === "merged" && record.mergedInto) record = store.trails.byId(record.mergedInto);
+    let record = UUID_PATTERN.test(trailId) ? await store.trails.byId(trailId) : null;
+    if (record?.status === "merged" && record.mergedInto) record = await store.trails.byId(record.mergedInto);
     if (!record || record.status !== "indexed") {
       throw new ServiceError(404, "not_found", "no indexed trail with this id");
     }
@@ -217,15 +228,15 @@ export class TrailService {
     const report = parsed.value;
     const at = this.deps.now();
     const notes = report.notes ? redactText(report.notes).text : null;
-    const result = store.transaction(() => {
+    return store.transaction(async (tx) => {
       const counted =
         report.outcome !== "not_applicable" &&
         caller.agent !== target.author &&
-        !store.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS);
-      store.stats.touchAgent(caller.agent, at);
+        !(await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS));
+      await tx.stats.touchAgent(caller.agent, at);
       const tokensSaved = counted && report.outcome === "worked" ? (target.trail.effort?.tokens_spent ?? 0) : 0;
-      store.stats.addOutcome(at, tokensSaved);
-      store.outcomes.insert({
+      await tx.stats.addOutcome(at, tokensSaved);
+      await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
         outcome: report.outcome,
@@ -234,45 +245,39 @@ export class TrailService {
         model: report.agent_info?.model ?? null,
         at,
       });
-      let counts = target.counts;
-      let currentStrength = target.strength ?? 0;
-      if (counted) {
-        counts = { ...counts, [report.outcome]: counts[report.outcome as keyof OutcomeCounts] + 1 };
-        currentStrength = strength(counts, target.quality ?? 0.5);
-        const reinforcing = report.outcome !== "failed";
-        store.trails.setOutcomes(target.seq, counts, currentStrength, reinforcing ? at : null);
-        store.events.append({
-          kind: reinforcing ? "reinforced" : "weakened",
-          agent: caller.agent,
-          trailId: target.id,
-          text: `${report.outcome.replace("_", " ")} for ${target.errorType ?? target.category ?? target.fingerprint}`,
-          at,
-        });
-      }
-      return { trail_id: target.id, strength: currentStrength, outcomes: counts, counted };
+      if (!counted) return { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted };
+      const reinforcing = report.outcome !== "failed";
+      const after = await countOutcome(tx, target.seq, report.outcome as keyof OutcomeCounts, reinforcing ? at : null);
+      await tx.events.append({
+        kind: reinforcing ? "reinforced" : "weakened",
+        agent: caller.agent,
+        trailId: target.id,
+        text: `${report.outcome.replace("_", " ")} for ${target.errorType ?? target.category ?? target.fingerprint}`,
+        at,
+      });
+      tx.afterCommit(() => this.deps.onFingerprintChanged(target.fingerprint));
+      return { trail_id: target.id, strength: after.strength, outcomes: after.counts, counted };
     });
-    if (result.counted) this.deps.onFingerprintChanged(target.fingerprint);
-    return result;
   }
 
   /** Operator removal (decisions §8). */
-  remove(trailId: string, authorization: string | null): { trail_id: string; status: "removed" } {
+  async remove(trailId: string, authorization: string | null): Promise<{ trail_id: string; status: "removed" }> {
     this.authorizeOperator(authorization);
     const store = this.store;
     if (!UUID_PATTERN.test(trailId)) throw new ServiceError(404, "not_found", "no trail with this id");
-    const record = store.trails.byId(trailId);
+    const record = await store.trails.byId(trailId);
     if (!record) {
-      if (store.tombstones.has(trailId)) return { trail_id: trailId, status: "removed" };
+      if (await store.tombstones.has(trailId)) return { trail_id: trailId, status: "removed" };
       throw new ServiceError(404, "not_found", "no trail with this id");
     }
-    store.transaction(() => {
-      this.deps.onRemoved(record);
+    await store.transaction(async (tx) => {
+      await tx.vectors?.remove(record.seq);
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
-      if (record.status === "indexed") store.lexical.remove(record.seq, lexicalFields(record.trail));
-      store.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
-      store.tombstones.add(record.id, record.contentHash, this.deps.now());
+      if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
+      await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
+      await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
+      tx.afterCommit(() => this.deps.onFingerprintChanged(record.fingerprint));
     });
-    this.deps.onFingerprintChanged(record.fingerprint);
     return { trail_id: trailId, status: "removed" };
   }
 
@@ -288,11 +293,28 @@ export class TrailService {
     }
   }
 
-  purgeTombstones(): number {
+  purgeTombstones(): Promise<number> {
     return this.store.tombstones.purgeBefore(this.deps.now() - TOMBSTONE_RETENTION_MS);
   }
 }
 
 export function contentHash(trail: Trail): string {
   return createHash("sha256").update(canonicalJson(trail)).digest("hex");
+}
+
+/**
+ * Counts one outcome for a trail: an atomic increment in the store, then the strength computed
+ * from the counts that increment returned, so concurrent reports each count (decisions §6).
+ */
+export async function countOutcome(
+  tx: Transaction,
+  seq: number,
+  outcome: keyof OutcomeCounts,
+  reinforcedAt: number | null,
+): Promise<{ counts: OutcomeCounts; strength: number }> {
+  const after = await tx.trails.countOutcome(seq, outcome, reinforcedAt);
+  if (!after) throw new ServiceError(404, "not_found", "no indexed trail with this id");
+  const value = strength(after.counts, after.quality ?? 0.5);
+  await tx.trails.setStrength(seq, value);
+  return { counts: after.counts, strength: value };
 }

@@ -7,9 +7,9 @@ import type { Trail } from "../core/trail";
 
 /** The spec's key-value store: small settings and derived values. */
 export interface KeyValueStore {
-  get(key: string): string | null;
-  set(key: string, value: string): void;
-  delete(key: string): void;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 export interface VectorHit {
@@ -21,18 +21,18 @@ export interface VectorHit {
 /** Nearest-neighbour index over unit vectors, keyed by a trail's integer id. */
 export interface VectorStore {
   readonly dim: number;
-  upsert(id: number, vector: Float32Array): void;
-  remove(id: number): void;
+  upsert(id: number, vector: Float32Array): Promise<void>;
+  remove(id: number): Promise<void>;
   /** Fast search: binary-quantized first pass, re-scored with the float vectors. */
-  search(query: Float32Array, k: number): VectorHit[];
+  search(query: Float32Array, k: number): Promise<VectorHit[]>;
   /** Cosine similarity of the query to each stored id (ids without a vector are left out). */
-  similarities(query: Float32Array, ids: number[]): Map<number, number>;
+  similarities(query: Float32Array, ids: number[]): Promise<Map<number, number>>;
   /** Exact brute-force search over the float vectors (for measuring recall). */
-  searchExact(query: Float32Array, k: number): VectorHit[];
-  count(): number;
+  searchExact(query: Float32Array, k: number): Promise<VectorHit[]>;
+  count(): Promise<number>;
   /** True after a model change until every indexed trail has been re-embedded. */
-  needsReindex(): boolean;
-  markReindexed(): void;
+  needsReindex(): Promise<boolean>;
+  markReindexed(): Promise<void>;
 }
 
 export interface LexicalHit {
@@ -49,11 +49,11 @@ export interface LexicalDoc {
 
 /** Full-text index over a trail's error line and, separately, its explanation and fix. */
 export interface LexicalIndex {
-  add(id: number, doc: LexicalDoc): void;
+  add(id: number, doc: LexicalDoc): Promise<void>;
   /** `doc` must be the document that was added, so term statistics stay exact. */
-  remove(id: number, doc: LexicalDoc): void;
+  remove(id: number, doc: LexicalDoc): Promise<void>;
   /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalTokens of the query). */
-  search(tokens: string[], k: number): LexicalHit[];
+  search(tokens: string[], k: number): Promise<LexicalHit[]>;
 }
 
 /** A subsystem's answer to a readiness probe. */
@@ -118,27 +118,37 @@ export interface RankingFacts {
 
 export interface TrailRepository {
   /** Stores a queued trail and its enrichment job in one transaction. */
-  insertQueued(t: NewTrail): TrailRecord;
-  byId(id: string): TrailRecord | null;
-  bySeq(seq: number): TrailRecord | null;
-  bySeqs(seqs: number[]): TrailRecord[];
+  insertQueued(t: NewTrail): Promise<TrailRecord>;
+  byId(id: string): Promise<TrailRecord | null>;
+  bySeq(seq: number): Promise<TrailRecord | null>;
+  bySeqs(seqs: number[]): Promise<TrailRecord[]>;
   /**
    * What search ranks candidates by, without loading whole trails (only the results need them).
    * `environment` false leaves it null: a query without an environment overlaps nothing anyway.
    */
-  rankingFacts(seqs: number[], opts: { environment: boolean }): RankingFacts[];
+  rankingFacts(seqs: number[], opts: { environment: boolean }): Promise<RankingFacts[]>;
   /** Indexed trails with this fingerprint, strongest first. */
-  indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[];
-  indexedByMergeKey(mergeKey: string): TrailRecord | null;
+  indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
+  indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
-  indexedAfter(afterSeq: number, limit: number): TrailRecord[];
+  indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
-  applyVerdict(seq: number, v: Verdict): boolean;
-  setOutcomes(seq: number, counts: OutcomeCounts, strength: number, reinforcedAt: number | null): void;
+  applyVerdict(seq: number, v: Verdict): Promise<boolean>;
+  /**
+   * Adds one to an outcome count in one statement (never read-modify-write: concurrent reports
+   * both count) and moves reinforced_at when given. Returns the counts after the increment and the
+   * quality strength is computed from, or null when no such trail exists.
+   */
+  countOutcome(
+    seq: number,
+    outcome: keyof OutcomeCounts,
+    reinforcedAt: number | null,
+  ): Promise<{ counts: OutcomeCounts; quality: number | null } | null>;
+  setStrength(seq: number, strength: number): Promise<void>;
   /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
-  delete(seq: number): void;
+  delete(seq: number): Promise<void>;
   /** Indexed trails, most recently reinforced first, after a keyset cursor. */
-  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): TrailRecord[];
+  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]>;
 }
 
 export interface FeedCursor {
@@ -148,10 +158,10 @@ export interface FeedCursor {
 
 export interface JobQueue {
   /** Oldest waiting jobs first. */
-  next(limit: number): { trailSeq: number; attempts: number }[];
-  recordFailure(trailSeq: number, error: string): void;
-  remove(trailSeq: number): void;
-  depth(): number;
+  next(limit: number): Promise<{ trailSeq: number; attempts: number }[]>;
+  recordFailure(trailSeq: number, error: string): Promise<void>;
+  remove(trailSeq: number): Promise<void>;
+  depth(): Promise<number>;
 }
 
 export interface OutcomeRecord {
@@ -165,23 +175,23 @@ export interface OutcomeRecord {
 }
 
 export interface OutcomeRepository {
-  insert(o: OutcomeRecord): void;
+  insert(o: OutcomeRecord): Promise<void>;
   /** The latest `perTrail` reports with notes for each trail. */
-  latestWithNotes(trailSeqs: number[], perTrail: number): OutcomeRecord[];
+  latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
-  countedSince(trailSeq: number, agent: string, since: number): boolean;
+  countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
 }
 
 export interface MergeCreditLedger {
   /** Records a credit; false when this agent already earned one for this trail on this day. */
-  grant(trailSeq: number, agent: string, day: string): boolean;
+  grant(trailSeq: number, agent: string, day: string): Promise<boolean>;
 }
 
 export interface TombstoneRepository {
-  add(trailId: string, contentHash: string, at: number): void;
-  has(trailId: string): boolean;
-  hasContent(contentHash: string): boolean;
-  purgeBefore(at: number): number;
+  add(trailId: string, contentHash: string, at: number): Promise<void>;
+  has(trailId: string): Promise<boolean>;
+  hasContent(contentHash: string): Promise<boolean>;
+  purgeBefore(at: number): Promise<number>;
 }
 
 export interface EventRecord {
@@ -193,18 +203,18 @@ export interface EventRecord {
 }
 
 export interface EventLog {
-  append(e: EventRecord): void;
-  recent(limit: number): EventRecord[];
+  append(e: EventRecord): Promise<void>;
+  recent(limit: number): Promise<EventRecord[]>;
 }
 
 /** Aggregates kept as things happen, so stats never scan whole tables. */
 export interface StatsRepository {
-  touchAgent(agent: string, at: number): void;
-  addOutcome(at: number, tokensSaved: number): void;
-  since(at: number): { outcomes: number; tokensSaved: number; agents: number };
-  trailsIndexed(): number;
+  touchAgent(agent: string, at: number): Promise<void>;
+  addOutcome(at: number, tokensSaved: number): Promise<void>;
+  since(at: number): Promise<{ outcomes: number; tokensSaved: number; agents: number }>;
+  trailsIndexed(): Promise<number>;
   /** Drops hourly buckets older than `before`. */
-  purgeBefore(before: number): void;
+  purgeBefore(before: number): Promise<void>;
 }
 
 export type DraftState = "pending" | "published" | "discarded";
@@ -223,25 +233,25 @@ export interface DraftRecord {
 }
 
 export interface DraftRepository {
-  insert(d: DraftRecord): void;
-  byHash(tokenHash: string): DraftRecord | null;
+  insert(d: DraftRecord): Promise<void>;
+  byHash(tokenHash: string): Promise<DraftRecord | null>;
   /** pending → published; false when the draft was not pending. */
-  markPublished(tokenHash: string, trailId: string): boolean;
+  markPublished(tokenHash: string, trailId: string): Promise<boolean>;
   /** pending → discarded; false when the draft was not pending. */
-  markDiscarded(tokenHash: string): boolean;
+  markDiscarded(tokenHash: string): Promise<boolean>;
   /** Deletes pending drafts past their expiry and finished ones older than `finishedBefore`. */
-  purge(now: number, finishedBefore: number): number;
+  purge(now: number, finishedBefore: number): Promise<number>;
 }
 
 /** Searches per label per hour, so "hot" never scans the event log. */
 export interface SearchCounter {
-  add(label: string, at: number): void;
+  add(label: string, at: number): Promise<void>;
   /** Labels with the most searches since `since`, most first. */
-  top(since: number, limit: number): { label: string; searches: number }[];
+  top(since: number, limit: number): Promise<{ label: string; searches: number }[]>;
 }
 
-/** Every repository over one database, with a transaction spanning them. */
-export interface Store {
+/** Every repository over one database. */
+export interface Ports {
   kv: KeyValueStore;
   trails: TrailRepository;
   jobs: JobQueue;
@@ -253,5 +263,33 @@ export interface Store {
   searches: SearchCounter;
   drafts: DraftRepository;
   stats: StatsRepository;
-  transaction<T>(fn: () => T): T;
+  /** The vector index, once `Store.openVectors` has opened it for a model (null before). */
+  vectors: VectorStore | null;
+}
+
+/** The ports inside one transaction, plus work for after its commit. */
+export interface Transaction extends Ports {
+  /**
+   * Runs `fn` once the transaction has committed (in registration order), never after a rollback:
+   * notifications, cache invalidation, worker wake-ups, anything that must only see durable data.
+   */
+  afterCommit(fn: () => void | Promise<void>): void;
+}
+
+/**
+ * The ports over one database. Reads may run outside a transaction; a write outside one is a
+ * transaction of its own. Use cases that write more than once do it in one `transaction`.
+ */
+export interface Store extends Ports {
+  /**
+   * Runs `fn` in one transaction: committed when its promise resolves, rolled back when it rejects
+   * (the rejection is passed on). Use only `tx` inside `fn`: the store's own ports would wait for
+   * this transaction to end. Not reentrant.
+   */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Opens the vector index for an embedding model. A different model (name or dimension) than the
+   * stored vectors' rebuilds it empty; `rebuilt` then tells the caller to re-embed.
+   */
+  openVectors(model: { name: string; dim: number }): Promise<{ vectors: VectorStore; rebuilt: boolean }>;
 }

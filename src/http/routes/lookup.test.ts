@@ -11,7 +11,7 @@ function fakeService() {
   const service = {
     onFingerprintChanged: (l: (fp: string) => void) => listeners.push(l),
     trails: {
-      byFingerprint(fp: string) {
+      async byFingerprint(fp: string) {
         computed.push(fp);
         if (fp.endsWith("0")) throw new ServiceError(404, "not_found", "no trail for this fingerprint");
         return { fingerprint: fp, results: [{ pad: "x".repeat(100) }], notice: "n" };
@@ -24,46 +24,59 @@ function fakeService() {
 const fp = (i: number) => `fp1_${i.toString(16).padStart(32, "0")}`;
 
 describe("fingerprint lookup cache", () => {
-  test("found and missing answers are both cached until the fingerprint changes", () => {
+  test("found and missing answers are both cached until the fingerprint changes", async () => {
     const { service, computed, changed } = fakeService();
     const lookups = new FingerprintLookups(service);
-    const found = lookups.answer(fp(1));
-    const missing = lookups.answer(fp(16));
+    const found = await lookups.answer(fp(1));
+    const missing = await lookups.answer(fp(16));
     expect([found.status, found.cacheControl]).toEqual([200, "public, max-age=300"]);
     expect([missing.status, missing.cacheControl]).toEqual([404, "public, max-age=60"]);
     expect(JSON.parse(new TextDecoder().decode(missing.body)).error.code).toBe("not_found");
-    lookups.answer(fp(1));
-    lookups.answer(fp(16));
+    // A cached answer comes back at once, without a promise.
+    expect(lookups.answer(fp(1))).toBe(found);
+    expect(lookups.answer(fp(16))).toBe(missing);
     expect(computed).toEqual([fp(1), fp(16)]);
     changed(fp(16));
-    lookups.answer(fp(16));
-    lookups.answer(fp(1));
+    await lookups.answer(fp(16));
+    await lookups.answer(fp(1));
     expect(computed).toEqual([fp(1), fp(16), fp(16)]);
   });
 
-  test("the byte budget holds: the oldest answers go first", () => {
+  test("an answer read while its trails change is returned but not cached", async () => {
+    const { service, computed, changed } = fakeService();
+    const lookups = new FingerprintLookups(service);
+    const pending = lookups.answer(fp(1));
+    changed(fp(1)); // a commit lands while the store is being read
+    expect((await pending).status).toBe(200);
+    expect(lookups.cachedBytes).toBe(0);
+    await lookups.answer(fp(1));
+    expect(computed).toEqual([fp(1), fp(1)]);
+    expect(lookups.cachedBytes).toBeGreaterThan(0);
+  });
+
+  test("the byte budget holds: the oldest answers go first", async () => {
     const { service, computed } = fakeService();
-    const size = new FingerprintLookups(service).answer(fp(1)).body.length;
+    const size = (await new FingerprintLookups(service).answer(fp(1))).body.length;
     const lookups = new FingerprintLookups(service, { maxBytes: size * 3 });
-    for (let i = 1; i <= 5; i++) lookups.answer(fp(i));
+    for (let i = 1; i <= 5; i++) await lookups.answer(fp(i));
     expect(lookups.cachedBytes).toBeLessThanOrEqual(size * 3);
     computed.length = 0;
-    lookups.answer(fp(5));
-    lookups.answer(fp(4));
-    lookups.answer(fp(3));
+    await lookups.answer(fp(5));
+    await lookups.answer(fp(4));
+    await lookups.answer(fp(3));
     expect(computed).toEqual([]); // the newest three stayed
-    lookups.answer(fp(1));
+    await lookups.answer(fp(1));
     expect(computed).toEqual([fp(1)]);
     expect(lookups.cachedBytes).toBeLessThanOrEqual(size * 3);
   });
 
-  test("a malformed fingerprint is refused and never cached", () => {
+  test("a malformed fingerprint is refused and never cached", async () => {
     const { service } = fakeService();
-    service.trails.byFingerprint = () => {
+    service.trails.byFingerprint = async () => {
       throw new ServiceError(400, "invalid_request", "bad");
     };
     const lookups = new FingerprintLookups(service);
-    expect(() => lookups.answer("fp1_x")).toThrow("bad");
+    await expect(lookups.answer("fp1_x")).rejects.toThrow("bad");
     expect(lookups.cachedBytes).toBe(0);
   });
 });

@@ -22,6 +22,8 @@ export class FingerprintLookups {
   // fingerprint -> answer, oldest first
   private readonly answers = new Map<string, LookupAnswer>();
   private bytes = 0;
+  /** Bumped by every invalidation: an answer computed across one is returned but not cached. */
+  private generation = 0;
 
   private readonly maxBytes: number;
 
@@ -33,11 +35,21 @@ export class FingerprintLookups {
     service.onFingerprintChanged((fp) => this.forget(fp));
   }
 
-  /** The answer for a lookup; a malformed fingerprint throws 400 invalid_request (never cached). */
-  answer(fp: string): LookupAnswer {
+  /**
+   * The answer for a lookup: at once from the cache, else read from the store. A malformed
+   * fingerprint rejects with 400 invalid_request (never cached).
+   */
+  answer(fp: string): LookupAnswer | Promise<LookupAnswer> {
+    return this.answers.get(fp) ?? this.load(fp);
+  }
+
+  private async load(fp: string): Promise<LookupAnswer> {
+    const generation = this.generation;
+    const answer = await this.compute(fp);
+    // The trails changed while this answer was read: it may be stale, so it is not kept.
+    if (generation !== this.generation) return answer;
     const cached = this.answers.get(fp);
     if (cached) return cached;
-    const answer = this.compute(fp);
     while (this.bytes + answer.body.length > this.maxBytes && this.answers.size > 0) {
       this.forget(this.answers.keys().next().value!);
     }
@@ -52,15 +64,16 @@ export class FingerprintLookups {
   }
 
   private forget(fp: string): void {
+    this.generation++;
     const answer = this.answers.get(fp);
     if (!answer) return;
     this.answers.delete(fp);
     this.bytes -= answer.body.length;
   }
 
-  private compute(fp: string): LookupAnswer {
+  private async compute(fp: string): Promise<LookupAnswer> {
     try {
-      const envelope = this.service.trails.byFingerprint(fp);
+      const envelope = await this.service.trails.byFingerprint(fp);
       return { status: 200, body: encode(envelope), cacheControl: FOUND_CACHE };
     } catch (err) {
       if (err instanceof ServiceError && err.status === 404) {

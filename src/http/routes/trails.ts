@@ -8,21 +8,21 @@ export function trailRoutes(service: ColonyService) {
   // GET /v1/trails/by-fingerprint/{fp} is served outside Elysia: see ./lookup.ts.
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
-      .post("/v1/trails", ({ request, body }) =>
+      .post("/v1/trails", async ({ request, body }) =>
         jsonResponse(
           202,
-          meteredCall(
+          await meteredCall(
             request,
             (a) => service.trails.publishQuotaState(a),
             (client) => service.trails.publish(body, client),
           ),
         ),
       )
-      .get("/v1/trails/:id", ({ params }) => jsonResponse(200, service.trails.status(params.id)))
-      .post("/v1/trails/:id/outcomes", ({ params, body, request }) => {
-        return jsonResponse(202, service.trails.reportOutcome(params.id, body, contextOf(request).client));
+      .get("/v1/trails/:id", async ({ params }) => jsonResponse(200, await service.trails.status(params.id)))
+      .post("/v1/trails/:id/outcomes", async ({ params, body, request }) => {
+        return jsonResponse(202, await service.trails.reportOutcome(params.id, body, contextOf(request).client));
       })
-      .delete("/v1/trails/:id", ({ params, request }) =>
-        jsonResponse(200, service.trails.remove(params.id, request.headers.get("authorization"))),
+      .delete("/v1/trails/:id", async ({ params, request }) =>
+        jsonResponse(200, await service.trails.remove(params.id, request.headers.get("authorization"))),
       );
 }

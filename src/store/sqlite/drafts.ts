@@ -17,7 +17,7 @@ interface Row {
 export class SqliteDraftRepository implements DraftRepository {
   constructor(private readonly db: Database) {}
 
-  insert(d: DraftRecord): void {
+  async insert(d: DraftRecord): Promise<void> {
     this.db
       .query(
         `INSERT INTO drafts (token_hash, state, trail, fingerprint, redactions, risk, author, created_at, expires_at, trail_id)
@@ -37,7 +37,7 @@ export class SqliteDraftRepository implements DraftRepository {
       );
   }
 
-  byHash(tokenHash: string): DraftRecord | null {
+  async byHash(tokenHash: string): Promise<DraftRecord | null> {
     const r = this.db.query<Row, [string]>("SELECT * FROM drafts WHERE token_hash = ?").get(tokenHash);
     if (!r) return null;
     return {
@@ -54,7 +54,7 @@ export class SqliteDraftRepository implements DraftRepository {
     };
   }
 
-  markPublished(tokenHash: string, trailId: string): boolean {
+  async markPublished(tokenHash: string, trailId: string): Promise<boolean> {
     return (
       this.db
         .query("UPDATE drafts SET state = 'published', trail_id = ? WHERE token_hash = ? AND state = 'pending'")
@@ -62,11 +62,11 @@ export class SqliteDraftRepository implements DraftRepository {
     );
   }
 
-  markDiscarded(tokenHash: string): boolean {
+  async markDiscarded(tokenHash: string): Promise<boolean> {
     return this.db.query("UPDATE drafts SET state = 'discarded' WHERE token_hash = ? AND state = 'pending'").run(tokenHash).changes === 1;
   }
 
-  purge(now: number, finishedBefore: number): number {
+  async purge(now: number, finishedBefore: number): Promise<number> {
     return this.db
       .query("DELETE FROM drafts WHERE (state = 'pending' AND expires_at <= ?) OR (state != 'pending' AND created_at < ?)")
       .run(now, finishedBefore).changes;

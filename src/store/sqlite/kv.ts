@@ -12,15 +12,28 @@ export class SqliteKeyValueStore implements KeyValueStore {
     this.delStmt = db.query("DELETE FROM kv WHERE key = ?");
   }
 
-  get(key: string): string | null {
+  async get(key: string): Promise<string | null> {
+    return this.getNow(key);
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    this.setNow(key, value);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.deleteNow(key);
+  }
+
+  // Synchronous forms for the adapter's own use inside a statement sequence that must not yield.
+  getNow(key: string): string | null {
     return this.getStmt.get(key)?.value ?? null;
   }
 
-  set(key: string, value: string): void {
+  setNow(key: string, value: string): void {
     this.setStmt.run(key, value);
   }
 
-  delete(key: string): void {
+  deleteNow(key: string): void {
     this.delStmt.run(key);
   }
 }

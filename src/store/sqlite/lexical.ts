@@ -23,7 +23,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
     this.totalDocs = db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'lexical_docs'");
   }
 
-  add(id: number, doc: LexicalDoc): void {
+  async add(id: number, doc: LexicalDoc): Promise<void> {
     this.db.transaction(() => {
       this.ins.run(id, doc.error, doc.body);
       for (const term of documentTerms(doc.error, doc.body)) this.termUp.run(term);
@@ -31,7 +31,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
     })();
   }
 
-  remove(id: number, doc: LexicalDoc): void {
+  async remove(id: number, doc: LexicalDoc): Promise<void> {
     this.db.transaction(() => {
       if (this.del.run(id).changes === 0) return;
       for (const term of documentTerms(doc.error, doc.body)) this.termDown.run(term);
@@ -39,7 +39,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
     })();
   }
 
-  search(tokens: string[], k: number): LexicalHit[] {
+  async search(tokens: string[], k: number): Promise<LexicalHit[]> {
     const distinct = [...new Set(tokens)].slice(0, 256);
     if (distinct.length === 0) return [];
     const rows = this.db
@@ -65,7 +65,7 @@ const HOUR_MS = 3600_000;
 export class SqliteSearchCounter implements SearchCounter {
   constructor(private readonly db: Database) {}
 
-  add(label: string, at: number): void {
+  async add(label: string, at: number): Promise<void> {
     this.db
       .query(
         `INSERT INTO search_hourly (hour, label, n) VALUES (?, ?, 1)
@@ -74,7 +74,7 @@ export class SqliteSearchCounter implements SearchCounter {
       .run(Math.floor(at / HOUR_MS), label.slice(0, 200));
   }
 
-  top(since: number, limit: number) {
+  async top(since: number, limit: number) {
     return this.db
       .query<{ label: string; searches: number }, [number, number]>(
         `SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ?

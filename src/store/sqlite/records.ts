@@ -14,7 +14,7 @@ import type {
 export class SqliteJobQueue implements JobQueue {
   constructor(private readonly db: Database) {}
 
-  next(limit: number) {
+  async next(limit: number) {
     return this.db
       .query<{ trailSeq: number; attempts: number }, [number]>(
         "SELECT trail_seq AS trailSeq, attempts FROM jobs ORDER BY trail_seq ASC LIMIT ?",
@@ -22,15 +22,15 @@ export class SqliteJobQueue implements JobQueue {
       .all(limit);
   }
 
-  recordFailure(trailSeq: number, error: string): void {
+  async recordFailure(trailSeq: number, error: string): Promise<void> {
     this.db.query("UPDATE jobs SET attempts = attempts + 1, last_error = ? WHERE trail_seq = ?").run(error.slice(0, 500), trailSeq);
   }
 
-  remove(trailSeq: number): void {
+  async remove(trailSeq: number): Promise<void> {
     this.db.query("DELETE FROM jobs WHERE trail_seq = ?").run(trailSeq);
   }
 
-  depth(): number {
+  async depth(): Promise<number> {
     return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs").get()!.n;
   }
 }
@@ -38,13 +38,13 @@ export class SqliteJobQueue implements JobQueue {
 export class SqliteOutcomeRepository implements OutcomeRepository {
   constructor(private readonly db: Database) {}
 
-  insert(o: OutcomeRecord): void {
+  async insert(o: OutcomeRecord): Promise<void> {
     this.db
       .query("INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .run(o.trailSeq, o.agent, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
   }
 
-  latestWithNotes(trailSeqs: number[], perTrail: number): OutcomeRecord[] {
+  async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
     if (trailSeqs.length === 0) return [];
     const rows = this.db
       .query<any, number[]>(
@@ -66,7 +66,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     }));
   }
 
-  countedSince(trailSeq: number, agent: string, since: number): boolean {
+  async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
     return (
       this.db
         .query("SELECT 1 FROM outcomes WHERE trail_seq = ? AND agent = ? AND counted = 1 AND at >= ? LIMIT 1")
@@ -78,7 +78,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
 export class SqliteMergeCreditLedger implements MergeCreditLedger {
   constructor(private readonly db: Database) {}
 
-  grant(trailSeq: number, agent: string, day: string): boolean {
+  async grant(trailSeq: number, agent: string, day: string): Promise<boolean> {
     return (
       this.db.query("INSERT INTO merge_credits (trail_seq, agent, day) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(trailSeq, agent, day)
         .changes === 1
@@ -89,21 +89,21 @@ export class SqliteMergeCreditLedger implements MergeCreditLedger {
 export class SqliteTombstoneRepository implements TombstoneRepository {
   constructor(private readonly db: Database) {}
 
-  add(trailId: string, contentHash: string, at: number): void {
+  async add(trailId: string, contentHash: string, at: number): Promise<void> {
     this.db
       .query("INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
       .run(trailId, contentHash, at);
   }
 
-  has(trailId: string): boolean {
+  async has(trailId: string): Promise<boolean> {
     return this.db.query("SELECT 1 FROM tombstones WHERE trail_id = ?").get(trailId) !== null;
   }
 
-  hasContent(contentHash: string): boolean {
+  async hasContent(contentHash: string): Promise<boolean> {
     return this.db.query("SELECT 1 FROM tombstones WHERE content_hash = ? LIMIT 1").get(contentHash) !== null;
   }
 
-  purgeBefore(at: number): number {
+  async purgeBefore(at: number): Promise<number> {
     return this.db.query("DELETE FROM tombstones WHERE removed_at < ?").run(at).changes;
   }
 }
@@ -111,13 +111,13 @@ export class SqliteTombstoneRepository implements TombstoneRepository {
 export class SqliteEventLog implements EventLog {
   constructor(private readonly db: Database) {}
 
-  append(e: EventRecord): void {
+  async append(e: EventRecord): Promise<void> {
     this.db
       .query("INSERT INTO events (kind, agent, trail_id, text, at) VALUES (?, ?, ?, ?, ?)")
       .run(e.kind, e.agent, e.trailId, e.text, e.at);
   }
 
-  recent(limit: number): EventRecord[] {
+  async recent(limit: number): Promise<EventRecord[]> {
     return this.db
       .query<EventRecord, [number]>("SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?")
       .all(limit);
@@ -129,7 +129,7 @@ const HOUR_MS = 3600_000;
 export class SqliteStatsRepository implements StatsRepository {
   constructor(private readonly db: Database) {}
 
-  touchAgent(agent: string, at: number): void {
+  async touchAgent(agent: string, at: number): Promise<void> {
     this.db
       .query(
         `INSERT INTO agent_activity (agent, at) VALUES (?, ?)
@@ -138,7 +138,7 @@ export class SqliteStatsRepository implements StatsRepository {
       .run(agent, at);
   }
 
-  addOutcome(at: number, tokensSaved: number): void {
+  async addOutcome(at: number, tokensSaved: number): Promise<void> {
     this.db
       .query(
         `INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (?, 1, ?)
@@ -148,7 +148,7 @@ export class SqliteStatsRepository implements StatsRepository {
   }
 
   /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
-  since(at: number) {
+  async since(at: number) {
     const hour = Math.floor(at / HOUR_MS);
     const totals = this.db
       .query<{ o: number | null; t: number | null }, [number]>(
@@ -159,12 +159,12 @@ export class SqliteStatsRepository implements StatsRepository {
     return { outcomes: totals.o ?? 0, tokensSaved: totals.t ?? 0, agents };
   }
 
-  trailsIndexed(): number {
+  async trailsIndexed(): Promise<number> {
     return this.db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'trails_indexed'").get()?.value ?? 0;
   }
 
   /** Drops buckets older than `before` (they no longer count for anything). */
-  purgeBefore(before: number): void {
+  async purgeBefore(before: number): Promise<void> {
     const hour = Math.floor(before / HOUR_MS);
     this.db.query("DELETE FROM stats_hourly WHERE hour < ?").run(hour);
     this.db.query("DELETE FROM agent_activity WHERE at < ?").run(before);

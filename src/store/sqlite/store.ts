@@ -1,9 +1,15 @@
 // The SQLite adapter of the Store port: every repository over one database file.
+//
+// bun:sqlite is synchronous and the colony holds one connection. Transactions are serialized by an
+// async mutex and their statements run synchronously inside; a write outside a transaction takes
+// the same mutex (it is a transaction of its own), so no statement ever lands inside another
+// transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
-import type { Store } from "../ports";
+import type { Ports, Store, Transaction, VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
 import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
+import { AsyncMutex } from "./mutex";
 import {
   SqliteEventLog,
   SqliteJobQueue,
@@ -13,10 +19,70 @@ import {
   SqliteTombstoneRepository,
 } from "./records";
 import { SqliteTrailRepository } from "./trails";
+import { SqliteVectorStore } from "./vectors";
+
+type Hook = () => void | Promise<void>;
+
+/** The methods of each port that write: outside a transaction they wait for the mutex. */
+const WRITES = {
+  kv: ["set", "delete"],
+  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete"],
+  jobs: ["recordFailure", "remove"],
+  outcomes: ["insert"],
+  credits: ["grant"],
+  tombstones: ["add", "purgeBefore"],
+  events: ["append"],
+  lexical: ["add", "remove"],
+  searches: ["add"],
+  drafts: ["insert", "markPublished", "markDiscarded", "purge"],
+  stats: ["touchAgent", "addOutcome", "purgeBefore"],
+  vectors: ["upsert", "remove", "markReindexed"],
+} as const satisfies { [P in keyof Ports]: readonly (keyof NonNullable<Ports[P]>)[] };
+
+class SqliteTransaction implements Transaction {
+  readonly hooks: Hook[] = [];
+  kv;
+  trails;
+  jobs;
+  outcomes;
+  credits;
+  tombstones;
+  events;
+  lexical;
+  searches;
+  drafts;
+  stats;
+  vectors;
+
+  constructor(ports: Ports) {
+    this.kv = ports.kv;
+    this.trails = ports.trails;
+    this.jobs = ports.jobs;
+    this.outcomes = ports.outcomes;
+    this.credits = ports.credits;
+    this.tombstones = ports.tombstones;
+    this.events = ports.events;
+    this.lexical = ports.lexical;
+    this.searches = ports.searches;
+    this.drafts = ports.drafts;
+    this.stats = ports.stats;
+    this.vectors = ports.vectors;
+  }
+
+  afterCommit(fn: Hook): void {
+    this.hooks.push(fn);
+  }
+}
 
 export function createSqliteStore(db: Database): Store {
-  return {
-    kv: new SqliteKeyValueStore(db),
+  const mutex = new AsyncMutex();
+  const begin = db.prepare("BEGIN");
+  const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
+  const kv = new SqliteKeyValueStore(db);
+  // What a transaction sees: the repositories themselves (the mutex is held).
+  const inside: Ports = {
+    kv,
     trails: new SqliteTrailRepository(db),
     jobs: new SqliteJobQueue(db),
     outcomes: new SqliteOutcomeRepository(db),
@@ -27,6 +93,73 @@ export function createSqliteStore(db: Database): Store {
     searches: new SqliteSearchCounter(db),
     drafts: new SqliteDraftRepository(db),
     stats: new SqliteStatsRepository(db),
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    vectors: null,
   };
+
+  /** The same repository for use outside a transaction: reads as they are, writes under the mutex. */
+  function outside<T extends object>(repo: T, writes: readonly string[]): T {
+    // The view inherits every read from the repository itself (no wrapper on the read path).
+    const view = Object.create(repo) as Record<string, unknown>;
+    for (const name of writes) {
+      const method = (repo as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
+      view[name] = (...args: unknown[]) => mutex.run(() => method.apply(repo, args));
+    }
+    return view as T;
+  }
+
+  async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const tx = new SqliteTransaction(inside);
+    const result = await mutex.run(async () => {
+      begin.run();
+      try {
+        const value = await fn(tx);
+        commit.run();
+        return value;
+      } catch (err) {
+        // A failed statement may already have ended the transaction (SQLITE_FULL, for one).
+        if (db.inTransaction) rollback.run();
+        throw err;
+      }
+    });
+    if (tx.hooks.length > 0) await runHooks(tx.hooks);
+    return result;
+  }
+
+  const store: Store = {
+    kv: outside(inside.kv, WRITES.kv),
+    trails: outside(inside.trails, WRITES.trails),
+    jobs: outside(inside.jobs, WRITES.jobs),
+    outcomes: outside(inside.outcomes, WRITES.outcomes),
+    credits: outside(inside.credits, WRITES.credits),
+    tombstones: outside(inside.tombstones, WRITES.tombstones),
+    events: outside(inside.events, WRITES.events),
+    lexical: outside(inside.lexical, WRITES.lexical),
+    searches: outside(inside.searches, WRITES.searches),
+    drafts: outside(inside.drafts, WRITES.drafts),
+    stats: outside(inside.stats, WRITES.stats),
+    vectors: null,
+    transaction,
+    async openVectors(model) {
+      const opened = await mutex.run(async () => SqliteVectorStore.open(db, kv, model));
+      inside.vectors = opened.store;
+      const vectors: VectorStore = outside(opened.store, WRITES.vectors);
+      store.vectors = vectors;
+      return { vectors, rebuilt: opened.rebuilt };
+    },
+  };
+  return store;
+}
+
+/** Every hook runs, in order, even when one fails; the failures are passed on together. */
+async function runHooks(hooks: Hook[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const hook of hooks) {
+    try {
+      await hook();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, "after-commit work failed");
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { FeedCursor, NewTrail, OutcomeCounts, RankingFacts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
 
 interface Row {
@@ -23,6 +23,13 @@ interface Row {
   reasons: string | null;
   merge_key: string | null;
   reinforced_at: number | null;
+}
+
+interface CountRow {
+  worked: number;
+  partially_worked: number;
+  failed: number;
+  quality: number | null;
 }
 
 function toRecord(r: Row): TrailRecord {
@@ -56,6 +63,8 @@ export class SqliteTrailRepository implements TrailRepository {
   private readonly bySeqStmt;
   private readonly byFingerprintStmt;
   private readonly byMergeKeyStmt;
+  private readonly countStmts: Record<keyof OutcomeCounts, Statement<CountRow, [number | null, number]>>;
+  private readonly setStrengthStmt;
 
   constructor(private readonly db: Database) {
     this.insertTrail = db.query<Row, any[]>(
@@ -72,9 +81,17 @@ export class SqliteTrailRepository implements TrailRepository {
     this.byMergeKeyStmt = db.query<Row, [string]>(
       "SELECT * FROM trails WHERE merge_key = ? AND status = 'indexed' ORDER BY seq ASC LIMIT 1",
     );
+    // One statement per column: the column name cannot be a bound parameter.
+    const count = (column: keyof OutcomeCounts) =>
+      db.query<CountRow, [number | null, number]>(
+        `UPDATE trails SET ${column} = ${column} + 1, reinforced_at = coalesce(?, reinforced_at) WHERE seq = ?
+         RETURNING worked, partially_worked, failed, quality`,
+      );
+    this.countStmts = { worked: count("worked"), partially_worked: count("partially_worked"), failed: count("failed") };
+    this.setStrengthStmt = db.query("UPDATE trails SET strength = ? WHERE seq = ?");
   }
 
-  insertQueued(t: NewTrail): TrailRecord {
+  async insertQueued(t: NewTrail): Promise<TrailRecord> {
     return this.db.transaction(() => {
       const row = this.insertTrail.get(
         t.id,
@@ -92,23 +109,23 @@ export class SqliteTrailRepository implements TrailRepository {
     })();
   }
 
-  byId(id: string): TrailRecord | null {
+  async byId(id: string): Promise<TrailRecord | null> {
     const r = this.byIdStmt.get(id);
     return r ? toRecord(r) : null;
   }
 
-  bySeq(seq: number): TrailRecord | null {
+  async bySeq(seq: number): Promise<TrailRecord | null> {
     const r = this.bySeqStmt.get(seq);
     return r ? toRecord(r) : null;
   }
 
-  bySeqs(seqs: number[]): TrailRecord[] {
+  async bySeqs(seqs: number[]): Promise<TrailRecord[]> {
     if (seqs.length === 0) return [];
     const rows = this.db.query<Row, number[]>(`SELECT * FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`).all(...seqs);
     return rows.map(toRecord);
   }
 
-  rankingFacts(seqs: number[], opts: { environment: boolean }): RankingFacts[] {
+  async rankingFacts(seqs: number[], opts: { environment: boolean }): Promise<RankingFacts[]> {
     if (seqs.length === 0) return [];
     // json_extract returns the environment object as JSON text: SQLite reads it out of the stored
     // trail far faster than parsing every whole trail in JavaScript.
@@ -122,23 +139,23 @@ export class SqliteTrailRepository implements TrailRepository {
       .map((r) => ({ ...r, environment: r.environment === null ? null : JSON.parse(r.environment) }));
   }
 
-  indexedByFingerprint(fingerprint: string, limit: number): TrailRecord[] {
+  async indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]> {
     return this.byFingerprintStmt.all(fingerprint, limit).map(toRecord);
   }
 
-  indexedByMergeKey(mergeKey: string): TrailRecord | null {
+  async indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null> {
     const r = this.byMergeKeyStmt.get(mergeKey);
     return r ? toRecord(r) : null;
   }
 
-  indexedAfter(afterSeq: number, limit: number): TrailRecord[] {
+  async indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]> {
     return this.db
       .query<Row, [number, number]>("SELECT * FROM trails WHERE status = 'indexed' AND seq > ? ORDER BY seq LIMIT ?")
       .all(afterSeq, limit)
       .map(toRecord);
   }
 
-  applyVerdict(seq: number, v: Verdict): boolean {
+  async applyVerdict(seq: number, v: Verdict): Promise<boolean> {
     const content = JSON.stringify(v.trail);
     let changes: number;
     if (v.status === "indexed") {
@@ -161,16 +178,22 @@ export class SqliteTrailRepository implements TrailRepository {
     return changes === 1;
   }
 
-  setOutcomes(seq: number, c: OutcomeCounts, strength: number, reinforcedAt: number | null): void {
-    this.db
-      .query(
-        `UPDATE trails SET worked = ?, partially_worked = ?, failed = ?, strength = ?,
-           reinforced_at = coalesce(?, reinforced_at) WHERE seq = ?`,
-      )
-      .run(c.worked, c.partially_worked, c.failed, strength, reinforcedAt, seq);
+  async countOutcome(
+    seq: number,
+    outcome: keyof OutcomeCounts,
+    reinforcedAt: number | null,
+  ): Promise<{ counts: OutcomeCounts; quality: number | null } | null> {
+    const row = this.countStmts[outcome].get(reinforcedAt, seq);
+    return row
+      ? { counts: { worked: row.worked, partially_worked: row.partially_worked, failed: row.failed }, quality: row.quality }
+      : null;
   }
 
-  delete(seq: number): void {
+  async setStrength(seq: number, strength: number): Promise<void> {
+    this.setStrengthStmt.run(strength, seq);
+  }
+
+  async delete(seq: number): Promise<void> {
     const removed = this.db.query<{ status: string }, [number]>("DELETE FROM trails WHERE seq = ? RETURNING status").get(seq);
     if (removed?.status === "indexed") this.bumpIndexed(-1);
   }
@@ -180,7 +203,7 @@ export class SqliteTrailRepository implements TrailRepository {
     this.db.query("UPDATE counters SET value = value + ? WHERE name = 'trails_indexed'").run(by);
   }
 
-  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): TrailRecord[] {
+  async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
     const where = ["status = 'indexed'"];
     const args: (string | number)[] = [];
     if (opts.category) {

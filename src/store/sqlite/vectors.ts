@@ -7,7 +7,8 @@
 // back, a code may stand for a vector that is not stored (its candidate is dropped at re-scoring)
 // or miss one that is (found again at the next start); neither shows a wrong result.
 import type { Database } from "bun:sqlite";
-import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
+import type { VectorHit, VectorStore } from "../ports";
+import type { SqliteKeyValueStore } from "./kv";
 import { HammingIndex } from "../hamming-index";
 
 const SIGNATURE_KEY = "vectors.signature";
@@ -41,7 +42,7 @@ export class SqliteVectorStore implements VectorStore {
 
   private constructor(
     private readonly db: Database,
-    private readonly kv: KeyValueStore,
+    private readonly kv: SqliteKeyValueStore,
     readonly dim: number,
   ) {
     this.insertFloat = db.query("INSERT INTO vec_float (rowid, embedding) VALUES (?, ?)");
@@ -63,25 +64,25 @@ export class SqliteVectorStore implements VectorStore {
    * Opens the vector tables for a model. A different model (name or dimension) invalidates the
    * stored vectors: the tables are rebuilt empty and `rebuilt` tells the caller to re-embed.
    */
-  static open(db: Database, kv: KeyValueStore, model: { name: string; dim: number }): VectorStoreOpen {
+  static open(db: Database, kv: SqliteKeyValueStore, model: { name: string; dim: number }): VectorStoreOpen {
     if (!Number.isInteger(model.dim) || model.dim <= 0 || model.dim % 8 !== 0) {
       throw new Error(`embedding dimension ${model.dim} is not a positive multiple of 8`);
     }
     const signature = `v${LAYOUT}:${model.name}:${model.dim}`;
-    const changed = kv.get(SIGNATURE_KEY) !== signature;
+    const changed = kv.getNow(SIGNATURE_KEY) !== signature;
     if (changed) {
       db.transaction(() => {
         db.exec("DROP TABLE IF EXISTS vec_float");
         db.exec("DROP TABLE IF EXISTS vec_bits");
         db.exec("CREATE TABLE vec_float (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL)");
         db.exec(`CREATE VIRTUAL TABLE vec_bits USING vec0(bits bit[${model.dim}])`);
-        kv.set(SIGNATURE_KEY, signature);
-        kv.set(REINDEX_PENDING_KEY, "1");
+        kv.setNow(SIGNATURE_KEY, signature);
+        kv.setNow(REINDEX_PENDING_KEY, "1");
       })();
     }
     // Still pending after a crash mid-reindex: the caller resumes it.
     const store = new SqliteVectorStore(db, kv, model.dim);
-    return { store, rebuilt: store.needsReindex() };
+    return { store, rebuilt: kv.getNow(REINDEX_PENDING_KEY) === "1" };
   }
 
   private check(vector: Float32Array): void {
@@ -90,7 +91,7 @@ export class SqliteVectorStore implements VectorStore {
     }
   }
 
-  upsert(id: number, vector: Float32Array): void {
+  async upsert(id: number, vector: Float32Array): Promise<void> {
     this.check(vector);
     // Quantized once: the same code goes to the vec0 table and to the in-memory pass.
     const code = this.code(vector);
@@ -108,7 +109,7 @@ export class SqliteVectorStore implements VectorStore {
     return this.quantize.get(vector)!.code;
   }
 
-  remove(id: number): void {
+  async remove(id: number): Promise<void> {
     this.db.transaction(() => {
       this.deleteFloat.run(id);
       this.deleteBits.run(id);
@@ -116,11 +117,11 @@ export class SqliteVectorStore implements VectorStore {
     this.codes.delete(id);
   }
 
-  search(query: Float32Array, k: number): VectorHit[] {
+  async search(query: Float32Array, k: number): Promise<VectorHit[]> {
     this.check(query);
     if (k <= 0) return [];
     const candidates = this.firstPass(query, k);
-    const hits = [...this.similarities(query, candidates)].map(([id, similarity]) => ({ id, similarity }));
+    const hits = [...this.similaritiesNow(query, candidates)].map(([id, similarity]) => ({ id, similarity }));
     hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
     return hits.slice(0, k);
   }
@@ -130,7 +131,11 @@ export class SqliteVectorStore implements VectorStore {
     return this.codes.nearest(this.code(query), firstPassSize(k));
   }
 
-  similarities(query: Float32Array, ids: number[]): Map<number, number> {
+  async similarities(query: Float32Array, ids: number[]): Promise<Map<number, number>> {
+    return this.similaritiesNow(query, ids);
+  }
+
+  private similaritiesNow(query: Float32Array, ids: number[]): Map<number, number> {
     this.check(query);
     const out = new Map<number, number>();
     if (ids.length === 0) return out;
@@ -143,22 +148,22 @@ export class SqliteVectorStore implements VectorStore {
     return out;
   }
 
-  searchExact(query: Float32Array, k: number): VectorHit[] {
+  async searchExact(query: Float32Array, k: number): Promise<VectorHit[]> {
     this.check(query);
     if (k <= 0) return [];
     return this.knnFloat.all(query, k).map((r) => ({ id: r.rowid, similarity: 1 - r.distance }));
   }
 
-  count(): number {
+  async count(): Promise<number> {
     return this.countStmt.get()!.n;
   }
 
-  needsReindex(): boolean {
-    return this.kv.get(REINDEX_PENDING_KEY) === "1";
+  async needsReindex(): Promise<boolean> {
+    return this.kv.getNow(REINDEX_PENDING_KEY) === "1";
   }
 
-  markReindexed(): void {
-    this.kv.delete(REINDEX_PENDING_KEY);
+  async markReindexed(): Promise<void> {
+    this.kv.deleteNow(REINDEX_PENDING_KEY);
   }
 }
 
