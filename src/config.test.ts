@@ -11,7 +11,7 @@ describe("loadConfig", () => {
     expect(c.publishLimit).toBe(30);
     expect(c.draftLimit).toBe(30);
     expect(c.maxQueue).toBe(1000);
-    expect(c.trustProxy).toBe(false);
+    expect(c.trustProxy).toEqual({ kind: "off" });
     expect(c.adminToken).toBeNull();
     expect(c.modelDir).toBeNull();
     expect(c.cacheDir).toBe("/home/u/.cache/colony");
@@ -45,7 +45,7 @@ describe("loadConfig", () => {
       publishLimit: 5,
       draftLimit: 6,
       maxQueue: 7,
-      trustProxy: true,
+      trustProxy: { kind: "hops", hops: 1 },
       modelDir: "/models/minilm",
       cacheDir: "/tmp/cc",
       logLevel: "warn",
@@ -57,7 +57,12 @@ describe("loadConfig", () => {
     ["COLONY_PORT", "70000", /whole number/],
     ["COLONY_RATE_LIMIT", "0", /from 1/],
     ["COLONY_MAX_QUEUE", "-1", /whole number/],
-    ["COLONY_TRUST_PROXY", "maybe", /1, true/],
+    ["COLONY_TRUST_PROXY", "maybe", /hop count.*CIDR/],
+    ["COLONY_TRUST_PROXY", "33", /1 to 32/],
+    ["COLONY_TRUST_PROXY", "10.0.0.0/33", /CIDR/],
+    ["COLONY_TRUST_PROXY", "10.0.0.1, fd00::/129", /CIDR/],
+    ["COLONY_TRUST_PROXY", "10.0.0.1,,10.0.0.2", /CIDR/],
+    ["COLONY_TRUST_PROXY", "proxy.internal", /CIDR/],
     ["COLONY_PUBLIC_URL", "colony.local", /absolute http/],
     ["COLONY_PUBLIC_URL", "ftp://x", /absolute http/],
     ["COLONY_LOG_LEVEL", "loud", /debug, info/],

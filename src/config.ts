@@ -2,6 +2,7 @@
 // message naming the variable and what it accepts (main.ts exits with code 2).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./http/proxy-trust";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
@@ -20,7 +21,8 @@ export interface Config {
   /** Drafts per hour per client address. */
   draftLimit: number;
   maxQueue: number;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For entries name the client (src/http/proxy-trust.ts). */
+  trustProxy: TrustProxy;
   /** A user-supplied model directory; null means the default model shipped with Colony. */
   modelDir: string | null;
   cacheDir: string;
@@ -56,12 +58,11 @@ export function int(env: Env, name: string, fallback: number, min: number, max: 
   return Number(raw);
 }
 
-function bool(env: Env, name: string): boolean {
+function trustProxy(env: Env, name: string): TrustProxy {
   const raw = str(env, name);
-  if (raw === undefined) return false;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(name, "1, true, yes, on, 0, false, no or off", raw);
+  const parsed = parseTrustProxy(raw);
+  if (parsed === null) throw new ConfigError(name, TRUST_PROXY_ACCEPTS, raw ?? "");
+  return parsed;
 }
 
 function url(env: Env, name: string): string | null {
@@ -108,7 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     publishLimit: int(env, "COLONY_PUBLISH_LIMIT", 30, 1, 1_000_000_000),
     draftLimit: int(env, "COLONY_DRAFT_LIMIT", 30, 1, 1_000_000_000),
     maxQueue: int(env, "COLONY_MAX_QUEUE", 1000, 1, 1_000_000_000),
-    trustProxy: bool(env, "COLONY_TRUST_PROXY"),
+    trustProxy: trustProxy(env, "COLONY_TRUST_PROXY"),
     modelDir: str(env, "COLONY_MODEL_DIR") ? resolve(str(env, "COLONY_MODEL_DIR")!) : null,
     cacheDir: resolve(str(env, "COLONY_CACHE_DIR") ?? defaultCacheDir(env)),
     logLevel: logLevel as LogLevel,
@@ -127,7 +128,11 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_PUBLISH_LIMIT", "30", "publishes per hour per client address"],
   ["COLONY_DRAFT_LIMIT", "30", "drafts per hour per client address"],
   ["COLONY_MAX_QUEUE", "1000", "trails waiting for enrichment before publish answers 503 busy"],
-  ["COLONY_TRUST_PROXY", "off", "1 = take the client address from X-Forwarded-For"],
+  [
+    "COLONY_TRUST_PROXY",
+    "off",
+    "proxies in front: a hop count (1 = one) or their addresses/CIDRs; the client is the right-most X-Forwarded-For entry not a proxy",
+  ],
   ["COLONY_MODEL_DIR", "(embedded default)", "a sentence-transformers ONNX export or a Colony static model"],
   ["COLONY_CACHE_DIR", "$XDG_CACHE_HOME/colony or ~/.cache/colony", "where the binary extracts its native parts"],
   ["COLONY_LOG_LEVEL", "info", "debug, info, warn, error or silent"],

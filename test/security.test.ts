@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
-import { startTestColony, tempDir, type TestColony } from "./support/colony";
+import { spawnColony, startTestColony, tempDir, type TestColony } from "./support/colony";
 import { REPO_DIR } from "./support/paths";
 import { json, sampleTrail } from "./support/trails";
 
@@ -66,6 +66,38 @@ describe("quotas and spoofed client addresses", () => {
       expect((await statuses(colony, "/v1/drafts", 4, trail)).map((p) => p.status)).toEqual([201, 201, 201, 201]);
     } finally {
       await colony.dispose();
+    }
+  });
+});
+
+describe("X-Forwarded-For behind a trusted proxy (COLONY_TRUST_PROXY)", () => {
+  // A proxy appends the address it received the request from: a client behind it controls every
+  // entry to the left of that one, and must not be able to pick its quota key with them.
+  const viaProxy = (spoofed: string) => ({ "X-Forwarded-For": `${spoofed}, 198.51.100.7` });
+
+  for (const setting of ["1", "127.0.0.1, ::1, 10.0.0.0/8"]) {
+    test(`COLONY_TRUST_PROXY=${setting}: spoofed left-most entries share the real client's quota`, async () => {
+      const colony = await startTestColony({ COLONY_RATE_LIMIT: "3", COLONY_TRUST_PROXY: setting });
+      try {
+        const codes: number[] = [];
+        for (let i = 0; i < 5; i++) codes.push((await colony.fetch("/v1/stats", { headers: viaProxy(`203.0.113.${i}`) })).status);
+        expect(codes).toEqual([200, 200, 200, 429, 429]);
+        // Another real client behind the same proxy has its own quota.
+        expect((await colony.fetch("/v1/stats", { headers: { "X-Forwarded-For": "1.2.3.4, 198.51.100.8" } })).status).toBe(200);
+      } finally {
+        await colony.dispose();
+      }
+    });
+  }
+
+  test("a bad COLONY_TRUST_PROXY stops the process with exit 2 and a message naming the variable", async () => {
+    for (const bad of ["maybe", "10.0.0.0/40"]) {
+      const p = spawnColony(["serve"], { COLONY_TRUST_PROXY: bad, COLONY_PORT: "0" });
+      expect(await p.exited).toBe(2);
+      const err = await new Response(p.stderr).text();
+      expect(err).toContain("COLONY_TRUST_PROXY");
+      expect(err).toContain("CIDR");
+      expect(err.trim().split("\n")).toHaveLength(1);
     }
   });
 });

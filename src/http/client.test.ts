@@ -1,12 +1,55 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../service/errors";
 import { clientAddress, identify, pseudonym } from "./client";
+import { parseTrustProxy, type TrustProxy } from "./proxy-trust";
 
-test("X-Forwarded-For is ignored unless the proxy is trusted", () => {
-  const h = new Headers({ "x-forwarded-for": "203.0.113.9, 10.0.0.1" });
-  expect(clientAddress({ headers: h }, "127.0.0.1", false)).toBe("127.0.0.1");
-  expect(clientAddress({ headers: h }, "127.0.0.1", true)).toBe("203.0.113.9");
-  expect(clientAddress({ headers: new Headers() }, "127.0.0.1", true)).toBe("127.0.0.1");
+const trust = (setting: string): TrustProxy => parseTrustProxy(setting)!;
+const address = (xff: string | null, peer: string | null, setting: string) =>
+  clientAddress({ headers: new Headers(xff === null ? {} : { "x-forwarded-for": xff }) }, peer, trust(setting));
+
+describe("client address behind proxies (COLONY_TRUST_PROXY)", () => {
+  test("off: X-Forwarded-For is ignored", () => {
+    for (const off of ["", "0", "off", "false", "no"]) expect(address("203.0.113.9", "127.0.0.1", off)).toBe("127.0.0.1");
+  });
+
+  test("a spoofed left-most entry never wins: one proxy appends the real peer, which is used", () => {
+    // The client sent "X-Forwarded-For: 1.2.3.4"; our proxy appended the address it saw.
+    for (const one of ["1", "true", "yes", "on"]) expect(address("1.2.3.4, 198.51.100.7", "10.0.0.2", one)).toBe("198.51.100.7");
+    expect(address("1.2.3.4, 5.6.7.8, 198.51.100.7", "10.0.0.2", "1")).toBe("198.51.100.7");
+  });
+
+  test("a hop count takes the entry that many hops away; a short chain gives its left-most", () => {
+    expect(address("1.2.3.4, 198.51.100.7, 10.0.0.3", "10.0.0.2", "2")).toBe("198.51.100.7");
+    expect(address("198.51.100.7", "10.0.0.2", "3")).toBe("198.51.100.7");
+  });
+
+  test("a proxy list skips listed proxies from the right (IPv4 and IPv6, addresses and CIDRs)", () => {
+    const list = "10.0.0.0/8, 2001:db8::/32, 192.0.2.1";
+    expect(address("1.2.3.4, 198.51.100.7, 10.1.2.3, 192.0.2.1", "10.0.0.2", list)).toBe("198.51.100.7");
+    expect(address("1.2.3.4, 2001:db8:ffff::9, 2001:db8::1", "2001:db8::2", list)).toBe("1.2.3.4");
+    expect(address("1.2.3.4, 2606:4700::1111", "[2001:db8::2]:443", list)).toBe("2606:4700::1111");
+    // An IPv4 peer seen on a dual-stack socket matches its IPv4 block.
+    expect(address("1.2.3.4, 198.51.100.7", "::ffff:10.0.0.2", list)).toBe("198.51.100.7");
+    // Every entry a proxy: the left-most is all there is.
+    expect(address("10.9.9.9, 10.0.0.3", "10.0.0.2", list)).toBe("10.9.9.9");
+  });
+
+  test("with a list, a peer that is not a listed proxy is the client whatever it forwards", () => {
+    expect(address("10.0.0.5, 1.2.3.4", "198.51.100.7", "10.0.0.0/8")).toBe("198.51.100.7");
+  });
+
+  test("ports are dropped; no header or an empty one gives the peer", () => {
+    expect(address("1.2.3.4, 198.51.100.7:5123", "10.0.0.2", "1")).toBe("198.51.100.7");
+    expect(address("[2606:4700::1111]:80", "10.0.0.2", "1")).toBe("2606:4700::1111");
+    expect(address(null, "10.0.0.2", "1")).toBe("10.0.0.2");
+    expect(address(" , ", "10.0.0.2", "1")).toBe("10.0.0.2");
+  });
+
+  test("bad settings are refused (the caller names the variable: src/config.test.ts)", () => {
+    for (const bad of ["maybe", "33", "-1", "10.0.0.0/33", "::/129", "10.0.0.1/8/2", "10.0.0.1,,10.0.0.2", "proxy.local", "10.0.0.0/x"]) {
+      expect(parseTrustProxy(bad)).toBeNull();
+    }
+  });
 });
 
 test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {

@@ -2,19 +2,16 @@
 // proxy) and the agent id (X-Colony-Agent, else a keyed pseudonym of the address).
 import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
+import { forwardedClient, type TrustProxy } from "./proxy-trust";
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
 export type ClientIdentity = Caller;
 
 /** `request.headers` is read only behind a trusted proxy: materialising Bun's headers costs ~1.5 µs. */
-export function clientAddress(request: Pick<Request, "headers">, peer: string | null, trustProxy: boolean): string {
-  if (trustProxy) {
-    // The left-most entry is the original client as reported by the proxy chain.
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded && forwarded.length <= 100) return forwarded;
-  }
-  return peer ?? "unknown";
+export function clientAddress(request: Pick<Request, "headers">, peer: string | null, trust: TrustProxy): string {
+  if (trust.kind === "off") return peer ?? "unknown";
+  return forwardedClient(request.headers.get("x-forwarded-for"), peer, trust);
 }
 
 /** Recent pseudonyms: an HMAC per request costs a third of a cheap request's time. */
