@@ -95,6 +95,25 @@ describe("errors", () => {
     await expectErrorShape(res, 413, "too_large");
   });
 
+  test("a body nested 25,000 levels deep: 400 invalid_request on every JSON route, and the colony still serves", async () => {
+    const deep = (inner: string) => "[".repeat(25_000) + inner + "]".repeat(25_000);
+    for (const [path, body] of [
+      ["/v1/trails", deep("")],
+      ["/v1/search", `{"query":${deep("")}}`],
+      ["/v1/drafts", `{"trail":{"a":${deep("{}")}}}`],
+      ["/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${deep("")}}`],
+    ] as const) {
+      const res = await colony.fetch(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+      const shape = await expectErrorShape(res, 400, "invalid_request");
+      expect(shape.error.message).toContain("64 levels");
+    }
+    expect((await colony.fetch("/healthz")).status).toBe(200);
+  });
+
   test("invalid X-Colony-Agent: 400 invalid_request", async () => {
     for (const agent of ["short", "has spaces in it", "x".repeat(65)]) {
       const res = await colony.fetch("/healthz", { headers: { "X-Colony-Agent": agent } });

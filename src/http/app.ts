@@ -2,6 +2,7 @@
 // over the service core; rules live in the core, not here.
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
+import { parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorBody, errorResponse, jsonResponse } from "./errors";
@@ -23,13 +24,16 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .onParse(async ({ request }) => {
         const text = await request.text();
         if (text === "") return undefined;
-        return JSON.parse(text); // a SyntaxError surfaces as Elysia's PARSE error below
+        return parseJsonBody(text); // a SyntaxError surfaces as Elysia's PARSE error below
       })
       .onError(({ code, error, request, route }) => {
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
         if (error instanceof ServiceError) return errorResponse(error);
+        // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
+        const cause = (error as { cause?: unknown }).cause;
+        if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);
         if (code === "NOT_FOUND") return jsonResponse(404, errorBody("not_found", "no such route"));
         if (code === "PARSE") return jsonResponse(400, errorBody("invalid_request", "the body is not valid JSON"));
         if (code === "VALIDATION") return jsonResponse(400, errorBody("invalid_request", "the request is not valid"));

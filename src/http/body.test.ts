@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { MAX_BODY_BYTES, readBodyLimited } from "./body";
+import { describe, expect, test } from "bun:test";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody, readBodyLimited } from "./body";
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request("http://localhost/x", { method: "POST", body, headers });
@@ -38,4 +38,23 @@ test("a body that breaks off mid-stream (client gone) is a 400, not an internal 
     },
   });
   await expect(readBodyLimited(post(stream))).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+});
+
+describe("JSON nesting depth", () => {
+  const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
+
+  test("counted by brackets outside strings only", () => {
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(`{"a":[{"b":{}}]}`, 4)).toBe(false);
+    expect(nestsDeeperThan(`{"a":[{"b":{"c":[]}}]}`, 4)).toBe(true);
+    // Brackets and escaped quotes inside strings are text, not nesting.
+    expect(nestsDeeperThan(JSON.stringify({ s: '[[[[{{{{\\"[[[[' }), 1)).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify(["\\", "[[["]), 1)).toBe(false);
+  });
+
+  test("25,000 levels: 400 invalid_request before JSON.parse recurses", () => {
+    expect(() => parseJsonBody(nested(25_000))).toThrow(expect.objectContaining({ status: 400, code: "invalid_request" }));
+    expect(parseJsonBody(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`)).toEqual({ a: expect.any(Array) });
+  });
 });

@@ -4,6 +4,42 @@ import { ServiceError } from "../service/errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Deeper JSON is refused before parsing: JSON.parse and every walk of the value recurse. */
+export const MAX_JSON_DEPTH = 64;
+
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** True when arrays and objects nest deeper than `max`: one linear scan, brackets inside strings ignored. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH)
+        i++; // the escaped character cannot end the string
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
+
+/** A JSON body as a value; 400 invalid_request when it nests too deep (a SyntaxError when it is not JSON). */
+export function parseJsonBody(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ServiceError(400, "invalid_request", `the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return JSON.parse(text);
+}
+
 const tooLarge = () => new ServiceError(413, "too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
 export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer> | null> {

@@ -3,7 +3,7 @@
 // route; it also serves GET /healthz. Each caller's address goes to the colony as
 // X-Forwarded-For (honoured only by a colony with COLONY_TRUST_PROXY), so per-client quotas hold.
 import type { Server } from "bun";
-import { readBodyLimited } from "../http/body";
+import { parseJsonBody, readBodyLimited } from "../http/body";
 import { AGENT_ID_PATTERN } from "../http/client";
 import type { Logger } from "../log";
 import { ServiceError } from "../service/errors";
@@ -51,7 +51,7 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
     let parsed: unknown;
     try {
       const bytes = await readBodyLimited(request);
-      parsed = JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array()));
+      parsed = parseJsonBody(new TextDecoder().decode(bytes ?? new Uint8Array()));
     } catch (err) {
       if (err instanceof ServiceError) return errorJson(err.status, err.code, err.message);
       return errorJson(400, "invalid_request", "the body is not valid JSON");
