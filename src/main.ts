@@ -34,9 +34,10 @@ async function serve(): Promise<void> {
     }
     throw err;
   }
-  const { startColony } = await import("./serve");
+  const { ListenError, startColony } = await import("./serve");
   const { createLogger } = await import("./log");
   const { DataDirLockedError } = await import("./store/sqlite/lock");
+  const { DatabaseDamagedError } = await import("./store/sqlite/integrity");
   const logger = createLogger(config.logLevel);
   let colony: Awaited<ReturnType<typeof startColony>>;
   try {
@@ -45,6 +46,11 @@ async function serve(): Promise<void> {
     if (err instanceof DataDirLockedError) {
       process.stderr.write(`colony: ${err.message}\n`);
       process.exit(1);
+    }
+    // What the operator must fix (a damaged file, a taken port): one plain line, exit 2.
+    if (err instanceof DatabaseDamagedError || err instanceof ListenError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(2);
     }
     throw err;
   }

@@ -1,6 +1,7 @@
 // Boots a colony: subsystems, service core, HTTP server. Used by `colony serve` and by tests,
 // which start real colonies on loopback with port 0.
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import type { Config } from "./config";
 import { createLogger, type Logger } from "./log";
 import { createApp } from "./http/app";
@@ -9,6 +10,8 @@ import { FingerprintLookups } from "./http/routes/lookup";
 import { ColonyService } from "./service/colony";
 import { startSubsystems, type Subsystems } from "./service/subsystems";
 import { prepareNatives } from "./platform/native";
+import { DATABASE_FILE } from "./store/sqlite/database";
+import { checkDatabaseFile } from "./store/sqlite/integrity";
 
 export interface RunningColony {
   url: string;
@@ -19,6 +22,19 @@ export interface RunningColony {
   stop(): Promise<void>;
 }
 
+/** The port is taken or may not be used: a plain message for the operator, no stack trace. */
+export class ListenError extends Error {
+  constructor(host: string, port: number, code: string) {
+    const why =
+      code === "EADDRINUSE"
+        ? "is already in use by another process"
+        : code === "EACCES"
+          ? "may not be used by this user"
+          : `cannot be listened on (${code})`;
+    super(`port ${port} on ${host} ${why}: stop the other process or choose another COLONY_PORT`);
+  }
+}
+
 export interface StartOptions {
   logger?: Logger;
 }
@@ -26,6 +42,8 @@ export interface StartOptions {
 export async function startColony(config: Config, opts: StartOptions = {}): Promise<RunningColony> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const natives = prepareNatives({ cacheDir: config.cacheDir });
+  // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
+  checkDatabaseFile(join(config.dataDir, DATABASE_FILE), natives.sqliteVec);
   // Imported only now: in the compiled binary the native ONNX binding is extracted above first.
   const { loadEmbedder } = await import("./embedding/load");
   const subsystems = await startSubsystems({
@@ -45,7 +63,15 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   const app = createApp(service, config, logger);
   const lookups = new FingerprintLookups(service);
   const handler = createFetchHandler({ config, logger, app, lookups, pseudonymSecret: await pseudonymSecret(subsystems) });
-  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });
+  } catch (err) {
+    await service.stop();
+    await subsystems.close();
+    const code = (err as { code?: unknown }).code;
+    throw typeof code === "string" && /^E[A-Z]+$/.test(code) ? new ListenError(config.host, config.port, code) : err;
+  }
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;

@@ -9,6 +9,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DATABASE_FILE, migrate, openDatabase } from "./database";
+import { integrityProblems } from "./integrity";
 import { lockDataDir } from "./lock";
 import { MIGRATIONS } from "./migrations";
 
@@ -45,10 +46,8 @@ export function verifyBackup(file: string, sqliteVecPath: string): { schemaVersi
   const db = new Database(resolve(file), { readonly: true });
   try {
     db.loadExtension(sqliteVecPath);
-    const check = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
-    if (check.length !== 1 || check[0]!.integrity_check !== "ok") {
-      throw new Error(`${file} failed the integrity check: ${check.map((r) => r.integrity_check).join("; ")}`);
-    }
+    const problems = integrityProblems(db, "integrity_check");
+    if (problems.length > 0) throw new Error(`${file} failed the integrity check: ${problems.join("; ")}`);
     const schemaVersion = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     const newest = Math.max(...MIGRATIONS.map((m) => m.version));
     if (schemaVersion < 1 || schemaVersion > newest) {
