@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { createLogger, type Logger } from "./log";
 import { createApp } from "./http/app";
 import { createFetchHandler } from "./http/server";
+import { routeQuotas } from "./http/route-quotas";
 import { FingerprintLookups } from "./http/routes/lookup";
 import { ColonyService } from "./service/colony";
 import { startSubsystems, type Subsystems } from "./service/subsystems";
@@ -62,7 +63,14 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   await service.start();
   const app = createApp(service, config, logger);
   const lookups = new FingerprintLookups(service);
-  const handler = createFetchHandler({ config, logger, app, lookups, pseudonymSecret: await pseudonymSecret(subsystems) });
+  const handler = createFetchHandler({
+    config,
+    logger,
+    app,
+    lookups,
+    pseudonymSecret: await pseudonymSecret(subsystems),
+    routeQuota: routeQuotas(service),
+  });
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });

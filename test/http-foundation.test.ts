@@ -169,6 +169,34 @@ describe("general quota", () => {
   });
 });
 
+describe("RateLimit headers of routes with their own quota", () => {
+  test("413, malformed JSON and a too-deep body on /v1/trails show the publish quota, on /v1/drafts the draft quota", async () => {
+    const limited = await startTestColony({ COLONY_RATE_LIMIT: "1000", COLONY_PUBLISH_LIMIT: "7", COLONY_DRAFT_LIMIT: "9" });
+    try {
+      const bodies: [string, string, number][] = [
+        ["over 64 KB", JSON.stringify({ pad: "x".repeat(70_000) }), 413],
+        ["not JSON", "{not json", 400],
+        ["too deep", "[".repeat(100) + "]".repeat(100), 400],
+        ["not a trail", "{}", 400],
+      ];
+      for (const [path, limit] of [
+        ["/v1/trails", "7"],
+        ["/v1/drafts", "9"],
+        ["/v1/drafts/no-such-draft/publish", "7"],
+      ] as const) {
+        for (const [what, body, status] of bodies) {
+          if (path.endsWith("/publish") && what === "not a trail") continue; // publishing a draft reads no body
+          const res = await limited.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body });
+          expect({ path, what, status: res.status, limit: res.headers.get("RateLimit-Limit") }).toEqual({ path, what, status, limit });
+          expect(Number(res.headers.get("RateLimit-Remaining"))).toBe(Number(limit)); // a refused body uses nothing
+        }
+      }
+    } finally {
+      await limited.dispose();
+    }
+  });
+});
+
 describe("process", () => {
   test("a bad configuration value exits 2 naming the variable", async () => {
     const p = spawnColony(["serve"], { COLONY_PORT: "eighty" });

@@ -17,16 +17,15 @@ export function bindContext(request: Request, ctx: RequestContext): void {
 }
 
 /**
- * Runs a call metered by the route's own quota (publish, drafts): the RateLimit headers show that
- * quota, before the call (so a refusal reports it) and after it (with the use counted).
+ * Runs a call metered by the route's own quota (publish, drafts). The server layer has already put
+ * that quota in the context (src/http/route-quotas.ts), so a refusal reports it; afterwards the
+ * RateLimit headers show it with the use counted.
  */
 export async function meteredCall<T>(
   request: Request,
-  current: (address: string) => QuotaState,
   call: (client: ClientIdentity) => Promise<{ body: T; quota: QuotaState }>,
 ): Promise<T> {
   const ctx = contextOf(request);
-  ctx.quota = current(ctx.client.address);
   const { body, quota } = await call(ctx.client);
   ctx.quota = quota;
   return body;

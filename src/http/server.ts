@@ -10,6 +10,7 @@ import { bindContext, type RequestContext } from "./context";
 import { ServiceError } from "../service/errors";
 import { errorResponse } from "./errors";
 import { admit, FixedWindowLimiter, quotaHeaders, type QuotaDecision, type QuotaState } from "../service/rate-limit";
+import type { RouteQuota } from "./route-quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
 
 export interface ServerDeps {
@@ -19,6 +20,8 @@ export interface ServerDeps {
   lookups: FingerprintLookups;
   /** Server-side secret that keys the pseudonyms of client addresses. */
   pseudonymSecret: string;
+  /** The quota of routes metered by their own (publish, drafts), looked up before the body is read. */
+  routeQuota: RouteQuota;
 }
 
 const GENERAL_QUOTA = ["rate_limited", "too many requests from this address"] as const;
@@ -162,10 +165,13 @@ export function createFetchHandler(deps: ServerDeps) {
     let response: Response;
     try {
       const client = admitClient(pass, request);
-      // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
-      const inner = BODY_METHODS.has(request.method)
-        ? new Request(request.url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) })
-        : request;
+      let inner = request;
+      if (BODY_METHODS.has(request.method)) {
+        // From here on, a 413 or a malformed body shows the route's own quota, as its other answers do.
+        quota = deps.routeQuota(request.method, new URL(request.url).pathname, pass.address) ?? quota;
+        // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
+        inner = new Request(request.url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) });
+      }
       const ctx: RequestContext = { client, route, quota };
       bindContext(inner, ctx);
       response = await deps.app.handle(inner);

@@ -7,23 +7,12 @@ export function draftRoutes(service: ColonyService) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
       .post("/v1/drafts", async ({ body, request }) => {
-        const draft = await meteredCall(
-          request,
-          (a) => service.drafts.quotaState(a),
-          (client) => service.drafts.create(body, client),
-        );
+        const draft = await meteredCall(request, (client) => service.drafts.create(body, client));
         return jsonResponse(201, draft, { "Cache-Control": "no-store" });
       })
       .get("/v1/drafts/:id", async ({ params }) => jsonResponse(200, await service.drafts.get(params.id), { "Cache-Control": "no-store" }))
       .post("/v1/drafts/:id/publish", async ({ params, request }) =>
-        jsonResponse(
-          202,
-          await meteredCall(
-            request,
-            (a) => service.trails.publishQuotaState(a),
-            (client) => service.drafts.publish(params.id, client),
-          ),
-        ),
+        jsonResponse(202, await meteredCall(request, (client) => service.drafts.publish(params.id, client))),
       )
       .post("/v1/drafts/:id/discard", async ({ params }) => jsonResponse(200, await service.drafts.discard(params.id)));
 }

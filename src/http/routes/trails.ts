@@ -9,14 +9,7 @@ export function trailRoutes(service: ColonyService) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
       .post("/v1/trails", async ({ request, body }) =>
-        jsonResponse(
-          202,
-          await meteredCall(
-            request,
-            (a) => service.trails.publishQuotaState(a),
-            (client) => service.trails.publish(body, client),
-          ),
-        ),
+        jsonResponse(202, await meteredCall(request, (client) => service.trails.publish(body, client))),
       )
       .get("/v1/trails/:id", async ({ params }) => jsonResponse(200, await service.trails.status(params.id)))
       .post("/v1/trails/:id/outcomes", async ({ params, body, request }) => {
