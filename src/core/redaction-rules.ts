@@ -86,14 +86,20 @@ const DUMMY_VALUES = new Set([
   "empty",
 ]);
 
-export function isPlaceholderValue(raw: string): boolean {
+/** A reference to a value rather than the value: empty, a placeholder, a variable, a template. */
+export function isReferenceValue(raw: string): boolean {
   const v = stripQuotes(raw.trim());
   if (v === "") return true;
   if (v.startsWith(PLACEHOLDER_PREFIX)) return true;
   if (/^[$%]|^\{\{|^<[^>]{0,60}>$|^\[[^\]]{0,60}\]$/.test(v)) return true; // $VAR, ${VAR}, %VAR%, {{ x }}, <your-key>
   if (/^[*x.•]+$/i.test(v)) return true; // ****, xxxx, ...
-  if (DUMMY_VALUES.has(v.toLowerCase())) return true;
+  if (/^!{1,2}[A-Za-z]+$/.test(v)) return true; // a YAML tag (!vault, !Ref): the value follows it
   return false;
+}
+
+/** A reference, or a well-known dummy word (changeme, password, example) that names no secret. */
+export function isPlaceholderValue(raw: string): boolean {
+  return isReferenceValue(raw) || DUMMY_VALUES.has(stripQuotes(raw.trim()).toLowerCase());
 }
 
 // Splits a name into lowercase segments: DB_PASSWORD, dbPassword, db-password, db.password.
@@ -160,6 +166,11 @@ const META_SEGMENTS = new Set([
   "input",
   "placeholder",
   "regex",
+  "existing",
+  "ref",
+  "reference",
+  "arn",
+  "namespace",
 ]);
 const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass"]);
 
@@ -205,10 +216,15 @@ const ENTROPY_NAME_SEGMENTS = new Set([
   "cert",
 ]);
 
+const ALGORITHM_NAMES =
+  /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+)$/i;
+
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
 function bareValueLooksSecret(v: string): boolean {
   if (v.length < 6) return false;
-  if (/^[A-Za-z_$][\w$]*$/.test(v)) return false; // identifier or plain word
+  // An identifier or plain word is code or prose, unless it mixes in digits the way passwords do
+  // (`hunter2`, `S3cr3t`); algorithm and type names keep theirs.
+  if (/^[A-Za-z_$][\w$]*$/.test(v)) return /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !ALGORITHM_NAMES.test(v);
   if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false; // dotted reference
   if (/^[\d.]+$/.test(v)) return false; // number or version
   if (/^(\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(v)) return false; // a path
@@ -431,6 +447,327 @@ const NAME_KEYWORDS = [
 ];
 const NAME_HINT = String.raw`(?=[A-Za-z0-9_.\-]{0,60}?(?:${NAME_KEYWORDS.map(ci).join("|")}))`;
 
+// ---------------------------------------------------------------------------------------------
+// Provider tokens with a distinctive prefix, after the classes of gitleaks' default config and
+// detect-secrets' plugins. Each gets its own kind; the shape is prefix + a fixed alphabet, so a
+// match is its own evidence. Bodies are bounded; the edges refuse a neighbouring token character.
+
+interface ProviderToken {
+  kind: string;
+  about: string;
+  /** Cheap literal test (usually the prefix). */
+  hint: RegExp;
+  /** Regex source of the whole token. */
+  body: string;
+  /** Optional extra check on the token (digits and letters, entropy). */
+  accept?: (token: string) => boolean;
+}
+
+const hexMixed = (s: string) => /[0-9]/.test(s) && /[a-fA-F]/.test(s);
+
+const PROVIDER_TOKENS: ProviderToken[] = [
+  { kind: "alibaba_access_key", about: "Alibaba Cloud AccessKey ids (LTAI…)", hint: /LTAI/, body: "LTAI[A-Za-z0-9]{20}" },
+  {
+    kind: "azure_client_secret",
+    about: "Azure AD (Entra) client secrets (xxx8Q~…)",
+    hint: /\dQ~/,
+    body: String.raw`[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}`,
+  },
+  {
+    kind: "digitalocean_token",
+    about: "DigitalOcean tokens (dop_v1_, doo_v1_, dor_v1_)",
+    hint: /do[opr]_v1_/,
+    body: "do[opr]_v1_[a-f0-9]{64}",
+  },
+  { kind: "heroku_key", about: "Heroku API keys (HRKU-…)", hint: /HRKU-/, body: "HRKU-AA[0-9A-Za-z_\\-]{58}" },
+  {
+    kind: "terraform_token",
+    about: "Terraform Cloud / HCP tokens (….atlasv1.…)",
+    hint: /\.atlasv1\./,
+    body: String.raw`[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}`,
+  },
+  { kind: "pulumi_token", about: "Pulumi access tokens (pul-…)", hint: /pul-/, body: "pul-[a-f0-9]{40}" },
+  {
+    kind: "vault_token",
+    about: "HashiCorp Vault service and batch tokens (hvs., hvb.)",
+    hint: /hv[sb]\./,
+    body: String.raw`hv[sb]\.[A-Za-z0-9_\-]{90,300}`,
+  },
+  {
+    kind: "doppler_token",
+    about: "Doppler tokens (dp.pt., dp.st., dp.sa., dp.ct.)",
+    hint: /dp\.[a-z]{2,5}\./,
+    body: String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`,
+  },
+  {
+    kind: "onepassword_token",
+    about: "1Password service-account tokens (ops_eyJ…)",
+    hint: /ops_eyJ/,
+    body: "ops_eyJ[A-Za-z0-9+/]{250,2000}={0,3}",
+  },
+  {
+    kind: "age_secret_key",
+    about: "age encryption secret keys (AGE-SECRET-KEY-1…)",
+    hint: /AGE-SECRET-KEY-1/,
+    body: "AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+  },
+  {
+    kind: "dockerhub_token",
+    about: "Docker Hub access tokens (dckr_pat_, dckr_oat_)",
+    hint: /dckr_/,
+    body: "dckr_(?:pat|oat)_[A-Za-z0-9_\\-]{27,40}",
+  },
+  { kind: "rubygems_token", about: "RubyGems API keys (rubygems_…)", hint: /rubygems_/, body: "rubygems_[a-f0-9]{48}" },
+  { kind: "clojars_token", about: "Clojars deploy tokens (CLOJARS_…)", hint: /CLOJARS_/, body: "CLOJARS_[a-z0-9]{60}" },
+  { kind: "artifactory_key", about: "JFrog Artifactory API keys (AKCp…)", hint: /AKCp/, body: "AKCp[A-Za-z0-9]{69}" },
+  { kind: "atlassian_token", about: "Atlassian API tokens (ATATT3…)", hint: /ATATT3/, body: "ATATT3[A-Za-z0-9_=\\-]{150,250}" },
+  { kind: "linear_key", about: "Linear API keys (lin_api_…)", hint: /lin_api_/, body: "lin_api_[A-Za-z0-9]{40}" },
+  { kind: "postman_key", about: "Postman API keys (PMAK-…)", hint: /PMAK-/, body: "PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}" },
+  {
+    kind: "grafana_token",
+    about: "Grafana Cloud tokens, service-account tokens and API keys (glc_, glsa_, eyJrIjoi…)",
+    hint: /glc_|glsa_|eyJrIjoi/,
+    body: "glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3}",
+  },
+  {
+    kind: "newrelic_key",
+    about: "New Relic keys (NRAK-, NRII-, NRJS-)",
+    hint: /NR(?:AK|II|JS)-/,
+    body: "NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\\-]{32}|NRJS-[a-f0-9]{19}",
+  },
+  {
+    kind: "sentry_token",
+    about: "Sentry user and organization tokens (sntryu_, sntrys_)",
+    hint: /sntry[su]_/,
+    body: "sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{60,800}",
+  },
+  {
+    kind: "dynatrace_token",
+    about: "Dynatrace API tokens (dt0c01.…)",
+    hint: /dt0c01\./,
+    body: String.raw`dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`,
+  },
+  { kind: "databricks_token", about: "Databricks tokens (dapi…)", hint: /dapi/, body: "dapi[a-f0-9]{32}(?:-\\d)?", accept: hexMixed },
+  {
+    kind: "planetscale_token",
+    about: "PlanetScale tokens and passwords (pscale_tkn_, pscale_oauth_, pscale_pw_)",
+    hint: /pscale_/,
+    body: "pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\\-]{32,64}",
+  },
+  {
+    kind: "shopify_token",
+    about: "Shopify access tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)",
+    hint: /shp(?:at|ca|pa|ss)_/,
+    body: "shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+  },
+  {
+    kind: "square_token",
+    about: "Square access tokens and OAuth secrets (sq0atp-, sq0csp-, EAAA…)",
+    hint: /sq0(?:atp|csp)-|EAAA/,
+    body: "sq0(?:atp|csp)-[0-9A-Za-z_\\-]{22,60}|EAAA[0-9A-Za-z_\\-]{60}",
+  },
+  { kind: "twilio_key", about: "Twilio API keys (SK + 32 hex)", hint: /SK[0-9a-fA-F]{32}/, body: "SK[0-9a-fA-F]{32}", accept: hexMixed },
+  { kind: "mailgun_key", about: "Mailgun API keys (key-…)", hint: /key-[0-9a-f]{32}/, body: "key-[0-9a-f]{32}", accept: hexMixed },
+  {
+    kind: "mailchimp_key",
+    about: "Mailchimp API keys (32 hex + -usNN)",
+    hint: /-us\d/,
+    body: "[0-9a-f]{32}-us[0-9]{1,2}",
+    accept: hexMixed,
+  },
+  {
+    kind: "sendinblue_key",
+    about: "Brevo/Sendinblue API keys (xkeysib-…)",
+    hint: /xkeysib-/,
+    body: "xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+  },
+  { kind: "telegram_bot_token", about: "Telegram bot tokens (123456789:AA…)", hint: /\d:AA/, body: "[0-9]{8,10}:AA[A-Za-z0-9_\\-]{33}" },
+  {
+    kind: "discord_token",
+    about: "Discord bot tokens (three dot-separated base64url parts, the first starting M, N or O)",
+    hint: /[MNO][A-Za-z\d_-]{23,25}\.[A-Za-z\d_-]{6}\./,
+    body: String.raw`[MNO][A-Za-z\d_\-]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}`,
+    accept: (s) => /[0-9]/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s),
+  },
+  {
+    kind: "webhook_url",
+    about: "Discord and Microsoft Teams webhook URLs (the URL is the credential)",
+    hint: /api\/webhooks\/|webhook\.office\.com/,
+    body: String.raw`https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_\-]{60,68}|https://[A-Za-z0-9\-]{1,63}\.webhook\.office\.com/webhookb2/[^\s"'<>]{20,400}`,
+  },
+  {
+    kind: "facebook_token",
+    about: "Facebook/Meta page and app access tokens (EAAC…, EAAM…)",
+    hint: /EAA[MC]/,
+    body: "EAA[MC][A-Za-z0-9]{100,400}",
+  },
+  {
+    kind: "mapbox_token",
+    about: "Mapbox secret tokens (sk.eyJ…)",
+    hint: /sk\.eyJ/,
+    body: String.raw`sk\.eyJ[A-Za-z0-9_\-]{50,400}\.[A-Za-z0-9_\-]{20,100}`,
+  },
+  {
+    kind: "notion_token",
+    about: "Notion integration tokens (ntn_…, secret_…)",
+    hint: /ntn_|secret_/,
+    body: "ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}",
+    accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s),
+  },
+  { kind: "figma_token", about: "Figma personal access tokens (figd_…)", hint: /figd_/, body: "figd_[A-Za-z0-9_\\-]{40,80}" },
+  { kind: "openshift_token", about: "OpenShift user tokens (sha256~…)", hint: /sha256~/, body: "sha256~[A-Za-z0-9_\\-]{43}" },
+  {
+    kind: "cloudflare_key",
+    about: "Cloudflare Origin CA keys (v1.0-…)",
+    hint: /v1\.0-[a-f0-9]/,
+    body: "v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+  },
+  {
+    kind: "flyio_token",
+    about: "Fly.io tokens (fo1_, fm1a_, fm1r_, fm2_)",
+    hint: /fo1_|fm[12]/,
+    body: "fo1_[A-Za-z0-9_\\-]{43}|fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,2000}={0,3}",
+  },
+  { kind: "perplexity_key", about: "Perplexity API keys (pplx-…)", hint: /pplx-/, body: "pplx-[A-Za-z0-9]{48}" },
+  { kind: "groq_key", about: "Groq API keys (gsk_…)", hint: /gsk_/, body: "gsk_[A-Za-z0-9]{52}" },
+  { kind: "replicate_token", about: "Replicate API tokens (r8_…)", hint: /r8_/, body: "r8_[A-Za-z0-9]{37}" },
+  { kind: "easypost_key", about: "EasyPost API keys (EZAK…, EZTK…)", hint: /EZ[AT]K/, body: "EZ[AT]K[A-Za-z0-9]{54}" },
+  {
+    kind: "shippo_token",
+    about: "Shippo API tokens (shippo_live_, shippo_test_)",
+    hint: /shippo_/,
+    body: "shippo_(?:live|test)_[a-fA-F0-9]{40}",
+  },
+  { kind: "flutterwave_key", about: "Flutterwave secret keys (FLWSECK-…)", hint: /FLWSECK/, body: "FLWSECK(?:_TEST)?-[a-hA-H0-9]{32}-X" },
+  { kind: "prefect_token", about: "Prefect API keys (pnu_…)", hint: /pnu_/, body: "pnu_[A-Za-z0-9]{36}" },
+  { kind: "readme_token", about: "ReadMe API keys (rdme_…)", hint: /rdme_/, body: "rdme_[a-z0-9]{70}" },
+  { kind: "typeform_token", about: "Typeform tokens (tfp_…)", hint: /tfp_/, body: "tfp_[A-Za-z0-9_.=\\-]{59}" },
+  { kind: "scalingo_token", about: "Scalingo API tokens (tk-us-…)", hint: /tk-us-/, body: "tk-us-[A-Za-z0-9_\\-]{48}" },
+  { kind: "frameio_token", about: "Frame.io API tokens (fio-u-…)", hint: /fio-u-/, body: "fio-u-[A-Za-z0-9_=\\-]{64}" },
+  { kind: "infracost_token", about: "Infracost API tokens (ico-…)", hint: /ico-/, body: "ico-[A-Za-z0-9]{32}" },
+  { kind: "maxmind_key", about: "MaxMind license keys (…_mmk)", hint: /_mmk/, body: "[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" },
+];
+
+const providerRule = (t: ProviderToken): RedactionRule => ({
+  kind: t.kind,
+  about: t.about,
+  hint: t.hint,
+  pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.~+/\-])(?:${t.body})(?![A-Za-z0-9_~+/\-]|\.[A-Za-z0-9])`, "dg"),
+  group: 0,
+  accept: t.accept ? (s) => t.accept!(s) : undefined,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Command-line tools that take a secret through a short option, where the generic flag rule
+// (which needs a secret-sounding flag name) cannot see it. `attached`: only `-pVALUE` (mysql's
+// `-p VALUE` prompts for the password and VALUE is the database); `separate`: only `-P VALUE`;
+// `both`: either. The option must follow the tool on the same command (no `;`, `|`, `&` between).
+
+interface CommandSecretOption {
+  about: string;
+  /** Regex source of the command (tool name, with a subcommand where the option is shared). */
+  command: string;
+  option: string;
+  form: "attached" | "separate" | "both";
+  kind?: string;
+}
+
+const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
+  {
+    about: "mysql and MariaDB clients: -pSECRET",
+    command: String.raw`mysql(?:dump|admin|import|check|show|pump|slap)?|mariadb(?:-dump|-admin|-import|-check|-show)?`,
+    option: "-p",
+    form: "attached",
+  },
+  { about: "sshpass -p SECRET", command: "sshpass", option: "-p", form: "both" },
+  {
+    about: "registry logins: docker/podman/nerdctl/buildah/skopeo/oras login -p SECRET, helm registry login -p SECRET",
+    command: String.raw`(?:docker|podman|nerdctl|buildah|skopeo|oras)(?:\.exe)?[ \t]+login|helm[ \t]+registry[ \t]+login`,
+    option: "-p",
+    form: "both",
+  },
+  { about: "Azure CLI service-principal login: az login … -p SECRET", command: String.raw`az[ \t]+login`, option: "-p", form: "separate" },
+  { about: "redis-cli -a SECRET", command: "redis-cli", option: "-a", form: "both" },
+  {
+    about: "MongoDB shells and tools: -p SECRET",
+    command: String.raw`mongo(?:sh|dump|restore|export|import|stat|top)?`,
+    option: "-p",
+    form: "separate",
+  },
+  { about: "SQL Server tools: sqlcmd/bcp/osql -P SECRET", command: "sqlcmd|bcp|osql", option: "-P", form: "both" },
+  {
+    about: "OpenLDAP tools: -w SECRET",
+    command: String.raw`ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)`,
+    option: "-w",
+    form: "separate",
+  },
+  { about: "zip/unzip -P SECRET", command: "zip|unzip", option: "-P", form: "separate" },
+  { about: "7-Zip -pSECRET", command: "7z|7za|7zr", option: "-p", form: "attached" },
+  { about: "mosquitto clients -P SECRET", command: "mosquitto_(?:pub|sub|rr)", option: "-P", form: "separate" },
+  { about: "ssh-keygen -N/-P PASSPHRASE", command: "ssh-keygen", option: "-[NP]", form: "separate" },
+];
+
+const commandOptionRule = (c: CommandSecretOption): RedactionRule => {
+  const gap = c.form === "attached" ? "" : c.form === "separate" ? "[ \\t]+" : "[ \\t]*";
+  return {
+    kind: c.kind ?? "password",
+    about: c.about,
+    pattern: new RegExp(
+      String.raw`(?<![\w./\\\-])(?:${c.command})(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?${c.option}${gap}(?![\s\-])(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    // What follows a password option is the password, even a word like `secret`.
+    accept: (s) => !isReferenceValue(s),
+  };
+};
+
+// Words a YAML line may hold after a secret-named key that are not secrets (status and type words).
+const YAML_NON_SECRET_WORDS = new Set([
+  "invalid",
+  "incorrect",
+  "missing",
+  "wrong",
+  "expired",
+  "revoked",
+  "unset",
+  "set",
+  "masked",
+  "ok",
+  "error",
+  "failed",
+  "denied",
+  "rejected",
+  "accepted",
+  "valid",
+  "str",
+  "int",
+  "bool",
+  "boolean",
+  "number",
+  "bytes",
+  "object",
+  "any",
+  "unknown",
+  "never",
+  "secretstr",
+  "sensitive",
+  "inherit",
+  "auto",
+  "plain",
+  "plaintext",
+]);
+
+/** `name: value` alone on its line (after indentation or a list dash): a YAML mapping entry. */
+function isYamlEntry(m: RegExpExecArray, text: string): boolean {
+  if (!/^[ \t]*:[ \t]+$/.test(m[3]!)) return false;
+  const lineStart = text.lastIndexOf("\n", m.index) + 1;
+  if (!/^[ \t]*(?:-[ \t]+)?$/.test(text.slice(lineStart, m.index))) return false;
+  const end = m.index + m[0].length;
+  const rest = text.slice(end, end + 200);
+  return /^[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/.test(rest);
+}
+
 export const REDACTION_RULES: RedactionRule[] = [
   // --- Key material --------------------------------------------------------------------------
   {
@@ -455,6 +792,19 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "AWS access key ids (AKIA…, ASIA…, ABIA…, ACCA… + 16 characters)",
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/dg,
     group: 0,
+  },
+  {
+    kind: "aws_secret_key",
+    hint: /aws_access_key>/,
+    about: "bare AWS secret access keys: a 40-character base64 string within 200 characters of an AWS access key id",
+    pattern: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
+    group: 0,
+    accept: (s, m, text) =>
+      /[A-Z]/.test(s) &&
+      /[a-z]/.test(s) &&
+      /[0-9]/.test(s) &&
+      entropy(s) >= 4 &&
+      text.slice(Math.max(0, m.index - 200), m.index + s.length + 200).includes(placeholder("aws_access_key")),
   },
   {
     kind: "aws_secret_key",
@@ -556,6 +906,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
     group: 0,
   },
+  ...PROVIDER_TOKENS.map(providerRule),
   {
     kind: "azure_connection_string",
     hint: /AccountKey=|SharedAccess/,
@@ -610,10 +961,48 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
   },
   // --- Secrets in assignments and command-line flags ------------------------------------------
+  ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
+  {
+    kind: "password",
+    about: "OpenSSL-style pass phrases (-pass/-passin/-passout pass:SECRET)",
+    hint: /pass:/,
+    pattern: /(?<![\w-])-pass(?:in|out)?[ \t]+["']?pass:([^\s"'<>;|&]{1,256})/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    about: "Oracle connect strings given to sqlplus/sqlldr/expdp/impdp/rman (user/password@db)",
+    hint: /sqlplus|sqlldr|expdp|impdp|rman/,
+    pattern:
+      /(?<![\w./\\-])(?:sqlplus|sqlldr|expdp|impdp|rman)(?:\.exe)?[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:(?:userid|target)=)?["']?[A-Za-z0-9_$#]{1,64}\/([^\s@"'/]{1,128})(?=@|\s|["']|$)/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    about: "Samba clients (smbclient/rpcclient/smbmap -U user%password)",
+    hint: /%/,
+    pattern:
+      /(?<![\w./\\-])(?:smbclient|rpcclient|smbget|smbcacls|net)[ \t](?:[^\n;|&]{0,300}?[ \t])?(?:-U|--user(?:name)?=?)[ \t]*["']?[^\s%"']{1,128}%([^\s"']{1,256})/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    about: "RabbitMQ users set on the command line (rabbitmqctl add_user/change_password NAME PASSWORD)",
+    hint: /rabbitmqctl/,
+    pattern: new RegExp(
+      String.raw`(?<![\w./\-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+(?:${QUOTED}|[^\s"';|&]{1,128})[ \t]+(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
   {
     kind: "password",
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
-    pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?!-)${BARE})`, "dg"),
+    pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
     accept: (s, m) => {
       const kind = secretKindOfName(m[1]!);
@@ -642,6 +1031,10 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s, m, text) => {
       const kind = secretKindOfName(m[2]!);
       if (isPlaceholderValue(s)) return false;
+      // tests/test_auth.py::test_x and std::x are scopes, auth.js:12 a file location: no assignment.
+      if (m[3]!.trim() === ":" && s.startsWith(":")) return false;
+      const ext = /\.([A-Za-z0-9]{1,6})$/.exec(m[2]!)?.[1];
+      if (ext !== undefined && FILE_EXTENSION_TLDS.has(ext.toLowerCase())) return false;
       const v = stripQuotes(s);
       if (kind === null) {
         // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
@@ -655,7 +1048,8 @@ export const REDACTION_RULES: RedactionRule[] = [
       const after = text[m.index + m[0].length];
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI
-      if (!quoted && !envStyle && !bareValueLooksSecret(v)) return false;
+      const yamlSecret = !quoted && isYamlEntry(m, text) && !YAML_NON_SECRET_WORDS.has(v.toLowerCase()) && !ALGORITHM_NAMES.test(v);
+      if (!quoted && !envStyle && !yamlSecret && !bareValueLooksSecret(v)) return false;
       if (!quoted && /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
       return kind;
     },

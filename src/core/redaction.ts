@@ -18,24 +18,29 @@ export const REDACTION_KINDS: readonly string[] = [
   ...new Set([...REDACTION_RULES.map((r) => r.kind), "secret", "token", "api_key"]),
 ].sort();
 
-function applyRule(rule: RedactionRule, text: string, counts: RedactionCounts): string {
-  if (rule.hint && !rule.hint.test(text)) return text;
+/**
+ * Applies one rule to `text`. Matching runs on `view`, a copy of the same length (the original
+ * or its line-lead mask), and the replacement is cut from `text` at the same offsets.
+ */
+function applyRule(rule: RedactionRule, text: string, view: string, counts: RedactionCounts): string {
+  if (rule.hint && !rule.hint.test(view)) return text;
   const re = rule.pattern;
   re.lastIndex = 0;
   let out: string[] | null = null;
   let last = 0;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
+  while ((m = re.exec(view)) !== null) {
     if (m[0].length === 0) {
       re.lastIndex++;
       continue;
     }
     const span = m.indices?.[rule.group];
-    const secret = m[rule.group];
-    if (!span || secret === undefined || secret.startsWith(PLACEHOLDER_PREFIX)) continue;
+    if (!span || m[rule.group] === undefined) continue;
+    const secret = text.slice(span[0], span[1]);
+    if (secret.startsWith(PLACEHOLDER_PREFIX)) continue;
     let kind = rule.kind;
     if (rule.accept) {
-      const verdict = rule.accept(secret, m, text);
+      const verdict = rule.accept(secret, m, view);
       if (verdict === false) {
         // A rejected candidate must not hide a real one that starts inside it.
         re.lastIndex = m.index + 1;
@@ -56,6 +61,52 @@ function applyRule(rule: RedactionRule, text: string, counts: RedactionCounts): 
   return out.join("");
 }
 
+// What may open a line before its content: unified-diff markers (`+`, `-`, ` `), quoting (`>`,
+// `|`), bullets and comment leaders (`*`, `#`), quotes and other punctuation. Every rule refuses
+// to start a match right after a word-like character (so `x-10.0.0.1` or `a+b@c.io` are not cut
+// in the middle), and `+`, `-`, `.` or `:` count as word-like there; on a diff line that would
+// hide the value behind the marker. A line also starts after an escaped `\n` or `\r` (a diff or
+// log pasted into a JSON string or a command).
+const LINE_LEAD = /(^|[\r\n]|\\[nr])([ \t]*[-+>|*#"'`~!,;:.=([{][-+>|*#"'`~!,;:.=([{ \t]*)/g;
+
+/** The text with every line lead blanked (same length), or null when no line has a lead. */
+function maskLineLeads(text: string): string | null {
+  let changed = false;
+  const masked = text.replace(LINE_LEAD, (_all, start: string, lead: string) => {
+    changed = true;
+    return start + " ".repeat(lead.length);
+  });
+  return changed ? masked : null;
+}
+
+/**
+ * One pass of the table. Each rule runs on the text, then on the text with its line leads
+ * blanked, so a value right after a lead is found exactly as one at the start of a line; what the
+ * first run replaced is a placeholder the second run skips. The mask is recomputed only when a
+ * rule changed the text.
+ */
+function applyTable(text: string, counts: RedactionCounts): string {
+  let out = text;
+  let maskedFor: string | null = null;
+  let masked: string | null = null;
+  for (const rule of REDACTION_RULES) {
+    out = applyRule(rule, out, out, counts);
+    if (maskedFor !== out) {
+      maskedFor = out;
+      masked = maskLineLeads(out);
+    }
+    if (masked !== null) {
+      const next = applyRule(rule, out, masked, counts);
+      if (next !== out) {
+        out = next;
+        maskedFor = out;
+        masked = maskLineLeads(out);
+      }
+    }
+  }
+  return out;
+}
+
 /** Redacts one string; counts say how many values of each kind were replaced. */
 export function redactText(text: string): { text: string; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
@@ -66,7 +117,7 @@ export function redactText(text: string): { text: string; counts: RedactionCount
   // a second call changes nothing and counts nothing.
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const before = out;
-    for (const rule of REDACTION_RULES) out = applyRule(rule, out, counts);
+    out = applyTable(out, counts);
     if (out === before) break;
   }
   return { text: out, counts };

@@ -1,0 +1,246 @@
+// Regression tests for issue 15 items 1 and 2: values behind diff markers and line-leading
+// punctuation, credential forms of common command-line tools and config files, and the provider
+// token classes of established secret scanners (gitleaks' default rules, detect-secrets' plugins).
+// Fake credentials are assembled at run time so no scanner mistakes this file for a leak.
+import { describe, expect, test } from "bun:test";
+import { REDACTION_KINDS, redactText } from "./redaction.ts";
+
+const j = (...parts: string[]) => parts.join("");
+const rep = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+const JWT = j(
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+  ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ",
+  ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+);
+const AWS_ID = j("AKIA", "IOSFODNN7EXAMPL1");
+const AWS_SECRET = j("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY");
+
+/** [kind, value as it appears, the part that must disappear] — each one alone on its line. */
+const LINE_VALUES: [string, string, string][] = [
+  ["email", "alice.smith@acme-corp.io", "alice.smith"],
+  ["password", "https://deploy:Pw9xQ2z@git.acme.io/app.git", "Pw9xQ2z"],
+  ["password", "mysql://root:S3cr3tPw@db.acme.io:3306/app", "S3cr3tPw"],
+  ["password", "redis://:R3disPw@cache.acme.io:6379/0", "R3disPw"],
+  ["password", "postgres://app:Pg5ecret@pg.acme.io/app", "Pg5ecret"],
+  ["password", "amqp://guest:Rabb1tPw@mq.acme.io:5672/", "Rabb1tPw"],
+  ["password", "mongodb+srv://admin:M0ngoPw@cluster0.acme.mongodb.net/app", "M0ngoPw"],
+  ["jwt", JWT, JWT],
+  ["ip_address", "10.20.30.40", "10.20.30.40"],
+  ["ip_address", "2a02:8071:4b1:5c00:1c2d:3e4f:5a6b:7c8d", "2a02:8071:4b1:5c00:1c2d:3e4f:5a6b:7c8d"],
+  ["user", "/home/alice/project/app.py", "alice"],
+  ["user", "/Users/bob/Library/Caches", "bob"],
+  ["password", "DB_PASSWORD=correcthorse9", "correcthorse9"],
+  ["password", "--password=Zq8wX2v", "Zq8wX2v"],
+  ["aws_access_key", AWS_ID, AWS_ID],
+];
+
+// Unified-diff markers, quoting, bullets, comment leaders and punctuation in front of a value;
+// `\\n+` is a diff inside a JSON string or a command (an escaped line break).
+const LEADS = [
+  "+",
+  "-",
+  " ",
+  "+ ",
+  "- ",
+  "> ",
+  ">> ",
+  "| ",
+  "* ",
+  "# ",
+  '"',
+  "'",
+  "`",
+  '"+',
+  "+'",
+  "(",
+  "[",
+  ":",
+  "=",
+  ".",
+  "~",
+  "!",
+  "\t-",
+  "+\t",
+];
+const CONTEXTS: [string, (lead: string, v: string) => string][] = [
+  ["alone", (l, v) => l + v],
+  ["in a diff", (l, v) => `--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n context line\n${l}${v}\n context`],
+  ["after an escaped line break", (l, v) => `echo "first\\n${l}${v}\\nlast"`],
+  ["after CRLF", (l, v) => `first\r\n${l}${v}\r\n`],
+];
+
+describe("values behind line-leading markers are redacted as at the start of a line (item 1)", () => {
+  for (const [kind, value, secret] of LINE_VALUES) {
+    test(`${kind}: ${value.slice(0, 40)}`, () => {
+      for (const lead of LEADS) {
+        for (const [where, build] of CONTEXTS) {
+          const input = build(lead, value);
+          const r = redactText(input);
+          if (r.text.includes(secret) || !r.text.includes(`<redacted:${kind}>`)) {
+            throw new Error(`${kind} behind ${JSON.stringify(lead)} ${where} not redacted: ${JSON.stringify(r.text)}`);
+          }
+          expect(redactText(r.text)).toEqual({ text: r.text, counts: {} });
+        }
+      }
+    });
+  }
+  test("the marker and the rest of the line are kept", () => {
+    expect(redactText("+alice@acme-corp.io").text).toBe("+<redacted:email>");
+    expect(redactText("-mysql://root:S3cr3tPw@db.acme.io/app").text).toBe("-mysql://root:<redacted:password>@db.acme.io/app");
+    expect(redactText(" /home/alice/x\n-/home/alice/y").text).toBe(" /home/<redacted:user>/x\n-/home/<redacted:user>/y");
+  });
+  test("a whole patch: removed, added and context lines", () => {
+    const diff = [
+      "--- a/.env",
+      "+++ b/.env",
+      "@@ -1,4 +1,4 @@",
+      "-ADMIN_EMAIL=ops@acme-corp.io",
+      "+ADMIN_EMAIL=alice@acme-corp.io",
+      ` DATABASE_URL=postgres://app:Pg5ecret@10.1.2.3/app`,
+      `-${JWT}`,
+      "+/home/alice/.cache",
+    ].join("\n");
+    const r = redactText(diff);
+    for (const s of ["ops@", "alice@", "Pg5ecret", "10.1.2.3", JWT, "/home/alice"]) expect(r.text).not.toContain(s);
+    expect(r.text.split("\n").map((l) => l[0])).toEqual(["-", "+", "@", "-", "+", " ", "-", "+"]);
+  });
+});
+
+/** [kind, input, text that must disappear] */
+const CREDENTIAL_FORMS: [string, string, string][] = [
+  ["password", "mysql -u root -pS3cr3t app", "S3cr3t"],
+  ["password", "mysql -uroot -p'x!y9z' app < dump.sql", "x!y9z"],
+  ["password", "mysqldump --user=root --password=Dump3Pw app", "Dump3Pw"],
+  ["password", "mariadb -h db -u app -pMaria9Pw", "Maria9Pw"],
+  ["password", "sshpass -p secret ssh deploy@host", "secret ssh"],
+  ["password", "sshpass -p 'hunter22' scp a host:/b", "hunter22"],
+  ["password", "docker login -u bot -p secret registry.acme.io", "secret registry"],
+  ["password", "docker login --password S3cretPw registry.acme.io", "S3cretPw"],
+  ["password", "podman login -u bot -pP0dmanPw quay.io", "P0dmanPw"],
+  ["password", "helm registry login -u bot -p H3lmPw ghcr.io", "H3lmPw"],
+  ["password", "curl -u user:pw https://api.acme.io/x", "user:pw "],
+  ["password", "curl --user deploy:Tr0ub4dor https://artifacts.acme.io", "Tr0ub4dor"],
+  ["password", "redis-cli -h cache -a R3disPw ping", "R3disPw"],
+  ["password", "mongosh -u admin -p M0ngoPw --authenticationDatabase admin", "M0ngoPw"],
+  ["password", "sqlcmd -S db -U sa -P 'Str0ng!Pw'", "Str0ng!Pw"],
+  ["password", "ldapsearch -x -D cn=admin,dc=acme -w Ld4pPw -b dc=acme", "Ld4pPw"],
+  ["password", "zip -P Z1pPw secret.zip notes.txt", "Z1pPw"],
+  ["password", "7z x backup.7z -pSev3nPw", "Sev3nPw"],
+  ["password", "openssl pkcs12 -in c.p12 -passin pass:P12pass9", "P12pass9"],
+  ["password", "sqlplus scott/T1ger9@orcl", "T1ger9"],
+  ["password", "smbclient //fs/share -U alice%Smb9Pw", "Smb9Pw"],
+  ["password", "rabbitmqctl add_user app Rabb1tPw", "Rabb1tPw"],
+  ["password", "az login --service-principal -u app-id -p Az9Secret --tenant t", "Az9Secret"],
+  ["password", "password: hunter2", "hunter2"],
+  ["password", "  password: hunter2  # prod", "hunter2"],
+  ["password", "db:\n  user: app\n  password: hunter2\n", "hunter2"],
+  ["password", "- password: plainword", "plainword"],
+  ["password", "DB_PASSWORD=correcthorse", "correcthorse"],
+  ["password", "export PGPASSWORD=Pg5ecret", "Pg5ecret"],
+  ["password", '{"user": "app", "password": "pa55w0rd"}', "pa55w0rd"],
+  ["api_key", 'api_key = "abcd1234efgh"', "abcd1234efgh"],
+  ["api_key", "OPENWEATHER_API_KEY=3f2a1b0c9d8e", "3f2a1b0c9d8e"],
+  ["aws_secret_key", `export AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, AWS_SECRET],
+  ["aws_secret_key", `${AWS_ID} ${AWS_SECRET}`, AWS_SECRET],
+  ["aws_secret_key", `aws configure set aws_access_key_id ${AWS_ID}\nthen the key ${AWS_SECRET}`, AWS_SECRET],
+  ["aws_secret_key", `[default]\nkey = ${AWS_ID}\nsecret = "${AWS_SECRET}"`, AWS_SECRET],
+  ["secret", "JWT_SECRET=averylongsecretvalue", "averylongsecretvalue"],
+  ["token", "export GITLAB_TOKEN=abc123tok", "abc123tok"],
+];
+
+describe("credential forms of tools and config files (item 2)", () => {
+  for (const [kind, input, secret] of CREDENTIAL_FORMS) {
+    test(`${kind}: ${input.slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(secret);
+      expect(r.counts[kind]).toBeGreaterThanOrEqual(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+});
+
+/** One fake token of each provider class: [kind, token]. */
+const PROVIDER_TOKENS: [string, string][] = [
+  ["alibaba_access_key", j("LTAI", "5tAbCdEfGh1234567890")],
+  ["azure_client_secret", j("abc", "8Q~", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z")],
+  ["digitalocean_token", j("dop_v1_", rep("a1b2c3d4e5f6", 64))],
+  ["heroku_key", j("HRKU-AA", rep("Zx9Yw8Vu7Ts6", 58))],
+  ["terraform_token", j("Ab1Cd2Ef3Gh4Ij", ".atlasv1.", rep("Kl5Mn6Op7Qr8St9", 64))],
+  ["pulumi_token", j("pul-", rep("0a1b2c3d4e", 40))],
+  ["vault_token", j("hvs.", rep("CAESIJ4xYz0aBcDeFgHiJkLmNoP", 95))],
+  ["doppler_token", j("dp.pt.", rep("aB3dE5fG7hJ9kL1mN3pQ", 43))],
+  ["age_secret_key", j("AGE-SECRET-KEY-1", rep("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58))],
+  ["dockerhub_token", j("dckr_pat_", rep("aB3dE5fG7hJ9kL1mN3pQ", 27))],
+  ["rubygems_token", j("rubygems_", rep("0a1b2c3d4e5f", 48))],
+  ["artifactory_key", j("AKCp", rep("aB3dE5fG7hJ9kL1mN3pQ", 69))],
+  ["atlassian_token", j("ATATT3", rep("xFfGF0aB3dE5fG7hJ9kL1mN3pQ", 186))],
+  ["linear_key", j("lin_api_", rep("aB3dE5fG7hJ9kL1mN3pQ", 40))],
+  ["postman_key", j("PMAK-", rep("0a1b2c3d4e5f", 24), "-", rep("9f8e7d6c5b4a", 34))],
+  ["grafana_token", j("glsa_", rep("aB3dE5fG7hJ9kL1mN3pQ", 32), "_", "0a1b2c3d")],
+  ["newrelic_key", j("NRAK-", rep("A1B2C3D4E5F6G7H8", 27))],
+  ["sentry_token", j("sntryu_", rep("0a1b2c3d4e5f", 64))],
+  ["dynatrace_token", j("dt0c01.", rep("AB12CD34EF56", 24), ".", rep("gh78IJ90kl12MN34", 64))],
+  ["databricks_token", j("dapi", rep("0a1b2c3d4e5f", 32))],
+  ["planetscale_token", j("pscale_tkn_", rep("aB3dE5fG7hJ9kL1mN3pQ", 43))],
+  ["shopify_token", j("shpat_", rep("0a1b2c3d4e5f", 32))],
+  ["square_token", j("sq0atp-", rep("aB3dE5fG7hJ9kL1mN3pQ", 22))],
+  ["twilio_key", j("SK", rep("0a1b2c3d4e5f", 32))],
+  ["mailgun_key", j("key-", rep("0a1b2c3d4e5f", 32))],
+  ["mailchimp_key", j(rep("0a1b2c3d4e5f", 32), "-us21")],
+  ["sendinblue_key", j("xkeysib-", rep("0a1b2c3d4e5f", 64), "-", rep("aB3dE5fG7hJ9", 16))],
+  ["telegram_bot_token", j("123456789", ":AA", rep("aB3dE5fG7hJ9kL1mN3pQ", 33))],
+  ["discord_token", j("MTIzNDU2Nzg5MDEyMzQ1Njc4", ".GaBcDe.", rep("aB3dE5fG7hJ9kL1mN3pQ_", 27))],
+  ["webhook_url", j("https://discord.com/api/webhooks/", "123456789012345678/", rep("aB3dE5fG7hJ9kL1mN3pQ", 68))],
+  ["facebook_token", j("EAAC", rep("aB3dE5fG7hJ9kL1mN3pQ", 120))],
+  ["mapbox_token", j("sk.eyJ", rep("1IjoiYWNtZSIsImEiOiJjbGZ", 60), ".", rep("aB3dE5fG7hJ9kL1mN3pQ", 22))],
+  ["notion_token", j("ntn_", "12345678901", rep("aB3dE5fG7hJ9kL1mN3pQ", 35))],
+  ["figma_token", j("figd_", rep("aB3dE5fG7hJ9kL1mN3pQ", 43))],
+  ["openshift_token", j("sha256~", rep("aB3dE5fG7hJ9kL1mN3pQ", 43))],
+  ["perplexity_key", j("pplx-", rep("aB3dE5fG7hJ9kL1mN3pQ", 48))],
+  ["groq_key", j("gsk_", rep("aB3dE5fG7hJ9kL1mN3pQ", 52))],
+  ["replicate_token", j("r8_", rep("aB3dE5fG7hJ9kL1mN3pQ", 37))],
+  ["easypost_key", j("EZAK", rep("aB3dE5fG7hJ9kL1mN3pQ", 54))],
+  ["shippo_token", j("shippo_live_", rep("0a1b2c3d4e5f", 40))],
+  ["prefect_token", j("pnu_", rep("aB3dE5fG7hJ9kL1mN3pQ", 36))],
+  ["typeform_token", j("tfp_", rep("aB3dE5fG7hJ9kL1mN3pQ", 59))],
+  ["infracost_token", j("ico-", rep("aB3dE5fG7hJ9kL1mN3pQ", 32))],
+  ["flyio_token", j("fo1_", rep("aB3dE5fG7hJ9kL1mN3pQ", 43))],
+];
+
+describe("provider token classes of established scanners (item 2)", () => {
+  for (const [kind, token] of PROVIDER_TOKENS) {
+    test(`${kind}`, () => {
+      expect(REDACTION_KINDS).toContain(kind);
+      for (const input of [token, `token ${token} expired`, `CONFIG_VALUE="${token}"`, `+${token}`]) {
+        const r = redactText(input);
+        expect(r.text).not.toContain(token);
+        expect(r.counts[kind]).toBe(1);
+      }
+    });
+  }
+});
+
+describe("look-alikes of the new forms stay", () => {
+  const KEEP = [
+    "mysql -u root -p",
+    "mysql -u root -p app_db < dump.sql",
+    "docker run -p 8080:80 nginx",
+    "docker login ghcr.io -u bot --password-stdin",
+    "ssh -p 2222 deploy@host",
+    "sqlplus / as sysdba",
+    "password: required",
+    "password: ${DB_PASSWORD}",
+    "Password: !Ref DbPassword",
+    "token: base64",
+    "existingSecret: db-credentials",
+    "FAILED tests/test_auth.py::test_login_with_wrong_password - assert False",
+    '-SECRET_KEY = os.getenv("SECRET_KEY", "")',
+    "commit 3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a and 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "error: password: expired",
+  ];
+  for (const input of KEEP) {
+    test(input.slice(0, 60), () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
