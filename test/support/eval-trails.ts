@@ -1,27 +1,10 @@
 // Turns eval cases (errors-dev.json) into protocol Trails, so tests can run real-looking trails
-// through the content detectors, the store and the API. The mapping is fixed by the task brief:
-// summary = root_cause, patches become code_patches, a missing os becomes "other".
+// through the content detectors, the store and the API (the mapping: case-trail.ts).
 import type { Trail } from "../../src/core/trail.ts";
-import { OS_VALUES } from "../../src/core/trail.ts";
+import { trailFromCase } from "./case-trail.ts";
 import { loadEval, type EvalCase } from "./paths.ts";
 
-const toOs = (os: string | null | undefined): Trail["environment"]["os"] =>
-  (OS_VALUES as readonly string[]).includes(os ?? "") ? (os as Trail["environment"]["os"]) : "other";
-
-export function trailFromCase(c: EvalCase): Trail {
-  const trail: Trail = {
-    protocol_version: "1.0",
-    problem: { error: c.error_line, root_cause: c.root_cause },
-    solution: { summary: c.root_cause },
-    agent_info: { model: "test", framework: "test" },
-    environment: { os: toOs(c.os), runtime: { name: c.runtime || "other" } },
-  };
-  if (c.error_type) trail.problem.error_type = c.error_type;
-  if (c.steps.length > 0) trail.solution.steps = [...c.steps];
-  if (c.commands.length > 0) trail.solution.commands = [...c.commands];
-  if (c.patches.length > 0) trail.solution.code_patches = c.patches.map((p) => ({ file_path: p.file_path, diff: p.diff }));
-  return trail;
-}
+export { trailFromCase };
 
 /** Every eval case as a trail, with its case for reference. */
 export function evalTrails(): { case: EvalCase; trail: Trail }[] {
