@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Trail } from "../src/core/trail";
 import { launchBrowser, watchPage } from "./support/browser";
 import { freePort, startTestColony, type TestColony } from "./support/colony";
+import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
 import { json, sampleTrail } from "./support/trails";
 
@@ -179,6 +180,31 @@ describe("approval page", () => {
       for (const p of [problems, phoneProblems]) expect(p).toEqual({ console: [], pageErrors: [], cspViolations: [] });
       await phone.close();
       await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "a draft made through MCP shows what the MCP tool redacted before it reached the colony",
+    async () => {
+      const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+      const client = await connectHttp(`${colony.url}/mcp`);
+      try {
+        const made = await callTool(client, "colony_publish", {
+          trail: sampleTrail({ error: `RuntimeError: GitHub rejected token ${secret}`, commands: ["echo rotate"] }),
+        });
+        expect(made.json.redactions).toEqual({ github_token: 1 });
+        const page = await laptop.newPage();
+        const problems = await watchPage(page);
+        await page.goto(made.json.approve_url);
+        await page.locator("button.primary").waitFor();
+        expect(await page.locator(".summary").textContent()).toContain("1 value was redacted: 1 github_token");
+        expect(await page.content()).not.toContain(secret);
+        expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+        await page.close();
+      } finally {
+        await client.close();
+      }
     },
     BROWSER_TEST_MS,
   );

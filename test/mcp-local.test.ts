@@ -381,6 +381,10 @@ describe("standalone HTTP: colony mcp --http", () => {
       expect(sent("/v1/trails", since)).toEqual([]);
       expect(sent("/v1/drafts", since).length).toBe(1);
       expect(r.json.approve_url).toContain(`#${r.json.draft_id}`);
+      // Redacted here before it went to the colony; the colony's draft still counts it.
+      expect(r.json.redactions).toEqual({ github_token: 1 });
+      const draft = (await (await colony.fetch(`/v1/drafts/${r.json.draft_id}`)).json()) as any;
+      expect(draft.redactions).toEqual({ github_token: 1 });
     } finally {
       await client.close();
     }

@@ -271,10 +271,13 @@ describe("colony_publish (hosted: drafts only)", () => {
     expect(r.json.approve_url).toStartWith("http://127.0.0.1:");
     expect(r.json.approve_url.endsWith(`/approve.html#${r.json.draft_id}`)).toBe(true);
     expect(r.json.message).toMatch(/Nothing is published/);
+    // The tool redacted the secret before the draft was made; the draft still says it was removed.
+    expect(r.json.redactions).toEqual({ github_token: 1 });
     const draftId = r.json.draft_id as string;
 
     const draft = (await (await colony.fetch(`/v1/drafts/${draftId}`)).json()) as any;
     expect(draft.state).toBe("pending");
+    expect(draft.redactions).toEqual({ github_token: 1 });
     expect(draft.trail.problem.error).not.toContain(SECRET);
     expect(draft.trail.agent_info).toEqual({ model: "claude-test", framework: "unknown" }); // stateless: the client name is not known
     const pending = await callTool(client, "colony_publish_status", { id: draftId });

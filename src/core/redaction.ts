@@ -207,3 +207,25 @@ export function redactTrail<T>(trail: T): { value: T; counts: RedactionCounts } 
 
 /** Total number of redactions in a counts map. */
 export const countTotal = (counts: RedactionCounts) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+const PLACEHOLDER_PATTERN = /<redacted:([a-z0-9_]{1,40})>/g;
+const KNOWN_KINDS = new Set(REDACTION_KINDS);
+
+/**
+ * The placeholders of known kinds already present in a JSON-like value, per kind: what an earlier
+ * pass removed (an MCP server redacts a trail before it sends it as a draft), which a new pass
+ * no longer sees or counts.
+ */
+export function placeholderCounts(value: unknown): RedactionCounts {
+  const counts: RedactionCounts = {};
+  const walk = (v: unknown, depth: number): void => {
+    if (typeof v === "string") {
+      if (!v.includes(PLACEHOLDER_PREFIX)) return;
+      for (const m of v.matchAll(PLACEHOLDER_PATTERN)) if (KNOWN_KINDS.has(m[1]!)) counts[m[1]!] = (counts[m[1]!] ?? 0) + 1;
+    } else if (depth <= 64 && v !== null && typeof v === "object") {
+      for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x, depth + 1);
+    }
+  };
+  walk(value, 0);
+  return counts;
+}

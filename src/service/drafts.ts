@@ -3,7 +3,7 @@
 // 192 random bits, kept in the database only as its sha256.
 import { createHash, randomBytes } from "node:crypto";
 import { fingerprint } from "../core/fingerprint";
-import { redactTrail } from "../core/redaction";
+import { mergeCounts, placeholderCounts, redactTrail } from "../core/redaction";
 import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
@@ -47,6 +47,9 @@ export class DraftService {
     const parsed = parseTrail(input);
     if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
     const { value: trail, counts } = redactTrail(parsed.value);
+    // The person approving is told everything removed from the payload: what this pass redacted
+    // and what arrived already redacted (MCP servers redact before they send).
+    const redactions = mergeCounts(placeholderCounts(parsed.value), counts);
     const token = randomBytes(24).toString("base64url");
     const now = this.deps.now();
     const record: DraftRecord = {
@@ -54,7 +57,7 @@ export class DraftService {
       state: "pending",
       trail,
       fingerprint: fingerprint(trail.problem.error),
-      redactions: counts,
+      redactions,
       risk: assessRisk(trail),
       author: caller.agent,
       createdAt: now,
