@@ -2,6 +2,8 @@
 // driven by the SDK's own Client over Streamable HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_QUERY_CHARS } from "../src/core/trail";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { agent, json, sampleTrail } from "./support/trails";
@@ -90,7 +92,76 @@ describe("tool list", () => {
     }
     expect((tools.find((t) => t.name === "colony_search")!.inputSchema as any).required).toEqual(["error"]);
     expect(tools.find((t) => t.name === "colony_search")!.description).toMatch(/before attempting a fix/i);
-    expect(props("colony_report").outcome.enum).toEqual(["worked", "partially_worked", "failed", "not_applicable"]);
+    expect(props("colony_report").outcome.anyOf.map((o: any) => o.const)).toEqual([
+      "worked",
+      "partially_worked",
+      "failed",
+      "not_applicable",
+    ]);
+  });
+
+  test("colony_publish's trail is the Trail schema of POST /v1/trails; the search limit is the one of /v1/search", async () => {
+    const { tools } = await client.listTools();
+    const input = (name: string) => tools.find((t) => t.name === name)!.inputSchema as any;
+    const trail = input("colony_publish").properties.trail;
+    expect(trail.type).toBe("object");
+    expect(trail.required).toEqual(["problem", "solution"]); // the rest is filled in when omitted
+    expect(trail.properties.problem.required).toEqual(["error"]);
+    expect(trail.properties.problem.properties.error).toMatchObject({ type: "string", minLength: 1, maxLength: 2000 });
+    expect(trail.properties.solution.properties.commands).toMatchObject({ type: "array", maxItems: 50 });
+    expect(trail.properties.environment.properties.os.anyOf.map((o: any) => o.const)).toEqual([
+      "linux",
+      "macos",
+      "windows",
+      "freebsd",
+      "other",
+    ]);
+    expect(trail.properties.effort.properties.failed_attempts.type).toBe("integer");
+    expect(input("colony_search").properties.error).toMatchObject({ type: "string", minLength: 1, maxLength: MAX_QUERY_CHARS });
+    const tooLong = await callTool(client, "colony_search", { error: "E".repeat(MAX_QUERY_CHARS + 1) });
+    expect(tooLong.isError).toBe(true);
+    expect(tooLong.text).toBe(`Invalid arguments for colony_search: error must be at most ${MAX_QUERY_CHARS} characters.`);
+    const rest = await colony.fetch("/v1/search", json({ query: "E".repeat(MAX_QUERY_CHARS + 1) }));
+    expect(rest.status).toBe(400);
+  });
+
+  test("every tool declares an outputSchema and answers with structuredContent that the SDK client checks against it", async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) expect({ tool: t.name, type: (t.outputSchema as any)?.type }).toEqual({ tool: t.name, type: "object" });
+    const r = await callTool(client, "colony_search", { error: YAML_ERROR });
+    expect(r.structured).toEqual(r.json);
+    expect(r.structured.trails[0].trail_id).toBe(ids.yaml);
+  });
+
+  test("the stateless server does not advertise list_changed notifications it never sends", () => {
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+  });
+
+  test("an unknown tool is a JSON-RPC error -32602 with a plain message, not a tool result", async () => {
+    const err = await client.callTool({ name: "colony_nope", arguments: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect(err.code).toBe(-32602);
+    const res = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "colony_nope", arguments: {} } }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.result).toBeUndefined();
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toBe(
+      'Unknown tool "colony_nope"; this server has colony_search, colony_report, colony_publish, colony_publish_status.',
+    );
+  });
+
+  test("wrong arguments are a tool error in plain sentences", async () => {
+    const r = await callTool(client, "colony_report", { trail_id: "", outcome: "great" });
+    expect(r.isError).toBe(true);
+    expect(r.text).toBe(
+      "Invalid arguments for colony_report: trail_id must not be empty. outcome must be one of worked, partially_worked, failed, not_applicable.",
+    );
+    const missing = await callTool(client, "colony_search", {});
+    expect(missing.text).toBe("Invalid arguments for colony_search: error is required.");
   });
 
   test("GET and DELETE /mcp answer 405: the endpoint is stateless", async () => {
@@ -239,9 +310,10 @@ describe("colony_publish (hosted: drafts only)", () => {
     t.environment.os = "plan9";
     const r = await callTool(client, "colony_publish", { trail: t });
     expect(r.isError).toBe(true);
-    const paths = r.json.invalid.map((d: any) => d.path);
-    expect(paths).toContain("/solution/summary");
-    expect(paths).toContain("/environment/os");
+    expect(r.text).toBe(
+      "Invalid arguments for colony_publish: trail.solution.summary is required. " +
+        "trail.environment.os must be one of linux, macos, windows, freebsd, other.",
+    );
   });
 
   test("preview returns the redacted payload with risk flags and redaction counts, and sends nothing", async () => {

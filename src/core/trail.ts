@@ -2,6 +2,7 @@
 // validation, the TypeScript types and the API docs. Pure: no I/O.
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { plainMessage } from "./validation-message";
 
 const Str = (max: number, min = 0) => Type.String({ minLength: min, maxLength: max });
 const Arr = <T extends TSchema>(item: T, max: number) => Type.Array(item, { maxItems: max });
@@ -79,8 +80,11 @@ export const OutcomeReport = Type.Object({
   notes: Type.Optional(Str(2000)),
 });
 
+/** The longest search query, in characters: POST /v1/search and colony_search alike. */
+export const MAX_QUERY_CHARS = 2000;
+
 export const SearchRequest = Type.Object({
-  query: Str(2000, 1),
+  query: Str(MAX_QUERY_CHARS, 1),
   error_type: Type.Optional(Str(200)),
   environment: Type.Optional(QueryEnvironment),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
@@ -157,7 +161,7 @@ export function parseWith<T extends TSchema>(
       continue;
     }
     seen.add(path);
-    details.push({ path, message: error.message });
+    details.push({ path, message: plainMessage(error) });
   }
   // Cross-field rules run even when the schema failed elsewhere, so every failure is listed.
   if (extraRules) for (const d of extraRules(value as Static<T>)) if (!seen.has(d.path)) details.push(d);

@@ -1,11 +1,11 @@
 // Stateless Streamable HTTP (interface.md §4.14): every POST gets its own McpServer and transport,
 // so replicas need no shared session state and one caller's request never sees another's.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
 export async function handleStatelessPost(
-  server: McpServer,
+  server: Server,
   request: Request,
   parsedBody: unknown,
   /** Host headers to accept (DNS-rebinding protection of a server on loopback); all when omitted. */

@@ -1,14 +1,32 @@
 // The four MCP tools of interface.md §4.14 (one file each under tools/), written once over
 // ColonyClient. The deployment (hosted or local, publish policy, thresholds) comes in as a small
 // config, so the hosted /mcp route, the standalone HTTP server and the stdio server share every rule.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+//
+// Built on the SDK's low-level Server rather than McpServer: the tools' schemas are the TypeBox
+// schemas of the HTTP API (JSON Schema as they are), arguments are validated by the same code as
+// the HTTP routes, an unknown tool is a protocol error, and only capabilities the server honours
+// are advertised (a stateless server never sends list_changed notifications).
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { parseWith, type ValidationDetail } from "../core/trail";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
 import type { ToolConfig } from "./config";
-import { registerColonyPublish } from "./tools/publish";
-import { registerColonyPublishStatus } from "./tools/publish-status";
-import { registerColonyReport } from "./tools/report";
-import { registerColonySearch } from "./tools/search";
+import { colonyPublish } from "./tools/publish";
+import { colonyPublishStatus } from "./tools/publish-status";
+import { colonyReport } from "./tools/report";
+import { errorResult, failure } from "./tools/results";
+import { colonySearch } from "./tools/search";
+import type { ColonyTool, ToolContext } from "./tools/tool";
+
+const TOOLS: readonly ColonyTool<any>[] = [colonySearch, colonyReport, colonyPublish, colonyPublishStatus];
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
 const SERVER_INSTRUCTIONS =
   "Colony is a shared memory of solved errors. When you hit an error, call colony_search with the exact error " +
@@ -16,12 +34,57 @@ const SERVER_INSTRUCTIONS =
   "When you solved a hard error yourself (after several failed attempts), call colony_publish so other agents " +
   "can reuse the fix; a person approves every publication.";
 
-/** A new McpServer with the four tools, bound to one colony client and deployment. */
-export function createToolServer(client: ColonyClient, cfg: ToolConfig): McpServer {
-  const server = new McpServer({ name: "colony", version: VERSION }, { instructions: SERVER_INSTRUCTIONS });
-  registerColonySearch(server, client, cfg);
-  registerColonyReport(server, client, cfg);
-  registerColonyPublish(server, client, cfg);
-  registerColonyPublishStatus(server, client);
+// Built once: a hosted server builds a new Server per request, the tool list need not be.
+// JSON.stringify leaves TypeBox's symbol keys behind: what remains is plain JSON Schema.
+const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  inputSchema: JSON.parse(JSON.stringify(t.input)),
+  outputSchema: JSON.parse(JSON.stringify(t.output)),
+  annotations: t.annotations,
+}));
+
+/** A JSON-RPC error the SDK sends with this exact message (an McpError would prefix "MCP error N:" to it). */
+export function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt". */
+function argumentPath(pointer: string): string {
+  const parts = pointer.split("/").slice(1).filter(Boolean);
+  if (parts.length === 0) return "the arguments";
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
+/** One plain sentence per failing argument, for the model to correct its call. */
+export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
+  const lines = details.map((d) => `${argumentPath(d.path)} ${d.message}.`);
+  return failure(`Invalid arguments for ${tool}: ${lines.join(" ")}`);
+}
+
+/** A new Server with the four tools, bound to one colony client and deployment. */
+export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server {
+  const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const ctx: ToolContext = { server, client, cfg };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const tool = BY_NAME.get(name);
+    if (!tool) {
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${JSON.stringify(name)}; this server has ${[...BY_NAME.keys()].join(", ")}.`,
+      );
+    }
+    // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
+    const parsed = parseWith(tool.input, args ?? {});
+    if (!parsed.ok) return invalidArguments(name, parsed.details);
+    try {
+      return await tool.run(parsed.value, ctx);
+    } catch (err) {
+      return errorResult(err, client);
+    }
+  });
   return server;
 }

@@ -27,6 +27,7 @@ function newClient(opts: ClientOptions): Client {
 export async function connectHttp(mcpUrl: string, headers: Record<string, string> = {}, opts: ClientOptions = {}): Promise<Client> {
   const client = newClient(opts);
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  await client.listTools(); // the SDK checks each tool's structuredContent against its outputSchema from now on
   return client;
 }
 
@@ -49,6 +50,7 @@ export async function connectStdio(
   let err = "";
   transport.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
   await client.connect(transport);
+  await client.listTools(); // the SDK checks each tool's structuredContent against its outputSchema from now on
   return { client, stderr: () => err, close: () => client.close() };
 }
 
@@ -62,16 +64,22 @@ export interface ToolAnswer {
   text: string;
   /** The text parsed as JSON, or null when it is not JSON. */
   json: any;
+  /** structuredContent (checked by the SDK against the tool's outputSchema), or null. */
+  structured: any;
 }
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
+  const r = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+    structuredContent?: unknown;
+  };
   const text = r.content.map((c) => c.text).join("\n");
   let json: any = null;
   try {
     json = JSON.parse(text);
   } catch {}
-  return { isError: r.isError === true, text, json };
+  return { isError: r.isError === true, text, json, structured: r.structuredContent ?? null };
 }
 
 export interface RecordedRequest {

@@ -2,32 +2,89 @@
 // failed-attempts threshold, validated, redacted and risk-assessed here; then, by deployment, a
 // draft for a person to approve (hosted), a preview (COLONY_PUBLISH=off), a confirmation prompt
 // (ask) or direct publication (auto).
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type Static, Type } from "@sinclair/typebox";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { fingerprint } from "../../core/fingerprint";
 import { countTotal, redactTrail } from "../../core/redaction";
 import { assessRisk } from "../../core/risk";
-import { parseTrail, type Trail, type TrailEnvironment } from "../../core/trail";
+import { ProtocolVersion, parseTrail, Trail, TrailEnvironment } from "../../core/trail";
 import type { ColonyClient } from "../colony-client";
 import type { ToolConfig } from "../config";
 import { detectEnvironment as detectLocalEnvironment } from "../environment";
-import { failure, guarded, text } from "./results";
-import { waitForVerdict } from "./verdict";
+import { failure, structured } from "./results";
+import type { ColonyTool, ToolContext } from "./tool";
+import { VerdictFields, waitForVerdict } from "./verdict";
 
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
-interface PublishArgs {
-  trail: Record<string, unknown>;
-  preview?: boolean;
-  model?: string;
-}
+/**
+ * The Trail of POST /v1/trails (the same TypeBox schema), except what this tool fills in when the
+ * agent leaves it out: protocol_version, agent_info and the parts of environment it can detect.
+ */
+const AgentTrail = Type.Object(
+  {
+    ...Trail.properties,
+    protocol_version: Type.Optional(ProtocolVersion),
+    agent_info: Type.Optional(Type.Partial(Trail.properties.agent_info)),
+    environment: Type.Optional(
+      Type.Object({
+        ...TrailEnvironment.properties,
+        os: Type.Optional(TrailEnvironment.properties.os),
+        runtime: Type.Optional(Type.Partial(TrailEnvironment.properties.runtime)),
+      }),
+    ),
+  },
+  {
+    description:
+      'A Trail (protocol_version "1.0", as POST /v1/trails takes it): the exact error, the dead ends you tried, the fix ' +
+      "(steps, commands, code patches) and how you verified it. agent_info and environment are filled in when omitted.",
+  },
+);
+
+const PublishInput = Type.Object({
+  trail: AgentTrail,
+  preview: Type.Optional(
+    Type.Boolean({ description: "Return the redacted payload, its risk flags and redaction counts without sending anything." }),
+  ),
+  model: Type.Optional(Type.String({ maxLength: 200, description: "Your own model id, filled into agent_info when the trail has none." })),
+});
+type PublishArgs = Static<typeof PublishInput>;
+
+const Risk = Type.Object({
+  level: Type.String(),
+  flags: Type.Array(
+    Type.Object({
+      command_index: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      flag: Type.String(),
+      level: Type.String(),
+      detail: Type.String(),
+    }),
+  ),
+});
+
+const PublishOutput = Type.Object({
+  sent: Type.Boolean({ description: "true once the trail went to the colony; a draft or a preview is not sent" }),
+  reason: Type.Optional(Type.String({ description: "why nothing was sent (preview)" })),
+  draft_id: Type.Optional(Type.String()),
+  approve_url: Type.Optional(Type.String()),
+  expires_in: Type.Optional(Type.Integer()),
+  fingerprint: Type.String(),
+  filled: Type.Optional(Type.Array(Type.String())),
+  redactions: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: "values redacted, per kind" }),
+  redactions_total: Type.Optional(Type.Integer({ minimum: 0 })),
+  risk: Risk,
+  payload: Type.Optional(Trail),
+  ...VerdictFields,
+  status: Type.Optional(Type.String({ description: "draft_created, or the colony's verdict once sent" })),
+  message: Type.Optional(Type.String()),
+});
 
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Fills agent_info and environment where the agent left them out; returns what was filled. */
 function fillTrail(
-  input: Record<string, unknown>,
+  input: PublishArgs["trail"],
   cfg: ToolConfig,
   model: string | undefined,
   framework: string,
@@ -89,9 +146,9 @@ interface Prepared {
   filled: string[];
 }
 
-function preview(p: Prepared, sent: false, reason: string) {
-  return {
-    sent,
+function preview(p: Prepared, reason: string): CallToolResult {
+  return structured({
+    sent: false,
     reason,
     fingerprint: p.fingerprint,
     filled: p.filled,
@@ -99,13 +156,13 @@ function preview(p: Prepared, sent: false, reason: string) {
     redactions_total: countTotal(p.redactions),
     risk: p.risk,
     payload: p.payload,
-  };
+  });
 }
 
 /** MCP elicitation: the exact payload, its risk and redactions, and one box to tick. */
-function askUser(server: McpServer, client: ColonyClient, p: Prepared): Promise<ElicitResult> {
+function askUser(server: Server, client: ColonyClient, p: Prepared): Promise<ElicitResult> {
   const flags = p.risk.flags.length ? ` (${p.risk.flags.map((f) => f.flag).join(", ")})` : "";
-  return server.server.elicitInput(
+  return server.elicitInput(
     {
       mode: "form",
       message:
@@ -124,10 +181,9 @@ function askUser(server: McpServer, client: ColonyClient, p: Prepared): Promise<
   );
 }
 
-async function colonyPublish(server: McpServer, client: ColonyClient, cfg: ToolConfig, args: PublishArgs): Promise<CallToolResult> {
-  if (!isObject(args.trail)) return failure("trail must be an object (a Trail, protocol_version 1.0)");
+async function publish(args: PublishArgs, { server, client, cfg }: ToolContext): Promise<CallToolResult> {
   // A stateless (hosted) server never sees the initialize request, so it cannot know the client.
-  const framework = server.server.getClientVersion()?.name ?? "unknown";
+  const framework = server.getClientVersion()?.name ?? "unknown";
   const { trail: filledTrail, filled } = fillTrail(args.trail, cfg, args.model, framework);
 
   const attempts = failedAttempts(filledTrail);
@@ -153,11 +209,11 @@ async function colonyPublish(server: McpServer, client: ColonyClient, cfg: ToolC
     filled,
   };
 
-  if (args.preview) return text(preview(prepared, false, "preview requested: nothing was sent"));
+  if (args.preview) return preview(prepared, "preview requested: nothing was sent");
 
   if (cfg.mode === "hosted") {
     const draft = await client.createDraft(prepared.payload);
-    return text({
+    return structured({
       sent: false,
       status: "draft_created",
       draft_id: draft.draft_id,
@@ -174,70 +230,53 @@ async function colonyPublish(server: McpServer, client: ColonyClient, cfg: ToolC
   }
 
   if (cfg.publish === "off") {
-    return text(
-      preview(
-        prepared,
-        false,
-        "COLONY_PUBLISH is off on this machine: nothing was sent. The user can set COLONY_PUBLISH=ask (or auto) to publish.",
-      ),
+    return preview(
+      prepared,
+      "COLONY_PUBLISH is off on this machine: nothing was sent. The user can set COLONY_PUBLISH=ask (or auto) to publish.",
     );
   }
   if (cfg.publish === "ask") {
-    if (!server.server.getClientCapabilities()?.elicitation?.form) {
-      return text(
-        preview(prepared, false, "COLONY_PUBLISH=ask, but this MCP client cannot ask the user (no elicitation support): nothing was sent."),
-      );
+    if (!server.getClientCapabilities()?.elicitation?.form) {
+      return preview(prepared, "COLONY_PUBLISH=ask, but this MCP client cannot ask the user (no elicitation support): nothing was sent.");
     }
     let answer: ElicitResult;
     try {
       answer = await askUser(server, client, prepared);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      return text(preview(prepared, false, `the user could not be asked (${why}): nothing was sent.`));
+      return preview(prepared, `the user could not be asked (${why}): nothing was sent.`);
     }
     if (answer.action !== "accept" || answer.content?.publish !== true) {
-      return text(
-        preview(
-          prepared,
-          false,
-          `the user did not approve (${answer.action === "accept" ? "publish not ticked" : answer.action}): nothing was sent.`,
-        ),
+      return preview(
+        prepared,
+        `the user did not approve (${answer.action === "accept" ? "publish not ticked" : answer.action}): nothing was sent.`,
       );
     }
   }
 
   const accepted = await client.publish(prepared.payload);
   const verdict = await waitForVerdict(client, accepted.trail_id, cfg.publishWaitS, cfg.pollIntervalMs);
-  return text({ sent: true, fingerprint: accepted.fingerprint, redactions: prepared.redactions, risk: prepared.risk, filled, ...verdict });
+  return structured({
+    sent: true,
+    fingerprint: accepted.fingerprint,
+    redactions: prepared.redactions,
+    risk: prepared.risk,
+    filled,
+    ...verdict,
+  });
 }
 
-const trailDescription =
-  'A Trail (protocol_version "1.0"): { problem: { error (exact error line), error_type?, description?, root_cause?, ' +
-  "dead_ends?: [{ attempt, result? }] }, solution: { summary, steps?: string[], commands?: string[], " +
-  "code_patches?: [{ file_path, diff? (unified diff), language? }], verification? }, agent_info?: { model, framework }, " +
-  "environment?: { os (linux|macos|windows|freebsd|other), os_version?, arch?, runtime: { name, version? }, packages?: [{ name, version? }] }, " +
-  "effort?: { tokens_spent?, failed_attempts?, duration_s? }, tags?: string[] }. agent_info and environment are filled in when omitted.";
-
-const PUBLISH_INPUT = {
-  trail: z.record(z.string(), z.unknown()).describe(trailDescription),
-  preview: z.boolean().optional().describe("Return the redacted payload, its risk flags and redaction counts without sending anything."),
-  model: z.string().max(200).optional().describe("Your own model id, filled into agent_info when the trail has none."),
+export const colonyPublish: ColonyTool<typeof PublishInput> = {
+  name: "colony_publish",
+  title: "Publish a fix as a trail",
+  description:
+    "Call this after you solved an error that took several failed attempts, so other agents can reuse the fix. " +
+    "Fixes with fewer failed attempts than the server's threshold are refused. The trail is validated and redacted " +
+    "first; a person always approves before anything is published (hosted: an approval link; local: depending on " +
+    "COLONY_PUBLISH, a confirmation prompt, a preview only, or direct publication). Use preview: true to see the " +
+    "redacted payload with its risk flags without sending anything.",
+  input: PublishInput,
+  output: PublishOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  run: publish,
 };
-
-export function registerColonyPublish(server: McpServer, client: ColonyClient, cfg: ToolConfig): void {
-  server.registerTool(
-    "colony_publish",
-    {
-      title: "Publish a fix as a trail",
-      description:
-        "Call this after you solved an error that took several failed attempts, so other agents can reuse the fix. " +
-        "Fixes with fewer failed attempts than the server's threshold are refused. The trail is validated and redacted " +
-        "first; a person always approves before anything is published (hosted: an approval link; local: depending on " +
-        "COLONY_PUBLISH, a confirmation prompt, a preview only, or direct publication). Use preview: true to see the " +
-        "redacted payload with its risk flags without sending anything.",
-      inputSchema: PUBLISH_INPUT,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-    },
-    guarded(client, (args: PublishArgs) => colonyPublish(server, client, cfg, args)),
-  );
-}

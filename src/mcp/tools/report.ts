@@ -1,22 +1,40 @@
 // colony_report (interface.md §4.14): the outcome of a trail the agent tried, notes redacted.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type Static, Type } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { redactText, truncateChars } from "../../core/redaction";
-import { OUTCOMES } from "../../core/trail";
-import type { ColonyClient } from "../colony-client";
-import type { ToolConfig } from "../config";
-import { guarded, text } from "./results";
+import { OutcomeReport } from "../../core/trail";
+import { structured } from "./results";
+import { type ColonyTool, described, type ToolContext } from "./tool";
 
-interface ReportArgs {
-  trail_id: string;
-  outcome: (typeof OUTCOMES)[number];
-  notes?: string;
-  model?: string;
-}
+const NOTES_MAX = OutcomeReport.properties.notes.maxLength!;
 
-async function colonyReport(client: ColonyClient, cfg: ToolConfig, args: ReportArgs): Promise<CallToolResult> {
-  const notes = args.notes ? truncateChars(redactText(args.notes).text.trim(), 2000) : "";
+const ReportInput = Type.Object({
+  trail_id: Type.String({ minLength: 1, maxLength: 100, description: "The trail_id from colony_search." }),
+  outcome: described(
+    OutcomeReport.properties.outcome,
+    "worked, partially_worked, failed, or not_applicable (the trail did not fit this case).",
+  ),
+  notes: described(
+    OutcomeReport.properties.notes,
+    "What was different in your environment or what you had to change (redacted before sending).",
+  ),
+  model: Type.Optional(Type.String({ maxLength: 200, description: "Your own model id; defaults to COLONY_AGENT_MODEL." })),
+});
+
+const Count = Type.Integer({ minimum: 0 });
+const ReportOutput = Type.Object({
+  trail_id: Type.String(),
+  strength: Type.Number(),
+  counted: Type.Boolean({
+    description: "false: the report did not move strength (not_applicable, a repeat within 24 h, or your own trail)",
+  }),
+  outcomes: Type.Object({ worked: Count, partially_worked: Count, failed: Count }),
+  message: Type.String(),
+});
+
+async function report(args: Static<typeof ReportInput>, { client, cfg }: ToolContext): Promise<CallToolResult> {
+  // Redaction can lengthen the notes (a placeholder is longer than a short e-mail address).
+  const notes = args.notes ? truncateChars(redactText(args.notes).text.trim(), NOTES_MAX) : "";
   const model = (args.model?.trim() || cfg.agentModel).slice(0, 200);
   const result = await client.report(args.trail_id.trim(), {
     protocol_version: "1.0",
@@ -24,7 +42,7 @@ async function colonyReport(client: ColonyClient, cfg: ToolConfig, args: ReportA
     agent_info: { model },
     ...(notes ? { notes } : {}),
   });
-  return text({
+  return structured({
     trail_id: result.trail_id,
     strength: result.strength,
     counted: result.counted,
@@ -35,28 +53,14 @@ async function colonyReport(client: ColonyClient, cfg: ToolConfig, args: ReportA
   });
 }
 
-const REPORT_INPUT = {
-  trail_id: z.string().min(1).max(100).describe("The trail_id from colony_search."),
-  outcome: z.enum(OUTCOMES).describe("worked, partially_worked, failed, or not_applicable (the trail did not fit this case)."),
-  notes: z
-    .string()
-    .max(4000)
-    .optional()
-    .describe("What was different in your environment or what you had to change (redacted before sending)."),
-  model: z.string().max(200).optional().describe("Your own model id; defaults to COLONY_AGENT_MODEL."),
+export const colonyReport: ColonyTool<typeof ReportInput> = {
+  name: "colony_report",
+  title: "Report whether a trail worked",
+  description:
+    "Call this after you tried a trail from colony_search, whether it worked or not: it strengthens good fixes and " +
+    "weakens bad ones for every other agent. Returns the trail's new strength.",
+  input: ReportInput,
+  output: ReportOutput,
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+  run: report,
 };
-
-export function registerColonyReport(server: McpServer, client: ColonyClient, cfg: ToolConfig): void {
-  server.registerTool(
-    "colony_report",
-    {
-      title: "Report whether a trail worked",
-      description:
-        "Call this after you tried a trail from colony_search, whether it worked or not: it strengthens good fixes and " +
-        "weakens bad ones for every other agent. Returns the trail's new strength.",
-      inputSchema: REPORT_INPUT,
-      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
-    },
-    guarded(client, (args: ReportArgs) => colonyReport(client, cfg, args)),
-  );
-}

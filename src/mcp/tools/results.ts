@@ -1,11 +1,12 @@
-// What every tool answers with: compact JSON text for the model, and failures phrased so a model
-// can act on them.
+// What every tool answers with: structured content (with the same JSON as text, for clients that
+// read only text), and failures phrased so a model can act on them.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ColonyClient, ColonyClientError } from "../colony-client";
 
-// Compact JSON: tool results land in a model's context, where every token counts.
-export const text = (value: unknown): CallToolResult => ({
-  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+/** A successful answer: compact JSON text (tool results land in a model's context) and the same object as structuredContent. */
+export const structured = (value: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(value) }],
+  structuredContent: value,
 });
 
 export const failure = (message: string, extra?: Record<string, unknown>): CallToolResult => ({
@@ -38,18 +39,8 @@ export function describeColonyError(err: ColonyClientError, target: string): str
   }
 }
 
-function errorResult(err: unknown, client: ColonyClient): CallToolResult {
+/** A thrown error as an isError result the model can read. */
+export function errorResult(err: unknown, client: ColonyClient): CallToolResult {
   if (err instanceof ColonyClientError) return failure(describeColonyError(err, client.target));
   return failure(`colony tool failed: ${err instanceof Error ? err.message : String(err)}`);
 }
-
-/** A tool handler whose thrown errors become isError results the model can read. */
-export const guarded =
-  <A>(client: ColonyClient, fn: (args: A) => Promise<CallToolResult>) =>
-  async (args: A): Promise<CallToolResult> => {
-    try {
-      return await fn(args);
-    } catch (err) {
-      return errorResult(err, client);
-    }
-  };

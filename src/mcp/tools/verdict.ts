@@ -1,9 +1,23 @@
 // What the colony decided about a published trail, in words a model can pass on; shared by
 // colony_publish (which waits for it) and colony_publish_status (which asks once).
+import { Type } from "@sinclair/typebox";
 import { ColonyClientError, type ColonyClient, type TrailStatus } from "../colony-client";
 import { describeColonyError } from "./results";
 
 export type Verdict = Record<string, unknown>;
+
+/** The fields describeVerdict may set, for the output schemas of the tools that report one. */
+export const VerdictFields = {
+  status: Type.Optional(
+    Type.String({ description: "published, already_known, rejected, removed, still_queued, or sent (verdict unknown)" }),
+  ),
+  trail_id: Type.Optional(Type.String()),
+  strength: Type.Optional(Type.Number()),
+  category: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  merged_into: Type.Optional(Type.String()),
+  reasons: Type.Optional(Type.Array(Type.String())),
+  message: Type.Optional(Type.String()),
+};
 
 /** Polls the trail until the colony decides, or the wait runs out (interface.md §4.14 rule 4). */
 export async function waitForVerdict(client: ColonyClient, trailId: string, waitS: number, intervalMs = 250): Promise<Verdict> {

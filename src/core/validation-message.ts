@@ -1,0 +1,74 @@
+// Validation messages as plain words ("must be one of linux, macos, …") instead of the schema
+// library's ("Expected union value"): they reach people on the approval flow and models through
+// MCP, and both must be able to act on them. Pure: no I/O.
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+
+type Schema = {
+  anyOf?: { const?: unknown }[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  pattern?: string;
+};
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The message for one failing path, without the path. */
+export function plainMessage(error: ValueError): string {
+  const s = error.schema as Schema;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return "is required";
+    case ValueErrorType.String:
+      return "must be a string";
+    case ValueErrorType.Number:
+      return "must be a number";
+    case ValueErrorType.Integer:
+      return "must be a whole number";
+    case ValueErrorType.Boolean:
+      return "must be true or false";
+    case ValueErrorType.Object:
+      return "must be an object";
+    case ValueErrorType.Array:
+      return "must be an array";
+    case ValueErrorType.StringMinLength:
+      return s.minLength === 1 ? "must not be empty" : `must be at least ${plural(s.minLength ?? 0, "character", "characters")}`;
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${plural(s.maxLength ?? 0, "character", "characters")}`;
+    case ValueErrorType.StringPattern:
+      return `must match the pattern ${s.pattern}`;
+    case ValueErrorType.ArrayMinItems:
+      return `must have at least ${plural(s.minItems ?? 0, "item", "items")}`;
+    case ValueErrorType.ArrayMaxItems:
+      return `must have at most ${plural(s.maxItems ?? 0, "item", "items")}`;
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `must be at least ${s.minimum}`;
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `must be at most ${s.maximum}`;
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+      return `must be more than ${s.exclusiveMinimum}`;
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.IntegerExclusiveMaximum:
+      return `must be less than ${s.exclusiveMaximum}`;
+    case ValueErrorType.Literal:
+      return `must be ${JSON.stringify(s.const)}`;
+    case ValueErrorType.ObjectAdditionalProperties:
+      return "has a field that is not allowed here";
+    case ValueErrorType.Union: {
+      const choices = s.anyOf?.map((v) => v.const);
+      if (choices?.length && choices.every((c) => typeof c === "string")) return `must be one of ${choices.join(", ")}`;
+      return "does not match any of the allowed forms";
+    }
+    default:
+      return error.message;
+  }
+}
