@@ -13,6 +13,8 @@ export interface Word {
   subs: Script[];
   /** True when the word is a process substitution `<(…)` or a PowerShell `( … )` group. */
   group: boolean;
+  /** The word as written, before quote removal (shows quote-splitting such as `cu''rl`). */
+  raw: string;
 }
 
 export interface Redirect {
@@ -97,13 +99,16 @@ export function parseShell(src: string, depth = 0): Script {
   let inWord = false;
   let subs: Script[] = [];
   let pendingRedirect: string | null = null;
+  let i = 0;
+  /** Where the current word began in src (kept at the scan position until a word starts). */
+  let wordStart = 0;
 
   const endWord = () => {
     if (!inWord) return;
     if (pendingRedirect !== null) {
       cmd.redirects.push({ op: pendingRedirect, target: text });
       pendingRedirect = null;
-    } else cmd.words.push({ text, quoted, subs, group });
+    } else cmd.words.push({ text, quoted, subs, group, raw: src.slice(wordStart, i) });
     text = "";
     quoted = false;
     group = false;
@@ -136,8 +141,8 @@ export function parseShell(src: string, depth = 0): Script {
     return end;
   };
 
-  let i = 0;
   while (i < src.length) {
+    if (!inWord) wordStart = i;
     const c = src[i]!;
     const next = src[i + 1];
     if (c === " " || c === "\t" || c === "\r") {

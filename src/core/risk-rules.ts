@@ -1,0 +1,1129 @@
+// The risk rules (decisions.md §4), one row each: the flag it raises, its level, and when it
+// fires with the detail a person reads. The matcher that runs them is risk.ts; what a rule sees
+// of a command is risk-view.ts. Adding a rule is adding a row here and a line in
+// docs/content-safety.md. A row whose level is "graded" decides its level per hit (a path class,
+// a shared branch, a later network sink). Pure: no I/O.
+import {
+  CRITICAL_PROCESSES,
+  chmodInfo,
+  classifyPath,
+  DESCRIBE,
+  HIDEABLE,
+  has,
+  hasShort,
+  isDecoder,
+  isFetch,
+  isInterpreterName,
+  nestedSource,
+  type PathClass,
+  PRIVATE_KEY_PATH,
+  positional,
+  SECRET_FLAG,
+  SECRET_FLAG_EQ,
+  SHELLS,
+  SYSTEM_WRITE_TARGET,
+  shellOutCall,
+  short,
+  subsDecode,
+  subsFetch,
+  unpinnedPackages,
+  type View,
+  baseName,
+  writeTargets,
+} from "./risk-view.ts";
+import { parseShell } from "./shell.ts";
+
+export type RiskLevel = "low" | "medium" | "high";
+
+export const RISK_FLAGS = [
+  "destructive_delete",
+  "disk_overwrite",
+  "remote_script_execution",
+  "privilege_escalation",
+  "permission_weakening",
+  "security_disabled",
+  "force_push",
+  "history_rewrite",
+  "database_destructive",
+  "process_kill",
+  "system_config_change",
+  "credential_exposure",
+  "unpinned_install",
+  "obfuscated_command",
+] as const;
+export type RiskFlagName = (typeof RISK_FLAGS)[number];
+
+/** A hit of a graded row: its own level and detail. */
+export interface Graded {
+  level: RiskLevel;
+  detail: string;
+}
+/** What a match returns: nothing, one hit, or one per target. */
+type Hits<H> = H | readonly H[] | null | undefined | false;
+
+/** Facts about the pipeline a command stands in. */
+export interface CommandContext {
+  /** A later stage of the same pipeline sends data over the network. */
+  laterSink: boolean;
+}
+
+/** A rule about one simple command. */
+export type CommandRule = { flag: RiskFlagName } & (
+  | { level: RiskLevel; match: (v: View, ctx: CommandContext) => Hits<string> }
+  | { level: "graded"; match: (v: View, ctx: CommandContext) => Hits<Graded> }
+);
+
+/** A rule about a pipeline: `i` is a stage that reads its program from stdin. */
+export interface PipelineRule {
+  flag: RiskFlagName;
+  level: RiskLevel;
+  match: (views: readonly (View | null)[], i: number) => string | null;
+}
+
+/** A rule about the raw text of a command or of a patch's added lines (SQL and friends). */
+export interface TextRule {
+  flag: RiskFlagName;
+  level: RiskLevel;
+  match: (text: string) => string | null;
+}
+
+/** A pattern in the added lines of a patch; the detail gets " in <file>" unless it is a function of the file. */
+export interface PatchRule {
+  flag: RiskFlagName;
+  level: RiskLevel;
+  re: RegExp;
+  detail: string | ((file: string) => string);
+}
+
+// --- Shared judgements --------------------------------------------------------------------------
+
+function deleteLevel(cls: PathClass): RiskLevel {
+  if (cls === "root" || cls === "home_root" || cls === "system") return "high";
+  if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
+  return "low";
+}
+
+const DEVICE = /^\/dev\/(sd[a-z]|hd[a-z]|nvme\d|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|rdisk\d|mapper\/|md\d|dm-\d)/;
+const FIREWALL_UNIT = /^(firewalld|ufw|iptables|nftables|apparmor)(\.service)?$/;
+const SECRET_PLACEHOLDER =
+  /<redacted:(password|secret|token|api_key|aws_secret_key|[a-z_]+_key|[a-z_]+_token|bearer_token|basic_auth|auth_header|private_key|jwt|azure_connection_string)>/;
+const SECRET_FILE =
+  /(^|\/)(id_(rsa|dsa|ecdsa|ed25519)|\.netrc|\.git-credentials|credentials|\.pgpass|\.env)$|\.aws\/credentials|\/etc\/shadow/;
+const SECRET_VARIABLE = /\$\{?(env:)?[A-Za-z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*\}?/i;
+const FRAMEWORK_DB_RESET =
+  /\b(rails|rake)\b.*\bdb:(drop|reset|schema:load|migrate:reset|purge)\b|\bprisma (migrate reset|db push .*--(force-reset|accept-data-loss))|\bmanage\.py (flush|reset_db)\b|\bartisan (migrate:(fresh|reset|refresh)|db:wipe)\b|\bsequelize(-cli)? db:drop\b|\bknex migrate:rollback --all\b|\balembic downgrade base\b|\btypeorm schema:drop\b|\bdoctrine:(database:drop|schema:drop)\b/;
+const DECODE_CALL =
+  /b64decode|base64\.decode|decode\(['"]base64|frombase64string|atob\(|buffer\.from\([^)]*base64|codecs\.decode|unhexlify|decode_base64|unpack\(['"]m/i;
+const EXEC_CALL = /\bexec\b|\beval\b|os\.system|subprocess|popen|child_process|execSync|invoke-expression|\biex\b|\bsystem\(|Function\(/i;
+
+const isEvalLike = (n: string) => n === "eval" || n === "iex" || n === "invoke-expression" || n === "source" || n === ".";
+/** eval/iex/Invoke-Expression (not source, which reads a file): they run text, not a file. */
+const evaluatesText = (n: string) => isEvalLike(n) && n !== "source" && n !== ".";
+/** The first argument of an interpreter or eval that is fetched or decoded text, by kind. */
+function hiddenArgument(v: View): "fetch" | "decode" | null {
+  if (!isInterpreterName(v.name) && !isEvalLike(v.name)) return null;
+  for (const w of v.args) {
+    if (subsFetch(w) && (w.subs.length > 0 || /downloadstring/i.test(w.text))) return "fetch";
+    if (subsDecode(w)) return "decode";
+  }
+  return null;
+}
+const gitSub = (v: View) => (v.name === "git" ? v.a.find((x) => !x.startsWith("-")) : undefined);
+const PROCESS_KILLERS = ["kill", "killall", "pkill", "taskkill", "stop-process", "skill"];
+const RM_LIKE = ["rm", "remove-item", "ri", "del", "erase", "rd", "rmdir", "unlink"];
+const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string> = {
+  quotes: "quotes inside the word",
+  backslashes: "backslashes inside the word",
+  echo: "a command substitution that echoes it",
+};
+
+// --- Command rules, in the order their flags are reported -----------------------------------------
+
+export const COMMAND_RULES: readonly CommandRule[] = [
+  // privilege escalation
+  {
+    flag: "privilege_escalation",
+    level: "medium",
+    match: (v) => {
+      if (!v.sudo) return null;
+      const shell = (SHELLS.has(v.name) && positional(v).length === 0) || v.name === "su";
+      return shell && nestedSource(v) === null ? "opens a root shell" : `runs ${v.name} as root (sudo)`;
+    },
+  },
+  { flag: "privilege_escalation", level: "medium", match: (v) => v.name === "su" && !v.sudo && "switches user with su (root by default)" },
+  {
+    flag: "privilege_escalation",
+    level: "medium",
+    match: (v) =>
+      (v.name === "runas" || (v.name === "start-process" && v.a.some((x) => /^runas$/i.test(x)))) && "runs a program as administrator",
+  },
+  {
+    flag: "privilege_escalation",
+    level: "medium",
+    match: (v) => {
+      const n = v.name;
+      const adds =
+        (n === "usermod" && hasShort(v, "G")) ||
+        (n === "gpasswd" && has(v, "-a")) ||
+        (n === "adduser" && positional(v).length === 2) ||
+        n === "add-localgroupmember";
+      const g = adds && v.a.find((x) => /^(sudo|wheel|admin|root|docker|lxd|disk|administrators)$/i.test(x));
+      return g && `adds a user to the ${g} group, which is root-equivalent`;
+    },
+  },
+  { flag: "privilege_escalation", level: "medium", match: (v) => v.name === "visudo" && "edits the sudoers policy" },
+
+  // chmod / chown / icacls / umask
+  {
+    flag: "permission_weakening",
+    level: "graded",
+    match: (v) => {
+      const info = v.name === "chmod" ? chmodInfo(v) : null;
+      if (!info) return null;
+      const hits: Graded[] = [];
+      for (const t of info.targets.length ? info.targets : [""]) {
+        const cls = classifyPath(t);
+        if (info.worldWritable) {
+          const level: RiskLevel =
+            info.recursive && (cls === "root" || cls === "system" || cls === "home_root")
+              ? "high"
+              : cls === "relative" || cls === "temp"
+                ? "low"
+                : "medium";
+          const detail = `chmod ${info.mode}${info.recursive ? " -R" : ""} makes ${short(t)} world-writable (${DESCRIBE[cls]})`;
+          hits.push({ level, detail });
+        } else if (PRIVATE_KEY_PATH.test(t) && /^[0-7]{3,4}$/.test(info.mode) && /[1-7]/.test(info.mode.slice(-2))) {
+          hits.push({ level: "medium", detail: `chmod ${info.mode} lets other users read the private key ${short(t)}` });
+        }
+      }
+      return hits;
+    },
+  },
+  {
+    flag: "privilege_escalation",
+    level: "graded",
+    match: (v) => {
+      const info = v.name === "chmod" ? chmodInfo(v) : null;
+      if (!info?.setuid) return null;
+      return (info.targets.length ? info.targets : [""]).map((t) => ({
+        level: isInterpreterName(baseName(t)) ? "high" : "medium",
+        detail: `chmod ${info.mode} sets the setuid/setgid bit on ${short(t)}`,
+      }));
+    },
+  },
+  {
+    flag: "permission_weakening",
+    level: "graded",
+    match: (v) => {
+      if ((v.name !== "chown" && v.name !== "chgrp") || !(has(v, "-R", "--recursive") || hasShort(v, "R"))) return null;
+      return positional(v)
+        .slice(1)
+        .map((t) => ({ t, cls: classifyPath(t) }))
+        .filter(({ cls }) => cls === "root" || cls === "system")
+        .map(({ t, cls }) => ({
+          level: cls === "root" ? "high" : "medium",
+          detail: `${v.name} -R changes the owner of ${short(t)} (${DESCRIBE[cls]})`,
+        }));
+    },
+  },
+  {
+    flag: "permission_weakening",
+    level: "medium",
+    match: (v) =>
+      v.name === "icacls" &&
+      v.a.some((x) => /(everyone|\*s-1-1-0|users|authenticated users):\(?(oi\)\(ci\)\(?)?\(?[fm]\)?/i.test(x)) &&
+      "icacls grants everyone full or modify access",
+  },
+  {
+    flag: "permission_weakening",
+    level: "medium",
+    match: (v) => v.name === "setfacl" && v.a.some((x) => /(^|,)o(ther)?::?[r-]?w/i.test(x)) && "setfacl gives other users write access",
+  },
+  {
+    flag: "permission_weakening",
+    level: "medium",
+    match: (v) => v.name === "umask" && /^0*0?0$/.test(v.a[0] ?? "") && "umask 000 makes every new file world-writable",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.name === "set-executionpolicy" &&
+      v.a.some((x) => /^(unrestricted|bypass)$/i.test(x)) &&
+      "Set-ExecutionPolicy lets any PowerShell script run unsigned",
+  },
+
+  // security disabled
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.name === "curl" &&
+      ((hasShort(v, "k") && v.a.some((x) => /^-[A-Za-z]*k[A-Za-z]*$/.test(x))) || has(v, "--insecure", "--proxy-insecure")) &&
+      "curl -k skips TLS certificate verification",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) => v.name === "wget" && has(v, "--no-check-certificate") && "wget --no-check-certificate skips TLS certificate verification",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.name === "git" &&
+      /http\.sslverify[ =](false|0|no)/i.test(v.a.join(" ")) &&
+      "git http.sslVerify=false skips TLS certificate verification",
+  },
+  {
+    flag: "security_disabled",
+    level: "low",
+    match: (v) =>
+      v.name === "git" &&
+      has(v, "--no-verify") &&
+      has(v, "commit", "push", "merge", "am") &&
+      "git --no-verify skips the repository's hooks (checks and scans)",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      ["npm", "yarn", "pnpm"].includes(v.name) &&
+      /strict-ssl[ =](false|0)/i.test(v.a.join(" ")) &&
+      `${v.name} strict-ssl false skips TLS certificate verification`,
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      (v.name === "pip" || v.name === "pip3" || (v.name.startsWith("python") && v.a.includes("pip"))) &&
+      v.a.some((x) => /trusted-host/.test(x)) &&
+      "pip --trusted-host skips TLS verification for that host",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.name === "conda" && /ssl_verify\s+(false|no|0)/i.test(v.a.join(" ")) && "conda ssl_verify false skips TLS certificate verification",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.a.some((x) => /^--insecure-skip-tls-verify(=true)?$|^--tls-verify=false$|^--skip-tls-verify$|^--disable-web-security$/.test(x)) &&
+      `${v.name} runs with TLS verification or web security disabled`,
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      (v.name === "apt-get" || v.name === "apt") &&
+      has(v, "--allow-unauthenticated", "--allow-insecure-repositories", "--allow-downgrades") &&
+      "apt installs packages without verifying their signatures",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      ["yum", "dnf", "zypper", "rpm"].includes(v.name) &&
+      has(v, "--nogpgcheck", "--nosignature", "--no-gpg-checks") &&
+      `${v.name} installs packages without verifying their signatures`,
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      (v.name === "docker" || v.name === "podman") &&
+      has(v, "run", "create", "exec") &&
+      has(v, "--privileged") &&
+      "runs a privileged container with full access to the host",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      (v.name === "docker" || v.name === "podman") &&
+      has(v, "run", "create", "exec") &&
+      (v.a.some((x) => /seccomp[=:]unconfined|apparmor[=:]unconfined|^--cap-add=(all|sys_admin)$/i.test(x)) ||
+        v.a.some((x, i) => x === "--cap-add" && /^(all|sys_admin)$/i.test(v.a[i + 1] ?? ""))) &&
+      "runs a container with its security confinement removed",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) => v.name === "setenforce" && v.a[0] === "0" && "setenforce 0 switches SELinux to permissive mode",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      ((v.name === "ufw" && v.a[0] === "disable") ||
+        (v.name === "systemctl" && has(v, "stop", "disable", "mask") && v.a.some((x) => FIREWALL_UNIT.test(x)))) &&
+      "turns off the host firewall or AppArmor",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      v.name === "iptables" &&
+      (has(v, "-F", "--flush") || /-P (INPUT|FORWARD) ACCEPT/.test(v.a.join(" "))) &&
+      "flushes firewall rules or opens the default policy",
+  },
+  {
+    flag: "security_disabled",
+    level: "high",
+    match: (v) => v.name === "netsh" && /advfirewall .*state off/i.test(v.a.join(" ")) && "turns the Windows firewall off",
+  },
+  {
+    flag: "security_disabled",
+    level: "high",
+    match: (v) =>
+      v.name === "set-mppreference" &&
+      v.a.some((x) => /^-disable(realtimemonitoring|behaviormonitoring|ioavprotection)/i.test(x)) &&
+      "turns off Microsoft Defender protection",
+  },
+  {
+    flag: "security_disabled",
+    level: "high",
+    match: (v) => v.name === "csrutil" && v.a[0] === "disable" && "disables macOS System Integrity Protection",
+  },
+  {
+    flag: "security_disabled",
+    level: "high",
+    match: (v) => v.name === "spctl" && has(v, "--master-disable", "--global-disable") && "disables macOS Gatekeeper",
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      Object.entries(v.env)
+        .filter(
+          ([k, val]) =>
+            (k === "NODE_TLS_REJECT_UNAUTHORIZED" && val === "0") ||
+            (k === "GIT_SSL_NO_VERIFY" && /^(1|true)$/i.test(val)) ||
+            (k === "PYTHONHTTPSVERIFY" && val === "0") ||
+            (/^(CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE)$/.test(k) && val === ""),
+        )
+        .map(([k, val]) => `${k}=${val || '""'} turns off TLS certificate verification`),
+  },
+  {
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) =>
+      (v.name === "export" || v.name === "set" || v.name === "setx" || v.name === "$env:node_tls_reject_unauthorized") &&
+      /NODE_TLS_REJECT_UNAUTHORIZED\W+0|GIT_SSL_NO_VERIFY\W+(1|true)|PYTHONHTTPSVERIFY\W+0/i.test(v.a.join(" ")) &&
+      "an environment variable turns off TLS certificate verification",
+  },
+
+  // destructive delete
+  {
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v) => {
+      if (!RM_LIKE.includes(v.name)) return null;
+      const recursive =
+        has(v, "-r", "-R", "--recursive", "/s", "/S") || hasShort(v, "r") || hasShort(v, "R") || v.a.some((x) => /^-recurse$/i.test(x));
+      const noPreserve = has(v, "--no-preserve-root");
+      const hits: Graded[] = [];
+      for (const t of v.a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
+        const cls = classifyPath(t);
+        if (recursive || noPreserve)
+          hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${DESCRIBE[cls]})` });
+        else if (cls === "root" || cls === "system" || cls === "home_root")
+          hits.push({ level: "medium", detail: `deletes ${short(t)} (${DESCRIBE[cls]})` });
+        else if (cls === "outside" && /^\/(etc|usr|var|boot|lib|bin|sbin)\//.test(t))
+          hits.push({ level: "medium", detail: `deletes the system file ${short(t)}` });
+      }
+      return hits;
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v) => {
+      const deletes = has(v, "-delete") || v.a.some((x, i) => x === "-exec" && /^(rm|shred)$/.test(baseName(v.a[i + 1] ?? "")));
+      if (v.name !== "find" || !deletes) return null;
+      const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
+      const cls = classifyPath(start);
+      return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${DESCRIBE[cls]})` };
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v) => v.name === "shred" && !v.a.some((x) => /^\/dev\//.test(x)) && "shred destroys files beyond recovery",
+  },
+  {
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v) => {
+      if (gitSub(v) !== "clean" || !v.a.some((x) => /^-[a-z]*f/.test(x) || x === "--force")) return null;
+      return v.a.some((y) => /^-[a-z]*x/i.test(y))
+        ? { level: "medium", detail: "git clean -x deletes untracked and ignored files (local config, .env, build output)" }
+        : { level: "low", detail: "git clean deletes untracked files" };
+    },
+  },
+  {
+    flag: "history_rewrite",
+    level: "medium",
+    match: (v) => {
+      if (gitSub(v) !== "reset" || !has(v, "--hard")) return null;
+      const ref = v.a.filter((x) => !x.startsWith("-") && x !== "reset")[0];
+      return ref && !/^head$/i.test(ref) && `git reset --hard ${short(ref)} moves the branch and drops commits and uncommitted changes`;
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v) => {
+      if (gitSub(v) !== "reset" || !has(v, "--hard")) return null;
+      const ref = v.a.filter((x) => !x.startsWith("-") && x !== "reset")[0];
+      return (!ref || /^head$/i.test(ref)) && "git reset --hard discards uncommitted changes";
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "low",
+    match: (v) => {
+      const sub = gitSub(v);
+      return (
+        ((sub === "checkout" && v.a.includes("--") && v.a.includes(".")) ||
+          (sub === "restore" && v.a.includes(".") && !has(v, "--staged"))) &&
+        "discards uncommitted changes in the working tree"
+      );
+    },
+  },
+  {
+    flag: "force_push",
+    level: "graded",
+    match: (v) => {
+      if (gitSub(v) !== "push") return null;
+      const a = v.a;
+      const force =
+        a.some((x) => x === "--force" || x === "-f" || (/^-[a-z]+$/.test(x) && x.includes("f"))) || a.some((x) => /^\+[^+]/.test(x));
+      const lease = a.some((x) => x.startsWith("--force-with-lease") || x.startsWith("--force-if-includes"));
+      const branch = a
+        .filter((x) => !x.startsWith("-"))
+        .slice(2)
+        .join(" ");
+      const shared = /(^|[:\s+])(main|master|trunk|develop|production|prod|release[\w/.-]*)$/.test(branch);
+      if (force)
+        return {
+          level: shared ? "high" : "medium",
+          detail: `git push --force overwrites the remote branch${branch ? ` ${short(branch)}` : ""}${shared ? " (a shared branch)" : ""}`,
+        };
+      return lease && { level: "low", detail: "git push --force-with-lease overwrites the remote branch if nobody else pushed" };
+    },
+  },
+  {
+    flag: "force_push",
+    level: "medium",
+    match: (v) => gitSub(v) === "push" && has(v, "--mirror") && "git push --mirror overwrites every ref on the remote",
+  },
+  { flag: "history_rewrite", level: "low", match: (v) => gitSub(v) === "rebase" && "git rebase rewrites commits of the current branch" },
+  {
+    flag: "history_rewrite",
+    level: "low",
+    match: (v) => gitSub(v) === "commit" && has(v, "--amend") && "git commit --amend rewrites the last commit",
+  },
+  {
+    flag: "history_rewrite",
+    level: "medium",
+    match: (v) => {
+      const sub = gitSub(v);
+      return (sub === "filter-branch" || sub === "filter-repo") && `git ${sub} rewrites the whole history`;
+    },
+  },
+  {
+    flag: "history_rewrite",
+    level: "medium",
+    match: (v) => {
+      const sub = gitSub(v);
+      return (
+        ((sub === "reflog" && has(v, "expire")) || (sub === "gc" && v.a.some((x) => /^--prune=(now|all)/.test(x)))) &&
+        "expires the reflog / prunes unreachable commits, so lost work cannot be recovered"
+      );
+    },
+  },
+  {
+    flag: "credential_exposure",
+    level: "medium",
+    match: (v) =>
+      v.name === "git" &&
+      v.a.includes("config") &&
+      /credential\.helper\s+store/.test(v.a.join(" ")) &&
+      "git credential.helper store saves passwords in plain text in ~/.git-credentials",
+  },
+  { flag: "history_rewrite", level: "medium", match: (v) => v.name === "bfg" && "BFG rewrites the whole repository history" },
+  {
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v) => {
+      if (v.name !== "docker" && v.name !== "podman") return null;
+      const j = v.a.join(" ");
+      if (/\bvolume (prune|rm)\b/.test(j) || (/\bsystem prune\b/.test(j) && /--volumes/.test(j)))
+        return { level: "medium", detail: "deletes Docker volumes and the data in them" };
+      if (/\bsystem prune\b/.test(j)) return { level: "low", detail: "deletes stopped containers, unused networks and dangling images" };
+      if (/\b(image|container|builder|network) prune\b/.test(j))
+        return { level: "low", detail: `deletes unused Docker ${/\bimage\b/.test(j) ? "images" : "objects"}` };
+      return null;
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v) => {
+      if (v.name !== "kubectl" || v.a[0] !== "delete") return null;
+      const broad =
+        has(v, "--all", "-A", "--all-namespaces") || /^(namespace|ns|pv|pvc|persistentvolume|persistentvolumeclaim)s?$/.test(v.a[1] ?? "");
+      return { level: broad ? "high" : "medium", detail: `kubectl delete removes ${short(v.a.slice(1).join(" "))} from the cluster` };
+    },
+  },
+  {
+    flag: "destructive_delete",
+    level: "high",
+    match: (v) => v.name === "terraform" && v.a[0] === "destroy" && "terraform destroy deletes every resource in the state",
+  },
+  {
+    flag: "destructive_delete",
+    level: "high",
+    match: (v) =>
+      v.name === "terraform" && v.a[0] === "apply" && has(v, "-destroy") && "terraform apply -destroy deletes every resource in the state",
+  },
+  {
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v) =>
+      v.name === "helm" && (v.a[0] === "uninstall" || v.a[0] === "delete") && "helm uninstall removes a release and its resources",
+  },
+  {
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v) => v.name === "mv" && v.a[v.a.length - 1] === "/dev/null" && "moves files to /dev/null (deletes them)",
+  },
+
+  // disk overwrite
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) => {
+      if (v.name !== "dd" || !v.a.some((x) => x.startsWith("of=") && DEVICE.test(x.slice(3)))) return null;
+      return `dd writes raw data to the device ${short(v.a.find((x) => x.startsWith("of="))!.slice(3))}`;
+    },
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) =>
+      /^(mkfs(\.\w+)?|mke2fs|mkswap|wipefs|blkdiscard|sgdisk|sfdisk)$/.test(v.name) &&
+      !has(v, "-l", "--list", "--print") &&
+      `${v.name} rewrites a disk or partition ${short(positional(v).join(" "))}`.trim(),
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) => {
+      if (!(v.name === "fdisk" || v.name === "gdisk" || v.name === "parted") || has(v, "-l", "--list", "print")) return null;
+      const device = v.a.find((x) => DEVICE.test(x));
+      return device !== undefined && `${v.name} edits the partition table of ${short(device)}`;
+    },
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) => v.name === "shred" && v.a.some((x) => DEVICE.test(x)) && "shred overwrites a whole device",
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) =>
+      v.name === "diskutil" &&
+      /^(erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase)$/i.test(v.a[0] ?? "") &&
+      `diskutil ${v.a[0]} erases a disk`,
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) =>
+      (/^(format-volume|clear-disk|initialize-disk|diskpart)$/.test(v.name) || (v.name === "format" && /^[a-z]:$/i.test(v.a[0] ?? ""))) &&
+      `${v.name} erases a disk or volume`,
+  },
+  {
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) =>
+      v.cmd.redirects.filter((r) => />/.test(r.op) && DEVICE.test(r.target)).map((r) => `redirects output onto the device ${r.target}`),
+  },
+
+  // process kill
+  {
+    flag: "process_kill",
+    level: "graded",
+    match: (v) => {
+      const n = v.name;
+      const a = v.a;
+      if (!PROCESS_KILLERS.includes(n) && !(n === "fuser" && hasShort(v, "k"))) return null;
+      const targets = positional(v);
+      if (n === "kill" && ((a.includes("-1") && a.length >= 2 && a[a.length - 1] === "-1") || targets.includes("1")))
+        return { level: "high", detail: "kill targets every process (-1) or init (1)" };
+      if (
+        targets.some((t) => CRITICAL_PROCESSES.test(t)) ||
+        (a.some((x) => /^\/im$/i.test(x)) && a.some((x) => CRITICAL_PROCESSES.test(x)))
+      )
+        return {
+          level: "medium",
+          detail: `kills a system process (${short(targets.find((t) => CRITICAL_PROCESSES.test(t)) ?? a.join(" "))})`,
+        };
+      return { level: "low", detail: `${n} stops processes (${short(a.join(" "))})` };
+    },
+  },
+  {
+    flag: "process_kill",
+    level: "medium",
+    match: (v) =>
+      (/^(reboot|shutdown|halt|poweroff|restart-computer|stop-computer)$/.test(v.name) ||
+        (v.name === "init" && /^[06]$/.test(v.a[0] ?? "")) ||
+        (v.name === "systemctl" && /^(reboot|poweroff|halt)$/.test(v.a[0] ?? ""))) &&
+      `${v.name} reboots or shuts down the machine`,
+  },
+
+  // system configuration (writes into system files, sudoers first)
+  {
+    flag: "privilege_escalation",
+    level: "high",
+    match: (v) =>
+      writeTargets(v)
+        .filter(({ target }) => SYSTEM_WRITE_TARGET.test(target) && /^\/etc\/sudoers/.test(target))
+        .map(({ target, how }) => `${how} the sudoers policy (${target})`),
+  },
+  {
+    flag: "system_config_change",
+    level: "graded",
+    match: (v) =>
+      writeTargets(v).flatMap(({ target: t, how }): Graded[] => {
+        if (SYSTEM_WRITE_TARGET.test(t))
+          return /^\/etc\/sudoers/.test(t) ? [] : [{ level: "medium", detail: `${how} the system file ${short(t)}` }];
+        if (/^\/usr\/local\//.test(t) || /^\/opt\//.test(t))
+          return [{ level: "low", detail: `${how} ${short(t)} (system-wide install location)` }];
+        if (
+          /(^|\/)\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv|cshrc|tcshrc|config\/fish\/config\.fish)$/.test(t) ||
+          /^\$profile$/i.test(t)
+        )
+          return [{ level: "low", detail: `${how} the shell startup file ${short(t)}` }];
+        return [];
+      }),
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "sysctl" &&
+      (has(v, "-w", "-p", "--write", "--load") || v.a.some((x) => x.includes("="))) &&
+      "sysctl changes kernel parameters",
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "systemctl" &&
+      /^(enable|disable|mask|unmask|set-default|edit)$/.test(v.a[0] ?? "") &&
+      !v.a.some((x) => /^(firewalld|ufw|iptables|nftables|apparmor)/.test(x)) &&
+      `systemctl ${v.a[0]} changes which services start with the system`,
+  },
+  {
+    flag: "system_config_change",
+    level: "low",
+    match: (v) =>
+      v.name === "update-alternatives" &&
+      has(v, "--set", "--install", "--config", "--remove") &&
+      "update-alternatives changes the system default for a command",
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) => v.name === "sc" && /^(config|create|delete|failure)$/i.test(v.a[0] ?? "") && `sc ${v.a[0]} changes a Windows service`,
+  },
+  {
+    flag: "system_config_change",
+    level: "graded",
+    match: (v) => {
+      if (v.name !== "reg" || !/^(add|delete|import)$/i.test(v.a[0] ?? "")) return null;
+      const machine = v.a.some((x) => /^hklm|^hkey_local_machine/i.test(x));
+      return {
+        level: machine ? "medium" : "low",
+        detail: `reg ${v.a[0]} changes the Windows registry${machine ? " (machine-wide)" : ""}`,
+      };
+    },
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      /^(set-itemproperty|new-itemproperty|remove-itemproperty)$/.test(v.name) &&
+      v.a.some((x) => /^hklm:/i.test(x)) &&
+      "changes the machine-wide Windows registry",
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) => v.name === "setx" && v.a.some((x) => /^\/m$/i.test(x)) && "setx /M changes a machine-wide environment variable",
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "netsh" &&
+      !/advfirewall .*state off/i.test(v.a.join(" ")) &&
+      /^(interface|int|advfirewall|winsock|winhttp|firewall)$/i.test(v.a[0] ?? "") &&
+      v.a.some((x) => /^(set|add|delete|reset)$/i.test(x)) &&
+      "netsh changes the network configuration",
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "networksetup" &&
+      v.a.some((x) => /^-set|^-remove|^-create|^-delete/i.test(x)) &&
+      `networksetup ${v.a.find((x) => x.startsWith("-"))} changes the network configuration`,
+  },
+  { flag: "system_config_change", level: "low", match: (v) => v.name === "scutil" && has(v, "--set") && "scutil changes a system name" },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      ((v.name === "modprobe" && !has(v, "-n", "--dry-run")) || v.name === "insmod" || v.name === "rmmod") &&
+      `${v.name} loads or removes a kernel module`,
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      /^(update-grub|grub-install|grub2-mkconfig|bcdedit|efibootmgr)$/.test(v.name) && `${v.name} changes the boot configuration`,
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "kubectl" &&
+      /^(taint|cordon|drain|uncordon|label)$/.test(v.a[0] ?? "") &&
+      /^(node|nodes|no)$/.test(v.a[1] ?? "") &&
+      `kubectl ${v.a[0]} changes cluster node scheduling`,
+  },
+  {
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) =>
+      v.name === "redis-cli" &&
+      /\bconfig set\b/.test(v.a.map((x) => x.toLowerCase()).join(" ")) &&
+      "changes the running Redis server configuration",
+  },
+  {
+    flag: "system_config_change",
+    level: "low",
+    match: (v) =>
+      v.name === "git" &&
+      has(v, "--system") &&
+      v.a.includes("config") &&
+      !has(v, "--get", "--list", "-l") &&
+      "git config --system changes Git settings for every user of the machine",
+  },
+  {
+    flag: "system_config_change",
+    level: "low",
+    match: (v) =>
+      (v.name === "pip" || v.name === "pip3" || v.name.startsWith("python")) &&
+      has(v, "--break-system-packages") &&
+      "installs into the system Python, overriding the distribution's PEP 668 protection",
+  },
+  {
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v) => v.name === "crontab" && has(v, "-r") && "crontab -r deletes every scheduled job of the user",
+  },
+
+  // credential exposure
+  {
+    flag: "credential_exposure",
+    level: "low",
+    match: (v) => {
+      const a = v.a;
+      if (SECRET_PLACEHOLDER.test(a.join(" ")))
+        return "passes a secret on the command line, where shell history and the process list keep it";
+      if (a.some((x, i) => SECRET_FLAG_EQ.test(x) || (SECRET_FLAG.test(x) && a[i + 1] !== undefined && !a[i + 1]!.startsWith("-"))))
+        return "passes a password or token on the command line, where shell history and the process list keep it";
+      return (
+        (v.name === "mysql" || v.name === "mysqldump" || v.name === "mysqladmin") &&
+        a.some((x) => /^-p\S+/.test(x)) &&
+        "passes the MySQL password on the command line"
+      );
+    },
+  },
+  {
+    flag: "credential_exposure",
+    level: "graded",
+    match: (v, ctx) => {
+      const n = v.name;
+      const a = v.a;
+      const printsSecrets =
+        (/^(cat|type|get-content|gc|less|more|head|tail|bat)$/.test(n) && a.some((x) => SECRET_FILE.test(x))) ||
+        (n === "printenv" && positional(v).length === 0) ||
+        (n === "env" && a.length === 0) ||
+        (/^(echo|write-output|write-host|printf)$/.test(n) && a.some((x) => SECRET_VARIABLE.test(x))) ||
+        (/^(get-childitem|gci|dir|ls)$/.test(n) && a.some((x) => /^env:\\?$/i.test(x))) ||
+        (n === "security" && /^find-(generic|internet)-password$/.test(a[0] ?? "") && has(v, "-w", "-g"));
+      if (!printsSecrets) return null;
+      return ctx.laterSink
+        ? { level: "high", detail: "sends secrets (keys, credentials or the environment) over the network" }
+        : { level: "medium", detail: "prints secrets (keys, credentials or the environment) to the terminal and any transcript of it" };
+    },
+  },
+
+  // unpinned installs
+  {
+    flag: "unpinned_install",
+    level: "low",
+    match: (v) => {
+      const unpinned = unpinnedPackages(v);
+      return unpinned.length > 0 && `installs ${short(unpinned.join(", "))} without a pinned version`;
+    },
+  },
+
+  // database tools
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (v) => (v.name === "dropdb" || (v.name === "mysqladmin" && has(v, "drop"))) && `${v.name} drops a whole database`,
+  },
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (v) => v.name === "redis-cli" && v.a.some((x) => /^flush(all|db)$/i.test(x)) && "redis-cli FLUSHALL/FLUSHDB deletes every key",
+  },
+  {
+    flag: "database_destructive",
+    level: "medium",
+    match: (v) =>
+      FRAMEWORK_DB_RESET.test(`${v.name} ${v.a.join(" ")}`) && "resets or drops the application database (all its data is lost)",
+  },
+
+  // arguments that hold other commands (bash -c, $(…), <(…)) and hidden programs
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) => evaluatesText(v.name) && hiddenArgument(v) === "fetch" && `${v.name} evaluates text fetched from the network`,
+  },
+  {
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => !evaluatesText(v.name) && hiddenArgument(v) === "fetch" && `${v.name} runs a script fetched from the network`,
+  },
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) => hiddenArgument(v) === "decode" && `${v.name} runs text decoded from an encoded string`,
+  },
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) =>
+      (v.name === "powershell" || v.name === "pwsh") &&
+      v.a.some((x) => /^-(e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)$/i.test(x)) &&
+      "powershell -EncodedCommand runs a base64-encoded script",
+  },
+  {
+    // python -c "exec(base64.b64decode(...))" and friends
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) => {
+      const code = v.a.join(" ");
+      return (
+        isInterpreterName(v.name) && DECODE_CALL.test(code) && EXEC_CALL.test(code) && `${v.name} decodes and executes an encoded payload`
+      );
+    },
+  },
+  {
+    // a command word that is itself a substitution: `$(curl …)` runs whatever the server returns
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => {
+      const first = v.cmd.words[0];
+      return !!first && first.subs.length > 0 && !first.group && subsFetch(first) && "runs the output of a download as a command";
+    },
+  },
+  {
+    // cu''rl, c\url, $(echo curl), $(echo … | base64 -d): the program's name is hidden from a reader
+    flag: "obfuscated_command",
+    level: "graded",
+    match: (v) =>
+      v.hidden !== undefined && {
+        level: v.hidden === "decoded" || HIDEABLE(v.name) ? "high" : "medium",
+        detail:
+          v.hidden === "decoded"
+            ? "runs a program whose name is decoded at run time ($(… | base64 -d) as the command)"
+            : `hides the program name ${short(v.name, 30)} with ${HOW_HIDDEN[v.hidden]}`,
+      },
+  },
+  {
+    // python -c "import os; os.system('…')": a shell command inside inline code (the command itself is analysed too)
+    flag: "obfuscated_command",
+    level: "medium",
+    match: (v) => {
+      const call = shellOutCall(v);
+      return call !== null && `${v.name} runs a shell command from inline code (${short(call, 30)}), where a reader does not look for one`;
+    },
+  },
+  {
+    // bash -c "$(…)": the shell runs code that another command produces, which no reader sees
+    flag: "obfuscated_command",
+    level: "medium",
+    match: (v) => {
+      if (!SHELLS.has(v.name)) return null;
+      const source = nestedSource(v);
+      const script = source === null ? [] : parseShell(source);
+      const words = script.length === 1 && script[0]!.commands.length === 1 ? script[0]!.commands[0]!.words : [];
+      const computed = words.length === 1 && words[0]!.subs.length > 0 && /^(\$\(.*\)|`.*`)$/s.test(words[0]!.text);
+      return (
+        computed &&
+        !subsFetch(words[0]!) &&
+        !subsDecode(words[0]!) &&
+        `${v.name} -c runs code produced by another command (${short(source!, 40)})`
+      );
+    },
+  },
+];
+
+// --- Pipeline rules --------------------------------------------------------------------------------
+
+const firstStage = (views: readonly (View | null)[], test: (v: View) => boolean) => views.findIndex((v) => v !== null && test(v));
+const fetchesStage = (v: View) => isFetch(v) || v.args.some((w) => isFetch(null, w));
+
+export const PIPELINE_RULES: readonly PipelineRule[] = [
+  {
+    flag: "remote_script_execution",
+    level: "high",
+    match: (views, i) => {
+      const at = firstStage(views, fetchesStage);
+      if (at < 0 || at >= i) return null;
+      const url = views[at]!.a.find((x) => /^https?:\/\//.test(x));
+      return `pipes a download${url ? ` from ${short(url, 50)}` : ""} straight into ${views[i]!.name}`;
+    },
+  },
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (views, i) => {
+      const fetched = firstStage(views, fetchesStage);
+      const at = firstStage(views, isDecoder);
+      if ((fetched >= 0 && fetched < i) || at < 0 || at >= i) return null;
+      return `decodes hidden text (${views[at]!.name}) and runs it with ${views[i]!.name}`;
+    },
+  },
+];
+
+// --- Text rules (SQL, Redis, Mongo in any command or patch) ---------------------------------------
+
+export const TEXT_RULES: readonly TextRule[] = [
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (t) => {
+      const drop = /\bdrop\s+(database|schema|table|collection|keyspace)\b(?:\s+if\s+exists)?\s*([`"\w.-]{0,80})/i.exec(t);
+      return drop && `DROP ${drop[1]!.toUpperCase()} ${short(drop[2] ?? "")} deletes it and all its data`.replace(/\s+deletes/, " deletes");
+    },
+  },
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (t) =>
+      /\btruncate\s+table\b/i.test(t) || /^[ \t]*truncate[ \t]+[`"]?[a-z_][\w.]*[`"]?[ \t]*;?[ \t]*$/im.test(t)
+        ? "TRUNCATE deletes every row of a table"
+        : null,
+  },
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (t) => {
+      const del = /\bdelete\s+from\s+[`"[\]\w.]{1,80}\s*(;|$|["'])/im.exec(t);
+      return del && !/\bwhere\b/i.test(t.slice(del.index, del.index + 200)) ? "DELETE without WHERE deletes every row of a table" : null;
+    },
+  },
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (t) => (/\.dropDatabase\(\)|\bdb\.[\w.]{1,80}\.drop\(\)/.test(t) ? "drops a MongoDB database or collection" : null),
+  },
+  {
+    flag: "credential_exposure",
+    level: "low",
+    match: (t) =>
+      /\bidentified\s+(?:with\s+\w+\s+)?by\s+['"]|\bwith\s+(?:encrypted\s+)?password\s+'/i.test(t)
+        ? "sets a database password in the command text, where shell and SQL history keep it"
+        : null,
+  },
+  {
+    flag: "database_destructive",
+    level: "high",
+    match: (t) => (/^[ \t]*flush(all|db)\b/im.test(t) ? "FLUSHALL/FLUSHDB deletes every Redis key" : null),
+  },
+];
+
+// --- Patch rules (added lines of any file) -----------------------------------------------------------
+
+export const PATCH_RULES: readonly PatchRule[] = [
+  {
+    re: /\bverify\s*=\s*False\b|\bssl_verify\s*[:=]\s*(false|False|0)\b|\bverify_ssl\s*[:=]\s*(false|False)\b/,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "turns off TLS certificate verification (verify=False)",
+  },
+  {
+    re: /rejectUnauthorized\s*:\s*false|NODE_TLS_REJECT_UNAUTHORIZED\s*[=:]\s*['"]?0/,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "turns off TLS certificate verification (rejectUnauthorized: false)",
+  },
+  {
+    re: /InsecureSkipVerify\s*:\s*true|insecure_skip_verify\s*[:=]\s*true|insecure-skip-tls-verify\s*[:=]\s*true/i,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "turns off TLS certificate verification (InsecureSkipVerify)",
+  },
+  {
+    re: /_create_unverified_context|CERT_NONE\b|check_hostname\s*=\s*False|CURLOPT_SSL_VERIFY(PEER|HOST)\s*,\s*(false|0)|ServerCertificateValidationCallback\s*=.*true|TrustAllCerts|ALLOW_ALL_HOSTNAME_VERIFIER|NoopHostnameVerifier/,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "accepts any TLS certificate",
+  },
+  {
+    re: /(^|\s)(strict-ssl|sslVerify|ssl_verify|sslverify)\s*[=:]\s*(false|0|no)\b/i,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "turns off TLS certificate verification in a config file",
+  },
+  { re: /^[ \t]*SELINUX[ \t]*=[ \t]*disabled/m, flag: "security_disabled", level: "medium", detail: "disables SELinux" },
+  {
+    re: /^[ \t]*privileged[ \t]*:[ \t]*true\b/m,
+    flag: "security_disabled",
+    level: "medium",
+    detail: "runs a privileged container with full access to the host",
+  },
+  {
+    re: /\b(os\.chmod|fs\.chmodSync|fs\.chmod|chmod)\s*\([^)]{0,200}\b0o?777\b|\bchmod\s+(-R\s+)?(777|666|a\+w|o\+w)\b/,
+    flag: "permission_weakening",
+    level: "medium",
+    detail: "makes files world-writable (chmod 777/666)",
+  },
+  { re: /\bNOPASSWD\s*:/, flag: "privilege_escalation", level: "high", detail: "grants passwordless sudo (NOPASSWD)" },
+  {
+    re: /(?:^|\s)(?:curl|wget)\s[^|\n]{0,300}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k)?sh\b/m,
+    flag: "remote_script_execution",
+    level: "high",
+    detail: "pipes a download straight into a shell",
+  },
+  {
+    re: /<redacted:(password|secret|token|api_key|aws_secret_key|aws_access_key|[a-z]+_key|[a-z]+_token|private_key|jwt|azure_connection_string|bearer_token|basic_auth)>/,
+    flag: "credential_exposure",
+    level: "medium",
+    detail: (file) => `writes a secret into ${file}`,
+  },
+];

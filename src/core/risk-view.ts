@@ -1,0 +1,590 @@
+// What the risk rules see of a command (risk-rules.ts): the program a simple command runs, past
+// sudo, wrappers and env prefixes and through the tricks that hide its name; its arguments; the
+// path classes; and the predicates several rules share (fetchers, decoders, interpreters,
+// nested scripts). Pure: no I/O.
+import { allCommands, type Script, type SimpleCommand, type Word } from "./shell.ts";
+
+export const short = (s: string, max = 60) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+// --- Command views -----------------------------------------------------------------------------
+
+export interface View {
+  /** Lower-case basename of the program, without .exe; resolved when the name was hidden. */
+  name: string;
+  args: Word[];
+  /** Argument texts. */
+  a: string[];
+  sudo: boolean;
+  env: Record<string, string>;
+  cmd: SimpleCommand;
+  /** How the program name was hidden (`cu''rl`, `c\\url`, `$(echo curl)`, `$(… | base64 -d)`), if it was. */
+  hidden?: "quotes" | "backslashes" | "echo" | "decoded";
+}
+
+const SUDO_OPTS_WITH_ARG = new Set(["-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-D", "-R", "-T"]);
+const WRAPPERS = new Set([
+  "nohup",
+  "time",
+  "exec",
+  "command",
+  "builtin",
+  "stdbuf",
+  "unbuffer",
+  "caffeinate",
+  "chronic",
+  "nice",
+  "ionice",
+  "timeout",
+  "watch",
+  "env",
+]);
+const ESCALATORS = new Set(["sudo", "doas", "pkexec", "gsudo", "run0"]);
+
+export const baseName = (w: string) => {
+  const b = w.replace(/^.*[\\/]/, "").toLowerCase();
+  return b.endsWith(".exe") ? b.slice(0, -4) : b;
+};
+
+/** Variables assigned earlier in the same script (`a=curl; $a …`), by name. */
+export type Assignments = ReadonlyMap<string, string>;
+
+export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS): View | null {
+  const words = cmd.words;
+  let i = 0;
+  let sudo = false;
+  const env: Record<string, string> = {};
+  for (let guard = 0; guard < 50 && i < words.length; guard++) {
+    const w = words[i]!.text;
+    const assign = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w);
+    if (assign && !words[i]!.group) {
+      env[assign[1]!] = assign[2]!;
+      i++;
+      continue;
+    }
+    const b = baseName(w);
+    if (ESCALATORS.has(b)) {
+      sudo = true;
+      i++;
+      while (i < words.length && words[i]!.text.startsWith("-")) {
+        const opt = words[i]!.text;
+        i += SUDO_OPTS_WITH_ARG.has(opt) ? 2 : 1;
+      }
+      continue;
+    }
+    if (WRAPPERS.has(b)) {
+      i++;
+      // options of the wrapper (nice -n 10, timeout 30s, env -i, stdbuf -oL)
+      while (i < words.length && (words[i]!.text.startsWith("-") || (b === "timeout" && /^\d/.test(words[i]!.text)))) {
+        const opt = words[i]!.text;
+        i += ["-n", "-c", "-u", "-s", "-k"].includes(opt) && b !== "env" ? 2 : 1;
+      }
+      continue;
+    }
+    if (w === "{" || w === "!" || w === "then" || w === "do" || w === "else") {
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (i >= words.length) {
+    // a bare `sudo -i` / `sudo -s` opens a root shell
+    return sudo ? { name: "sh", args: [], a: [], sudo, env, cmd } : null;
+  }
+  const args = words.slice(i + 1);
+  return { ...programOf(words[i]!, vars), args, a: args.map((x) => x.text), sudo, env, cmd };
+}
+
+const NO_VARS: Assignments = new Map();
+const PLAIN_NAME = /^[A-Za-z0-9_.+-]+$/;
+
+/** The program a command word runs, seeing through quote-splitting, escapes, `$(echo …)` and variables. */
+function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden"> {
+  const t = word.text;
+  const raw = word.raw;
+  // "npm", 'rm', and an unterminated "also: ordinary quoting of the whole word
+  const whole = /^["']/.test(raw) && (raw.slice(1, -1) === t || raw.slice(1) === t);
+  // cu''rl, "s"h, c"ur"l: quotes inside a plain name (a fully quoted word is ordinary quoting)
+  if (PLAIN_NAME.test(t) && word.quoted && !whole) return { name: baseName(t), hidden: "quotes" };
+  // c\url, s\h: in sh a backslash before a letter is dropped (a leading one only skips aliases: \rm)
+  if (/^\\?[A-Za-z0-9_.+-]+(\\[A-Za-z0-9_.+-]+)+$/.test(t)) {
+    const plain = baseName(t.replace(/\\/g, ""));
+    if (HIDEABLE(plain)) return { name: plain, hidden: "backslashes" };
+  }
+  // $(echo curl), `printf curl`: the whole word is a substitution that prints a literal name
+  if (word.subs.length === 1 && !word.group && /^(\$\(.*\)|`.*`)$/s.test(t)) {
+    const sub = word.subs[0]!;
+    const printed = literalPrinted(sub);
+    if (printed !== null && PLAIN_NAME.test(printed)) return { name: baseName(printed), hidden: "echo" };
+    if (commandsOf(sub).some(isDecoder)) return { name: baseName(t), hidden: "decoded" };
+  }
+  const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(t);
+  const value = variable ? vars.get(variable[1]!) : undefined;
+  if (value !== undefined && PLAIN_NAME.test(value)) return { name: baseName(value) };
+  return { name: baseName(t) };
+}
+
+/** The text a one-command `echo`/`printf` script prints, when it is a literal. */
+function literalPrinted(script: Script): string | null {
+  if (script.length !== 1 || script[0]!.commands.length !== 1) return null;
+  const words = script[0]!.commands[0]!.words;
+  if (words.length < 2 || !/^(echo|printf)$/.test(words[0]!.text)) return null;
+  const args = words.slice(1).filter((w) => !/^-[neE]+$/.test(w.text) && w.text !== "%s");
+  if (args.some((w) => w.subs.length > 0 || w.text.includes("$"))) return null;
+  return args
+    .map((w) => w.text)
+    .join(" ")
+    .trim();
+}
+
+/** Programs whose hidden name is a red flag: they fetch or run code. */
+export const HIDEABLE = (n: string) =>
+  FETCHERS.has(n) || isInterpreterName(n) || n === "eval" || n === "iex" || n === "invoke-expression" || n === "source";
+
+/** Assignments a simple command makes for the rest of its script: `a=curl`, `export a=curl`. */
+export function assignmentsOf(cmd: SimpleCommand, into: Map<string, string>): void {
+  const words = cmd.words;
+  const start = /^(export|declare|local|readonly|typeset)$/.test(words[0]?.text ?? "") ? 1 : 0;
+  const assigns = words.slice(start).map((w) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text));
+  if (assigns.length === 0 || (start === 0 && assigns.some((m) => m === null))) return;
+  for (const m of assigns) if (m) into.set(m[1]!, m[2]!);
+}
+
+export const has = (v: View, ...flags: string[]) => v.a.some((x) => flags.includes(x));
+/** Short options may be bundled: -rf, -fr, -Rf. */
+export const hasShort = (v: View, letter: string) => v.a.some((x) => /^-[A-Za-z]+$/.test(x) && x.includes(letter));
+export const positional = (v: View) => v.a.filter((x) => !x.startsWith("-"));
+// --- Paths -------------------------------------------------------------------------------------
+
+export type PathClass = "root" | "home_root" | "system" | "outside" | "variable" | "parent" | "temp" | "relative";
+
+const SYSTEM_DIRS = new Set([
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/opt",
+  "/proc",
+  "/sbin",
+  "/srv",
+  "/sys",
+  "/usr",
+  "/var",
+  "/home",
+  "/users",
+  "/root",
+  "/mnt",
+  "/media",
+  "/snap",
+  "/system",
+  "/library",
+  "/applications",
+  "/private",
+  "/usr/bin",
+  "/usr/sbin",
+  "/usr/lib",
+  "/usr/lib64",
+  "/usr/local",
+  "/usr/share",
+  "/usr/include",
+  "/var/lib",
+  "/var/log",
+  "/etc/ssl",
+  "/system/library",
+  "/private/var",
+  "/private/etc",
+  "c:/windows",
+  "c:/windows/system32",
+  "c:/program files",
+  "c:/program files (x86)",
+  "c:/programdata",
+  "c:/users",
+  "/var/www",
+  "/var/lib/mysql",
+  "/var/lib/postgresql",
+  "/var/lib/docker",
+]);
+
+export function classifyPath(raw: string): PathClass {
+  let p = raw
+    .trim()
+    .replace(/^["']|["']$/g, "")
+    .replace(/\\/g, "/");
+  if (p === "") return "relative";
+  p = p.replace(/\/+$/, "") || "/";
+  const lower = p.toLowerCase();
+  if (/^(\/|\/\*|\/\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*)$/i.test(p)) return "root";
+  if (
+    /^(~|~\/\*|\$home|\$\{home\}|\$home\/\*|\$\{home\}\/\*|\$env:userprofile|\$env:home|%userprofile%|\$env:userprofile\/\*|%userprofile%\/\*)$/i.test(
+      p,
+    )
+  )
+    return "home_root";
+  if (/^(\/home|\/users|c:\/users)\/[^/]+(\/\*)?$/i.test(p) || /^\/root(\/\*)?$/.test(p)) return "home_root";
+  const noGlob = lower.replace(/\/\*$/, "");
+  if (SYSTEM_DIRS.has(noGlob)) return "system";
+  if (/^(\/tmp|\/var\/tmp|\/private\/tmp|\$tmpdir|\$\{tmpdir\}|%temp%|\$env:temp|c:\/windows\/temp)(\/|$)/i.test(p)) return "temp";
+  if (
+    /^(~|\$home|\$\{home\}|\$env:userprofile|%userprofile%|\/home\/[^/]+|\/users\/[^/]+|c:\/users\/[^/]+)\/(\.cache|\.npm|\.yarn|\.pnpm-store|\.gradle\/caches|\.m2\/repository|library\/caches|\.cargo\/registry|\.nuget\/packages|appdata\/local\/temp|\.local\/share\/trash)(\/|$)/i.test(
+      p,
+    )
+  )
+    return "temp";
+  if (/^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\//.test(p) || /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(p)) {
+    return /^\$\{?home\}?/i.test(p) ? "outside" : "variable";
+  }
+  if (p.startsWith("/") || /^[a-z]:\//i.test(p) || p.startsWith("~") || /^\$env:|^%[a-z]+%/i.test(p)) return "outside";
+  if (p === ".." || p.startsWith("../") || p.includes("/../")) return "parent";
+  return "relative";
+}
+
+export const DESCRIBE: Record<PathClass, string> = {
+  root: "the filesystem root",
+  home_root: "a whole home directory",
+  system: "a system directory",
+  outside: "a path outside the project",
+  variable: "a path built from a variable (if it is empty this starts at /)",
+  parent: "a path outside the project (..)",
+  temp: "a cache or temp directory",
+  relative: "a path inside the project",
+};
+export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "busybox", "mksh"]);
+const INTERPRETERS = new Set([
+  ...SHELLS,
+  "python",
+  "python2",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "php",
+  "pwsh",
+  "powershell",
+  "deno",
+  "bun",
+  "lua",
+  "osascript",
+]);
+const FETCHERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "http",
+  "https",
+  "xh",
+  "aria2c",
+  "iwr",
+  "irm",
+  "invoke-webrequest",
+  "invoke-restmethod",
+  "start-bitstransfer",
+  "certutil",
+  "lwp-request",
+  "get",
+]);
+export const isInterpreterName = (n: string) => INTERPRETERS.has(n) || /^python\d(\.\d+)?$/.test(n);
+
+export const isFetch = (v: View | null, w?: Word) =>
+  (v !== null && FETCHERS.has(v.name) && (v.name !== "certutil" || has(v, "-urlcache"))) ||
+  (w !== undefined && /downloadstring\(|downloadfile\(|downloaddata\(/i.test(w.text));
+
+export function commandsOf(script: Script): View[] {
+  const out: View[] = [];
+  for (const c of allCommands(script)) {
+    const v = viewOf(c);
+    if (v) out.push(v);
+  }
+  return out;
+}
+export const subsFetch = (w: Word) =>
+  isFetch(null, w) || w.subs.some((s) => commandsOf(s).some((v) => isFetch(v) || v.args.some((x) => isFetch(null, x))));
+/** Does this command decode hidden text (base64 -d, xxd -r, printf of \\x escapes, …)? */
+export const isDecoder = (v: View) =>
+  (v.name === "base64" && (has(v, "-d", "--decode", "-D", "-di") || hasShort(v, "d"))) ||
+  (v.name === "openssl" && has(v, "base64", "enc") && has(v, "-d")) ||
+  (v.name === "xxd" && hasShort(v, "r")) ||
+  v.name === "uudecode" ||
+  v.name === "rev" ||
+  ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){4}|(\\[0-7]{3}){4}/i.test(x))) ||
+  (v.name === "certutil" && has(v, "-decode", "-decodehex"));
+export const subsDecode = (w: Word) => w.subs.some((s) => commandsOf(s).some(isDecoder));
+
+/** Does this interpreter read its program from stdin (so a pipe into it executes the data)? */
+export function readsProgramFromStdin(v: View): boolean {
+  if (v.name === "iex" || v.name === "invoke-expression") return true;
+  if (!isInterpreterName(v.name)) return false;
+  if (v.name === "pwsh" || v.name === "powershell") return has(v, "-", "-command", "-c") && v.a[v.a.length - 1] === "-";
+  const a = v.a;
+  if (a.some((x) => x === "-c" || x === "-e" || x === "-m" || x === "--eval" || x === "-E" || x === "-r")) {
+    return SHELLS.has(v.name) ? a.includes("-s") : false;
+  }
+  const firstPositional = a.find((x) => !x.startsWith("-"));
+  return firstPositional === undefined || firstPositional === "-" || a.includes("-s") || a.includes("/dev/stdin");
+}
+
+/** `bash -c '…'`, `powershell -Command "…"`, `cmd /c …`, `su -c '…'`: the nested source, if any. */
+export function nestedSource(v: View): string | null {
+  const a = v.a;
+  if (SHELLS.has(v.name) || v.name === "su") {
+    const k = a.findIndex((x) => x === "-c" || (/^-[a-z]*c$/.test(x) && x.length <= 4));
+    if (k >= 0 && a[k + 1] !== undefined) return a[k + 1]!;
+  }
+  if (v.name === "pwsh" || v.name === "powershell") {
+    const k = a.findIndex((x) => /^-(c|command)$/i.test(x));
+    if (k >= 0) return a.slice(k + 1).join(" ");
+  }
+  if (v.name === "cmd") {
+    const k = a.findIndex((x) => /^\/[ck]$/i.test(x));
+    if (k >= 0) return a.slice(k + 1).join(" ");
+  }
+  if (v.name === "ssh") {
+    // ssh host 'command': the command runs remotely but is still run on someone's machine
+    const pos = a.filter((x, i) => !x.startsWith("-") && !(i > 0 && /^-[iopFlJLRDWbcEmQS]$/.test(a[i - 1]!)));
+    if (pos.length >= 2) return pos.slice(1).join(" ");
+  }
+  if ((v.name === "docker" || v.name === "podman" || v.name === "kubectl") && has(v, "exec", "run")) {
+    const k = a.findIndex((x) => SHELLS.has(baseName(x)));
+    if (k >= 0 && a[k + 1] === "-c" && a[k + 2] !== undefined) return a[k + 2]!;
+  }
+  // python -c "import os; os.system('…')": the shell command inside the inline code
+  return shellOutCommand(v);
+}
+
+export const CRITICAL_PROCESSES =
+  /^(systemd|init|launchd|sshd|explorer|csrss|winlogon|lsass|svchost|dockerd|kubelet|containerd|wininit|services)(\.exe)?$/i;
+
+export function chmodInfo(
+  v: View,
+): { worldWritable: boolean; setuid: boolean; mode: string; recursive: boolean; targets: string[] } | null {
+  const args = v.a.filter((x) => !/^-[RrfvcH]+$|^--recursive$|^--verbose$|^--changes$|^--silent$/.test(x));
+  const mode = args[0];
+  if (mode === undefined) return null;
+  const recursive = has(v, "-R", "--recursive") || hasShort(v, "R");
+  let worldWritable = false;
+  let setuid = false;
+  if (/^[0-7]{3,4}$/.test(mode)) {
+    const last = Number(mode[mode.length - 1]);
+    worldWritable = (last & 2) === 2;
+    setuid = mode.length === 4 && (Number(mode[0]) & 6) !== 0;
+  } else {
+    for (const clause of mode.split(",")) {
+      const m = /^([ugoa]*)([+=])([rwxXst]*)$/.exec(clause);
+      if (!m) continue;
+      const who = m[1]!;
+      if (m[3]!.includes("w") && (who === "" ? false : who.includes("o") || who.includes("a"))) worldWritable = true;
+      if (m[3]!.includes("s")) setuid = true;
+    }
+  }
+  return { worldWritable, setuid, mode, recursive, targets: args.slice(1) };
+}
+
+export const PRIVATE_KEY_PATH = /(^|\/)(id_(rsa|dsa|ecdsa|ed25519)|[^/]+\.(pem|key|p12|pfx))$/i;
+export const SECRET_FLAG =
+  /^--?(password|passwd|pass|token|secret|api-key|apikey|storepass|keypass|srcstorepass|deststorepass|client-secret)$/i;
+export const SECRET_FLAG_EQ =
+  /^--?(password|passwd|pass|token|secret|api-key|apikey|storepass|keypass|srcstorepass|deststorepass|client-secret)=./i;
+
+const PIP_BOOTSTRAP = new Set(["pip", "setuptools", "wheel"]);
+
+export function unpinnedPackages(v: View): string[] {
+  const n = v.name;
+  const a = v.a;
+  let pkgs: string[] = [];
+  let pinned: (p: string) => boolean = () => false;
+  const skipAfter = new Set([
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-e",
+    "--editable",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--target",
+    "-t",
+    "--prefix",
+    "--root",
+    "--python",
+    "-p",
+    "--channel",
+    "--registry",
+    "--cache",
+    "-C",
+    "--prefix-dir",
+    "--version",
+    "-v",
+    "--source",
+    "--config",
+  ]);
+  const args = (from: number) => {
+    const out: string[] = [];
+    for (let i = from; i < a.length; i++) {
+      const x = a[i]!;
+      if (skipAfter.has(x)) {
+        i++;
+        continue;
+      }
+      if (x.startsWith("-")) continue;
+      out.push(x);
+    }
+    return out;
+  };
+  const isPathOrFile = (p: string) => /^(\.|\/|~|[a-z]:\\)|\.(txt|whl|tar\.gz|zip|tgz|toml|cfg|lock|json)$/i.test(p) || p === ".";
+  const pipCmd =
+    n === "pip" ||
+    n === "pip3" ||
+    /^pip\d(\.\d+)?$/.test(n) ||
+    ((n.startsWith("python") || n === "py") && a[0] === "-m" && /^pip\d?$/.test(a[1] ?? ""));
+  const pipArgsFrom = n.startsWith("python") || n === "py" ? 2 : 0;
+  if (pipCmd && a[pipArgsFrom] === "install") {
+    if (a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"))) return [];
+    pkgs = args(pipArgsFrom + 1).filter((p) => !isPathOrFile(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
+    pinned = (p) => /[=<>~!@]/.test(p) || /^git\+.*@[0-9a-f]{7,}/.test(p) || /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
+  } else if (
+    (n === "uv" && a[0] === "pip" && a[1] === "install") ||
+    ((n === "uv" || n === "poetry" || n === "pdm" || n === "rye") && a[0] === "add") ||
+    (n === "pipx" && a[0] === "install")
+  ) {
+    pkgs = args(n === "uv" && a[0] === "pip" ? 2 : 1).filter((p) => !isPathOrFile(p));
+    pinned = (p) => /[=<>~!@]/.test(p);
+  } else if (
+    (n === "npm" || n === "pnpm" || n === "yarn" || n === "bun" || n === "cnpm") &&
+    /^(install|i|add|isntall|in)$/.test(a[0] ?? "")
+  ) {
+    pkgs = args(1).filter((p) => !isPathOrFile(p));
+    pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next|canary|beta|alpha|\*)$/.test(p);
+  } else if (n === "npx" || n === "bunx" || (n === "pnpm" && a[0] === "dlx") || (n === "yarn" && a[0] === "dlx")) {
+    const first = args(n === "npx" || n === "bunx" ? 0 : 1)[0];
+    pkgs = first ? [first] : [];
+    pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next)$/.test(p);
+  } else if (n === "gem" && a[0] === "install") {
+    pkgs = args(1);
+    pinned = () => has(v, "-v", "--version");
+  } else if (n === "cargo" && a[0] === "install") {
+    pkgs = args(1).filter((p) => !isPathOrFile(p));
+    pinned = (p) => has(v, "--version", "--vers", "--rev", "--tag") || p.includes("@");
+  } else if (n === "go" && (a[0] === "install" || a[0] === "get")) {
+    pkgs = args(1).filter((p) => !isPathOrFile(p) && p.includes("/"));
+    pinned = (p) => /@v?\d/.test(p) || /@[0-9a-f]{7,}$/.test(p);
+  } else if ((n === "conda" || n === "mamba" || n === "micromamba") && a[0] === "install") {
+    pkgs = args(1);
+    pinned = (p) => /[=<>]/.test(p);
+  } else if (n === "composer" && a[0] === "require") {
+    pkgs = args(1);
+    pinned = (p) => p.includes(":");
+  } else if (n === "dotnet" && a[0] === "add" && a.includes("package")) {
+    pkgs = args(a.indexOf("package") + 1).slice(0, 1);
+    pinned = () => has(v, "--version", "-v");
+  } else if (n === "install-module" || n === "install-package") {
+    pkgs = args(0).slice(0, 1);
+    pinned = () => a.some((x) => /^-(requiredversion|maximumversion)$/i.test(x));
+  }
+  return pkgs.filter((p) => !pinned(p));
+}
+export function downloadedFiles(v: View): { file: string; url: string }[] {
+  const a = v.a;
+  const url = a.find((x) => /^(https?|ftp):\/\//i.test(x)) ?? "";
+  const out: { file: string; url: string }[] = [];
+  const after = (...opts: string[]) => {
+    const k = a.findIndex((x) => opts.includes(x));
+    return k >= 0 ? a[k + 1] : undefined;
+  };
+  if (v.name === "curl") {
+    const o = after("-o", "--output") ?? a.find((x) => x.startsWith("--output="))?.slice(9);
+    if (o) out.push({ file: o, url });
+    else if (has(v, "-O", "--remote-name") || a.some((x) => /^-[A-Za-z]*O[A-Za-z]*$/.test(x) && !x.startsWith("--")))
+      out.push({ file: url.replace(/[?#].*$/, "").replace(/^.*\//, ""), url });
+  } else if (v.name === "wget") {
+    const o = after("-O", "--output-document");
+    if (o && o !== "-") out.push({ file: o, url });
+    else if (!o && url) out.push({ file: url.replace(/[?#].*$/, "").replace(/^.*\//, ""), url });
+  } else if (v.name === "invoke-webrequest" || v.name === "iwr" || v.name === "start-bitstransfer") {
+    const k = a.findIndex((x) => /^-(outfile|destination)$/i.test(x));
+    if (k >= 0 && a[k + 1]) out.push({ file: a[k + 1]!, url });
+  }
+  return out.filter((d) => d.file !== "");
+}
+
+export function runsFile(v: View, file: string): boolean {
+  const base = baseName(file);
+  const matches = (x: string) => baseName(x) === base;
+  if (matches(v.name) && (v.cmd.words[0]!.text.includes("/") || v.cmd.words[0]!.text.includes("\\"))) return true;
+  if (isInterpreterName(v.name) || v.name === "source" || v.name === ".") return v.a.some((x) => !x.startsWith("-") && matches(x));
+  if (
+    (v.name === "dpkg" && has(v, "-i", "--install")) ||
+    (v.name === "rpm" && v.a.some((x) => /^-[a-z]*[iU]/.test(x))) ||
+    ((v.name === "apt" || v.name === "apt-get" || v.name === "dnf" || v.name === "yum") && v.a[0] === "install") ||
+    v.name === "msiexec" ||
+    (v.name === "installer" && has(v, "-pkg")) ||
+    v.name === "start-process"
+  ) {
+    return v.a.some(matches);
+  }
+  return false;
+}
+/** Does this command check a checksum or signature? */
+export const verifiesDownload = (v: View) =>
+  /^(sha256sum|sha512sum|shasum|md5sum|gpg|gpgv|cosign|minisign|get-filehash|certutil)$/.test(v.name) ||
+  (v.name === "openssl" && has(v, "dgst"));
+
+/** Files a command writes into: redirections, `tee`, `sed -i`, the destination of cp/mv/install/ln. */
+export function writeTargets(v: View): { target: string; how: string }[] {
+  const n = v.name;
+  const out: { target: string; how: string }[] = [];
+  for (const r of v.cmd.redirects)
+    if (/>/.test(r.op)) out.push({ target: r.target, how: r.op.includes(">>") ? "appends to" : "overwrites" });
+  if (n === "tee") for (const t of positional(v)) out.push({ target: t, how: has(v, "-a", "--append") ? "appends to" : "overwrites" });
+  if (n === "sed" && v.a.some((x) => /^-[a-z]*i/.test(x) || x.startsWith("--in-place")))
+    for (const t of positional(v).slice(1)) out.push({ target: t, how: "edits" });
+  if ((n === "cp" || n === "mv" || n === "install" || n === "ln") && positional(v).length >= 2)
+    out.push({ target: positional(v)[positional(v).length - 1]!, how: n === "ln" ? "links into" : "writes" });
+  return out.map((w) => ({ ...w, target: w.target.replace(/\\/g, "/") }));
+}
+
+export const SYSTEM_WRITE_TARGET = /^\/(etc|boot|sys|proc\/sys|lib|lib64|usr\/lib|usr\/bin|usr\/sbin|sbin|bin)(\/|$)|^[a-z]:\/windows\//i;
+
+/** The program text of `python -c CODE`, `node -e CODE`, `perl -e CODE`, `ruby -e CODE`, `php -r CODE`. */
+export function inlineCode(v: View): string | null {
+  if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
+  const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
+  return k >= 0 && v.a[k + 1] !== undefined ? v.a[k + 1]! : null;
+}
+
+// Calls that hand a string to the system shell, in the languages an inline one-liner is written in.
+const SHELL_OUT =
+  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
+const BACKTICKS = /`[^`]+`|%x[({[]|\bqx[({[/]/;
+
+/** Does this interpreter's inline code run a shell command (os.system, subprocess, child_process, system, backticks)? */
+export function shellOutCall(v: View): string | null {
+  const code = inlineCode(v);
+  if (code === null) return null;
+  const m = SHELL_OUT.exec(code);
+  if (m) return m[0].replace(/\s*[("']$/, "");
+  if ((v.name === "perl" || v.name === "ruby" || v.name === "php") && BACKTICKS.test(code)) return "backticks";
+  return null;
+}
+
+/** The shell command inside inline code (`os.system('…')`, `subprocess.run(['a', 'b'])`, `` `…` ``), if it is a literal. */
+export function shellOutCommand(v: View): string | null {
+  const code = inlineCode(v);
+  if (code === null || shellOutCall(v) === null) return null;
+  const call =
+    /\b(?:system|popen|getoutput|check_output|check_call|call|run|Popen|execSync|exec|spawnSync|shell_exec|passthru)\s*\(\s*(\[)?\s*[fbru]{0,2}(['"])((?:\\.|(?!\2).){1,4000})\2/.exec(
+      code,
+    );
+  if (call) {
+    if (!call[1]) return call[3]!;
+    const end = code.indexOf("]", call.index);
+    const list = code.slice(call.index, end < 0 ? undefined : end);
+    return [...list.matchAll(/(['"])((?:\\.|(?!\1).)*)\1/g)].map((x) => x[2]).join(" ");
+  }
+  const tick = /`([^`]{1,4000})`/.exec(code);
+  return tick && (v.name === "perl" || v.name === "ruby" || v.name === "php") ? tick[1]! : null;
+}
