@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { contentId, fileDigest, type EmbeddedBundle } from "../src/platform/native.ts";
+import { errorMessage } from "../src/core/error-message.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const NM = join(ROOT, "node_modules");
@@ -209,7 +210,7 @@ if (import.meta.main) {
   try {
     await build(process.argv.slice(2));
   } catch (err) {
-    console.error(`build failed: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`build failed: ${errorMessage(err)}`);
     process.exit(1);
   }
 }

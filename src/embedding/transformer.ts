@@ -6,6 +6,7 @@ import { basename, join, resolve } from "node:path";
 import type { Embedder, EmbedderInfo } from "./embedder";
 import { ort, type InferenceSession, type Tensor } from "./ort";
 import { WordPieceTokenizer } from "./wordpiece";
+import { errorMessage } from "../core/error-message";
 
 export interface TransformerOptions {
   /** Truncation length in tokens incl. [CLS]/[SEP] (default 256, capped by the model's 512). */
@@ -70,7 +71,7 @@ export function readPooling(dir: string): Pooling {
   try {
     config = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`${path}: ${errorMessage(err)}`);
   }
   const modes = Object.entries(config)
     .filter(([k, v]) => k.startsWith("pooling_mode_") && v === true)
@@ -290,7 +291,7 @@ export async function createTransformerEmbedder(dir: string, opts: TransformerOp
       executionMode: "sequential",
     });
   } catch (err) {
-    throw new Error(`cannot load ONNX model ${modelFile}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot load ONNX model ${modelFile}: ${errorMessage(err)}`);
   }
 
   try {
@@ -317,6 +318,6 @@ export async function createTransformerEmbedder(dir: string, opts: TransformerOp
     return embedder;
   } catch (err) {
     await session.release();
-    throw new Error(`${modelFile}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`${modelFile}: ${errorMessage(err)}`);
   }
 }

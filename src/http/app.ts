@@ -5,7 +5,7 @@ import type { ColonyService } from "../service/colony";
 import { parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError } from "../service/errors";
-import { errorBody, errorResponse, jsonResponse } from "./errors";
+import { errorResponse, jsonResponse } from "./errors";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import { hostedToolConfig } from "../mcp/config";
@@ -15,6 +15,7 @@ import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
+import { errorMessage } from "../core/error-message";
 
 export function createApp(service: ColonyService, config: Config, logger: Logger) {
   return (
@@ -34,14 +35,14 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
         if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);
-        if (code === "NOT_FOUND") return jsonResponse(404, errorBody("not_found", "no such route"));
-        if (code === "PARSE") return jsonResponse(400, errorBody("invalid_request", "the body is not valid JSON"));
-        if (code === "VALIDATION") return jsonResponse(400, errorBody("invalid_request", "the request is not valid"));
+        if (code === "NOT_FOUND") return errorResponse(new ServiceError("not_found", "no such route"));
+        if (code === "PARSE") return errorResponse(new ServiceError("invalid_request", "the body is not valid JSON"));
+        if (code === "VALIDATION") return errorResponse(new ServiceError("invalid_request", "the request is not valid"));
         logger.error("unhandled error", {
           route,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          error: errorMessage(error, { withName: true }),
         });
-        return jsonResponse(500, errorBody("internal", "internal error"));
+        return errorResponse(new ServiceError("internal"));
       })
       .onBeforeHandle(({ request, route }) => {
         contextOf(request).route = route;

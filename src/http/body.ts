@@ -35,17 +35,17 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 /** A JSON body as a value; 400 invalid_request when it nests too deep (a SyntaxError when it is not JSON). */
 export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ServiceError(400, "invalid_request", `the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new ServiceError("invalid_request", `the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   }
   return JSON.parse(text);
 }
 
-const tooLarge = () => new ServiceError(413, "too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
+const tooLarge = () => new ServiceError("too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
 export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer> | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
-    if (!/^\d+$/.test(declared.trim())) throw new ServiceError(400, "invalid_request", "Content-Length is not a number");
+    if (!/^\d+$/.test(declared.trim())) throw new ServiceError("invalid_request", "Content-Length is not a number");
     if (Number(declared) > limit) throw tooLarge();
   }
   if (!request.body) return null;
@@ -59,7 +59,7 @@ export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES):
     } catch {
       // The client went away mid-body (or sent less than its Content-Length): its fault, not ours,
       // so a 400 and an ordinary request log line rather than a 500 and an error line.
-      throw new ServiceError(400, "invalid_request", "the request body ended before it was complete");
+      throw new ServiceError("invalid_request", "the request body ended before it was complete");
     }
     const { done, value } = chunk;
     if (done) break;

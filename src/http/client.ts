@@ -33,7 +33,7 @@ export function pseudonym(address: string, secret: string): string {
 export function checkAgentHeader(headers: Headers): string | null {
   const declared = headers.get("x-colony-agent");
   if (declared !== null && !AGENT_ID_PATTERN.test(declared)) {
-    throw new ServiceError(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
+    throw new ServiceError("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
   }
   return declared;
 }

@@ -12,6 +12,7 @@ import { errorResponse } from "./errors";
 import { admit, FixedWindowLimiter, quotaHeaders, type QuotaDecision, type QuotaState } from "../service/rate-limit";
 import type { RouteQuota } from "./route-quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
+import { errorMessage } from "../core/error-message";
 
 export interface ServerDeps {
   config: Config;
@@ -130,9 +131,9 @@ export function createFetchHandler(deps: ServerDeps) {
 
   function failure(err: unknown): Response {
     if (!(err instanceof ServiceError)) {
-      deps.logger.error("request failed", { error: err instanceof Error ? err.message : String(err) });
+      deps.logger.error("request failed", { error: errorMessage(err) });
     }
-    return errorResponse(err instanceof ServiceError ? err : new ServiceError(500, "internal", "internal error"));
+    return errorResponse(err instanceof ServiceError ? err : new ServiceError("internal"));
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */

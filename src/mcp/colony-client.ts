@@ -2,10 +2,12 @@
 // (the hosted /mcp route calls the service core directly, with the caller's address and agent id,
 // so quotas apply as for the HTTP API and nothing loops back over HTTP) and HTTP (the local stdio
 // server and the standalone HTTP server talk to COLONY_URL).
+import { isRetryable } from "../core/error-codes";
 import type { OutcomeReport, SearchRequest, Trail, ValidationDetail } from "../core/trail";
 import type { ColonyService } from "../service/colony";
 import { ServiceError, type Caller } from "../service/errors";
 import type { SearchEnvelope } from "../service/trails";
+import { errorMessage } from "../core/error-message";
 
 export interface OutcomeResult {
   trail_id: string;
@@ -74,6 +76,11 @@ export class ColonyClientError extends Error {
     readonly details: ValidationDetail[] = [],
   ) {
     super(message);
+  }
+
+  /** The contract's table says the same request may succeed later (429, 503). */
+  get retryable(): boolean {
+    return isRetryable(this.code);
   }
 }
 
@@ -163,7 +170,7 @@ export class HttpColonyClient implements ColonyClient {
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
       });
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       throw new ColonyClientError(0, "unreachable", `the colony at ${this.opts.baseUrl} cannot be reached (${why})`);
     }
     const text = await res.text();

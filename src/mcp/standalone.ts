@@ -12,6 +12,7 @@ import { HttpColonyClient } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
 import { handleStatelessPost, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
+import { errorMessage } from "../core/error-message";
 
 export interface RunningMcpServer {
   url: string;
@@ -73,7 +74,7 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
       try {
         response = await handle(request, srv);
       } catch (err) {
-        logger.error("mcp request failed", { error: err instanceof Error ? err.message : String(err) });
+        logger.error("mcp request failed", { error: errorMessage(err) });
         response = errorJson(500, "internal", "internal error");
       }
       logger.info("request", {

@@ -4,6 +4,7 @@ import { loadConfig } from "../config";
 import { prepareNatives } from "../platform/native";
 import { backupDatabase, restoreDatabase } from "../store/sqlite/backup";
 import { DataDirLockedError } from "../store/sqlite/lock";
+import { errorMessage } from "../core/error-message";
 
 export async function runBackupCommand(command: "backup" | "restore", file: string | undefined): Promise<number> {
   if (!file) {
@@ -25,7 +26,7 @@ export async function runBackupCommand(command: "backup" | "restore", file: stri
     return 0;
   } catch (err) {
     const refused = err instanceof DataDirLockedError ? " (stop the colony first)" : "";
-    process.stderr.write(`colony: ${command} failed: ${err instanceof Error ? err.message : String(err)}${refused}\n`);
+    process.stderr.write(`colony: ${command} failed: ${errorMessage(err)}${refused}\n`);
     return 1;
   }
 }

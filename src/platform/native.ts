@@ -20,6 +20,7 @@ import {
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
+import { errorMessage } from "../core/error-message";
 
 export interface NativePaths {
   /** The sqlite-vec loadable extension, for bun:sqlite's db.loadExtension(). */
@@ -238,7 +239,7 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
       mkdirSync(root, { recursive: true, mode: 0o700 });
       extractFiles(b.natives, dir);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       throw new Error(`cannot unpack the native libraries into ${dir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
     if (b.modelFiles.length > 0 && !existsSync(join(b.modelDir, b.modelFiles[0]!))) {
@@ -250,7 +251,7 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
     try {
       extractFiles(b.models, modelDir);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       throw new Error(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
     paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir };

@@ -10,6 +10,7 @@ import { DraftService } from "./drafts";
 import { FeedService } from "./feed";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
+import { errorMessage } from "../core/error-message";
 
 export interface ColonyDeps {
   config: Config;
@@ -87,7 +88,7 @@ export class ColonyService {
       logger.info("re-embedded stored trails for the current model", { trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
       });
     }
   }
@@ -107,7 +108,7 @@ export class ColonyService {
       await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
       if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
     } catch (err) {
-      this.deps.logger.error("maintenance failed", { error: err instanceof Error ? err.message : String(err) });
+      this.deps.logger.error("maintenance failed", { error: errorMessage(err) });
     }
   }
 

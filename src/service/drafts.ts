@@ -25,7 +25,7 @@ export interface DraftDeps {
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-const notFound = () => new ServiceError(404, "not_found", "no draft with this id (unknown or expired)");
+const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
 export class DraftService {
   private readonly quota: FixedWindowLimiter;
@@ -45,7 +45,7 @@ export class DraftService {
   async create(input: unknown, caller: Caller) {
     admit(this.quota.peek(caller.address), "draft_limited", "too many drafts from this address");
     const parsed = parseTrail(input);
-    if (!parsed.ok) throw new ServiceError(400, "invalid_trail", "the trail does not validate", parsed.details);
+    if (!parsed.ok) throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details);
     const { value: trail, counts } = redactTrail(parsed.value);
     // The person approving is told everything removed from the payload: what this pass redacted
     // and what arrived already redacted (MCP servers redact before they send).
@@ -68,7 +68,7 @@ export class DraftService {
       await this.store.drafts.insert(record);
     } catch (err) {
       if (err instanceof ServiceError) throw err;
-      throw new ServiceError(503, "unavailable", "the draft could not be stored; retry with backoff");
+      throw new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
     }
     const taken = this.quota.take(caller.address);
     return {
@@ -121,7 +121,7 @@ export class DraftService {
   /** Approve: publishes once, however many approvals race (decisions §7). */
   async publish(token: string, caller: Caller) {
     const d = await this.find(token);
-    if (d.state !== "pending") throw new ServiceError(409, d.state, `the draft is already ${d.state}`);
+    if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     const { trails } = this.deps;
     trails.admitPublish(caller.address);
     await trails.checkQueueRoom();
@@ -132,7 +132,7 @@ export class DraftService {
         // rolls its own insert back.
         if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) {
           const now = await tx.drafts.byHash(d.tokenHash);
-          throw new ServiceError(409, now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
+          throw new ServiceError(now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
         }
         return inserted;
       }),
@@ -154,7 +154,7 @@ export class DraftService {
     const d = await this.find(token);
     if (d.state !== "pending" || !(await this.store.drafts.markDiscarded(d.tokenHash))) {
       const state = (await this.store.drafts.byHash(d.tokenHash))?.state ?? d.state;
-      throw new ServiceError(409, state === "pending" ? "in_progress" : state, `the draft is already ${state}`);
+      throw new ServiceError(state === "pending" ? "in_progress" : state, `the draft is already ${state}`);
     }
     return { draft_id: token, state: "discarded" as const };
   }

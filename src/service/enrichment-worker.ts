@@ -8,6 +8,7 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import type { Store, TrailRecord, Transaction } from "../store/ports";
 import { countOutcome } from "./trails";
+import { errorMessage } from "../core/error-message";
 
 export interface WorkerDeps {
   /** A store whose vector index is open. */
@@ -225,5 +226,5 @@ export class EnrichmentWorker {
 }
 
 function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return errorMessage(err, { withName: true });
 }

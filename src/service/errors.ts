@@ -1,22 +1,25 @@
-// Errors with the contract's status and code (interface.md §7). Thrown by the service core;
-// the HTTP layer renders them as { error: { code, message, details? } }, the MCP tools as tool errors.
+// Errors with the contract's code (interface.md §7); the status comes from the code's row in
+// core/error-codes.ts. Thrown by the service core; the HTTP layer renders them as
+// { error: { code, message, details? } }, the MCP tools as tool errors.
+import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import type { ValidationDetail } from "../core/trail";
 
 export class ServiceError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
+    readonly code: ErrorCode,
+    message: string = ERROR_CODES[code].message,
     readonly details?: ValidationDetail[],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+    this.status = ERROR_CODES[code].status;
   }
 }
 
 /** The store, or 503 unavailable when it did not start (readiness names the failing check). */
 export function requireStore<S>(store: S | null): S {
-  if (!store) throw new ServiceError(503, "unavailable", "the store is not available; retry with backoff");
+  if (!store) throw new ServiceError("unavailable", "the store is not available; retry with backoff");
   return store;
 }
 

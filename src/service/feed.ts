@@ -17,7 +17,7 @@ function intParam(name: string, raw: unknown, min: number, max: number, fallback
   if (raw === undefined || raw === "") return fallback;
   const s = String(raw);
   if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
-    throw new ServiceError(400, "invalid_request", `${name} must be a whole number from ${min} to ${max}`, [
+    throw new ServiceError("invalid_request", `${name} must be a whole number from ${min} to ${max}`, [
       { path: `/${name}`, message: `expected an integer from ${min} to ${max}` },
     ]);
   }
@@ -27,7 +27,7 @@ function intParam(name: string, raw: unknown, min: number, max: number, fallback
 function textParam(name: string, raw: unknown): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (typeof raw !== "string" || raw.length > 100) {
-    throw new ServiceError(400, "invalid_request", `${name} must be a string of at most 100 characters`);
+    throw new ServiceError("invalid_request", `${name} must be a string of at most 100 characters`);
   }
   return raw;
 }
@@ -42,9 +42,7 @@ export function decodeCursor(raw: string): FeedCursor {
     if (!Number.isSafeInteger(reinforcedAt) || !Number.isSafeInteger(seq)) throw new Error();
     return { reinforcedAt, seq };
   } catch {
-    throw new ServiceError(400, "invalid_request", "cursor is not one this colony gave out", [
-      { path: "/cursor", message: "unknown cursor" },
-    ]);
+    throw new ServiceError("invalid_request", "cursor is not one this colony gave out", [{ path: "/cursor", message: "unknown cursor" }]);
   }
 }
 

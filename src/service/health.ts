@@ -2,6 +2,7 @@
 // the key-value table, a query on the vector table and an embedding of a probe string.
 import type { ProbeResult } from "../store/ports";
 import type { CheckName, Subsystems } from "./subsystems";
+import { errorMessage } from "../core/error-message";
 
 export interface Readiness {
   status: "ready" | "unavailable";
@@ -19,7 +20,7 @@ async function probe(failure: string | undefined, run: () => unknown | Promise<u
     return {
       ok: false,
       latency_ms: round(performance.now() - started),
-      detail: err instanceof Error ? err.message : String(err),
+      detail: errorMessage(err),
     };
   }
 }

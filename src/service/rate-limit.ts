@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../core/error-codes";
 import { ServiceError } from "./errors";
 
 // Fixed-window quotas per key (client address), in memory. A restart forgets the windows, which
@@ -73,9 +74,9 @@ export class FixedWindowLimiter {
 }
 
 /** The decision when the quota allows the call; else 429 with the contract's code and Retry-After. */
-export function admit(q: QuotaDecision, code: string, message: string): QuotaDecision {
+export function admit(q: QuotaDecision, code: Extract<ErrorCode, `${string}_limited`>, message: string): QuotaDecision {
   if (q.allowed) return q;
-  throw new ServiceError(429, code, message, undefined, { ...quotaHeaders(q), "Retry-After": String(q.reset) });
+  throw new ServiceError(code, message, undefined, { ...quotaHeaders(q), "Retry-After": String(q.reset) });
 }
 
 export function quotaHeaders(q: QuotaState): Record<string, string> {

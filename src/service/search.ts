@@ -37,7 +37,7 @@ export class SearchService {
 
   parse(input: unknown): SearchRequest {
     const parsed = parseSearchRequest(input);
-    if (!parsed.ok) throw new ServiceError(400, "invalid_request", "the search request is not valid", parsed.details);
+    if (!parsed.ok) throw new ServiceError("invalid_request", "the search request is not valid", parsed.details);
     return parsed.value;
   }
 
@@ -56,7 +56,7 @@ export class SearchService {
 
     if (results.length < limit) {
       if (!vectors || !embedder) {
-        throw new ServiceError(503, "unavailable", "semantic search is not available (embedding model or vector index down)");
+        throw new ServiceError("unavailable", "semantic search is not available (embedding model or vector index down)");
       }
       // The model runs on ONNX Runtime's thread while the lexical index is queried here.
       const embedding = embedder.embed([req.query]);

@@ -7,6 +7,7 @@ import type { Store, VectorStore } from "../store/ports";
 import { openDatabase } from "../store/sqlite/database";
 import { DataDirLockedError, lockDataDir, type DataDirLock } from "../store/sqlite/lock";
 import { createSqliteStore } from "../store/sqlite/store";
+import { errorMessage } from "../core/error-message";
 
 export type CheckName = "kv" | "vector" | "embedding";
 
@@ -28,8 +29,6 @@ export interface SubsystemOptions {
   logger: Logger;
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystems> {
   const failures: Subsystems["failures"] = {};
   let db: Database | null = null;
@@ -48,17 +47,17 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
       db?.close();
       throw err;
     }
-    failures.kv = `store did not open: ${message(err)}`;
+    failures.kv = `store did not open: ${errorMessage(err)}`;
     failures.vector = "vector store needs the store, which did not open";
-    opts.logger.error("store failed to start", { error: message(err) });
+    opts.logger.error("store failed to start", { error: errorMessage(err) });
   }
 
   try {
     embedder = await opts.loadEmbedder(opts.modelDir);
     opts.logger.info("embedding model loaded", { ...embedder.info });
   } catch (err) {
-    failures.embedding = `model did not load: ${message(err)}`;
-    opts.logger.error("embedding model failed to load", { error: message(err), dir: opts.modelDir });
+    failures.embedding = `model did not load: ${errorMessage(err)}`;
+    opts.logger.error("embedding model failed to load", { error: errorMessage(err), dir: opts.modelDir });
   }
 
   if (db && store) {
@@ -69,8 +68,8 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
         const { name, revision, dim } = embedder.info;
         vectors = (await store.openVectors({ name: `${name}@${revision}`, dim })).vectors;
       } catch (err) {
-        failures.vector = `vector store did not open: ${message(err)}`;
-        opts.logger.error("vector store failed to start", { error: message(err) });
+        failures.vector = `vector store did not open: ${errorMessage(err)}`;
+        opts.logger.error("vector store failed to start", { error: errorMessage(err) });
       }
     }
   }

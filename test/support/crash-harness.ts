@@ -11,6 +11,7 @@ import { ColonyProcess, UNLIMITED_ENV } from "./colony-process";
 import { tempDir } from "./colony";
 import { Prng } from "./prng";
 import { sampleTrail } from "./trails";
+import { errorMessage } from "../../src/core/error-message.ts";
 
 const FINAL = new Set(["indexed", "merged", "rejected"]);
 const OUTCOMES = ["worked", "failed", "partially_worked", "not_applicable"] as const;
@@ -447,7 +448,7 @@ export async function sigtermBurst(
         } catch (err) {
           if (before) {
             report.failedBefore++;
-            const code = (err as { code?: string }).code ?? (err instanceof Error ? err.message : String(err));
+            const code = (err as { code?: string }).code ?? errorMessage(err);
             report.failures.push(`${code}, sent ${Math.round(signalAt - startedAt)} ms before the signal`);
           }
           if (!before) return; // refused after the signal: this client is done

@@ -10,6 +10,7 @@ import { SQL } from "bun";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { errorMessage } from "../../src/core/error-message.ts";
 
 export interface PostgresServer {
   /** Connection URL of the server's default database (`postgres`). */
@@ -35,7 +36,7 @@ export function postgresUnavailable(): string | null {
     toolchain();
     return null;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }
 
@@ -195,7 +196,7 @@ async function waitReady(url: string, proc: Subprocess, stderr: () => string): P
       await sql`select 1`;
       return;
     } catch (err) {
-      lastError = err instanceof Error ? err.message : String(err);
+      lastError = errorMessage(err);
     } finally {
       await sql.close().catch(() => {});
     }

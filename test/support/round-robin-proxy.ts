@@ -2,6 +2,8 @@
 // turn (per request, not per connection, as nginx does with keep-alive upstreams), so a client
 // on one keep-alive connection still alternates between replicas. It appends the client address
 // to X-Forwarded-For like an ordinary proxy, for colonies started with COLONY_TRUST_PROXY=1.
+
+import { errorMessage } from "../../src/core/error-message.ts";
 export interface RoundRobinProxy {
   readonly url: string;
   /** How many requests each upstream was sent, by index. */
@@ -38,7 +40,7 @@ export function startRoundRobinProxy(upstreams: string[]): RoundRobinProxy {
         out.delete("content-length");
         return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers: out });
       } catch (err) {
-        return new Response(`upstream ${target.host} unreachable: ${err instanceof Error ? err.message : err}`, { status: 502 });
+        return new Response(`upstream ${target.host} unreachable: ${errorMessage(err)}`, { status: 502 });
       }
     },
   });

@@ -13,7 +13,7 @@ function fakeService() {
     trails: {
       async byFingerprint(fp: string) {
         computed.push(fp);
-        if (fp.endsWith("0")) throw new ServiceError(404, "not_found", "no trail for this fingerprint");
+        if (fp.endsWith("0")) throw new ServiceError("not_found", "no trail for this fingerprint");
         return { fingerprint: fp, results: [{ pad: "x".repeat(100) }], notice: "n" };
       },
     },
@@ -73,7 +73,7 @@ describe("fingerprint lookup cache", () => {
   test("a malformed fingerprint is refused and never cached", async () => {
     const { service } = fakeService();
     service.trails.byFingerprint = async () => {
-      throw new ServiceError(400, "invalid_request", "bad");
+      throw new ServiceError("invalid_request", "bad");
     };
     const lookups = new FingerprintLookups(service);
     await expect(lookups.answer("fp1_x")).rejects.toThrow("bad");

@@ -76,7 +76,7 @@ export class FingerprintLookups {
       const envelope = await this.service.trails.byFingerprint(fp);
       return { status: 200, body: encode(envelope), cacheControl: FOUND_CACHE };
     } catch (err) {
-      if (err instanceof ServiceError && err.status === 404) {
+      if (err instanceof ServiceError && err.code === "not_found") {
         return { status: 404, body: encode(errorBody(err.code, err.message)), cacheControl: NOT_FOUND_CACHE };
       }
       throw err;

@@ -15,6 +15,7 @@ import { detectEnvironment as detectLocalEnvironment } from "../environment";
 import { failure, structured } from "./results";
 import type { ColonyTool, ToolContext } from "./tool";
 import { VerdictFields, waitForVerdict } from "./verdict";
+import { errorMessage } from "../../core/error-message";
 
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
@@ -243,7 +244,7 @@ async function publish(args: PublishArgs, { server, client, cfg }: ToolContext):
     try {
       answer = await askUser(server, client, prepared);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       return preview(prepared, `the user could not be asked (${why}): nothing was sent.`);
     }
     if (answer.action !== "accept" || answer.content?.publish !== true) {

@@ -2,6 +2,7 @@
 // read only text), and failures phrased so a model can act on them.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ColonyClient, ColonyClientError } from "../colony-client";
+import { errorMessage } from "../../core/error-message";
 
 /** A successful answer: compact JSON text (tool results land in a model's context) and the same object as structuredContent. */
 export const structured = (value: Record<string, unknown>): CallToolResult => ({
@@ -24,7 +25,7 @@ export function describeColonyError(err: ColonyClientError, target: string): str
       return `rate limited (${err.code}): ${retry}. ${err.message}.`;
     case err.status === 503 && err.code === "busy":
       return `the colony is busy (too many trails waiting): ${retry}.`;
-    case err.status === 503:
+    case err.retryable:
       return `the colony is unavailable (${err.code}): ${retry}. ${err.message}.`;
     case err.status === 404:
       return `not found: ${err.message}.`;
@@ -42,5 +43,5 @@ export function describeColonyError(err: ColonyClientError, target: string): str
 /** A thrown error as an isError result the model can read. */
 export function errorResult(err: unknown, client: ColonyClient): CallToolResult {
   if (err instanceof ColonyClientError) return failure(describeColonyError(err, client.target));
-  return failure(`colony tool failed: ${err instanceof Error ? err.message : String(err)}`);
+  return failure(`colony tool failed: ${errorMessage(err)}`);
 }

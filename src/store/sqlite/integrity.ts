@@ -1,6 +1,7 @@
 // Is a database file sound? Checked before a colony opens its database and before a backup is
 // restored: a damaged file stops the process with one plain message instead of failing later,
 // request by request, or with a stack trace at start.
+import { errorMessage } from "../../core/error-message";
 import { Database } from "bun:sqlite";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 
@@ -57,7 +58,7 @@ export function checkDatabaseFile(file: string, sqliteVecPath: string): void {
       db.close();
     }
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     const code = (err as { code?: unknown }).code;
     if (typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code)) {
       throw new DatabaseDamagedError(file, "SQLite's quick check", message);
