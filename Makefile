@@ -4,11 +4,13 @@
 SHELL := /bin/bash
 BUN := node_modules/.bin/bun
 SHARED ?= ../shared
+# onnxruntime-node's install script would fetch CUDA add-ons from outside the npm registry; Colony
+# runs on CPU. package.json's allowScripts denies that script (npm 11.19+); this covers older npm.
 export ONNXRUNTIME_NODE_INSTALL := skip
 
 .PHONY: run test deps shared browser postgres build bench soak model check format clean
 
-node_modules/.installed: package.json package-lock.json .npmrc
+node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
