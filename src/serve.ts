@@ -17,6 +17,8 @@ import { checkDatabaseFile } from "./store/sqlite/integrity";
 export interface RunningColony {
   url: string;
   port: number;
+  /** Where a client on this machine reaches it (127.0.0.1 when listening on every address). */
+  localUrl: string;
   service: ColonyService;
   subsystems: Subsystems;
   /** Stops accepting, lets in-flight requests finish, then closes the store. */
@@ -88,6 +90,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   return {
     url,
     port: server.port!,
+    localUrl: boundUrl,
     service,
     subsystems,
     stop() {
