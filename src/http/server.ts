@@ -7,7 +7,7 @@ import type { ColonyApp } from "./app";
 import { readBodyLimited } from "./body";
 import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "./client";
 import { bindContext, type RequestContext } from "./context";
-import { ServiceError } from "../service/errors";
+import { ServiceError, toServiceError } from "../service/errors";
 import { errorResponse } from "./errors";
 import { quotaHeaders, refuseUnlessAllowed, type QuotaDecision, type Quotas, type QuotaState } from "../service/quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
@@ -135,10 +135,9 @@ export function createFetchHandler(deps: ServerDeps) {
   }
 
   function failure(err: unknown): Response {
-    if (!(err instanceof ServiceError)) {
-      deps.logger.error("request failed", { error: errorMessage(err) });
-    }
-    return errorResponse(err instanceof ServiceError ? err : new ServiceError("internal"));
+    const known = toServiceError(err);
+    if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
+    return errorResponse(known ?? new ServiceError("internal"));
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */

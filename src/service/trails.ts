@@ -9,7 +9,7 @@ import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } fro
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
-import { requireStore, ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import { quotaHeaders, type Quotas, type QuotaState } from "./quotas";
 import { errorMessage } from "../core/error-message";
 
@@ -113,7 +113,7 @@ export class TrailService {
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       this.deps.logger.error("publish could not be stored", { error: errorMessage(err) });
-      throw new ServiceError("unavailable", "the trail could not be stored; retry with backoff");
+      throw toServiceError(err) ?? new ServiceError("unavailable", "the trail could not be stored; retry with backoff");
     }
   }
 
