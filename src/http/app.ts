@@ -11,6 +11,7 @@ import type { Logger } from "../log";
 import { hostedToolConfig } from "../mcp/config";
 import { mcpRoutes } from "../mcp/hosted";
 import { approveRoutes } from "./routes/approve";
+import { docsRoutes } from "./routes/docs";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
@@ -57,6 +58,7 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .use(draftRoutes(service))
       .use(feedRoutes(service))
       .use(approveRoutes())
+      .use(docsRoutes())
       // Hosted MCP follows this colony's own configuration for high-risk trails.
       .use(mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }))
   );
