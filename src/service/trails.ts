@@ -5,7 +5,7 @@ import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
 import { environmentOverlap } from "../core/overlap";
 import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
@@ -235,8 +235,8 @@ export class TrailService {
         caller.agent !== target.author &&
         !(await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS));
       await tx.stats.touchAgent(caller.agent, at);
-      const tokensSaved = counted && report.outcome === "worked" ? (target.trail.effort?.tokens_spent ?? 0) : 0;
-      await tx.stats.addOutcome(at, tokensSaved);
+      const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
+      await tx.stats.addOutcome(at, saved);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,

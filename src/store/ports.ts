@@ -210,7 +210,9 @@ export interface EventLog {
 /** Aggregates kept as things happen, so stats never scan whole tables. */
 export interface StatsRepository {
   touchAgent(agent: string, at: number): Promise<void>;
+  /** Counts one report in its hour; the hour's sums saturate at Number.MAX_SAFE_INTEGER, never overflow. */
   addOutcome(at: number, tokensSaved: number): Promise<void>;
+  /** Sums since `at`, each a whole number from 0 to MAX_SAFE_INTEGER, whatever the buckets hold. */
   since(at: number): Promise<{ outcomes: number; tokensSaved: number; agents: number }>;
   trailsIndexed(): Promise<number>;
   /** Drops hourly buckets older than `before`. */
