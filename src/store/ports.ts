@@ -167,6 +167,8 @@ export interface JobQueue {
 export interface OutcomeRecord {
   trailSeq: number;
   agent: string;
+  /** The pseudonym of the reporting client's address (Caller.client); null on rows from before it was kept. */
+  client: string | null;
   outcome: "worked" | "partially_worked" | "failed" | "not_applicable";
   counted: boolean;
   notes: string | null;
@@ -180,6 +182,8 @@ export interface OutcomeRepository {
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
+  /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
+  countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
 }
 
 export interface MergeCreditLedger {

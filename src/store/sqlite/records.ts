@@ -40,8 +40,8 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
 
   async insert(o: OutcomeRecord): Promise<void> {
     this.db
-      .query("INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(o.trailSeq, o.agent, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
+      .query("INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(o.trailSeq, o.agent, o.client, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
@@ -49,7 +49,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     const rows = this.db
       .query<any, number[]>(
         `SELECT * FROM (
-           SELECT trail_seq, agent, outcome, counted, notes, model, at,
+           SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
                   row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
            FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${trailSeqs.map(() => "?").join(",")})
          ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
@@ -58,6 +58,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     return rows.map((r) => ({
       trailSeq: r.trail_seq,
       agent: r.agent,
+      client: r.client,
       outcome: r.outcome,
       counted: r.counted === 1,
       notes: r.notes,
@@ -72,6 +73,14 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
         .query("SELECT 1 FROM outcomes WHERE trail_seq = ? AND agent = ? AND counted = 1 AND at >= ? LIMIT 1")
         .get(trailSeq, agent, since) !== null
     );
+  }
+
+  async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
+    return this.db
+      .query<{ n: number }, [number, string, number]>(
+        "SELECT count(*) AS n FROM outcomes WHERE trail_seq = ? AND client = ? AND counted = 1 AND at >= ?",
+      )
+      .get(trailSeq, client, since)!.n;
   }
 }
 
