@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { EFFORT_LIMITS } from "../src/core/trail";
 import { startTestColony, tempDir, type TestColony } from "./support/colony";
-import { agent, json, sampleTrail } from "./support/trails";
+import { agent, agentAt, json, sampleTrail } from "./support/trails";
 
 const raw = (body: string, headers: Record<string, string> = {}): RequestInit => ({
   method: "POST",
@@ -80,7 +80,7 @@ describe("numeric fields have sane maxima (400 invalid_trail with the field's po
 
 describe("aggregates never overflow", () => {
   test("reports on a trail at the maximum, many times, keep /v1/stats exact and answering", async () => {
-    const colony = await startTestColony();
+    const colony = await startTestColony({ COLONY_TRUST_PROXY: "1" });
     try {
       const t = sampleTrail({ error: "ValueError: maximum effort" });
       t.effort = { tokens_spent: EFFORT_LIMITS.tokens_spent };
@@ -89,7 +89,7 @@ describe("aggregates never overflow", () => {
       for (let i = 0; i < 5; i++) {
         const res = await colony.fetch(
           `/v1/trails/${id}/outcomes`,
-          json({ protocol_version: "1.0", outcome: "worked" }, agent(`agent-number-${i}xx`)),
+          json({ protocol_version: "1.0", outcome: "worked" }, agentAt(`agent-number-${i}xx`)),
         );
         expect(res.status).toBe(202);
       }
