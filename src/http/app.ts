@@ -2,7 +2,7 @@
 // over the service core; rules live in the core, not here.
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
-import { parseJsonBody } from "./body";
+import { BodyParseError, parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
 import { errorResponse, jsonResponse } from "./errors";
@@ -10,6 +10,8 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import { hostedToolConfig } from "../mcp/config";
 import { mcpRoutes } from "../mcp/hosted";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "../mcp/jsonrpc-errors";
+import { OriginPolicy } from "../mcp/origin";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
@@ -31,23 +33,25 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        if (error instanceof ServiceError) return errorResponse(error);
+        // The MCP endpoint answers its errors in JSON-RPC's shape, every other route in the REST one.
+        const render = route === MCP_PATH ? serviceErrorAsJsonRpc : errorResponse;
+        if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503
         if (storeFailure) {
           logger.error("a write could not be stored", { route, error: errorMessage(error) });
-          return errorResponse(storeFailure);
+          return render(storeFailure);
         }
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
-        if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);
-        if (code === "NOT_FOUND") return errorResponse(new ServiceError("not_found", "no such route"));
-        if (code === "PARSE") return errorResponse(new ServiceError("invalid_request", "the body is not valid JSON"));
-        if (code === "VALIDATION") return errorResponse(new ServiceError("invalid_request", "the request is not valid"));
+        if (code === "PARSE" && cause instanceof ServiceError) return render(cause);
+        if (code === "NOT_FOUND") return render(new ServiceError("not_found", "no such route"));
+        if (code === "PARSE") return render(new BodyParseError());
+        if (code === "VALIDATION") return render(new ServiceError("invalid_request", "the request is not valid"));
         logger.error("unhandled error", {
           route,
           error: errorMessage(error, { withName: true }),
         });
-        return errorResponse(new ServiceError("internal"));
+        return render(new ServiceError("internal"));
       })
       .onBeforeHandle(({ request, route }) => {
         contextOf(request).route = route;
@@ -62,8 +66,15 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .use(draftRoutes(service))
       .use(feedRoutes(service))
       .use(approveRoutes())
-      // Hosted MCP follows this colony's own configuration for high-risk trails.
-      .use(mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }))
+      // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages
+      // may call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only.
+      .use(
+        mcpRoutes(
+          service,
+          { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
+          new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
+        ),
+      )
   );
 }
 

@@ -13,6 +13,7 @@ import { admit, FixedWindowLimiter, quotaHeaders, type QuotaDecision, type Quota
 import type { RouteQuota } from "./route-quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
 import { errorMessage } from "../core/error-message";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "../mcp/jsonrpc-errors";
 
 export interface ServerDeps {
   config: Config;
@@ -129,10 +130,13 @@ export function createFetchHandler(deps: ServerDeps) {
     return identify(request.headers, pass.address, deps.pseudonymSecret);
   }
 
-  function failure(err: unknown): Response {
+  /** The error's answer: the REST error shape, or JSON-RPC's on the MCP endpoint. */
+  function failure(err: unknown, request?: Request): Response {
     const known = toServiceError(err);
     if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
-    return errorResponse(known ?? new ServiceError("internal"));
+    const answer = known ?? new ServiceError("internal");
+    if (request && new URL(request.url).pathname === MCP_PATH) return serviceErrorAsJsonRpc(answer);
+    return errorResponse(answer);
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */
@@ -178,7 +182,7 @@ export function createFetchHandler(deps: ServerDeps) {
       route = ctx.route;
       quota = ctx.quota;
     } catch (err) {
-      response = failure(err);
+      response = failure(err, request);
     }
     return end(request, pass, response, route, quota);
   }
