@@ -5,13 +5,8 @@ import type { ColonyService } from "../service/colony";
 import { BodyParseError, parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
-import { errorResponse, jsonResponse } from "./errors";
-import type { Config } from "../config";
+import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
-import { hostedToolConfig } from "../mcp/config";
-import { mcpRoutes } from "../mcp/hosted";
-import { MCP_PATH, serviceErrorAsJsonRpc } from "../mcp/jsonrpc-errors";
-import { OriginPolicy } from "../mcp/origin";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
@@ -19,8 +14,13 @@ import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 import { errorMessage } from "../core/error-message";
 
-export function createApp(service: ColonyService, config: Config, logger: Logger) {
-  return (
+type AnyElysia = Elysia<any, any, any, any, any, any, any>;
+
+/** Routes mounted beside the API by the composition root (the hosted MCP endpoint). */
+export type RoutePlugin = (app: AnyElysia) => AnyElysia;
+
+export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = [], errorShapes: ErrorShapes = new Map()) {
+  const app =
     // standardHostname off: Elysia otherwise assumes a Host of at least 4 characters and finds
     // the path from offset 11 of the URL, so `Host: x` routed /v1/search as /search (a 404).
     new Elysia({ handler: { standardHostname: false } })
@@ -33,8 +33,8 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        // The MCP endpoint answers its errors in JSON-RPC's shape, every other route in the REST one.
-        const render = route === MCP_PATH ? serviceErrorAsJsonRpc : errorResponse;
+        // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the REST one.
+        const render = errorShapes.get(route) ?? errorResponse;
         if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503
         if (storeFailure) {
@@ -65,17 +65,9 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .use(searchRoutes(service))
       .use(draftRoutes(service))
       .use(feedRoutes(service))
-      .use(approveRoutes())
-      // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages
-      // may call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only.
-      .use(
-        mcpRoutes(
-          service,
-          { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
-          new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
-        ),
-      )
-  );
+      .use(approveRoutes());
+  for (const plugin of plugins) app.use(plugin);
+  return app;
 }
 
 export type ColonyApp = ReturnType<typeof createApp>;
