@@ -65,7 +65,7 @@ try {
 
   const probe = await colony.fetch("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   if (probe.status === 404) {
-    console.error("POST /mcp is not mounted: add .use(mcpRoutes(service)) to src/http/app.ts");
+    console.error("POST /mcp is not mounted: mount mcpRoutes(service) in src/compose.ts");
     process.exit(1);
   }
 
