@@ -1,6 +1,6 @@
 // The protocol objects of decisions.md §1 and §6 as TypeBox schemas: one definition serves
 // validation, the TypeScript types and the API docs. Pure: no I/O.
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { plainMessage } from "./validation-message";
 
@@ -29,6 +29,13 @@ export const QueryEnvironment = Type.Object({
   runtime: Type.Optional(Type.Object({ name: Type.Optional(Str(40, 1)), version: Type.Optional(Str(40)) })),
   packages: Type.Optional(Arr(Package, 100)),
 });
+
+/**
+ * Upper bounds of the effort numbers (decisions.md §1 only says ≥ 0). Generous for any real fix,
+ * small enough that every sum of them stays an exact integer: a billion tokens, ten thousand
+ * failed attempts, a year of work. Larger values get 400 invalid_trail at the field's pointer.
+ */
+export const EFFORT_LIMITS = { tokens_spent: 1_000_000_000, failed_attempts: 10_000, duration_s: 31_536_000 } as const;
 
 export const ProtocolVersion = Type.String({ pattern: "^1\\.[0-9]+$", maxLength: 20 });
 
@@ -61,9 +68,9 @@ export const Trail = Type.Object({
   environment: TrailEnvironment,
   effort: Type.Optional(
     Type.Object({
-      tokens_spent: Type.Optional(Type.Number({ minimum: 0 })),
-      failed_attempts: Type.Optional(Type.Integer({ minimum: 0 })),
-      duration_s: Type.Optional(Type.Number({ minimum: 0 })),
+      tokens_spent: Type.Optional(Type.Number({ minimum: 0, maximum: EFFORT_LIMITS.tokens_spent })),
+      failed_attempts: Type.Optional(Type.Integer({ minimum: 0, maximum: EFFORT_LIMITS.failed_attempts })),
+      duration_s: Type.Optional(Type.Number({ minimum: 0, maximum: EFFORT_LIMITS.duration_s })),
     }),
   ),
   tags: Type.Optional(Arr(Str(50, 1), 20)),
@@ -90,6 +97,22 @@ export const SearchRequest = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   min_strength: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
+
+/** Query of GET /v1/feed (values arrive as strings: see parseQuery). */
+export const FeedQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
+  category: Type.Optional(Str(100)),
+  runtime: Type.Optional(Str(100)),
+});
+
+/** Query of GET /v1/activity. */
+export const ActivityQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
+});
+
+/** Optional body of DELETE /v1/trails/{id}: why the operator removes it (checked, not kept). */
+export const RemoveRequest = Type.Object({ reason: Type.Optional(Str(500)) });
 
 export type Trail = Static<typeof Trail>;
 export type SearchRequest = Static<typeof SearchRequest>;
@@ -177,6 +200,32 @@ function trailRules(trail: Trail): ValidationDetail[] {
   return hasAction ? [] : [{ path: "/solution", message: "at least one of steps, commands, code_patches must be non-empty" }];
 }
 
+/**
+ * The tokens a trail's fix saves a later agent: its tokens_spent as a whole number from 0 to
+ * EFFORT_LIMITS.tokens_spent, whatever is stored (a trail kept by an older version may hold any
+ * number, even one that is not finite).
+ */
+export function tokensSaved(trail: Trail): number {
+  const spent = trail.effort?.tokens_spent;
+  if (typeof spent !== "number" || !Number.isFinite(spent) || spent <= 0) return 0;
+  return Math.round(Math.min(spent, EFFORT_LIMITS.tokens_spent));
+}
+
 export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);
 export const parseOutcomeReport = (input: unknown) => parseWith(OutcomeReport, input);
 export const parseSearchRequest = (input: unknown) => parseWith(SearchRequest, input);
+
+/**
+ * Validates URL query parameters against an object schema: an empty value counts as absent and a
+ * decimal string becomes a number where the schema wants an integer (anything else stays a
+ * string and fails as such).
+ */
+export function parseQuery<T extends TObject>(schema: T, query: Record<string, unknown>): Parsed<Static<T>> {
+  const input: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(query)) {
+    if (raw === undefined || raw === "") continue;
+    const type = (schema.properties[key] as { type?: string } | undefined)?.type;
+    input[key] = type === "integer" && typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+  }
+  return parseWith(schema, input);
+}
