@@ -8,6 +8,8 @@ import type { ColonyService } from "./service/colony";
 export interface RunningColony {
   url: string;
   port: number;
+  /** Where a client on this machine reaches it (127.0.0.1 when listening on every address). */
+  localUrl: string;
   service: ColonyService;
   subsystems: ComposedSubsystems;
   /** Stops accepting, lets in-flight requests finish, then closes the store. */
@@ -53,6 +55,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   return {
     url,
     port: server.port!,
+    localUrl: boundUrl,
     service,
     subsystems,
     stop() {

@@ -1,5 +1,6 @@
 // The service core: every rule of the contract lives here once, and both the HTTP routes and the
 // MCP tools call it.
+import { startProgress } from "../progress";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { Seams } from "../store/seams";
@@ -101,9 +102,11 @@ export class ColonyService {
   private async reindex(worker: EnrichmentWorker): Promise<void> {
     const { logger, subsystems } = this.deps;
     try {
-      const n = await worker.reindex();
+      const total = await subsystems.store?.stats.trailsIndexed();
+      const progress = startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger });
+      const n = await worker.reindex(undefined, (k) => progress.tick(k));
       await subsystems.vectors!.markReindexed();
-      logger.info("re-embedded stored trails for the current model", { trails: n });
+      progress.finish({ trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
         error: errorMessage(err),

@@ -209,7 +209,7 @@ export class EnrichmentWorker {
    * Re-embeds every indexed trail (after a model change). Idempotent, so a crash midway is
    * resumed from the start by the next process; the caller clears the pending flag when done.
    */
-  async reindex(batchSize = 64): Promise<number> {
+  async reindex(batchSize = 64, onBatch?: (count: number) => void): Promise<number> {
     const { store, embedder } = this.deps;
     let after = 0;
     let done = 0;
@@ -228,6 +228,7 @@ export class EnrichmentWorker {
       });
       after = batch[batch.length - 1]!.seq;
       done += batch.length;
+      onBatch?.(batch.length);
     }
     return done;
   }

@@ -9,16 +9,16 @@ export type Layer = "core" | "base" | "ports" | "adapter" | "service" | "http" |
 /** Which layer a file (path relative to src/, with forward slashes) belongs to. */
 export function layerOf(file: string): Layer {
   if (file.startsWith("core/")) return "core";
-  if (file === "config.ts" || file === "log.ts" || file === "version.ts" || file.startsWith("platform/")) return "base";
+  if (["config.ts", "log.ts", "progress.ts", "version.ts"].includes(file) || file.startsWith("platform/")) return "base";
   // The port types adapters implement, and the in-memory index adapters share.
   if (["store/ports.ts", "store/seams.ts", "store/hamming-index.ts", "embedding/embedder.ts"].includes(file)) return "ports";
   if (file.startsWith("store/") || file.startsWith("embedding/")) return "adapter";
   if (file.startsWith("service/")) return "service";
   if (file.startsWith("http/")) return "http";
   if (file.startsWith("mcp/")) return "mcp";
-  // compose.ts picks the adapters; serve.ts and main.ts start the process; ops/ are commands main
-  // runs on an adapter's own files (backup and restore of the SQLite database).
-  if (file === "compose.ts" || file === "serve.ts" || file === "main.ts" || file.startsWith("ops/")) return "entry";
+  // compose.ts picks the adapters; serve.ts and main.ts start the process; cli/ are the commands
+  // main runs; ops/ are commands on an adapter's own files (backup and restore of the SQLite database).
+  if (["compose.ts", "serve.ts", "main.ts"].includes(file) || file.startsWith("cli/") || file.startsWith("ops/")) return "entry";
   throw new Error(`${file} is in no layer: add it to test/support/import-graph.ts and docs/architecture.md`);
 }
 
