@@ -8,6 +8,7 @@ import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
 import { FeedService } from "./feed";
+import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -77,6 +78,28 @@ export class ColonyService {
     this.maintenanceTimer.unref?.();
     this.worker?.notify();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) void this.reindex(this.worker);
+    this.refingerprinting = this.refingerprint();
+  }
+
+  /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
+  refingerprinting: Promise<number> = Promise.resolve(0);
+
+  /** After a normalizer change, stored trails get their new fingerprints in the background. */
+  private async refingerprint(): Promise<number> {
+    const { logger, subsystems } = this.deps;
+    if (!subsystems.store) return 0;
+    try {
+      return await refingerprintStoredTrails({
+        store: subsystems.store,
+        logger,
+        now: this.now,
+        onChanged: (fp) => this.emitFingerprintChanged(fp),
+        stopped: () => this.stopping,
+      });
+    } catch (err) {
+      logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
+      return 0;
+    }
   }
 
   /** After a model change, stored trails are re-embedded in the background. */
@@ -93,12 +116,16 @@ export class ColonyService {
     }
   }
 
+  private stopping = false;
+
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    await this.refingerprinting;
     await this.worker?.stop();
   }
 
-  /** Hourly: expired drafts, tombstones past 90 days, aggregate buckets nothing reads any more. */
+  /** Hourly: expired drafts, tombstones and fingerprint aliases past 90 days, aggregate buckets nothing reads any more. */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
     if (!store) return;
@@ -106,7 +133,8 @@ export class ColonyService {
       const tombstones = await this.trails.purgeTombstones();
       const drafts = await this.drafts.purge();
       await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
-      if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
+      const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
+      if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });
     }
