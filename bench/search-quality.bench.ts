@@ -6,7 +6,7 @@
 import { fingerprint } from "../src/core/fingerprint";
 import type { RetrievalMode } from "../src/service/search";
 import { evalTrails } from "../test/support/eval-trails";
-import { loadEval } from "../test/support/paths";
+import { loadSharedEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, verdict } from "./lib/report";
@@ -39,8 +39,8 @@ const TARGETS: Record<Kind, { k: 1 | 3; min: number }> = {
 };
 
 const figures = new Figures("search-quality");
-const cases = evalTrails();
-const { negatives } = loadEval();
+const cases = evalTrails(loadSharedEval());
+const { negatives } = loadSharedEval();
 const t0 = performance.now();
 const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 5);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);

@@ -2,7 +2,7 @@
 // message naming the variable and what it accepts (main.ts exits with code 2).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./http/proxy-trust";
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./core/proxy-trust";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
@@ -21,7 +21,7 @@ export interface Config {
   /** Drafts per hour per client address. */
   draftLimit: number;
   maxQueue: number;
-  /** Whose X-Forwarded-For entries name the client (src/http/proxy-trust.ts). */
+  /** Whose X-Forwarded-For entries name the client (src/core/proxy-trust.ts). */
   trustProxy: TrustProxy;
   /** A user-supplied model directory; null means the default model shipped with Colony. */
   modelDir: string | null;

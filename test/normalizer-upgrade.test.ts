@@ -8,7 +8,6 @@ import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
 import { fingerprint } from "../src/core/fingerprint";
 import { mergeKey } from "../src/core/merge-key";
-import { createLogger } from "../src/log";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
 import { createSqliteStore } from "../src/store/sqlite/store";
@@ -126,22 +125,20 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
       createdAt: 1,
     });
   }
-  const logger = createLogger("silent");
   const changed: string[] = [];
   let batches = 0;
   // Stopped after the first batch, as a crash or shutdown would leave it.
   const firstRun = await refingerprintStoredTrails({
     store,
-    logger,
     now: () => 1000,
-    onChanged: (fp) => changed.push(fp),
+    onBatch: (_n, fps) => void changed.push(...fps),
     stopped: () => batches++ > 0,
     batchSize: 1,
   });
   expect(firstRun).toBe(1);
   expect((await store.trails.fingerprintedBefore(2, 0, 10)).length).toBe(2);
   expect(changed).toEqual([fingerprint(errors[0]!, 1), fingerprint(errors[0]!)]);
-  const secondRun = await refingerprintStoredTrails({ store, logger, now: () => 2000, onChanged: () => {}, batchSize: 1 });
+  const secondRun = await refingerprintStoredTrails({ store, now: () => 2000, onBatch: () => {}, batchSize: 1 });
   expect(secondRun).toBe(2);
   expect(await store.trails.fingerprintedBefore(2, 0, 10)).toEqual([]);
   for (const error of errors) expect(await store.aliases.resolve(fingerprint(error, 1))).toEqual([fingerprint(error)]);

@@ -6,10 +6,7 @@ import { parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
 import { errorResponse, jsonResponse } from "./errors";
-import type { Config } from "../config";
 import type { Logger } from "../log";
-import { hostedToolConfig } from "../mcp/config";
-import { mcpRoutes } from "../mcp/hosted";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
@@ -17,8 +14,13 @@ import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 import { errorMessage } from "../core/error-message";
 
-export function createApp(service: ColonyService, config: Config, logger: Logger) {
-  return (
+type AnyElysia = Elysia<any, any, any, any, any, any, any>;
+
+/** Routes mounted beside the API by the composition root (the hosted MCP endpoint). */
+export type RoutePlugin = (app: AnyElysia) => AnyElysia;
+
+export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = []) {
+  const app =
     // standardHostname off: Elysia otherwise assumes a Host of at least 4 characters and finds
     // the path from offset 11 of the URL, so `Host: x` routed /v1/search as /search (a 404).
     new Elysia({ handler: { standardHostname: false } })
@@ -61,10 +63,9 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .use(searchRoutes(service))
       .use(draftRoutes(service))
       .use(feedRoutes(service))
-      .use(approveRoutes())
-      // Hosted MCP follows this colony's own configuration for high-risk trails.
-      .use(mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }))
-  );
+      .use(approveRoutes());
+  for (const plugin of plugins) app.use(plugin);
+  return app;
 }
 
 export type ColonyApp = ReturnType<typeof createApp>;

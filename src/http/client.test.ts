@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../service/errors";
 import { clientAddress, identify, pseudonym } from "./client";
-import { parseTrustProxy, type TrustProxy } from "./proxy-trust";
+import { parseTrustProxy, type TrustProxy } from "../core/proxy-trust";
 
 const trust = (setting: string): TrustProxy => parseTrustProxy(setting)!;
 const address = (xff: string | null, peer: string | null, setting: string) =>

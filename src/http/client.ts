@@ -2,7 +2,7 @@
 // proxy) and the agent id (X-Colony-Agent, else a keyed pseudonym of the address).
 import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
-import { forwardedClient, type TrustProxy } from "./proxy-trust";
+import { forwardedClient, type TrustProxy } from "../core/proxy-trust";
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 

@@ -1,13 +1,16 @@
 // The service core: every rule of the contract lives here once, and both the HTTP routes and the
 // MCP tools call it.
+import { startProgress } from "../progress";
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import type { Seams } from "../store/seams";
 import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
 import { FeedService } from "./feed";
+import type { Quotas } from "./quotas";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
@@ -17,6 +20,9 @@ export interface ColonyDeps {
   config: Config;
   logger: Logger;
   subsystems: Subsystems;
+  /** The single-process assumptions, as src/compose.ts chose them. */
+  seams: Seams;
+  quotas: Quotas;
   /** Base of approve_url links (known once the server is bound). */
   publicUrl: () => string;
   now?: () => number;
@@ -31,34 +37,40 @@ export class ColonyService {
   readonly search: SearchService;
   readonly drafts: DraftService;
   readonly feed: FeedService;
+  /** The quotas every route and tool spends (service/quotas.ts). */
+  readonly quotas: Quotas;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
-  private readonly fingerprintListeners: ((fingerprint: string) => void)[] = [];
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
     this.startedAt = this.now();
+    this.quotas = deps.quotas;
     const { store, vectors, embedder } = deps.subsystems;
+    const { seams } = deps;
     this.worker =
-      store && vectors && embedder
+      store && vectors && embedder && seams.jobClaims
         ? new EnrichmentWorker({
             store,
             embedder,
             logger: deps.logger,
             now: this.now,
-            onChange: (fps) => fps.forEach((fp) => this.emitFingerprintChanged(fp)),
+            claims: seams.jobClaims,
+            fingerprintChanges: seams.fingerprints,
+            vectorChanges: seams.vectors,
           })
         : null;
     this.trails = new TrailService({
       store,
       logger: deps.logger,
       now: this.now,
-      publishLimit: deps.config.publishLimit,
+      quotas: deps.quotas,
       maxQueue: deps.config.maxQueue,
       adminToken: deps.config.adminToken,
       notifyWorker: () => this.worker?.notify(),
-      onFingerprintChanged: (fp) => this.emitFingerprintChanged(fp),
+      fingerprintChanges: seams.fingerprints,
+      vectorChanges: seams.vectors,
     });
     this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
     this.drafts = new DraftService({
@@ -66,7 +78,7 @@ export class ColonyService {
       trails: this.trails,
       now: this.now,
       publicUrl: deps.publicUrl,
-      draftLimit: deps.config.draftLimit,
+      quotas: deps.quotas,
     });
     this.feed = new FeedService({ store, now: this.now });
   }
@@ -77,46 +89,66 @@ export class ColonyService {
     this.maintenanceTimer = setInterval(() => void this.maintenance(), MAINTENANCE_INTERVAL_MS);
     this.maintenanceTimer.unref?.();
     this.worker?.notify();
-    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) void this.reindex(this.worker);
+    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) {
+      const worker = this.worker;
+      void this.deps.seams.leadership
+        .run("reindex", () => this.reindex(worker))
+        .catch((err) => {
+          this.deps.logger.error("re-embedding could not start; it resumes at the next start", { error: errorMessage(err) });
+        });
+    }
     this.refingerprinting = this.refingerprint();
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
   refingerprinting: Promise<number> = Promise.resolve(0);
+  private stopping = false;
 
-  /** After a normalizer change, stored trails get their new fingerprints in the background. */
+  /**
+   * After a normalizer change, stored trails get their new fingerprints in the background (by the
+   * leader); the old and new fingerprints of each batch are announced to the lookup caches.
+   */
   private async refingerprint(): Promise<number> {
-    const { logger, subsystems } = this.deps;
-    if (!subsystems.store) return 0;
+    const { logger, subsystems, seams } = this.deps;
+    const store = subsystems.store;
+    if (!store) return 0;
+    let done = 0;
     try {
-      return await refingerprintStoredTrails({
-        store: subsystems.store,
-        logger,
-        now: this.now,
-        onChanged: (fp) => this.emitFingerprintChanged(fp),
-        stopped: () => this.stopping,
+      await seams.leadership.run("refingerprint", async () => {
+        let progress: ReturnType<typeof startProgress> | null = null;
+        done = await refingerprintStoredTrails({
+          store,
+          now: this.now,
+          onBatch: async (n, fingerprints) => {
+            progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
+            progress.tick(n);
+            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+          },
+          stopped: () => this.stopping,
+        });
+        (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
       });
     } catch (err) {
       logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
-      return 0;
     }
+    return done;
   }
 
-  /** After a model change, stored trails are re-embedded in the background. */
+  /** After a model change, stored trails are re-embedded in the background (by the leader). */
   private async reindex(worker: EnrichmentWorker): Promise<void> {
     const { logger, subsystems } = this.deps;
     try {
-      const n = await worker.reindex();
+      const total = await subsystems.store?.stats.trailsIndexed();
+      const progress = startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger });
+      const n = await worker.reindex(undefined, (k) => progress.tick(k));
       await subsystems.vectors!.markReindexed();
-      logger.info("re-embedded stored trails for the current model", { trails: n });
+      progress.finish({ trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
         error: errorMessage(err),
       });
     }
   }
-
-  private stopping = false;
 
   async stop(): Promise<void> {
     this.stopping = true;
@@ -125,28 +157,34 @@ export class ColonyService {
     await this.worker?.stop();
   }
 
-  /** Hourly: expired drafts, tombstones and fingerprint aliases past 90 days, aggregate buckets nothing reads any more. */
+  /**
+   * Hourly, by the maintenance leader: expired drafts, tombstones and fingerprint aliases past 90
+   * days, aggregate buckets nothing reads any more.
+   */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
     if (!store) return;
     try {
-      const tombstones = await this.trails.purgeTombstones();
-      const drafts = await this.drafts.purge();
-      await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
-      const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
-      if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
+      await this.deps.seams.leadership.run("maintenance", async () => {
+        const tombstones = await this.trails.purgeTombstones();
+        const drafts = await this.drafts.purge();
+        await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+        const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
+        if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
+      });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });
     }
   }
 
-  /** Called whenever what a fingerprint lookup returns may have changed (for response caches). */
-  onFingerprintChanged(listener: (fingerprint: string) => void): void {
-    this.fingerprintListeners.push(listener);
-  }
-
-  private emitFingerprintChanged(fingerprint: string): void {
-    for (const listener of this.fingerprintListeners) listener(fingerprint);
+  /**
+   * Calls `listener` whenever what a fingerprint lookup returns may have changed (for response
+   * caches), and `lost` when changes may have been missed (everything may have changed).
+   */
+  onFingerprintChanged(listener: (fingerprint: string) => void, lost?: () => void): () => void {
+    return this.deps.seams.fingerprints.subscribe((change) => {
+      for (const fp of change.fingerprints) listener(fp);
+    }, lost);
   }
 
   health() {

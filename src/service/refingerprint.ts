@@ -5,7 +5,6 @@
 // fingerprint stays an alias of the new one (purged after ALIAS_RETENTION_MS by maintenance).
 import { fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
 import { mergeKey } from "../core/merge-key";
-import type { Logger } from "../log";
 import type { Store } from "../store/ports";
 
 /** How long an old fingerprint keeps resolving after its trail was re-fingerprinted (≥ 90 days). */
@@ -15,10 +14,12 @@ const BATCH = 200;
 
 export interface RefingerprintDeps {
   store: Store;
-  logger: Logger;
   now: () => number;
-  /** Called after each batch's commit with every fingerprint whose lookups changed (old and new). */
-  onChanged: (fingerprint: string) => void;
+  /**
+   * Called after each batch's commit with its size and every fingerprint whose lookups changed
+   * (old and new), for progress and the lookup caches.
+   */
+  onBatch: (trails: number, fingerprints: string[]) => void | Promise<void>;
   /** Stops between batches (the colony is stopping). */
   stopped?: () => boolean;
   /** Trails per transaction. */
@@ -27,14 +28,14 @@ export interface RefingerprintDeps {
 
 /** Re-fingerprints every stored trail computed by an older normalizer; returns how many were updated. */
 export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promise<number> {
-  const { store, logger, now, onChanged } = deps;
+  const { store, now } = deps;
   let after = 0;
   let done = 0;
-  let changed = 0;
   const size = deps.batchSize ?? BATCH;
   while (!deps.stopped?.()) {
     const batch = await store.trails.fingerprintedBefore(NORMALIZER_VERSION, after, size);
     if (batch.length === 0) break;
+    const changed: string[] = [];
     await store.transaction(async (tx) => {
       const at = now();
       for (const r of batch) {
@@ -45,20 +46,15 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
           mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
         });
         if (fp === r.fingerprint) continue;
-        changed++;
         await tx.aliases.add(r.fingerprint, fp, at);
-        tx.afterCommit(() => {
-          onChanged(r.fingerprint);
-          onChanged(fp);
-        });
+        changed.push(r.fingerprint, fp);
       }
     });
     after = batch[batch.length - 1]!.seq;
     done += batch.length;
-    if (done % (size * 25) === 0) logger.info("re-fingerprinting stored trails", { done });
+    await deps.onBatch(batch.length, [...new Set(changed)]);
     // Let requests run between batches: this is background work.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  if (done > 0) logger.info("re-fingerprinted stored trails for normalizer version " + NORMALIZER_VERSION, { trails: done, changed });
   return done;
 }
