@@ -28,10 +28,9 @@ function rewindToVersion1(dataDir: string): void {
     const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
     for (const r of rows) {
       const error = JSON.parse(r.content).problem.error as string;
-      db.query("UPDATE trails SET fingerprint = ?, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v1-merge-key' END WHERE seq = ?").run(
-        fingerprint(error, 1),
-        r.seq,
-      );
+      db.query(
+        "UPDATE trails SET fingerprint = ?, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v1-merge-key' END WHERE seq = ?",
+      ).run(fingerprint(error, 1), r.seq);
     }
     db.exec("DROP INDEX trails_by_normalizer_version");
     db.exec("ALTER TABLE trails DROP COLUMN normalizer_version");
@@ -46,8 +45,7 @@ const lookup = async (c: TestColony, fp: string) => {
   const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
   return { status: res.status, body: (await res.json()) as any };
 };
-const search = async (c: TestColony, query: string) =>
-  (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
+const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
 
 test("an upgraded colony answers lookups and search by old and new fingerprints, each trail once", async () => {
   const dataDir = tempDir("colony-normalizer-upgrade-");
@@ -64,9 +62,11 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
     expect(await upgraded.service.refingerprinting).toBe(ERRORS.length);
     const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
     try {
-      const rows = db.query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
-        "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
-      ).all();
+      const rows = db
+        .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
+          "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
+        )
+        .all();
       for (const r of rows) {
         const trail = JSON.parse(r.content);
         expect(r.normalizer_version).toBe(2);
@@ -112,7 +112,11 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
 test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {
   const db = openDatabase({ dataDir: tempDir("colony-refingerprint-"), sqliteVecPath: getLoadablePath() });
   const store = createSqliteStore(db);
-  const errors = ["KeyError: 'user_id'", "TypeError: 'NoneType' object is not subscriptable", "ValueError: invalid literal for int() with base 10: 'x'"];
+  const errors = [
+    "KeyError: 'user_id'",
+    "TypeError: 'NoneType' object is not subscriptable",
+    "ValueError: invalid literal for int() with base 10: 'x'",
+  ];
   for (const [i, error] of errors.entries()) {
     await store.trails.insertQueued({
       id: `00000000-0000-4000-8000-00000000000${i}`,

@@ -52,9 +52,7 @@ export class SearchService {
     // itself when it is a fingerprint a client cached (aliases resolve both).
     const known = [fp, ...olderFingerprints(req.query), ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
-    const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter(
-      (r) => (r.strength ?? 0) >= minStrength,
-    );
+    const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
     let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));

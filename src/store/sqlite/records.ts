@@ -8,7 +8,9 @@ import type {
   OutcomeRecord,
   OutcomeRepository,
   StatsRepository,
-  TombstoneRepository, FingerprintAliasRepository } from "../ports";
+  TombstoneRepository,
+  FingerprintAliasRepository,
+} from "../ports";
 
 export class SqliteJobQueue implements JobQueue {
   constructor(private readonly db: Database) {}
@@ -111,7 +113,9 @@ export class SqliteFingerprintAliasRepository implements FingerprintAliasReposit
   constructor(private readonly db: Database) {}
 
   async add(oldFp: string, newFp: string, at: number): Promise<void> {
-    this.db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(oldFp, newFp, at);
+    this.db
+      .query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(oldFp, newFp, at);
   }
 
   async resolve(oldFp: string): Promise<string[]> {
