@@ -14,6 +14,8 @@ import { createFetchHandler } from "./http/server";
 import type { Logger } from "./log";
 import { hostedToolConfig } from "./mcp/config";
 import { mcpRoutes } from "./mcp/hosted";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "./mcp/jsonrpc-errors";
+import { OriginPolicy } from "./mcp/origin";
 import { type NativePaths, prepareNatives } from "./platform/native";
 import { ColonyService } from "./service/colony";
 import { Quotas } from "./service/quotas";
@@ -192,9 +194,15 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   const quotas = new Quotas({ general: config.rateLimit, publish: config.publishLimit, draft: config.draftLimit }, seams.quotas);
   const service = new ColonyService({ config, logger, subsystems, seams, quotas, publicUrl });
   await service.start();
-  // Hosted MCP follows this colony's own configuration for high-risk trails.
-  const mcp = mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk });
-  const app = createApp(service, logger, [mcp]);
+  // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
+  // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
+  const mcp = mcpRoutes(
+    service,
+    { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
+    new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
+  );
+  const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
+  const app = createApp(service, logger, [mcp], errorShapes);
   const handler = createFetchHandler({
     config,
     logger,
@@ -202,6 +210,7 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
     lookups: new FingerprintLookups(service),
     pseudonymSecret: await pseudonymSecret(subsystems.store),
     quotas,
+    errorShapes,
   });
   return {
     subsystems,

@@ -28,6 +28,8 @@ export interface Config {
   cacheDir: string;
   logLevel: LogLevel;
   allowHighRisk: boolean;
+  /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -80,6 +82,30 @@ function url(env: Env, name: string): string | null {
   return raw.replace(/\/+$/, "");
 }
 
+const ORIGINS_ACCEPTS =
+  "a comma-separated list of origins, each scheme://host[:port] (http or https, no path), e.g. https://inspector.example.com";
+
+/** COLONY_ALLOWED_ORIGINS: origins as browsers send them (URL.origin), for exact comparison. */
+export function allowedOrigins(env: Env, name = "COLONY_ALLOWED_ORIGINS"): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .map((entry) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(entry);
+      } catch {}
+      const bare = parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.pathname === "/";
+      if (!parsed || !bare || parsed.search || parsed.hash || parsed.username) {
+        throw new ConfigError(name, ORIGINS_ACCEPTS, raw);
+      }
+      return parsed.origin;
+    });
+}
+
 function defaultCacheDir(env: Env): string {
   const xdg = str(env, "XDG_CACHE_HOME");
   return join(xdg ?? join(env.HOME ?? homedir(), ".cache"), "colony");
@@ -114,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheDir: resolve(str(env, "COLONY_CACHE_DIR") ?? defaultCacheDir(env)),
     logLevel: logLevel as LogLevel,
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
+    allowedOrigins: allowedOrigins(env),
   };
 }
 
@@ -137,4 +164,5 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_CACHE_DIR", "$XDG_CACHE_HOME/colony or ~/.cache/colony", "where the binary extracts its native parts"],
   ["COLONY_LOG_LEVEL", "info", "debug, info, warn, error or silent"],
   ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
+  ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
 ];

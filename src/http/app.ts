@@ -2,10 +2,10 @@
 // over the service core; rules live in the core, not here.
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
-import { parseJsonBody } from "./body";
+import { BodyParseError, parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
-import { errorResponse, jsonResponse } from "./errors";
+import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
@@ -19,7 +19,7 @@ type AnyElysia = Elysia<any, any, any, any, any, any, any>;
 /** Routes mounted beside the API by the composition root (the hosted MCP endpoint). */
 export type RoutePlugin = (app: AnyElysia) => AnyElysia;
 
-export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = []) {
+export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = [], errorShapes: ErrorShapes = new Map()) {
   const app =
     // standardHostname off: Elysia otherwise assumes a Host of at least 4 characters and finds
     // the path from offset 11 of the URL, so `Host: x` routed /v1/search as /search (a 404).
@@ -33,23 +33,25 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        if (error instanceof ServiceError) return errorResponse(error);
+        // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the REST one.
+        const render = errorShapes.get(route) ?? errorResponse;
+        if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503
         if (storeFailure) {
           logger.error("a write could not be stored", { route, error: errorMessage(error) });
-          return errorResponse(storeFailure);
+          return render(storeFailure);
         }
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
-        if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);
-        if (code === "NOT_FOUND") return errorResponse(new ServiceError("not_found", "no such route"));
-        if (code === "PARSE") return errorResponse(new ServiceError("invalid_request", "the body is not valid JSON"));
-        if (code === "VALIDATION") return errorResponse(new ServiceError("invalid_request", "the request is not valid"));
+        if (code === "PARSE" && cause instanceof ServiceError) return render(cause);
+        if (code === "NOT_FOUND") return render(new ServiceError("not_found", "no such route"));
+        if (code === "PARSE") return render(new BodyParseError());
+        if (code === "VALIDATION") return render(new ServiceError("invalid_request", "the request is not valid"));
         logger.error("unhandled error", {
           route,
           error: errorMessage(error, { withName: true }),
         });
-        return errorResponse(new ServiceError("internal"));
+        return render(new ServiceError("internal"));
       })
       .onBeforeHandle(({ request, route }) => {
         contextOf(request).route = route;

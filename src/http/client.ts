@@ -29,12 +29,17 @@ export function pseudonym(address: string, secret: string): string {
   return name;
 }
 
-/** The declared agent id, or null when none is sent; 400 invalid_request when it is malformed. */
+/** A malformed X-Colony-Agent: 400 invalid_request (an MCP endpoint answers a JSON-RPC server error). */
+export class InvalidAgentHeaderError extends ServiceError {
+  constructor() {
+    super("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
+  }
+}
+
+/** The declared agent id, or null when none is sent; InvalidAgentHeaderError when it is malformed. */
 export function checkAgentHeader(headers: Headers): string | null {
   const declared = headers.get("x-colony-agent");
-  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) {
-    throw new ServiceError("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
-  }
+  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) throw new InvalidAgentHeaderError();
   return declared;
 }
 

@@ -8,7 +8,7 @@ import { readBodyLimited } from "./body";
 import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "./client";
 import { bindContext, type RequestContext } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
-import { errorResponse } from "./errors";
+import { type ErrorShapes, errorResponse } from "./errors";
 import { quotaHeaders, refuseUnlessAllowed, type QuotaDecision, type Quotas, type QuotaState } from "../service/quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
 import { errorMessage } from "../core/error-message";
@@ -22,6 +22,8 @@ export interface ServerDeps {
   pseudonymSecret: string;
   /** The general quota of every request, and the own quota of metered routes (service/quotas.ts). */
   quotas: Quotas;
+  /** Paths whose refusals take their own shape (the MCP endpoint's JSON-RPC errors). */
+  errorShapes?: ErrorShapes;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -134,10 +136,13 @@ export function createFetchHandler(deps: ServerDeps) {
     return identify(request.headers, pass.address, deps.pseudonymSecret);
   }
 
-  function failure(err: unknown): Response {
+  /** The error's answer: the REST error shape, or the route's own (JSON-RPC's on the MCP endpoint). */
+  function failure(err: unknown, request?: Request): Response {
     const known = toServiceError(err);
     if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
-    return errorResponse(known ?? new ServiceError("internal"));
+    const answer = known ?? new ServiceError("internal");
+    const render = request && deps.errorShapes?.size ? deps.errorShapes.get(new URL(request.url).pathname) : undefined;
+    return (render ?? errorResponse)(answer);
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */
@@ -184,7 +189,7 @@ export function createFetchHandler(deps: ServerDeps) {
       route = ctx.route;
       quota = ctx.quota;
     } catch (err) {
-      response = failure(err);
+      response = failure(err, request);
     }
     return end(request, pass, response, route, quota);
   }
