@@ -21,7 +21,7 @@ const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
-  const caller = { address: "127.0.0.1", agent: "bench-sweep", agentDeclared: true };
+  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-sweep", agentDeclared: true };
   const published = [];
   for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);
   await seedTrails(colony, distractorTrails(REPO_DIR, DISTRACTORS, 5), { chunk: 4000 });

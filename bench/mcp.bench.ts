@@ -51,7 +51,7 @@ const colony = await startTestColony({
 try {
   const { cases } = loadSharedEval();
   const bases = cases.map(trailFromCase);
-  const caller = { address: "10.0.0.1", agent: "bench-seeder-01", agentDeclared: true };
+  const caller = { address: "10.0.0.1", client: "anon-bench-seeder", agent: "bench-seeder-01", agentDeclared: true };
   let t0 = performance.now();
   for (let i = 0; i < TRAILS; i++) await colony.service.trails.publish(synthetic(bases[i % bases.length]!, i), caller);
   const publishMs = performance.now() - t0;

@@ -49,7 +49,7 @@ const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
-  const caller = { address: "127.0.0.1", agent: "bench-quality", agentDeclared: true };
+  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-quality", agentDeclared: true };
   // Cases first, so a distractor identical in merge key would merge into the case, not the reverse.
   const published = [];
   for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);

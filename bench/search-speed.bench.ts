@@ -63,7 +63,7 @@ try {
     );
 
     // 2. Raw parts, in-process, one at a time, on the same queries.
-    const caller = { address: "127.0.0.1", agent: "bench-speed", agentDeclared: true };
+    const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-speed", agentDeclared: true };
     const qs = queries.slice(0, RAW_QUERIES(size));
     const embedded = await embedder!.embed(qs.slice(0, 16)); // warm up
     void embedded;

@@ -1,5 +1,5 @@
 // Normalizer versioning (decisions §2): a colony whose trails were fingerprinted by the previous
-// normalizer (version 1, schema before migration 6) is upgraded; at start it re-fingerprints the
+// normalizer (version 1, schema before migration 7) is upgraded; at start it re-fingerprints the
 // stored trails in the background, and lookups and search answer by the old and the new
 // fingerprints, each trail once. Re-fingerprinting resumes where a stopped run left off.
 import { Database } from "bun:sqlite";
@@ -21,7 +21,7 @@ const ERRORS = [
   "Error: listen EADDRINUSE: address already in use :::3000\n    at Server.setupListenHandle [as _listen2] (node:net:1817:16)",
 ];
 
-/** Puts the database back where the previous release left it: version-1 fingerprints, schema 5. */
+/** Puts the database back where the previous release left it: version-1 fingerprints, schema 6. */
 function rewindToVersion1(dataDir: string): void {
   const db = new Database(join(dataDir, DATABASE_FILE));
   try {
@@ -35,7 +35,7 @@ function rewindToVersion1(dataDir: string): void {
     db.exec("DROP INDEX trails_by_normalizer_version");
     db.exec("ALTER TABLE trails DROP COLUMN normalizer_version");
     db.exec("DROP TABLE fingerprint_aliases");
-    db.exec("PRAGMA user_version = 5");
+    db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();
   }

@@ -45,6 +45,7 @@ export function checkAgentHeader(headers: Headers): string | null {
 
 export function identify(headers: Headers, address: string, secret: string): ClientIdentity {
   const declared = checkAgentHeader(headers);
-  if (declared !== null) return { address, agent: declared, agentDeclared: true };
-  return { address, agent: pseudonym(address, secret), agentDeclared: false };
+  const client = pseudonym(address, secret);
+  if (declared !== null) return { address, client, agent: declared, agentDeclared: true };
+  return { address, client, agent: client, agentDeclared: false };
 }

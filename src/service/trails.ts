@@ -2,10 +2,11 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
+import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
 import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
@@ -19,7 +20,6 @@ export const UNTRUSTED_NOTICE =
 
 export const TOMBSTONE_RETENTION_MS = 90 * 24 * 3600 * 1000;
 const FINGERPRINT_LOOKUP_LIMIT = 5;
-const REPEAT_WINDOW_MS = 24 * 3600 * 1000;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface SearchResult {
@@ -235,16 +235,23 @@ export class TrailService {
     const at = this.deps.now();
     const notes = report.notes ? redactText(report.notes).text : null;
     return store.transaction(async (tx) => {
+      // Facts asked only while the report could still count: each is one indexed lookup.
+      const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
       const counted =
-        report.outcome !== "not_applicable" &&
-        caller.agent !== target.author &&
-        !(await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS));
+        countable &&
+        isCounted({
+          outcome: report.outcome,
+          byAuthor: false,
+          agentRepeat: await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS),
+          clientCountedToday: await tx.outcomes.countedForClientSince(target.seq, caller.client, utcDayStart(at)),
+        });
       await tx.stats.touchAgent(caller.agent, at);
-      const tokensSaved = counted && report.outcome === "worked" ? (target.trail.effort?.tokens_spent ?? 0) : 0;
-      await tx.stats.addOutcome(at, tokensSaved);
+      const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
+      await tx.stats.addOutcome(at, saved);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
+        client: caller.client,
         outcome: report.outcome,
         counted,
         notes: notes && notes.length > 0 ? notes : null,

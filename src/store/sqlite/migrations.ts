@@ -188,6 +188,16 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 6,
+    name: "outcome reports keep the client address pseudonym",
+    sql: `
+      -- The keyed pseudonym of the reporting address (never the address): counted reports are
+      -- limited per address per trail per UTC day, whatever agent ids it sends.
+      ALTER TABLE outcomes ADD COLUMN client TEXT;
+      CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted = 1;
+    `,
+  },
+  {
+    version: 7,
     name: "normalizer version and fingerprint aliases",
     sql: `
       -- The normalizer version each stored fingerprint was computed with (decisions §2): rows
