@@ -182,6 +182,16 @@ export const API_ROUTES: ApiRoute[] = [
     errors: [],
   },
   {
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics (operator): requests, search phases, enrichment, quotas, queue, trails, store size",
+    tag: "Operator",
+    operator: true,
+    contentType: "text/plain",
+    answers: { 200: { description: "the Prometheus text exposition format", schema: Type.String() } },
+    errors: ["unauthorized", "not_enabled", "unavailable"],
+  },
+  {
     method: "post",
     path: "/mcp",
     summary: "Hosted MCP server (stateless Streamable HTTP, JSON-RPC)",

@@ -11,6 +11,8 @@ import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seam
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
+import type { EnrichmentOutcome, Metrics } from "./metrics";
+
 export interface WorkerDeps {
   /** A store whose vector index is open. */
   store: Store;
@@ -24,6 +26,7 @@ export interface WorkerDeps {
   fingerprintChanges: FingerprintChanges;
   /** Told after a commit which trails got a vector. */
   vectorChanges: VectorChanges;
+  metrics?: Metrics;
 }
 
 /** A trail whose analysis throws this many times is rejected rather than retried forever. */
@@ -116,6 +119,8 @@ export class EnrichmentWorker {
             : { seq, record, kind: "candidate", analysis },
         );
       } catch (err) {
+        this.deps.metrics?.enrichment("failed");
+        await store.stats.bump("failed", this.deps.now());
         if (attempts + 1 >= MAX_ATTEMPTS) {
           planned.push({ seq, record, kind: "rejected", reasons: ["enrichment_failed"], trail: record.trail });
         } else {
@@ -148,10 +153,16 @@ export class EnrichmentWorker {
     const changed = new Set<string>();
     const upserted: number[] = [];
     const at = now();
+    const verdicts: EnrichmentOutcome[] = [];
     await store.transaction(async (tx) => {
+      const counted = async (outcome: EnrichmentOutcome, applied: boolean) => {
+        if (!applied) return;
+        verdicts.push(outcome);
+        await tx.stats.bump(outcome, at);
+      };
       for (const p of planned) {
         if (p.kind === "rejected") {
-          await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at });
+          await counted("rejected", await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at }));
           await tx.jobs.remove(p.seq);
           continue;
         }
@@ -161,6 +172,7 @@ export class EnrichmentWorker {
         const existing = await tx.trails.indexedByMergeKey(analysis.mergeKey);
         if (existing && existing.seq !== p.seq) {
           if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: existing.id, at })) {
+            await counted("merged", true);
             await this.creditMerge(tx, existing, record.author, at);
             changed.add(existing.fingerprint);
           }
@@ -177,6 +189,7 @@ export class EnrichmentWorker {
             at,
           });
           if (applied) {
+            await counted("indexed", true);
             await tx.vectors!.upsert(p.seq, vector);
             upserted.push(p.seq);
             await tx.lexical.add(p.seq, lexicalFields(analysis.trail));
@@ -194,6 +207,8 @@ export class EnrichmentWorker {
       }
       if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
+      const metrics = this.deps.metrics;
+      if (metrics) tx.afterCommit(() => verdicts.forEach((v) => metrics.enrichment(v)));
     });
   }
 

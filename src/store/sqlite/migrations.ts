@@ -196,4 +196,19 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted = 1;
     `,
   },
+  {
+    version: 7,
+    name: "operator series and trail history",
+    sql: `
+      -- Hourly counts for the operator console's charts (searches, publishes, outcomes, verdicts,
+      -- the queue's hourly peak), kept 30 days.
+      CREATE TABLE series_hourly (
+        hour  INTEGER NOT NULL,
+        name  TEXT NOT NULL,
+        value INTEGER NOT NULL,
+        PRIMARY KEY (hour, name)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+    `,
+  },
 ];
