@@ -161,6 +161,15 @@ describe("OpenAPI document", () => {
     });
     expect(removed.status).toBe(200);
     await conforms("GET", `/v1/trails/${id}`);
+    await conforms("GET", `/v1/admin/trails/${id}`, { headers: bearer });
+    await conforms("GET", "/v1/admin/overview", { headers: bearer });
+    await conforms("GET", "/v1/admin/overview");
+    await conforms("GET", "/v1/admin/series?hours=3", { headers: bearer });
+    await conforms("GET", "/v1/admin/series?hours=0", { headers: bearer });
+    const explained = await conforms("POST", "/v1/admin/search", json({ query: "No module named yaml" }, bearer));
+    expect(explained.body.explanations.length).toBe(explained.body.results.length);
+    await conforms("GET", `/v1/admin/trails/${id}`, { headers: bearer });
+    await conforms("GET", "/v1/admin/trails/nope", { headers: bearer });
     await conforms("GET", "/metrics");
     await conforms("GET", "/metrics", { headers: bearer });
     const mcp = await conforms(

@@ -95,7 +95,7 @@ export class AdminService {
   async trail(authorization: string | null, trailId: string) {
     this.authorize(authorization);
     const status = await this.deps.trails.status(trailId);
-    if (status.status === "removed") return { ...status, outcomes: [], history: await this.history(trailId) };
+    if (status.status === "removed") return { ...status, reports: [], history: await this.history(trailId) };
     const store = this.store;
     const record = (await store.trails.byId(trailId))!;
     const outcomes = await store.outcomes.forTrail(record.seq, HISTORY_LIMIT);
@@ -104,7 +104,7 @@ export class AdminService {
       author: record.author,
       indexed_at: record.indexedAt === null ? null : new Date(record.indexedAt).toISOString(),
       reinforced_at: record.reinforcedAt === null ? null : new Date(record.reinforcedAt).toISOString(),
-      outcomes: outcomes.map((o) => ({
+      reports: outcomes.map((o) => ({
         outcome: o.outcome,
         counted: o.counted,
         agent: o.agent,
