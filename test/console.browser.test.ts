@@ -1,7 +1,7 @@
 // The operator console in a real browser (Debian's Chromium through playwright-core) against a real
 // colony: sign in with the token, see the statistics and charts, the feed and the activity, search
 // with the ranking explained, open a trail's whole record and remove it. Nothing is loaded from
-// another origin, the CSP holds, hostile text stays text. Screenshots go to docs/console-*.png.
+// another origin, the CSP holds, hostile text stays text. Screenshots: docs/console-*.png.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -55,7 +55,10 @@ afterAll(async () => {
   await colony?.dispose();
 });
 
-const shot = (name: string) => page.screenshot({ path: join(REPO_DIR, `docs/console-${name}.png`), fullPage: true });
+// The screenshots of docs/ are refreshed on request (COLONY_UPDATE_SCREENSHOTS=1), so a test run
+// never changes tracked files; otherwise they go to test/artifacts.
+const SHOTS_DIR = join(REPO_DIR, process.env.COLONY_UPDATE_SCREENSHOTS === "1" ? "docs" : "test/artifacts");
+const shot = (name: string) => page.screenshot({ path: join(SHOTS_DIR, `console-${name}.png`), fullPage: true });
 
 describe("operator console", () => {
   test(
