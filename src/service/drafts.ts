@@ -14,7 +14,7 @@ import type { TrailService } from "./trails";
 export const DRAFT_LIFETIME_S = 1800;
 /** Published and discarded drafts stay readable this long (for the page and publish status). */
 export const FINISHED_DRAFT_RETENTION_MS = 7 * 24 * 3600 * 1000;
-const DRAFT_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+export const DRAFT_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
 export interface DraftDeps {
   store: Store | null;

@@ -6,7 +6,7 @@ import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counti
 import { environmentOverlap } from "../core/overlap";
 import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseTrail, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
@@ -254,8 +254,12 @@ export class TrailService {
   }
 
   /** Operator removal (decisions §8). */
-  async remove(trailId: string, authorization: string | null): Promise<{ trail_id: string; status: "removed" }> {
+  async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
     this.authorizeOperator(authorization);
+    if (body !== undefined) {
+      const parsed = parseWith(RemoveRequest, body);
+      if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
+    }
     const store = this.store;
     if (!UUID_PATTERN.test(trailId)) throw new ServiceError("not_found", "no trail with this id");
     const record = await store.trails.byId(trailId);
