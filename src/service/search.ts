@@ -1,5 +1,6 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
+import { atLeast, bestConfidence, confidenceOf, lexicalCoverage } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
@@ -10,6 +11,10 @@ import type { Embedder } from "../embedding/embedder";
 import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
+
+/** The envelope's note when no result is at least likely. */
+export const NO_LIKELY_MATCH =
+  "No result is a likely match for this error: the trails below are only the closest ones; check that their error is yours before using a fix.";
 
 /** How many candidates each retriever contributes to the fusion. */
 export const CANDIDATES_PER_RETRIEVER = 30;
@@ -47,6 +52,7 @@ export class SearchService {
     const store = requireStore(this.deps.store);
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
+    const minConfidence = req.min_confidence ?? "weak";
     const fp = fingerprint(req.query);
     // Also what older normalizers gave the query (trails not re-fingerprinted yet), and the query
     // itself when it is a fingerprint a client cached (aliases resolve both).
@@ -98,7 +104,11 @@ export class SearchService {
       for (const id of chosen) {
         const record = records.get(id);
         if (!record || record.status !== "indexed") continue;
-        results.push(trails.result(record, "semantic", round(similarity.get(id) ?? 0), req.environment));
+        const cosine = round(similarity.get(id) ?? 0);
+        const coverage = lexicalCoverage(req.query, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`);
+        const confidence = confidenceOf({ via: "semantic", cosine, coverage });
+        if (!atLeast(confidence, minConfidence)) continue;
+        results.push(trails.result(record, "semantic", cosine, req.environment, confidence));
         top ??= record;
       }
     }
@@ -110,7 +120,10 @@ export class SearchService {
       // caller its results (/readyz reports the failing writes).
       if (!(err instanceof StoreUnavailableError)) throw err;
     }
-    return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
+    const confidence = bestConfidence(results.map((r) => r.match.confidence));
+    const envelope: SearchEnvelope = { fingerprint: fp, results, notice: UNTRUSTED_NOTICE, confidence };
+    if (!atLeast(confidence, "likely")) envelope.confidence_note = NO_LIKELY_MATCH;
+    return envelope;
   }
 
   /** The search event and the hot-label counter. Never the query text. */

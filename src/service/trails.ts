@@ -3,6 +3,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
+import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
 import { redactText } from "../core/redaction";
@@ -25,7 +26,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 export interface SearchResult {
   trail_id: string;
-  match: { via: "fingerprint" | "semantic"; score: number; environment_overlap: number };
+  match: { via: "fingerprint" | "semantic"; score: number; environment_overlap: number; confidence: Confidence };
   strength: number;
   outcomes: OutcomeCounts;
   risk: NonNullable<TrailRecord["risk"]>;
@@ -36,6 +37,10 @@ export interface SearchEnvelope {
   fingerprint: string;
   results: SearchResult[];
   notice: string;
+  /** The best confidence among the results (`weak` when there are none). */
+  confidence?: Confidence;
+  /** Set when no result is at least likely: the results are probably not this error. */
+  confidence_note?: string;
 }
 
 export interface OutcomeResult {
@@ -181,6 +186,7 @@ export class TrailService {
     return {
       fingerprint: fp,
       results: records.map((r) => this.result(r, "fingerprint", 1)),
+      confidence: "strong",
       notice: UNTRUSTED_NOTICE,
     };
   }
@@ -216,10 +222,16 @@ export class TrailService {
     return records.slice(0, limit);
   }
 
-  result(r: TrailRecord, via: "fingerprint" | "semantic", score: number, env?: QueryEnvironment): SearchResult {
+  result(
+    r: TrailRecord,
+    via: "fingerprint" | "semantic",
+    score: number,
+    env?: QueryEnvironment,
+    confidence: Confidence = "strong",
+  ): SearchResult {
     return {
       trail_id: r.id,
-      match: { via, score, environment_overlap: environmentOverlap(env, r.trail.environment) },
+      match: { via, score, environment_overlap: environmentOverlap(env, r.trail.environment), confidence },
       strength: r.strength ?? 0,
       outcomes: r.counts,
       risk: r.risk ?? { level: "low", flags: [] },
