@@ -142,7 +142,6 @@ const CONFUSABLES: Record<string, string> = {
 const CONFUSABLE_PATTERN = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "gu");
 // biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each removed on its own
 const INVISIBLE = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: a class of combining marks, matched after a Latin letter on purpose
 const LATIN_WITH_MARKS = /([A-Za-z])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g;
 
 /** Folds look-alike letters of other scripts onto Latin ones (keeps case; other characters stay). */
