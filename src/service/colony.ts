@@ -11,6 +11,7 @@ import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
 import { FeedService } from "./feed";
 import type { Quotas } from "./quotas";
+import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -96,6 +97,41 @@ export class ColonyService {
           this.deps.logger.error("re-embedding could not start; it resumes at the next start", { error: errorMessage(err) });
         });
     }
+    this.refingerprinting = this.refingerprint();
+  }
+
+  /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
+  refingerprinting: Promise<number> = Promise.resolve(0);
+  private stopping = false;
+
+  /**
+   * After a normalizer change, stored trails get their new fingerprints in the background (by the
+   * leader); the old and new fingerprints of each batch are announced to the lookup caches.
+   */
+  private async refingerprint(): Promise<number> {
+    const { logger, subsystems, seams } = this.deps;
+    const store = subsystems.store;
+    if (!store) return 0;
+    let done = 0;
+    try {
+      await seams.leadership.run("refingerprint", async () => {
+        let progress: ReturnType<typeof startProgress> | null = null;
+        done = await refingerprintStoredTrails({
+          store,
+          now: this.now,
+          onBatch: async (n, fingerprints) => {
+            progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
+            progress.tick(n);
+            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+          },
+          stopped: () => this.stopping,
+        });
+        (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
+      });
+    } catch (err) {
+      logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
+    }
+    return done;
   }
 
   /** After a model change, stored trails are re-embedded in the background (by the leader). */
@@ -115,13 +151,15 @@ export class ColonyService {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    await this.refingerprinting;
     await this.worker?.stop();
   }
 
   /**
-   * Hourly, by the maintenance leader: expired drafts, tombstones past 90 days, aggregate buckets
-   * nothing reads any more.
+   * Hourly, by the maintenance leader: expired drafts, tombstones and fingerprint aliases past 90
+   * days, aggregate buckets nothing reads any more.
    */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
@@ -131,7 +169,8 @@ export class ColonyService {
         const tombstones = await this.trails.purgeTombstones();
         const drafts = await this.drafts.purge();
         await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
-        if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
+        const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
+        if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
       });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });

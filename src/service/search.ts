@@ -1,6 +1,6 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
-import { fingerprint } from "../core/fingerprint";
+import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
 import { rank, rankByBlend, VECTOR_WEIGHT_BY_MODEL, type Candidate, type Fusion, type FusionWeights } from "../core/ranking";
@@ -48,8 +48,11 @@ export class SearchService {
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
     const fp = fingerprint(req.query);
+    // Also what older normalizers gave the query (trails not re-fingerprinted yet), and the query
+    // itself when it is a fingerprint a client cached (aliases resolve both).
+    const known = [fp, ...olderFingerprints(req.query), ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
-    const byFingerprint = (await trails.fingerprintMatches(fp, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
+    const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
     let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));

@@ -1,7 +1,7 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
+import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
@@ -103,6 +103,7 @@ export class TrailService {
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,
+      normalizerVersion: NORMALIZER_VERSION,
       errorType: trail.problem.error_type ?? null,
       trail,
       contentHash: contentHash(trail),
@@ -184,10 +185,29 @@ export class TrailService {
     };
   }
 
-  /** Fingerprint matches for search: stable order, same error_type first, then strength. */
-  async fingerprintMatches(fp: string, errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+  /**
+   * Fingerprint matches for search and lookups: stable order, same error_type first, then strength.
+   * `fps` are the fingerprints the query is known by (the current one first, then what older
+   * normalizers gave it); each also resolves through the aliases of re-fingerprinted trails
+   * (decisions §2). A trail found under several of them is returned once.
+   */
+  async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+    const wanted = new Set<string>();
+    for (const fp of typeof fps === "string" ? [fps] : fps) {
+      wanted.add(fp);
+      for (const target of await this.store.aliases.resolve(fp)) wanted.add(target);
+    }
     // Fetch a few more than asked, so an error_type match deeper down can move up.
-    const records = await this.store.trails.indexedByFingerprint(fp, limit * 4);
+    const seen = new Set<number>();
+    const records: TrailRecord[] = [];
+    for (const fp of wanted) {
+      for (const r of await this.store.trails.indexedByFingerprint(fp, limit * 4)) {
+        if (seen.has(r.seq)) continue;
+        seen.add(r.seq);
+        records.push(r);
+      }
+    }
+    if (wanted.size > 1) records.sort((a, b) => (b.strength ?? 0) - (a.strength ?? 0) || a.seq - b.seq);
     if (errorType) {
       const want = errorType.trim().toLowerCase();
       const same = (r: TrailRecord) => (r.errorType?.trim().toLowerCase() === want ? 0 : 1);

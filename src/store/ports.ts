@@ -90,9 +90,22 @@ export interface TrailRecord {
   reasons: string[] | null;
   mergeKey: string | null;
   reinforcedAt: number | null;
+  /** The normalizer version `fingerprint` was computed with (core/error-normalizer.ts). */
+  normalizerVersion: number;
 }
 
-export type NewTrail = Pick<TrailRecord, "id" | "fingerprint" | "errorType" | "trail" | "contentHash" | "author" | "createdAt">;
+export type NewTrail = Pick<
+  TrailRecord,
+  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "createdAt"
+>;
+
+/** A stored trail's fingerprint and merge key recomputed by a newer normalizer. */
+export interface Refingerprint {
+  fingerprint: string;
+  normalizerVersion: number;
+  /** Recomputed for a trail that has one (indexed), else null. */
+  mergeKey: string | null;
+}
 
 /** The verdict of enrichment, applied once to a queued trail. */
 export type Verdict =
@@ -132,6 +145,10 @@ export interface TrailRepository {
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
   indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */
+  fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
+  refingerprint(seq: number, r: Refingerprint): Promise<void>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**
@@ -189,6 +206,19 @@ export interface OutcomeRepository {
 export interface MergeCreditLedger {
   /** Records a credit; false when this agent already earned one for this trail on this day. */
   grant(trailSeq: number, agent: string, day: string): Promise<boolean>;
+}
+
+/**
+ * Old fingerprints of re-fingerprinted trails (decisions §2): a lookup or search by an old
+ * fingerprint also finds the trails now under the new one, for at least 90 days.
+ */
+export interface FingerprintAliasRepository {
+  /** Records that `oldFp` now resolves to `newFp` (a repeat keeps the first record). */
+  add(oldFp: string, newFp: string, at: number): Promise<void>;
+  /** The current fingerprints an old one resolves to (none for a current fingerprint). */
+  resolve(oldFp: string): Promise<string[]>;
+  /** Deletes aliases created before `at`; returns how many. */
+  purgeBefore(at: number): Promise<number>;
 }
 
 export interface TombstoneRepository {
@@ -264,6 +294,7 @@ export interface Ports {
   outcomes: OutcomeRepository;
   credits: MergeCreditLedger;
   tombstones: TombstoneRepository;
+  aliases: FingerprintAliasRepository;
   events: EventLog;
   lexical: LexicalIndex;
   searches: SearchCounter;

@@ -9,6 +9,7 @@ import type {
   OutcomeRepository,
   StatsRepository,
   TombstoneRepository,
+  FingerprintAliasRepository,
 } from "../ports";
 
 export class SqliteJobQueue implements JobQueue {
@@ -114,6 +115,27 @@ export class SqliteTombstoneRepository implements TombstoneRepository {
 
   async purgeBefore(at: number): Promise<number> {
     return this.db.query("DELETE FROM tombstones WHERE removed_at < ?").run(at).changes;
+  }
+}
+
+export class SqliteFingerprintAliasRepository implements FingerprintAliasRepository {
+  constructor(private readonly db: Database) {}
+
+  async add(oldFp: string, newFp: string, at: number): Promise<void> {
+    this.db
+      .query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(oldFp, newFp, at);
+  }
+
+  async resolve(oldFp: string): Promise<string[]> {
+    return this.db
+      .query<{ new_fp: string }, [string]>("SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ? ORDER BY new_fp")
+      .all(oldFp)
+      .map((r) => r.new_fp);
+  }
+
+  async purgeBefore(at: number): Promise<number> {
+    return this.db.query("DELETE FROM fingerprint_aliases WHERE created_at < ?").run(at).changes;
   }
 }
 

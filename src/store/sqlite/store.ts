@@ -12,6 +12,7 @@ import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
 import { AsyncMutex } from "./mutex";
 import {
   SqliteEventLog,
+  SqliteFingerprintAliasRepository,
   SqliteJobQueue,
   SqliteMergeCreditLedger,
   SqliteOutcomeRepository,
@@ -26,11 +27,12 @@ type Hook = () => void | Promise<void>;
 /** The methods of each port that write: outside a transaction they wait for the mutex. */
 const WRITES = {
   kv: ["set", "delete"],
-  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete"],
+  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete", "refingerprint"],
   jobs: ["recordFailure", "remove"],
   outcomes: ["insert"],
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
+  aliases: ["add", "purgeBefore"],
   events: ["append"],
   lexical: ["add", "remove"],
   searches: ["add"],
@@ -47,6 +49,7 @@ class SqliteTransaction implements Transaction {
   outcomes;
   credits;
   tombstones;
+  aliases;
   events;
   lexical;
   searches;
@@ -61,6 +64,7 @@ class SqliteTransaction implements Transaction {
     this.outcomes = ports.outcomes;
     this.credits = ports.credits;
     this.tombstones = ports.tombstones;
+    this.aliases = ports.aliases;
     this.events = ports.events;
     this.lexical = ports.lexical;
     this.searches = ports.searches;
@@ -88,6 +92,7 @@ export function createSqliteStore(db: Database): Store {
     outcomes: new SqliteOutcomeRepository(db),
     credits: new SqliteMergeCreditLedger(db),
     tombstones: new SqliteTombstoneRepository(db),
+    aliases: new SqliteFingerprintAliasRepository(db),
     events: new SqliteEventLog(db),
     lexical: new SqliteLexicalIndex(db),
     searches: new SqliteSearchCounter(db),
@@ -134,6 +139,7 @@ export function createSqliteStore(db: Database): Store {
     outcomes: outside(inside.outcomes, WRITES.outcomes),
     credits: outside(inside.credits, WRITES.credits),
     tombstones: outside(inside.tombstones, WRITES.tombstones),
+    aliases: outside(inside.aliases, WRITES.aliases),
     events: outside(inside.events, WRITES.events),
     lexical: outside(inside.lexical, WRITES.lexical),
     searches: outside(inside.searches, WRITES.searches),
