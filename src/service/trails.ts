@@ -22,7 +22,7 @@ export const UNTRUSTED_NOTICE =
 
 export const TOMBSTONE_RETENTION_MS = 90 * 24 * 3600 * 1000;
 const FINGERPRINT_LOOKUP_LIMIT = 5;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface SearchResult {
   trail_id: string;
