@@ -1,16 +1,18 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
+import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
-import { redactText, redactTrail } from "../core/redaction";
+import { type PreparedTrail, prepareTrail } from "../core/prepare";
+import { redactText } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
+import { authorizeOperator } from "./operator";
 import { quotaHeaders, type Quotas, type QuotaState } from "./quotas";
 import { errorMessage } from "../core/error-message";
 
@@ -83,18 +85,26 @@ export class TrailService {
     }
   }
 
-  /** Stores an already validated and redacted trail with its enrichment job, in one transaction. */
-  async enqueue(trail: Trail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
+  /** Stores a prepared trail with its enrichment job, in one transaction. */
+  async enqueue(prepared: PreparedTrail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
     await this.checkQueueRoom();
-    const record = await this.storing(() => this.store.transaction((tx) => this.insertQueued(tx, trail, author)));
+    const record = await this.storing(() =>
+      this.store.transaction((tx) => this.insertQueued(tx, prepared.trail, author, prepared.fingerprint)),
+    );
     return { record, quota: await this.deps.quotas.spend("publishTrail", address) };
   }
 
   /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
-  async insertQueued(tx: Transaction, trail: Trail, author: string): Promise<TrailRecord> {
+  async insertQueued(
+    tx: Transaction,
+    trail: Trail,
+    author: string,
+    fingerprintOfTrail = fingerprint(trail.problem.error),
+  ): Promise<TrailRecord> {
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
-      fingerprint: fingerprint(trail.problem.error),
+      fingerprint: fingerprintOfTrail,
+      normalizerVersion: NORMALIZER_VERSION,
       errorType: trail.problem.error_type ?? null,
       trail,
       contentHash: contentHash(trail),
@@ -102,6 +112,7 @@ export class TrailService {
       createdAt: this.deps.now(),
     });
     await tx.stats.touchAgent(author, inserted.createdAt);
+    await tx.stats.bump("publishes", inserted.createdAt);
     tx.afterCommit(this.deps.notifyWorker);
     return inserted;
   }
@@ -120,12 +131,11 @@ export class TrailService {
   /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
   async publish(input: unknown, caller: Caller): Promise<{ body: Published; quota: QuotaState }> {
     const admitted = await this.deps.quotas.admit("publishTrail", caller.address);
-    const parsed = parseTrail(input);
-    if (!parsed.ok) {
-      throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
+    const prepared = prepareTrail(input);
+    if (!prepared.ok) {
+      throw new ServiceError("invalid_trail", "the trail does not validate", prepared.details, quotaHeaders(admitted));
     }
-    const { value: trail } = redactTrail(parsed.value);
-    const { record, quota } = await this.enqueue(trail, caller.agent, caller.address);
+    const { record, quota } = await this.enqueue(prepared.value, caller.agent, caller.address);
     return {
       body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
       quota,
@@ -177,10 +187,29 @@ export class TrailService {
     };
   }
 
-  /** Fingerprint matches for search: stable order, same error_type first, then strength. */
-  async fingerprintMatches(fp: string, errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+  /**
+   * Fingerprint matches for search and lookups: stable order, same error_type first, then strength.
+   * `fps` are the fingerprints the query is known by (the current one first, then what older
+   * normalizers gave it); each also resolves through the aliases of re-fingerprinted trails
+   * (decisions §2). A trail found under several of them is returned once.
+   */
+  async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+    const wanted = new Set<string>();
+    for (const fp of typeof fps === "string" ? [fps] : fps) {
+      wanted.add(fp);
+      for (const target of await this.store.aliases.resolve(fp)) wanted.add(target);
+    }
     // Fetch a few more than asked, so an error_type match deeper down can move up.
-    const records = await this.store.trails.indexedByFingerprint(fp, limit * 4);
+    const seen = new Set<number>();
+    const records: TrailRecord[] = [];
+    for (const fp of wanted) {
+      for (const r of await this.store.trails.indexedByFingerprint(fp, limit * 4)) {
+        if (seen.has(r.seq)) continue;
+        seen.add(r.seq);
+        records.push(r);
+      }
+    }
+    if (wanted.size > 1) records.sort((a, b) => (b.strength ?? 0) - (a.strength ?? 0) || a.seq - b.seq);
     if (errorType) {
       const want = errorType.trim().toLowerCase();
       const same = (r: TrailRecord) => (r.errorType?.trim().toLowerCase() === want ? 0 : 1);
@@ -228,6 +257,7 @@ export class TrailService {
       await tx.stats.touchAgent(caller.agent, at);
       const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
       await tx.stats.addOutcome(at, saved);
+      await tx.stats.bump("outcomes", at);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
@@ -254,8 +284,12 @@ export class TrailService {
   }
 
   /** Operator removal (decisions §8). */
-  async remove(trailId: string, authorization: string | null): Promise<{ trail_id: string; status: "removed" }> {
-    this.authorizeOperator(authorization);
+  async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
+    authorizeOperator(this.deps.adminToken, authorization);
+    if (body !== undefined) {
+      const parsed = parseWith(RemoveRequest, body);
+      if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
+    }
     const store = this.store;
     if (!UUID_PATTERN.test(trailId)) throw new ServiceError("not_found", "no trail with this id");
     const record = await store.trails.byId(trailId);
@@ -275,18 +309,6 @@ export class TrailService {
       });
     });
     return { trail_id: trailId, status: "removed" };
-  }
-
-  private authorizeOperator(authorization: string | null): void {
-    const token = this.deps.adminToken;
-    if (token === null) throw new ServiceError("not_enabled", "operator endpoints are off: COLONY_ADMIN_TOKEN is not set");
-    const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
-    // Compare digests: constant time whatever the lengths.
-    const a = createHash("sha256").update(presented).digest();
-    const b = createHash("sha256").update(token).digest();
-    if (!timingSafeEqual(a, b) || presented.length === 0) {
-      throw new ServiceError("unauthorized", "missing or wrong operator token");
-    }
   }
 
   purgeTombstones(): Promise<number> {

@@ -243,6 +243,7 @@ test("outcome counts: concurrent increments both count, and strength inputs come
   const record = await store.trails.insertQueued({
     id: "00000000-0000-4000-8000-000000000001",
     fingerprint: "fp1_00000000000000000000000000000001",
+    normalizerVersion: 2,
     errorType: null,
     trail,
     contentHash: "h",
