@@ -5,6 +5,7 @@
 // the same mutex (it is a transaction of its own), so no statement ever lands inside another
 // transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
+import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
 import type { Ports, Store, Transaction, VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
@@ -20,8 +21,6 @@ import {
 } from "./records";
 import { SqliteTrailRepository } from "./trails";
 import { SqliteVectorStore } from "./vectors";
-
-type Hook = () => void | Promise<void>;
 
 /** The methods of each port that write: outside a transaction they wait for the mutex. */
 const WRITES = {
@@ -40,7 +39,7 @@ const WRITES = {
 } as const satisfies { [P in keyof Ports]: readonly (keyof NonNullable<Ports[P]>)[] };
 
 class SqliteTransaction implements Transaction {
-  readonly hooks: Hook[] = [];
+  readonly hooks: AfterCommitHook[] = [];
   kv;
   trails;
   jobs;
@@ -69,7 +68,7 @@ class SqliteTransaction implements Transaction {
     this.vectors = ports.vectors;
   }
 
-  afterCommit(fn: Hook): void {
+  afterCommit(fn: AfterCommitHook): void {
     this.hooks.push(fn);
   }
 }
@@ -121,7 +120,7 @@ export function createSqliteStore(db: Database): Store {
         throw err;
       }
     });
-    if (tx.hooks.length > 0) await runHooks(tx.hooks);
+    if (tx.hooks.length > 0) await runAfterCommitHooks(tx.hooks);
     return result;
   }
 
@@ -148,18 +147,4 @@ export function createSqliteStore(db: Database): Store {
     },
   };
   return store;
-}
-
-/** Every hook runs, in order, even when one fails; the failures are passed on together. */
-async function runHooks(hooks: Hook[]): Promise<void> {
-  const errors: unknown[] = [];
-  for (const hook of hooks) {
-    try {
-      await hook();
-    } catch (err) {
-      errors.push(err);
-    }
-  }
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, "after-commit work failed");
 }

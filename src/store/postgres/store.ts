@@ -1,0 +1,124 @@
+// The PostgreSQL adapter of the Store port, on Bun's built-in client (Bun.SQL): a connection pool,
+// every repository bound either to the pool (each write one atomic statement) or to a
+// transaction's connection. Several replicas may share one database: uniqueness lives in the
+// database (constraints, conditional updates), and the in-memory vector codes follow the table
+// by a change feed (vectors.ts).
+import { SQL } from "bun";
+import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
+import type { Ports, Store, Transaction } from "../ports";
+import { PgLexicalIndex } from "./lexical";
+import { migratePostgres } from "./migrations";
+import {
+  PgDraftRepository,
+  PgEventLog,
+  PgJobQueue,
+  PgKeyValueStore,
+  PgMergeCreditLedger,
+  PgOutcomeRepository,
+  PgSearchCounter,
+  PgStatsRepository,
+  PgTombstoneRepository,
+} from "./repositories";
+import { PgTrailRepository } from "./trails";
+import { PgVectorStore } from "./vectors";
+
+/** Channel of the vector change feed (the trigger in migration 1 notifies it). */
+export const VECTORS_CHANNEL = "colony_vectors";
+/** A catch-up at least this often, whatever the notifications do. */
+const CATCH_UP_INTERVAL_MS = 2_000;
+
+export interface PostgresStore extends Store {
+  readonly sql: SQL;
+  /** Stops the change feed and closes the pool. */
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections in the pool. */
+  poolSize: number;
+  /** Seconds to wait for a connection before a query fails. */
+  connectionTimeout?: number;
+}
+
+function portsOn(sql: SQL, vectors: PgVectorStore | null): Ports {
+  const kv = new PgKeyValueStore(sql);
+  return {
+    kv,
+    trails: new PgTrailRepository(sql),
+    jobs: new PgJobQueue(sql),
+    outcomes: new PgOutcomeRepository(sql),
+    credits: new PgMergeCreditLedger(sql),
+    tombstones: new PgTombstoneRepository(sql),
+    events: new PgEventLog(sql),
+    lexical: new PgLexicalIndex(sql),
+    searches: new PgSearchCounter(sql),
+    drafts: new PgDraftRepository(sql),
+    stats: new PgStatsRepository(sql),
+    vectors: vectors ? vectors.on(sql, kv) : null,
+  };
+}
+
+/** Connects, applies the migrations (once across replicas) and returns the store. */
+export async function openPostgresStore(opts: PostgresOptions): Promise<PostgresStore> {
+  const sql = new SQL(opts.url, {
+    max: opts.poolSize,
+    connectionTimeout: opts.connectionTimeout ?? 5,
+    idleTimeout: 60,
+    connection: { application_name: "colony" },
+  });
+  try {
+    await migratePostgres(sql);
+  } catch (err) {
+    await sql.close({ timeout: 0 }).catch(() => {});
+    throw err;
+  }
+  return createPostgresStore(sql);
+}
+
+export function createPostgresStore(sql: SQL): PostgresStore {
+  let vectors: PgVectorStore | null = null;
+  let feed: { unlisten(): Promise<void> } | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let closed = false;
+
+  async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const hooks: AfterCommitHook[] = [];
+    const result = await sql.begin(async (conn) => {
+      const tx: Transaction = { ...portsOn(conn, vectors), afterCommit: (hook) => void hooks.push(hook) };
+      return (await fn(tx)) as any;
+    });
+    if (hooks.length > 0) await runAfterCommitHooks(hooks);
+    return result as T;
+  }
+
+  const store: PostgresStore = {
+    ...portsOn(sql, null),
+    sql,
+    transaction,
+    async openVectors(model) {
+      const opened = await PgVectorStore.open(sql, store.kv, model);
+      vectors = opened.store;
+      store.vectors = vectors;
+      const index = vectors.index;
+      const catchUp = () => void index.catchUp().catch(() => {});
+      feed?.unlisten().catch(() => {});
+      // onlisten runs again after every reconnect of the LISTEN connection: catch up on what
+      // was committed while it was down.
+      feed = await sql.listen(VECTORS_CHANNEL, catchUp, catchUp);
+      if (!timer) {
+        timer = setInterval(() => store.vectors && (store.vectors as PgVectorStore).index.catchUp().catch(() => {}), CATCH_UP_INTERVAL_MS);
+        timer.unref?.();
+      }
+      return { vectors, rebuilt: opened.rebuilt };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      await feed?.unlisten().catch(() => {});
+      await sql.close({ timeout: 5 });
+    },
+  };
+  return store;
+}
