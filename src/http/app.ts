@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
 import { parseJsonBody } from "./body";
 import { contextOf } from "./context";
-import { ServiceError } from "../service/errors";
+import { ServiceError, toServiceError } from "../service/errors";
 import { errorResponse, jsonResponse } from "./errors";
 import type { Config } from "../config";
 import type { Logger } from "../log";
@@ -32,6 +32,11 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
           contextOf(request).route = route || "(unmatched)";
         } catch {}
         if (error instanceof ServiceError) return errorResponse(error);
+        const storeFailure = toServiceError(error); // a write the store could not keep: 503
+        if (storeFailure) {
+          logger.error("a write could not be stored", { route, error: errorMessage(error) });
+          return errorResponse(storeFailure);
+        }
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
         if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);

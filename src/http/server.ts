@@ -7,7 +7,7 @@ import type { ColonyApp } from "./app";
 import { readBodyLimited } from "./body";
 import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "./client";
 import { bindContext, type RequestContext } from "./context";
-import { ServiceError } from "../service/errors";
+import { ServiceError, toServiceError } from "../service/errors";
 import { errorResponse } from "./errors";
 import { admit, FixedWindowLimiter, quotaHeaders, type QuotaDecision, type QuotaState } from "../service/rate-limit";
 import type { RouteQuota } from "./route-quotas";
@@ -130,10 +130,9 @@ export function createFetchHandler(deps: ServerDeps) {
   }
 
   function failure(err: unknown): Response {
-    if (!(err instanceof ServiceError)) {
-      deps.logger.error("request failed", { error: errorMessage(err) });
-    }
-    return errorResponse(err instanceof ServiceError ? err : new ServiceError("internal"));
+    const known = toServiceError(err);
+    if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
+    return errorResponse(known ?? new ServiceError("internal"));
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */

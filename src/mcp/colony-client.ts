@@ -5,7 +5,7 @@
 import { isRetryable } from "../core/error-codes";
 import type { OutcomeReport, SearchRequest, Trail, ValidationDetail } from "../core/trail";
 import type { ColonyService } from "../service/colony";
-import { ServiceError, type Caller } from "../service/errors";
+import { toServiceError, type Caller } from "../service/errors";
 import type { SearchEnvelope } from "../service/trails";
 import { errorMessage } from "../core/error-message";
 
@@ -84,12 +84,13 @@ export class ColonyClientError extends Error {
   }
 }
 
-function fromServiceError(err: unknown): never {
-  if (err instanceof ServiceError) {
+function fromServiceError(thrown: unknown): never {
+  const err = toServiceError(thrown);
+  if (err) {
     const retry = Number(err.headers["Retry-After"]);
     throw new ColonyClientError(err.status, err.code, err.message, Number.isFinite(retry) ? retry : null, err.details ?? []);
   }
-  throw err;
+  throw thrown;
 }
 
 /** Calls the service core of this process on behalf of one MCP caller (hosted mode). */

@@ -7,7 +7,7 @@ import { mergeCounts, placeholderCounts, redactTrail } from "../core/redaction";
 import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
-import { requireStore, ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import { admit, FixedWindowLimiter, type QuotaState } from "./rate-limit";
 import type { TrailService } from "./trails";
 
@@ -67,8 +67,7 @@ export class DraftService {
     try {
       await this.store.drafts.insert(record);
     } catch (err) {
-      if (err instanceof ServiceError) throw err;
-      throw new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
+      throw toServiceError(err) ?? new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
     }
     const taken = this.quota.take(caller.address);
     return {

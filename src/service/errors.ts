@@ -3,6 +3,7 @@
 // { error: { code, message, details? } }, the MCP tools as tool errors.
 import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import type { ValidationDetail } from "../core/trail";
+import { StoreUnavailableError } from "../store/ports";
 
 export class ServiceError extends Error {
   readonly status: number;
@@ -15,6 +16,24 @@ export class ServiceError extends Error {
     super(message);
     this.status = ERROR_CODES[code].status;
   }
+}
+
+/** Seconds a client is asked to wait after a write the store could not keep (a full disk). */
+export const STORE_RETRY_AFTER_S = 30;
+
+/**
+ * The contract's error for anything thrown below an answer: a ServiceError as it is, a write the
+ * store could not keep (disk full, I/O error) as 503 unavailable with Retry-After, anything else
+ * null (a defect: the caller answers 500 internal and logs it).
+ */
+export function toServiceError(err: unknown): ServiceError | null {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof StoreUnavailableError) {
+    return new ServiceError("unavailable", "the colony cannot store writes right now (storage full or failing); retry later", undefined, {
+      "Retry-After": String(STORE_RETRY_AFTER_S),
+    });
+  }
+  return null;
 }
 
 /** The store, or 503 unavailable when it did not start (readiness names the failing check). */

@@ -1,5 +1,7 @@
-// Liveness and readiness (decisions §11). Readiness really exercises each subsystem: a read on
-// the key-value table, a query on the vector table and an embedding of a probe string.
+// Liveness and readiness (decisions §11). Readiness really exercises each subsystem: a read and a
+// write on the key-value table (so a full disk makes the colony unready while writes fail, and
+// ready again by itself once they succeed), a query on the vector table and an embedding of a
+// probe string.
 import type { ProbeResult } from "../store/ports";
 import type { CheckName, Subsystems } from "./subsystems";
 import { errorMessage } from "../core/error-message";
@@ -27,10 +29,14 @@ async function probe(failure: string | undefined, run: () => unknown | Promise<u
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
+const PROBE_KEY = "readiness.probe";
 const PROBE_TEXT = "readiness probe: ModuleNotFoundError: No module named 'colony'";
 
 export async function readiness(s: Subsystems, queueDepth: () => Promise<number>): Promise<Readiness> {
-  const kv = await probe(s.failures.kv, () => s.store!.kv.get("readiness.probe"));
+  const kv = await probe(s.failures.kv, async () => {
+    await s.store!.kv.get(PROBE_KEY);
+    await s.store!.kv.set(PROBE_KEY, new Date().toISOString());
+  });
   const vector = await probe(s.failures.vector, () => {
     const v = new Float32Array(s.vectors!.dim);
     v[0] = 1;

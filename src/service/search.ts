@@ -7,7 +7,7 @@ import { rank, rankByBlend, VECTOR_WEIGHT_BY_MODEL, type Candidate, type Fusion,
 import { redactText } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
-import type { Store, TrailRecord, VectorStore } from "../store/ports";
+import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
 
@@ -100,7 +100,13 @@ export class SearchService {
       }
     }
 
-    await this.recordSearch(store, caller, req, results, top?.category ?? null);
+    try {
+      await this.recordSearch(store, caller, req, results, top?.category ?? null);
+    } catch (err) {
+      // The answer is read already; a full disk costs the activity feed this search, not the
+      // caller its results (/readyz reports the failing writes).
+      if (!(err instanceof StoreUnavailableError)) throw err;
+    }
     return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
   }
 

@@ -8,7 +8,7 @@ import { strength } from "../core/strength";
 import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
-import { requireStore, ServiceError, type Caller } from "./errors";
+import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import { admit, FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
 import { errorMessage } from "../core/error-message";
 
@@ -128,7 +128,7 @@ export class TrailService {
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       this.deps.logger.error("publish could not be stored", { error: errorMessage(err) });
-      throw new ServiceError("unavailable", "the trail could not be stored; retry with backoff");
+      throw toServiceError(err) ?? new ServiceError("unavailable", "the trail could not be stored; retry with backoff");
     }
   }
 

@@ -280,6 +280,19 @@ export interface Transaction extends Ports {
  * The ports over one database. Reads may run outside a transaction; a write outside one is a
  * transaction of its own. Use cases that write more than once do it in one `transaction`.
  */
+/**
+ * A write the store could not keep: the disk is full or the device failed (SQLite's SQLITE_FULL and
+ * SQLITE_IOERR). Nothing of it was stored and the same write may succeed once space returns, so the
+ * service answers 503 unavailable with Retry-After rather than 500. Every adapter throws it for
+ * such failures of its writes and transactions.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
 export interface Store extends Ports {
   /**
    * Runs `fn` in one transaction: committed when its promise resolves, rolled back when it rejects

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { migrate, openDatabase } from "./database";
+import { createSqliteStore } from "./store";
+import { StoreUnavailableError } from "../ports";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -61,4 +63,28 @@ test("query terms: rare first, common ones dropped, never fewer than three", asy
   expect(selectQueryTerms(["error", "no", "module", "named", "yaml", "pyyaml", "unknown"], df, 1000)).toEqual(["pyyaml", "yaml", "named"]);
   expect(selectQueryTerms(["error", "no", "module"], df, 1000)).toEqual(["module", "error", "no"]);
   expect(selectQueryTerms(["zzz"], df, 1000)).toEqual([]);
+});
+
+test("a full database: writes and transactions fail with StoreUnavailableError, nothing half-written, writable again once room returns", async () => {
+  // SQLite's own full condition (max_page_count lowered on the live connection gives SQLITE_FULL,
+  // "database or disk is full", the error path of a full disk); test/disk-full.test.ts fills a real filesystem.
+  const db = open(tempDir());
+  const store = createSqliteStore(db);
+  const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+  db.exec(`PRAGMA max_page_count = ${pages}`);
+  const big = "x".repeat(64 * 1024); // needs overflow pages the database may not grow to hold
+  await expect(store.kv.set("big", big)).rejects.toBeInstanceOf(StoreUnavailableError);
+  await expect(store.kv.set("big", big)).rejects.toThrow(/SQLITE_FULL/);
+  const tx = store.transaction(async (t) => {
+    await t.kv.set("small", "1");
+    await t.kv.set("big", big);
+  });
+  await expect(tx).rejects.toBeInstanceOf(StoreUnavailableError);
+  expect(await store.kv.get("small")).toBeNull(); // rolled back as a whole
+  // Other failures pass as they are.
+  await expect(store.transaction(async () => Promise.reject(new TypeError("a defect")))).rejects.toBeInstanceOf(TypeError);
+  db.exec("PRAGMA max_page_count = 1073741823");
+  await store.kv.set("big", big);
+  expect(await store.kv.get("big")).toBe(big);
+  db.close();
 });

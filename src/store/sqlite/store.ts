@@ -6,7 +6,7 @@
 // transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
 import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
-import type { Ports, Store, Transaction, VectorStore } from "../ports";
+import { StoreUnavailableError, type Ports, type Store, type Transaction, type VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
 import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
@@ -101,25 +101,27 @@ export function createSqliteStore(db: Database): Store {
     const view = Object.create(repo) as Record<string, unknown>;
     for (const name of writes) {
       const method = (repo as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
-      view[name] = (...args: unknown[]) => mutex.run(() => method.apply(repo, args));
+      view[name] = (...args: unknown[]) => mutex.run(() => method.apply(repo, args)).catch(writeFailure);
     }
     return view as T;
   }
 
   async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const tx = new SqliteTransaction(inside);
-    const result = await mutex.run(async () => {
-      begin.run();
-      try {
-        const value = await fn(tx);
-        commit.run();
-        return value;
-      } catch (err) {
-        // A failed statement may already have ended the transaction (SQLITE_FULL, for one).
-        if (db.inTransaction) rollback.run();
-        throw err;
-      }
-    });
+    const result = await mutex
+      .run(async () => {
+        begin.run();
+        try {
+          const value = await fn(tx);
+          commit.run();
+          return value;
+        } catch (err) {
+          // A failed statement may already have ended the transaction (SQLITE_FULL, for one).
+          if (db.inTransaction) rollback.run();
+          throw err;
+        }
+      })
+      .catch(writeFailure);
     if (tx.hooks.length > 0) await runAfterCommitHooks(tx.hooks);
     return result;
   }
@@ -147,4 +149,16 @@ export function createSqliteStore(db: Database): Store {
     },
   };
   return store;
+}
+
+/** SQLite's result codes for a write the disk could not take: full, or an I/O error of the device. */
+const STORAGE_FAILURE = /^SQLITE_(FULL|IOERR)/;
+
+/** The one place where SQLite's disk failures become the port's StoreUnavailableError. */
+function writeFailure(err: unknown): never {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && STORAGE_FAILURE.test(code)) {
+    throw new StoreUnavailableError(`the database cannot be written (${code}: ${(err as Error).message})`, { cause: err });
+  }
+  throw err;
 }
