@@ -44,12 +44,13 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? createLogger(config.logLevel);
   const natives = prepareNatives({ cacheDir: config.cacheDir });
   // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
-  checkDatabaseFile(join(config.dataDir, DATABASE_FILE), natives.sqliteVec);
+  if (!config.databaseUrl) checkDatabaseFile(join(config.dataDir, DATABASE_FILE), natives.sqliteVec);
   // Imported only now: in the compiled binary the native ONNX binding is extracted above first.
   const { loadEmbedder } = await import("./embedding/load");
   const subsystems = await startSubsystems({
     dataDir: config.dataDir,
     sqliteVecPath: natives.sqliteVec,
+    database: config.databaseUrl ? { url: config.databaseUrl, poolSize: config.databasePool } : null,
     modelDir: config.modelDir ?? natives.modelDir,
     loadEmbedder,
     logger,

@@ -7,11 +7,16 @@ import type { Store, VectorStore } from "../store/ports";
 import { openDatabase } from "../store/sqlite/database";
 import { DataDirLockedError, lockDataDir, type DataDirLock } from "../store/sqlite/lock";
 import { createSqliteStore } from "../store/sqlite/store";
+import type { PostgresStore } from "../store/postgres/store";
 import { errorMessage } from "../core/error-message";
 
 export type CheckName = "kv" | "vector" | "embedding";
 
+/** Where the colony keeps its data: the embedded SQLite file, or a PostgreSQL shared by replicas. */
+export type Backend = "sqlite" | "postgres";
+
 export interface Subsystems {
+  backend: Backend;
   db: Database | null;
   store: Store | null;
   vectors: VectorStore | null;
@@ -24,6 +29,8 @@ export interface Subsystems {
 export interface SubsystemOptions {
   dataDir: string;
   sqliteVecPath: string;
+  /** A postgres:// URL selects the PostgreSQL adapter; null the embedded SQLite. */
+  database?: { url: string; poolSize: number } | null;
   modelDir: string;
   loadEmbedder: (dir: string) => Promise<Embedder>;
   logger: Logger;
@@ -37,20 +44,34 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
   let vectors: VectorStore | null = null;
 
   let lock: DataDirLock | null = null;
-  try {
-    db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
-    lock = lockDataDir(opts.dataDir);
-    store = createSqliteStore(db);
-  } catch (err) {
-    // Two colonies on one directory would both believe they own the queue: refuse to start.
-    if (err instanceof DataDirLockedError) {
-      db?.close();
-      throw err;
+  let pg: PostgresStore | null = null;
+  const backend: Backend = opts.database ? "postgres" : "sqlite";
+  if (opts.database) {
+    try {
+      // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
+      const { openPostgresStore } = await import("../store/postgres/store");
+      pg = await openPostgresStore({ url: opts.database.url, poolSize: opts.database.poolSize });
+      store = pg;
+    } catch (err) {
+      failures.kv = `PostgreSQL did not open: ${errorMessage(err)}`;
+      failures.vector = "vector store needs the store, which did not open";
+      opts.logger.error("PostgreSQL store failed to start", { error: errorMessage(err) });
     }
-    failures.kv = `store did not open: ${errorMessage(err)}`;
-    failures.vector = "vector store needs the store, which did not open";
-    opts.logger.error("store failed to start", { error: errorMessage(err) });
-  }
+  } else
+    try {
+      db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
+      lock = lockDataDir(opts.dataDir);
+      store = createSqliteStore(db);
+    } catch (err) {
+      // Two colonies on one directory would both believe they own the queue: refuse to start.
+      if (err instanceof DataDirLockedError) {
+        db?.close();
+        throw err;
+      }
+      failures.kv = `store did not open: ${errorMessage(err)}`;
+      failures.vector = "vector store needs the store, which did not open";
+      opts.logger.error("store failed to start", { error: errorMessage(err) });
+    }
 
   try {
     embedder = await opts.loadEmbedder(opts.modelDir);
@@ -60,7 +81,7 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
     opts.logger.error("embedding model failed to load", { error: errorMessage(err), dir: opts.modelDir });
   }
 
-  if (db && store) {
+  if (store) {
     if (!embedder) {
       failures.vector = "vector store needs the embedding model, which did not load";
     } else {
@@ -75,6 +96,7 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
   }
 
   return {
+    backend,
     db,
     store,
     vectors,
@@ -82,6 +104,7 @@ export async function startSubsystems(opts: SubsystemOptions): Promise<Subsystem
     failures,
     async close() {
       await embedder?.close().catch(() => {});
+      await pg?.close().catch(() => {});
       if (db) {
         // Fold the WAL into the main file so a stopped colony is one self-contained file.
         try {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
-import { type PostgresServer, postgresUnavailable, startPostgres } from "../../test/support/postgres";
+import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "../../test/support/postgres";
 import { lexicalDocument, lexicalTokens } from "../core/lexical";
 import type { Trail } from "../core/trail";
 import type { Store } from "./ports";
@@ -108,9 +108,7 @@ const postgresBackend = (): Backend => {
       return {
         store,
         async query(text, ...params) {
-          return [...(await raw.unsafe(text, params))].map((r) =>
-            Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : v])),
-          );
+          return plainRows(await raw.unsafe(text, params));
         },
         async readCommitted(key) {
           const [row] = await raw`SELECT value FROM kv WHERE key = ${key}`;

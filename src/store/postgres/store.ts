@@ -6,6 +6,7 @@
 import { SQL } from "bun";
 import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
 import type { Ports, Store, Transaction } from "../ports";
+import { guarded, unavailable } from "./failures";
 import { PgLexicalIndex } from "./lexical";
 import { migratePostgres } from "./migrations";
 import {
@@ -44,18 +45,18 @@ export interface PostgresOptions {
 function portsOn(sql: SQL, vectors: PgVectorStore | null): Ports {
   const kv = new PgKeyValueStore(sql);
   return {
-    kv,
-    trails: new PgTrailRepository(sql),
-    jobs: new PgJobQueue(sql),
-    outcomes: new PgOutcomeRepository(sql),
-    credits: new PgMergeCreditLedger(sql),
-    tombstones: new PgTombstoneRepository(sql),
-    events: new PgEventLog(sql),
-    lexical: new PgLexicalIndex(sql),
-    searches: new PgSearchCounter(sql),
-    drafts: new PgDraftRepository(sql),
-    stats: new PgStatsRepository(sql),
-    vectors: vectors ? vectors.on(sql, kv) : null,
+    kv: guarded(kv),
+    trails: guarded(new PgTrailRepository(sql)),
+    jobs: guarded(new PgJobQueue(sql)),
+    outcomes: guarded(new PgOutcomeRepository(sql)),
+    credits: guarded(new PgMergeCreditLedger(sql)),
+    tombstones: guarded(new PgTombstoneRepository(sql)),
+    events: guarded(new PgEventLog(sql)),
+    lexical: guarded(new PgLexicalIndex(sql)),
+    searches: guarded(new PgSearchCounter(sql)),
+    drafts: guarded(new PgDraftRepository(sql)),
+    stats: guarded(new PgStatsRepository(sql)),
+    vectors: vectors ? guarded(vectors.on(sql, kv)) : null,
   };
 }
 
@@ -84,10 +85,12 @@ export function createPostgresStore(sql: SQL): PostgresStore {
 
   async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const hooks: AfterCommitHook[] = [];
-    const result = await sql.begin(async (conn) => {
-      const tx: Transaction = { ...portsOn(conn, vectors), afterCommit: (hook) => void hooks.push(hook) };
-      return (await fn(tx)) as any;
-    });
+    const result = await sql
+      .begin(async (conn) => {
+        const tx: Transaction = { ...portsOn(conn, vectors), afterCommit: (hook) => void hooks.push(hook) };
+        return (await fn(tx)) as any;
+      })
+      .catch(unavailable);
     if (hooks.length > 0) await runAfterCommitHooks(hooks);
     return result as T;
   }
@@ -99,7 +102,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
     async openVectors(model) {
       const opened = await PgVectorStore.open(sql, store.kv, model);
       vectors = opened.store;
-      store.vectors = vectors;
+      store.vectors = guarded(vectors);
       const index = vectors.index;
       const catchUp = () => void index.catchUp().catch(() => {});
       feed?.unlisten().catch(() => {});
@@ -107,10 +110,10 @@ export function createPostgresStore(sql: SQL): PostgresStore {
       // was committed while it was down.
       feed = await sql.listen(VECTORS_CHANNEL, catchUp, catchUp);
       if (!timer) {
-        timer = setInterval(() => store.vectors && (store.vectors as PgVectorStore).index.catchUp().catch(() => {}), CATCH_UP_INTERVAL_MS);
+        timer = setInterval(() => vectors?.index.catchUp().catch(() => {}), CATCH_UP_INTERVAL_MS);
         timer.unref?.();
       }
-      return { vectors, rebuilt: opened.rebuilt };
+      return { vectors: store.vectors, rebuilt: opened.rebuilt };
     },
     async close() {
       if (closed) return;
