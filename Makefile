@@ -1,19 +1,23 @@
 # Colony: `make run` starts a colony, `make test` runs the whole suite. Both install what they need
-# from the npm registry (and Debian's packages for the browser tests) first.
+# from the npm registry first; `make test` run as root on Debian also installs chromium and
+# postgresql-15 for the browser and PostgreSQL tests, which are skipped (said in one line) otherwise.
 SHELL := /bin/bash
 BUN := node_modules/.bin/bun
 SHARED ?= ../shared
+# onnxruntime-node's install script would fetch CUDA add-ons from outside the npm registry; Colony
+# runs on CPU. package.json's allowScripts denies that script (npm 11.19+); this covers older npm.
 export ONNXRUNTIME_NODE_INSTALL := skip
 
 .PHONY: run test deps shared browser postgres build bench soak model check format clean
 
-node_modules/.installed: package.json package-lock.json .npmrc
+node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
 deps: node_modules/.installed
 
-# Data under ../shared is never committed: link it beside the sources.
+# Data under ../shared is never committed: the benchmarks link it beside the sources (the tests
+# need none of it).
 shared:
 	@test -d $(SHARED)/eval || { echo "missing $(SHARED): the shared data must sit beside the checkout" >&2; exit 1; }
 	@test -L shared || ln -s $(abspath $(SHARED)) shared
@@ -21,9 +25,14 @@ shared:
 run: deps
 	$(BUN) src/main.ts serve
 
-# The approval page is tested in a real headless Chromium, from Debian's packages.
+# The approval page is tested in a real headless browser: COLONY_TEST_BROWSER, else Chromium or
+# Chrome on PATH, else Debian's chromium installed here when we may (root with apt-get). Without
+# one the browser tests are skipped, with one line saying why (test/support/browser.ts).
+BROWSER_NAMES := chromium chromium-browser google-chrome google-chrome-stable
 browser:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+	@[ -n "$$COLONY_TEST_BROWSER" ] || for b in $(BROWSER_NAMES); do command -v $$b >/dev/null && exit 0; done; \
+	  [ -n "$$COLONY_TEST_BROWSER" ] || ! [ "$$(id -u)" = 0 ] || ! command -v apt-get >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # PostgreSQL tests start their own throwaway server (test/support/postgres.ts) from Debian's
 # postgresql-15, installed here when missing and we may; otherwise they are skipped, said in one line.
@@ -33,7 +42,7 @@ postgres:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; \
 	  else echo "PostgreSQL is not installed and this user cannot install it: the PostgreSQL tests will be skipped"; fi; }
 
-test: deps shared browser postgres
+test: deps browser postgres
 	bash tools/test.sh
 
 build: deps

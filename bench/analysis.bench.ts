@@ -10,6 +10,7 @@ import { categorize } from "../src/core/category.ts";
 import { explainRejection, injectionFindings, rejectionReasons, sensitiveFindings } from "../src/core/rejection.ts";
 import type { Trail } from "../src/core/trail.ts";
 import { evalTexts, evalTrails } from "../test/support/eval-trails.ts";
+import { loadSharedEval } from "../test/support/paths.ts";
 
 // CPU time of this process (user + system), in ms: what the work costs, even when other
 // processes share the machine; wall time is printed beside it.
@@ -78,7 +79,7 @@ function analyzeAll(t: Trail) {
   return { counts, risk, quality, category, reasons };
 }
 
-const evalSet = evalTrails().map((e) => e.trail);
+const evalSet = evalTrails(loadSharedEval()).map((e) => e.trail);
 for (let i = 0; i < 200; i++) analyzeAll(typical); // warm-up
 const N = 3000;
 const timeIt = (f: (i: number) => void) => {
@@ -223,9 +224,9 @@ for (const [name, fn] of Object.entries(DETECTORS)) {
 }
 
 // --- 3. False-positive rates on the dev eval set -----------------------------------------------------
-const texts = evalTexts();
+const texts = evalTexts(loadSharedEval());
 const injFP = texts.filter((t) => detectInjection(t.text).length > 0);
-const trails = evalTrails();
+const trails = evalTrails(loadSharedEval());
 let sensitiveFP = 0;
 let injTrailFP = 0;
 let highRisk = 0;

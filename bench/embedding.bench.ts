@@ -3,7 +3,7 @@
 // Run: node_modules/.bin/bun bench/embedding.bench.ts [MODEL_DIR]
 import { resolve } from "node:path";
 import { createStaticEmbedder } from "../src/embedding/static-model";
-import { loadEval } from "../test/support/paths";
+import { loadSharedEval } from "../test/support/paths";
 
 const dir = resolve(process.argv[2] ?? resolve(import.meta.dir, "../models/default"));
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
@@ -30,7 +30,7 @@ for (let i = 0; i < 1000; i++) {
 }
 console.log(`one error line: p50 ${pct(lat, 50).toFixed(3)} ms, p99 ${pct(lat, 99).toFixed(3)} ms (1000 runs)`);
 
-const { cases, negatives } = loadEval();
+const { cases, negatives } = loadSharedEval();
 const pool = [...cases.flatMap((c) => [c.error_line, c.paraphrase, c.variant]), ...negatives];
 for (const size of [16, 64]) {
   const batch = Array.from({ length: size }, (_, i) => pool[i % pool.length]!);

@@ -3,6 +3,7 @@
 // bench/search-quality.bench.ts, for a few vector weights. Coarse on purpose: 44 cases cannot
 // support a fine fit. Run: node_modules/.bin/bun bench/fusion-sweep.bench.ts [--quick]
 import { evalTrails } from "../test/support/eval-trails";
+import { loadSharedEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { args, REPO_DIR } from "./lib/report";
@@ -15,12 +16,12 @@ const SETTINGS: { fusion: "rrf" | "blend"; w: number }[] = [
 ];
 type Kind = "variant" | "paraphrase" | "related";
 
-const cases = evalTrails();
+const cases = evalTrails(loadSharedEval());
 const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
-  const caller = { address: "127.0.0.1", agent: "bench-sweep", agentDeclared: true };
+  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-sweep", agentDeclared: true };
   const published = [];
   for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);
   await seedTrails(colony, distractorTrails(REPO_DIR, DISTRACTORS, 5), { chunk: 4000 });

@@ -5,7 +5,7 @@
 import { callTool, connectHttp } from "../test/support/mcp.ts";
 import { startTestColony } from "../test/support/colony.ts";
 import { trailFromCase } from "../test/support/eval-trails.ts";
-import { loadEval } from "../test/support/paths.ts";
+import { loadSharedEval } from "../test/support/paths.ts";
 import type { Trail } from "../src/core/trail.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -49,9 +49,9 @@ const colony = await startTestColony({
   COLONY_MAX_QUEUE: "1000000",
 });
 try {
-  const { cases } = loadEval();
+  const { cases } = loadSharedEval();
   const bases = cases.map(trailFromCase);
-  const caller = { address: "10.0.0.1", agent: "bench-seeder-01", agentDeclared: true };
+  const caller = { address: "10.0.0.1", client: "anon-bench-seeder", agent: "bench-seeder-01", agentDeclared: true };
   let t0 = performance.now();
   for (let i = 0; i < TRAILS; i++) await colony.service.trails.publish(synthetic(bases[i % bases.length]!, i), caller);
   const publishMs = performance.now() - t0;
@@ -65,7 +65,7 @@ try {
 
   const probe = await colony.fetch("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   if (probe.status === 404) {
-    console.error("POST /mcp is not mounted: add .use(mcpRoutes(service)) to src/http/app.ts");
+    console.error("POST /mcp is not mounted: mount mcpRoutes(service) in src/compose.ts");
     process.exit(1);
   }
 

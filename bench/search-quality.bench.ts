@@ -6,7 +6,7 @@
 import { fingerprint } from "../src/core/fingerprint";
 import type { RetrievalMode } from "../src/service/search";
 import { evalTrails } from "../test/support/eval-trails";
-import { loadEval } from "../test/support/paths";
+import { loadSharedEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, verdict } from "./lib/report";
@@ -39,8 +39,8 @@ const TARGETS: Record<Kind, { k: 1 | 3; min: number }> = {
 };
 
 const figures = new Figures("search-quality");
-const cases = evalTrails();
-const { negatives } = loadEval();
+const cases = evalTrails(loadSharedEval());
+const { negatives } = loadSharedEval();
 const t0 = performance.now();
 const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 5);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);
@@ -49,7 +49,7 @@ const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
-  const caller = { address: "127.0.0.1", agent: "bench-quality", agentDeclared: true };
+  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-quality", agentDeclared: true };
   // Cases first, so a distractor identical in merge key would merge into the case, not the reverse.
   const published = [];
   for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);

@@ -12,7 +12,7 @@
 import { lexicalTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { firstPassSize, type SqliteVectorStore } from "../src/store/sqlite/vectors";
-import { loadEval } from "../test/support/paths";
+import { loadSharedEval } from "../test/support/paths";
 import { benchDir, inProcessColony, removeDir, seedTrails, spawnColony } from "./lib/colony";
 import { synthesizedQueries, synthesizedTrails } from "./lib/corpus";
 import { f1, f2, f3, Figures, flag, log, QUICK, REPO_DIR, rng, shuffle, summarize, verdict } from "./lib/report";
@@ -26,7 +26,7 @@ const RECALL_QUERIES = QUICK ? 50 : 200;
 const WRK_SECONDS = QUICK ? 3 : 10;
 
 const figures = new Figures("search-speed");
-const { cases, negatives } = loadEval();
+const { cases, negatives } = loadSharedEval();
 const evalQueries = [...cases.flatMap((c) => [c.paraphrase, c.related].filter((q): q is string => !!q)), ...negatives];
 const queries = shuffle([...evalQueries, ...synthesizedQueries(REPO_DIR, 400)], rng(9));
 log(`query pool: ${queries.length} (${evalQueries.length} eval paraphrase/related/negative, the rest synthesized from error strings)`);
@@ -63,7 +63,7 @@ try {
     );
 
     // 2. Raw parts, in-process, one at a time, on the same queries.
-    const caller = { address: "127.0.0.1", agent: "bench-speed", agentDeclared: true };
+    const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-speed", agentDeclared: true };
     const qs = queries.slice(0, RAW_QUERIES(size));
     const embedded = await embedder!.embed(qs.slice(0, 16)); // warm up
     void embedded;

@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTransformerEmbedder } from "../src/embedding/transformer";
 import { WordPieceTokenizer } from "../src/embedding/wordpiece";
-import { BERT_VOCAB_DIR, loadEval } from "../test/support/paths";
+import { BERT_VOCAB_DIR, loadSharedEval } from "../test/support/paths";
 import { writeTinyBertDir } from "../test/support/tiny-bert";
 
-const { cases, negatives } = loadEval();
+const { cases, negatives } = loadSharedEval();
 const texts = [...cases.flatMap((c) => [c.error_line, c.variant, c.paraphrase, c.root_cause]), ...negatives];
 
 let t0 = performance.now();

@@ -2,7 +2,7 @@
 // message naming the variable and what it accepts (main.ts exits with code 2).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./http/proxy-trust";
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./core/proxy-trust";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
@@ -21,7 +21,7 @@ export interface Config {
   /** Drafts per hour per client address. */
   draftLimit: number;
   maxQueue: number;
-  /** Whose X-Forwarded-For entries name the client (src/http/proxy-trust.ts). */
+  /** Whose X-Forwarded-For entries name the client (src/core/proxy-trust.ts). */
   trustProxy: TrustProxy;
   /** A user-supplied model directory; null means the default model shipped with Colony. */
   modelDir: string | null;
@@ -32,6 +32,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Connections per replica to PostgreSQL. */
   databasePool: number;
+  /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -98,6 +100,30 @@ function databaseUrl(env: Env, name: string): string | null {
   return raw;
 }
 
+const ORIGINS_ACCEPTS =
+  "a comma-separated list of origins, each scheme://host[:port] (http or https, no path), e.g. https://inspector.example.com";
+
+/** COLONY_ALLOWED_ORIGINS: origins as browsers send them (URL.origin), for exact comparison. */
+export function allowedOrigins(env: Env, name = "COLONY_ALLOWED_ORIGINS"): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .map((entry) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(entry);
+      } catch {}
+      const bare = parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.pathname === "/";
+      if (!parsed || !bare || parsed.search || parsed.hash || parsed.username) {
+        throw new ConfigError(name, ORIGINS_ACCEPTS, raw);
+      }
+      return parsed.origin;
+    });
+}
+
 function defaultCacheDir(env: Env): string {
   const xdg = str(env, "XDG_CACHE_HOME");
   return join(xdg ?? join(env.HOME ?? homedir(), ".cache"), "colony");
@@ -134,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
     databaseUrl: databaseUrl(env, "COLONY_DATABASE_URL"),
     databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
+    allowedOrigins: allowedOrigins(env),
   };
 }
 
@@ -159,4 +186,5 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
   ["COLONY_DATABASE_URL", "(unset: embedded SQLite)", "postgres://… to keep the colony in PostgreSQL, shared by replicas"],
   ["COLONY_DATABASE_POOL", "16", "connections per replica to PostgreSQL"],
+  ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
 ];

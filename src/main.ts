@@ -1,97 +1,106 @@
 #!/usr/bin/env bun
-// The `colony` command.
-import { CONFIG_DOC, ConfigError, loadConfig } from "./config";
-import { VERSION } from "./version";
+// The `colony` command: the table of subcommands and their parsing, in one place. Each command
+// lives in its own module (src/cli/, src/ops/, src/mcp/cli.ts), imported only when it runs.
+import { type Command, EXIT, UsageError } from "./cli/command";
+import { CONFIG_DOC } from "./config";
 import { MCP_CONFIG_DOC } from "./mcp/config";
+import { VERSION } from "./version";
 
-const HELP = `colony ${VERSION}: a trails service for software agents
+const COMMANDS: Command[] = [
+  {
+    name: "serve",
+    usage: ["[serve]"],
+    summary: "start a colony (the default); prints `colony listening on URL` when ready",
+    async run(args) {
+      if (args.length > 0) throw new UsageError(`serve takes no arguments (got ${args.join(" ")})`);
+      return (await import("./cli/serve")).runServe();
+    },
+  },
+  {
+    name: "mcp",
+    usage: ["mcp", "mcp --http [--port N]"],
+    summary: "MCP server for COLONY_URL, over stdio or HTTP at 127.0.0.1:N/mcp (docs/mcp.md)",
+    async run(args) {
+      if (!(await (await import("./mcp/cli")).runMcpCommand(args))) throw new UsageError(`unknown arguments: ${args.join(" ")}`);
+      return undefined;
+    },
+  },
+  {
+    name: "backup",
+    usage: ["backup FILE"],
+    summary: "write a consistent snapshot of COLONY_DATA_DIR while the colony serves",
+    run: async (args) => (await import("./ops/backup-cli")).runBackupCommand("backup", args),
+  },
+  {
+    name: "restore",
+    usage: ["restore FILE"],
+    summary: "replace COLONY_DATA_DIR's database with a verified backup (colony stopped)",
+    run: async (args) => (await import("./ops/backup-cli")).runBackupCommand("restore", args),
+  },
+  {
+    name: "version",
+    aliases: ["--version"],
+    usage: ["version"],
+    summary: "print the version",
+    async run() {
+      process.stdout.write(`${VERSION}\n`);
+      return EXIT.ok;
+    },
+  },
+  {
+    name: "help",
+    aliases: ["--help", "-h"],
+    usage: ["--help"],
+    summary: "this help",
+    async run() {
+      process.stdout.write(help());
+      return EXIT.ok;
+    },
+  },
+];
+
+function help(): string {
+  const lines: string[] = [];
+  for (const c of COMMANDS) {
+    const usages = c.usage.map((u) => `colony ${u}`);
+    const [first, ...more] = usages;
+    if (first!.length < 28 && more.length === 0) lines.push(`  ${first!.padEnd(28)} ${c.summary}`);
+    else lines.push(...usages.map((u) => `  ${u}`), `  ${"".padEnd(28)} ${c.summary}`);
+  }
+  const doc = (rows: (readonly [string, string, string])[]) =>
+    rows.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n");
+  return `colony ${VERSION}: a trails service for software agents
 
 Usage:
-  colony [serve]     start a colony (the default)
-  colony mcp         MCP server over stdio, talking to COLONY_URL (docs/mcp.md)
-  colony mcp --http [--port N]
-                     MCP server over HTTP at 127.0.0.1:N/mcp (default COLONY_MCP_PORT, 8090)
-  colony backup FILE write a consistent snapshot of COLONY_DATA_DIR while the colony serves
-  colony restore FILE replace COLONY_DATA_DIR's database with a verified backup (colony stopped)
-  colony version     print the version
-  colony --help      this help
+${lines.join("\n")}
+
+Exit codes: 0 ok, 1 nothing found, 2 usage or configuration error, 3 the colony refused the
+request, 4 the colony is unreachable, failing or not ready (docs/cli.md).
 
 Configuration (environment variables):
-${CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n")}
+${doc(CONFIG_DOC)}
 
 MCP server (colony mcp):
-${MCP_CONFIG_DOC.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n")}
+${doc(MCP_CONFIG_DOC)}
 `;
-
-async function serve(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const { ListenError, startColony } = await import("./serve");
-  const { createLogger } = await import("./log");
-  const { DataDirLockedError } = await import("./store/sqlite/lock");
-  const { DatabaseDamagedError } = await import("./store/sqlite/integrity");
-  const logger = createLogger(config.logLevel);
-  let colony: Awaited<ReturnType<typeof startColony>>;
-  try {
-    colony = await startColony(config, { logger });
-  } catch (err) {
-    if (err instanceof DataDirLockedError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(1);
-    }
-    // What the operator must fix (a damaged file, a taken port): one plain line, exit 2.
-    if (err instanceof DatabaseDamagedError || err instanceof ListenError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  let signals = 0;
-  const shutdown = async (signal: string) => {
-    if (++signals > 1) return; // a second signal while draining changes nothing
-    logger.info("shutting down", { signal });
-    await colony.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const [command = "serve", ...rest] = argv;
-  switch (command) {
-    case "serve":
-      if (rest.length > 0) break;
-      (await import("./mcp/cli")).checkHostedMcpConfig(); // /mcp's variables: a bad one exits 2 before start
-      return serve();
-    case "mcp":
-      if (await (await import("./mcp/cli")).runMcpCommand(rest)) return;
-      break;
-    case "backup":
-    case "restore":
-      if (rest.length !== 1) break;
-      process.exitCode = await (await import("./ops/backup-cli")).runBackupCommand(command, rest[0]);
-      return;
-    case "version":
-    case "--version":
-      process.stdout.write(`${VERSION}\n`);
-      return;
-    case "help":
-    case "--help":
-    case "-h":
-      process.stdout.write(HELP);
-      return;
+  const [name = "serve", ...rest] = argv;
+  const command = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+  if (!command) {
+    process.stderr.write(`colony: unknown command: ${name}\n\n${help()}`);
+    process.exit(EXIT.usage);
   }
-  process.stderr.write(`colony: unknown command or argument: ${argv.join(" ")}\n\n${HELP}`);
-  process.exit(2);
+  try {
+    const code = await command.run(rest);
+    if (code !== undefined) process.exitCode = code;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const usage = command.usage.map((u) => `colony ${u}`).join("\n       ");
+    process.stderr.write(`colony: ${err.message}\nusage: ${usage}\n`);
+    process.exit(EXIT.usage);
+  }
 }
 
 if (import.meta.main) await main(process.argv.slice(2));

@@ -1,24 +1,17 @@
-// Boots a colony: subsystems, service core, HTTP server. Used by `colony serve` and by tests,
+// Boots a colony: builds it (src/compose.ts), then listens. Used by `colony serve` and by tests,
 // which start real colonies on loopback with port 0.
-import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { type ComposedSubsystems, composeColony } from "./compose";
 import type { Config } from "./config";
 import { createLogger, type Logger } from "./log";
-import { createApp } from "./http/app";
-import { createFetchHandler } from "./http/server";
-import { routeQuotas } from "./http/route-quotas";
-import { FingerprintLookups } from "./http/routes/lookup";
-import { ColonyService } from "./service/colony";
-import { startSubsystems, type Subsystems } from "./service/subsystems";
-import { prepareNatives } from "./platform/native";
-import { DATABASE_FILE } from "./store/sqlite/database";
-import { checkDatabaseFile } from "./store/sqlite/integrity";
+import type { ColonyService } from "./service/colony";
 
 export interface RunningColony {
   url: string;
   port: number;
+  /** Where a client on this machine reaches it (127.0.0.1 when listening on every address). */
+  localUrl: string;
   service: ColonyService;
-  subsystems: Subsystems;
+  subsystems: ComposedSubsystems;
   /** Stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
@@ -42,42 +35,15 @@ export interface StartOptions {
 
 export async function startColony(config: Config, opts: StartOptions = {}): Promise<RunningColony> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const natives = prepareNatives({ cacheDir: config.cacheDir });
-  // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
-  if (!config.databaseUrl) checkDatabaseFile(join(config.dataDir, DATABASE_FILE), natives.sqliteVec);
-  // Imported only now: in the compiled binary the native ONNX binding is extracted above first.
-  const { loadEmbedder } = await import("./embedding/load");
-  const subsystems = await startSubsystems({
-    dataDir: config.dataDir,
-    sqliteVecPath: natives.sqliteVec,
-    database: config.databaseUrl ? { url: config.databaseUrl, poolSize: config.databasePool } : null,
-    modelDir: config.modelDir ?? natives.modelDir,
-    loadEmbedder,
-    logger,
-  });
-  // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
-  // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
-  Bun.gc(true);
   let boundUrl = "";
   const publicUrl = () => config.publicUrl ?? boundUrl;
-  const service = new ColonyService({ config, logger, subsystems, publicUrl });
-  await service.start();
-  const app = createApp(service, config, logger);
-  const lookups = new FingerprintLookups(service);
-  const handler = createFetchHandler({
-    config,
-    logger,
-    app,
-    lookups,
-    pseudonymSecret: await pseudonymSecret(subsystems),
-    routeQuota: routeQuotas(service),
-  });
+  const colony = await composeColony(config, { logger, publicUrl });
+  const { service, subsystems, handler } = colony;
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });
   } catch (err) {
-    await service.stop();
-    await subsystems.close();
+    await colony.close();
     const code = (err as { code?: unknown }).code;
     throw typeof code === "string" && /^E[A-Z]+$/.test(code) ? new ListenError(config.host, config.port, code) : err;
   }
@@ -89,27 +55,17 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   return {
     url,
     port: server.port!,
+    localUrl: boundUrl,
     service,
     subsystems,
     stop() {
       stopping ??= (async () => {
         await handler.drain(); // answer what clients already sent, closing their connections
         await server.stop(false);
-        await service.stop();
-        await subsystems.close();
+        await colony.close();
         logger.info("colony stopped");
       })();
       return stopping;
     },
   };
-}
-
-/** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
-async function pseudonymSecret(s: Subsystems): Promise<string> {
-  const fresh = randomBytes(32).toString("base64url");
-  if (!s.store) return fresh;
-  const stored = await s.store.kv.get("pseudonym.secret");
-  if (stored) return stored;
-  await s.store.kv.set("pseudonym.secret", fresh);
-  return fresh;
 }

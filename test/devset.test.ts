@@ -2,9 +2,10 @@
 // source link, a split and queries of known kinds; ids and texts are unique; a case's queries live
 // in its own split only. No retrieval here: bench/devset.bench.ts measures.
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { OS_VALUES, parseTrail } from "../src/core/trail";
 import { trailFromCase } from "./support/case-trail";
-import { ECOSYSTEMS, loadDevset, QUERY_KINDS, SPLITS } from "./support/devset";
+import { ECOSYSTEMS, expectedSplits, loadDevset, QUERY_KINDS, SPLITS } from "./support/devset";
 
 const set = loadDevset();
 const URL = /^https:\/\/[^\s]+$/;
@@ -75,6 +76,12 @@ describe("eval/devset.json", () => {
       const splits = new Set(set.cases.filter((c) => c.ecosystem === eco).map((c) => c.split));
       expect([eco, [...splits].sort()]).toEqual([eco, ["holdout", "tune"]]);
     }
+  });
+
+  test("every case and negative sits in the split its id gives it (eval/README.md, The split)", () => {
+    const expected = expectedSplits(set, (s) => createHash("sha256").update(s).digest("hex"));
+    const wrong = [...set.cases, ...set.negatives].filter((x) => expected.get(x.id) !== x.split).map((x) => `${x.id}: ${x.split}`);
+    expect(wrong).toEqual([]);
   });
 
   test("negatives are real lines with sources, unrelated to every case text", () => {

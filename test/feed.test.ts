@@ -1,7 +1,7 @@
 // Feed, activity and stats over real HTTP (interface.md 2.8–2.10, 4.10–4.12; decisions §9).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestColony, type TestColony } from "./support/colony";
-import { agent, json, sampleTrail } from "./support/trails";
+import { agent, agentAt, json, sampleTrail } from "./support/trails";
 
 let colony: TestColony;
 const ids: string[] = [];
@@ -16,7 +16,7 @@ async function publish(error: string, runtime = "python", agentId = "agent-feed-
 }
 
 const report = (id: string, outcome: string, agentId: string, notes?: string) =>
-  colony.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome, ...(notes ? { notes } : {}) }, agent(agentId)));
+  colony.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome, ...(notes ? { notes } : {}) }, agentAt(agentId)));
 
 const feed = async (query = "") => {
   const res = await colony.fetch(`/v1/feed${query}`);
@@ -24,7 +24,7 @@ const feed = async (query = "") => {
 };
 
 beforeAll(async () => {
-  colony = await startTestColony();
+  colony = await startTestColony({ COLONY_TRUST_PROXY: "1" });
   for (let i = 0; i < 6; i++)
     await publish(`ValueError: feed case number ${["one", "two", "three", "four", "five", "six"][i]}`, i % 2 ? "node" : "python");
   await colony.service.worker!.drain();

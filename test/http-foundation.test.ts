@@ -101,7 +101,7 @@ describe("errors", () => {
     await expectErrorShape(res, 413, "too_large");
   });
 
-  test("a body nested 25,000 levels deep: 400 invalid_request on every JSON route, and the colony still serves", async () => {
+  test("a body nested 25,000 levels deep: 400 invalid_request on every JSON route (JSON-RPC's parse error on /mcp), and the colony still serves", async () => {
     const deep = (inner: string) => "[".repeat(25_000) + inner + "]".repeat(25_000);
     for (const [path, body] of [
       ["/v1/trails", deep("")],
@@ -114,6 +114,13 @@ describe("errors", () => {
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
         body,
       });
+      if (path === "/mcp") {
+        expect(res.status).toBe(400);
+        const rpc = (await res.json()) as any;
+        expect(rpc).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, data: { code: "invalid_request" } } });
+        expect(rpc.error.message).toContain("64 levels");
+        continue;
+      }
       const shape = await expectErrorShape(res, 400, "invalid_request");
       expect(shape.error.message).toContain("64 levels");
     }

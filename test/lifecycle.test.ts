@@ -1,14 +1,14 @@
 // The trail lifecycle over real HTTP (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §1, §5, §6, §8).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setStoreWritable, startTestColony, type TestColony } from "./support/colony";
-import { agent, json, sampleTrail } from "./support/trails";
+import { agent, agentAt, json, sampleTrail } from "./support/trails";
 import { fingerprint } from "../src/core/fingerprint";
 
 const ADMIN = "operator-token-0123456789";
 let colony: TestColony;
 
 beforeAll(async () => {
-  colony = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN });
+  colony = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN, COLONY_TRUST_PROXY: "1" });
 });
 afterAll(() => colony.dispose());
 
@@ -25,7 +25,7 @@ async function publishAndSettle(c: TestColony, trail: unknown, agentId?: string)
 }
 
 const report = (c: TestColony, id: string, outcome: string, agentId: string, extra: object = {}) =>
-  c.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome, ...extra }, agent(agentId)));
+  c.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome, ...extra }, agentAt(agentId)));
 
 const remove = (c: TestColony, id: string, token: string | null = ADMIN) =>
   c.fetch(`/v1/trails/${id}`, { method: "DELETE", headers: token === null ? {} : { Authorization: `Bearer ${token}` } });

@@ -286,7 +286,7 @@ describe("colony_report", () => {
 });
 
 describe("colony_publish (hosted: drafts only)", () => {
-  const draftQuota = () => colony.service.drafts.quotaState("127.0.0.1").remaining;
+  const draftQuota = async () => (await colony.service.quotas.state("createDraft", "127.0.0.1")).remaining;
 
   test("refuses a fix with fewer failed attempts than COLONY_MIN_FAILED_ATTEMPTS, with the reason", async () => {
     const t = sampleTrail({ error: "TypeError: easy fix" });
@@ -317,7 +317,7 @@ describe("colony_publish (hosted: drafts only)", () => {
   });
 
   test("preview returns the redacted payload with risk flags and redaction counts, and sends nothing", async () => {
-    const quota = draftQuota();
+    const quota = await draftQuota();
     const t = sampleTrail({
       error: `RuntimeError: GitHub rejected token ${SECRET}`,
       commands: ["sudo rm -rf /var/lib/app/cache", "pip install PyYAML==6.0.1"],
@@ -331,7 +331,7 @@ describe("colony_publish (hosted: drafts only)", () => {
     expect(r.json.redactions_total).toBe(1);
     expect(r.json.risk.flags.some((f: any) => f.command_index === 0)).toBe(true);
     expect(["medium", "high"]).toContain(r.json.risk.level);
-    expect(draftQuota()).toBe(quota);
+    expect(await draftQuota()).toBe(quota);
   });
 
   test("creates a draft; nothing is published until a person presses Publish", async () => {

@@ -185,7 +185,7 @@ describe("drafts", () => {
   afterAll(() => colony.dispose());
 
   test("1,000 draft ids: base64url, ≥ 128 bits, all distinct, symbols evenly spread", async () => {
-    const caller = { address: "127.0.0.1", agent: "security-test", agentDeclared: true };
+    const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "security-test", agentDeclared: true };
     const ids: string[] = [];
     for (let i = 0; i < 1000; i++)
       ids.push((await colony.service.drafts.create(sampleTrail({ error: `DraftIdError: ${i}` }), caller)).body.draft_id);

@@ -32,7 +32,12 @@ export async function inProcessColony(dataDir: string, env: Record<string, strin
   return startColony(config);
 }
 
-const seeder = (i: number): Caller => ({ address: "127.0.0.1", agent: `bench-agent-${i % 50}`, agentDeclared: true });
+const seeder = (i: number): Caller => ({
+  address: "127.0.0.1",
+  client: `anon-bench-${i % 50}`,
+  agent: `bench-agent-${i % 50}`,
+  agentDeclared: true,
+});
 
 /**
  * Publishes trails through the service (validation, redaction, fingerprint, one transaction each)

@@ -314,10 +314,11 @@ describe("eval corpus: no high risk where not warranted", () => {
       }
     });
   }
-  test("sudo apt-get install python3-dev is privilege_escalation at medium (c028)", () => {
-    const c = trails.find((t) => t.case.commands.includes("sudo apt-get install python3-dev"))!;
+  test("sudo apt-get install libssl-dev is privilege_escalation at medium", () => {
+    const c = trails.find((t) => t.case.commands.includes("sudo apt-get install libssl-dev"))!;
+    const index = c.case.commands.indexOf("sudo apt-get install libssl-dev");
     const r = assessRisk(c.trail);
-    expect(r.flags.find((f) => f.command_index === 0)).toMatchObject({ flag: "privilege_escalation", level: "medium" });
+    expect(r.flags.find((f) => f.command_index === index)).toMatchObject({ flag: "privilege_escalation", level: "medium" });
   });
 });
 

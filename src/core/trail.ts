@@ -30,6 +30,13 @@ export const QueryEnvironment = Type.Object({
   packages: Type.Optional(Arr(Package, 100)),
 });
 
+/**
+ * Upper bounds of the effort numbers (decisions.md §1 only says ≥ 0). Generous for any real fix,
+ * small enough that every sum of them stays an exact integer: a billion tokens, ten thousand
+ * failed attempts, a year of work. Larger values get 400 invalid_trail at the field's pointer.
+ */
+export const EFFORT_LIMITS = { tokens_spent: 1_000_000_000, failed_attempts: 10_000, duration_s: 31_536_000 } as const;
+
 export const ProtocolVersion = Type.String({ pattern: "^1\\.[0-9]+$", maxLength: 20 });
 
 export const Trail = Type.Object({
@@ -61,9 +68,9 @@ export const Trail = Type.Object({
   environment: TrailEnvironment,
   effort: Type.Optional(
     Type.Object({
-      tokens_spent: Type.Optional(Type.Number({ minimum: 0 })),
-      failed_attempts: Type.Optional(Type.Integer({ minimum: 0 })),
-      duration_s: Type.Optional(Type.Number({ minimum: 0 })),
+      tokens_spent: Type.Optional(Type.Number({ minimum: 0, maximum: EFFORT_LIMITS.tokens_spent })),
+      failed_attempts: Type.Optional(Type.Integer({ minimum: 0, maximum: EFFORT_LIMITS.failed_attempts })),
+      duration_s: Type.Optional(Type.Number({ minimum: 0, maximum: EFFORT_LIMITS.duration_s })),
     }),
   ),
   tags: Type.Optional(Arr(Str(50, 1), 20)),
@@ -175,6 +182,17 @@ function trailRules(trail: Trail): ValidationDetail[] {
   const nonEmpty = (v: unknown) => Array.isArray(v) && v.length > 0;
   const hasAction = nonEmpty(s.steps) || nonEmpty(s.commands) || nonEmpty(s.code_patches);
   return hasAction ? [] : [{ path: "/solution", message: "at least one of steps, commands, code_patches must be non-empty" }];
+}
+
+/**
+ * The tokens a trail's fix saves a later agent: its tokens_spent as a whole number from 0 to
+ * EFFORT_LIMITS.tokens_spent, whatever is stored (a trail kept by an older version may hold any
+ * number, even one that is not finite).
+ */
+export function tokensSaved(trail: Trail): number {
+  const spent = trail.effort?.tokens_spent;
+  if (typeof spent !== "number" || !Number.isFinite(spent) || spent <= 0) return 0;
+  return Math.round(Math.min(spent, EFFORT_LIMITS.tokens_spent));
 }
 
 export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);

@@ -2,14 +2,11 @@
 // over the service core; rules live in the core, not here.
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
-import { parseJsonBody } from "./body";
+import { BodyParseError, parseJsonBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
-import { errorResponse, jsonResponse } from "./errors";
-import type { Config } from "../config";
+import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
-import { hostedToolConfig } from "../mcp/config";
-import { mcpRoutes } from "../mcp/hosted";
 import { approveRoutes } from "./routes/approve";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
@@ -17,8 +14,13 @@ import { searchRoutes } from "./routes/search";
 import { trailRoutes } from "./routes/trails";
 import { errorMessage } from "../core/error-message";
 
-export function createApp(service: ColonyService, config: Config, logger: Logger) {
-  return (
+type AnyElysia = Elysia<any, any, any, any, any, any, any>;
+
+/** Routes mounted beside the API by the composition root (the hosted MCP endpoint). */
+export type RoutePlugin = (app: AnyElysia) => AnyElysia;
+
+export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = [], errorShapes: ErrorShapes = new Map()) {
+  const app =
     // standardHostname off: Elysia otherwise assumes a Host of at least 4 characters and finds
     // the path from offset 11 of the URL, so `Host: x` routed /v1/search as /search (a 404).
     new Elysia({ handler: { standardHostname: false } })
@@ -31,23 +33,25 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        if (error instanceof ServiceError) return errorResponse(error);
+        // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the REST one.
+        const render = errorShapes.get(route) ?? errorResponse;
+        if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503
         if (storeFailure) {
           logger.error("a write could not be stored", { route, error: errorMessage(error) });
-          return errorResponse(storeFailure);
+          return render(storeFailure);
         }
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
-        if (code === "PARSE" && cause instanceof ServiceError) return errorResponse(cause);
-        if (code === "NOT_FOUND") return errorResponse(new ServiceError("not_found", "no such route"));
-        if (code === "PARSE") return errorResponse(new ServiceError("invalid_request", "the body is not valid JSON"));
-        if (code === "VALIDATION") return errorResponse(new ServiceError("invalid_request", "the request is not valid"));
+        if (code === "PARSE" && cause instanceof ServiceError) return render(cause);
+        if (code === "NOT_FOUND") return render(new ServiceError("not_found", "no such route"));
+        if (code === "PARSE") return render(new BodyParseError());
+        if (code === "VALIDATION") return render(new ServiceError("invalid_request", "the request is not valid"));
         logger.error("unhandled error", {
           route,
           error: errorMessage(error, { withName: true }),
         });
-        return errorResponse(new ServiceError("internal"));
+        return render(new ServiceError("internal"));
       })
       .onBeforeHandle(({ request, route }) => {
         contextOf(request).route = route;
@@ -61,10 +65,9 @@ export function createApp(service: ColonyService, config: Config, logger: Logger
       .use(searchRoutes(service))
       .use(draftRoutes(service))
       .use(feedRoutes(service))
-      .use(approveRoutes())
-      // Hosted MCP follows this colony's own configuration for high-risk trails.
-      .use(mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }))
-  );
+      .use(approveRoutes());
+  for (const plugin of plugins) app.use(plugin);
+  return app;
 }
 
 export type ColonyApp = ReturnType<typeof createApp>;

@@ -32,10 +32,17 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** A JSON body as a value; 400 invalid_request when it nests too deep (a SyntaxError when it is not JSON). */
+/** A body that is not acceptable JSON: 400 invalid_request (an MCP endpoint answers JSON-RPC's parse error). */
+export class BodyParseError extends ServiceError {
+  constructor(message = "the body is not valid JSON") {
+    super("invalid_request", message);
+  }
+}
+
+/** A JSON body as a value; BodyParseError when it nests too deep (a SyntaxError when it is not JSON). */
 export function parseJsonBody(text: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ServiceError("invalid_request", `the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   }
   return JSON.parse(text);
 }

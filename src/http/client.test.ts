@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../service/errors";
 import { clientAddress, identify, pseudonym } from "./client";
-import { parseTrustProxy, type TrustProxy } from "./proxy-trust";
+import { parseTrustProxy, type TrustProxy } from "../core/proxy-trust";
 
 const trust = (setting: string): TrustProxy => parseTrustProxy(setting)!;
 const address = (xff: string | null, peer: string | null, setting: string) =>
@@ -54,7 +54,12 @@ describe("client address behind proxies (COLONY_TRUST_PROXY)", () => {
 
 test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {
   for (const ok of ["agent_01", "A-b_c-d_", "x".repeat(64)]) {
-    expect(identify(new Headers({ "x-colony-agent": ok }), "a", "s")).toEqual({ address: "a", agent: ok, agentDeclared: true });
+    expect(identify(new Headers({ "x-colony-agent": ok }), "a", "s")).toEqual({
+      address: "a",
+      client: pseudonym("a", "s"),
+      agent: ok,
+      agentDeclared: true,
+    });
   }
   for (const bad of ["short", "x".repeat(65), "has space1", "semi;colon", "ünïcode12", ""]) {
     expect(() => identify(new Headers({ "x-colony-agent": bad }), "a", "s")).toThrow(ServiceError);
@@ -66,6 +71,7 @@ test("without an agent id the agent is a keyed pseudonym, never the address", ()
   expect(id.agentDeclared).toBe(false);
   expect(id.agent).toMatch(/^anon-[A-Za-z0-9_-]{16}$/);
   expect(id.agent).not.toContain("198.51");
+  expect(id.client).toBe(id.agent); // the address pseudonym, also kept when an agent id is declared
   expect(pseudonym("198.51.100.7", "secret-1")).toBe(id.agent);
   expect(pseudonym("198.51.100.7", "secret-2")).not.toBe(id.agent);
   expect(pseudonym("198.51.100.8", "secret-1")).not.toBe(id.agent);

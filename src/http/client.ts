@@ -2,7 +2,7 @@
 // proxy) and the agent id (X-Colony-Agent, else a keyed pseudonym of the address).
 import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
-import { forwardedClient, type TrustProxy } from "./proxy-trust";
+import { forwardedClient, type TrustProxy } from "../core/proxy-trust";
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
@@ -29,17 +29,23 @@ export function pseudonym(address: string, secret: string): string {
   return name;
 }
 
-/** The declared agent id, or null when none is sent; 400 invalid_request when it is malformed. */
+/** A malformed X-Colony-Agent: 400 invalid_request (an MCP endpoint answers a JSON-RPC server error). */
+export class InvalidAgentHeaderError extends ServiceError {
+  constructor() {
+    super("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
+  }
+}
+
+/** The declared agent id, or null when none is sent; InvalidAgentHeaderError when it is malformed. */
 export function checkAgentHeader(headers: Headers): string | null {
   const declared = headers.get("x-colony-agent");
-  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) {
-    throw new ServiceError("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
-  }
+  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) throw new InvalidAgentHeaderError();
   return declared;
 }
 
 export function identify(headers: Headers, address: string, secret: string): ClientIdentity {
   const declared = checkAgentHeader(headers);
-  if (declared !== null) return { address, agent: declared, agentDeclared: true };
-  return { address, agent: pseudonym(address, secret), agentDeclared: false };
+  const client = pseudonym(address, secret);
+  if (declared !== null) return { address, client, agent: declared, agentDeclared: true };
+  return { address, client, agent: client, agentDeclared: false };
 }

@@ -1,6 +1,6 @@
 // Per-request facts computed by the outer server layer, looked up by the Elysia handlers.
 import type { ClientIdentity } from "./client";
-import type { QuotaState } from "../service/rate-limit";
+import type { QuotaState } from "../service/quotas";
 
 export interface RequestContext {
   client: ClientIdentity;
@@ -18,7 +18,7 @@ export function bindContext(request: Request, ctx: RequestContext): void {
 
 /**
  * Runs a call metered by the route's own quota (publish, drafts). The server layer has already put
- * that quota in the context (src/http/route-quotas.ts), so a refusal reports it; afterwards the
+ * that quota in the context (src/service/quotas.ts), so a refusal reports it; afterwards the
  * RateLimit headers show it with the use counted.
  */
 export async function meteredCall<T>(

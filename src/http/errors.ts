@@ -16,3 +16,12 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function errorResponse(err: ServiceError): Response {
   return jsonResponse(err.status, errorBody(err.code, err.message, err.details), err.headers);
 }
+
+/** Renders a refusal in a route's own shape. */
+export type ErrorRenderer = (err: ServiceError) => Response;
+
+/**
+ * Routes whose refusals take another shape than the REST one, by path (the hosted MCP endpoint
+ * answers JSON-RPC error objects); given by the composition root with the routes themselves.
+ */
+export type ErrorShapes = ReadonlyMap<string, ErrorRenderer>;

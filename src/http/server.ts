@@ -8,9 +8,8 @@ import { readBodyLimited } from "./body";
 import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "./client";
 import { bindContext, type RequestContext } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
-import { errorResponse } from "./errors";
-import { admit, FixedWindowLimiter, quotaHeaders, type QuotaDecision, type QuotaState } from "../service/rate-limit";
-import type { RouteQuota } from "./route-quotas";
+import { type ErrorShapes, errorResponse } from "./errors";
+import { quotaHeaders, refuseUnlessAllowed, type QuotaDecision, type Quotas, type QuotaState } from "../service/quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
 import { errorMessage } from "../core/error-message";
 
@@ -21,11 +20,12 @@ export interface ServerDeps {
   lookups: FingerprintLookups;
   /** Server-side secret that keys the pseudonyms of client addresses. */
   pseudonymSecret: string;
-  /** The quota of routes metered by their own (publish, drafts), looked up before the body is read. */
-  routeQuota: RouteQuota;
+  /** The general quota of every request, and the own quota of metered routes (service/quotas.ts). */
+  quotas: Quotas;
+  /** Paths whose refusals take their own shape (the MCP endpoint's JSON-RPC errors). */
+  errorShapes?: ErrorShapes;
 }
 
-const GENERAL_QUOTA = ["rate_limited", "too many requests from this address"] as const;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export interface DrainOptions {
@@ -44,7 +44,6 @@ interface Pass {
 }
 
 export function createFetchHandler(deps: ServerDeps) {
-  const general = new FixedWindowLimiter(deps.config.rateLimit, 60_000);
   let inFlight = 0;
   let draining = false;
   const logRequests = deps.logger.enabled("info");
@@ -82,10 +81,14 @@ export function createFetchHandler(deps: ServerDeps) {
    * their response with every header at once (changing a built response's headers costs ~1.5 µs each).
    */
   function lookup(request: BunRequest<typeof LOOKUP_ROUTE>, server: Server<unknown>): Response | Promise<Response> {
-    const pass = begin(request, server);
+    const begun = begin(request, server);
+    return begun instanceof Promise ? begun.then((pass) => lookupPassed(request, pass)) : lookupPassed(request, begun);
+  }
+
+  function lookupPassed(request: BunRequest<typeof LOOKUP_ROUTE>, pass: Pass): Response | Promise<Response> {
     let answer: LookupAnswer | Promise<LookupAnswer>;
     try {
-      admit(pass.quota, ...GENERAL_QUOTA);
+      refuseUnlessAllowed(pass.quota, "general");
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
       answer = deps.lookups.answer(request.params.fp);
     } catch (err) {
@@ -115,24 +118,31 @@ export function createFetchHandler(deps: ServerDeps) {
 
   return Object.assign(fetch, { drain, routes });
 
-  /** Address and general quota: counted for every request, refused or not. */
-  function begin(request: Request, server: Server<unknown>): Pass {
+  /**
+   * Address and general quota: counted for every request, refused or not. The in-process counters
+   * answer at once; shared ones (several replicas) may need a round trip.
+   */
+  function begin(request: Request, server: Server<unknown>): Pass | Promise<Pass> {
     const started = logRequests ? performance.now() : 0;
     const peer = server.requestIP(request)?.address ?? null;
     const address = clientAddress(request, peer, deps.config.trustProxy);
-    return { started, address, quota: general.take(address) };
+    const quota = deps.quotas.takeGeneral(address);
+    return quota instanceof Promise ? quota.then((q) => ({ started, address, quota: q })) : { started, address, quota };
   }
 
   /** 429 when the general quota is spent, 400 for a malformed agent id; else who is calling. */
   function admitClient(pass: Pass, request: Request): ClientIdentity {
-    admit(pass.quota, ...GENERAL_QUOTA);
+    refuseUnlessAllowed(pass.quota, "general");
     return identify(request.headers, pass.address, deps.pseudonymSecret);
   }
 
-  function failure(err: unknown): Response {
+  /** The error's answer: the REST error shape, or the route's own (JSON-RPC's on the MCP endpoint). */
+  function failure(err: unknown, request?: Request): Response {
     const known = toServiceError(err);
     if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
-    return errorResponse(known ?? new ServiceError("internal"));
+    const answer = known ?? new ServiceError("internal");
+    const render = request && deps.errorShapes?.size ? deps.errorShapes.get(new URL(request.url).pathname) : undefined;
+    return (render ?? errorResponse)(answer);
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */
@@ -159,7 +169,8 @@ export function createFetchHandler(deps: ServerDeps) {
   }
 
   async function handle(request: Request, server: Server<unknown>): Promise<Response> {
-    const pass = begin(request, server);
+    const begun = begin(request, server);
+    const pass = begun instanceof Promise ? await begun : begun;
     let route = "(unmatched)";
     let quota: QuotaState = pass.quota;
     let response: Response;
@@ -168,7 +179,7 @@ export function createFetchHandler(deps: ServerDeps) {
       let inner = request;
       if (BODY_METHODS.has(request.method)) {
         // From here on, a 413 or a malformed body shows the route's own quota, as its other answers do.
-        quota = deps.routeQuota(request.method, new URL(request.url).pathname, pass.address) ?? quota;
+        quota = (await deps.quotas.routeState(request.method, new URL(request.url).pathname, pass.address)) ?? quota;
         // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
         inner = new Request(request.url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) });
       }
@@ -178,7 +189,7 @@ export function createFetchHandler(deps: ServerDeps) {
       route = ctx.route;
       quota = ctx.quota;
     } catch (err) {
-      response = failure(err);
+      response = failure(err, request);
     }
     return end(request, pass, response, route, quota);
   }

@@ -15,6 +15,7 @@ describe("loadMcpConfig", () => {
       agentModel: "unknown",
       publishWaitS: 25,
       mcpPort: 8090,
+      allowedOrigins: [],
     });
   });
 
@@ -29,6 +30,7 @@ describe("loadMcpConfig", () => {
       COLONY_AGENT_MODEL: "claude-x",
       COLONY_PUBLISH_WAIT_S: "5",
       COLONY_MCP_PORT: "9100",
+      COLONY_ALLOWED_ORIGINS: "https://Inspector.example.com/, http://localhost:6274",
     });
     expect(c).toEqual({
       colonyUrl: "https://colony.example.org",
@@ -40,6 +42,7 @@ describe("loadMcpConfig", () => {
       agentModel: "claude-x",
       publishWaitS: 5,
       mcpPort: 9100,
+      allowedOrigins: ["https://inspector.example.com", "http://localhost:6274"],
     });
   });
 
@@ -47,6 +50,9 @@ describe("loadMcpConfig", () => {
     const cases: [string, string][] = [
       ["COLONY_URL", "colony.local"],
       ["COLONY_PUBLISH", "yes"],
+      ["COLONY_ALLOWED_ORIGINS", "https://ok.example.com, https://app.example.com/path"],
+      ["COLONY_ALLOWED_ORIGINS", "inspector.example.com"],
+      ["COLONY_ALLOWED_ORIGINS", "*"],
       ["COLONY_MIN_FAILED_ATTEMPTS", "-1"],
       ["COLONY_ALLOW_HIGH_RISK", "true"],
       ["COLONY_AGENT_ID", "has space in it"],

@@ -1,7 +1,7 @@
 // Settings of the MCP server (interface.md §4.14), read once from the environment. A bad value
 // stops the process with a message naming the variable (main.ts exits with code 2), in the same
 // style as src/config.ts.
-import { ConfigError, int, str, type Env } from "../config";
+import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
 import { AGENT_ID_PATTERN } from "../http/client";
 
 export type PublishPolicy = "off" | "ask" | "auto";
@@ -39,6 +39,8 @@ export interface McpConfig {
   publishWaitS: number;
   /** Port of `colony mcp --http` when --port is not given. */
   mcpPort: number;
+  /** Browser origins, besides its own loopback ones, that may call `colony mcp --http`. */
+  allowedOrigins: string[];
 }
 
 export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
@@ -115,6 +117,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     agentId,
     publishWaitS: int(env, "COLONY_PUBLISH_WAIT_S", DEFAULT_PUBLISH_WAIT_S, 0, 600),
     mcpPort: int(env, "COLONY_MCP_PORT", DEFAULT_MCP_PORT, 0, 65535),
+    allowedOrigins: allowedOrigins(env),
   };
 }
 
@@ -129,4 +132,5 @@ export const MCP_CONFIG_DOC: [string, string, string][] = [
   ["COLONY_AGENT_MODEL", "unknown", "model name sent with outcome reports and trails"],
   ["COLONY_PUBLISH_WAIT_S", String(DEFAULT_PUBLISH_WAIT_S), "seconds a local publish waits for the colony's verdict"],
   ["COLONY_MCP_PORT", String(DEFAULT_MCP_PORT), "port of `colony mcp --http` (host 127.0.0.1)"],
+  ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call `colony mcp --http` besides its own"],
 ];

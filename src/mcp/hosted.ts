@@ -1,20 +1,27 @@
 // The colony's own MCP endpoint, POST /mcp (interface.md §4.14, decisions §12). The server layer
 // has already applied the general quota, the 64 KB body limit and X-Colony-Agent; the tools call
 // the service core in-process as that caller, so draft and publish quotas count its address.
+// A browser page of a foreign Origin is refused (src/mcp/origin.ts).
 import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
 import { hostedToolConfig, type ToolConfig } from "./config";
+import { MCP_PATH } from "./jsonrpc-errors";
+import { OriginPolicy } from "./origin";
 
 let handler: Promise<typeof import("./hosted-handler")> | null = null;
 const loadHandler = () => (handler ??= import("./hosted-handler"));
 
-export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToolConfig()) {
+export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToolConfig(), origins = new OriginPolicy([])) {
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
-      .post("/mcp", async ({ request, body }) =>
-        (await loadHandler()).handleHostedPost(service, config, contextOf(request).client, request, body),
-      )
-      .get("/mcp", async () => (await loadHandler()).methodNotAllowed())
-      .delete("/mcp", async () => (await loadHandler()).methodNotAllowed());
+      .post(MCP_PATH, async ({ request, body }) => {
+        const refused = origins.refusal(request);
+        if (refused) return refused;
+        const answer = await (await loadHandler()).handleHostedPost(service, config, contextOf(request).client, request, body);
+        return origins.withCors(request, answer);
+      })
+      .options(MCP_PATH, ({ request }) => origins.preflight(request))
+      .get(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()))
+      .delete(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()));
 }

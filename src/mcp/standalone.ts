@@ -2,14 +2,18 @@
 // host 127.0.0.1), talking to the colony at COLONY_URL over HTTP. Stateless like the hosted
 // route; it also serves GET /healthz. Each caller's address goes to the colony as
 // X-Forwarded-For (honoured only by a colony with COLONY_TRUST_PROXY), so per-client quotas hold.
+// Errors on /mcp are JSON-RPC error objects (src/mcp/jsonrpc-errors.ts); a browser page of a
+// foreign Origin is refused (src/mcp/origin.ts), a foreign Host too.
 import type { Server } from "bun";
-import { parseJsonBody, readBodyLimited } from "../http/body";
-import { AGENT_ID_PATTERN } from "../http/client";
+import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
+import { checkAgentHeader } from "../http/client";
 import type { Logger } from "../log";
-import { ServiceError } from "../service/errors";
+import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
 import { HttpColonyClient } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
+import { serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { OriginPolicy } from "./origin";
 import { handleStatelessPost, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
 import { errorMessage } from "../core/error-message";
@@ -30,6 +34,7 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
   const startedAt = Date.now();
   const { logger } = opts;
   let allowedHosts: string[] | undefined;
+  const origins = new OriginPolicy(cfg.allowedOrigins);
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
     const path = new URL(request.url).pathname;
@@ -43,19 +48,27 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
       });
     }
     if (path !== "/mcp") return errorJson(404, "not_found", "no such route");
-    if (request.method !== "POST") return methodNotAllowed();
+    if (request.method === "OPTIONS") return origins.preflight(request);
+    const refused = origins.refusal(request);
+    if (refused) return refused;
+    return origins.withCors(request, await handleMcp(request, server));
+  }
 
-    const agentHeader = request.headers.get("x-colony-agent");
-    if (agentHeader !== null && !AGENT_ID_PATTERN.test(agentHeader)) {
-      return errorJson(400, "invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
-    }
+  async function handleMcp(request: Request, server: Server<undefined>): Promise<Response> {
+    if (request.method !== "POST") return methodNotAllowed();
     let parsed: unknown;
+    let agentHeader: string | null;
     try {
+      agentHeader = checkAgentHeader(request.headers);
       const bytes = await readBodyLimited(request);
-      parsed = parseJsonBody(new TextDecoder().decode(bytes ?? new Uint8Array()));
+      try {
+        parsed = parseJsonBody(new TextDecoder().decode(bytes ?? new Uint8Array()));
+      } catch (err) {
+        throw err instanceof ServiceError ? err : new BodyParseError();
+      }
     } catch (err) {
-      if (err instanceof ServiceError) return errorJson(err.status, err.code, err.message);
-      return errorJson(400, "invalid_request", "the body is not valid JSON");
+      if (err instanceof ServiceError) return serviceErrorAsJsonRpc(err);
+      throw err;
     }
     const client = new HttpColonyClient({
       baseUrl: cfg.colonyUrl,
@@ -75,7 +88,7 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
         response = await handle(request, srv);
       } catch (err) {
         logger.error("mcp request failed", { error: errorMessage(err) });
-        response = errorJson(500, "internal", "internal error");
+        response = serviceErrorAsJsonRpc(toServiceError(err) ?? new ServiceError("internal"));
       }
       logger.info("request", {
         method: request.method,

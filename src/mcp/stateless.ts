@@ -2,6 +2,23 @@
 // so replicas need no shared session state and one caller's request never sees another's.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
+
+/**
+ * JSON that is no JSON-RPC message (or batch of them) is JSON-RPC's "Invalid Request", -32600;
+ * the SDK's transport would call it a parse error (-32700), which JSON-RPC keeps for text that is
+ * not JSON at all.
+ */
+function invalidRequest(parsedBody: unknown): Response | null {
+  const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return null;
+  return jsonRpcErrorResponse(
+    400,
+    JSON_RPC_ERRORS.invalidRequest,
+    'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
+  );
+}
 
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
 export async function handleStatelessPost(
@@ -11,6 +28,10 @@ export async function handleStatelessPost(
   /** Host headers to accept (DNS-rebinding protection of a server on loopback); all when omitted. */
   allowedHosts?: string[],
 ): Promise<Response> {
+  if (request.method === "POST") {
+    const invalid = invalidRequest(parsedBody);
+    if (invalid) return invalid;
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),

@@ -1,25 +1,100 @@
 // `colony mcp`: the local MCP server over stdio, talking to COLONY_URL. Everything it sends is
 // redacted here first (the tools redact queries, notes and trails before calling the colony).
 // stdout carries the protocol only: logs go to stderr.
+//
+// A client may write its requests and close stdin at once (a pipe, a script, a client shutting
+// down): the requests already read are still answered. On the end of stdin, SIGTERM or SIGINT the
+// server stops reading, waits for the answers of calls in flight (at most DRAIN_MS), flushes
+// stdout, then exits.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log";
 import { HttpColonyClient } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
 import { createToolServer } from "./tool-server";
 
-export async function runStdio(cfg: McpConfig, logger: Logger): Promise<void> {
+/** The longest the server waits for calls in flight once it is told to stop. */
+export const DRAIN_MS = 30_000;
+
+type RequestId = string | number;
+
+/** The SDK's stdio transport, counting the requests read and not answered yet. */
+export class DrainingTransport implements Transport {
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  onmessage?: Transport["onmessage"];
+  private readonly pending = new Set<RequestId>();
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly inner: Transport = new StdioServerTransport()) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      if (isJSONRPCRequest(message)) this.pending.add(message.id);
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    await this.inner.send(message, options);
+    const answered = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    if (answered !== undefined && this.pending.delete(answered) && this.pending.size === 0) {
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  /** Requests read and not answered yet. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves once every request read so far is answered (true), or after `maxMs` (false). */
+  async drained(maxMs: number): Promise<boolean> {
+    if (this.pending.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), maxMs)));
+    const done = await Promise.race([idle, timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+}
+
+/** Resolves once everything written to stdout so far has been handed to the OS. */
+function flushStdout(): Promise<void> {
+  return new Promise((resolve) => process.stdout.write("", () => resolve()));
+}
+
+export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_MS): Promise<void> {
   const client = new HttpColonyClient({ baseUrl: cfg.colonyUrl, agentId: cfg.agentId });
   const server = createToolServer(client, localToolConfig(cfg));
-  const transport = new StdioServerTransport();
+  const transport = new DrainingTransport();
   let closing = false;
   const close = async (why: string) => {
     if (closing) return;
     closing = true;
-    logger.info("colony mcp stopping", { why });
+    const inFlight = transport.inFlight;
+    logger.info("colony mcp stopping", { why, in_flight: inFlight });
+    if (inFlight > 0 && !(await transport.drained(drainMs))) {
+      logger.warn("calls still running when the drain ended; their answers are dropped", {
+        in_flight: transport.inFlight,
+        drain_ms: drainMs,
+      });
+    }
+    await flushStdout();
     await server.close().catch(() => {});
     process.exit(0);
   };
-  // The client closing our stdin ends the session.
+  // The client closing our stdin ends the session, once the calls it sent are answered.
   process.stdin.on("end", () => void close("stdin closed"));
   process.on("SIGTERM", () => void close("SIGTERM"));
   process.on("SIGINT", () => void close("SIGINT"));

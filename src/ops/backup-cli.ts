@@ -1,16 +1,17 @@
 // `colony backup FILE` and `colony restore FILE`: thin wrappers over the store's backup module,
 // using the same configuration (COLONY_DATA_DIR, COLONY_CACHE_DIR) as `colony serve`.
+import { UsageError } from "../cli/command";
 import { loadConfig } from "../config";
 import { prepareNatives } from "../platform/native";
 import { backupDatabase, restoreDatabase } from "../store/sqlite/backup";
 import { DataDirLockedError } from "../store/sqlite/lock";
 import { errorMessage } from "../core/error-message";
 
-export async function runBackupCommand(command: "backup" | "restore", file: string | undefined): Promise<number> {
-  if (!file) {
-    process.stderr.write(`colony: usage: colony ${command} FILE\n`);
-    return 2;
-  }
+export async function runBackupCommand(command: "backup" | "restore", args: string[]): Promise<number> {
+  const what = command === "backup" ? "the file to write the backup to" : "the backup file to restore";
+  if (args.length === 0) throw new UsageError(`${command} needs FILE: ${what}`);
+  if (args.length > 1) throw new UsageError(`${command} takes one FILE (${what}), got ${args.length} arguments`);
+  const file = args[0]!;
   const config = loadConfig();
   const { sqliteVec } = prepareNatives({ cacheDir: config.cacheDir });
   try {

@@ -1,13 +1,16 @@
 // The service core: every rule of the contract lives here once, and both the HTTP routes and the
 // MCP tools call it.
+import { startProgress } from "../progress";
 import type { Config } from "../config";
 import type { Logger } from "../log";
+import type { Seams } from "../store/seams";
 import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
 import { FeedService } from "./feed";
+import type { Quotas } from "./quotas";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -16,6 +19,9 @@ export interface ColonyDeps {
   config: Config;
   logger: Logger;
   subsystems: Subsystems;
+  /** The single-process assumptions, as src/compose.ts chose them. */
+  seams: Seams;
+  quotas: Quotas;
   /** Base of approve_url links (known once the server is bound). */
   publicUrl: () => string;
   now?: () => number;
@@ -30,34 +36,40 @@ export class ColonyService {
   readonly search: SearchService;
   readonly drafts: DraftService;
   readonly feed: FeedService;
+  /** The quotas every route and tool spends (service/quotas.ts). */
+  readonly quotas: Quotas;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
-  private readonly fingerprintListeners: ((fingerprint: string) => void)[] = [];
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
     this.startedAt = this.now();
+    this.quotas = deps.quotas;
     const { store, vectors, embedder } = deps.subsystems;
+    const { seams } = deps;
     this.worker =
-      store && vectors && embedder
+      store && vectors && embedder && seams.jobClaims
         ? new EnrichmentWorker({
             store,
             embedder,
             logger: deps.logger,
             now: this.now,
-            onChange: (fps) => fps.forEach((fp) => this.emitFingerprintChanged(fp)),
+            claims: seams.jobClaims,
+            fingerprintChanges: seams.fingerprints,
+            vectorChanges: seams.vectors,
           })
         : null;
     this.trails = new TrailService({
       store,
       logger: deps.logger,
       now: this.now,
-      publishLimit: deps.config.publishLimit,
+      quotas: deps.quotas,
       maxQueue: deps.config.maxQueue,
       adminToken: deps.config.adminToken,
       notifyWorker: () => this.worker?.notify(),
-      onFingerprintChanged: (fp) => this.emitFingerprintChanged(fp),
+      fingerprintChanges: seams.fingerprints,
+      vectorChanges: seams.vectors,
     });
     this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
     this.drafts = new DraftService({
@@ -65,7 +77,7 @@ export class ColonyService {
       trails: this.trails,
       now: this.now,
       publicUrl: deps.publicUrl,
-      draftLimit: deps.config.draftLimit,
+      quotas: deps.quotas,
     });
     this.feed = new FeedService({ store, now: this.now });
   }
@@ -76,16 +88,25 @@ export class ColonyService {
     this.maintenanceTimer = setInterval(() => void this.maintenance(), MAINTENANCE_INTERVAL_MS);
     this.maintenanceTimer.unref?.();
     this.worker?.notify();
-    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) void this.reindex(this.worker);
+    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) {
+      const worker = this.worker;
+      void this.deps.seams.leadership
+        .run("reindex", () => this.reindex(worker))
+        .catch((err) => {
+          this.deps.logger.error("re-embedding could not start; it resumes at the next start", { error: errorMessage(err) });
+        });
+    }
   }
 
-  /** After a model change, stored trails are re-embedded in the background. */
+  /** After a model change, stored trails are re-embedded in the background (by the leader). */
   private async reindex(worker: EnrichmentWorker): Promise<void> {
     const { logger, subsystems } = this.deps;
     try {
-      const n = await worker.reindex();
+      const total = await subsystems.store?.stats.trailsIndexed();
+      const progress = startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger });
+      const n = await worker.reindex(undefined, (k) => progress.tick(k));
       await subsystems.vectors!.markReindexed();
-      logger.info("re-embedded stored trails for the current model", { trails: n });
+      progress.finish({ trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
         error: errorMessage(err),
@@ -98,27 +119,33 @@ export class ColonyService {
     await this.worker?.stop();
   }
 
-  /** Hourly: expired drafts, tombstones past 90 days, aggregate buckets nothing reads any more. */
+  /**
+   * Hourly, by the maintenance leader: expired drafts, tombstones past 90 days, aggregate buckets
+   * nothing reads any more.
+   */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
     if (!store) return;
     try {
-      const tombstones = await this.trails.purgeTombstones();
-      const drafts = await this.drafts.purge();
-      await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
-      if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
+      await this.deps.seams.leadership.run("maintenance", async () => {
+        const tombstones = await this.trails.purgeTombstones();
+        const drafts = await this.drafts.purge();
+        await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+        if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
+      });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });
     }
   }
 
-  /** Called whenever what a fingerprint lookup returns may have changed (for response caches). */
-  onFingerprintChanged(listener: (fingerprint: string) => void): void {
-    this.fingerprintListeners.push(listener);
-  }
-
-  private emitFingerprintChanged(fingerprint: string): void {
-    for (const listener of this.fingerprintListeners) listener(fingerprint);
+  /**
+   * Calls `listener` whenever what a fingerprint lookup returns may have changed (for response
+   * caches), and `lost` when changes may have been missed (everything may have changed).
+   */
+  onFingerprintChanged(listener: (fingerprint: string) => void, lost?: () => void): () => void {
+    return this.deps.seams.fingerprints.subscribe((change) => {
+      for (const fp of change.fingerprints) listener(fp);
+    }, lost);
   }
 
   health() {

@@ -8,7 +8,7 @@ import { assessRisk } from "../core/risk";
 import { parseTrail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
-import { admit, FixedWindowLimiter, type QuotaState } from "./rate-limit";
+import type { Quotas } from "./quotas";
 import type { TrailService } from "./trails";
 
 export const DRAFT_LIFETIME_S = 1800;
@@ -21,29 +21,21 @@ export interface DraftDeps {
   trails: TrailService;
   now: () => number;
   publicUrl: () => string;
-  draftLimit: number;
+  quotas: Quotas;
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
 export class DraftService {
-  private readonly quota: FixedWindowLimiter;
-
-  constructor(private readonly deps: DraftDeps) {
-    this.quota = new FixedWindowLimiter(deps.draftLimit, 3600_000, deps.now);
-  }
+  constructor(private readonly deps: DraftDeps) {}
 
   private get store(): Store {
     return requireStore(this.deps.store);
   }
 
-  quotaState(address: string): QuotaState {
-    return this.quota.peek(address);
-  }
-
   async create(input: unknown, caller: Caller) {
-    admit(this.quota.peek(caller.address), "draft_limited", "too many drafts from this address");
+    await this.deps.quotas.admit("createDraft", caller.address);
     const parsed = parseTrail(input);
     if (!parsed.ok) throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details);
     const { value: trail, counts } = redactTrail(parsed.value);
@@ -69,7 +61,7 @@ export class DraftService {
     } catch (err) {
       throw toServiceError(err) ?? new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
     }
-    const taken = this.quota.take(caller.address);
+    const taken = await this.deps.quotas.spend("createDraft", caller.address);
     return {
       body: {
         draft_id: token,
@@ -124,7 +116,7 @@ export class DraftService {
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     const { trails } = this.deps;
-    trails.admitPublish(caller.address);
+    await this.deps.quotas.admit("publishDraft", caller.address);
     await trails.checkQueueRoom();
     const record = await trails.storing(() =>
       this.store.transaction(async (tx) => {
@@ -138,7 +130,7 @@ export class DraftService {
         return inserted;
       }),
     );
-    const quota = trails.takePublish(caller.address);
+    const quota = await this.deps.quotas.spend("publishDraft", caller.address);
     return {
       body: {
         draft_id: token,

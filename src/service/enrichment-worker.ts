@@ -7,6 +7,7 @@ import { analyzeTrail, embeddingText, lexicalFields, type Analysis } from "../co
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import type { Store, TrailRecord, Transaction } from "../store/ports";
+import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
@@ -16,9 +17,13 @@ export interface WorkerDeps {
   embedder: Embedder;
   logger: Logger;
   now: () => number;
+  /** How this worker takes jobs from the queue (one worker, or one of several). */
+  claims: JobClaims;
   batchSize?: number;
-  /** Called after a batch with the fingerprints whose indexed trails changed. */
-  onChange?: (fingerprints: Set<string>) => void;
+  /** Told after a batch's commit which fingerprints' indexed trails changed. */
+  fingerprintChanges: FingerprintChanges;
+  /** Told after a commit which trails got a vector. */
+  vectorChanges: VectorChanges;
 }
 
 /** A trail whose analysis throws this many times is rejected rather than retried forever. */
@@ -75,10 +80,11 @@ export class EnrichmentWorker {
       try {
         // Inside the try: the store can fail here too (a networked database away), and the
         // loop's promise has nobody to report a rejection to.
-        jobs = await this.deps.store.jobs.next(batchSize);
+        jobs = await this.deps.claims.claim(batchSize);
         if (jobs.length === 0) return;
         await this.process(jobs);
       } catch (err) {
+        await this.deps.claims.release(jobs.map((j) => j.trailSeq)).catch(() => {});
         // A whole-batch failure (the embedder, the store) is transient: retry later, count nothing.
         this.failedBatches++;
         this.deps.logger.error("enrichment batch failed; retrying", { error: errorText(err), jobs: jobs.length });
@@ -117,6 +123,7 @@ export class EnrichmentWorker {
           planned.push({ seq, record, kind: "rejected", reasons: ["enrichment_failed"], trail: record.trail });
         } else {
           await store.jobs.recordFailure(seq, errorText(err));
+          await this.deps.claims.release([seq]);
         }
         this.deps.logger.error("enrichment of a trail failed", { trail_id: record.id, error: errorText(err) });
       }
@@ -142,6 +149,7 @@ export class EnrichmentWorker {
     const centroids = unsure ? await this.categoryCentroids() : null;
 
     const changed = new Set<string>();
+    const upserted: number[] = [];
     const at = now();
     await store.transaction(async (tx) => {
       for (const p of planned) {
@@ -173,6 +181,7 @@ export class EnrichmentWorker {
           });
           if (applied) {
             await tx.vectors!.upsert(p.seq, vector);
+            upserted.push(p.seq);
             await tx.lexical.add(p.seq, lexicalFields(analysis.trail));
             await tx.events.append({
               kind: "laid",
@@ -186,7 +195,8 @@ export class EnrichmentWorker {
         }
         await tx.jobs.remove(p.seq);
       }
-      if (changed.size > 0) tx.afterCommit(() => this.deps.onChange?.(changed));
+      if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
+      if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
     });
   }
 
@@ -194,7 +204,7 @@ export class EnrichmentWorker {
    * Re-embeds every indexed trail (after a model change). Idempotent, so a crash midway is
    * resumed from the start by the next process; the caller clears the pending flag when done.
    */
-  async reindex(batchSize = 64): Promise<number> {
+  async reindex(batchSize = 64, onBatch?: (count: number) => void): Promise<number> {
     const { store, embedder } = this.deps;
     let after = 0;
     let done = 0;
@@ -203,12 +213,17 @@ export class EnrichmentWorker {
       if (batch.length === 0) break;
       const embedded = await embedder.embed(batch.map((r) => embeddingText(r.trail)));
       await store.transaction(async (tx) => {
+        const upserted: number[] = [];
         for (const [i, r] of batch.entries()) {
-          if ((await tx.trails.bySeq(r.seq))?.status === "indexed") await tx.vectors!.upsert(r.seq, embedded[i]!);
+          if ((await tx.trails.bySeq(r.seq))?.status !== "indexed") continue;
+          await tx.vectors!.upsert(r.seq, embedded[i]!);
+          upserted.push(r.seq);
         }
+        if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       });
       after = batch[batch.length - 1]!.seq;
       done += batch.length;
+      onBatch?.(batch.length);
     }
     return done;
   }

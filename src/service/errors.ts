@@ -46,6 +46,11 @@ export function requireStore<S>(store: S | null): S {
 export interface Caller {
   /** The client address; used for quotas only, never stored or logged raw. */
   address: string;
+  /**
+   * The keyed pseudonym of the client address (`anon-…`): the only form of the address a rule may
+   * store, e.g. to limit counted outcome reports per address whatever agent ids it sends.
+   */
+  client: string;
   /** The agent id sent by the client, or the pseudonym of its address. */
   agent: string;
   /** True when the agent id was declared (X-Colony-Agent or COLONY_AGENT_ID). */

@@ -2,14 +2,16 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
+import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
 import { redactText, redactTrail } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
+import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
-import { admit, FixedWindowLimiter, quotaHeaders, type QuotaState } from "./rate-limit";
+import { quotaHeaders, type Quotas, type QuotaState } from "./quotas";
 import { errorMessage } from "../core/error-message";
 
 export const UNTRUSTED_NOTICE =
@@ -18,7 +20,6 @@ export const UNTRUSTED_NOTICE =
 
 export const TOMBSTONE_RETENTION_MS = 90 * 24 * 3600 * 1000;
 const FINGERPRINT_LOOKUP_LIMIT = 5;
-const REPEAT_WINDOW_MS = 24 * 3600 * 1000;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface SearchResult {
@@ -54,33 +55,22 @@ export interface TrailServiceDeps {
   store: Store | null;
   logger: Logger;
   now: () => number;
-  publishLimit: number;
+  quotas: Quotas;
   maxQueue: number;
   adminToken: string | null;
   /** Wakes the enrichment worker (after the trail's commit). */
   notifyWorker: () => void;
-  /** Tells caches that what a fingerprint lookup returns may have changed (after the commit). */
-  onFingerprintChanged: (fingerprint: string) => void;
+  /** Where caches learn that what a fingerprint lookup returns may have changed (after the commit). */
+  fingerprintChanges: FingerprintChanges;
+  /** Where vector indexes learn that a trail's vector was removed (after the commit). */
+  vectorChanges: VectorChanges;
 }
 
 export class TrailService {
-  private readonly publishQuota: FixedWindowLimiter;
-
-  constructor(private readonly deps: TrailServiceDeps) {
-    this.publishQuota = new FixedWindowLimiter(deps.publishLimit, 3600_000, deps.now);
-  }
+  constructor(private readonly deps: TrailServiceDeps) {}
 
   private get store(): Store {
     return requireStore(this.deps.store);
-  }
-
-  publishQuotaState(address: string): QuotaState {
-    return this.publishQuota.peek(address);
-  }
-
-  /** The publish quota of an address, or 429 publish_limited when it is used up. */
-  admitPublish(address: string): QuotaState {
-    return admit(this.publishQuota.peek(address), "publish_limited", "hourly publish quota exceeded for this address");
   }
 
   /** 503 busy while too many trails wait for enrichment. */
@@ -97,12 +87,7 @@ export class TrailService {
   async enqueue(trail: Trail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
     await this.checkQueueRoom();
     const record = await this.storing(() => this.store.transaction((tx) => this.insertQueued(tx, trail, author)));
-    return { record, quota: this.takePublish(address) };
-  }
-
-  /** Counts one publish against the address's quota (once the trail is stored). */
-  takePublish(address: string): QuotaState {
-    return this.publishQuota.take(address);
+    return { record, quota: await this.deps.quotas.spend("publishTrail", address) };
   }
 
   /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
@@ -134,7 +119,7 @@ export class TrailService {
 
   /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
   async publish(input: unknown, caller: Caller): Promise<{ body: Published; quota: QuotaState }> {
-    const admitted = this.admitPublish(caller.address);
+    const admitted = await this.deps.quotas.admit("publishTrail", caller.address);
     const parsed = parseTrail(input);
     if (!parsed.ok) {
       throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
@@ -230,16 +215,23 @@ export class TrailService {
     const at = this.deps.now();
     const notes = report.notes ? redactText(report.notes).text : null;
     return store.transaction(async (tx) => {
+      // Facts asked only while the report could still count: each is one indexed lookup.
+      const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
       const counted =
-        report.outcome !== "not_applicable" &&
-        caller.agent !== target.author &&
-        !(await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS));
+        countable &&
+        isCounted({
+          outcome: report.outcome,
+          byAuthor: false,
+          agentRepeat: await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS),
+          clientCountedToday: await tx.outcomes.countedForClientSince(target.seq, caller.client, utcDayStart(at)),
+        });
       await tx.stats.touchAgent(caller.agent, at);
-      const tokensSaved = counted && report.outcome === "worked" ? (target.trail.effort?.tokens_spent ?? 0) : 0;
-      await tx.stats.addOutcome(at, tokensSaved);
+      const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
+      await tx.stats.addOutcome(at, saved);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
+        client: caller.client,
         outcome: report.outcome,
         counted,
         notes: notes && notes.length > 0 ? notes : null,
@@ -256,7 +248,7 @@ export class TrailService {
         text: `${report.outcome.replace("_", " ")} for ${target.errorType ?? target.category ?? target.fingerprint}`,
         at,
       });
-      tx.afterCommit(() => this.deps.onFingerprintChanged(target.fingerprint));
+      tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [target.fingerprint] }));
       return { trail_id: target.id, strength: after.strength, outcomes: after.counts, counted };
     });
   }
@@ -277,7 +269,10 @@ export class TrailService {
       if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
       await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
-      tx.afterCommit(() => this.deps.onFingerprintChanged(record.fingerprint));
+      tx.afterCommit(async () => {
+        await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });
+        await this.deps.fingerprintChanges.announce({ fingerprints: [record.fingerprint] });
+      });
     });
     return { trail_id: trailId, status: "removed" };
   }

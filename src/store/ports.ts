@@ -167,6 +167,8 @@ export interface JobQueue {
 export interface OutcomeRecord {
   trailSeq: number;
   agent: string;
+  /** The pseudonym of the reporting client's address (Caller.client); null on rows from before it was kept. */
+  client: string | null;
   outcome: "worked" | "partially_worked" | "failed" | "not_applicable";
   counted: boolean;
   notes: string | null;
@@ -180,6 +182,8 @@ export interface OutcomeRepository {
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
+  /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
+  countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
 }
 
 export interface MergeCreditLedger {
@@ -210,7 +214,9 @@ export interface EventLog {
 /** Aggregates kept as things happen, so stats never scan whole tables. */
 export interface StatsRepository {
   touchAgent(agent: string, at: number): Promise<void>;
+  /** Counts one report in its hour; the hour's sums saturate at Number.MAX_SAFE_INTEGER, never overflow. */
   addOutcome(at: number, tokensSaved: number): Promise<void>;
+  /** Sums since `at`, each a whole number from 0 to MAX_SAFE_INTEGER, whatever the buckets hold. */
   since(at: number): Promise<{ outcomes: number; tokensSaved: number; agents: number }>;
   trailsIndexed(): Promise<number>;
   /** Drops hourly buckets older than `before`. */

@@ -375,12 +375,32 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.trails.feed({ limit: 5, after: { reinforcedAt: 10, seq: a.seq + 1 } })).toHaveLength(1);
         await store.trails.setStrength(a.seq, 0.9);
         expect((await store.trails.bySeq(a.seq))!.strength).toBe(0.9);
-        await store.outcomes.insert({ trailSeq: a.seq, agent: "x", outcome: "worked", counted: true, notes: "n1", model: null, at: 20 });
-        await store.outcomes.insert({ trailSeq: a.seq, agent: "y", outcome: "failed", counted: false, notes: "n2", model: "m", at: 21 });
+        await store.outcomes.insert({
+          trailSeq: a.seq,
+          agent: "x",
+          client: "c1",
+          outcome: "worked",
+          counted: true,
+          notes: "n1",
+          model: null,
+          at: 20,
+        });
+        await store.outcomes.insert({
+          trailSeq: a.seq,
+          agent: "y",
+          client: "c1",
+          outcome: "failed",
+          counted: false,
+          notes: "n2",
+          model: "m",
+          at: 21,
+        });
         expect(await store.outcomes.countedSince(a.seq, "x", 20)).toBe(true);
         expect(await store.outcomes.countedSince(a.seq, "x", 21)).toBe(false);
         expect(await store.outcomes.countedSince(a.seq, "y", 0)).toBe(false);
-        expect((await store.outcomes.latestWithNotes([a.seq], 1)).map((o) => o.notes)).toEqual(["n2"]);
+        expect((await store.outcomes.latestWithNotes([a.seq], 1)).map((o) => [o.notes, o.client])).toEqual([["n2", "c1"]]);
+        expect(await store.outcomes.countedForClientSince(a.seq, "c1", 0)).toBe(1);
+        expect(await store.outcomes.countedForClientSince(a.seq, "c2", 0)).toBe(0);
         expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(true);
         expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(false);
         await store.trails.delete(a.seq);
@@ -447,8 +467,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.stats.addOutcome(2 * h, 7);
         expect(await store.stats.since(9 * h)).toEqual({ outcomes: 2, tokensSaved: 150, agents: 1 });
         expect(await store.stats.since(0)).toEqual({ outcomes: 3, tokensSaved: 157, agents: 2 });
+        await store.stats.addOutcome(11 * h, Number.MAX_SAFE_INTEGER); // saturates, never overflows
+        await store.stats.addOutcome(11 * h, 1e300);
+        expect((await store.stats.since(11 * h)).tokensSaved).toBe(Number.MAX_SAFE_INTEGER);
         await store.stats.purgeBefore(4 * h);
-        expect(await store.stats.since(0)).toEqual({ outcomes: 2, tokensSaved: 150, agents: 1 });
+        expect((await store.stats.since(0)).outcomes).toBe(4);
       }));
 
     test("search counter: hourly buckets summed over a window", () =>

@@ -1,9 +1,21 @@
-// Launches Debian's Chromium for the browser tests through playwright-core (no browser download:
-// `apt-get install -y chromium` provides /usr/bin/chromium). COLONY_CHROMIUM overrides the path.
-import { existsSync } from "node:fs";
+// Launches Chromium or Chrome for the browser tests through playwright-core (no browser download).
+// The browser is COLONY_TEST_BROWSER when set, else the first of chromium, chromium-browser,
+// google-chrome, google-chrome-stable on PATH. `make test` installs Debian's chromium when it runs
+// as root with apt-get; without a browser the browser tests are skipped, said in one line.
+import { accessSync, constants } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 
-export const CHROMIUM_PATH = process.env.COLONY_CHROMIUM ?? "/usr/bin/chromium";
+const BROWSER_NAMES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+
+/** The browser the tests launch, or undefined when none is set or found. */
+export const BROWSER_PATH: string | undefined =
+  process.env.COLONY_TEST_BROWSER || BROWSER_NAMES.map((name) => Bun.which(name)).find((p): p is string => !!p);
+
+/** Why the browser tests cannot run here (one line), or null when they can. */
+export function browserUnavailable(): string | null {
+  if (BROWSER_PATH !== undefined) return null; // a wrong COLONY_TEST_BROWSER fails in launchBrowser, loudly
+  return `no Chromium or Chrome on PATH (${BROWSER_NAMES.join(", ")}) and COLONY_TEST_BROWSER is unset; run make test as root on Debian to install chromium, or set COLONY_TEST_BROWSER=path`;
+}
 
 export const CHROMIUM_ARGS = [
   "--headless",
@@ -17,11 +29,14 @@ export const CHROMIUM_ARGS = [
 ];
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    // A missing browser is a failure, not a skip: the page's security is only proven in a browser.
-    throw new Error(`no Chromium at ${CHROMIUM_PATH}: run \`apt-get install -y chromium\` (or set COLONY_CHROMIUM)`);
+  const path = BROWSER_PATH;
+  if (path === undefined) throw new Error(`browser tests cannot run: ${browserUnavailable()}`);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new Error(`COLONY_TEST_BROWSER=${path} is not an executable file`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
 }
 
 /** What a page reported that a clean page never should: console errors, page errors, CSP violations. */

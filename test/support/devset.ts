@@ -71,3 +71,35 @@ export function asDevCases(cases: EvalCase[], split: Split): DevCase[] {
     queries: QUERY_KINDS.flatMap((kind) => (c[kind] ? [{ kind, text: c[kind]!, source: c.source }] : [])),
   }));
 }
+
+/** Ids of the first release of the dev set (d001–d089, n001–n012): their split is frozen as v1 assigned it. */
+export const V1_LAST_CASE = 89;
+export const V1_LAST_NEGATIVE = 12;
+const idNumber = (id: string) => Number.parseInt(id.slice(1), 10);
+
+/**
+ * The split each case and negative must have (eval/README.md, The split). v1 (the first 89 cases and 12
+ * negatives): within each ecosystem, ids ordered by sha256("devset-split-v1:" + id), the first 60%
+ * (rounded) tune. v2 (every later id): tune when the first 8 hex digits of sha256("devset-split-v2:" + id),
+ * read as a number, are below 0.6 × 2^32. v2 depends on the id alone, so adding cases never moves an
+ * existing one across the split (v1 is rank-based and would).
+ */
+export function expectedSplits(set: DevSet, sha256Hex: (s: string) => string): Map<string, Split> {
+  const out = new Map<string, Split>();
+  const v1 = (items: { id: string; ecosystem: string }[]) => {
+    const byEco = new Map<string, string[]>();
+    for (const x of items) byEco.set(x.ecosystem, [...(byEco.get(x.ecosystem) ?? []), x.id]);
+    for (const ids of byEco.values()) {
+      const ranked = [...ids].sort((a, b) => (sha256Hex(`devset-split-v1:${a}`) < sha256Hex(`devset-split-v1:${b}`) ? -1 : 1));
+      const tune = Math.round(0.6 * ranked.length);
+      ranked.forEach((id, i) => out.set(id, i < tune ? "tune" : "holdout"));
+    }
+  };
+  const v2 = (id: string): Split =>
+    Number.parseInt(sha256Hex(`devset-split-v2:${id}`).slice(0, 8), 16) < 0.6 * 2 ** 32 ? "tune" : "holdout";
+  v1(set.cases.filter((c) => idNumber(c.id) <= V1_LAST_CASE));
+  v1(set.negatives.filter((n) => idNumber(n.id) <= V1_LAST_NEGATIVE));
+  for (const c of set.cases) if (idNumber(c.id) > V1_LAST_CASE) out.set(c.id, v2(c.id));
+  for (const n of set.negatives) if (idNumber(n.id) > V1_LAST_NEGATIVE) out.set(n.id, v2(n.id));
+  return out;
+}

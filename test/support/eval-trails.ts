@@ -1,19 +1,20 @@
-// Turns eval cases (errors-dev.json) into protocol Trails, so tests can run real-looking trails
-// through the content detectors, the store and the API (the mapping: case-trail.ts).
+// Turns eval cases into protocol Trails, so tests can run real-looking trails through the content
+// detectors, the store and the API (the mapping: case-trail.ts). Tests use the project's dev set
+// (loadEval); benchmarks pass the shared corpus (loadSharedEval).
 import type { Trail } from "../../src/core/trail.ts";
 import { trailFromCase } from "./case-trail.ts";
-import { loadEval, type EvalCase } from "./paths.ts";
+import { type EvalCase, type EvalCorpus, loadEval } from "./paths.ts";
 
 export { trailFromCase };
 
 /** Every eval case as a trail, with its case for reference. */
-export function evalTrails(): { case: EvalCase; trail: Trail }[] {
-  return loadEval().cases.map((c) => ({ case: c, trail: trailFromCase(c) }));
+export function evalTrails(corpus: EvalCorpus = loadEval()): { case: EvalCase; trail: Trail }[] {
+  return corpus.cases.map((c) => ({ case: c, trail: trailFromCase(c) }));
 }
 
-/** Every text an eval case holds (error line, variant, paraphrase, related, root cause, steps, commands, patches), plus the negatives. */
-export function evalTexts(): { id: string; field: string; text: string }[] {
-  const { cases, negatives } = loadEval();
+/** Every text an eval case holds (error line, queries, root cause, steps, commands, patches), plus the negatives. */
+export function evalTexts(corpus: EvalCorpus = loadEval()): { id: string; field: string; text: string }[] {
+  const { cases, negatives } = corpus;
   const out: { id: string; field: string; text: string }[] = [];
   for (const c of cases) {
     const add = (field: string, text: string | null | undefined) => {
@@ -25,6 +26,7 @@ export function evalTexts(): { id: string; field: string; text: string }[] {
     add("variant", c.variant);
     add("paraphrase", c.paraphrase);
     add("related", c.related);
+    c.queries?.forEach((q, i) => add(`queries/${i}`, q.text));
     c.steps.forEach((s, i) => add(`steps/${i}`, s));
     c.commands.forEach((s, i) => add(`commands/${i}`, s));
     c.patches.forEach((p, i) => {

@@ -1,18 +1,23 @@
-// Where the tests find the repository and the shared data (../shared, linked as ./shared by make).
-import { existsSync } from "node:fs";
+// Where the tests find the repository and their data. Everything the suite needs ships in the
+// project (test/fixtures, eval/devset.json): a public clone runs `make test` alone. The shared
+// corpus (../shared/eval, linked as ./shared by `make bench`) is only for benchmarks and for
+// checks that say they are optional.
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const REPO_DIR = resolve(import.meta.dir, "../..");
 
-function findShared(): string {
-  const candidates = [process.env.COLONY_SHARED_DIR, join(REPO_DIR, "shared"), join(REPO_DIR, "../shared")];
-  for (const dir of candidates) if (dir && existsSync(join(dir, "eval"))) return resolve(dir);
-  throw new Error("shared data not found: run `make test`, or set COLONY_SHARED_DIR to the shared/ folder");
-}
+/** The shared data folder when it is present (COLONY_SHARED_DIR, ./shared or ../shared), else undefined. */
+export const SHARED_DIR: string | undefined = [process.env.COLONY_SHARED_DIR, join(REPO_DIR, "shared"), join(REPO_DIR, "../shared")]
+  .filter((dir): dir is string => !!dir)
+  .map((dir) => resolve(dir))
+  .find((dir) => existsSync(join(dir, "eval")));
 
-export const SHARED_DIR = findShared();
-export const EVAL_FILE = join(SHARED_DIR, "eval/errors-dev.json");
-export const BERT_VOCAB_DIR = join(SHARED_DIR, "models/bert-base-uncased-vocab");
+/** The standard BERT uncased tokenizer files (test/fixtures/bert-base-uncased-vocab/README.md). */
+export const BERT_VOCAB_DIR = join(REPO_DIR, "test/fixtures/bert-base-uncased-vocab");
+
+/** The project's own eval cases: the retrieval dev set (eval/devset.json). */
+const DEVSET_FILE = join(REPO_DIR, "eval/devset.json");
 
 export interface EvalCase {
   id: string;
@@ -29,8 +34,26 @@ export interface EvalCase {
   variant: string;
   paraphrase: string;
   related: string | null;
+  /** Every query of a dev set case (variants, paraphrases, related lines); absent in the shared corpus. */
+  queries?: { kind: string; text: string }[];
 }
 
-export function loadEval(): { cases: EvalCase[]; negatives: string[] } {
-  return require(EVAL_FILE);
+export interface EvalCorpus {
+  cases: EvalCase[];
+  /** Real error lines unrelated to every case. */
+  negatives: string[];
+}
+
+/** The cases the tests use, from eval/devset.json (shipped in the project). */
+export function loadEval(): EvalCorpus {
+  const devset = JSON.parse(readFileSync(DEVSET_FILE, "utf8")) as { cases: EvalCase[]; negatives: { text: string }[] };
+  return { cases: devset.cases, negatives: devset.negatives.map((n) => n.text) };
+}
+
+/** The shared corpus (shared/eval/errors-dev.json): benchmarks and optional checks only. */
+export function loadSharedEval(): EvalCorpus {
+  if (SHARED_DIR === undefined) {
+    throw new Error("shared data not found: the benchmarks need ../shared beside the checkout (or COLONY_SHARED_DIR)");
+  }
+  return JSON.parse(readFileSync(join(SHARED_DIR, "eval/errors-dev.json"), "utf8")) as EvalCorpus;
 }

@@ -42,3 +42,14 @@ export const json = (body: unknown, headers: Record<string, string> = {}): Reque
 });
 
 export const agent = (id: string) => ({ "X-Colony-Agent": id });
+
+/**
+ * Headers of an agent speaking from its own client address, for a colony started with
+ * COLONY_TRUST_PROXY=1 (which reads the last X-Forwarded-For entry): counted outcome reports are
+ * limited per address, so tests with many reporters give each one an address (198.18.0.0/15).
+ */
+export function agentAt(id: string): Record<string, string> {
+  let h = 0;
+  for (const c of id) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
+  return { ...agent(id), "X-Forwarded-For": `198.${18 + (h & 1)}.${(h >>> 1) & 255}.${(h >>> 9) & 255}` };
+}

@@ -32,7 +32,10 @@ export class FingerprintLookups {
     opts: { maxBytes?: number } = {},
   ) {
     this.maxBytes = opts.maxBytes ?? MAX_CACHED_BYTES;
-    service.onFingerprintChanged((fp) => this.forget(fp));
+    service.onFingerprintChanged(
+      (fp) => this.forget(fp),
+      () => this.forgetAll(),
+    );
   }
 
   /**
@@ -61,6 +64,13 @@ export class FingerprintLookups {
   /** Encoded bytes held. */
   get cachedBytes(): number {
     return this.bytes;
+  }
+
+  /** Changes may have been missed (see store/seams.ts ChangeFeed): nothing cached can be trusted. */
+  private forgetAll(): void {
+    this.generation++;
+    this.answers.clear();
+    this.bytes = 0;
   }
 
   private forget(fp: string): void {

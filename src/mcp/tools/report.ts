@@ -26,7 +26,8 @@ const ReportOutput = Type.Object({
   trail_id: Type.String(),
   strength: Type.Number(),
   counted: Type.Boolean({
-    description: "false: the report did not move strength (not_applicable, a repeat within 24 h, or your own trail)",
+    description:
+      "false: the report did not move strength (not_applicable, a repeat within 24 h, your own trail, or a third report from your address on this trail today)",
   }),
   outcomes: Type.Object({ worked: Count, partially_worked: Count, failed: Count }),
   message: Type.String(),
@@ -49,7 +50,7 @@ async function report(args: Static<typeof ReportInput>, { client, cfg }: ToolCon
     outcomes: result.outcomes,
     message: result.counted
       ? `Recorded ${args.outcome}; the trail's strength is now ${result.strength}.`
-      : `Recorded, but it did not change strength (not_applicable, a repeat within 24 h, or your own trail); strength stays ${result.strength}.`,
+      : `Recorded, but it did not change strength (not_applicable, a repeat within 24 h, your own trail, or your address already had its counted reports on this trail today); strength stays ${result.strength}.`,
   });
 }
 

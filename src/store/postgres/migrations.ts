@@ -71,6 +71,8 @@ export const PG_MIGRATIONS: PgMigration[] = [
         id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         trail_seq bigint NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,
         agent     text NOT NULL,
+        -- The keyed pseudonym of the reporting address (never the address).
+        client    text,
         outcome   text NOT NULL,
         counted   boolean NOT NULL,
         notes     text,
@@ -81,6 +83,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX outcomes_by_agent ON outcomes (trail_seq, agent, at DESC);
       CREATE INDEX outcomes_by_time ON outcomes (at);
       CREATE INDEX outcomes_with_notes ON outcomes (trail_seq, at DESC) WHERE notes IS NOT NULL;
+      CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted;
 
       CREATE TABLE merge_credits (
         trail_seq bigint NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,

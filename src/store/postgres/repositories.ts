@@ -24,6 +24,10 @@ export const numOrNull = (v: unknown): number | null => (v === null || v === und
 
 const HOUR_MS = 3600_000;
 
+/** A whole number from 0 to MAX_SAFE_INTEGER (JSON clients read larger integers inexactly). */
+const clampCount = (n: number) =>
+  Number.isFinite(n) ? Math.min(Math.max(Math.round(n), 0), Number.MAX_SAFE_INTEGER) : n > 0 ? Number.MAX_SAFE_INTEGER : 0;
+
 export class PgKeyValueStore implements KeyValueStore {
   constructor(private readonly sql: SQL) {}
 
@@ -67,21 +71,22 @@ export class PgOutcomeRepository implements OutcomeRepository {
   constructor(private readonly sql: SQL) {}
 
   async insert(o: OutcomeRecord): Promise<void> {
-    await this.sql`INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at)
-      VALUES (${o.trailSeq}, ${o.agent}, ${o.outcome}, ${o.counted}, ${o.notes}, ${o.model}, ${o.at})`;
+    await this.sql`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at)
+      VALUES (${o.trailSeq}, ${o.agent}, ${o.client}, ${o.outcome}, ${o.counted}, ${o.notes}, ${o.model}, ${o.at})`;
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
     if (trailSeqs.length === 0) return [];
     const rows = await this.sql`
-      SELECT trail_seq, agent, outcome, counted, notes, model, at FROM (
-        SELECT trail_seq, agent, outcome, counted, notes, model, at,
+      SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM (
+        SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
                row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
         FROM outcomes WHERE notes IS NOT NULL AND trail_seq = ANY(${trailSeqs}::bigint[])
       ) ranked WHERE n <= ${perTrail} ORDER BY trail_seq, at DESC`;
     return rows.map((r: any) => ({
       trailSeq: num(r.trail_seq),
       agent: r.agent,
+      client: r.client,
       outcome: r.outcome,
       counted: r.counted,
       notes: r.notes,
@@ -94,6 +99,12 @@ export class PgOutcomeRepository implements OutcomeRepository {
     const rows = await this.sql`SELECT 1 FROM outcomes
       WHERE trail_seq = ${trailSeq} AND agent = ${agent} AND counted AND at >= ${since} LIMIT 1`;
     return rows.length > 0;
+  }
+
+  async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM outcomes
+      WHERE trail_seq = ${trailSeq} AND client = ${client} AND counted AND at >= ${since}`;
+    return n;
   }
 }
 
@@ -161,7 +172,7 @@ export class PgStatsRepository implements StatsRepository {
         (SELECT coalesce(sum(outcomes), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS o,
         (SELECT coalesce(sum(tokens_saved), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS t,
         (SELECT count(*)::int FROM agent_activity WHERE at >= ${at}) AS agents`;
-    return { outcomes: row.o, tokensSaved: row.t, agents: row.agents };
+    return { outcomes: clampCount(row.o), tokensSaved: clampCount(row.t), agents: row.agents };
   }
 
   async trailsIndexed(): Promise<number> {

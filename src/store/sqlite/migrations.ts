@@ -186,4 +186,14 @@ export const MIGRATIONS: Migration[] = [
       DROP TABLE agents_hourly;
     `,
   },
+  {
+    version: 6,
+    name: "outcome reports keep the client address pseudonym",
+    sql: `
+      -- The keyed pseudonym of the reporting address (never the address): counted reports are
+      -- limited per address per trail per UTC day, whatever agent ids it sends.
+      ALTER TABLE outcomes ADD COLUMN client TEXT;
+      CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted = 1;
+    `,
+  },
 ];

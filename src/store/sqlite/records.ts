@@ -40,8 +40,8 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
 
   async insert(o: OutcomeRecord): Promise<void> {
     this.db
-      .query("INSERT INTO outcomes (trail_seq, agent, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(o.trailSeq, o.agent, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
+      .query("INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(o.trailSeq, o.agent, o.client, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
@@ -49,7 +49,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     const rows = this.db
       .query<any, number[]>(
         `SELECT * FROM (
-           SELECT trail_seq, agent, outcome, counted, notes, model, at,
+           SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
                   row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
            FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${trailSeqs.map(() => "?").join(",")})
          ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
@@ -58,6 +58,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     return rows.map((r) => ({
       trailSeq: r.trail_seq,
       agent: r.agent,
+      client: r.client,
       outcome: r.outcome,
       counted: r.counted === 1,
       notes: r.notes,
@@ -72,6 +73,14 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
         .query("SELECT 1 FROM outcomes WHERE trail_seq = ? AND agent = ? AND counted = 1 AND at >= ? LIMIT 1")
         .get(trailSeq, agent, since) !== null
     );
+  }
+
+  async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
+    return this.db
+      .query<{ n: number }, [number, string, number]>(
+        "SELECT count(*) AS n FROM outcomes WHERE trail_seq = ? AND client = ? AND counted = 1 AND at >= ?",
+      )
+      .get(trailSeq, client, since)!.n;
   }
 }
 
@@ -126,6 +135,10 @@ export class SqliteEventLog implements EventLog {
 
 const HOUR_MS = 3600_000;
 
+/** A whole number from 0 to MAX_SAFE_INTEGER (JSON clients read larger integers inexactly). */
+const clampCount = (n: number) =>
+  Number.isFinite(n) ? Math.min(Math.max(Math.round(n), 0), Number.MAX_SAFE_INTEGER) : n > 0 ? Number.MAX_SAFE_INTEGER : 0;
+
 export class SqliteStatsRepository implements StatsRepository {
   constructor(private readonly db: Database) {}
 
@@ -138,25 +151,31 @@ export class SqliteStatsRepository implements StatsRepository {
       .run(agent, at);
   }
 
+  /**
+   * Adds to the hour's bucket, saturating at MAX_SAFE_INTEGER: a 64-bit overflow would turn the
+   * sum into a REAL the STRICT column refuses, failing every later report in that hour.
+   */
   async addOutcome(at: number, tokensSaved: number): Promise<void> {
     this.db
       .query(
-        `INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (?, 1, ?)
-         ON CONFLICT (hour) DO UPDATE SET outcomes = outcomes + 1, tokens_saved = tokens_saved + excluded.tokens_saved`,
+        `INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (?1, 1, ?2)
+         ON CONFLICT (hour) DO UPDATE SET
+           outcomes = CASE WHEN outcomes >= ?3 THEN ?3 ELSE outcomes + 1 END,
+           tokens_saved = CASE WHEN tokens_saved > ?3 - excluded.tokens_saved THEN ?3 ELSE tokens_saved + excluded.tokens_saved END`,
       )
-      .run(Math.floor(at / HOUR_MS), Math.round(tokensSaved));
+      .run(Math.floor(at / HOUR_MS), clampCount(tokensSaved), Number.MAX_SAFE_INTEGER);
   }
 
   /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
   async since(at: number) {
     const hour = Math.floor(at / HOUR_MS);
+    // total() sums in floating point: sum() raises "integer overflow" on values an older version
+    // stored, and that failed /v1/stats until the bucket aged out.
     const totals = this.db
-      .query<{ o: number | null; t: number | null }, [number]>(
-        "SELECT sum(outcomes) AS o, sum(tokens_saved) AS t FROM stats_hourly WHERE hour >= ?",
-      )
+      .query<{ o: number; t: number }, [number]>("SELECT total(outcomes) AS o, total(tokens_saved) AS t FROM stats_hourly WHERE hour >= ?")
       .get(hour)!;
     const agents = this.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM agent_activity WHERE at >= ?").get(at)!.n;
-    return { outcomes: totals.o ?? 0, tokensSaved: totals.t ?? 0, agents };
+    return { outcomes: clampCount(totals.o), tokensSaved: clampCount(totals.t), agents };
   }
 
   async trailsIndexed(): Promise<number> {

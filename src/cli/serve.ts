@@ -1,0 +1,50 @@
+// `colony serve`: starts a colony with the configuration of the environment. Once it listens it
+// prints one line on stdout, `colony listening on URL`, for scripts to read (with COLONY_PORT=0 it
+// is the only place the chosen port is easy to get); logs stay JSON on stderr.
+import { ConfigError, loadConfig } from "../config";
+import { EXIT } from "./command";
+
+export async function runServe(): Promise<undefined> {
+  (await import("../mcp/cli")).checkHostedMcpConfig(); // /mcp's variables: a bad one exits 2 before start
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    throw err;
+  }
+  const { ListenError, startColony } = await import("../serve");
+  const { createLogger } = await import("../log");
+  const { DataDirLockedError } = await import("../store/sqlite/lock");
+  const { DatabaseDamagedError } = await import("../store/sqlite/integrity");
+  const logger = createLogger(config.logLevel);
+  let colony: Awaited<ReturnType<typeof startColony>>;
+  try {
+    colony = await startColony(config, { logger });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(1);
+    }
+    // What the operator must fix (a damaged file, a taken port): one plain line, exit 2.
+    if (err instanceof DatabaseDamagedError || err instanceof ListenError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    throw err;
+  }
+  process.stdout.write(`colony listening on ${colony.localUrl}\n`);
+  let signals = 0;
+  const shutdown = async (signal: string) => {
+    if (++signals > 1) return; // a second signal while draining changes nothing
+    logger.info("shutting down", { signal });
+    await colony.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  return undefined;
+}

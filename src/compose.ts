@@ -1,0 +1,255 @@
+// The composition root: builds a colony from its configuration. This is the one place that picks
+// adapters (the storage engine, the embedding model, the single-process seams, the quota counters)
+// and hands them to the service core, the HTTP layer and the hosted MCP endpoint. Nothing under
+// src/service, src/http or src/mcp imports an adapter (test/architecture.test.ts checks it).
+import type { Database } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type { Config } from "./config";
+import { errorMessage } from "./core/error-message";
+import type { Embedder } from "./embedding/embedder";
+import { createApp } from "./http/app";
+import { FingerprintLookups } from "./http/routes/lookup";
+import { createFetchHandler } from "./http/server";
+import type { Logger } from "./log";
+import { hostedToolConfig } from "./mcp/config";
+import { mcpRoutes } from "./mcp/hosted";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "./mcp/jsonrpc-errors";
+import { OriginPolicy } from "./mcp/origin";
+import { type NativePaths, prepareNatives } from "./platform/native";
+import { ColonyService } from "./service/colony";
+import { Quotas } from "./service/quotas";
+import type { Backend, Subsystems } from "./service/subsystems";
+import type { Store, VectorStore } from "./store/ports";
+import type { Seams } from "./store/seams";
+import { singleProcessSeams } from "./store/single-process";
+import { DATABASE_FILE, openDatabase } from "./store/sqlite/database";
+import { checkDatabaseFile } from "./store/sqlite/integrity";
+import { DataDirLockedError, type DataDirLock, lockDataDir } from "./store/sqlite/lock";
+import { createSqliteStore } from "./store/sqlite/store";
+
+/** An opened storage engine. */
+export interface OpenedStore {
+  backend: Backend;
+  /** Null when the engine did not open: `failure` says why, readiness reports it. */
+  store: Store | null;
+  failure: string | null;
+  /** The SQLite database, for tests and benchmarks that read it directly; null for other engines. */
+  db: Database | null;
+  /** Releases the engine (after the services stopped). */
+  close(): Promise<void>;
+}
+
+/**
+ * Picks and opens the storage engine: the one switch between adapters. SQLite in COLONY_DATA_DIR
+ * by default; PostgreSQL (src/store/postgres) when COLONY_DATABASE_URL names one.
+ * Errors the operator must fix (a damaged file, a data directory in use) are thrown; any other
+ * failure leaves the colony up with the store unavailable.
+ */
+export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePool, logger);
+  return openSqliteStore(config.dataDir, natives.sqliteVec, logger);
+}
+
+/**
+ * PostgreSQL (COLONY_DATABASE_URL): migrated at start under an advisory lock, so replicas started
+ * together migrate once. A server that cannot be reached leaves the colony up and unready.
+ */
+async function openPostgres(url: string, poolSize: number, logger: Logger): Promise<OpenedStore> {
+  // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
+  const { openPostgresStore } = await import("./store/postgres/store");
+  try {
+    const store = await openPostgresStore({ url, poolSize });
+    return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
+  } catch (err) {
+    logger.error("PostgreSQL store failed to start", { error: errorMessage(err) });
+    return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
+  }
+}
+
+function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger): OpenedStore {
+  // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
+  checkDatabaseFile(join(dataDir, DATABASE_FILE), sqliteVecPath);
+  let db: Database | null = null;
+  let lock: DataDirLock | null = null;
+  try {
+    db = openDatabase({ dataDir, sqliteVecPath });
+    lock = lockDataDir(dataDir);
+    const opened = db;
+    const heldLock = lock;
+    return {
+      backend: "sqlite",
+      store: createSqliteStore(opened),
+      failure: null,
+      db: opened,
+      async close() {
+        // Fold the WAL into the main file so a stopped colony is one self-contained file.
+        try {
+          opened.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch {}
+        opened.close();
+        heldLock.release();
+      },
+    };
+  } catch (err) {
+    // Two colonies on one directory would both believe they own the queue: refuse to start.
+    if (err instanceof DataDirLockedError) {
+      db?.close();
+      throw err;
+    }
+    logger.error("store failed to start", { error: errorMessage(err) });
+    const failedDb = db;
+    const failedLock = lock;
+    return {
+      backend: "sqlite",
+      store: null,
+      failure: `store did not open: ${errorMessage(err)}`,
+      db: failedDb,
+      async close() {
+        failedDb?.close();
+        failedLock?.release();
+      },
+    };
+  }
+}
+
+/**
+ * The seams where the colony assumes it is the only process on its data (store/seams.ts). One
+ * process per data directory today; a multi-process store brings shared versions, chosen here.
+ */
+export function chooseSeams(store: Store | null): Seams {
+  return singleProcessSeams(store?.jobs ?? null);
+}
+
+/** The subsystems as the composition root holds them: the service's view plus what closes them. */
+export interface ComposedSubsystems extends Subsystems {
+  /** The SQLite database (tests and benchmarks); null for other engines or when it did not open. */
+  db: Database | null;
+  close(): Promise<void>;
+}
+
+export interface SubsystemOptions {
+  config: Config;
+  natives: NativePaths;
+  logger: Logger;
+}
+
+/**
+ * Starts the store, the embedding model and the vector index. A subsystem that fails to start is
+ * recorded, not fatal: the process stays up and /readyz names the failing check.
+ */
+export async function startSubsystems({ config, natives, logger }: SubsystemOptions): Promise<ComposedSubsystems> {
+  const failures: Subsystems["failures"] = {};
+  const opened = await openStore(config, natives, logger);
+  const { store } = opened;
+  if (!store) {
+    failures.kv = opened.failure ?? "store did not open";
+    failures.vector = "vector store needs the store, which did not open";
+  }
+
+  // Imported only now: in the compiled binary the native ONNX binding is extracted first.
+  const { loadEmbedder } = await import("./embedding/load");
+  const modelDir = config.modelDir ?? natives.modelDir;
+  let embedder: Embedder | null = null;
+  try {
+    embedder = await loadEmbedder(modelDir);
+    logger.info("embedding model loaded", { ...embedder.info });
+  } catch (err) {
+    failures.embedding = `model did not load: ${errorMessage(err)}`;
+    logger.error("embedding model failed to load", { error: errorMessage(err), dir: modelDir });
+  }
+
+  let vectors: VectorStore | null = null;
+  if (store) {
+    if (!embedder) {
+      failures.vector = "vector store needs the embedding model, which did not load";
+    } else {
+      try {
+        const { name, revision, dim } = embedder.info;
+        vectors = (await store.openVectors({ name: `${name}@${revision}`, dim })).vectors;
+      } catch (err) {
+        failures.vector = `vector store did not open: ${errorMessage(err)}`;
+        logger.error("vector store failed to start", { error: errorMessage(err) });
+      }
+    }
+  }
+
+  const model = embedder;
+  return {
+    backend: opened.backend,
+    db: opened.db,
+    store,
+    vectors,
+    embedder,
+    failures,
+    async close() {
+      await model?.close().catch(() => {});
+      await opened.close();
+    },
+  };
+}
+
+export interface ComposeOptions {
+  logger: Logger;
+  /** Base of approve_url links: COLONY_PUBLIC_URL, else the bound address (known once listening). */
+  publicUrl: () => string;
+}
+
+/** A colony built and started, not yet listening. */
+export interface ComposedColony {
+  subsystems: ComposedSubsystems;
+  service: ColonyService;
+  /** The fetch handler for Bun.serve, with its native routes and drain. */
+  handler: ReturnType<typeof createFetchHandler>;
+  /** Stops the services and closes the subsystems (after the server stopped). */
+  close(): Promise<void>;
+}
+
+export async function composeColony(config: Config, { logger, publicUrl }: ComposeOptions): Promise<ComposedColony> {
+  const natives = prepareNatives({ cacheDir: config.cacheDir });
+  const subsystems = await startSubsystems({ config, natives, logger });
+  // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
+  // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
+  Bun.gc(true);
+  const seams = chooseSeams(subsystems.store);
+  const quotas = new Quotas({ general: config.rateLimit, publish: config.publishLimit, draft: config.draftLimit }, seams.quotas);
+  const service = new ColonyService({ config, logger, subsystems, seams, quotas, publicUrl });
+  await service.start();
+  // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
+  // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
+  const mcp = mcpRoutes(
+    service,
+    { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
+    new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
+  );
+  const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
+  const app = createApp(service, logger, [mcp], errorShapes);
+  const handler = createFetchHandler({
+    config,
+    logger,
+    app,
+    lookups: new FingerprintLookups(service),
+    pseudonymSecret: await pseudonymSecret(subsystems.store),
+    quotas,
+    errorShapes,
+  });
+  return {
+    subsystems,
+    service,
+    handler,
+    async close() {
+      await service.stop();
+      await subsystems.close();
+    },
+  };
+}
+
+/** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
+async function pseudonymSecret(store: Store | null): Promise<string> {
+  const fresh = randomBytes(32).toString("base64url");
+  if (!store) return fresh;
+  const stored = await store.kv.get("pseudonym.secret");
+  if (stored) return stored;
+  await store.kv.set("pseudonym.secret", fresh);
+  return fresh;
+}

@@ -1,0 +1,58 @@
+// Errors of the MCP endpoints (hosted POST /mcp and `colony mcp --http`) in JSON-RPC's shape: an
+// MCP client reads `{jsonrpc, error: {code, message, data}, id: null}`, not the REST error shape.
+// The HTTP status and the layer's headers (RateLimit-*, Retry-After) stay as on every route.
+// JSON-RPC 2.0 reserves -32000 to -32099 for server errors; Colony's are listed in docs/mcp.md.
+import { BodyParseError } from "../http/body";
+import { InvalidAgentHeaderError } from "../http/client";
+import type { ServiceError } from "../service/errors";
+
+export const MCP_PATH = "/mcp";
+
+export const JSON_RPC_ERRORS = {
+  /** The body is not JSON, or nests deeper than the colony parses. */
+  parseError: -32700,
+  /** JSON, but not a JSON-RPC request (answered by the MCP SDK's transport). */
+  invalidRequest: -32600,
+  internalError: -32603,
+  /** 413: the body is over 64 KB. */
+  tooLarge: -32010,
+  /** 429: a quota of the caller's address is used up; Retry-After says when to try again. */
+  rateLimited: -32011,
+  /** 400: X-Colony-Agent is malformed. */
+  invalidAgent: -32012,
+  /** 403: a browser page of a foreign Origin (DNS rebinding, cross-site requests). */
+  forbiddenOrigin: -32013,
+  /** 503: the colony cannot serve the request now (store down or full, queue full); retry later. */
+  unavailable: -32014,
+  /** 400: another request error found before the JSON-RPC message is read. */
+  badRequest: -32015,
+} as const;
+
+/** A JSON-RPC error response with no id (the request's id is unknown or unread). */
+export function jsonRpcErrorResponse(
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+function codeOf(err: ServiceError): number {
+  if (err instanceof BodyParseError) return JSON_RPC_ERRORS.parseError;
+  if (err instanceof InvalidAgentHeaderError) return JSON_RPC_ERRORS.invalidAgent;
+  if (err.status === 413) return JSON_RPC_ERRORS.tooLarge;
+  if (err.status === 429) return JSON_RPC_ERRORS.rateLimited;
+  if (err.status === 503) return JSON_RPC_ERRORS.unavailable;
+  if (err.status >= 500) return JSON_RPC_ERRORS.internalError;
+  return JSON_RPC_ERRORS.badRequest;
+}
+
+/** A refusal of the colony's layer, as an MCP endpoint answers it; `data.code` is the REST code. */
+export function serviceErrorAsJsonRpc(err: ServiceError): Response {
+  return jsonRpcErrorResponse(err.status, codeOf(err), err.message, { code: err.code }, err.headers);
+}

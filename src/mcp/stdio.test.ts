@@ -1,0 +1,37 @@
+import { expect, test } from "bun:test";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { DrainingTransport } from "./stdio";
+
+/** A transport whose incoming messages the test delivers by hand, recording what is sent. */
+function fakeInner() {
+  const sent: JSONRPCMessage[] = [];
+  const inner: Transport = { start: async () => {}, close: async () => {}, send: async (m) => void sent.push(m) };
+  return { inner, sent, receive: (m: JSONRPCMessage) => inner.onmessage!(m) };
+}
+
+test("the drain waits for every request read to be answered", async () => {
+  const { inner, receive } = fakeInner();
+  const t = new DrainingTransport(inner);
+  t.onmessage = () => {};
+  receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", id: "b", method: "tools/list" });
+  receive({ jsonrpc: "2.0", method: "notifications/initialized" }); // a notification is never answered
+  expect(t.inFlight).toBe(2);
+  const drained = t.drained(5000);
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+  expect(t.inFlight).toBe(1);
+  await t.send({ jsonrpc: "2.0", id: "b", error: { code: -32601, message: "no" } });
+  expect(await drained).toBe(true);
+});
+
+test("the drain is bounded: a call that never answers is given up after maxMs", async () => {
+  const { inner, receive } = fakeInner();
+  const t = new DrainingTransport(inner);
+  t.onmessage = () => {};
+  receive({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} });
+  const started = performance.now();
+  expect(await t.drained(50)).toBe(false);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+  expect(t.inFlight).toBe(1);
+});

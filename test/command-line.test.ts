@@ -1,0 +1,84 @@
+// The `colony` command as a user meets it: the ready line of `serve` and what a missing argument
+// says. Real processes (`bun src/main.ts`), real loopback ports.
+import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { spawnColony, tempDir } from "./support/colony";
+
+const text = (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+
+/** Reads a process's stdout until its first line is complete. */
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<{ line: string; rest: () => Promise<string> }> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  while (!buffered.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+  }
+  const nl = buffered.indexOf("\n");
+  const line = nl < 0 ? buffered : buffered.slice(0, nl);
+  const rest = async () => {
+    let more = buffered.slice(nl + 1);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return more;
+      more += decoder.decode(value, { stream: true });
+    }
+  };
+  return { line, rest };
+}
+
+describe("colony serve with COLONY_PORT=0", () => {
+  test("prints one ready line with the URL on stdout; logs stay JSON on stderr", async () => {
+    const dataDir = tempDir();
+    const p = spawnColony(["serve"], { COLONY_PORT: "0", COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info" });
+    try {
+      const { line, rest } = await firstLine(p.stdout);
+      const m = /^colony listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
+      expect(m).not.toBeNull();
+      expect(Number(m![2])).toBeGreaterThan(0);
+      // The line is printed once the colony answers: no waiting loop needed.
+      const ready = await fetch(`${m![1]}/readyz`);
+      expect(ready.status).toBe(200);
+      p.kill("SIGTERM");
+      expect(await p.exited).toBe(0);
+      expect(await rest()).toBe(""); // nothing else on stdout
+      const logs = (await text(p.stderr)).trim().split("\n");
+      expect(logs.length).toBeGreaterThan(1);
+      for (const l of logs) expect(() => JSON.parse(l)).not.toThrow();
+    } finally {
+      p.kill("SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("missing arguments say what is missing", () => {
+  for (const [command, missing] of [
+    ["backup", "backup needs FILE: the file to write the backup to"],
+    ["restore", "restore needs FILE: the backup file to restore"],
+  ] as const) {
+    test(`colony ${command} without a file: exit 2, what is missing, the usage line`, async () => {
+      const p = spawnColony([command], {});
+      expect(await p.exited).toBe(2);
+      const err = await text(p.stderr);
+      expect(err).toBe(`colony: ${missing}\nusage: colony ${command} FILE\n`);
+      expect(err).not.toContain("unknown command");
+    });
+  }
+
+  test("colony backup with two files: exit 2 and the usage line", async () => {
+    const p = spawnColony(["backup", "a.db", "b.db"], {});
+    expect(await p.exited).toBe(2);
+    expect(await text(p.stderr)).toContain("usage: colony backup FILE");
+  });
+
+  test("an unknown command: exit 2, named, with the help", async () => {
+    const p = spawnColony(["frobnicate"], {});
+    expect(await p.exited).toBe(2);
+    const err = await text(p.stderr);
+    expect(err).toStartWith("colony: unknown command: frobnicate\n");
+    expect(err).toContain("colony backup FILE");
+  });
+});

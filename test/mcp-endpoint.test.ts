@@ -1,0 +1,200 @@
+// The two MCP HTTP endpoints (hosted POST /mcp and the standalone `colony mcp --http`) as a
+// third-party client or a hostile web page meets them (issue 15 items 17 and 19):
+// - their refusals are JSON-RPC error objects (parse error -32700, invalid request -32600, the
+//   server errors of docs/mcp.md for limits), with the HTTP status and RateLimit headers kept;
+// - a browser page of a foreign Origin (cross-site, or DNS rebinding) gets 403, unless
+//   COLONY_ALLOWED_ORIGINS lists it; requests without Origin and from the endpoint's own loopback
+//   origin pass.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLogger } from "../src/log";
+import { loadMcpConfig } from "../src/mcp/config";
+import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
+import { startTestColony, type TestColony } from "./support/colony";
+import { connectHttp } from "./support/mcp";
+
+const ALLOWED = "https://inspector.example.com";
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "endpoint-test", version: "1" } },
+});
+const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+
+interface RpcError {
+  jsonrpc: string;
+  id: null;
+  error: { code: number; message: string; data?: { code: string } };
+}
+
+async function expectRpcError(res: Response, status: number, code: number): Promise<RpcError> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  const body = (await res.json()) as RpcError;
+  expect(body.jsonrpc).toBe("2.0");
+  expect(body.id).toBeNull();
+  expect(body.error.code).toBe(code);
+  expect(body.error.message.length).toBeGreaterThan(0);
+  expect(body).not.toHaveProperty("error.details");
+  return body;
+}
+
+const expectRateHeaders = (res: Response) => {
+  for (const h of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) expect(res.headers.get(h)).toMatch(/^\d+$/);
+};
+
+let colony: TestColony;
+let standalone: RunningMcpServer;
+
+beforeAll(async () => {
+  colony = await startTestColony({ COLONY_ALLOWED_ORIGINS: ALLOWED });
+  standalone = startStandalone(loadMcpConfig({ COLONY_URL: colony.url, COLONY_ALLOWED_ORIGINS: ALLOWED }), {
+    port: 0,
+    logger: createLogger("silent"),
+  });
+});
+afterAll(async () => {
+  await standalone?.stop();
+  await colony?.dispose();
+});
+
+const endpoints = () =>
+  [
+    ["hosted", `${colony.url}/mcp`],
+    ["standalone", `${standalone.url}/mcp`],
+  ] as const;
+
+describe("errors are JSON-RPC error objects", () => {
+  test("text that is not JSON: 400, parse error -32700", async () => {
+    for (const [where, url] of endpoints()) {
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: '{"jsonrpc": "2.0", "id": 1,' });
+      const body = await expectRpcError(res, 400, -32700);
+      expect(body.error.data?.code).toBe("invalid_request");
+      if (where === "hosted") expectRateHeaders(res);
+    }
+  });
+
+  test("JSON that is not a JSON-RPC message: 400, invalid request -32600", async () => {
+    for (const [, url] of endpoints()) {
+      for (const body of ['{"hello": "world"}', "[]", "42", '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}']) {
+        await expectRpcError(await fetch(url, { method: "POST", headers: MCP_HEADERS, body }), 400, -32600);
+      }
+    }
+  });
+
+  test("a body over 64 KB: 413, server error -32010", async () => {
+    for (const [where, url] of endpoints()) {
+      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: big });
+      const body = await expectRpcError(res, 413, -32010);
+      expect(body.error.data?.code).toBe("too_large");
+      if (where === "hosted") expectRateHeaders(res);
+    }
+  });
+
+  test("a malformed X-Colony-Agent: 400, server error -32012", async () => {
+    for (const [where, url] of endpoints()) {
+      const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, "x-colony-agent": "bad id!" }, body: toolsList });
+      const body = await expectRpcError(res, 400, -32012);
+      expect(body.error.message).toContain("X-Colony-Agent");
+      if (where === "hosted") expectRateHeaders(res);
+    }
+  });
+
+  test("the REST routes keep the REST error shape", async () => {
+    const res = await colony.fetch("/v1/search", { method: "POST", headers: MCP_HEADERS, body: "{" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "the body is not valid JSON" } });
+  });
+});
+
+describe("a quota used up on the hosted endpoint", () => {
+  let limited: TestColony;
+  beforeAll(async () => {
+    limited = await startTestColony({ COLONY_RATE_LIMIT: "2" });
+  });
+  afterAll(() => limited.dispose());
+
+  test("429 with server error -32011, Retry-After and the RateLimit headers", async () => {
+    const statuses: number[] = [];
+    let last: Response | null = null;
+    for (let i = 0; i < 3; i++) {
+      last = await limited.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: initialize });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const body = await expectRpcError(last!, 429, -32011);
+    expect(body.error.data?.code).toBe("rate_limited");
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expectRateHeaders(last!);
+    expect(last!.headers.get("ratelimit-remaining")).toBe("0");
+  });
+});
+
+describe("Origin", () => {
+  const post = (url: string, headers: Record<string, string>) =>
+    fetch(url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: initialize });
+
+  test("a foreign web origin: 403 with server error -32013, on both endpoints", async () => {
+    for (const [where, url] of endpoints()) {
+      for (const origin of ["https://evil.example", "null", "http://localhost:1", "http://127.0.0.1.evil.example"]) {
+        const res = await post(url, { origin });
+        const body = await expectRpcError(res, 403, -32013);
+        expect(body.error.message).toContain("COLONY_ALLOWED_ORIGINS");
+        expect(res.headers.get("access-control-allow-origin")).toBeNull();
+        if (where === "hosted") expectRateHeaders(res);
+      }
+    }
+  });
+
+  test("DNS rebinding: a page whose name resolves to the endpoint sends matching Host and Origin, and is refused", async () => {
+    for (const [, url] of endpoints()) {
+      const port = new URL(url).port;
+      const res = await post(url, { host: `rebound.example:${port}`, origin: `http://rebound.example:${port}` });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as RpcError).jsonrpc).toBe("2.0");
+    }
+  });
+
+  test("no Origin (non-browser clients), the endpoint's own loopback origin and a listed origin pass", async () => {
+    for (const [, url] of endpoints()) {
+      const port = new URL(url).port;
+      expect((await post(url, {})).status).toBe(200);
+      expect((await post(url, { origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+      expect((await post(url, { origin: `http://localhost:${port}` })).status).toBe(200);
+      const listed = await post(url, { origin: ALLOWED });
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+      expect(listed.headers.get("access-control-expose-headers")).toContain("RateLimit-Remaining");
+    }
+  });
+
+  test("CORS preflight: 204 for a listed origin, 403 for a foreign one", async () => {
+    for (const [, url] of endpoints()) {
+      const preflight = (origin: string) =>
+        fetch(url, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-colony-agent" },
+        });
+      const ok = await preflight(ALLOWED);
+      expect(ok.status).toBe(204);
+      expect(ok.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+      expect(ok.headers.get("access-control-allow-methods")).toBe("POST");
+      expect(ok.headers.get("access-control-allow-headers")).toContain("x-colony-agent");
+      expect((await preflight("https://evil.example")).status).toBe(403);
+    }
+  });
+
+  test("the SDK's own client works on both endpoints (it sends no Origin)", async () => {
+    for (const [, url] of endpoints()) {
+      const client = await connectHttp(url);
+      expect((await client.listTools()).tools.length).toBe(4);
+      await client.close();
+    }
+  });
+
+  test("the standalone server listens on 127.0.0.1 by default", () => {
+    expect(new URL(standalone.url).hostname).toBe("127.0.0.1");
+  });
+});

@@ -1,0 +1,110 @@
+// Outcome manipulation (issue 15 item 6): one client address cannot move a trail's strength with
+// many reports under fresh agent ids, over HTTP or through the hosted MCP colony_report tool.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { COUNTED_PER_CLIENT_PER_DAY, isCounted, utcDayStart } from "../src/core/outcome-counting";
+import { strength } from "../src/core/strength";
+import { callTool, connectHttp } from "./support/mcp";
+import { startTestColony, type TestColony } from "./support/colony";
+import { agent, json, sampleTrail } from "./support/trails";
+
+let colony: TestColony;
+
+// Behind a trusted proxy (one hop) the client is the last X-Forwarded-For entry: one loopback
+// test can then speak from several addresses.
+const from = (address: string, agentId: string) => ({ ...agent(agentId), "X-Forwarded-For": address });
+
+async function publish(error: string): Promise<string> {
+  const res = await colony.fetch("/v1/trails", json(sampleTrail({ error }), from("203.0.113.1", "agent-outcome-author")));
+  expect(res.status).toBe(202);
+  return ((await res.json()) as any).trail_id;
+}
+
+const report = (id: string, outcome: string, headers: Record<string, string>) =>
+  colony.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome }, headers));
+
+beforeAll(async () => {
+  colony = await startTestColony({ COLONY_TRUST_PROXY: "1", COLONY_RATE_LIMIT: "100000" });
+});
+afterAll(() => colony.dispose());
+
+describe("counted reports per client address", () => {
+  test("sixty failed reports from one address under sixty agent ids: only the first two count", async () => {
+    const id = await publish("ValueError: outcome manipulation over http");
+    await colony.service.worker!.drain();
+    const start = ((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).strength as number;
+    const counted: boolean[] = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await report(id, "failed", from("198.51.100.7", `agent-sock-puppet-${String(i).padStart(2, "0")}`));
+      expect(res.status).toBe(202);
+      counted.push(((await res.json()) as any).counted);
+    }
+    expect(counted.filter(Boolean).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    expect(counted.slice(0, COUNTED_PER_CLIENT_PER_DAY)).toEqual([true, true]);
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    // Two failures' worth, not sixty (sixty drove a 0.51 trail to 0.05 before the rule).
+    expect(after.strength).toBeCloseTo(strength({ worked: 0, partially_worked: 0, failed: 2 }, after.quality), 9);
+    expect(after.strength).toBeGreaterThan(start - 0.25);
+
+    // Another address still counts, and so does a declared-agent-free report from a third.
+    expect(((await (await report(id, "worked", from("198.51.100.8", "agent-honest-0001"))).json()) as any).counted).toBe(true);
+    expect(((await (await report(id, "worked", { "X-Forwarded-For": "198.51.100.9" })).json()) as any).counted).toBe(true);
+
+    // Every report is stored, with the address pseudonym, never the address.
+    const db = new Database(join(colony.dataDir, "colony.db"), { readonly: true });
+    try {
+      const rows = db
+        .query<{ client: string | null; counted: number }, [string]>(
+          "SELECT o.client, o.counted FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = ?",
+        )
+        .all(id);
+      expect(rows.length).toBe(62);
+      expect(rows.filter((r) => r.counted === 0).length).toBe(60 - COUNTED_PER_CLIENT_PER_DAY);
+      for (const r of rows) {
+        expect(r.client).toMatch(/^anon-[A-Za-z0-9_-]{16}$/);
+        expect(r.client).not.toContain("198.51");
+      }
+      expect(new Set(rows.map((r) => r.client)).size).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("the hosted MCP colony_report path obeys the same rule", async () => {
+    const id = await publish("ValueError: outcome manipulation over mcp");
+    await colony.service.worker!.drain();
+    const counted: boolean[] = [];
+    for (let i = 0; i < 6; i++) {
+      const client = await connectHttp(`${colony.url}/mcp`, from("198.51.100.20", `agent-mcp-puppet-${i}`));
+      try {
+        const r = await callTool(client, "colony_report", { trail_id: id, outcome: "failed" });
+        expect(r.isError).toBe(false);
+        counted.push(r.structured.counted);
+      } finally {
+        await client.close();
+      }
+    }
+    expect(counted).toEqual([true, true, false, false, false, false]);
+    // The HTTP route from the same address shares the allowance.
+    expect(((await (await report(id, "failed", from("198.51.100.20", "agent-http-puppet"))).json()) as any).counted).toBe(false);
+  });
+});
+
+describe("the counting rule (src/core/outcome-counting.ts)", () => {
+  const base = { outcome: "worked" as const, byAuthor: false, agentRepeat: false, clientCountedToday: 0 };
+  test("counts a fresh report; not_applicable, the author, a repeat and a used-up address do not count", () => {
+    expect(isCounted(base)).toBe(true);
+    expect(isCounted({ ...base, clientCountedToday: COUNTED_PER_CLIENT_PER_DAY - 1 })).toBe(true);
+    expect(isCounted({ ...base, clientCountedToday: COUNTED_PER_CLIENT_PER_DAY })).toBe(false);
+    expect(isCounted({ ...base, outcome: "not_applicable" })).toBe(false);
+    expect(isCounted({ ...base, byAuthor: true })).toBe(false);
+    expect(isCounted({ ...base, agentRepeat: true })).toBe(false);
+  });
+  test("the allowance restarts at the UTC day boundary", () => {
+    const t = Date.parse("2026-03-04T23:59:59.999Z");
+    expect(utcDayStart(t)).toBe(Date.parse("2026-03-04T00:00:00Z"));
+    expect(utcDayStart(t + 1)).toBe(Date.parse("2026-03-05T00:00:00Z"));
+  });
+});
