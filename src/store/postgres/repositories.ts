@@ -160,10 +160,15 @@ export class PgStatsRepository implements StatsRepository {
       ON CONFLICT (agent) DO UPDATE SET at = greatest(agent_activity.at, excluded.at)`;
   }
 
+  /** Adds to the hour's bucket, saturating at MAX_SAFE_INTEGER (as the SQLite adapter does). */
   async addOutcome(at: number, tokensSaved: number): Promise<void> {
-    await this
-      .sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${Math.floor(at / HOUR_MS)}, 1, ${Math.round(tokensSaved)})
-      ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1, tokens_saved = stats_hourly.tokens_saved + excluded.tokens_saved`;
+    const max = Number.MAX_SAFE_INTEGER;
+    await this.sql`
+      INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${Math.floor(at / HOUR_MS)}, 1, ${clampCount(tokensSaved)})
+      ON CONFLICT (hour) DO UPDATE SET
+        outcomes = least(stats_hourly.outcomes + 1, ${max}::bigint),
+        tokens_saved = CASE WHEN stats_hourly.tokens_saved > ${max}::bigint - excluded.tokens_saved THEN ${max}::bigint
+                            ELSE stats_hourly.tokens_saved + excluded.tokens_saved END`;
   }
 
   /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
