@@ -2,13 +2,12 @@
 # Runs the whole suite with Bun's test runner and ends with one plain summary line
 # ("tests: N passed, N failed") that CI systems can read; the exit code is bun's.
 #
-# Without arguments, the behaviour suites that start colonies then run a second time with every
-# colony on PostgreSQL (COLONY_TEST_BACKEND=postgres: one throwaway server per test process, a
-# fresh database per colony). Not repeated there, because they test the SQLite file itself or no
-# colony at all: backup (copies the SQLite file), crash and crash-rounds (SIGKILL against SQLite's
-# WAL durability), disk-full (fills the filesystem under the SQLite file), binary (the packaged
-# binary), fuzz (the binary as a process, input validation only), devset (a data schema), and
-# postgres-harness (the test server itself).
+# Without arguments, the behaviour suites (test/*.test.ts files that start colonies with
+# startTestColony) then run a second time with every colony on PostgreSQL
+# (COLONY_TEST_BACKEND=postgres: one throwaway server per test process, a fresh database per
+# colony). Not repeated there, because they test SQLite's file itself: backup (copies the SQLite
+# file) and disk-full (fills the filesystem under it). Files without startTestColony (crash and
+# crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and source checks) run once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
@@ -25,9 +24,9 @@ if [ "$#" -eq 0 ]; then
     echo "PostgreSQL pass skipped: no PostgreSQL server binaries (install postgresql-15 or set COLONY_TEST_PG_BIN)"
   else
     behaviour=()
-    for f in test/*.test.ts; do
+    for f in $(grep -l "startTestColony" test/*.test.ts); do
       case "$(basename "$f")" in
-        backup.test.ts | crash.test.ts | crash-rounds.test.ts | disk-full.test.ts | binary.test.ts | fuzz.test.ts | devset.test.ts | postgres-harness.test.ts) ;;
+        backup.test.ts | disk-full.test.ts) ;;
         *) behaviour+=("$f") ;;
       esac
     done
