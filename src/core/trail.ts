@@ -1,6 +1,6 @@
 // The protocol objects of decisions.md §1 and §6 as TypeBox schemas: one definition serves
 // validation, the TypeScript types and the API docs. Pure: no I/O.
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { plainMessage } from "./validation-message";
 
@@ -97,6 +97,22 @@ export const SearchRequest = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   min_strength: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
+
+/** Query of GET /v1/feed (values arrive as strings: see parseQuery). */
+export const FeedQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
+  category: Type.Optional(Str(100)),
+  runtime: Type.Optional(Str(100)),
+});
+
+/** Query of GET /v1/activity. */
+export const ActivityQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
+});
+
+/** Optional body of DELETE /v1/trails/{id}: why the operator removes it (checked, not kept). */
+export const RemoveRequest = Type.Object({ reason: Type.Optional(Str(500)) });
 
 export type Trail = Static<typeof Trail>;
 export type SearchRequest = Static<typeof SearchRequest>;
@@ -198,3 +214,18 @@ export function tokensSaved(trail: Trail): number {
 export const parseTrail = (input: unknown) => parseWith(Trail, input, trailRules);
 export const parseOutcomeReport = (input: unknown) => parseWith(OutcomeReport, input);
 export const parseSearchRequest = (input: unknown) => parseWith(SearchRequest, input);
+
+/**
+ * Validates URL query parameters against an object schema: an empty value counts as absent and a
+ * decimal string becomes a number where the schema wants an integer (anything else stays a
+ * string and fails as such).
+ */
+export function parseQuery<T extends TObject>(schema: T, query: Record<string, unknown>): Parsed<Static<T>> {
+  const input: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(query)) {
+    if (raw === undefined || raw === "") continue;
+    const type = (schema.properties[key] as { type?: string } | undefined)?.type;
+    input[key] = type === "integer" && typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+  }
+  return parseWith(schema, input);
+}

@@ -8,6 +8,7 @@ import { ServiceError, toServiceError } from "../service/errors";
 import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
 import { approveRoutes } from "./routes/approve";
+import { docsRoutes } from "./routes/docs";
 import { draftRoutes } from "./routes/drafts";
 import { feedRoutes } from "./routes/feed";
 import { searchRoutes } from "./routes/search";
@@ -65,7 +66,8 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
       .use(searchRoutes(service))
       .use(draftRoutes(service))
       .use(feedRoutes(service))
-      .use(approveRoutes());
+      .use(approveRoutes())
+      .use(docsRoutes());
   for (const plugin of plugins) app.use(plugin);
   return app;
 }

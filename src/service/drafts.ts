@@ -2,10 +2,8 @@
 // that a person can read the exact payload and approve it. The draft id is the only credential:
 // 192 random bits, kept in the database only as its sha256.
 import { createHash, randomBytes } from "node:crypto";
-import { fingerprint } from "../core/fingerprint";
-import { mergeCounts, placeholderCounts, redactTrail } from "../core/redaction";
-import { assessRisk } from "../core/risk";
-import { parseTrail } from "../core/trail";
+import { prepareTrail } from "../core/prepare";
+import { mergeCounts } from "../core/redaction";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import type { Quotas } from "./quotas";
@@ -14,7 +12,7 @@ import type { TrailService } from "./trails";
 export const DRAFT_LIFETIME_S = 1800;
 /** Published and discarded drafts stay readable this long (for the page and publish status). */
 export const FINISHED_DRAFT_RETENTION_MS = 7 * 24 * 3600 * 1000;
-const DRAFT_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+export const DRAFT_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
 export interface DraftDeps {
   store: Store | null;
@@ -36,21 +34,21 @@ export class DraftService {
 
   async create(input: unknown, caller: Caller) {
     await this.deps.quotas.admit("createDraft", caller.address);
-    const parsed = parseTrail(input);
+    const parsed = prepareTrail(input);
     if (!parsed.ok) throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details);
-    const { value: trail, counts } = redactTrail(parsed.value);
+    const prepared = parsed.value;
     // The person approving is told everything removed from the payload: what this pass redacted
     // and what arrived already redacted (MCP servers redact before they send).
-    const redactions = mergeCounts(placeholderCounts(parsed.value), counts);
+    const redactions = mergeCounts({ ...prepared.arrivedRedacted }, prepared.redactions);
     const token = randomBytes(24).toString("base64url");
     const now = this.deps.now();
     const record: DraftRecord = {
       tokenHash: hashToken(token),
       state: "pending",
-      trail,
-      fingerprint: fingerprint(trail.problem.error),
+      trail: prepared.trail,
+      fingerprint: prepared.fingerprint,
       redactions,
-      risk: assessRisk(trail),
+      risk: prepared.risk,
       author: caller.agent,
       createdAt: now,
       expiresAt: now + DRAFT_LIFETIME_S * 1000,

@@ -1,9 +1,12 @@
-// The durable in-process enrichment queue's worker. Jobs live in SQLite (the jobs table); the
-// worker takes them oldest first in batches, runs the pure stages, embeds, and applies each
-// verdict in one transaction with the vector insert and the event, so a crash at any point
-// leaves either nothing or everything of a verdict, and a restart simply resumes.
+// The durable in-process enrichment queue's worker: the runner. It claims jobs oldest first in
+// batches (store/seams.ts JobClaims), gathers each trail's facts, lets the pure decision
+// (core/enrichment-decision.ts: triage, then settle) say what to do, embeds the candidates, and
+// applies each verdict in one transaction with the vector insert and the event, so a crash at any
+// point leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
-import { analyzeTrail, embeddingText, lexicalFields, type Analysis } from "../core/enrichment";
+import { type Analysis, embeddingText, lexicalFields } from "../core/enrichment";
+import { settle, triage } from "../core/enrichment-decision";
+import type { Trail } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import type { Store, TrailRecord, Transaction } from "../store/ports";
@@ -26,8 +29,6 @@ export interface WorkerDeps {
   vectorChanges: VectorChanges;
 }
 
-/** A trail whose analysis throws this many times is rejected rather than retried forever. */
-export const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
 
 type Planned =
@@ -97,36 +98,37 @@ export class EnrichmentWorker {
     }
   }
 
+  /** Gathers each job's facts and triages it; drops and retries are applied at once. */
   private async plan(jobs: Job[]): Promise<Planned[]> {
     const { store } = this.deps;
     const records = new Map((await store.trails.bySeqs(jobs.map((j) => j.trailSeq))).map((r) => [r.seq, r]));
     const planned: Planned[] = [];
     for (const { trailSeq: seq, attempts } of jobs) {
       const record = records.get(seq);
-      if (!record || record.status !== "queued") {
+      const queued = record?.status === "queued";
+      const decision = triage({
+        status: record?.status ?? null,
+        trail: record?.trail as Trail,
+        contentRemoved: queued ? await store.tombstones.hasContent(record.contentHash) : false,
+        attempts,
+      });
+      if (decision.action === "drop") {
         await store.jobs.remove(seq); // removed meanwhile, or already final: nothing to do
         continue;
       }
-      if (await store.tombstones.hasContent(record.contentHash)) {
-        planned.push({ seq, record, kind: "rejected", reasons: ["removed_content"], trail: record.trail });
+      if (decision.action !== "candidate" && decision.error !== undefined) {
+        this.deps.logger.error("enrichment of a trail failed", { trail_id: record!.id, error: decision.error });
+      }
+      if (decision.action === "retry") {
+        await store.jobs.recordFailure(seq, decision.error);
+        await this.deps.claims.release([seq]);
         continue;
       }
-      try {
-        const analysis = analyzeTrail(record.trail);
-        planned.push(
-          analysis.reasons.length > 0
-            ? { seq, record, kind: "rejected", reasons: analysis.reasons, trail: analysis.trail }
-            : { seq, record, kind: "candidate", analysis },
-        );
-      } catch (err) {
-        if (attempts + 1 >= MAX_ATTEMPTS) {
-          planned.push({ seq, record, kind: "rejected", reasons: ["enrichment_failed"], trail: record.trail });
-        } else {
-          await store.jobs.recordFailure(seq, errorText(err));
-          await this.deps.claims.release([seq]);
-        }
-        this.deps.logger.error("enrichment of a trail failed", { trail_id: record.id, error: errorText(err) });
-      }
+      planned.push(
+        decision.action === "reject"
+          ? { seq, record: record!, kind: "rejected", reasons: decision.reasons, trail: decision.trail }
+          : { seq, record: record!, kind: "candidate", analysis: decision.analysis },
+      );
     }
     return planned;
   }
@@ -162,20 +164,26 @@ export class EnrichmentWorker {
         const vector = vectorOf.get(p.seq)!;
         // Looked up inside the transaction, so a duplicate later in the same batch merges too.
         const existing = await tx.trails.indexedByMergeKey(analysis.mergeKey);
-        if (existing && existing.seq !== p.seq) {
-          if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: existing.id, at })) {
-            await this.creditMerge(tx, existing, record.author, at);
-            changed.add(existing.fingerprint);
+        const target = existing && existing.seq !== p.seq ? existing : null;
+        const settlement = settle({
+          analysis,
+          submitter: record.author,
+          mergeTarget: target,
+          nearestCategory: target || analysis.category.confident ? null : nearestCategory(vector, centroids!).category,
+        });
+        if (settlement.action === "merge") {
+          if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: settlement.into, at })) {
+            if (settlement.credit) await this.creditMerge(tx, target!, record.author, at);
+            changed.add(target!.fingerprint);
           }
         } else {
-          const category = analysis.category.confident ? analysis.category.category : nearestCategory(vector, centroids!).category;
           const applied = await tx.trails.applyVerdict(p.seq, {
             status: "indexed",
             trail: analysis.trail,
-            category,
-            quality: analysis.quality,
+            category: settlement.category,
+            quality: settlement.quality,
             risk: analysis.risk,
-            strength: analysis.initialStrength,
+            strength: settlement.strength,
             mergeKey: analysis.mergeKey,
             at,
           });
@@ -187,7 +195,7 @@ export class EnrichmentWorker {
               kind: "laid",
               agent: record.author,
               trailId: record.id,
-              text: `laid a trail for ${record.errorType ?? category} (${record.fingerprint})`,
+              text: `laid a trail for ${record.errorType ?? settlement.category} (${record.fingerprint})`,
               at,
             });
             changed.add(record.fingerprint);
@@ -228,9 +236,8 @@ export class EnrichmentWorker {
     return done;
   }
 
-  /** A merge counts as one success for the existing trail: other agents only, once a day each. */
+  /** A merge counts as one success for the existing trail (another agent's): once a day per agent. */
   private async creditMerge(tx: Transaction, existing: TrailRecord, submitter: string, at: number): Promise<void> {
-    if (submitter === existing.author) return;
     if (!(await tx.credits.grant(existing.seq, submitter, utcDay(at)))) return;
     await countOutcome(tx, existing.seq, "worked", at);
     await tx.events.append({

@@ -1,35 +1,24 @@
 // Read-only views (interface.md 2.8–2.10, 4.10–4.12; decisions §9): the feed of recently
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
+import type { Static, TObject } from "@sinclair/typebox";
+import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
 import { requireStore, ServiceError } from "./errors";
 
 const DAY_MS = 24 * 3600 * 1000;
 const REPLIES_PER_ITEM = 3;
 
-export interface FeedQuery {
+export interface FeedParams {
   limit?: string | number;
   cursor?: string;
   category?: string;
   runtime?: string;
 }
 
-function intParam(name: string, raw: unknown, min: number, max: number, fallback: number): number {
-  if (raw === undefined || raw === "") return fallback;
-  const s = String(raw);
-  if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
-    throw new ServiceError("invalid_request", `${name} must be a whole number from ${min} to ${max}`, [
-      { path: `/${name}`, message: `expected an integer from ${min} to ${max}` },
-    ]);
-  }
-  return Number(s);
-}
-
-function textParam(name: string, raw: unknown): string | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  if (typeof raw !== "string" || raw.length > 100) {
-    throw new ServiceError("invalid_request", `${name} must be a string of at most 100 characters`);
-  }
-  return raw;
+function query<T extends TObject>(schema: T, q: object): Static<T> {
+  const parsed = parseQuery(schema, q as Record<string, unknown>);
+  if (!parsed.ok) throw new ServiceError("invalid_request", "the query parameters are not valid", parsed.details);
+  return parsed.value;
 }
 
 /** Opaque to clients; a keyset position, so pages never repeat or skip as new trails arrive. */
@@ -53,11 +42,9 @@ export class FeedService {
     return requireStore(this.deps.store);
   }
 
-  async feed(q: FeedQuery) {
-    const limit = intParam("limit", q.limit, 1, 50, 20);
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const category = textParam("category", q.category);
-    const runtime = textParam("runtime", q.runtime);
+  async feed(q: FeedParams) {
+    const { limit = 20, cursor, category, runtime } = query(FeedQuery, q);
+    const after = cursor ? decodeCursor(cursor) : undefined;
     const store = this.store;
     // One extra row tells whether another page exists.
     const rows = await store.trails.feed({ limit: limit + 1, after, category, runtime });
@@ -93,7 +80,7 @@ export class FeedService {
   }
 
   async activity(q: { limit?: string | number }) {
-    const limit = intParam("limit", q.limit, 1, 50, 20);
+    const { limit = 20 } = query(ActivityQuery, q);
     return {
       events: (await this.store.events.recent(limit)).map((e) => ({
         kind: e.kind,

@@ -4,9 +4,10 @@ import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
-import { redactText, redactTrail } from "../core/redaction";
+import { type PreparedTrail, prepareTrail } from "../core/prepare";
+import { redactText } from "../core/redaction";
 import { strength } from "../core/strength";
-import { parseOutcomeReport, parseTrail, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
+import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
@@ -83,18 +84,25 @@ export class TrailService {
     }
   }
 
-  /** Stores an already validated and redacted trail with its enrichment job, in one transaction. */
-  async enqueue(trail: Trail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
+  /** Stores a prepared trail with its enrichment job, in one transaction. */
+  async enqueue(prepared: PreparedTrail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
     await this.checkQueueRoom();
-    const record = await this.storing(() => this.store.transaction((tx) => this.insertQueued(tx, trail, author)));
+    const record = await this.storing(() =>
+      this.store.transaction((tx) => this.insertQueued(tx, prepared.trail, author, prepared.fingerprint)),
+    );
     return { record, quota: await this.deps.quotas.spend("publishTrail", address) };
   }
 
   /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
-  async insertQueued(tx: Transaction, trail: Trail, author: string): Promise<TrailRecord> {
+  async insertQueued(
+    tx: Transaction,
+    trail: Trail,
+    author: string,
+    fingerprintOfTrail = fingerprint(trail.problem.error),
+  ): Promise<TrailRecord> {
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
-      fingerprint: fingerprint(trail.problem.error),
+      fingerprint: fingerprintOfTrail,
       errorType: trail.problem.error_type ?? null,
       trail,
       contentHash: contentHash(trail),
@@ -120,12 +128,11 @@ export class TrailService {
   /** Validates, runs the first redaction pass, stores and enqueues. The 202 means it is on disk. */
   async publish(input: unknown, caller: Caller): Promise<{ body: Published; quota: QuotaState }> {
     const admitted = await this.deps.quotas.admit("publishTrail", caller.address);
-    const parsed = parseTrail(input);
-    if (!parsed.ok) {
-      throw new ServiceError("invalid_trail", "the trail does not validate", parsed.details, quotaHeaders(admitted));
+    const prepared = prepareTrail(input);
+    if (!prepared.ok) {
+      throw new ServiceError("invalid_trail", "the trail does not validate", prepared.details, quotaHeaders(admitted));
     }
-    const { value: trail } = redactTrail(parsed.value);
-    const { record, quota } = await this.enqueue(trail, caller.agent, caller.address);
+    const { record, quota } = await this.enqueue(prepared.value, caller.agent, caller.address);
     return {
       body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
       quota,
@@ -254,8 +261,12 @@ export class TrailService {
   }
 
   /** Operator removal (decisions §8). */
-  async remove(trailId: string, authorization: string | null): Promise<{ trail_id: string; status: "removed" }> {
+  async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
     this.authorizeOperator(authorization);
+    if (body !== undefined) {
+      const parsed = parseWith(RemoveRequest, body);
+      if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
+    }
     const store = this.store;
     if (!UUID_PATTERN.test(trailId)) throw new ServiceError("not_found", "no trail with this id");
     const record = await store.trails.byId(trailId);

@@ -15,7 +15,7 @@ export function trailRoutes(service: ColonyService) {
       .post("/v1/trails/:id/outcomes", async ({ params, body, request }) => {
         return jsonResponse(202, await service.trails.reportOutcome(params.id, body, contextOf(request).client));
       })
-      .delete("/v1/trails/:id", async ({ params, request }) =>
-        jsonResponse(200, await service.trails.remove(params.id, request.headers.get("authorization"))),
+      .delete("/v1/trails/:id", async ({ params, request, body }) =>
+        jsonResponse(200, await service.trails.remove(params.id, request.headers.get("authorization"), body)),
       );
 }

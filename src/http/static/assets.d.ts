@@ -16,3 +16,23 @@ declare module "*/static/approve-icon.svg" {
   const text: string;
   export default text;
 }
+declare module "*/static/docs.html" {
+  const text: string;
+  export default text;
+}
+declare module "*/static/docs.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/static/ops.css" {
+  const text: string;
+  export default text;
+}
+declare module "*/static/console.html" {
+  const text: string;
+  export default text;
+}
+declare module "*/static/console.js" {
+  const text: string;
+  export default text;
+}

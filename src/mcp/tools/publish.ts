@@ -5,10 +5,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { fingerprint } from "../../core/fingerprint";
-import { countTotal, redactTrail } from "../../core/redaction";
-import { assessRisk } from "../../core/risk";
-import { ProtocolVersion, parseTrail, Trail, TrailEnvironment } from "../../core/trail";
+import { prepareTrail } from "../../core/prepare";
+import { countTotal } from "../../core/redaction";
+import type { Risk as AssessedRisk } from "../../core/risk";
+import { ProtocolVersion, Trail, TrailEnvironment } from "../../core/trail";
 import type { ColonyClient } from "../colony-client";
 import type { ToolConfig } from "../config";
 import { detectEnvironment as detectLocalEnvironment } from "../environment";
@@ -142,7 +142,7 @@ function failedAttempts(trail: Record<string, any>): number {
 interface Prepared {
   payload: Trail;
   redactions: Record<string, number>;
-  risk: ReturnType<typeof assessRisk>;
+  risk: AssessedRisk;
   fingerprint: string;
   filled: string[];
 }
@@ -197,16 +197,15 @@ async function publish(args: PublishArgs, { server, client, cfg }: ToolContext):
     );
   }
 
-  const parsed = parseTrail(filledTrail);
+  const parsed = prepareTrail(filledTrail);
   if (!parsed.ok) {
     return failure("the trail does not validate; fix these paths and call colony_publish again", { invalid: parsed.details });
   }
-  const redacted = redactTrail(parsed.value);
   const prepared: Prepared = {
-    payload: redacted.value,
-    redactions: redacted.counts,
-    risk: assessRisk(redacted.value),
-    fingerprint: fingerprint(redacted.value.problem.error),
+    payload: parsed.value.trail,
+    redactions: parsed.value.redactions,
+    risk: parsed.value.risk,
+    fingerprint: parsed.value.fingerprint,
     filled,
   };
 

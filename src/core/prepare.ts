@@ -1,0 +1,48 @@
+// Trail preparation: the one pipeline every way of submitting a trail runs before anything is
+// stored or shown (POST /v1/trails, POST /v1/drafts, the colony_publish tool): validate (unknown
+// fields dropped, strings trimmed, every failing path listed), the first redaction pass, the
+// fingerprint of the redacted error line, and the risk assessment when the caller shows it. The
+// prompt-injection screen and the second redaction pass run later, in enrichment (enrichment.ts),
+// once the trail is stored, so a rejection is recorded with its reasons.
+import { fingerprint } from "./fingerprint";
+import { placeholderCounts, type RedactionCounts, redactTrail } from "./redaction";
+import { assessRisk, type Risk } from "./risk";
+import { type Parsed, parseTrail, type Trail } from "./trail";
+
+export interface PreparedTrail {
+  /** The validated trail after the first redaction pass. */
+  readonly trail: Trail;
+  /** What this pass redacted, per kind. */
+  readonly redactions: RedactionCounts;
+  /** Placeholders that were already in the input (an MCP server redacts before it sends), per kind. */
+  readonly arrivedRedacted: RedactionCounts;
+  /** The fingerprint of the redacted error line. */
+  readonly fingerprint: string;
+  /** The risk of the redacted trail; assessed on first read (a direct publish does not show it). */
+  readonly risk: Risk;
+}
+
+/** Runs the pipeline on a submitted trail; the failing paths when it does not validate. */
+export function prepareTrail(input: unknown): Parsed<PreparedTrail> {
+  const parsed = parseTrail(input);
+  if (!parsed.ok) return parsed;
+  const { value: trail, counts: redactions } = redactTrail(parsed.value);
+  let risk: Risk | undefined;
+  let arrived: RedactionCounts | undefined;
+  return {
+    ok: true,
+    value: {
+      trail,
+      redactions,
+      get arrivedRedacted() {
+        arrived ??= placeholderCounts(parsed.value);
+        return arrived;
+      },
+      fingerprint: fingerprint(trail.problem.error),
+      get risk() {
+        risk ??= assessRisk(trail);
+        return risk;
+      },
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// GET /openapi.json (the OpenAPI 3.1 document, built once from the schemas) and GET /docs (a
+// reference page that renders it, served from the binary: works without any other origin).
+import type { Elysia } from "elysia";
+import html from "../static/docs.html" with { type: "text" };
+import js from "../static/docs.js" with { type: "text" };
+import css from "../static/ops.css" with { type: "text" };
+import { openApiDocument } from "../openapi";
+import { page, script, serve, style } from "../static-assets";
+
+const PAGE = page(html);
+const SCRIPT = script(js);
+export const OPS_STYLE = style(css);
+
+export function docsRoutes() {
+  const document = JSON.stringify(openApiDocument());
+  return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
+    app
+      .get(
+        "/openapi.json",
+        () => new Response(document, { headers: { "content-type": "application/json; charset=utf-8", "Cache-Control": "no-cache" } }),
+      )
+      .get("/docs", ({ request }) => serve(PAGE, request))
+      .get("/docs.js", ({ request }) => serve(SCRIPT, request))
+      .get("/ops.css", ({ request }) => serve(OPS_STYLE, request));
+}

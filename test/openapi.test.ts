@@ -1,0 +1,181 @@
+// The OpenAPI document at GET /openapi.json: valid OpenAPI 3.1 (checked against the official
+// schema by @seriousme/openapi-schema-validator), every route of interface.md §4 in it, and the
+// answers of a real colony, success and error alike, match the schemas it declares.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Value } from "@sinclair/typebox/value";
+import { ErrorBody } from "../src/http/api-schemas";
+import { API_ROUTES } from "../src/http/openapi";
+import { startTestColony, type TestColony } from "./support/colony";
+import { json, sampleTrail } from "./support/trails";
+
+// interface.md §4, copied so a clone without ../shared still checks it; the last test compares.
+const SPEC_ROUTES = [
+  "GET /v1/trails/by-fingerprint/{fp}",
+  "POST /v1/search",
+  "POST /v1/trails",
+  "POST /v1/drafts",
+  "GET /v1/drafts/{draft_id}",
+  "POST /v1/drafts/{draft_id}/publish",
+  "POST /v1/drafts/{draft_id}/discard",
+  "DELETE /v1/trails/{trail_id}",
+  "GET /v1/trails/{trail_id}",
+  "POST /v1/trails/{trail_id}/outcomes",
+  "GET /v1/feed",
+  "GET /v1/activity",
+  "GET /v1/stats",
+  "GET /healthz",
+  "GET /readyz",
+  "POST /mcp", // §4.14
+];
+
+const TOKEN = "openapi-test-operator-token";
+let colony: TestColony;
+let doc: any;
+
+beforeAll(async () => {
+  colony = await startTestColony({ COLONY_ADMIN_TOKEN: TOKEN });
+  const res = await colony.fetch("/openapi.json");
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("application/json");
+  doc = await res.json();
+}, 60_000);
+
+afterAll(() => colony?.dispose());
+
+/** The route template an actual path matches ({x} segments match any one segment). */
+function templateOf(method: string, path: string): string {
+  const clean = path.split("?")[0]!;
+  for (const [template, item] of Object.entries(doc.paths as Record<string, object>)) {
+    if (!(method.toLowerCase() in item)) continue;
+    const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    if (re.test(clean)) return template;
+  }
+  throw new Error(`${method} ${clean} is not in the document`);
+}
+
+/** Calls the colony and checks the answer against the schema the document declares for its status. */
+async function conforms(method: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const res = await colony.fetch(path, { ...init, method });
+  const body = await res.json();
+  const template = templateOf(method, path);
+  const route = API_ROUTES.find((r) => r.path === template && r.method === method.toLowerCase())!;
+  const declared = doc.paths[template][method.toLowerCase()].responses;
+  expect({ path, status: res.status, declared: String(res.status) in declared }).toEqual({ path, status: res.status, declared: true });
+  const schema = route.answers[res.status]?.schema ?? ErrorBody;
+  const errors = [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`);
+  expect({ path, status: res.status, errors }).toEqual({ path, status: res.status, errors: [] });
+  for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) expect(res.headers.get(h)).not.toBeNull();
+  return { status: res.status, body };
+}
+
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+describe("OpenAPI document", () => {
+  test("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  test("has every route of interface.md, each with its answers and the error shape", () => {
+    const inDoc = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    for (const route of SPEC_ROUTES) expect(inDoc).toContain(route);
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses);
+        expect({ route: `${method} ${path}`, success: statuses.some((s) => s.startsWith("2")) }).toEqual({
+          route: `${method} ${path}`,
+          success: true,
+        });
+        // Every route can be refused by the general quota, in the error shape.
+        expect(op.responses["429"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+      }
+    }
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(["code", "message"]);
+  });
+
+  test("request schemas are the ones the service validates with", () => {
+    const search = doc.paths["/v1/search"].post.requestBody.content["application/json"].schema;
+    expect(search).toEqual({ $ref: "#/components/schemas/SearchRequest" });
+    expect(doc.components.schemas.SearchRequest.properties.query.maxLength).toBe(2000);
+    expect(doc.components.schemas.SearchRequest.properties.limit).toMatchObject({ minimum: 1, maximum: 10 });
+    const feedLimit = doc.paths["/v1/feed"].get.parameters.find((p: any) => p.name === "limit");
+    expect(feedLimit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 50, default: 20 });
+    expect(doc.paths["/v1/trails/{trail_id}"].delete.security).toEqual([{ operatorToken: [] }]);
+  });
+
+  test("real answers of every route match the schemas the document declares", async () => {
+    await conforms("GET", "/healthz");
+    await conforms("GET", "/readyz");
+    const published = await conforms("POST", "/v1/trails", json(sampleTrail()));
+    expect(published.status).toBe(202);
+    await conforms("POST", "/v1/trails", json({ protocol_version: "1.0" }));
+    const id = published.body.trail_id;
+    await conforms("GET", `/v1/trails/${id}`);
+    // Wait for enrichment, then every view has something to show.
+    for (let i = 0; i < 200; i++) {
+      const r = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+      if (r.status !== "queued") break;
+      await Bun.sleep(50);
+    }
+    const indexed = await conforms("GET", `/v1/trails/${id}`);
+    expect(indexed.body.status).toBe("indexed");
+    const found = await conforms("GET", `/v1/trails/by-fingerprint/${published.body.fingerprint}`);
+    expect(found.body.results.length).toBe(1);
+    await conforms("GET", `/v1/trails/by-fingerprint/fp1_${"0".repeat(32)}`);
+    await conforms("GET", "/v1/trails/by-fingerprint/nope");
+    const search = await conforms("POST", "/v1/search", json({ query: "No module named yaml" }));
+    expect(search.body.results.length).toBeGreaterThan(0);
+    await conforms("POST", "/v1/search", json({ query: "" }));
+    await conforms("POST", `/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked", notes: "fine" }));
+    await conforms("POST", `/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome: "maybe" }));
+    await conforms("GET", "/v1/feed?limit=5");
+    await conforms("GET", "/v1/feed?limit=500");
+    await conforms("GET", "/v1/activity");
+    await conforms("GET", "/v1/stats");
+    const draft = await conforms("POST", "/v1/drafts", json(sampleTrail({ error: "Error: listen EADDRINUSE :::3000" })));
+    await conforms("GET", `/v1/drafts/${draft.body.draft_id}`);
+    await conforms("POST", `/v1/drafts/${draft.body.draft_id}/publish`);
+    await conforms("GET", `/v1/drafts/${draft.body.draft_id}`);
+    await conforms("POST", `/v1/drafts/${draft.body.draft_id}/discard`);
+    const other = await conforms("POST", "/v1/drafts", json(sampleTrail({ error: "Error: ENOSPC: no space left on device" })));
+    await conforms("POST", `/v1/drafts/${other.body.draft_id}/discard`);
+    await conforms("GET", `/v1/drafts/${other.body.draft_id}`);
+    await conforms("GET", "/v1/drafts/unknown");
+    await conforms("DELETE", `/v1/trails/${id}`, { headers: { authorization: "Bearer wrong" } });
+    await conforms("DELETE", `/v1/trails/${id}`, {
+      headers: { ...bearer, "content-type": "application/json" },
+      body: JSON.stringify({ reason: 7 }),
+    });
+    const removed = await conforms("DELETE", `/v1/trails/${id}`, {
+      headers: { ...bearer, "content-type": "application/json" },
+      body: JSON.stringify({ reason: "spam" }),
+    });
+    expect(removed.status).toBe(200);
+    await conforms("GET", `/v1/trails/${id}`);
+    const mcp = await conforms(
+      "POST",
+      "/mcp",
+      json({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { accept: "application/json, text/event-stream" }),
+    );
+    expect(mcp.status).toBe(200);
+  }, 60_000);
+
+  test("the copy of the route table matches interface.md §4 when the spec sits beside the checkout", () => {
+    const spec = new URL("../../shared/spec/interface.md", import.meta.url);
+    const local = new URL("../shared/spec/interface.md", import.meta.url);
+    const file = [local, spec].find((u) => existsSync(u));
+    if (!file) return; // a public clone has no ../shared; the copy above is the check
+    const text = readFileSync(file, "utf8");
+    const section = text.slice(text.indexOf("## 4. Endpoints"), text.indexOf("### 4.1"));
+    const rows = [...section.matchAll(/^\| (GET|POST|DELETE) \| (\S+) \|/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(rows.length).toBeGreaterThan(10);
+    expect(SPEC_ROUTES.slice(0, -1).sort()).toEqual(rows.sort());
+  });
+});
