@@ -18,6 +18,12 @@ const RANK_NORMALIZATION = 1;
 /** tsvector positions stop at 16,383. */
 const MAX_POSITION = 16_383;
 const SAFE_TOKEN = /^[\p{L}\p{N}_]+$/u;
+/**
+ * Held (per transaction) by every writer of the index: a term's row is shared by every document
+ * with it, and two transactions indexing several documents would otherwise lock term rows in
+ * crossing orders and deadlock.
+ */
+const LEXICAL_WRITERS = 0x636f6c6c6578;
 
 /** A tsvector literal for the two fields: each token with its positions and weight. */
 export function tsvectorLiteral(doc: LexicalDoc): string {
@@ -39,43 +45,60 @@ export function tsvectorLiteral(doc: LexicalDoc): string {
 }
 
 export class PgLexicalIndex implements LexicalIndex {
-  constructor(private readonly sql: SQL) {}
+  /** `inTransaction`: `sql` is a transaction's connection; otherwise each write opens its own. */
+  constructor(
+    private readonly sql: SQL,
+    private readonly inTransaction: boolean,
+  ) {}
+
+  /** Runs `fn` in a transaction holding the writers' lock (the caller's, or one of its own). */
+  private write(fn: (sql: SQL) => Promise<unknown>): Promise<void> {
+    const run = async (sql: SQL) => {
+      await sql`SELECT pg_advisory_xact_lock(${LEXICAL_WRITERS})`;
+      await fn(sql);
+    };
+    return this.inTransaction ? run(this.sql) : this.sql.begin(run).then(() => {});
+  }
 
   async add(id: number, doc: LexicalDoc): Promise<void> {
-    // Sorted, so concurrent writers lock term rows in the same order (no deadlock).
-    const terms = documentTerms(doc.error, doc.body)
-      .filter((t) => SAFE_TOKEN.test(t))
-      .sort();
-    await this.sql`
+    const terms = documentTerms(doc.error, doc.body).filter((t) => SAFE_TOKEN.test(t));
+    await this.write(
+      (sql) => sql`
       WITH l AS (
         INSERT INTO lexical (id, doc) VALUES (${id}, ${tsvectorLiteral(doc)}::tsvector)
         ON CONFLICT (id) DO NOTHING RETURNING id
-      ), t AS (
-        INSERT INTO lexical_terms (term, docs) SELECT term, 1 FROM unnest(${terms}::text[]) AS term WHERE EXISTS (SELECT 1 FROM l)
-        ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1
       )
-      UPDATE counters SET value = value + 1 WHERE name = 'lexical_docs' AND EXISTS (SELECT 1 FROM l)`;
+      INSERT INTO lexical_terms (term, docs) SELECT term, 1 FROM unnest(${terms}::text[]) AS term WHERE EXISTS (SELECT 1 FROM l)
+      ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1`,
+    );
   }
 
   async remove(id: number, doc: LexicalDoc): Promise<void> {
-    const terms = documentTerms(doc.error, doc.body)
-      .filter((t) => SAFE_TOKEN.test(t))
-      .sort();
-    await this.sql`
-      WITH l AS (DELETE FROM lexical WHERE id = ${id} RETURNING id),
-      t AS (
-        UPDATE lexical_terms SET docs = docs - 1 WHERE term = ANY(${terms}::text[]) AND EXISTS (SELECT 1 FROM l)
-      )
-      UPDATE counters SET value = value - 1 WHERE name = 'lexical_docs' AND EXISTS (SELECT 1 FROM l)`;
+    const terms = documentTerms(doc.error, doc.body).filter((t) => SAFE_TOKEN.test(t));
+    await this.write(
+      (sql) => sql`
+      WITH l AS (DELETE FROM lexical WHERE id = ${id} RETURNING id)
+      UPDATE lexical_terms SET docs = docs - 1 WHERE term = ANY(${terms}::text[]) AND EXISTS (SELECT 1 FROM l)`,
+    );
+  }
+
+  /**
+   * Documents in the index, for the common-term cut-off: the planner's estimate once the table is
+   * large (exact enough for a 2% threshold, and free), an exact count while it is small.
+   */
+  private async totalDocs(): Promise<number> {
+    const [{ estimate }] = await this.sql`SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'lexical'::regclass`;
+    if (estimate >= 10_000) return estimate;
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM lexical`;
+    return n;
   }
 
   async search(tokens: string[], k: number): Promise<LexicalHit[]> {
     const distinct = [...new Set(tokens)].filter((t) => SAFE_TOKEN.test(t)).slice(0, 256);
     if (distinct.length === 0 || k <= 0) return [];
-    const rows = await this.sql`
-      SELECT term, docs, (SELECT value FROM counters WHERE name = 'lexical_docs') AS total
-      FROM lexical_terms WHERE term = ANY(${distinct}::text[])`;
-    const total = rows.length ? num(rows[0].total) : 0;
+    const rows = await this.sql`SELECT term, docs FROM lexical_terms WHERE term = ANY(${distinct}::text[])`;
+    if (rows.length === 0) return [];
+    const total = await this.totalDocs();
     const chosen = selectQueryTerms(distinct, new Map(rows.map((r: any) => [r.term, r.docs])), total);
     if (chosen.length === 0) return [];
     // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.

@@ -144,11 +144,6 @@ export const PG_MIGRATIONS: PgMigration[] = [
       );
       CREATE INDEX drafts_by_expiry ON drafts (expires_at);
 
-      CREATE TABLE counters (
-        name  text PRIMARY KEY,
-        value bigint NOT NULL
-      );
-      INSERT INTO counters (name, value) VALUES ('trails_indexed', 0), ('lexical_docs', 0);
 
       CREATE TABLE stats_hourly (
         hour         bigint PRIMARY KEY,

@@ -180,9 +180,13 @@ export class PgStatsRepository implements StatsRepository {
     return { outcomes: clampCount(row.o), tokensSaved: clampCount(row.t), agents: row.agents };
   }
 
+  /**
+   * Counted when asked (an index-only scan of the indexed trails): a counter row updated by every
+   * verdict and removal would be one hot row that transactions on all replicas queue for.
+   */
   async trailsIndexed(): Promise<number> {
-    const [row] = await this.sql`SELECT value FROM counters WHERE name = 'trails_indexed'`;
-    return row ? num(row.value) : 0;
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM trails WHERE status = 'indexed'`;
+    return n;
   }
 
   async purgeBefore(before: number): Promise<void> {

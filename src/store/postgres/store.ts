@@ -42,7 +42,7 @@ export interface PostgresOptions {
   connectionTimeout?: number;
 }
 
-function portsOn(sql: SQL, vectors: PgVectorStore | null): Ports {
+function portsOn(sql: SQL, vectors: PgVectorStore | null, inTransaction: boolean): Ports {
   const kv = new PgKeyValueStore(sql);
   return {
     kv: guarded(kv),
@@ -52,7 +52,7 @@ function portsOn(sql: SQL, vectors: PgVectorStore | null): Ports {
     credits: guarded(new PgMergeCreditLedger(sql)),
     tombstones: guarded(new PgTombstoneRepository(sql)),
     events: guarded(new PgEventLog(sql)),
-    lexical: guarded(new PgLexicalIndex(sql)),
+    lexical: guarded(new PgLexicalIndex(sql, inTransaction)),
     searches: guarded(new PgSearchCounter(sql)),
     drafts: guarded(new PgDraftRepository(sql)),
     stats: guarded(new PgStatsRepository(sql)),
@@ -87,7 +87,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
     const hooks: AfterCommitHook[] = [];
     const result = await sql
       .begin(async (conn) => {
-        const tx: Transaction = { ...portsOn(conn, vectors), afterCommit: (hook) => void hooks.push(hook) };
+        const tx: Transaction = { ...portsOn(conn, vectors, true), afterCommit: (hook) => void hooks.push(hook) };
         return (await fn(tx)) as any;
       })
       .catch(unavailable);
@@ -96,7 +96,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
   }
 
   const store: PostgresStore = {
-    ...portsOn(sql, null),
+    ...portsOn(sql, null, false),
     sql,
     transaction,
     async openVectors(model) {

@@ -107,17 +107,10 @@ export class PgTrailRepository implements TrailRepository {
     const content = JSON.stringify(v.trail);
     let rows: { count: number };
     if (v.status === "indexed") {
-      // The running count behind stats.trails moves in the same statement.
-      rows = await this.sql`
-        WITH u AS (
-          UPDATE trails SET status = 'indexed', content = ${content}, category = ${v.category}, quality = ${v.quality},
-            risk = ${JSON.stringify(v.risk)}, strength = ${v.strength}, merge_key = ${v.mergeKey}, indexed_at = ${v.at},
-            reinforced_at = ${v.at}
-          WHERE seq = ${seq} AND status = 'queued' RETURNING seq
-        ), c AS (
-          UPDATE counters SET value = value + (SELECT count(*) FROM u) WHERE name = 'trails_indexed' AND EXISTS (SELECT 1 FROM u)
-        )
-        SELECT seq FROM u`;
+      rows = await this.sql`UPDATE trails SET status = 'indexed', content = ${content}, category = ${v.category},
+          quality = ${v.quality}, risk = ${JSON.stringify(v.risk)}, strength = ${v.strength}, merge_key = ${v.mergeKey},
+          indexed_at = ${v.at}, reinforced_at = ${v.at}
+        WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     } else if (v.status === "merged") {
       rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at}
         WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
@@ -150,9 +143,7 @@ export class PgTrailRepository implements TrailRepository {
   }
 
   async delete(seq: number): Promise<void> {
-    await this.sql`
-      WITH d AS (DELETE FROM trails WHERE seq = ${seq} RETURNING status)
-      UPDATE counters SET value = value - 1 WHERE name = 'trails_indexed' AND EXISTS (SELECT 1 FROM d WHERE status = 'indexed')`;
+    await this.sql`DELETE FROM trails WHERE seq = ${seq}`;
   }
 
   async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
