@@ -38,6 +38,48 @@ const COMMANDS: Command[] = [
     run: async (args) => (await import("./ops/backup-cli")).runBackupCommand("restore", args),
   },
   {
+    name: "search",
+    usage: ['search "ERROR TEXT" [--limit N] [--json]'],
+    summary: "search the colony at COLONY_URL (docs/cli.md)",
+    run: async (args) => (await import("./cli/search")).runSearch(args),
+  },
+  {
+    name: "lookup",
+    usage: ["lookup FINGERPRINT [--json]"],
+    summary: "the indexed trails for a fingerprint",
+    run: async (args) => (await import("./cli/search")).runLookup(args),
+  },
+  {
+    name: "publish",
+    usage: ["publish FILE|- [--wait] [--json]"],
+    summary: "publish the trail in FILE (JSON); --wait for the verdict",
+    run: async (args) => (await import("./cli/publish")).runPublish(args),
+  },
+  {
+    name: "report",
+    usage: ["report TRAIL_ID OUTCOME [--notes TEXT] [--json]"],
+    summary: "report worked, partially_worked, failed or not_applicable",
+    run: async (args) => (await import("./cli/report")).runReport(args),
+  },
+  {
+    name: "status",
+    usage: ["status [--json]"],
+    summary: "health, readiness and stats of the colony at COLONY_URL",
+    run: async (args) => (await import("./cli/status")).runStatus(args),
+  },
+  {
+    name: "export",
+    usage: ["export FILE"],
+    summary: "write the indexed trails of the colony at COLONY_URL to a checksummed bundle",
+    run: async (args) => (await import("./cli/export")).runExport(args),
+  },
+  {
+    name: "import",
+    usage: ["import FILE"],
+    summary: "publish a bundle's trails into COLONY_DATA_DIR (colony stopped), idempotent",
+    run: async (args) => (await import("./cli/import")).runImport(args),
+  },
+  {
     name: "version",
     aliases: ["--version"],
     usage: ["version"],

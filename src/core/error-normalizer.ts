@@ -1,267 +1,470 @@
-// The fp1 normalizer: turns an error line into the form that is hashed into its fingerprint, by
-// removing what differs between two machines hitting the same error and keeping the words that
-// identify it. Pure: no I/O. Secrets are redacted by the caller (fingerprint.ts) before this runs.
+// The current normalizer (version 2): turns an error report — one line or a pasted block — into
+// the form that is hashed into its fingerprint. It removes what differs between two machines,
+// tools and wrappers hitting the same error and keeps the words that identify it. Pure: no I/O.
+// Secrets are redacted by the caller (fingerprint.ts) before this runs.
 //
-// Any change here that alters the output for some input changes fingerprints: it needs a new
-// prefix (fp2_) and a migration of stored fingerprints. See docs/fingerprint.md.
+// Version 2 = version 1's value rules (error-normalizer-v1.ts, frozen) plus structure: every line
+// loses its logger/runner prefix, stack frames and trailers are dropped, the identifying part is
+// picked (the innermost cause, the text from the exception class on), quoting, environment
+// variable syntax, the user's own source file names and module paths are folded.
 //
-// Every regex is either anchored at the start of the string or starts with a lookbehind/word
-// boundary that stops it from being retried inside a run it already scanned, and has no nested
-// ambiguous quantifiers, so the whole pass stays linear on adversarial input.
+// Any change here that alters the output for some input changes fingerprints: raise
+// NORMALIZER_VERSION, keep this version callable (as version 1 is) and let the colony re-fingerprint
+// stored trails at start (docs/fingerprint.md, Versioning).
+//
+// Every regex is anchored at the start of a line or starts with a lookbehind/word boundary, and has
+// no nested ambiguous quantifiers, so the whole pass stays linear on adversarial input.
+import {
+  applyRules,
+  cleanText,
+  EARLY_RULES,
+  GIT_REF_LINE,
+  MESSAGE_PREFIXES,
+  NOISE_PREFIXES,
+  normalizePath,
+  normalizeErrorTextV1,
+  PATH_RE,
+  PROGRAM_PREFIX,
+  type Rule,
+  stripSuffixes,
+  VALUE_RULES,
+} from "./error-normalizer-v1.ts";
 
-const MONTHS = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
+/** The version of the rules below. Stored beside every fingerprint (decisions §2). */
+export const NORMALIZER_VERSION = 2;
+/** Every version this build can compute, oldest first. */
+export const NORMALIZER_VERSIONS = [1, 2] as const;
+export type NormalizerVersion = (typeof NORMALIZER_VERSIONS)[number];
+
+const LEVELS = "CRITICAL|ERROR|ERRO|WARNING|WARN|INFO|DEBUG|DEBU|FATAL|FATA|TRACE|SEVERE|NOTICE";
 
 // ---------------------------------------------------------------------------------------------
-// 1. Text clean-up that precedes everything: line endings, terminal escapes, typographic quotes.
+// 1. Per-line prefixes added by loggers, runners and orchestrators (on top of version 1's).
 
-function cleanText(input: string): string {
-  let s = input.replace(/\r\n/g, "\n");
-  // A progress display rewrites its line with \r: what a person sees is the line's last segment.
-  if (s.includes("\r")) {
-    s = s
-      .split("\n")
-      .map((line) => {
-        const parts = line.split("\r").filter((p) => p.trim() !== "");
-        return parts.length > 0 ? parts[parts.length - 1]! : "";
-      })
-      .join("\n");
-  }
-  return s
-    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "") // ANSI colours and cursor moves from CI logs
-    .replace(/[\u200b-\u200d\ufeff]/g, "")
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .replace(/\u00a0/g, " ")
-    .trim();
-}
-
-// ---------------------------------------------------------------------------------------------
-// 2. Leading prefixes that tools and log collectors add in front of the message.
-
-/** Noise in front of a line: timestamps, CI and compose decorations, log levels, progress bars. */
-const NOISE_PREFIXES: RegExp[] = [
-  // ISO timestamp (CI runners, journald, most loggers), optionally bracketed.
-  /^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?\]?[ \t]*/i,
-  // Syslog-style timestamp, optionally with AM/PM ("May 19 11:35:19 AM  ").
-  new RegExp(`^${MONTHS}[ \\t]+\\d{1,2}[ \\t]+\\d{1,2}:\\d{2}(?::\\d{2})?(?:\\.\\d+)?(?:[ \\t]*[ap]m\\b)?[ \\t]*`, "i"),
-  // Bracketed clock time "[12:00:01]" or "[12:00:01.123]".
-  /^\[\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\][ \t]*/,
-  // GitHub Actions annotations "##[error]" and workflow commands "::error file=x::".
-  /^##\[[a-z]+\][ \t]*/i,
-  /^::(?:error|warning|notice)(?:[ \t][^:\n]{0,500})?::[ \t]*/i,
-  // BuildKit step and elapsed seconds: "#8 3.026 ".
-  /^#\d+[ \t]+/,
-  /^\d+\.\d+[ \t]+/,
-  // docker compose service column: "web-1  | ", "db_1 | ".
-  /^[\w.-]{1,64}[ \t]+\|(?:[ \t]|$)/,
-  // tqdm-style progress bar directly in front of the message ("  2%|██▋  | 1/46 [00:01<01:10, ...]").
-  /^[^\n|]{0,200}?\d{1,3}%\|[^|\n]{0,400}\|[^\]\n]{0,400}\][ \t]*/,
-  // Log level in brackets "[ERROR]", and any bracketed tag followed by a colon "[rank0]: ".
-  /^\[[ \t]*(?:error|err|fatal|warn|warning|info|debug|trace|critical|crit|notice|severe|emerg|alert)[ \t]*\]:?[ \t]*/i,
-  /^\[[\w.:/ -]{1,40}\]:[ \t]+/,
-  // Level words without a colon: "ERROR root: ...", logrus "WARN[0000] ". Uppercase only, so a
-  // sentence that starts with the word "Error" is not touched.
-  /^(?:ERROR|ERRO|WARNING|WARN|INFO|DEBUG|DEBU|FATAL|FATA|CRITICAL|TRACE)(?:\[\d+\])?[ \t]+(?=\S)/,
-  // Package managers that prefix every line of a child's output.
-  /^(?:npm|pnpm|yarn)[ \t]+(?:ERR!|error|err|WARN|warn)(?:[ \t]+|$)/i,
-  // pytest's assertion-introspection column ("E   ") and the failing-source marker ("> ").
-  /^E[ \t]{2,}/,
-  /^>[ \t]+/,
+const LINE_PREFIXES: RegExp[] = [
+  // kubectl logs --prefix "[pod/api-7c9d/api] ", concurrently's "[1] ", "[worker 3] ", "[web] ".
+  /^\[(?:pod|deployment|job|statefulset|daemonset)\/[^\]\n]{1,300}\][ \t]*/i,
+  /^\[(?:\d{1,3}|worker[ \t_-]?\d{1,4}|thread[ \t_-]?\d{1,4}|[a-z][\w-]{0,30})\][ \t]+/i,
+  // journald short format after its timestamp: "node-3 app[1434]: ", "host kernel: ".
+  /^[\w.-]{1,64}[ \t]+[\w.@/-]{1,64}\[\d{1,10}\]:[ \t]*/,
+  // Python logging: "%(levelname)s:%(name)s:" (basicConfig default), "- name - LEVEL - " (asctime
+  // formats, the timestamp already gone), "LEVEL - ", "LEVEL logger: ", "LEVEL [thread] logger - ".
+  new RegExp(`^(?:${LEVELS}):[\\w.-]{1,100}:[ \\t]*`),
+  new RegExp(`^[ \\t]*-?[ \\t]*(?:[\\w.-]{1,100}[ \\t]+-[ \\t]+)?(?:${LEVELS})[ \\t]+-[ \\t]+`, "i"),
+  // log4j/logback/spring: "ERROR main o.m.i.w.MoquiContextListener ", "[  main] o.s.b.d.Reporter : ".
+  new RegExp(
+    `^(?:${LEVELS})[ \\t]+(?:\\[[^\\]\\n]{1,60}\\]|[\\w-]{1,40})[ \\t]+(?:[a-z]\\.){1,8}[\\w$]{1,100}[ \\t]*(?::[ \\t]+|-[ \\t]+|(?=[A-Z]))`,
+  ),
+  /^(?:\[[^\]\n]{1,60}\][ \t]*)?(?:[a-z]\.){1,8}[\w$]{1,100}[ \t]*:[ \t]+/,
+  // "[ERROR rust_analyzer::main_loop] ", "[E 240101 12:00:00 web:2246] " (tornado).
+  new RegExp(`^\\[(?:${LEVELS}|[EWIDC])[ \\t][^\\]\\n]{1,100}\\][ \\t]*`, "i"),
+  // Postgres server log "UTC [76] ", "LOG:  ".
+  /^(?:UTC|GMT|CET|CEST|PST|PDT|EST|EDT)[ \t]+\[\d+\][ \t]*/,
+  // npm's own log file "15694 error ", "verbose stack ".
+  /^\d{1,7}[ \t]+(?:error|verbose|silly|warn|info|http|timing)[ \t]+(?:stack[ \t]+)?/,
+  // Test runners: "not ok 3 - ", "  1) ", "FAILED tests/x.py::test_y - ", "✕ ", "● ".
+  /^not[ \t]+ok[ \t]+\d+[ \t]+-?[ \t]*/i,
+  /^\d{1,4}\)[ \t]+/,
+  /^FAILED[ \t]+\S{1,300}::\S{1,300}[ \t]+-[ \t]+/,
+  /^[✕✖×●▶►•][ \t]+/,
+  // Markdown emphasis a reporter put around the line.
+  /^\*\*(?=\S)/,
 ];
 
-/**
- * A program name in front of the message ("wthrr: ", "./router: ", "docker: ", "psql: "): argv[0]
- * differs between machines and wrappers. Only lowercase command-like names qualify, so exception
- * classes (CamelCase, dotted) and file names (with an extension) are kept; and only when the rest
- * has its own "subject: detail" structure, so "undefined: foo" and "npm: command not found" keep
- * their head. The login-shell form "-bash: " counts too.
- */
-const PROGRAM_PREFIX = /^-?(?:\.{0,2}\/|\/)?(?:[\w.+-]+\/)*[a-z][a-z0-9_+-]{0,40}:[ \t]+(?=[^\n]*?\S:[ \t])/;
-
-/** What the language or tool wraps around the message, and source locations in front of it. */
-const MESSAGE_PREFIXES: RegExp[] = [
-  // Severity words: "error: ", "ERROR:", "Error: ", "fatal: ", "warning: ", apt's "E: "/"W: ".
-  /^(?:fatal[ \t]+error|error|err|fatal|warning|warn|critical|crit|panic|severe|e|w)[ \t]*:[ \t]*/i,
-  // Java cause chains and uncaught-exception headers; JavaScript "Uncaught (in promise)".
-  /^caused[ \t]+by:[ \t]*/i,
-  /^exception[ \t]+in[ \t]+thread[ \t]+"[^"\n]{0,200}"[ \t]+/i,
-  /^uncaught(?:[ \t]+\(in[ \t]+promise\))?[ \t]+/i,
-  // Source location "file:line:col: " (gcc, clang, rustc short format, go, tsc --pretty false).
-  /^(?:[A-Za-z]:)?[^\s:()"'`]{1,500}:\d+(?::\d+)?:[ \t]*/,
-  // MSBuild/tsc location "file(line,col): ".
-  /^[^\s()"'`]{1,500}\(\d+(?:,\d+)?\):[ \t]*/,
-];
-
-function stripPrefixes(input: string): string {
-  let s = input;
-  // Bounded loops: every rule removes at least one character, and a line has few prefixes.
+function stripLinePrefixes(line: string): string {
+  let s = line;
   for (let guard = 0; guard < 16; guard++) {
     const before = s;
+    s = s.replace(/^[ \t]+/, "");
     for (const re of NOISE_PREFIXES) s = s.replace(re, "");
-    if (s === before) break;
-  }
-  s = s.replace(PROGRAM_PREFIX, "");
-  for (let guard = 0; guard < 16; guard++) {
-    const before = s;
-    for (const re of MESSAGE_PREFIXES) s = s.replace(re, "").trimStart();
+    for (const re of LINE_PREFIXES) s = s.replace(re, "");
     if (s === before) break;
   }
   return s;
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Trailing decorations: interpreter hints that depend on its version, final punctuation.
+// 2. Lines that are not the error: stack frames, source echoes, trailers that every failing
+//    build prints. Dropping them picks the identifying line(s) of a pasted block.
 
-function stripSuffixes(s: string): string {
-  return s
-    .replace(/[ \t]*\bdid you mean\b[^?\n]{0,300}\?[ \t]*$/i, "") // Python ≥3.10, node, rustc hints
-    .replace(/[ \t.]+$/, "");
+const FRAME_LINES: RegExp[] = [
+  /^traceback \(most recent call last\):?$/i,
+  /^file "[^"\n]{0,500}", line \d+/i,
+  /^(?:during handling of the above exception|the above exception was the direct cause)/i,
+  // Stack frames: node and Java "at ...", with Java's jar suffix "~[x.jar:1.2]" or node's " {".
+  /^at[ \t]+(?:async[ \t]+)?\S.{0,400}(?::\d+(?::\d+)?\)?|\((?:native|<anonymous>|unknown source|native method)\))(?:[ \t]+~?\[[^\]\n]{0,200}\])?(?:[ \t]*\{)?$/i,
+  /^at[ \t]+[\w$.<>[\]/]{1,300}\([^()\n]{1,300}\)(?:[ \t]+~?\[[^\]\n]{0,200}\])?$/i,
+  /^\.\.\.[ \t]+\d+[ \t]+(?:common[ \t]+)?frames?[ \t]+omitted$/i,
+  // node's crash header ("node:events:502", "throw er; // Unhandled 'error' event", "^"), the
+  // "Emitted 'error' event" line and the error's own properties printed below the stack.
+  /^(?:node:)?[\w/.-]{1,300}\.?(?:js|mjs|cjs)?:\d+$/,
+  /^throw[ \t]+[\w.]{1,60};/,
+  /^[\^~]+$/,
+  /^emitted 'error' event\b/i,
+  /^(?:code|errno|syscall|address|port|path|dest|requirestack|signal|cmd|status|killed|info):[ \t].{0,300}$/i,
+  /^[{}[\]]{1,3},?$/,
+  /^'[^'\n]{0,500}',?$/,
+  // gcc's context lines ("x.c: In function 'f':", "At top level:").
+  /^(?:[^\s:]{1,300}:[ \t]+)?(?:in (?:function|member function|constructor|destructor|instantiation of)\b.{0,300}|at top level):$/i,
+  /^\.\.\.[ \t]+\d+[ \t]+more$/i,
+  /^goroutine[ \t]+\d+[ \t]+\[[^\]\n]{1,60}\]:?$/i,
+  /^(?:created by[ \t]+)?[\w./*()-]{1,300}\((?:[^()\n]{0,300}|\.\.\.)\)$/,
+  /^\/?[^\s:]{1,500}\.go:\d+(?:[ \t]+\+0x[0-9a-f]+)?$/i,
+  /^-->[ \t]+\S{1,500}:\d+(?::\d+)?$/,
+  /^\d*[ \t]*\|/,
+  /^[\^~ \t-]{3,}$/,
+  /^=[ \t]+(?:note|help):/i,
+  /^(?:note|help):[ \t]+run with `?rust_backtrace/i,
+  /^for more information about this error, try/i,
+  /^error:[ \t]+could not compile[ \t]/i,
+  /^(?:error:[ \t]+)?process completed with exit code \d+/i,
+  /^collect2(?:\.exe)?:[ \t]+(?:fatal[ \t]+)?error:[ \t]+ld returned \d+ exit status$/i,
+  /^(?:g?make(?:\[\d+\])?:[ \t]+\*\*\*|\*\*\*[ \t]+\[)/i,
+  /^(?:npm|pnpm)[ \t]+(?:err!|error)[ \t]+(?:a complete log of this run|\s*$)/i,
+  /^(?:npm|pnpm)[ \t]+(?:err!|error)$/i,
+  /^node\.js v\d+\S*$/i,
+  /^exit status \d+$/i,
+  /^#[ \t]+[\w.-]+(?:\/[\w.~-]+)*$/, // go build's "# github.com/x/y" package header
+];
+
+const isFrameLine = (line: string) => FRAME_LINES.some((re) => re.test(line));
+
+/**
+ * Lines a runner, shell or package manager prints around the error: the command prompt and the
+ * command that was run, build progress, image pulls, apt's progress, debug and info chatter, a
+ * heading the reporter typed. Dropped when other lines remain.
+ */
+const NOISE_LINES: RegExp[] = [
+  /^(?:PS[ \t]+)?[A-Za-z]:\\[^>\n]{0,300}>[ \t]*\S/, // Windows cmd/PowerShell prompt "C:\x> cargo build"
+  /^[\w.-]{1,64}@[\w.-]{1,64}:[^\n$#]{0,300}[$#][ \t]+\S/, // "root@host:~# kubectl version"
+  /^(?:~|[\w./-]{0,200})?[$%][ \t]+\S/, // "~$ pyfdax", "$ npm ci"
+  /^(?:compiling|checking|downloaded|downloading|updating|building|finished|running|fresh|installing|locking|adding|fetching)[ \t]+\S+[ \t]+v?\d+(?:\.\d+)+/i, // cargo, pip progress
+  /^(?:status:[ \t]+(?:downloaded newer image|image is up to date)|digest:[ \t]+sha256:|unable to find image\b|[0-9a-f]{12}:[ \t]+(?:pull complete|already exists|waiting|downloading|extracting|verifying checksum|download complete))/i,
+  /^(?:reading package lists|building dependency tree|reading state information)\b/i,
+  /^(?:\S+:\d+:[ \t]+)?\[debug\]/i,
+  /^info[ \t]+\S/, // yarn's info lines
+  /^#{1,6}[ \t]+\S/, // a markdown heading the reporter typed
+  /^client version:/i,
+];
+
+const isNoiseLine = (line: string) => NOISE_LINES.some((re) => re.test(line));
+
+/** Python echoes the source line under each frame: drop the line after a `File "...", line N`. */
+const PY_FRAME = /^file "[^"\n]{0,500}", line \d+/i;
+
+/** A pasted log longer than this keeps its first and last lines: the error is at one end. */
+const MAX_LINES = 400;
+
+function pickLines(text: string): string {
+  let lines = text.split("\n");
+  if (lines.length > MAX_LINES) lines = [...lines.slice(0, MAX_LINES / 2), ...lines.slice(-MAX_LINES / 2)];
+  // Blocks of message lines between frames; a frame is checked before and after the line's prefix
+  // is stripped (a compose column "web-1 | " and gcc's source echo "138 | x" look alike).
+  const blocks: string[][] = [[]];
+  let previousWasPyFrame = false;
+  for (const raw of lines) {
+    const trimmed = raw.trim();
+    const line = stripLinePrefixes(raw).trim();
+    if (line === "") continue;
+    const echoedSource = previousWasPyFrame && !/^\w[\w.]*(?:error|exception|warning)\b/i.test(line);
+    previousWasPyFrame = PY_FRAME.test(line);
+    if (isFrameLine(trimmed) || isFrameLine(line) || echoedSource) {
+      if (blocks[blocks.length - 1]!.length > 0) blocks.push([]);
+      continue;
+    }
+    blocks[blocks.length - 1]!.push(line);
+  }
+  const nonEmpty = blocks
+    .map((b) => {
+      const quiet = b.filter((l) => !isNoiseLine(l));
+      return quiet.length > 0 ? quiet : b;
+    })
+    .filter((b) => b.length > 0);
+  // Only frames and trailers (a lone "error: could not compile x"): they are the message then.
+  if (nonEmpty.length === 0)
+    return lines
+      .map((l) => stripLinePrefixes(l).trim())
+      .filter((l) => l !== "")
+      .join("\n");
+  if (nonEmpty.length === 1) return nonEmpty[0]!.join("\n");
+  // Python and Java ("Caused by:") print the root cause last; node and Go print the message first
+  // and only frames or trailers after it: the last block that reads as an error.
+  for (let i = nonEmpty.length - 1; i >= 0; i--) {
+    if (ERROR_WORDS.test(nonEmpty[i]!.join(" "))) return nonEmpty[i]!.join("\n");
+  }
+  return nonEmpty[0]!.join("\n");
+}
+
+const ERROR_WORDS =
+  /error|exception|panic|fatal|failed|failure|cannot|can't|couldn't|unable|not found|denied|refused|invalid|missing|unknown|no such|timed? ?out/i;
+
+/** A stack pasted onto one line: cut at the first frame. */
+const INLINE_FRAMES: RegExp[] = [
+  /[ \t]+at[ \t]+(?:new[ \t]+|async[ \t]+)?[\w$.<>[\] ]{1,200}?[ \t]*\((?:[^()\n]{0,500}:\d+:\d+|native|<anonymous>)\).*$/,
+  /[ \t]+at[ \t]+(?:file:\/\/)?\/?[^\s()]{1,500}:\d+:\d+\)?.*$/,
+  /[ \t]+at[ \t]+[\w$.]{1,300}\([\w$.-]{1,200}\.(?:java|kt|scala):\d+\).*$/,
+  /[ \t]+goroutine[ \t]+\d+[ \t]+\[[^\]\n]{1,60}\]:.*$/,
+  /[ \t]+-->[ \t]+\S{1,500}:\d+(?::\d+)?(?:[ \t].*)?$/,
+];
+
+// ---------------------------------------------------------------------------------------------
+// 3. Embedded messages: a JSON body or a logfmt record that carries the error as a string.
+
+function unescapeJson(s: string): string {
+  return s.replace(/\\(["\\/nrt])/g, (_m, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : c === "r" ? "" : c));
+}
+
+function extractEmbedded(s: string): string {
+  // logfmt (dockerd, containerd, logrus): level=error msg="..."
+  const logfmt = /\blevel=\w+[ \t]+msg="((?:[^"\\\n]|\\.){1,4000})"/.exec(s);
+  if (logfmt) return unescapeJson(logfmt[1]!);
+  // A JSON object or a JSON-ish "message": "..." pair whose value is the error.
+  if (/^[{[]|^"?(?:message|error|msg|errormessage)"?[ \t]*:|\{[ \t]*"(?:message|error|msg)"[ \t]*:[ \t]*"/i.test(s)) {
+    const field = /"?(?:message|error|msg|errorMessage|detail)"?[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,4000})"?/i.exec(s);
+    if (field) return unescapeJson(field[1]!);
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. Paths. Absolute paths are volatile (home directories, checkouts, caches, temp dirs); a
-//    package root inside them (node_modules, site-packages) starts the stable part, which names
-//    the package; otherwise the file name is kept when it has an extension (libstdc++.so.6,
-//    config.yaml) and dropped when it is a bare directory-like name (a checkout, a temp dir).
+// 4. The identifying part: the innermost cause, the text from the exception class or error code on.
 
-const PACKAGE_ROOTS = new Set(["node_modules", "site-packages", "dist-packages"]);
+/** An exception class with its message: "ModuleNotFoundError:", "java.lang.X:", "TypeError [ERR_X]:". */
+const CLASS_HEAD =
+  /(?<![\w.$])(?:[A-Za-z_][\w$]*\.){0,8}[A-Z][A-Za-z0-9_$]*(?:Error|Exception|Fault|Failure|Panic)(?:[ \t]*\[[A-Z][A-Z0-9_]{1,60}\])?:(?=[ \t]|$)/;
+/** A POSIX errno or a Node/MySQL error code used as a head: "ENOSPC:", "ER_NOT_SUPPORTED_AUTH_MODE:". */
+const CODE_HEAD = /(?<![\w.$-])(?:E[A-Z]{3,15}|ER_[A-Z_]{3,60}|ERR_[A-Z_]{3,60}):(?=[ \t])/;
 
-const SEG = "[^\\s\\\\/'\"`()<>\\[\\]{},;:|*?]"; // one character of a path segment
-const POSIX_ABS = `(?<![\\w.~/\\\\<>:@-])(?:~|\\.{1,2})?/${SEG}+(?:/${SEG}*)*`;
-// Windows: drive paths may contain single spaces inside segments ("C:\\Program Files\\Go").
-const WSEG = "[^\\s\\\\/'\"`()<>|*?:]";
-const WIN_ABS = `(?<![\\w])[A-Za-z]:[\\\\/]+(?:${WSEG}+(?: ${WSEG}+)*[\\\\/]+)*${WSEG}*`;
-const UNC = `(?<![\\w\\\\])\\\\\\\\${WSEG}+(?:\\\\${WSEG}+)+`;
-// Backslash paths without a drive: "\\node_modules\\axios\\lib", "node_modules\\is-online\\index.js".
-const BSEG = "[\\w.@-]";
-const BACKSLASH = `(?<![\\w.@\\\\-])\\\\{0,2}(?:${BSEG}+\\\\{1,2})+${BSEG}*`;
-const PATH_RE = new RegExp(`${UNC}|${WIN_ABS}|${POSIX_ABS}|${BACKSLASH}`, "g");
+/**
+ * Exception classes of database and cache clients that wrap the server's own message: the server
+ * message identifies the error, the client library only says which driver relayed it.
+ */
+const DRIVER_CLASS =
+  /^(?:psycopg2?|psycopg|pymysql|mysqldb|asyncpg|pyodbc|sqlalchemy|sqlite3|redis|aioredis|pymongo|org\.postgresql|com\.mysql|java\.sql|stackexchange\.redis|npgsql|microsoft\.data\.sqlclient|system\.data\.sqlclient|io\.lettuce|redis\.clients)\.[\w.$]*:[ \t]*/i;
 
-function hasExtension(name: string): boolean {
-  return /^\.?[^.]+\.[^.]/.test(name) || /^\.[^.]/.test(name);
+/** Context that a program adds in front of the cause: "while handling x: ", "during startup: ". */
+const CONTEXT_PREFIX = /^(?:while|during|when|in function|in)\b[^:\n]{0,200}?:[ \t]+/i;
+
+/** A Go-style context segment ("upgrade failed", "error starting pods") in front of ": cause". */
+const CONTEXT_SEGMENT = /^([^:\n]{3,160}?):[ \t]+(?=\S)/;
+/** An error code inside a segment makes it the error, not context ("error TS2307", "Error [ERR_X]"). */
+const CODE_WORD = /\b[A-Z]{1,6}\d{2,6}\b|\[[^\]\n]{1,60}\]|\b[A-Z]+_[A-Z_]+\b|\bE[A-Z]{3,}\b|\b\d{3,5}\b/;
+const CONTEXT_WORDS = /\b(?:failed|failure|error|errors|unable|could not|couldn't|cannot|can't|while|during|when)\b/i;
+
+/** System error texts: too generic to stand for an error without the context in front of them. */
+const STRERROR =
+  /^(?:no such file or directory|permission denied|connection refused|operation not permitted|is a directory|not a directory|file exists|broken pipe|connection reset by peer|i\/o timeout|network is unreachable|no space left on device|address already in use|too many open files|exec format error|resource temporarily unavailable|input\/output error|device or resource busy|read-only file system|cannot allocate memory|no route to host|connection timed out|operation timed out|context deadline exceeded|eof|exit status \d+)\b/i;
+
+function wordCount(s: string): number {
+  return s.split(/\s+/).filter((w) => w !== "").length;
 }
 
-function normalizePath(raw: string): string {
-  const absolute = /^(?:[A-Za-z]:|[\\/~]|\.{1,2}\/)/.test(raw);
-  const segments = raw.split(/[\\/]+/).filter((p) => p !== "" && p !== "~" && !/^[A-Za-z]:$/.test(p));
-  let root = -1;
-  for (let i = 0; i < segments.length; i++) if (PACKAGE_ROOTS.has(segments[i]!.toLowerCase())) root = i;
-  if (root >= 0) return segments.slice(root).join("/");
-  if (!absolute) return segments.join("/");
-  const base = segments[segments.length - 1];
-  return base !== undefined && hasExtension(base) ? `<path>/${base}` : "<path>";
+/** Rust's panic wrapper: the thread name and the unwrap call differ; the panic message identifies. */
+const RUST_PANIC =
+  /^thread[ \t]+'[^'\n]{0,100}'[ \t]+panicked at[ \t]+(?:[^\s:]{1,300}:\d+:\d+:[ \t]*)?'?(?:called `(?:result|option)::(?:unwrap|expect)\(\)` on an `(?:err|none)` value:[ \t]*)?/i;
+
+/** A Python repr of nested exceptions, "SSLError(SSLCertVerificationError(1, '[SSL: ...] ...'))". */
+const PY_REPR =
+  /(?<![\w(])(?:\w{1,100}\()+((?:[A-Za-z_]\w*\.){0,8}[A-Z]\w*(?:Error|Exception))\((?:-?\d{1,6},[ \t]*)?(['"])([^\n]{1,2000}?)\2\)+/;
+
+function pickCause(input: string): string {
+  let s = input;
+  s = s.replace(RUST_PANIC, "");
+  s = s.replace(PY_REPR, (_m, cls: string, _q: string, msg: string) => `${cls}: ${msg}`);
+  // Java and cargo cause chains: the last cause is the root.
+  const causes = s.split(/(?:^|[ \t\n])caused[ \t]+by:[ \t]*/i);
+  if (causes.length > 1 && causes[causes.length - 1]!.trim() !== "") s = causes[causes.length - 1]!;
+  // "anything: (psycopg2.OperationalError) message" (SQLAlchemy): the parenthesised class is the cause.
+  s = s.replace(/^[^\n]{0,300}?\(((?:[A-Za-z_][\w]*\.){0,8}[A-Z]\w*(?:Error|Exception))\)[ \t]*/, "$1: ");
+  // Context in front of an exception class or an error code: drop it.
+  for (const head of [CLASS_HEAD, CODE_HEAD]) {
+    const m = head.exec(s);
+    if (m && m.index > 0) {
+      s = s.slice(m.index);
+      break;
+    }
+  }
+  // An outer class wrapping an inner one ("Outer: Inner: msg") or a driver class: the inner wins.
+  for (let guard = 0; guard < 8; guard++) {
+    const before = s;
+    const outer = CLASS_HEAD.exec(s);
+    if (outer && outer.index === 0) {
+      const rest = s.slice(outer[0].length).trimStart();
+      const inner = CLASS_HEAD.exec(rest) ?? CODE_HEAD.exec(rest);
+      // A class around another class, an error code or a tool's own "error:" line: the inner wins.
+      if ((inner && inner.index === 0) || /^(?:error|fatal|err)[ \t]*:/i.test(rest)) s = rest;
+    }
+    s = s.replace(DRIVER_CLASS, "");
+    s = stripMessagePrefixes(s);
+    s = s.replace(PROGRAM_PREFIX, "");
+    s = s.replace(CONTEXT_PREFIX, "");
+    const seg = CONTEXT_SEGMENT.exec(s);
+    if (seg && seg[1]!.includes(" ") && CONTEXT_WORDS.test(seg[1]!) && !CODE_WORD.test(seg[1]!) && !CLASS_HEAD.test(`${seg[1]}:`)) {
+      const rest = s.slice(seg[0].length);
+      if (wordCount(rest) >= 4 && !STRERROR.test(rest)) s = rest;
+    }
+    if (s === before) break;
+  }
+  return s;
+}
+
+function stripMessagePrefixes(input: string): string {
+  let s = input;
+  for (let guard = 0; guard < 16; guard++) {
+    const before = s;
+    s = s.replace(/^\*\*(?=\S)/, "");
+    for (const re of MESSAGE_PREFIXES) s = s.replace(re, "").trimStart();
+    if (s === before) break;
+  }
+  return s;
+}
+
+function stripPrefixes(input: string): string {
+  let s = stripLinePrefixes(input);
+  s = s.replace(PROGRAM_PREFIX, "");
+  return stripMessagePrefixes(s);
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. Value rules, specific before generic. Each is [pattern, replacement].
+// 5. Trailers glued to the message.
 
-type Rule = [RegExp, string | ((m: string, ...groups: string[]) => string)];
+function stripTrailers(input: string): string {
+  let s = input;
+  for (const re of INLINE_FRAMES) s = s.replace(re, "");
+  return (
+    s
+      .replace(/[ \t]*\(repeated \d+ times?\)/gi, "")
+      // Hints and pointers a tool or version adds after the message.
+      .replace(/[ \t]*\(background on this error at:[^)\n]{0,300}\)/gi, "")
+      .replace(/[ \t]+is the server running\b[^?\n]{0,300}\?/gi, "")
+      .replace(/[ \t]+(?:at character|position:?)[ \t]+\d+[ \t]*$/i, "")
+      .replace(/'?,[ \t]+(?:[\w.-]{1,100}\/){0,12}[\w.-]{1,100}\.rs:\d+(?::\d+)?[ \t]*$/i, "") // rust panic location
+      .replace(/(?<!\*)\*{3,}[ \t]*[A-Za-z ]{3,60}?[ \t]*\*{3,}[ \t]*(?:description:[ \t]*)?/g, "") // Spring Boot's failure banner
+      .replace(/[ \t]*\bcollect2(?:\.exe)?:[ \t]+(?:fatal[ \t]+)?error:[ \t]+ld returned \d+ exit status\b/gi, "")
+      .replace(/[ \t]*\b(?:error:[ \t]+)?process completed with exit code \d+\.?/gi, "")
+      .replace(/[ \t]*\bg?make(?:\[\d+\])?:[ \t]+\*\*\*[^\n]*$/i, "")
+      .replace(/[ \t]*\*\*$/, "")
+  );
+}
 
-const HTTP_METHODS = "get|head|post|put|patch|delete|options";
+// ---------------------------------------------------------------------------------------------
+// 6. Values added in version 2.
 
-const hasDigit = (s: string) => /\d/.test(s);
-
-const EARLY_RULES: Rule[] = [
-  // URLs (the host and path belong to one project or one mirror).
-  [
-    /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'`<>()[\]{}]*/gi,
-    (m) => {
-      const trail = /[.,:;!?]+$/.exec(m)?.[0] ?? "";
-      return `<url>${trail}`;
-    },
-  ],
-  // The request that failed ("Get \"<url>\"") depends on the command that was run, not the error.
-  [new RegExp(`\\b(?:${HTTP_METHODS})[ \\t]+"?<url>"?`, "gi"), "<request>"],
-  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
-  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w])/gi, "<time>"],
-  [/\b\d{4}[-/]\d{2}[-/]\d{2}\b/g, "<date>"],
-  [/(?<![\w:])\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?![\w:])/g, "<time>"],
+/** Environment variables written for another shell: $VAR, ${VAR}, %VAR%, $env:VAR all become $var. */
+const ENV_RULES: Rule[] = [
+  [/\$\{([A-Za-z_]\w{0,100})\}/g, "$$$1"],
+  [/%([A-Za-z_]\w{0,100})%/g, "$$$1"],
+  [/\$env:([A-Za-z_]\w{0,100})/gi, "$$$1"],
 ];
 
-const VALUE_RULES: Rule[] = [
-  [/(?<![\w.+-])[\w.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*\.[a-z]{2,24}\b/gi, "<email>"],
-  // IPv4, then IPv6 (only forms with "::" or 8 groups, and only when they contain a digit, so
-  // C++/Rust paths like parse::Graph are left alone).
-  [/(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)/g, "<ip>"],
-  [/\[[0-9a-f:.]{2,45}\]/gi, (m) => (m.includes(":") && hasDigit(m) ? "<ip>" : m)],
-  [
-    /(?<![\w:])(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?(?![\w])/gi,
-    (m) => (hasDigit(m) ? "<ip>" : m),
-  ],
-  [/(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:])/gi, "<ip>"],
-  // Dotted versions before line numbers, so "group:artifact:1.8.10" is a version, not a line.
-  [/(?<![\w.])v?\d+(?:\.\d+){2,}(?:[-+][0-9a-z]+(?:\.[0-9a-z]+)*)?(?![\w]|\.\d)/gi, "<ver>"],
-  // Ports: after an address, after "localhost", "port N", a bare ":8080" after a space.
-  [/(?<![\w:]):::\d{1,5}\b/g, "<ip>:<port>"], // node's "address already in use :::3000"
-  [/(<ip>|\blocalhost):\d{1,5}\b/gi, "$1:<port>"],
-  [/\bport[ \t]+\d{1,5}\b/gi, "port <port>"],
-  [/(?<=[ \t(]|^):\d{2,5}\b/g, ":<port>"],
-  // Line and column numbers: "file.ext:12:5", "file.ts(12,5)", "line 12", "column 5".
-  [/(\.[a-z0-9_]{1,10}):\d+(?::\d+)?\b/gi, "$1:<line>"],
-  [/(\.[a-z0-9_]{1,10})\(\d+(?:,\d+)?\)/gi, "$1(<line>)"],
-  [/\b(line|lines|column|col)[ \t]+\d+(?:[ \t]*[,:-][ \t]*\d+)?\b/gi, "$1 <line>"],
-  [/\b(position|offset|index|byte)[ \t]+\d+\b/gi, "$1 <num>"],
-  [/\b0x[0-9a-f]+\b/gi, "<hex>"],
-  // Hex hashes (git SHAs, digests) and long random ids (request ids, tokens already redacted).
-  // Short ones (7-11) only in lowercase, as git prints them, so codes like OpenSSL's
-  // "error:0308010C" stay.
-  [/\b[0-9a-f]{7,}\b/gi, (m) => (hasDigit(m) && /[a-f]/i.test(m) && (m.length >= 12 || !/[A-F]/.test(m)) ? "<hash>" : m)],
-  [
-    /\b[a-z0-9]{16,}\b/gi,
-    (m) => {
-      const digitRuns = m.match(/\d+/g)?.length ?? 0;
-      const letters = m.replace(/\d/g, "").length;
-      return digitRuns >= 3 && letters >= 3 ? "<id>" : m;
-    },
-  ],
-  [/\bpid[ \t]*[:=]?[ \t]*\d+\b/gi, "pid <pid>"],
-  [/\bprocess[ \t]+\d+\b/gi, "process <pid>"],
-  // Temp names (Python tempfile, pytest) and user names where the message names them.
-  [/\btmp[a-z0-9_]{6,}\b/gi, "<tmp>"],
-  [/\bpytest-of-[\w.-]+/gi, "pytest-of-<user>"],
-  [/\bpytest-\d+\b/gi, "pytest-<n>"],
-  [/\b(user|role|username|login|owner)([ \t]*[:=]?[ \t]*)(['"])[^'"\n]{1,64}\3/gi, "$1$2$3<user>$3"],
-  // Quantities: sizes and durations (how much memory, how long it waited).
-  [/\b\d+(?:\.\d+)?[ \t]?(?:[kmgtp]i?b|bytes?)\b/gi, "<size>"],
-  [/\b\d+(?:\.\d+)?(?:ms|us|µs|ns|s|sec|secs|min|mins|h)\b/gi, "<dur>"],
-  [/\b\d+(?:\.\d+)?[ \t]?(?:milliseconds?|seconds?|minutes?|hours?)\b/gi, "<dur>"],
-  // Counts of things: "0/3 nodes", "3 node(s)", "2 of 5".
-  [/\b\d+\/\d+\b/g, "<n>/<n>"],
-  [/\b\d+([ \t]+[a-z]+\(s\))/gi, "<n>$1"],
-  [/\b\d+[ \t]+of[ \t]+\d+\b/gi, "<n> of <n>"],
-  // Device and worker indices ("GPU 0", "cuda:1", "rank3", "worker 2").
-  [/\b(gpu|cuda|rank|worker|cpu)([ \t]*:?[ \t]*)\d+\b(?!\.\d)/gi, "$1$2<idx>"],
-  // Versions: ABI tags, dotted versions, names glued to a version (python3.11 keeps "python").
-  [/\b(cpython|pypy)-?\d{2,3}\b/gi, "$1-<ver>"],
-  [/(?<![\w.])v\d+\.\d+(?![\w]|\.\d)/gi, "<ver>"],
-  [/\b([a-z]{2,}?)\d+(?:\.\d+)+(?![\w]|\.\d)/gi, "$1"],
-  // Remaining decimals (sizes without unit, ratios, scores) and long integers (ids, byte counts).
-  [/(?<![\w.])\d+\.\d+(?![\w]|\.\d)/g, "<num>"],
-  [/(?<!\d)\d{6,}(?![\da-z])/gi, "<num>"], // a digit run ending a word (blob872957069), not a code (0308010C)
-  // A value that is only a number inside quotes.
-  [/(['"])-?\d+(?:\.\d+)?\1/g, "$1<num>$1"],
+/** File extensions of source code: the user's own files, named in compiler and interpreter errors. */
+const SOURCE_EXT =
+  "py|pyx|js|mjs|cjs|jsx|ts|mts|cts|tsx|rs|go|java|kt|kts|scala|groovy|c|cc|cpp|cxx|c\\+\\+|m|mm|o|obj|rb|php|cs|fs|vb|swift|dart|lua|pl|sh|bash|zsh|ps1|bat|cmd";
+
+/** Version qualifiers: "(version 3.2)", "version 3.2", "node v20" (before version 1's number rules). */
+const VERSION_RULES: Rule[] = [
+  [/\bversion[ \t]+v?\d+(?:\.\d+)*(?:[-+][0-9a-z.]+)?\b/gi, "version <ver>"],
+  [/\b(node(?:\.js)?|python|java|go|ruby|php)[ \t]+v?\d+(?:\.\d+)?\b(?!\.\d)/gi, "$1 <ver>"],
 ];
 
-// git ref-update lines ("! [rejected]  main -> main (fetch first)"): the ref names are the repo's.
-const GIT_REF_LINE = /^([!+*=t-]?[ \t]*\[[a-z ]{2,30}\][ \t]+)\S{1,255}[ \t]+->[ \t]+\S{1,255}/i;
+/** Placeholders a reporter typed into a path ("/<project-path>/x.ts", "C:\\Users\\...\\app"): a segment. */
+const PATH_PLACEHOLDERS: Rule[] = [
+  [/(?<=[\\/])(?:<[\w .-]{1,40}>|\.{3}|\u2026)(?=[\\/])/g, "x"],
+  [/(?<![\w<>./\\])(?:<[\w .-]{1,40}>|\.{3}|\u2026)(?=\/[\w.-])/g, "/x"],
+  [/\\(?=['"])/g, ""], // escaped quotes from a repr or a JSON string
+];
 
-function applyRules(s: string, rules: Rule[]): string {
-  let out = s;
-  for (const [re, rep] of rules) out = out.replace(re, rep as never);
-  return out;
+const V2_VALUE_RULES: Rule[] = [
+  // Kubernetes pod names: "<deployment>-<replicaset hash>-<5 chars>".
+  [/\b([a-z][a-z0-9-]{0,60}?)-[a-z0-9]{8,10}-[a-z0-9]{5}\b/g, (m, name: string) => (/\d/.test(m.slice(name.length)) ? `${name}-<pod>` : m)],
+  // Go module and package paths (host with a dot, then segments): the user's own project.
+  [
+    /(?<=\b(?:package|module|imported by|providing package|requires?|go get|#)[ \t(]+)(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}/gi,
+    "<module>",
+  ],
+  // The user's source files and object files, bare or in a relative path, with or without a line.
+  [
+    new RegExp(`(?<![\\w.<>/@-])(?:[\\w.@+-]{1,100}/){0,12}[\\w.+-]{1,200}\\.(?:${SOURCE_EXT})(?![\\w+-])`, "gi"),
+    (m) => (/(?:^|\/)(?:node_modules|site-packages|dist-packages)\//i.test(m) ? m : "<src>"),
+  ],
+  [new RegExp(`<path>/[\\w.+-]{1,200}\\.(?:${SOURCE_EXT})(?![\\w+-])`, "gi"), "<path>/<src>"],
+  // A linker's "in function `main':" and the section offset "(.text+0x1c)".
+  [/\bin function [`'"][^`'"\n]{1,200}[`'"]:[ \t]*/gi, ""],
+  [/:?\(\.text[\w.]*\+<hex>\):?[ \t]*/gi, " "],
+  // JVM internal class names ("org/springframework/boot/loader/JarLauncher has been compiled").
+  [/(?<![\w/.<>-])[a-z][\w$]{0,60}(?:\/[\w$]{1,100}){2,20}(?=[ \t]+has been compiled)/g, "<class>"],
+  // A host named by address: "localhost" (127.0.0.1) and 127.0.0.1 are the same place.
+  [/(?:\blocalhost|"[\w.-]{1,100}")[ \t]*\(<ip>\)/gi, "<ip>"],
+  [/\blocalhost\b/gi, "<ip>"],
+  // Kubernetes object names the user chose: namespace "default", pod "web-1".
+  [
+    /\b(namespace|pod|deployment|service|secret|configmap|serviceaccount|persistentvolumeclaim|node)([ \t]+)"[^"\n]{1,253}"/gi,
+    '$1$2"<name>"',
+  ],
+  [/\b(in the namespace)[ \t]+"?[a-z0-9][a-z0-9-]{0,62}"?/gi, "$1 <name>"],
+  // apt's "Err:9 http://archive... focal InRelease" in front of its message.
+  [/^(?:\d{1,4}[ \t]+)?<url>[ \t]+[\w/.-]{1,60}(?:[ \t]+[\w/.-]{1,60})?[ \t]+(?:in)?release:?[ \t]+/i, ""],
+  // The user's source file or binary as a location in front of the message (linkers, loaders).
+  [/^(?:<path>\/?)?(?:<src>)?(?::<line>)?(?:\(<line>\))?:[ \t]+/, ""],
+  [/^(?:<path>\/)?<src>(?::<line>)?[ \t]+/, ""],
+  // Module qualifiers of an exception class: ssl.SSLCertVerificationError, java.lang.X.
+  [/(?<![\w.$])(?:[A-Za-z_][\w$]*\.){1,8}([A-Z][\w$]*(?:Error|Exception))\b/g, "$1"],
+];
+
+/** rustc names the user's own bindings and types in backticks; its error code identifies the error. */
+function foldRustNames(s: string): string {
+  if (!/\berror\[e\d{4}\]/i.test(s)) return s;
+  return s.replace(/`[^`\n]{1,200}`/g, "`<name>`");
+}
+
+/** A closing bracket at the end whose opener was cut off with a wrapper ("[Error: x]" → "x]"). */
+function unbalancedClose(s: string, tail: string): boolean {
+  const count = (re: RegExp) => (s.match(re) ?? []).length;
+  return tail.includes("]") ? count(/\[/g) < count(/\]/g) : tail.includes(")") ? count(/\(/g) < count(/\)/g) : count(/\{/g) < count(/\}/g);
+}
+
+/** Quote characters differ between tools, locales and versions (`x', 'x', "x", `x`): drop them. */
+function dropQuotes(s: string): string {
+  return s.replace(/[`'"\u2018\u2019\u201c\u201d]/g, "");
 }
 
 /**
- * The fp1 normal form of an error line (without redaction; fingerprint.ts redacts first).
+ * The version-2 normal form of an error report (without redaction; fingerprint.ts redacts first).
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
-export function normalizeErrorText(errorLine: string): string {
-  let s = cleanText(errorLine);
+export function normalizeErrorText(errorText: string): string {
+  let s = cleanText(errorText)
+    .replace(/\\u001b\[[0-9;?]*[A-Za-z]/gi, "")
+    .replace(/(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m/g, ""); // ANSI codes whose ESC was lost
+  s = extractEmbedded(s);
+  s = pickLines(s);
+  s = s.replace(/\n+/g, " ");
+  s = stripTrailers(s);
   s = stripPrefixes(s);
+  s = extractEmbedded(s);
+  s = pickCause(s);
+  s = stripTrailers(s);
   s = stripSuffixes(s);
   s = applyRules(s, EARLY_RULES);
+  s = applyRules(s, ENV_RULES);
+  s = applyRules(s, PATH_PLACEHOLDERS);
+  s = applyRules(s, VERSION_RULES);
   s = s.replace(PATH_RE, (m) => normalizePath(m));
   s = applyRules(s, VALUE_RULES);
+  s = applyRules(s, V2_VALUE_RULES);
+  s = foldRustNames(s);
   s = s.replace(GIT_REF_LINE, "$1<ref> -> <ref>");
-  return s.toLowerCase().replace(/\s+/g, " ").trim();
+  s = dropQuotes(s);
+  return s
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/[ \t.:;,]+$/, "")
+    .replace(/[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
+    .replace(/[ \t.:;,]+$/, "")
+    .trim();
+}
+
+/** The normal form under a given normalizer version (older versions stay computable for aliases). */
+export function normalizeErrorTextAt(errorText: string, version: NormalizerVersion): string {
+  return version === 1 ? normalizeErrorTextV1(errorText) : normalizeErrorText(errorText);
 }

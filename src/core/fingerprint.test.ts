@@ -2,14 +2,22 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSharedEval, REPO_DIR, SHARED_DIR } from "../../test/support/paths.ts";
-import { FINGERPRINT_PATTERN, FINGERPRINT_PREFIX, fingerprint, isFingerprint, normalizeError } from "./fingerprint.ts";
+import {
+  FINGERPRINT_PATTERN,
+  FINGERPRINT_PREFIX,
+  fingerprint,
+  isFingerprint,
+  NORMALIZER_VERSION,
+  normalizeError,
+  olderFingerprints,
+} from "./fingerprint.ts";
 
 // The table below is pinned to the shared corpus (../shared/eval/errors-dev.json): it runs when that
 // corpus is present and is skipped in a public clone, which has the pinned pairs further down.
 const { cases, negatives } = SHARED_DIR === undefined ? { cases: [], negatives: [] } : loadSharedEval();
-const expectations: Record<string, { expect: "same" | "different-wording"; reason: string }> = JSON.parse(
-  readFileSync(join(REPO_DIR, "test/fixtures/fingerprint-expectations.json"), "utf8"),
-).cases;
+const expectationsFile = JSON.parse(readFileSync(join(REPO_DIR, "test/fixtures/fingerprint-expectations.json"), "utf8"));
+const expectations: Record<string, { expect: "same" | "different-wording"; reason: string }> = expectationsFile.cases;
+const relatedSame: Record<string, string> = expectationsFile.related_same;
 
 describe("fingerprint format", () => {
   test("fp1_ + 32 lowercase hex, deterministic", () => {
@@ -22,15 +30,25 @@ describe("fingerprint format", () => {
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(fp);
   });
 
-  test("pinned value: the fp1 normalizer must not drift silently (a change needs fp2_)", () => {
-    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("modulenotfounderror: no module named 'numpy'");
-    // sha256("modulenotfounderror: no module named 'numpy'"), first 128 bits.
-    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(
-      "fp1_" + new Bun.CryptoHasher("sha256").update("modulenotfounderror: no module named 'numpy'").digest("hex").slice(0, 32),
-    );
-    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000")).toBe(
+  test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
+    const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
+    expect(NORMALIZER_VERSION).toBe(2);
+    // Version 1 (frozen, kept for aliases of trails stored before version 2).
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
+    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
+    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000", 1)).toBe(
       "listen eaddrinuse: address already in use <ip>:<port>",
     );
+    // Version 2 (current): quotes dropped, the errno code heads the message.
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("modulenotfounderror: no module named numpy");
+    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(sha("modulenotfounderror: no module named numpy"));
+    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000")).toBe(
+      "eaddrinuse: address already in use <ip>:<port>",
+    );
+    expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
+      fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
+    ]);
+    expect(olderFingerprints("connection refused")).toEqual([]);
   });
 
   test("empty and whitespace-only lines still give a valid fingerprint", () => {
@@ -89,6 +107,7 @@ describe.skipIf(SHARED_DIR === undefined)("shared errors-dev.json table, when pr
       all.set(fpOf(c.variant), `${c.id}:variant`);
     }
     const collisions: string[] = [];
+    const withOwnCase: string[] = [];
     let related = 0;
     for (const c of cases) {
       if (c.related === null) continue;
@@ -96,12 +115,21 @@ describe.skipIf(SHARED_DIR === undefined)("shared errors-dev.json table, when pr
       const hit = all.get(fpOf(c.related));
       // Literally the same line as some error line would be allowed; none is in the data.
       if (hit !== undefined && c.related !== c.error_line && c.related !== c.variant) {
-        collisions.push(`${c.id}:related = ${hit}`);
+        if (hit.startsWith(`${c.id}:`)) withOwnCase.push(c.id);
+        else collisions.push(`${c.id}:related = ${hit}`);
       }
     }
-    console.log(`related lines colliding with an error line or variant: ${collisions.length}/${related}`);
+    console.log(
+      `related lines colliding with another case: ${collisions.length}/${related}; with their own case: ${withOwnCase.join(", ")}`,
+    );
     expect(related).toBeGreaterThan(30);
     expect(collisions).toEqual([]);
+    // The same error with less context: the pinned set (fingerprint-expectations.json related_same).
+    expect(withOwnCase.sort()).toEqual(
+      Object.keys(relatedSame)
+        .filter((k) => !k.startsWith("_"))
+        .sort(),
+    );
   });
 });
 
@@ -318,9 +346,10 @@ describe("different errors get different fingerprints", () => {
 describe("normalized form", () => {
   test("uses typed placeholders", () => {
     const n = normalizeError(
-      "Error at /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 pid 42 line 7 https://example.org/a?b=1",
+      "Error in /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 pid 42 line 7 https://example.org/a?b=1",
     );
-    for (const p of ["<path>/x.js:<line>", "<hex>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
+    // Version 2 folds the user's own source file names (x.js) into <src>.
+    for (const p of ["<path>/<src>:<line>", "<hex>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
       expect(n).toContain(p);
     }
   });
@@ -331,7 +360,8 @@ describe("normalized form", () => {
   });
 
   test("python3.11 keeps 'python'", () => {
-    expect(normalizeError("python3.11: can't open file")).toBe("python: can't open file");
+    expect(normalizeError("python3.11: can't open file", 1)).toBe("python: can't open file");
+    expect(normalizeError("python3.11: can't open file")).toBe("python: cant open file");
   });
 
   test("a secret never reaches the normalized form", () => {
@@ -364,7 +394,159 @@ describe("normalized form", () => {
       "ab12".repeat(big / 4),
       "/a b".repeat(big / 4),
       "- ".repeat(big / 2),
+      // Version 2's structural rules: frames, causes, reprs, JSON, prompts, context segments.
+      " at x (a.js:1:1)".repeat(big / 16),
+      "a(".repeat(big / 2),
+      "caused by: ".repeat(big / 11),
+      'File "x", line 1\n'.repeat(big / 16),
+      "\n".repeat(big),
+      "error: ".repeat(big / 7),
+      "x failed: ".repeat(big / 10),
+      '{"message":"'.repeat(big / 12),
+      'level=error msg="'.repeat(big / 16),
+      "Error: ".repeat(big / 7),
+      "a.b.".repeat(big / 4) + "XError: x",
+      "***".repeat(big / 3),
+      "<a>/".repeat(big / 4),
+      "$ x\n".repeat(big / 4),
     ];
     for (const s of inputs) expect(fingerprint(s)).toMatch(FINGERPRINT_PATTERN);
   });
+});
+
+/**
+ * Normalizer 2: the miss classes of issue 16, each from real reports (the source thread in the
+ * comment) or a documented wrapper applied to a real line. Each pair must share a fingerprint.
+ */
+const V2_SAME: [string, string, string][] = [
+  // https://github.com/Berny23/LD-ToyPad-Emulator/issues/231 and https://github.com/themoonisacheese/2bored2wait/issues/68
+  [
+    "traceback: node stack, emitted-event trailer and error properties below the message",
+    "node:events:502\n      throw er; // Unhandled 'error' event\n      ^\n\nError: listen EACCES: permission denied 0.0.0.0:80\n    at Server.setupListenHandle [as _listen2] (node:net:1915:21)\n    at listenInCluster (node:net:1994:12)\n    at Object.<anonymous> (/home/jonpi/LD-ToyPad-Emulator/index.js:616:8)\nEmitted 'error' event on Server instance at:\n    at emitErrorNT (node:net:1973:8) {\n  code: 'EACCES',\n  errno: -13,\n  syscall: 'listen',\n  address: '0.0.0.0',\n  port: 80\n}",
+    "Error: listen EACCES: permission denied 0.0.0.0:80\n    at Server.setupListenHandle [as _listen2] (net.js:1263:19)\n    at listenInCluster (net.js:1328:12)\n    at Object.createServer (/home/cloud/2bored2wait/2bored2wait-master/webserver.js:39:12)",
+  ],
+  // https://github.com/fcavallarin/domdig/issues/15 and https://github.com/nodejs/help/issues/4544
+  [
+    "version qualifier (Node.js trailer), Windows vs POSIX path, the user's own script name",
+    "node:internal/modules/cjs/loader:1147\n  throw err;\n  ^\n\nError: Cannot find module '/rob/vps/domdig/domdig.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1144:15)\n    at node:internal/main/run_main_module:28:49 {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v20.11.0",
+    "Error: Cannot find module 'C:\\Users\\mdemi.MDMR\\script1.js'\n    at Function._resolveFilename (node:internal/modules/cjs/loader:1244:15)\n    at node:internal/main/run_main_module:36:49 {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v22.13.1",
+  ],
+  // https://github.com/pavloo/dag-traverse-celery-example/issues/1 (pymysql wrapped by SQLAlchemy) and the driver's own line
+  [
+    "wrapped cause: an ORM's exception around the driver's",
+    "sqlalchemy.exc.OperationalError: (pymysql.err.OperationalError) (2003, \"Can't connect to MySQL server on 'localhost' ([Errno 111] Connection refused)\")\n(Background on this error at: https://sqlalche.me/e/14/e3q8)",
+    "pymysql.err.OperationalError: (2003, \"Can't connect to MySQL server on 'localhost' ([Errno 111] Connection refused)\")",
+  ],
+  // https://github.com/urlaubsverwaltung/zeiterfassung/issues/578: the root cause at the end of a Java chain
+  [
+    "wrapped cause: Java 'Caused by:' chain",
+    "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'entityManagerFactory'\n\tat org.springframework.boot.SpringApplication.run(SpringApplication.java:1343) ~[spring-boot-3.2.2.jar:3.2.2]\nCaused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.pollConnect(Native Method) ~[na:na]",
+    "java.net.ConnectException: Connection refused",
+  ],
+  // https://github.com/meili/TeamTalk/issues/34 (double quotes, older gcc) and gcc's typographic quotes
+  [
+    "quoting: double and typographic quotes, another compiler driver name",
+    'cc1plus: error: unrecognized command line option "-std=c++11"',
+    "cc1: error: unrecognized command line option ‘-std=c++11’",
+  ],
+  // https://github.com/rockowitz/ddcutil/issues/369: the user's file and function around gcc's message
+  [
+    "user source names: gcc's file:line:col and the 'In function' context",
+    "parsed_cmd.c: In function 'new_parsed_cmd':\nparsed_cmd.c:138:8: error: 'DEFAULT_ENABLE_USB' undeclared (first use in this function); did you mean 'DEFAULT_ENABLE_UDF'?\n  138 |    if (DEFAULT_ENABLE_USB)\n      |        ^~~~~~~~~~~~~~~~~~",
+    "src/options.c:52:9: error: ‘DEFAULT_ENABLE_USB’ undeclared (first use in this function)",
+  ],
+  // Python logging formats (docs.python.org logging): basicConfig default and an asctime format
+  [
+    "logger prefixes: level and logger name, another timestamp format",
+    "ERROR:app.worker:ModuleNotFoundError: No module named 'distutils'",
+    "2025-03-16 14:00:31,415 - ingest - ERROR - ModuleNotFoundError: No module named 'distutils'",
+  ],
+  [
+    "runner prefixes: kubectl logs --prefix, a worker index, error: twice, ANSI colour",
+    "[pod/api-7c9d0f8b6d-x6q4z/api] \u001b[31merror: error: linker `cc` not found\u001b[0m",
+    "[worker 3] error: linker `cc` not found",
+  ],
+  [
+    "runner prefixes: journald and docker compose",
+    "Mar 19 10:18:07 node-3 app[1434]: panic: assignment to entry in nil map",
+    "api-1  | panic: assignment to entry in nil map",
+  ],
+  [
+    "environment variable syntax: %VAR%, $VAR, ${VAR}",
+    'exec: "gcc": executable file not found in %PATH%',
+    'exec: "gcc": executable file not found in ${PATH}',
+  ],
+  [
+    "context prefixes: 'while …', 'during …' in front of the cause",
+    "while handling request: Error: ECONNRESET: socket hang up",
+    "during startup: ECONNRESET: socket hang up",
+  ],
+  [
+    "version qualifier inside the message",
+    "Unsupported engine: requires node (version 18.2)",
+    "Unsupported engine: requires node (version 20.11.1)",
+  ],
+  [
+    "a JSON body and a logfmt record carrying the message",
+    '{"message":"no matching manifest for linux/arm64/v8 in the manifest list entries"}',
+    'time="2024-03-01T10:00:00Z" level=error msg="no matching manifest for linux/arm64/v8 in the manifest list entries"',
+  ],
+  [
+    "paths partly replaced by the reporter",
+    'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /<project-path>/scripts/build.ts',
+    'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /home/ana/app/scripts/build.ts',
+  ],
+];
+
+/** Over-merging guards for the version 2 rules: these stay apart. */
+const V2_DIFFERENT: [string, string, string][] = [
+  [
+    "class in front of the same system message",
+    "ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+    "OSError: libGL.so.1: cannot open shared object file: No such file or directory",
+  ],
+  [
+    "context is kept in front of a bare system error",
+    "open /etc/app/config.yaml: no such file or directory",
+    "open /etc/app/secrets.yaml: no such file or directory",
+  ],
+  [
+    "failed context in front of a generic errno text",
+    "could not connect to server: No such file or directory",
+    "could not open extension control file: No such file or directory",
+  ],
+  ["compiler error codes with the same wording", "error TS2307: Cannot find module 'x'.", "error TS2792: Cannot find module 'x'."],
+  [
+    "header files are not user sources",
+    "fatal error: openssl/ssl.h: No such file or directory",
+    "fatal error: zlib.h: No such file or directory",
+  ],
+  [
+    "package files under node_modules stay named",
+    "Cannot find module '/a/node_modules/left-pad/index.js'",
+    "Cannot find module '/a/node_modules/right-pad/index.js'",
+  ],
+  [
+    "different causes at the end of a chain",
+    "Exception: x\nCaused by: java.net.ConnectException: Connection refused",
+    "Exception: x\nCaused by: java.net.UnknownHostException: db",
+  ],
+];
+
+describe("normalizer 2: miss classes share a fingerprint", () => {
+  for (const [name, a, b] of V2_SAME) {
+    test(name, () => {
+      expect(normalizeError(a)).toBe(normalizeError(b));
+      // Version 1 kept every one of these apart: the rule is what makes them match.
+      expect(normalizeError(a, 1)).not.toBe(normalizeError(b, 1));
+    });
+  }
+});
+
+describe("normalizer 2: different errors stay apart", () => {
+  for (const [name, a, b] of V2_DIFFERENT) {
+    test(name, () => {
+      expect(normalizeError(a)).not.toBe(normalizeError(b));
+    });
+  }
 });

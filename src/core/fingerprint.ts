@@ -1,12 +1,16 @@
 // Error fingerprints (decisions §2): "fp1_" + 32 lowercase hex, computed from the error line alone
 // so that the same error on two machines gives the same fingerprint. Pure: hashing is not I/O.
 //
-// The prefix versions the normalizer: any change to normalizeError (or the redaction it runs
-// first) that alters the output for some input needs a new prefix (fp2_) and a re-fingerprint
-// of stored trails. docs/fingerprint.md describes the rules.
+// The wire format stays "fp1_" (interface.md); the normalizer carries its own version number
+// (NORMALIZER_VERSION), stored beside every fingerprint. A change to normalizeError (or the
+// redaction it runs first) that alters the output for some input raises that version; the colony
+// then re-fingerprints stored trails and keeps the old fingerprints as aliases (decisions §2,
+// docs/fingerprint.md).
 import { createHash } from "node:crypto";
-import { normalizeErrorText } from "./error-normalizer.ts";
+import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeErrorTextAt } from "./error-normalizer.ts";
 import { redactText } from "./redaction.ts";
+
+export { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion };
 
 export const FINGERPRINT_PREFIX = "fp1_";
 export const FINGERPRINT_PATTERN = /^fp1_[0-9a-f]{32}$/;
@@ -30,14 +34,26 @@ function neutralizeRedactions(text: string): string {
  * placeholders (<path>, <line>, <hex>, <uuid>, <num>, <ver>, <ip>, <port>, ...) for what differs
  * between machines. Exposed for tests and debugging.
  */
-export function normalizeError(errorLine: string): string {
-  return normalizeErrorText(neutralizeRedactions(redactText(errorLine).text));
+export function normalizeError(errorLine: string, version: NormalizerVersion = NORMALIZER_VERSION): string {
+  return normalizeErrorTextAt(neutralizeRedactions(redactText(errorLine).text), version);
 }
 
-/** "fp1_" + the first 128 bits of sha256 of the normalized error line, in lowercase hex. */
-export function fingerprint(errorLine: string): string {
-  const digest = createHash("sha256").update(normalizeError(errorLine), "utf8").digest("hex");
+/**
+ * "fp1_" + the first 128 bits of sha256 of the normalized error line, in lowercase hex. `version`
+ * computes the fingerprint an older normalizer gave (for aliases of stored trails).
+ */
+export function fingerprint(errorLine: string, version: NormalizerVersion = NORMALIZER_VERSION): string {
+  const digest = createHash("sha256").update(normalizeError(errorLine, version), "utf8").digest("hex");
   return FINGERPRINT_PREFIX + digest.slice(0, 32);
+}
+
+/** The fingerprints older normalizers gave this error line that differ from the current one. */
+export function olderFingerprints(errorLine: string): string[] {
+  const current = fingerprint(errorLine);
+  const older = new Set<string>();
+  for (const v of NORMALIZER_VERSIONS) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
+  older.delete(current);
+  return [...older];
 }
 
 export function isFingerprint(value: string): boolean {

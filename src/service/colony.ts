@@ -9,8 +9,11 @@ import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
+import { AdminService } from "./admin";
 import { FeedService } from "./feed";
 import type { Quotas } from "./quotas";
+import { NO_METRICS, type Metrics } from "./metrics";
+import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -25,9 +28,13 @@ export interface ColonyDeps {
   /** Base of approve_url links (known once the server is bound). */
   publicUrl: () => string;
   now?: () => number;
+  /** Where the core reports what it does (NO_METRICS when metrics are off). */
+  metrics?: Metrics;
 }
 
 const MAINTENANCE_INTERVAL_MS = 3600_000;
+/** How often the queue depth is sampled for the console's hourly peak. */
+const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
 
 export class ColonyService {
   private readonly startedAt: number;
@@ -38,12 +45,16 @@ export class ColonyService {
   readonly feed: FeedService;
   /** The quotas every route and tool spends (service/quotas.ts). */
   readonly quotas: Quotas;
+  readonly admin: AdminService;
+  readonly metrics: Metrics;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
+  private queueTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.startedAt = this.now();
     this.quotas = deps.quotas;
     const { store, vectors, embedder } = deps.subsystems;
@@ -58,6 +69,7 @@ export class ColonyService {
             claims: seams.jobClaims,
             fingerprintChanges: seams.fingerprints,
             vectorChanges: seams.vectors,
+            metrics: this.metrics,
           })
         : null;
     this.trails = new TrailService({
@@ -71,7 +83,7 @@ export class ColonyService {
       fingerprintChanges: seams.fingerprints,
       vectorChanges: seams.vectors,
     });
-    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
+    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now, metrics: this.metrics });
     this.drafts = new DraftService({
       store,
       trails: this.trails,
@@ -80,6 +92,15 @@ export class ColonyService {
       quotas: deps.quotas,
     });
     this.feed = new FeedService({ store, now: this.now });
+    this.admin = new AdminService({
+      store,
+      adminToken: deps.config.adminToken,
+      now: this.now,
+      trails: this.trails,
+      search: this.search,
+      feed: this.feed,
+      queueDepth: () => this.queueDepth(),
+    });
   }
 
   /** Resumes queued work and starts periodic maintenance. */
@@ -87,6 +108,10 @@ export class ColonyService {
     await this.maintenance();
     this.maintenanceTimer = setInterval(() => void this.maintenance(), MAINTENANCE_INTERVAL_MS);
     this.maintenanceTimer.unref?.();
+    if (this.deps.subsystems.store) {
+      this.queueTimer = setInterval(() => void this.admin.sampleQueue().catch(() => {}), QUEUE_SAMPLE_INTERVAL_MS);
+      this.queueTimer.unref?.();
+    }
     this.worker?.notify();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) {
       const worker = this.worker;
@@ -96,6 +121,41 @@ export class ColonyService {
           this.deps.logger.error("re-embedding could not start; it resumes at the next start", { error: errorMessage(err) });
         });
     }
+    this.refingerprinting = this.refingerprint();
+  }
+
+  /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
+  refingerprinting: Promise<number> = Promise.resolve(0);
+  private stopping = false;
+
+  /**
+   * After a normalizer change, stored trails get their new fingerprints in the background (by the
+   * leader); the old and new fingerprints of each batch are announced to the lookup caches.
+   */
+  private async refingerprint(): Promise<number> {
+    const { logger, subsystems, seams } = this.deps;
+    const store = subsystems.store;
+    if (!store) return 0;
+    let done = 0;
+    try {
+      await seams.leadership.run("refingerprint", async () => {
+        let progress: ReturnType<typeof startProgress> | null = null;
+        done = await refingerprintStoredTrails({
+          store,
+          now: this.now,
+          onBatch: async (n, fingerprints) => {
+            progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
+            progress.tick(n);
+            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+          },
+          stopped: () => this.stopping,
+        });
+        (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
+      });
+    } catch (err) {
+      logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
+    }
+    return done;
   }
 
   /** After a model change, stored trails are re-embedded in the background (by the leader). */
@@ -103,10 +163,13 @@ export class ColonyService {
     const { logger, subsystems } = this.deps;
     try {
       const total = await subsystems.store?.stats.trailsIndexed();
-      const progress = startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger });
-      const n = await worker.reindex(undefined, (k) => progress.tick(k));
+      // A new data directory has nothing to re-embed: no progress to show.
+      const progress = total
+        ? startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger })
+        : null;
+      const n = await worker.reindex(undefined, (k) => progress?.tick(k));
       await subsystems.vectors!.markReindexed();
-      progress.finish({ trails: n });
+      progress?.finish({ trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
         error: errorMessage(err),
@@ -115,13 +178,16 @@ export class ColonyService {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    if (this.queueTimer) clearInterval(this.queueTimer);
+    await this.refingerprinting;
     await this.worker?.stop();
   }
 
   /**
-   * Hourly, by the maintenance leader: expired drafts, tombstones past 90 days, aggregate buckets
-   * nothing reads any more.
+   * Hourly, by the maintenance leader: expired drafts, tombstones and fingerprint aliases past 90
+   * days, aggregate buckets nothing reads any more.
    */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
@@ -131,7 +197,9 @@ export class ColonyService {
         const tombstones = await this.trails.purgeTombstones();
         const drafts = await this.drafts.purge();
         await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
-        if (tombstones + drafts > 0) this.deps.logger.info("purged", { tombstones, drafts });
+        await this.admin.purgeSeries();
+        const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
+        if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
       });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });

@@ -1,7 +1,7 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN } from "../core/fingerprint";
+import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
@@ -12,6 +12,7 @@ import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
+import { authorizeOperator } from "./operator";
 import { quotaHeaders, type Quotas, type QuotaState } from "./quotas";
 import { errorMessage } from "../core/error-message";
 
@@ -103,6 +104,7 @@ export class TrailService {
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,
+      normalizerVersion: NORMALIZER_VERSION,
       errorType: trail.problem.error_type ?? null,
       trail,
       contentHash: contentHash(trail),
@@ -110,6 +112,7 @@ export class TrailService {
       createdAt: this.deps.now(),
     });
     await tx.stats.touchAgent(author, inserted.createdAt);
+    await tx.stats.bump("publishes", inserted.createdAt);
     tx.afterCommit(this.deps.notifyWorker);
     return inserted;
   }
@@ -184,10 +187,29 @@ export class TrailService {
     };
   }
 
-  /** Fingerprint matches for search: stable order, same error_type first, then strength. */
-  async fingerprintMatches(fp: string, errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+  /**
+   * Fingerprint matches for search and lookups: stable order, same error_type first, then strength.
+   * `fps` are the fingerprints the query is known by (the current one first, then what older
+   * normalizers gave it); each also resolves through the aliases of re-fingerprinted trails
+   * (decisions §2). A trail found under several of them is returned once.
+   */
+  async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+    const wanted = new Set<string>();
+    for (const fp of typeof fps === "string" ? [fps] : fps) {
+      wanted.add(fp);
+      for (const target of await this.store.aliases.resolve(fp)) wanted.add(target);
+    }
     // Fetch a few more than asked, so an error_type match deeper down can move up.
-    const records = await this.store.trails.indexedByFingerprint(fp, limit * 4);
+    const seen = new Set<number>();
+    const records: TrailRecord[] = [];
+    for (const fp of wanted) {
+      for (const r of await this.store.trails.indexedByFingerprint(fp, limit * 4)) {
+        if (seen.has(r.seq)) continue;
+        seen.add(r.seq);
+        records.push(r);
+      }
+    }
+    if (wanted.size > 1) records.sort((a, b) => (b.strength ?? 0) - (a.strength ?? 0) || a.seq - b.seq);
     if (errorType) {
       const want = errorType.trim().toLowerCase();
       const same = (r: TrailRecord) => (r.errorType?.trim().toLowerCase() === want ? 0 : 1);
@@ -235,6 +257,7 @@ export class TrailService {
       await tx.stats.touchAgent(caller.agent, at);
       const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
       await tx.stats.addOutcome(at, saved);
+      await tx.stats.bump("outcomes", at);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
@@ -262,7 +285,7 @@ export class TrailService {
 
   /** Operator removal (decisions §8). */
   async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
-    this.authorizeOperator(authorization);
+    authorizeOperator(this.deps.adminToken, authorization);
     if (body !== undefined) {
       const parsed = parseWith(RemoveRequest, body);
       if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
@@ -288,18 +311,6 @@ export class TrailService {
       });
     });
     return { trail_id: trailId, status: "removed" };
-  }
-
-  private authorizeOperator(authorization: string | null): void {
-    const token = this.deps.adminToken;
-    if (token === null) throw new ServiceError("not_enabled", "operator endpoints are off: COLONY_ADMIN_TOKEN is not set");
-    const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
-    // Compare digests: constant time whatever the lengths.
-    const a = createHash("sha256").update(presented).digest();
-    const b = createHash("sha256").update(token).digest();
-    if (!timingSafeEqual(a, b) || presented.length === 0) {
-      throw new ServiceError("unauthorized", "missing or wrong operator token");
-    }
   }
 
   purgeTombstones(): Promise<number> {

@@ -90,9 +90,22 @@ export interface TrailRecord {
   reasons: string[] | null;
   mergeKey: string | null;
   reinforcedAt: number | null;
+  /** The normalizer version `fingerprint` was computed with (core/error-normalizer.ts). */
+  normalizerVersion: number;
 }
 
-export type NewTrail = Pick<TrailRecord, "id" | "fingerprint" | "errorType" | "trail" | "contentHash" | "author" | "createdAt">;
+export type NewTrail = Pick<
+  TrailRecord,
+  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "createdAt"
+>;
+
+/** A stored trail's fingerprint and merge key recomputed by a newer normalizer. */
+export interface Refingerprint {
+  fingerprint: string;
+  normalizerVersion: number;
+  /** Recomputed for a trail that has one (indexed), else null. */
+  mergeKey: string | null;
+}
 
 /** The verdict of enrichment, applied once to a queued trail. */
 export type Verdict =
@@ -132,6 +145,10 @@ export interface TrailRepository {
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
   indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */
+  fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
+  refingerprint(seq: number, r: Refingerprint): Promise<void>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**
@@ -147,6 +164,8 @@ export interface TrailRepository {
   setStrength(seq: number, strength: number): Promise<void>;
   /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
   delete(seq: number): Promise<void>;
+  /** How many trails are in each state (for the operator: metrics and console). */
+  countByStatus(): Promise<Record<TrailStatus, number>>;
   /** Indexed trails, most recently reinforced first, after a keyset cursor. */
   feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]>;
 }
@@ -184,11 +203,26 @@ export interface OutcomeRepository {
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
   countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
+  /** A trail's latest reports, newest first (for the operator console). */
+  forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
 }
 
 export interface MergeCreditLedger {
   /** Records a credit; false when this agent already earned one for this trail on this day. */
   grant(trailSeq: number, agent: string, day: string): Promise<boolean>;
+}
+
+/**
+ * Old fingerprints of re-fingerprinted trails (decisions §2): a lookup or search by an old
+ * fingerprint also finds the trails now under the new one, for at least 90 days.
+ */
+export interface FingerprintAliasRepository {
+  /** Records that `oldFp` now resolves to `newFp` (a repeat keeps the first record). */
+  add(oldFp: string, newFp: string, at: number): Promise<void>;
+  /** The current fingerprints an old one resolves to (none for a current fingerprint). */
+  resolve(oldFp: string): Promise<string[]>;
+  /** Deletes aliases created before `at`; returns how many. */
+  purgeBefore(at: number): Promise<number>;
 }
 
 export interface TombstoneRepository {
@@ -209,6 +243,19 @@ export interface EventRecord {
 export interface EventLog {
   append(e: EventRecord): Promise<void>;
   recent(limit: number): Promise<EventRecord[]>;
+  /** A trail's events, newest first (for the operator console). */
+  forTrail(trailId: string, limit: number): Promise<EventRecord[]>;
+}
+
+/** What the operator console charts, counted per hour. */
+export const SERIES = ["searches", "publishes", "outcomes", "indexed", "merged", "rejected", "failed", "queue_depth"] as const;
+export type SeriesName = (typeof SERIES)[number];
+
+export interface SeriesPoint {
+  /** Start of the hour, ms since the epoch. */
+  hour: number;
+  name: SeriesName;
+  value: number;
 }
 
 /** Aggregates kept as things happen, so stats never scan whole tables. */
@@ -221,6 +268,14 @@ export interface StatsRepository {
   trailsIndexed(): Promise<number>;
   /** Drops hourly buckets older than `before`. */
   purgeBefore(before: number): Promise<void>;
+  /** Adds `by` to a series in the hour of `at`. */
+  bump(name: SeriesName, at: number, by?: number): Promise<void>;
+  /** Raises a series in the hour of `at` to `value` if it is higher (a gauge's hourly peak). */
+  peak(name: SeriesName, at: number, value: number): Promise<void>;
+  /** Every non-zero point from the hour containing `since` on, oldest first. */
+  series(since: number): Promise<SeriesPoint[]>;
+  /** Drops series points older than `before` (kept longer than the 24-hour buckets). */
+  purgeSeriesBefore(before: number): Promise<void>;
 }
 
 export type DraftState = "pending" | "published" | "discarded";
@@ -264,6 +319,7 @@ export interface Ports {
   outcomes: OutcomeRepository;
   credits: MergeCreditLedger;
   tombstones: TombstoneRepository;
+  aliases: FingerprintAliasRepository;
   events: EventLog;
   lexical: LexicalIndex;
   searches: SearchCounter;
@@ -311,4 +367,6 @@ export interface Store extends Ports {
    * stored vectors' rebuilds it empty; `rebuilt` then tells the caller to re-embed.
    */
   openVectors(model: { name: string; dim: number }): Promise<{ vectors: VectorStore; rebuilt: boolean }>;
+  /** Bytes the store takes on disk (for the operator: metrics and console). */
+  sizeBytes(): Promise<number>;
 }

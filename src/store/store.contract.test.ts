@@ -134,6 +134,7 @@ const sampleTrail = { environment: { os: "linux", runtime: { name: "python" } } 
 const newTrail = (n: number) => ({
   id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
   fingerprint: `fp1_${String(n).padStart(32, "0")}`,
+  normalizerVersion: 2,
   errorType: null,
   trail: sampleTrail,
   contentHash: `h${n}`,
@@ -305,10 +306,15 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
             order.push("next transaction");
             await tx.kv.set("next", "1");
           });
-          await Bun.sleep(20);
-          // A single-connection engine makes them wait; a pooled one runs them beside it.
-          if (backend.serializesWrites) expect(order).toEqual([]);
-          else expect(order.sort()).toEqual(["next transaction", "outside write"]);
+          // A single-connection engine makes them wait; a pooled one runs them beside it (they
+          // finish while the first transaction is still open).
+          if (backend.serializesWrites) {
+            await Bun.sleep(20);
+            expect(order).toEqual([]);
+          } else {
+            await Promise.all([outside, next]);
+            expect(order.sort()).toEqual(["next transaction", "outside write"]);
+          }
           release();
           await Promise.all([failing, outside, next]);
           // The rollback took only its own write: the outside write was not inside it.
@@ -471,6 +477,62 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect((await store.stats.since(11 * h)).tokensSaved).toBe(Number.MAX_SAFE_INTEGER);
         await store.stats.purgeBefore(4 * h);
         expect((await store.stats.since(0)).outcomes).toBe(4);
+      }));
+
+    test("re-fingerprinting, aliases, trail history, status counts, series and size", () =>
+      withStore(async ({ store }) => {
+        const a = await store.trails.insertQueued({ ...newTrail(1), normalizerVersion: 1 });
+        const b = await store.trails.insertQueued(newTrail(2));
+        expect((await store.trails.fingerprintedBefore(2, 0, 10)).map((r) => r.seq)).toEqual([a.seq]);
+        expect(await store.trails.fingerprintedBefore(2, a.seq, 10)).toEqual([]);
+        await store.trails.refingerprint(a.seq, { fingerprint: "fp1_new", normalizerVersion: 2, mergeKey: null });
+        expect(await store.trails.bySeq(a.seq)).toMatchObject({ fingerprint: "fp1_new", normalizerVersion: 2, mergeKey: null });
+        expect(await store.trails.fingerprintedBefore(2, 0, 10)).toEqual([]);
+        expect(await store.trails.countByStatus()).toEqual({ queued: 2, indexed: 0, merged: 0, rejected: 0 });
+
+        await store.aliases.add("fp1_old", "fp1_new", 100);
+        await store.aliases.add("fp1_old", "fp1_new", 200); // a repeat keeps the first
+        await store.aliases.add("fp1_old", "fp1_a", 300);
+        expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a", "fp1_new"]);
+        expect(await store.aliases.resolve("fp1_new")).toEqual([]);
+        expect(await store.aliases.purgeBefore(150)).toBe(1);
+        expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a"]);
+
+        for (const [agent, at] of [
+          ["x", 1],
+          ["y", 2],
+        ] as const) {
+          await store.outcomes.insert({
+            trailSeq: b.seq,
+            agent,
+            client: null,
+            outcome: "worked",
+            counted: true,
+            notes: null,
+            model: null,
+            at,
+          });
+          await store.events.append({ kind: "reinforced", agent, trailId: b.id, text: agent, at });
+        }
+        await store.events.append({ kind: "laid", agent: "z", trailId: a.id, text: "other", at: 3 });
+        expect((await store.outcomes.forTrail(b.seq, 5)).map((o) => o.agent)).toEqual(["y", "x"]);
+        expect((await store.outcomes.forTrail(b.seq, 1)).map((o) => o.agent)).toEqual(["y"]);
+        expect((await store.events.forTrail(b.id, 5)).map((e) => e.text)).toEqual(["y", "x"]);
+
+        const h = 3600_000;
+        await store.stats.bump("searches", 10 * h);
+        await store.stats.bump("searches", 10 * h + 1, 2);
+        await store.stats.peak("queue_depth", 10 * h, 5);
+        await store.stats.peak("queue_depth", 10 * h, 3);
+        await store.stats.bump("outcomes", 12 * h);
+        expect(await store.stats.series(10 * h)).toEqual([
+          { hour: 10 * h, name: "queue_depth", value: 5 },
+          { hour: 10 * h, name: "searches", value: 3 },
+          { hour: 12 * h, name: "outcomes", value: 1 },
+        ]);
+        await store.stats.purgeSeriesBefore(11 * h);
+        expect(await store.stats.series(0)).toEqual([{ hour: 12 * h, name: "outcomes", value: 1 }]);
+        expect(await store.sizeBytes()).toBeGreaterThan(0);
       }));
 
     test("search counter: hourly buckets summed over a window", () =>

@@ -47,8 +47,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
         merge_key        text,
         reinforced_at    bigint,
         runtime          text,
-        tokens_spent     double precision
+        tokens_spent     double precision,
+        -- The normalizer version the fingerprint was computed with (core/error-normalizer.ts).
+        normalizer_version integer NOT NULL DEFAULT 1
       );
+      CREATE INDEX trails_by_normalizer_version ON trails (normalizer_version, seq);
       CREATE INDEX trails_by_fingerprint ON trails (fingerprint, status, strength DESC);
       -- One indexed trail per merge key, enforced by the database across replicas.
       CREATE UNIQUE INDEX trails_by_merge_key ON trails (merge_key) WHERE status = 'indexed';
@@ -107,6 +110,24 @@ export const PG_MIGRATIONS: PgMigration[] = [
         trail_id text,
         text     text NOT NULL,
         at       bigint NOT NULL
+      );
+      CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+
+      -- A fingerprint an older normalizer gave a stored trail, resolving to its current one.
+      CREATE TABLE fingerprint_aliases (
+        old_fp     text NOT NULL,
+        new_fp     text NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (old_fp, new_fp)
+      );
+      CREATE INDEX fingerprint_aliases_by_time ON fingerprint_aliases (created_at);
+
+      -- Hourly counts for the operator console's charts.
+      CREATE TABLE series_hourly (
+        hour  bigint NOT NULL,
+        name  text NOT NULL,
+        value bigint NOT NULL,
+        PRIMARY KEY (hour, name)
       );
 
       -- The lexical index: the pre-tokenized documents as a tsvector (error line weight A, the

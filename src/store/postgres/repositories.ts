@@ -8,12 +8,15 @@ import type {
   DraftRepository,
   EventLog,
   EventRecord,
+  FingerprintAliasRepository,
   JobQueue,
   KeyValueStore,
   MergeCreditLedger,
   OutcomeRecord,
   OutcomeRepository,
   SearchCounter,
+  SeriesName,
+  SeriesPoint,
   StatsRepository,
   TombstoneRepository,
 } from "../ports";
@@ -101,6 +104,21 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.length > 0;
   }
 
+  async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
+    const rows = await this.sql`SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes
+      WHERE trail_seq = ${trailSeq} ORDER BY at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((r: any) => ({
+      trailSeq: num(r.trail_seq),
+      agent: r.agent,
+      client: r.client,
+      outcome: r.outcome,
+      counted: r.counted,
+      notes: r.notes,
+      model: r.model,
+      at: num(r.at),
+    }));
+  }
+
   async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
     const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM outcomes
       WHERE trail_seq = ${trailSeq} AND client = ${client} AND counted AND at >= ${since}`;
@@ -115,6 +133,23 @@ export class PgMergeCreditLedger implements MergeCreditLedger {
     const r = await this
       .sql`INSERT INTO merge_credits (trail_seq, agent, day) VALUES (${trailSeq}, ${agent}, ${day}) ON CONFLICT DO NOTHING`;
     return r.count === 1;
+  }
+}
+
+export class PgFingerprintAliasRepository implements FingerprintAliasRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async add(oldFp: string, newFp: string, at: number): Promise<void> {
+    await this.sql`INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (${oldFp}, ${newFp}, ${at}) ON CONFLICT DO NOTHING`;
+  }
+
+  async resolve(oldFp: string): Promise<string[]> {
+    const rows = await this.sql`SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ${oldFp} ORDER BY new_fp`;
+    return rows.map((r: any) => r.new_fp);
+  }
+
+  async purgeBefore(at: number): Promise<number> {
+    return (await this.sql`DELETE FROM fingerprint_aliases WHERE created_at < ${at}`).count;
   }
 }
 
@@ -148,9 +183,17 @@ export class PgEventLog implements EventLog {
 
   async recent(limit: number): Promise<EventRecord[]> {
     const rows = await this.sql`SELECT kind, agent, trail_id, text, at FROM events ORDER BY id DESC LIMIT ${limit}`;
-    return rows.map((r: any) => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) }));
+    return rows.map(toEvent);
+  }
+
+  async forTrail(trailId: string, limit: number): Promise<EventRecord[]> {
+    const rows = await this
+      .sql`SELECT kind, agent, trail_id, text, at FROM events WHERE trail_id = ${trailId} ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map(toEvent);
   }
 }
+
+const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });
 
 export class PgStatsRepository implements StatsRepository {
   constructor(private readonly sql: SQL) {}
@@ -187,6 +230,26 @@ export class PgStatsRepository implements StatsRepository {
   async trailsIndexed(): Promise<number> {
     const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM trails WHERE status = 'indexed'`;
     return n;
+  }
+
+  async bump(name: SeriesName, at: number, by = 1): Promise<void> {
+    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${by})
+      ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+  }
+
+  async peak(name: SeriesName, at: number, value: number): Promise<void> {
+    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${value})
+      ON CONFLICT (hour, name) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
+  }
+
+  async series(since: number): Promise<SeriesPoint[]> {
+    const rows = await this
+      .sql`SELECT hour, name, value FROM series_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)} ORDER BY hour, name`;
+    return rows.map((r: any) => ({ hour: num(r.hour) * HOUR_MS, name: r.name, value: num(r.value) }));
+  }
+
+  async purgeSeriesBefore(before: number): Promise<void> {
+    await this.sql`DELETE FROM series_hourly WHERE hour < ${Math.floor(before / HOUR_MS)}`;
   }
 
   async purgeBefore(before: number): Promise<void> {

@@ -12,6 +12,7 @@ import { migratePostgres } from "./migrations";
 import {
   PgDraftRepository,
   PgEventLog,
+  PgFingerprintAliasRepository,
   PgJobQueue,
   PgKeyValueStore,
   PgMergeCreditLedger,
@@ -51,6 +52,7 @@ function portsOn(sql: SQL, vectors: PgVectorStore | null, inTransaction: boolean
     outcomes: guarded(new PgOutcomeRepository(sql)),
     credits: guarded(new PgMergeCreditLedger(sql)),
     tombstones: guarded(new PgTombstoneRepository(sql)),
+    aliases: guarded(new PgFingerprintAliasRepository(sql)),
     events: guarded(new PgEventLog(sql)),
     lexical: guarded(new PgLexicalIndex(sql, inTransaction)),
     searches: guarded(new PgSearchCounter(sql)),
@@ -114,6 +116,11 @@ export function createPostgresStore(sql: SQL): PostgresStore {
         timer.unref?.();
       }
       return { vectors: store.vectors, rebuilt: opened.rebuilt };
+    },
+    /** The database's size on the server (every table and index of the colony's database). */
+    async sizeBytes() {
+      const [{ n }] = await sql`SELECT pg_database_size(current_database())::float8 AS n`.catch(unavailable);
+      return n;
     },
     async close() {
       if (closed) return;

@@ -1,5 +1,15 @@
 import type { SQL } from "bun";
-import type { FeedCursor, NewTrail, OutcomeCounts, RankingFacts, TrailRecord, TrailRepository, Verdict } from "../ports";
+import type {
+  FeedCursor,
+  NewTrail,
+  OutcomeCounts,
+  RankingFacts,
+  Refingerprint,
+  TrailRecord,
+  TrailRepository,
+  TrailStatus,
+  Verdict,
+} from "../ports";
 import { num, numOrNull } from "./repositories";
 
 function toRecord(r: any): TrailRecord {
@@ -23,12 +33,13 @@ function toRecord(r: any): TrailRecord {
     reasons: r.reasons === null ? null : JSON.parse(r.reasons),
     mergeKey: r.merge_key,
     reinforcedAt: numOrNull(r.reinforced_at),
+    normalizerVersion: r.normalizer_version,
   };
 }
 
 // The columns a record needs (runtime and tokens_spent are for filters and migration only).
 const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, created_at, indexed_at, category,
-  quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at`;
+  quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version`;
 
 export class PgTrailRepository implements TrailRepository {
   constructor(private readonly sql: SQL) {}
@@ -37,8 +48,9 @@ export class PgTrailRepository implements TrailRepository {
   async insertQueued(t: NewTrail): Promise<TrailRecord> {
     const [row] = await this.sql`
       WITH t AS (
-        INSERT INTO trails (id, status, fingerprint, error_type, content, content_hash, author, created_at, runtime, tokens_spent)
-        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author},
+        INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, created_at,
+                            runtime, tokens_spent)
+        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author},
                 ${t.createdAt}, ${t.trail.environment.runtime.name.toLowerCase()}, ${t.trail.effort?.tokens_spent ?? null})
         RETURNING *
       ), j AS (
@@ -101,6 +113,37 @@ export class PgTrailRepository implements TrailRepository {
       limit,
     ]);
     return rows.map(toRecord);
+  }
+
+  async fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    const rows = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE normalizer_version < $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+      version,
+      afterSeq,
+      limit,
+    ]);
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Merge keys are unique among indexed trails here (a database constraint, so two replicas never
+   * index the same trail twice). A newer normalizer may give two stored trails one merge key:
+   * the later one keeps its old key rather than fail the whole re-fingerprinting.
+   */
+  async refingerprint(seq: number, r: Refingerprint): Promise<void> {
+    await this.sql`UPDATE trails t SET fingerprint = ${r.fingerprint}, normalizer_version = ${r.normalizerVersion},
+        merge_key = CASE
+          WHEN ${r.mergeKey}::text IS NULL THEN t.merge_key
+          WHEN t.status = 'indexed' AND EXISTS (
+            SELECT 1 FROM trails o WHERE o.merge_key = ${r.mergeKey} AND o.status = 'indexed' AND o.seq <> t.seq) THEN t.merge_key
+          ELSE ${r.mergeKey} END
+      WHERE seq = ${seq}`;
+  }
+
+  async countByStatus(): Promise<Record<TrailStatus, number>> {
+    const counts: Record<TrailStatus, number> = { queued: 0, indexed: 0, merged: 0, rejected: 0 };
+    const rows = await this.sql`SELECT status, count(*)::int AS n FROM trails GROUP BY status`;
+    for (const r of rows) counts[r.status as TrailStatus] = r.n;
+    return counts;
   }
 
   async applyVerdict(seq: number, v: Verdict): Promise<boolean> {

@@ -196,4 +196,38 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted = 1;
     `,
   },
+  {
+    version: 7,
+    name: "normalizer version and fingerprint aliases",
+    sql: `
+      -- The normalizer version each stored fingerprint was computed with (decisions §2): rows
+      -- from before this column were computed with version 1.
+      ALTER TABLE trails ADD COLUMN normalizer_version INTEGER NOT NULL DEFAULT 1;
+      CREATE INDEX trails_by_normalizer_version ON trails (normalizer_version, seq);
+      -- A fingerprint an older normalizer gave a stored trail, resolving to its current one for
+      -- at least 90 days after the trail was re-fingerprinted.
+      CREATE TABLE fingerprint_aliases (
+        old_fp     TEXT NOT NULL,
+        new_fp     TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (old_fp, new_fp)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX fingerprint_aliases_by_time ON fingerprint_aliases (created_at);
+    `,
+  },
+  {
+    version: 8,
+    name: "operator series and trail history",
+    sql: `
+      -- Hourly counts for the operator console's charts (searches, publishes, outcomes, verdicts,
+      -- the queue's hourly peak), kept 30 days.
+      CREATE TABLE series_hourly (
+        hour  INTEGER NOT NULL,
+        name  TEXT NOT NULL,
+        value INTEGER NOT NULL,
+        PRIMARY KEY (hour, name)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+    `,
+  },
 ];

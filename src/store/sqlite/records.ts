@@ -7,8 +7,11 @@ import type {
   MergeCreditLedger,
   OutcomeRecord,
   OutcomeRepository,
+  SeriesName,
+  SeriesPoint,
   StatsRepository,
   TombstoneRepository,
+  FingerprintAliasRepository,
 } from "../ports";
 
 export class SqliteJobQueue implements JobQueue {
@@ -55,6 +58,24 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
          ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
       )
       .all(...trailSeqs, perTrail);
+    return rows.map((r) => ({
+      trailSeq: r.trail_seq,
+      agent: r.agent,
+      client: r.client,
+      outcome: r.outcome,
+      counted: r.counted === 1,
+      notes: r.notes,
+      model: r.model,
+      at: r.at,
+    }));
+  }
+
+  async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
+    const rows = this.db
+      .query<any, [number, number]>(
+        "SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes WHERE trail_seq = ? ORDER BY at DESC, id DESC LIMIT ?",
+      )
+      .all(trailSeq, limit);
     return rows.map((r) => ({
       trailSeq: r.trail_seq,
       agent: r.agent,
@@ -117,6 +138,27 @@ export class SqliteTombstoneRepository implements TombstoneRepository {
   }
 }
 
+export class SqliteFingerprintAliasRepository implements FingerprintAliasRepository {
+  constructor(private readonly db: Database) {}
+
+  async add(oldFp: string, newFp: string, at: number): Promise<void> {
+    this.db
+      .query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(oldFp, newFp, at);
+  }
+
+  async resolve(oldFp: string): Promise<string[]> {
+    return this.db
+      .query<{ new_fp: string }, [string]>("SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ? ORDER BY new_fp")
+      .all(oldFp)
+      .map((r) => r.new_fp);
+  }
+
+  async purgeBefore(at: number): Promise<number> {
+    return this.db.query("DELETE FROM fingerprint_aliases WHERE created_at < ?").run(at).changes;
+  }
+}
+
 export class SqliteEventLog implements EventLog {
   constructor(private readonly db: Database) {}
 
@@ -130,6 +172,14 @@ export class SqliteEventLog implements EventLog {
     return this.db
       .query<EventRecord, [number]>("SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?")
       .all(limit);
+  }
+
+  async forTrail(trailId: string, limit: number): Promise<EventRecord[]> {
+    return this.db
+      .query<EventRecord, [string, number]>(
+        "SELECT kind, agent, trail_id AS trailId, text, at FROM events WHERE trail_id = ? ORDER BY id DESC LIMIT ?",
+      )
+      .all(trailId, limit);
   }
 }
 
@@ -180,6 +230,35 @@ export class SqliteStatsRepository implements StatsRepository {
 
   async trailsIndexed(): Promise<number> {
     return this.db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'trails_indexed'").get()?.value ?? 0;
+  }
+
+  async bump(name: SeriesName, at: number, by = 1): Promise<void> {
+    this.db
+      .query(
+        "INSERT INTO series_hourly (hour, name, value) VALUES (?, ?, ?) ON CONFLICT (hour, name) DO UPDATE SET value = value + excluded.value",
+      )
+      .run(Math.floor(at / HOUR_MS), name, by);
+  }
+
+  async peak(name: SeriesName, at: number, value: number): Promise<void> {
+    this.db
+      .query(
+        "INSERT INTO series_hourly (hour, name, value) VALUES (?, ?, ?) ON CONFLICT (hour, name) DO UPDATE SET value = max(value, excluded.value)",
+      )
+      .run(Math.floor(at / HOUR_MS), name, value);
+  }
+
+  async series(since: number): Promise<SeriesPoint[]> {
+    return this.db
+      .query<{ hour: number; name: SeriesName; value: number }, [number]>(
+        "SELECT hour, name, value FROM series_hourly WHERE hour >= ? ORDER BY hour, name",
+      )
+      .all(Math.floor(since / HOUR_MS))
+      .map((r) => ({ hour: r.hour * HOUR_MS, name: r.name, value: r.value }));
+  }
+
+  async purgeSeriesBefore(before: number): Promise<void> {
+    this.db.query("DELETE FROM series_hourly WHERE hour < ?").run(Math.floor(before / HOUR_MS));
   }
 
   /** Drops buckets older than `before` (they no longer count for anything). */

@@ -5,6 +5,7 @@
 // the same mutex (it is a transaction of its own), so no statement ever lands inside another
 // transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
 import { StoreUnavailableError, type Ports, type Store, type Transaction, type VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
@@ -13,6 +14,7 @@ import { SqliteLexicalIndex, SqliteSearchCounter } from "./lexical";
 import { AsyncMutex } from "./mutex";
 import {
   SqliteEventLog,
+  SqliteFingerprintAliasRepository,
   SqliteJobQueue,
   SqliteMergeCreditLedger,
   SqliteOutcomeRepository,
@@ -25,16 +27,17 @@ import { SqliteVectorStore } from "./vectors";
 /** The methods of each port that write: outside a transaction they wait for the mutex. */
 const WRITES = {
   kv: ["set", "delete"],
-  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete"],
+  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete", "refingerprint"],
   jobs: ["recordFailure", "remove"],
   outcomes: ["insert"],
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
+  aliases: ["add", "purgeBefore"],
   events: ["append"],
   lexical: ["add", "remove"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
-  stats: ["touchAgent", "addOutcome", "purgeBefore"],
+  stats: ["touchAgent", "addOutcome", "purgeBefore", "bump", "peak", "purgeSeriesBefore"],
   vectors: ["upsert", "remove", "markReindexed"],
 } as const satisfies { [P in keyof Ports]: readonly (keyof NonNullable<Ports[P]>)[] };
 
@@ -46,6 +49,7 @@ class SqliteTransaction implements Transaction {
   outcomes;
   credits;
   tombstones;
+  aliases;
   events;
   lexical;
   searches;
@@ -60,6 +64,7 @@ class SqliteTransaction implements Transaction {
     this.outcomes = ports.outcomes;
     this.credits = ports.credits;
     this.tombstones = ports.tombstones;
+    this.aliases = ports.aliases;
     this.events = ports.events;
     this.lexical = ports.lexical;
     this.searches = ports.searches;
@@ -87,6 +92,7 @@ export function createSqliteStore(db: Database): Store {
     outcomes: new SqliteOutcomeRepository(db),
     credits: new SqliteMergeCreditLedger(db),
     tombstones: new SqliteTombstoneRepository(db),
+    aliases: new SqliteFingerprintAliasRepository(db),
     events: new SqliteEventLog(db),
     lexical: new SqliteLexicalIndex(db),
     searches: new SqliteSearchCounter(db),
@@ -133,6 +139,7 @@ export function createSqliteStore(db: Database): Store {
     outcomes: outside(inside.outcomes, WRITES.outcomes),
     credits: outside(inside.credits, WRITES.credits),
     tombstones: outside(inside.tombstones, WRITES.tombstones),
+    aliases: outside(inside.aliases, WRITES.aliases),
     events: outside(inside.events, WRITES.events),
     lexical: outside(inside.lexical, WRITES.lexical),
     searches: outside(inside.searches, WRITES.searches),
@@ -140,6 +147,16 @@ export function createSqliteStore(db: Database): Store {
     stats: outside(inside.stats, WRITES.stats),
     vectors: null,
     transaction,
+    async sizeBytes() {
+      const pages = db
+        .query<{ n: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS n")
+        .get();
+      let wal = 0;
+      try {
+        wal = statSync(`${db.filename}-wal`).size;
+      } catch {} // no WAL file (yet)
+      return (pages?.n ?? 0) + wal;
+    },
     async openVectors(model) {
       const opened = await mutex.run(async () => SqliteVectorStore.open(db, kv, model));
       inside.vectors = opened.store;

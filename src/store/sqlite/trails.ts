@@ -1,5 +1,15 @@
 import type { Database, Statement } from "bun:sqlite";
-import type { FeedCursor, NewTrail, OutcomeCounts, RankingFacts, TrailRecord, TrailRepository, TrailStatus, Verdict } from "../ports";
+import type {
+  FeedCursor,
+  NewTrail,
+  OutcomeCounts,
+  RankingFacts,
+  Refingerprint,
+  TrailRecord,
+  TrailRepository,
+  TrailStatus,
+  Verdict,
+} from "../ports";
 
 interface Row {
   seq: number;
@@ -23,6 +33,7 @@ interface Row {
   reasons: string | null;
   merge_key: string | null;
   reinforced_at: number | null;
+  normalizer_version: number;
 }
 
 interface CountRow {
@@ -53,6 +64,7 @@ function toRecord(r: Row): TrailRecord {
     reasons: r.reasons === null ? null : JSON.parse(r.reasons),
     mergeKey: r.merge_key,
     reinforcedAt: r.reinforced_at,
+    normalizerVersion: r.normalizer_version,
   };
 }
 
@@ -68,8 +80,8 @@ export class SqliteTrailRepository implements TrailRepository {
 
   constructor(private readonly db: Database) {
     this.insertTrail = db.query<Row, any[]>(
-      `INSERT INTO trails (id, status, fingerprint, error_type, content, content_hash, author, created_at, runtime, tokens_spent)
-       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, created_at, runtime, tokens_spent)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.insertJob = db.query("INSERT INTO jobs (trail_seq, enqueued_at) VALUES (?, ?)");
     this.byIdStmt = db.query<Row, [string]>("SELECT * FROM trails WHERE id = ?");
@@ -96,6 +108,7 @@ export class SqliteTrailRepository implements TrailRepository {
       const row = this.insertTrail.get(
         t.id,
         t.fingerprint,
+        t.normalizerVersion,
         t.errorType,
         JSON.stringify(t.trail),
         t.contentHash,
@@ -155,6 +168,19 @@ export class SqliteTrailRepository implements TrailRepository {
       .map(toRecord);
   }
 
+  async fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    return this.db
+      .query<Row, [number, number, number]>("SELECT * FROM trails WHERE normalizer_version < ? AND seq > ? ORDER BY seq LIMIT ?")
+      .all(version, afterSeq, limit)
+      .map(toRecord);
+  }
+
+  async refingerprint(seq: number, r: Refingerprint): Promise<void> {
+    this.db
+      .query("UPDATE trails SET fingerprint = ?, normalizer_version = ?, merge_key = coalesce(?, merge_key) WHERE seq = ?")
+      .run(r.fingerprint, r.normalizerVersion, r.mergeKey, seq);
+  }
+
   async applyVerdict(seq: number, v: Verdict): Promise<boolean> {
     const content = JSON.stringify(v.trail);
     let changes: number;
@@ -201,6 +227,13 @@ export class SqliteTrailRepository implements TrailRepository {
   /** The running count behind stats.trails, kept in the caller's transaction. */
   private bumpIndexed(by: number): void {
     this.db.query("UPDATE counters SET value = value + ? WHERE name = 'trails_indexed'").run(by);
+  }
+
+  async countByStatus(): Promise<Record<TrailStatus, number>> {
+    const counts: Record<TrailStatus, number> = { queued: 0, indexed: 0, merged: 0, rejected: 0 };
+    const rows = this.db.query<{ status: TrailStatus; n: number }, []>("SELECT status, count(*) AS n FROM trails GROUP BY status").all();
+    for (const r of rows) counts[r.status] = r.n;
+    return counts;
   }
 
   async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {

@@ -1,0 +1,110 @@
+// The HTTP side of the client commands (`colony search|lookup|publish|report|status`): where the
+// colony is (COLONY_URL), the agent id sent (COLONY_AGENT_ID), one request function, and how an
+// answer becomes output and an exit code. Errors from the colony are shown as their code and
+// message (and each failing path of a validation error); --json prints the body as it came.
+import { ConfigError } from "../config";
+import { errorMessage } from "../core/error-message";
+import { DEFAULT_COLONY_URL } from "../mcp/config";
+import { EXIT, UsageError } from "./command";
+
+const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+const TIMEOUT_MS = 30_000;
+
+export interface ClientTarget {
+  /** Base URL without a trailing slash. */
+  url: string;
+  agent: string | null;
+}
+
+export function clientTarget(env: Record<string, string | undefined> = process.env): ClientTarget {
+  const raw = env.COLONY_URL?.trim() || DEFAULT_COLONY_URL;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new UsageError(new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", raw).message);
+  }
+  const agent = env.COLONY_AGENT_ID?.trim() || null;
+  if (agent !== null && !AGENT_ID_PATTERN.test(agent)) {
+    throw new UsageError(new ConfigError("COLONY_AGENT_ID", "8 to 64 characters from [A-Za-z0-9_-]", agent).message);
+  }
+  return { url: raw.replace(/\/+$/, ""), agent };
+}
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+/** The colony did not answer (refused connection, timeout, not HTTP). */
+export class UnreachableError extends Error {}
+
+export async function request(target: ClientTarget, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (target.agent) headers["X-Colony-Agent"] = target.agent;
+  let res: Response;
+  try {
+    res = await fetch(target.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new UnreachableError(`cannot reach the colony at ${target.url}: ${errorMessage(err)} (set COLONY_URL)`);
+  }
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? null : JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed };
+}
+
+interface ErrorBody {
+  error?: { code?: unknown; message?: unknown; details?: unknown };
+}
+
+/** Exit code for an error answer: 404 nothing found, other 4xx refused, 5xx unavailable. */
+export function exitCodeFor(status: number): number {
+  if (status === 404) return EXIT.notFound;
+  if (status >= 400 && status < 500) return EXIT.refused;
+  return EXIT.unavailable;
+}
+
+/** Prints an error answer as "colony: CODE: message" (+ details) on stderr; returns the exit code. */
+export function reportError(answer: Answer, json: boolean): number {
+  if (json) process.stdout.write(`${JSON.stringify(answer.body)}\n`);
+  const e = (answer.body as ErrorBody | null)?.error;
+  const code = typeof e?.code === "string" ? e.code : `http_${answer.status}`;
+  const message = typeof e?.message === "string" ? e.message : `the colony answered ${answer.status}`;
+  let text = `colony: ${code}: ${message}\n`;
+  if (Array.isArray(e?.details)) {
+    for (const d of e.details as { path?: unknown; message?: unknown }[]) {
+      text += `  ${typeof d.path === "string" && d.path !== "" ? d.path : "(body)"}: ${String(d.message)}\n`;
+    }
+  }
+  process.stderr.write(text);
+  return exitCodeFor(answer.status);
+}
+
+/** Runs a client command body; an unreachable colony is one line and exit 4. */
+export async function withColony(run: (target: ClientTarget) => Promise<number>): Promise<number> {
+  const target = clientTarget();
+  try {
+    return await run(target);
+  } catch (err) {
+    if (err instanceof UnreachableError) {
+      process.stderr.write(`colony: unreachable: ${err.message}\n`);
+      return EXIT.unavailable;
+    }
+    throw err;
+  }
+}
+
+/** Prints a value as JSON on stdout (one line, for scripts). */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

@@ -1,0 +1,60 @@
+// Re-fingerprinting (decisions §2): when a release changes the error normalizer, stored trails get
+// the fingerprint the current normalizer gives their error, in the background at start. Progress
+// lives in the rows themselves (each carries the normalizer version of its fingerprint), so a crash
+// loses at most the batch in flight and the next start resumes where this one stopped. The old
+// fingerprint stays an alias of the new one (purged after ALIAS_RETENTION_MS by maintenance).
+import { fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
+import { mergeKey } from "../core/merge-key";
+import type { Store } from "../store/ports";
+
+/** How long an old fingerprint keeps resolving after its trail was re-fingerprinted (≥ 90 days). */
+export const ALIAS_RETENTION_MS = 90 * 24 * 3600 * 1000;
+
+const BATCH = 200;
+
+export interface RefingerprintDeps {
+  store: Store;
+  now: () => number;
+  /**
+   * Called after each batch's commit with its size and every fingerprint whose lookups changed
+   * (old and new), for progress and the lookup caches.
+   */
+  onBatch: (trails: number, fingerprints: string[]) => void | Promise<void>;
+  /** Stops between batches (the colony is stopping). */
+  stopped?: () => boolean;
+  /** Trails per transaction. */
+  batchSize?: number;
+}
+
+/** Re-fingerprints every stored trail computed by an older normalizer; returns how many were updated. */
+export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promise<number> {
+  const { store, now } = deps;
+  let after = 0;
+  let done = 0;
+  const size = deps.batchSize ?? BATCH;
+  while (!deps.stopped?.()) {
+    const batch = await store.trails.fingerprintedBefore(NORMALIZER_VERSION, after, size);
+    if (batch.length === 0) break;
+    const changed: string[] = [];
+    await store.transaction(async (tx) => {
+      const at = now();
+      for (const r of batch) {
+        const fp = fingerprint(r.trail.problem.error);
+        await tx.trails.refingerprint(r.seq, {
+          fingerprint: fp,
+          normalizerVersion: NORMALIZER_VERSION,
+          mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
+        });
+        if (fp === r.fingerprint) continue;
+        await tx.aliases.add(r.fingerprint, fp, at);
+        changed.push(r.fingerprint, fp);
+      }
+    });
+    after = batch[batch.length - 1]!.seq;
+    done += batch.length;
+    await deps.onBatch(batch.length, [...new Set(changed)]);
+    // Let requests run between batches: this is background work.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return done;
+}

@@ -1,0 +1,158 @@
+// Normalizer versioning (decisions §2): a colony whose trails were fingerprinted by the previous
+// normalizer (version 1, schema before migration 7) is upgraded; at start it re-fingerprints the
+// stored trails in the background, and lookups and search answer by the old and the new
+// fingerprints, each trail once. Re-fingerprinting resumes where a stopped run left off.
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { getLoadablePath } from "sqlite-vec";
+import { join } from "node:path";
+import { fingerprint } from "../src/core/fingerprint";
+import { mergeKey } from "../src/core/merge-key";
+import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
+import { createSqliteStore } from "../src/store/sqlite/store";
+import { startTestColony, tempDir, type TestColony } from "./support/colony";
+import { json, sampleTrail } from "./support/trails";
+
+// Errors whose version-1 and version-2 fingerprints differ (quotes, a logger prefix, a stack).
+const ERRORS = [
+  "ModuleNotFoundError: No module named 'numpy'",
+  "ERROR:app.worker:ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+  "Error: listen EADDRINUSE: address already in use :::3000\n    at Server.setupListenHandle [as _listen2] (node:net:1817:16)",
+];
+
+/** Puts the database back where the previous release left it: version-1 fingerprints, schema 6. */
+function rewindToVersion1(dataDir: string): void {
+  const db = new Database(join(dataDir, DATABASE_FILE));
+  try {
+    const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
+    for (const r of rows) {
+      const error = JSON.parse(r.content).problem.error as string;
+      db.query(
+        "UPDATE trails SET fingerprint = ?, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v1-merge-key' END WHERE seq = ?",
+      ).run(fingerprint(error, 1), r.seq);
+    }
+    db.exec("DROP INDEX trails_by_normalizer_version");
+    db.exec("ALTER TABLE trails DROP COLUMN normalizer_version");
+    db.exec("DROP TABLE fingerprint_aliases");
+    // Migration 8 (operator series) came later still.
+    db.exec("DROP TABLE series_hourly");
+    db.exec("DROP INDEX events_by_trail");
+    db.exec("PRAGMA user_version = 6");
+  } finally {
+    db.close();
+  }
+}
+
+const lookup = async (c: TestColony, fp: string) => {
+  const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
+  return { status: res.status, body: (await res.json()) as any };
+};
+const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
+
+test("an upgraded colony answers lookups and search by old and new fingerprints, each trail once", async () => {
+  const dataDir = tempDir("colony-normalizer-upgrade-");
+  const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  const ids: string[] = [];
+  for (const error of ERRORS) ids.push(((await (await first.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+  await first.service.worker!.drain();
+  await first.stop();
+  rewindToVersion1(dataDir);
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect((await upgraded.fetch("/readyz")).status).toBe(200);
+    expect(await upgraded.service.refingerprinting).toBe(ERRORS.length);
+    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+    try {
+      const rows = db
+        .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
+          "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
+        )
+        .all();
+      for (const r of rows) {
+        const trail = JSON.parse(r.content);
+        expect(r.normalizer_version).toBe(2);
+        expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
+        expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
+      }
+      expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: ERRORS.length });
+    } finally {
+      db.close();
+    }
+
+    for (const [i, error] of ERRORS.entries()) {
+      const oldFp = fingerprint(error, 1);
+      const newFp = fingerprint(error);
+      expect(oldFp).not.toBe(newFp);
+      for (const fp of [oldFp, newFp]) {
+        const found = await lookup(upgraded, fp);
+        expect(found.status).toBe(200);
+        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+      }
+      // Search by the error text (new fingerprint) and by a cached old fingerprint: found once, first.
+      for (const query of [error, oldFp]) {
+        const res = await search(upgraded, query);
+        expect(res.results[0].trail_id).toBe(ids[i]);
+        expect(res.results[0].match.via).toBe("fingerprint");
+        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
+      }
+    }
+
+    // The lookup cache: a 404 cached for a fingerprint is dropped when a trail comes to resolve by it.
+    const store = upgraded.subsystems.store!;
+    const zero = "fp1_" + "0".repeat(32);
+    expect((await lookup(upgraded, zero)).status).toBe(404); // now cached
+    const [record] = await store.trails.indexedByFingerprint(fingerprint(ERRORS[0]!), 1);
+    await store.trails.refingerprint(record!.seq, { fingerprint: zero, normalizerVersion: 1, mergeKey: null });
+    expect(await (upgraded.service as any).refingerprint()).toBe(1);
+    expect((await lookup(upgraded, zero)).body.results.map((r: any) => r.trail_id)).toEqual([ids[0]]);
+  } finally {
+    await upgraded.stop();
+  }
+});
+
+test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {
+  const db = openDatabase({ dataDir: tempDir("colony-refingerprint-"), sqliteVecPath: getLoadablePath() });
+  const store = createSqliteStore(db);
+  const errors = [
+    "KeyError: 'user_id'",
+    "TypeError: 'NoneType' object is not subscriptable",
+    "ValueError: invalid literal for int() with base 10: 'x'",
+  ];
+  for (const [i, error] of errors.entries()) {
+    await store.trails.insertQueued({
+      id: `00000000-0000-4000-8000-00000000000${i}`,
+      fingerprint: fingerprint(error, 1),
+      normalizerVersion: 1,
+      errorType: null,
+      trail: sampleTrail({ error }) as any,
+      contentHash: `h${i}`,
+      author: "a",
+      createdAt: 1,
+    });
+  }
+  const changed: string[] = [];
+  let batches = 0;
+  // Stopped after the first batch, as a crash or shutdown would leave it.
+  const firstRun = await refingerprintStoredTrails({
+    store,
+    now: () => 1000,
+    onBatch: (_n, fps) => void changed.push(...fps),
+    stopped: () => batches++ > 0,
+    batchSize: 1,
+  });
+  expect(firstRun).toBe(1);
+  expect((await store.trails.fingerprintedBefore(2, 0, 10)).length).toBe(2);
+  expect(changed).toEqual([fingerprint(errors[0]!, 1), fingerprint(errors[0]!)]);
+  const secondRun = await refingerprintStoredTrails({ store, now: () => 2000, onBatch: () => {}, batchSize: 1 });
+  expect(secondRun).toBe(2);
+  expect(await store.trails.fingerprintedBefore(2, 0, 10)).toEqual([]);
+  for (const error of errors) expect(await store.aliases.resolve(fingerprint(error, 1))).toEqual([fingerprint(error)]);
+  // A current fingerprint is no alias; maintenance purges by creation time.
+  expect(await store.aliases.resolve(fingerprint(errors[0]!))).toEqual([]);
+  expect(await store.aliases.purgeBefore(1500)).toBe(1);
+  expect(await store.aliases.resolve(fingerprint(errors[0]!, 1))).toEqual([]);
+  expect(await store.aliases.resolve(fingerprint(errors[1]!, 1))).toEqual([fingerprint(errors[1]!)]);
+  db.close();
+});
