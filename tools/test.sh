@@ -6,8 +6,8 @@
 # startTestColony) then run a second time with every colony on PostgreSQL
 # (COLONY_TEST_BACKEND=postgres: one throwaway server per test process, a fresh database per
 # colony). Not repeated there, because they work on SQLite's file itself: backup (copies it),
-# disk-full (fills the filesystem under it), normalizer-upgrade (rewinds it to an older release's
-# schema) and export-import (the CLI imports into a stopped colony's file). Files without startTestColony (crash and
+# disk-full (fills the filesystem under it), normalizer-upgrade and operator-series (rewind it to
+# an older release's schema) and export-import (the CLI imports into a stopped colony's file). Files without startTestColony (crash and
 # crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and source checks) run once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ if [ "$#" -eq 0 ]; then
     behaviour=()
     for f in $(grep -l "startTestColony" test/*.test.ts); do
       case "$(basename "$f")" in
-        backup.test.ts | disk-full.test.ts | normalizer-upgrade.test.ts | export-import.test.ts) ;;
+        backup.test.ts | disk-full.test.ts | normalizer-upgrade.test.ts | operator-series.test.ts | export-import.test.ts) ;;
         *) behaviour+=("$f") ;;
       esac
     done
