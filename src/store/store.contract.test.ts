@@ -433,6 +433,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.tombstones.add("t1", "hash1", 100); // once
         expect([await store.tombstones.has("t1"), await store.tombstones.has("t2")]).toEqual([true, false]);
         expect(await store.tombstones.hasContent("hash1")).toBe(true);
+        expect(await store.tombstones.count()).toBe(1);
         expect(await store.tombstones.purgeBefore(101)).toBe(1);
         expect(await store.tombstones.has("t1")).toBe(false);
 

@@ -156,6 +156,11 @@ export class PgFingerprintAliasRepository implements FingerprintAliasRepository 
 export class PgTombstoneRepository implements TombstoneRepository {
   constructor(private readonly sql: SQL) {}
 
+  async count(): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM tombstones`;
+    return n;
+  }
+
   async add(trailId: string, contentHash: string, at: number): Promise<void> {
     await this
       .sql`INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (${trailId}, ${contentHash}, ${at}) ON CONFLICT DO NOTHING`;
