@@ -96,7 +96,9 @@ export async function setStoreWritable(colony: TestColony, writable: boolean): P
   const admin = new SQL((await testPostgres()).url, { max: 1 });
   try {
     await admin.unsafe(`ALTER DATABASE ${name} SET default_transaction_read_only = ${writable ? "off" : "on"}`);
-    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`;
+    // Idle connections only: a query cut mid-flight is a different fault (tested with the server down).
+    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle'`;
   } finally {
     await admin.close();
   }
