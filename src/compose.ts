@@ -17,7 +17,11 @@ import { mcpRoutes } from "./mcp/hosted";
 import { MCP_PATH, serviceErrorAsJsonRpc } from "./mcp/jsonrpc-errors";
 import { OriginPolicy } from "./mcp/origin";
 import { type NativePaths, prepareNatives } from "./platform/native";
+import { operatorRoutes } from "./http/routes/operator";
+import { PrometheusMetrics } from "./ops/prometheus";
+import type { Gauges } from "./service/admin";
 import { ColonyService } from "./service/colony";
+import { NO_METRICS, type Metrics } from "./service/metrics";
 import { Quotas } from "./service/quotas";
 import type { Subsystems } from "./service/subsystems";
 import type { Store, VectorStore } from "./store/ports";
@@ -191,8 +195,14 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
   Bun.gc(true);
   const seams = chooseSeams(subsystems.store);
-  const quotas = new Quotas({ general: config.rateLimit, publish: config.publishLimit, draft: config.draftLimit }, seams.quotas);
-  const service = new ColonyService({ config, logger, subsystems, seams, quotas, publicUrl });
+  // Metrics are an operator endpoint: with no operator token there is no /metrics, so nothing is
+  // counted (the hot paths then skip even the timing).
+  const prometheus: PrometheusMetrics | null = config.adminToken
+    ? new PrometheusMetrics((): Promise<Gauges> => service.admin.gauges())
+    : null;
+  const metrics: Metrics = prometheus ?? NO_METRICS;
+  const quotas = new Quotas({ general: config.rateLimit, publish: config.publishLimit, draft: config.draftLimit }, seams.quotas, metrics);
+  const service: ColonyService = new ColonyService({ config, logger, subsystems, seams, quotas, publicUrl, metrics });
   await service.start();
   // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
   // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
@@ -202,7 +212,7 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
     new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
   );
   const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
-  const app = createApp(service, logger, [mcp], errorShapes);
+  const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);
   const handler = createFetchHandler({
     config,
     logger,
@@ -211,6 +221,7 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
     pseudonymSecret: await pseudonymSecret(subsystems.store),
     quotas,
     errorShapes,
+    metrics,
   });
   return {
     subsystems,

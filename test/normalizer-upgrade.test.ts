@@ -35,6 +35,9 @@ function rewindToVersion1(dataDir: string): void {
     db.exec("DROP INDEX trails_by_normalizer_version");
     db.exec("ALTER TABLE trails DROP COLUMN normalizer_version");
     db.exec("DROP TABLE fingerprint_aliases");
+    // Migration 8 (operator series) came later still.
+    db.exec("DROP TABLE series_hourly");
+    db.exec("DROP INDEX events_by_trail");
     db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();

@@ -58,9 +58,11 @@ function templateOf(method: string, path: string): string {
 /** Calls the colony and checks the answer against the schema the document declares for its status. */
 async function conforms(method: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await colony.fetch(path, { ...init, method });
-  const body = await res.json();
   const template = templateOf(method, path);
   const route = API_ROUTES.find((r) => r.path === template && r.method === method.toLowerCase())!;
+  const text = route.contentType && res.ok ? true : null;
+  if (text) expect(res.headers.get("content-type")).toContain(route.contentType!);
+  const body = text ? await res.text() : await res.json();
   const declared = doc.paths[template][method.toLowerCase()].responses;
   expect({ path, status: res.status, declared: String(res.status) in declared }).toEqual({ path, status: res.status, declared: true });
   const schema = route.answers[res.status]?.schema ?? ErrorBody;
@@ -159,6 +161,17 @@ describe("OpenAPI document", () => {
     });
     expect(removed.status).toBe(200);
     await conforms("GET", `/v1/trails/${id}`);
+    await conforms("GET", `/v1/admin/trails/${id}`, { headers: bearer });
+    await conforms("GET", "/v1/admin/overview", { headers: bearer });
+    await conforms("GET", "/v1/admin/overview");
+    await conforms("GET", "/v1/admin/series?hours=3", { headers: bearer });
+    await conforms("GET", "/v1/admin/series?hours=0", { headers: bearer });
+    const explained = await conforms("POST", "/v1/admin/search", json({ query: "No module named yaml" }, bearer));
+    expect(explained.body.explanations.length).toBe(explained.body.results.length);
+    await conforms("GET", `/v1/admin/trails/${id}`, { headers: bearer });
+    await conforms("GET", "/v1/admin/trails/nope", { headers: bearer });
+    await conforms("GET", "/metrics");
+    await conforms("GET", "/metrics", { headers: bearer });
     const mcp = await conforms(
       "POST",
       "/mcp",

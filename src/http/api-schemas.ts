@@ -197,3 +197,87 @@ export const JsonRpcMessage = Type.Object(
   { jsonrpc: Type.Literal("2.0") },
   { additionalProperties: true, description: "an MCP JSON-RPC message (Streamable HTTP, stateless)" },
 );
+
+// ---- Operator console API (/v1/admin/…) --------------------------------------------------------
+
+const TrailsByState = Type.Object({
+  queued: Type.Integer({ minimum: 0 }),
+  indexed: Type.Integer({ minimum: 0 }),
+  merged: Type.Integer({ minimum: 0 }),
+  rejected: Type.Integer({ minimum: 0 }),
+});
+
+export const AdminOverview = Type.Object({
+  queue_depth: Type.Integer({ minimum: 0 }),
+  trails_by_state: TrailsByState,
+  store_bytes: Type.Integer({ minimum: 0 }),
+  stats: Stats,
+});
+
+const Count = Type.Integer({ minimum: 0 });
+export const AdminSeries = Type.Object({
+  series: Type.Array(Type.String()),
+  hours: Type.Array(
+    Type.Object({
+      hour: Timestamp,
+      searches: Count,
+      publishes: Count,
+      outcomes: Count,
+      indexed: Count,
+      merged: Count,
+      rejected: Count,
+      failed: Count,
+      queue_depth: Count,
+    }),
+    { description: "one row per hour, oldest first, empty hours included" },
+  ),
+});
+
+const Terms = Type.Object({ lexical: Type.Number(), vector: Type.Number(), strength: Type.Number(), environment: Type.Number() });
+export const Explanation = Type.Object({
+  trail_id: Uuid,
+  via: Type.Union([Type.Literal("fingerprint"), Type.Literal("semantic")]),
+  fusion: Nullable(Type.Union([Type.Literal("blend"), Type.Literal("rrf")])),
+  weights: Nullable(Terms),
+  lexical_score: Nullable(Type.Number({ description: "BM25 divided by the query's best BM25" })),
+  lexical_rank: Nullable(Type.Integer({ minimum: 0 })),
+  cosine: Nullable(Type.Number()),
+  vector_rank: Nullable(Type.Integer({ minimum: 0 })),
+  strength: Type.Number(),
+  environment_overlap: Type.Number(),
+  terms: Nullable(Terms),
+  score: Type.Number({ description: "the fused score (1 for a fingerprint match)" }),
+});
+
+export const ExplainedSearch = Type.Object({
+  fingerprint: FingerprintString,
+  results: Type.Array(SearchResult),
+  notice: Type.String(),
+  explanations: Type.Array(Explanation),
+});
+
+const Reports = Type.Array(
+  Type.Object({
+    outcome: Type.Union(OUTCOMES.map((o) => Type.Literal(o))),
+    counted: Type.Boolean(),
+    agent: Type.String(),
+    model: Nullable(Type.String()),
+    notes: Nullable(Type.String()),
+    at: Timestamp,
+  }),
+);
+const History = Type.Array(Type.Object({ kind: Type.String(), agent: Type.String(), text: Type.String(), at: Timestamp }));
+
+export const AdminTrail = Type.Union([
+  Type.Composite([
+    TrailStatus.anyOf[0],
+    Type.Object({
+      author: Type.String(),
+      indexed_at: Nullable(Timestamp),
+      reinforced_at: Nullable(Timestamp),
+      reports: Reports,
+      history: History,
+    }),
+  ]),
+  Type.Object({ trail_id: Uuid, status: Type.Literal("removed"), reports: Reports, history: History }),
+]);

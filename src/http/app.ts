@@ -17,7 +17,7 @@ import { errorMessage } from "../core/error-message";
 
 type AnyElysia = Elysia<any, any, any, any, any, any, any>;
 
-/** Routes mounted beside the API by the composition root (the hosted MCP endpoint). */
+/** Routes mounted beside the API by the composition root (the hosted MCP endpoint, /metrics). */
 export type RoutePlugin = (app: AnyElysia) => AnyElysia;
 
 export function createApp(service: ColonyService, logger: Logger, plugins: RoutePlugin[] = [], errorShapes: ErrorShapes = new Map()) {

@@ -2,6 +2,7 @@
 // validates requests with (src/core/trail.ts) and the answer schemas of src/http/api-schemas.ts.
 // Nothing here restates a schema: the route table only says which schema goes where.
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
+import { SeriesQuery } from "../service/admin";
 import { DRAFT_ID_PATTERN } from "../service/drafts";
 import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail } from "../core/trail";
@@ -182,6 +183,55 @@ export const API_ROUTES: ApiRoute[] = [
     errors: [],
   },
   {
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics (operator): requests, search phases, enrichment, quotas, queue, trails, store size",
+    tag: "Operator",
+    operator: true,
+    contentType: "text/plain",
+    answers: { 200: { description: "the Prometheus text exposition format", schema: Type.String() } },
+    errors: ["unauthorized", "not_enabled", "unavailable"],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/overview",
+    summary: "Operator console: queue depth, trails by state, store size and the public counters",
+    tag: "Operator",
+    operator: true,
+    answers: { 200: { description: "the overview", schema: S.AdminOverview } },
+    errors: ["unauthorized", "not_enabled", "unavailable"],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/series",
+    summary: "Operator console: hourly searches, publishes, outcome reports, enrichment verdicts and queue peak",
+    tag: "Operator",
+    operator: true,
+    query: SeriesQuery,
+    answers: { 200: { description: "one row per hour", schema: S.AdminSeries } },
+    errors: ["invalid_request", "unauthorized", "not_enabled", "unavailable"],
+  },
+  {
+    method: "post",
+    path: "/v1/admin/search",
+    summary: "Operator console: the search with each result's ranking terms (not recorded as a search)",
+    tag: "Operator",
+    operator: true,
+    body: { schema: SearchRequest, required: true },
+    answers: { 200: { description: "the search envelope and one explanation per result", schema: S.ExplainedSearch } },
+    errors: ["invalid_request", "unauthorized", "not_enabled", "unavailable"],
+  },
+  {
+    method: "get",
+    path: "/v1/admin/trails/{trail_id}",
+    summary: "Operator console: one trail's whole record with its author, outcome reports and history",
+    tag: "Operator",
+    operator: true,
+    pathParams: { trail_id: TRAIL_ID },
+    answers: { 200: { description: "the record", schema: S.AdminTrail } },
+    errors: ["unauthorized", "not_found", "not_enabled", "unavailable"],
+  },
+  {
     method: "post",
     path: "/mcp",
     summary: "Hosted MCP server (stateless Streamable HTTP, JSON-RPC)",
@@ -228,6 +278,11 @@ const NAMED: Record<string, TSchema> = {
   Health: S.Health,
   Readiness: S.Readiness,
   JsonRpcMessage: S.JsonRpcMessage,
+  AdminOverview: S.AdminOverview,
+  AdminSeries: S.AdminSeries,
+  Explanation: S.Explanation,
+  ExplainedSearch: S.ExplainedSearch,
+  AdminTrail: S.AdminTrail,
 };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

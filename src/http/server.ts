@@ -9,9 +9,10 @@ import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "
 import { bindContext, type RequestContext } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
 import { type ErrorShapes, errorResponse } from "./errors";
-import { quotaHeaders, refuseUnlessAllowed, type QuotaDecision, type Quotas, type QuotaState } from "../service/quotas";
+import { quotaHeaders, type QuotaDecision, type Quotas, type QuotaState } from "../service/quotas";
 import { LOOKUP_ROUTE, type FingerprintLookups, type LookupAnswer } from "./routes/lookup";
 import { errorMessage } from "../core/error-message";
+import { NO_METRICS, type Metrics } from "../service/metrics";
 
 export interface ServerDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface ServerDeps {
   quotas: Quotas;
   /** Paths whose refusals take their own shape (the MCP endpoint's JSON-RPC errors). */
   errorShapes?: ErrorShapes;
+  /** Request counts and durations (NO_METRICS when metrics are off). */
+  metrics?: Metrics;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -47,6 +50,8 @@ export function createFetchHandler(deps: ServerDeps) {
   let inFlight = 0;
   let draining = false;
   const logRequests = deps.logger.enabled("info");
+  const metrics = deps.metrics ?? NO_METRICS;
+  const timed = logRequests || metrics !== NO_METRICS;
 
   async function fetch(request: Request, server: Server<unknown>): Promise<Response> {
     inFlight++;
@@ -88,7 +93,7 @@ export function createFetchHandler(deps: ServerDeps) {
   function lookupPassed(request: BunRequest<typeof LOOKUP_ROUTE>, pass: Pass): Response | Promise<Response> {
     let answer: LookupAnswer | Promise<LookupAnswer>;
     try {
-      refuseUnlessAllowed(pass.quota, "general");
+      deps.quotas.refuseUnlessAllowed(pass.quota, "general");
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
       answer = deps.lookups.answer(request.params.fp);
     } catch (err) {
@@ -123,7 +128,7 @@ export function createFetchHandler(deps: ServerDeps) {
    * answer at once; shared ones (several replicas) may need a round trip.
    */
   function begin(request: Request, server: Server<unknown>): Pass | Promise<Pass> {
-    const started = logRequests ? performance.now() : 0;
+    const started = timed ? performance.now() : 0;
     const peer = server.requestIP(request)?.address ?? null;
     const address = clientAddress(request, peer, deps.config.trustProxy);
     const quota = deps.quotas.takeGeneral(address);
@@ -132,7 +137,7 @@ export function createFetchHandler(deps: ServerDeps) {
 
   /** 429 when the general quota is spent, 400 for a malformed agent id; else who is calling. */
   function admitClient(pass: Pass, request: Request): ClientIdentity {
-    refuseUnlessAllowed(pass.quota, "general");
+    deps.quotas.refuseUnlessAllowed(pass.quota, "general");
     return identify(request.headers, pass.address, deps.pseudonymSecret);
   }
 
@@ -155,10 +160,13 @@ export function createFetchHandler(deps: ServerDeps) {
     return headers;
   }
 
+  /** The log line and the request metrics. */
   function logRequest(request: Request, pass: Pass, status: number, route: string): void {
+    if (!timed) return;
+    const elapsed = performance.now() - pass.started;
+    metrics.request(request.method, route, status, elapsed / 1000);
     if (!logRequests) return;
-    const ms = Math.round((performance.now() - pass.started) * 100) / 100;
-    deps.logger.info("request", { method: request.method, route, status, ms });
+    deps.logger.info("request", { method: request.method, route, status, ms: Math.round(elapsed * 100) / 100 });
   }
 
   /** The layer's headers added to a response a handler built, and the log line. */

@@ -9,8 +9,10 @@ import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
 import type { Subsystems } from "./subsystems";
 import { DraftService } from "./drafts";
+import { AdminService } from "./admin";
 import { FeedService } from "./feed";
 import type { Quotas } from "./quotas";
+import { NO_METRICS, type Metrics } from "./metrics";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
@@ -26,9 +28,13 @@ export interface ColonyDeps {
   /** Base of approve_url links (known once the server is bound). */
   publicUrl: () => string;
   now?: () => number;
+  /** Where the core reports what it does (NO_METRICS when metrics are off). */
+  metrics?: Metrics;
 }
 
 const MAINTENANCE_INTERVAL_MS = 3600_000;
+/** How often the queue depth is sampled for the console's hourly peak. */
+const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
 
 export class ColonyService {
   private readonly startedAt: number;
@@ -39,12 +45,16 @@ export class ColonyService {
   readonly feed: FeedService;
   /** The quotas every route and tool spends (service/quotas.ts). */
   readonly quotas: Quotas;
+  readonly admin: AdminService;
+  readonly metrics: Metrics;
   /** Null when the store, the vector index or the model did not start: trails stay queued. */
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
+  private queueTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.startedAt = this.now();
     this.quotas = deps.quotas;
     const { store, vectors, embedder } = deps.subsystems;
@@ -59,6 +69,7 @@ export class ColonyService {
             claims: seams.jobClaims,
             fingerprintChanges: seams.fingerprints,
             vectorChanges: seams.vectors,
+            metrics: this.metrics,
           })
         : null;
     this.trails = new TrailService({
@@ -72,7 +83,7 @@ export class ColonyService {
       fingerprintChanges: seams.fingerprints,
       vectorChanges: seams.vectors,
     });
-    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now });
+    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now, metrics: this.metrics });
     this.drafts = new DraftService({
       store,
       trails: this.trails,
@@ -81,6 +92,15 @@ export class ColonyService {
       quotas: deps.quotas,
     });
     this.feed = new FeedService({ store, now: this.now });
+    this.admin = new AdminService({
+      store,
+      adminToken: deps.config.adminToken,
+      now: this.now,
+      trails: this.trails,
+      search: this.search,
+      feed: this.feed,
+      queueDepth: () => this.queueDepth(),
+    });
   }
 
   /** Resumes queued work and starts periodic maintenance. */
@@ -88,6 +108,10 @@ export class ColonyService {
     await this.maintenance();
     this.maintenanceTimer = setInterval(() => void this.maintenance(), MAINTENANCE_INTERVAL_MS);
     this.maintenanceTimer.unref?.();
+    if (this.deps.subsystems.store) {
+      this.queueTimer = setInterval(() => void this.admin.sampleQueue().catch(() => {}), QUEUE_SAMPLE_INTERVAL_MS);
+      this.queueTimer.unref?.();
+    }
     this.worker?.notify();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) {
       const worker = this.worker;
@@ -153,6 +177,7 @@ export class ColonyService {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
+    if (this.queueTimer) clearInterval(this.queueTimer);
     await this.refingerprinting;
     await this.worker?.stop();
   }
@@ -169,6 +194,7 @@ export class ColonyService {
         const tombstones = await this.trails.purgeTombstones();
         const drafts = await this.drafts.purge();
         await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+        await this.admin.purgeSeries();
         const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
         if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
       });

@@ -14,6 +14,8 @@ import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seam
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
+import type { EnrichmentOutcome, Metrics } from "./metrics";
+
 export interface WorkerDeps {
   /** A store whose vector index is open. */
   store: Store;
@@ -27,6 +29,7 @@ export interface WorkerDeps {
   fingerprintChanges: FingerprintChanges;
   /** Told after a commit which trails got a vector. */
   vectorChanges: VectorChanges;
+  metrics?: Metrics;
 }
 
 const RETRY_DELAY_MS = 1000;
@@ -115,6 +118,8 @@ export class EnrichmentWorker {
       }
       if (decision.action !== "candidate" && decision.error !== undefined) {
         this.deps.logger.error("enrichment of a trail failed", { trail_id: record!.id, error: decision.error });
+        this.deps.metrics?.enrichment("failed");
+        await store.stats.bump("failed", this.deps.now());
       }
       if (decision.action === "retry") {
         await store.jobs.recordFailure(seq, decision.error);
@@ -150,10 +155,16 @@ export class EnrichmentWorker {
     const changed = new Set<string>();
     const upserted: number[] = [];
     const at = now();
+    const verdicts: EnrichmentOutcome[] = [];
     await store.transaction(async (tx) => {
+      const counted = async (outcome: EnrichmentOutcome, applied: boolean) => {
+        if (!applied) return;
+        verdicts.push(outcome);
+        await tx.stats.bump(outcome, at);
+      };
       for (const p of planned) {
         if (p.kind === "rejected") {
-          await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at });
+          await counted("rejected", await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at }));
           await tx.jobs.remove(p.seq);
           continue;
         }
@@ -170,6 +181,7 @@ export class EnrichmentWorker {
         });
         if (settlement.action === "merge") {
           if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: settlement.into, at })) {
+            await counted("merged", true);
             if (settlement.credit) await this.creditMerge(tx, target!, record.author, at);
             changed.add(target!.fingerprint);
           }
@@ -185,6 +197,7 @@ export class EnrichmentWorker {
             at,
           });
           if (applied) {
+            await counted("indexed", true);
             await tx.vectors!.upsert(p.seq, vector);
             upserted.push(p.seq);
             await tx.lexical.add(p.seq, lexicalFields(analysis.trail));
@@ -202,6 +215,8 @@ export class EnrichmentWorker {
       }
       if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
+      const metrics = this.deps.metrics;
+      if (metrics) tx.afterCommit(() => verdicts.forEach((v) => metrics.enrichment(v)));
     });
   }
 

@@ -5,6 +5,7 @@
 import type { ErrorCode } from "../core/error-codes";
 import type { MaybePromise, QuotaCounters, QuotaDecision, QuotaState, QuotaWindow } from "../store/seams";
 import { ServiceError } from "./errors";
+import { NO_METRICS, type Metrics } from "./metrics";
 
 export type { QuotaDecision, QuotaState };
 
@@ -60,7 +61,12 @@ export type QuotaLimits = Record<QuotaName, number>;
 export class Quotas {
   private readonly windows: Record<QuotaName, QuotaWindow>;
 
-  constructor(limits: QuotaLimits, counters: QuotaCounters) {
+  constructor(
+    limits: QuotaLimits,
+    counters: QuotaCounters,
+    /** Where refusals are counted, per quota. */
+    private readonly metrics: Metrics = NO_METRICS,
+  ) {
     const make = (name: QuotaName) => counters.window(name, limits[name], QUOTAS[name].windowMs);
     this.windows = { general: make("general"), publish: make("publish"), draft: make("draft") };
   }
@@ -87,7 +93,13 @@ export class Quotas {
   /** The operation's quota state, or 429 with its code and Retry-After when it is used up. */
   async admit(operation: MeteredOperation, address: string): Promise<QuotaState> {
     const quota = METERED[operation].quota;
-    return refuseUnlessAllowed(await this.windows[quota].peek(address), quota);
+    return this.refuseUnlessAllowed(await this.windows[quota].peek(address), quota);
+  }
+
+  /** The decision when the quota allows the call; else 429 (counted in the metrics). */
+  refuseUnlessAllowed(q: QuotaDecision, quota: QuotaName): QuotaDecision {
+    if (!q.allowed) this.metrics.quotaRejected(QUOTAS[quota].code);
+    return refuseUnlessAllowed(q, quota);
   }
 
   /** Counts one use of the operation's quota, once the operation has succeeded. */

@@ -3,12 +3,23 @@
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
-import { rank, rankByBlend, VECTOR_WEIGHT_BY_MODEL, type Candidate, type Fusion, type FusionWeights } from "../core/ranking";
+import {
+  OVERLAP_WEIGHT,
+  RRF_K,
+  rank,
+  rankByBlend,
+  STRENGTH_WEIGHT,
+  VECTOR_WEIGHT_BY_MODEL,
+  type Candidate,
+  type Fusion,
+  type FusionWeights,
+} from "../core/ranking";
 import { redactText } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore } from "../store/ports";
 import { requireStore, ServiceError, type Caller } from "./errors";
+import { NO_METRICS, type Metrics } from "./metrics";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
 
 /** How many candidates each retriever contributes to the fusion. */
@@ -20,6 +31,43 @@ export interface SearchDeps {
   embedder: Embedder | null;
   trails: TrailService;
   now: () => number;
+  metrics?: Metrics;
+}
+
+/** Why a result is where it is: the inputs and terms of the fusion (src/core/ranking.ts). */
+export interface Explanation {
+  trail_id: string;
+  via: "fingerprint" | "semantic";
+  fusion: Fusion | null;
+  weights: { lexical: number; vector: number; strength: number; environment: number } | null;
+  /** BM25 divided by the query's best BM25 (0..1); null when the lexical index did not find it. */
+  lexical_score: number | null;
+  lexical_rank: number | null;
+  /** Cosine similarity of the query to the trail. */
+  cosine: number | null;
+  vector_rank: number | null;
+  strength: number;
+  environment_overlap: number;
+  /** Each term's contribution to the fused score (weight times input). */
+  terms: { lexical: number; vector: number; strength: number; environment: number } | null;
+  score: number;
+}
+
+function fingerprintExplanation(r: SearchResult): Explanation {
+  return {
+    trail_id: r.trail_id,
+    via: "fingerprint",
+    fusion: null,
+    weights: null,
+    lexical_score: null,
+    lexical_rank: null,
+    cosine: null,
+    vector_rank: null,
+    strength: r.strength,
+    environment_overlap: r.match.environment_overlap,
+    terms: null,
+    score: 1,
+  };
 }
 
 /** Which retrievers run: the hybrid in production; one alone for the quality benchmark. */
@@ -43,7 +91,36 @@ export class SearchService {
 
   async search(input: unknown, caller: Caller, mode: RetrievalMode = "hybrid"): Promise<SearchEnvelope> {
     const req = this.parse(input);
+    const { envelope, top } = await this.run(req, mode, null);
+    try {
+      await this.recordSearch(requireStore(this.deps.store), caller, req, envelope.results, top?.category ?? null);
+    } catch (err) {
+      // The answer is read already; a full disk costs the activity feed this search, not the
+      // caller its results (/readyz reports the failing writes).
+      if (!(err instanceof StoreUnavailableError)) throw err;
+    }
+    return envelope;
+  }
+
+  /**
+   * The same search with the terms that ranked each result (for the operator console). It is not
+   * recorded: an operator looking into the ranking is not a search of the colony's agents.
+   */
+  async explain(input: unknown): Promise<SearchEnvelope & { explanations: Explanation[] }> {
+    const req = this.parse(input);
+    const explanations: Explanation[] = [];
+    const { envelope } = await this.run(req, "hybrid", explanations);
+    return { ...envelope, explanations };
+  }
+
+  /** Fingerprint matches, then the hybrid; `explain` (when given) receives each result's terms. */
+  private async run(
+    req: SearchRequest,
+    mode: RetrievalMode,
+    explain: Explanation[] | null,
+  ): Promise<{ envelope: SearchEnvelope; top: TrailRecord | undefined }> {
     const { vectors, embedder, trails } = this.deps;
+    const metrics = this.deps.metrics ?? NO_METRICS;
     const store = requireStore(this.deps.store);
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
@@ -54,6 +131,7 @@ export class SearchService {
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
+    explain?.push(...results.map((r) => fingerprintExplanation(r)));
     let top: TrailRecord | undefined = byFingerprint[0];
     const seen = new Set(byFingerprint.map((r) => r.seq));
 
@@ -62,17 +140,23 @@ export class SearchService {
         throw new ServiceError("unavailable", "semantic search is not available (embedding model or vector index down)");
       }
       // The model runs on ONNX Runtime's thread while the lexical index is queried here.
+      const started = performance.now();
       const embedding = embedder.embed([req.query]);
-      embedding.catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
+      embedding.then(() => metrics.searchPhase("embed", (performance.now() - started) / 1000)).catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
+      const lexicalStarted = performance.now();
       const lexical = mode === "vector" ? [] : await store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
+      metrics.searchPhase("lexical", (performance.now() - lexicalStarted) / 1000);
       const [query] = await embedding;
+      const vectorStarted = performance.now();
       const vector = mode === "lexical" ? [] : await vectors.search(query!, CANDIDATES_PER_RETRIEVER);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
-      const facts = new Map((await store.trails.rankingFacts(ids, { environment: !!req.environment })).map((f) => [f.seq, f]));
       // Vector hits carry their cosine already; only lexical-only candidates need theirs.
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));
       for (const [id, sim] of await vectors.similarities(query!, missing)) similarity.set(id, sim);
+      const rankStarted = performance.now();
+      metrics.searchPhase("vector", (rankStarted - vectorStarted) / 1000);
+      const facts = new Map((await store.trails.rankingFacts(ids, { environment: !!req.environment })).map((f) => [f.seq, f]));
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
       const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));
@@ -92,25 +176,53 @@ export class SearchService {
         });
       }
       const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
-      const chosen = ranked.slice(0, limit - results.length).map((c) => c.id);
+      const chosen = ranked.slice(0, limit - results.length);
       // Whole trails only for the results; one that changed status since its facts were read is skipped.
-      const records = new Map((await store.trails.bySeqs(chosen)).map((r) => [r.seq, r]));
-      for (const id of chosen) {
-        const record = records.get(id);
+      const records = new Map((await store.trails.bySeqs(chosen.map((c) => c.id))).map((r) => [r.seq, r]));
+      for (const c of chosen) {
+        const record = records.get(c.id);
         if (!record || record.status !== "indexed") continue;
-        results.push(trails.result(record, "semantic", round(similarity.get(id) ?? 0), req.environment));
+        const result = trails.result(record, "semantic", round(similarity.get(c.id) ?? 0), req.environment);
+        results.push(result);
+        explain?.push(this.explanation(result, c));
         top ??= record;
       }
+      metrics.searchPhase("rank", (performance.now() - rankStarted) / 1000);
     }
+    return { envelope: { fingerprint: fp, results, notice: UNTRUSTED_NOTICE }, top };
+  }
 
-    try {
-      await this.recordSearch(store, caller, req, results, top?.category ?? null);
-    } catch (err) {
-      // The answer is read already; a full disk costs the activity feed this search, not the
-      // caller its results (/readyz reports the failing writes).
-      if (!(err instanceof StoreUnavailableError)) throw err;
-    }
-    return { fingerprint: fp, results, notice: UNTRUSTED_NOTICE };
+  /** The terms of the fusion that placed a result (src/core/ranking.ts). */
+  private explanation(result: SearchResult, c: Candidate): Explanation {
+    const w = this.weights;
+    const terms =
+      this.fusion === "blend"
+        ? {
+            lexical: w.lexical * (c.lexicalScore ?? 0),
+            vector: w.vector * (c.similarity ?? 0),
+            strength: STRENGTH_WEIGHT * c.strength,
+            environment: OVERLAP_WEIGHT * c.overlap,
+          }
+        : {
+            lexical: c.lexicalRank === undefined ? 0 : w.lexical / (RRF_K + c.lexicalRank + 1),
+            vector: c.vectorRank === undefined ? 0 : w.vector / (RRF_K + c.vectorRank + 1),
+            strength: STRENGTH_WEIGHT * c.strength,
+            environment: OVERLAP_WEIGHT * c.overlap,
+          };
+    return {
+      trail_id: result.trail_id,
+      via: "semantic",
+      fusion: this.fusion,
+      weights: { ...w, strength: STRENGTH_WEIGHT, environment: OVERLAP_WEIGHT },
+      lexical_score: c.lexicalScore ?? null,
+      lexical_rank: c.lexicalRank ?? null,
+      cosine: c.similarity ?? null,
+      vector_rank: c.vectorRank ?? null,
+      strength: c.strength,
+      environment_overlap: c.overlap,
+      terms: roundAll(terms),
+      score: round(terms.lexical + terms.vector + terms.strength + terms.environment),
+    };
   }
 
   /** The search event and the hot-label counter. Never the query text. */
@@ -136,9 +248,11 @@ export class SearchService {
         at,
       });
       if (label) await tx.searches.add(label, at);
+      await tx.stats.bump("searches", at);
       await tx.stats.touchAgent(caller.agent, at);
     });
   }
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
+const roundAll = <T extends Record<string, number>>(o: T): T => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)])) as T;

@@ -1,5 +1,5 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
@@ -12,6 +12,7 @@ import type { Logger } from "../log";
 import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
+import { authorizeOperator } from "./operator";
 import { quotaHeaders, type Quotas, type QuotaState } from "./quotas";
 import { errorMessage } from "../core/error-message";
 
@@ -111,6 +112,7 @@ export class TrailService {
       createdAt: this.deps.now(),
     });
     await tx.stats.touchAgent(author, inserted.createdAt);
+    await tx.stats.bump("publishes", inserted.createdAt);
     tx.afterCommit(this.deps.notifyWorker);
     return inserted;
   }
@@ -255,6 +257,7 @@ export class TrailService {
       await tx.stats.touchAgent(caller.agent, at);
       const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
       await tx.stats.addOutcome(at, saved);
+      await tx.stats.bump("outcomes", at);
       await tx.outcomes.insert({
         trailSeq: target.seq,
         agent: caller.agent,
@@ -282,7 +285,7 @@ export class TrailService {
 
   /** Operator removal (decisions §8). */
   async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
-    this.authorizeOperator(authorization);
+    authorizeOperator(this.deps.adminToken, authorization);
     if (body !== undefined) {
       const parsed = parseWith(RemoveRequest, body);
       if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
@@ -306,18 +309,6 @@ export class TrailService {
       });
     });
     return { trail_id: trailId, status: "removed" };
-  }
-
-  private authorizeOperator(authorization: string | null): void {
-    const token = this.deps.adminToken;
-    if (token === null) throw new ServiceError("not_enabled", "operator endpoints are off: COLONY_ADMIN_TOKEN is not set");
-    const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
-    // Compare digests: constant time whatever the lengths.
-    const a = createHash("sha256").update(presented).digest();
-    const b = createHash("sha256").update(token).digest();
-    if (!timingSafeEqual(a, b) || presented.length === 0) {
-      throw new ServiceError("unauthorized", "missing or wrong operator token");
-    }
   }
 
   purgeTombstones(): Promise<number> {

@@ -164,6 +164,8 @@ export interface TrailRepository {
   setStrength(seq: number, strength: number): Promise<void>;
   /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
   delete(seq: number): Promise<void>;
+  /** How many trails are in each state (for the operator: metrics and console). */
+  countByStatus(): Promise<Record<TrailStatus, number>>;
   /** Indexed trails, most recently reinforced first, after a keyset cursor. */
   feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]>;
 }
@@ -201,6 +203,8 @@ export interface OutcomeRepository {
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
   countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
+  /** A trail's latest reports, newest first (for the operator console). */
+  forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
 }
 
 export interface MergeCreditLedger {
@@ -239,6 +243,19 @@ export interface EventRecord {
 export interface EventLog {
   append(e: EventRecord): Promise<void>;
   recent(limit: number): Promise<EventRecord[]>;
+  /** A trail's events, newest first (for the operator console). */
+  forTrail(trailId: string, limit: number): Promise<EventRecord[]>;
+}
+
+/** What the operator console charts, counted per hour. */
+export const SERIES = ["searches", "publishes", "outcomes", "indexed", "merged", "rejected", "failed", "queue_depth"] as const;
+export type SeriesName = (typeof SERIES)[number];
+
+export interface SeriesPoint {
+  /** Start of the hour, ms since the epoch. */
+  hour: number;
+  name: SeriesName;
+  value: number;
 }
 
 /** Aggregates kept as things happen, so stats never scan whole tables. */
@@ -251,6 +268,14 @@ export interface StatsRepository {
   trailsIndexed(): Promise<number>;
   /** Drops hourly buckets older than `before`. */
   purgeBefore(before: number): Promise<void>;
+  /** Adds `by` to a series in the hour of `at`. */
+  bump(name: SeriesName, at: number, by?: number): Promise<void>;
+  /** Raises a series in the hour of `at` to `value` if it is higher (a gauge's hourly peak). */
+  peak(name: SeriesName, at: number, value: number): Promise<void>;
+  /** Every non-zero point from the hour containing `since` on, oldest first. */
+  series(since: number): Promise<SeriesPoint[]>;
+  /** Drops series points older than `before` (kept longer than the 24-hour buckets). */
+  purgeSeriesBefore(before: number): Promise<void>;
 }
 
 export type DraftState = "pending" | "published" | "discarded";
@@ -342,4 +367,6 @@ export interface Store extends Ports {
    * stored vectors' rebuilds it empty; `rebuilt` then tells the caller to re-embed.
    */
   openVectors(model: { name: string; dim: number }): Promise<{ vectors: VectorStore; rebuilt: boolean }>;
+  /** Bytes the store takes on disk (for the operator: metrics and console). */
+  sizeBytes(): Promise<number>;
 }

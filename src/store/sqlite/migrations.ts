@@ -215,4 +215,19 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX fingerprint_aliases_by_time ON fingerprint_aliases (created_at);
     `,
   },
+  {
+    version: 8,
+    name: "operator series and trail history",
+    sql: `
+      -- Hourly counts for the operator console's charts (searches, publishes, outcomes, verdicts,
+      -- the queue's hourly peak), kept 30 days.
+      CREATE TABLE series_hourly (
+        hour  INTEGER NOT NULL,
+        name  TEXT NOT NULL,
+        value INTEGER NOT NULL,
+        PRIMARY KEY (hour, name)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+    `,
+  },
 ];

@@ -7,6 +7,8 @@ import type {
   MergeCreditLedger,
   OutcomeRecord,
   OutcomeRepository,
+  SeriesName,
+  SeriesPoint,
   StatsRepository,
   TombstoneRepository,
   FingerprintAliasRepository,
@@ -56,6 +58,24 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
          ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
       )
       .all(...trailSeqs, perTrail);
+    return rows.map((r) => ({
+      trailSeq: r.trail_seq,
+      agent: r.agent,
+      client: r.client,
+      outcome: r.outcome,
+      counted: r.counted === 1,
+      notes: r.notes,
+      model: r.model,
+      at: r.at,
+    }));
+  }
+
+  async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
+    const rows = this.db
+      .query<any, [number, number]>(
+        "SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes WHERE trail_seq = ? ORDER BY at DESC, id DESC LIMIT ?",
+      )
+      .all(trailSeq, limit);
     return rows.map((r) => ({
       trailSeq: r.trail_seq,
       agent: r.agent,
@@ -153,6 +173,14 @@ export class SqliteEventLog implements EventLog {
       .query<EventRecord, [number]>("SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?")
       .all(limit);
   }
+
+  async forTrail(trailId: string, limit: number): Promise<EventRecord[]> {
+    return this.db
+      .query<EventRecord, [string, number]>(
+        "SELECT kind, agent, trail_id AS trailId, text, at FROM events WHERE trail_id = ? ORDER BY id DESC LIMIT ?",
+      )
+      .all(trailId, limit);
+  }
 }
 
 const HOUR_MS = 3600_000;
@@ -202,6 +230,35 @@ export class SqliteStatsRepository implements StatsRepository {
 
   async trailsIndexed(): Promise<number> {
     return this.db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'trails_indexed'").get()?.value ?? 0;
+  }
+
+  async bump(name: SeriesName, at: number, by = 1): Promise<void> {
+    this.db
+      .query(
+        "INSERT INTO series_hourly (hour, name, value) VALUES (?, ?, ?) ON CONFLICT (hour, name) DO UPDATE SET value = value + excluded.value",
+      )
+      .run(Math.floor(at / HOUR_MS), name, by);
+  }
+
+  async peak(name: SeriesName, at: number, value: number): Promise<void> {
+    this.db
+      .query(
+        "INSERT INTO series_hourly (hour, name, value) VALUES (?, ?, ?) ON CONFLICT (hour, name) DO UPDATE SET value = max(value, excluded.value)",
+      )
+      .run(Math.floor(at / HOUR_MS), name, value);
+  }
+
+  async series(since: number): Promise<SeriesPoint[]> {
+    return this.db
+      .query<{ hour: number; name: SeriesName; value: number }, [number]>(
+        "SELECT hour, name, value FROM series_hourly WHERE hour >= ? ORDER BY hour, name",
+      )
+      .all(Math.floor(since / HOUR_MS))
+      .map((r) => ({ hour: r.hour * HOUR_MS, name: r.name, value: r.value }));
+  }
+
+  async purgeSeriesBefore(before: number): Promise<void> {
+    this.db.query("DELETE FROM series_hourly WHERE hour < ?").run(Math.floor(before / HOUR_MS));
   }
 
   /** Drops buckets older than `before` (they no longer count for anything). */

@@ -5,6 +5,7 @@
 // the same mutex (it is a transaction of its own), so no statement ever lands inside another
 // transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { StoreUnavailableError, type Ports, type Store, type Transaction, type VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
@@ -37,7 +38,7 @@ const WRITES = {
   lexical: ["add", "remove"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
-  stats: ["touchAgent", "addOutcome", "purgeBefore"],
+  stats: ["touchAgent", "addOutcome", "purgeBefore", "bump", "peak", "purgeSeriesBefore"],
   vectors: ["upsert", "remove", "markReindexed"],
 } as const satisfies { [P in keyof Ports]: readonly (keyof NonNullable<Ports[P]>)[] };
 
@@ -147,6 +148,16 @@ export function createSqliteStore(db: Database): Store {
     stats: outside(inside.stats, WRITES.stats),
     vectors: null,
     transaction,
+    async sizeBytes() {
+      const pages = db
+        .query<{ n: number }, []>("SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size()) AS n")
+        .get();
+      let wal = 0;
+      try {
+        wal = statSync(`${db.filename}-wal`).size;
+      } catch {} // no WAL file (yet)
+      return (pages?.n ?? 0) + wal;
+    },
     async openVectors(model) {
       const opened = await mutex.run(async () => SqliteVectorStore.open(db, kv, model));
       inside.vectors = opened.store;

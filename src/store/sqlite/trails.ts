@@ -229,6 +229,13 @@ export class SqliteTrailRepository implements TrailRepository {
     this.db.query("UPDATE counters SET value = value + ? WHERE name = 'trails_indexed'").run(by);
   }
 
+  async countByStatus(): Promise<Record<TrailStatus, number>> {
+    const counts: Record<TrailStatus, number> = { queued: 0, indexed: 0, merged: 0, rejected: 0 };
+    const rows = this.db.query<{ status: TrailStatus; n: number }, []>("SELECT status, count(*) AS n FROM trails GROUP BY status").all();
+    for (const r of rows) counts[r.status] = r.n;
+    return counts;
+  }
+
   async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
     const where = ["status = 'indexed'"];
     const args: (string | number)[] = [];

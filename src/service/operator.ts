@@ -1,0 +1,16 @@
+// The operator token check, shared by every operator endpoint (removal, metrics, the console's
+// admin API): 501 not_enabled without COLONY_ADMIN_TOKEN, 401 unauthorized for a missing or wrong
+// Bearer token.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { ServiceError } from "./errors";
+
+export function authorizeOperator(token: string | null, authorization: string | null): void {
+  if (token === null) throw new ServiceError("not_enabled", "operator endpoints are off: COLONY_ADMIN_TOKEN is not set");
+  const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1] ?? "";
+  // Compare digests: constant time whatever the lengths.
+  const a = createHash("sha256").update(presented).digest();
+  const b = createHash("sha256").update(token).digest();
+  if (!timingSafeEqual(a, b) || presented.length === 0) {
+    throw new ServiceError("unauthorized", "missing or wrong operator token");
+  }
+}
