@@ -68,6 +68,18 @@ const COMMANDS: Command[] = [
     run: async (args) => (await import("./cli/status")).runStatus(args),
   },
   {
+    name: "export",
+    usage: ["export FILE"],
+    summary: "write the indexed trails of the colony at COLONY_URL to a checksummed bundle",
+    run: async (args) => (await import("./cli/export")).runExport(args),
+  },
+  {
+    name: "import",
+    usage: ["import FILE"],
+    summary: "publish a bundle's trails into COLONY_DATA_DIR (colony stopped), idempotent",
+    run: async (args) => (await import("./cli/import")).runImport(args),
+  },
+  {
     name: "version",
     aliases: ["--version"],
     usage: ["version"],

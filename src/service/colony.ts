@@ -163,10 +163,13 @@ export class ColonyService {
     const { logger, subsystems } = this.deps;
     try {
       const total = await subsystems.store?.stats.trailsIndexed();
-      const progress = startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger });
-      const n = await worker.reindex(undefined, (k) => progress.tick(k));
+      // A new data directory has nothing to re-embed: no progress to show.
+      const progress = total
+        ? startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger })
+        : null;
+      const n = await worker.reindex(undefined, (k) => progress?.tick(k));
       await subsystems.vectors!.markReindexed();
-      progress.finish({ trails: n });
+      progress?.finish({ trails: n });
     } catch (err) {
       logger.error("re-embedding failed; it resumes at the next start", {
         error: errorMessage(err),

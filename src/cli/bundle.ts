@@ -1,0 +1,97 @@
+// The export bundle: one file, JSON lines. The first line is the manifest, every other line one
+// trail. The manifest's sha256 covers the exact bytes after the manifest's newline, so a file
+// damaged or cut in transit is refused before anything is imported. A checksum proves integrity,
+// not origin: whoever can change the file can recompute it. `colony export` prints the whole
+// file's sha256 so a team can compare it over a channel they trust.
+
+export const BUNDLE_FORMAT = "colony-export";
+export const BUNDLE_VERSION = 1;
+
+export interface BundleManifest {
+  format: typeof BUNDLE_FORMAT;
+  version: typeof BUNDLE_VERSION;
+  created_at: string;
+  /** The colony version that wrote it. */
+  source: string;
+  /** Number of trail lines. */
+  trails: number;
+  /** Hex SHA-256 of everything after the manifest line. */
+  sha256: string;
+}
+
+/** One trail line: the trail as the source colony indexed it (redacted), and its fingerprint there. */
+export interface BundleEntry {
+  fingerprint: string;
+  category: string | null;
+  trail: unknown;
+}
+
+export class BundleError extends Error {}
+
+const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+
+/** The bundle's text for these entries. */
+export function writeBundle(entries: readonly BundleEntry[], source: string, createdAt = new Date()): string {
+  const body = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
+  const manifest: BundleManifest = {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    created_at: createdAt.toISOString(),
+    source,
+    trails: entries.length,
+    sha256: sha256(body),
+  };
+  return `${JSON.stringify(manifest)}\n${body}`;
+}
+
+/** Checks the manifest and the checksum, then parses every line; throws BundleError saying what is wrong. */
+export function readBundle(text: string): { manifest: BundleManifest; entries: BundleEntry[] } {
+  const nl = text.indexOf("\n");
+  if (nl < 0) throw new BundleError("not a colony export: no manifest line");
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(text.slice(0, nl)) as BundleManifest;
+  } catch {
+    throw new BundleError("not a colony export: the first line is not JSON");
+  }
+  if (manifest?.format !== BUNDLE_FORMAT) throw new BundleError("not a colony export: the manifest has no format colony-export");
+  if (manifest.version !== BUNDLE_VERSION)
+    throw new BundleError(`export format version ${manifest.version} is not supported (this colony reads ${BUNDLE_VERSION})`);
+  const body = text.slice(nl + 1);
+  const actual = sha256(body);
+  if (actual !== manifest.sha256) {
+    throw new BundleError(
+      `checksum mismatch: the manifest says sha256 ${manifest.sha256}, the content has ${actual}; the file is damaged or was changed`,
+    );
+  }
+  const lines = body === "" ? [] : body.replace(/\n$/, "").split("\n");
+  if (lines.length !== manifest.trails)
+    throw new BundleError(`the manifest counts ${manifest.trails} trails, the file holds ${lines.length}`);
+  const entries = lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as BundleEntry;
+    } catch {
+      throw new BundleError(`line ${i + 2} is not JSON`);
+    }
+  });
+  return { manifest, entries };
+}
+
+/** The idempotency key of a trail: SHA-256 of its JSON with keys sorted at every level. */
+export function entryKey(trail: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v as object)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return sha256(JSON.stringify(canonical(trail)));
+}
+
+export function fileSha256(bytes: Uint8Array): string {
+  return sha256(bytes);
+}

@@ -1,0 +1,100 @@
+// `colony export FILE`: writes the indexed trails of the colony at COLONY_URL as a checksummed
+// bundle (src/cli/bundle.ts). It reads the public API (GET /v1/feed), so it works on a serving
+// colony whatever its store, and it can only carry what the API shows to anyone: trails as
+// indexed (both redaction passes applied), never removed, rejected or queued ones, never an
+// author, an outcome, a note or an agent id.
+import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { loadConfig } from "../config";
+import { errorMessage } from "../core/error-message";
+import { fingerprint } from "../core/fingerprint";
+import { createLogger } from "../log";
+import { startProgress } from "../progress";
+import { VERSION } from "../version";
+import { type BundleEntry, fileSha256, writeBundle } from "./bundle";
+import { EXIT, parseArgs, UsageError } from "./command";
+import { type Answer, type ClientTarget, reportError, request, withColony } from "./http";
+
+const PAGE = 50;
+const MAX_RETRIES = 5;
+
+interface FeedItem {
+  trail_id: string;
+  category: string | null;
+  reinforced_at: string;
+  trail: { problem: { error: string } };
+}
+
+/** GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export down rather than stop it. */
+async function getPatiently(target: ClientTarget, path: string): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await request(target, "GET", path);
+    if ((answer.status !== 429 && answer.status !== 503) || attempt >= MAX_RETRIES) return answer;
+    await Bun.sleep(1000 * Math.min(60, Math.max(1, attempt + 1)));
+  }
+}
+
+export async function runExport(args: string[]): Promise<number> {
+  const { positionals } = parseArgs(args, {});
+  if (positionals.length !== 1) throw new UsageError("export needs FILE: the bundle to write");
+  const file = positionals[0]!;
+  if (existsSync(file)) throw new UsageError(`${file} exists already; an export never overwrites a file`);
+  const logger = createLogger(loadConfig({ COLONY_LOG_LEVEL: process.env.COLONY_LOG_LEVEL }).logLevel);
+  return withColony(async (target) => {
+    const stats = await getPatiently(target, "/v1/stats");
+    if (stats.status !== 200) return reportError(stats, false);
+    const total = (stats.body as { trails?: unknown }).trails;
+    const progress = startProgress({
+      label: "exporting trails",
+      unit: "trails",
+      total: typeof total === "number" ? total : undefined,
+      logger,
+    });
+    const started = Date.now();
+    const entries = new Map<string, BundleEntry>();
+    const add = (item: FeedItem) => {
+      const fresh = !entries.has(item.trail_id);
+      // The fingerprint is informative (an import computes its own from the error line).
+      entries.set(item.trail_id, { fingerprint: fingerprint(item.trail.problem.error), category: item.category, trail: item.trail });
+      if (fresh) progress.tick();
+      return fresh;
+    };
+    // The feed runs from the most recently reinforced trail down. A trail reinforced during the
+    // export jumps to the head, past the cursor: passes over the head (everything reinforced since
+    // the start) pick those up until one finds nothing new.
+    for (let pass = 0; ; pass++) {
+      let found = 0;
+      let cursor: string | null = null;
+      let reachedOlder = false;
+      do {
+        const path = `/v1/feed?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const page = await getPatiently(target, path);
+        if (page.status !== 200) return reportError(page, false);
+        const body = page.body as { items: FeedItem[]; next_cursor: string | null };
+        for (const item of body.items) {
+          if (pass > 0 && Date.parse(item.reinforced_at) < started - 1000) {
+            reachedOlder = true;
+            break;
+          }
+          if (add(item)) found++;
+        }
+        cursor = body.next_cursor;
+      } while (cursor !== null && !reachedOlder);
+      if (pass > 0 && found === 0) break;
+      if (pass >= 5) break;
+    }
+    const list = [...entries.values()];
+    const text = writeBundle(list, `colony ${VERSION} at ${target.url}`);
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, text, { flag: "wx", mode: 0o600 });
+      renameSync(tmp, file);
+    } catch (err) {
+      process.stderr.write(`colony: export failed: cannot write ${file}: ${errorMessage(err)}\n`);
+      return EXIT.usage;
+    }
+    progress.finish({ file });
+    const bytes = new TextEncoder().encode(text);
+    process.stdout.write(`exported ${list.length} trails to ${file} (${bytes.length} bytes, sha256 ${fileSha256(bytes)})\n`);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,144 @@
+// `colony import FILE`: merges an export bundle into the colony of COLONY_DATA_DIR through the
+// normal publish pipeline: each trail is validated, redacted, fingerprinted and queued like a
+// POST /v1/trails, then enriched here (second redaction pass, secret and injection screening,
+// quality, merge with equivalent trails) before the command ends. It opens the data directory
+// itself, so the colony must be stopped: a serving colony would refuse the trails past its hourly
+// publish quota, and the run can report each trail's verdict. Repeating an import adds nothing:
+// each trail's content key is remembered in the store's key-value table.
+import { readFileSync } from "node:fs";
+import { ConfigError, loadConfig } from "../config";
+import { errorMessage } from "../core/error-message";
+import { createLogger } from "../log";
+import { startProgress } from "../progress";
+import type { Caller } from "../service/errors";
+import { ServiceError } from "../service/errors";
+import { BundleError, entryKey, readBundle } from "./bundle";
+import { EXIT, parseArgs, UsageError } from "./command";
+
+/** The author of imported trails: their own authors stay in the source colony. */
+export const IMPORT_AGENT = "colony-import";
+const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT, agentDeclared: true };
+const STALL_MS = 180_000;
+const keyOf = (contentKey: string) => `import.trail.${contentKey}`;
+
+export async function runImport(args: string[]): Promise<number> {
+  const { positionals } = parseArgs(args, {});
+  if (positionals.length !== 1) throw new UsageError("import needs FILE: a bundle written by colony export");
+  const file = positionals[0]!;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${errorMessage(err)}`);
+  }
+  let bundle: ReturnType<typeof readBundle>;
+  try {
+    bundle = readBundle(text);
+  } catch (err) {
+    if (!(err instanceof BundleError)) throw err;
+    process.stderr.write(`colony: import refused: ${file}: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    // The import is the operator's own action: no hourly publish quota, no queue bound.
+    config = { ...loadConfig(), publishLimit: 1_000_000_000, maxQueue: 1_000_000_000 };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const { composeColony } = await import("../compose");
+  const { DataDirLockedError } = await import("../store/sqlite/lock");
+  const { DatabaseDamagedError } = await import("../store/sqlite/integrity");
+  let colony: Awaited<ReturnType<typeof composeColony>>;
+  try {
+    colony = await composeColony(config, { logger, publicUrl: () => "" });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`colony: import: ${err.message} (stop the colony first)\n`);
+      return EXIT.unavailable;
+    }
+    if (err instanceof DatabaseDamagedError) {
+      process.stderr.write(`colony: import: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  try {
+    const { store } = colony.subsystems;
+    const { service } = colony;
+    if (!store || !service.worker) {
+      const failures = Object.values(colony.subsystems.failures).join("; ");
+      process.stderr.write(`colony: import: the colony cannot enrich trails here: ${failures}\n`);
+      return EXIT.unavailable;
+    }
+    const published: string[] = [];
+    let already = 0;
+    const invalid: string[] = [];
+    const progress = startProgress({ label: "importing trails", unit: "trails", total: bundle.entries.length, logger });
+    for (const [i, entry] of bundle.entries.entries()) {
+      const key = keyOf(entryKey(entry.trail));
+      if ((await store.kv.get(key)) !== null) already++;
+      else {
+        try {
+          const { body } = await service.trails.publish(entry.trail, IMPORT_CALLER);
+          await store.kv.set(key, body.trail_id);
+          published.push(body.trail_id);
+        } catch (err) {
+          if (!(err instanceof ServiceError) || err.code !== "invalid_trail") throw err;
+          invalid.push(`line ${i + 2}: ${err.message}`);
+        }
+      }
+      progress.tick();
+    }
+    progress.finish({ published: published.length, already_imported: already, invalid: invalid.length });
+    await drainQueue(store.jobs, logger);
+    const verdicts: Record<string, number> = {};
+    for (const id of published) {
+      const status = String((await service.trails.status(id)).status);
+      verdicts[status] = (verdicts[status] ?? 0) + 1;
+    }
+    for (const line of invalid.slice(0, 5)) process.stderr.write(`colony: import: skipped ${line}\n`);
+    const verdictText = Object.entries(verdicts)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(", ");
+    process.stdout.write(
+      `imported ${file}: ${bundle.entries.length} trails, ${published.length} published` +
+        (published.length > 0 ? ` (${verdictText})` : "") +
+        `, ${already} already imported, ${invalid.length} invalid\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await colony.close();
+  }
+}
+
+/** Waits until the enrichment queue is empty, with progress (the worker runs in this process). */
+async function drainQueue(jobs: { depth(): Promise<number> }, logger: ReturnType<typeof createLogger>): Promise<void> {
+  const first = await jobs.depth();
+  if (first === 0) return;
+  const progress = startProgress({ label: "enriching imported trails", unit: "trails", total: first, logger });
+  let last = first;
+  let movedAt = Date.now();
+  for (;;) {
+    const depth = await jobs.depth();
+    if (depth < last) {
+      progress.tick(last - depth);
+      movedAt = Date.now();
+    }
+    last = depth;
+    if (depth === 0) break;
+    // Failing jobs are retried with backoff and rejected after 5 attempts, so the queue empties;
+    // a queue that does not move for this long means the worker is stuck: stop waiting.
+    if (Date.now() - movedAt > STALL_MS)
+      throw new Error(
+        `enrichment made no progress for ${STALL_MS / 1000} s (${depth} trails still queued; they are enriched when the colony starts)`,
+      );
+    await Bun.sleep(100);
+  }
+  progress.finish();
+}

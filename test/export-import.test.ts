@@ -1,0 +1,153 @@
+// `colony export` and `colony import` as real processes: a bundle written from a serving colony
+// holds its indexed trails and nothing private (no secret, no removed trail, no author, no outcome
+// or agent id), a damaged bundle is refused, and an import into another colony's data directory
+// goes through the publish pipeline, is idempotent, and needs that colony stopped.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readBundle, writeBundle } from "../src/cli/bundle";
+import { spawnColony, startTestColony, type TestColony, tempDir } from "./support/colony";
+import { json, sampleTrail } from "./support/trails";
+
+const ADMIN = "export-test-admin-token-0123";
+const AUTHOR = "author-agent-7f3a";
+const REPORTER = "reporter-agent-9c1d";
+const NOTE = "worked on the staging cluster of team falcon";
+const SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+let source: TestColony;
+let work: string;
+let target: string;
+const kept: string[] = [];
+let removedError = "";
+
+async function run(args: string[], env: Record<string, string>) {
+  const p = spawnColony(args, { COLONY_LOG_LEVEL: "warn", ...env });
+  const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  source = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN });
+  work = tempDir("colony-export-");
+  target = join(work, "target-data");
+  const errors = [
+    "OSError: [Errno 24] Too many open files: '/srv/app/uploads'",
+    "java.lang.OutOfMemoryError: Java heap space",
+    "error: linker `cc` not found",
+    "fatal: refusing to merge unrelated histories",
+  ];
+  const ids: string[] = [];
+  for (const [i, error] of errors.entries()) {
+    const trail = sampleTrail({ error, commands: i === 0 ? [`GITHUB_TOKEN=${SECRET} ./deploy.sh`] : undefined });
+    const res = await source.fetch("/v1/trails", json(trail, { "X-Colony-Agent": AUTHOR }));
+    expect(res.status).toBe(202);
+    ids.push(((await res.json()) as { trail_id: string }).trail_id);
+  }
+  await source.service.worker!.drain();
+  // An outcome with a note by another agent, and one trail removed by the operator.
+  const report = await source.fetch(
+    `/v1/trails/${ids[0]}/outcomes`,
+    json({ protocol_version: "1.0", outcome: "worked", notes: NOTE }, { "X-Colony-Agent": REPORTER }),
+  );
+  expect(report.status).toBe(202);
+  const removed = await source.fetch(`/v1/trails/${ids[3]}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADMIN}` } });
+  expect(removed.status).toBe(200);
+  removedError = errors[3]!;
+  kept.push(...ids.slice(0, 3));
+});
+
+afterAll(async () => {
+  await source?.dispose();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("colony export", () => {
+  test("writes every indexed trail, and nothing private, with a checksum", async () => {
+    const file = join(work, "colony.bundle");
+    const r = await run(["export", file], { COLONY_URL: source.url });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^exported 3 trails to .* \(\d+ bytes, sha256 [0-9a-f]{64}\)\n$/);
+    const text = readFileSync(file, "utf8");
+    const { manifest, entries } = readBundle(text);
+    expect(manifest).toMatchObject({ format: "colony-export", version: 1, trails: 3 });
+    expect(entries.map((e) => (e.trail as { problem: { error: string } }).problem.error).sort()).toEqual(
+      [
+        "OSError: [Errno 24] Too many open files: '/srv/app/uploads'",
+        "java.lang.OutOfMemoryError: Java heap space",
+        "error: linker `cc` not found",
+      ].sort(),
+    );
+    for (const forbidden of [SECRET, AUTHOR, REPORTER, NOTE, removedError, ...kept]) expect(text).not.toContain(forbidden);
+    expect(text).toContain("<redacted:");
+  });
+
+  test("never overwrites a file; needs FILE", async () => {
+    const file = join(work, "exists.bundle");
+    writeFileSync(file, "x");
+    const r = await run(["export", file], { COLONY_URL: source.url });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("exists already");
+    expect(readFileSync(file, "utf8")).toBe("x");
+    expect((await run(["export"], {})).stderr).toContain("export needs FILE");
+  });
+});
+
+describe("colony import", () => {
+  test("a damaged bundle is refused before anything is stored", async () => {
+    const text = readFileSync(join(work, "colony.bundle"), "utf8");
+    const damaged = join(work, "damaged.bundle");
+    writeFileSync(damaged, text.replace("Java heap space", "Java heap spade"));
+    const r = await run(["import", damaged], { COLONY_DATA_DIR: target });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("checksum mismatch");
+    const notABundle = join(work, "trail.json");
+    writeFileSync(notABundle, JSON.stringify(sampleTrail()));
+    expect((await run(["import", notABundle], { COLONY_DATA_DIR: target })).stderr).toContain("not a colony export");
+  });
+
+  test("publishes through the pipeline into a stopped colony; repeating it adds nothing", async () => {
+    const file = join(work, "colony.bundle");
+    const first = await run(["import", file], { COLONY_DATA_DIR: target });
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`imported ${file}: 3 trails, 3 published (3 indexed), 0 already imported, 0 invalid\n`);
+    const again = await run(["import", file], { COLONY_DATA_DIR: target });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`imported ${file}: 3 trails, 0 published, 3 already imported, 0 invalid\n`);
+
+    const colony = await startTestColony({ COLONY_DATA_DIR: target });
+    try {
+      const stats = (await (await colony.fetch("/v1/stats")).json()) as { trails: number };
+      expect(stats.trails).toBe(3);
+      const found = (await (await colony.fetch("/v1/search", json({ query: "Java heap space", limit: 1 }))).json()) as any;
+      expect(found.results[0].trail.problem.error).toBe("java.lang.OutOfMemoryError: Java heap space");
+      expect(found.results[0].trail_id).not.toBe(kept[1]); // a new trail of this colony
+      // A running colony holds its data directory: the import says to stop it.
+      const busy = await run(["import", file], { COLONY_DATA_DIR: target });
+      expect(busy.code).toBe(4);
+      expect(busy.stderr).toContain("stop the colony first");
+    } finally {
+      await colony.stop();
+    }
+  });
+
+  test("each trail is screened like a publish: invalid ones are counted and named, the rest go in", async () => {
+    const file = join(work, "mixed.bundle");
+    const good = sampleTrail({ error: "Error: EACCES: permission denied, mkdir '/usr/local/lib/node_modules/x'" });
+    writeFileSync(
+      file,
+      writeBundle(
+        [
+          { fingerprint: "", category: null, trail: { protocol_version: "1.0", problem: { error: "x" } } },
+          { fingerprint: "", category: null, trail: good },
+        ],
+        "test",
+      ),
+    );
+    const r = await run(["import", file], { COLONY_DATA_DIR: target });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`imported ${file}: 2 trails, 1 published (1 indexed), 0 already imported, 1 invalid\n`);
+    expect(r.stderr).toContain("colony: import: skipped line 2: the trail does not validate");
+  });
+});
