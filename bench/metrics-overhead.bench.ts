@@ -53,6 +53,8 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const mOff = median(rates.off);
   const mOn = median(rates.on);
+  // Each round's two runs are back to back: their ratio is less exposed to load that comes and goes.
+  const paired = median(rates.on.map((r, i) => r / rates.off[i]!));
   const metrics = await (await fetch(`${on.url}/metrics`, { headers: { authorization: "Bearer bench-operator-token-0123456789" } })).text();
   const counted = /colony_http_requests_total\{method="GET",route="\/v1\/trails\/by-fingerprint\/:fp",status="200"\} (\d+)/.exec(
     metrics,
@@ -60,7 +62,7 @@ try {
   log(
     `cached lookups, wrk -t2 -c50 -d${SECONDS}s × ${ROUNDS} interleaved rounds${pinned ? " (colonies on core 0, wrk on core 1)" : ""}: ` +
       `median ${Math.round(mOff)} req/s with metrics off, ${Math.round(mOn)} req/s on = ${((mOn / mOff - 1) * 100).toFixed(1)} % ` +
-      `(the on side counted ${counted} lookups)`,
+      `; median of the per-round ratios on/off ${paired.toFixed(3)} (the on side counted ${counted} lookups)`,
   );
 } finally {
   await off.stop();

@@ -31,6 +31,7 @@ const ORDER = [
   "lifecycle",
   "analysis",
   "search-quality",
+  "devset",
   "search-speed",
   "feed-stats",
   "mcp",

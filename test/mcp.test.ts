@@ -197,7 +197,7 @@ describe("colony_search", () => {
     expect(r.json.withheld_note).toMatch(/COLONY_ALLOW_HIGH_RISK/);
     const top = r.json.trails[0];
     expect(top.trail_id).toBe(ids.yaml);
-    expect(top.match).toEqual({ via: "fingerprint", score: 1 });
+    expect(top.match).toEqual({ via: "fingerprint", score: 1, confidence: "strong" });
     // os 0.3 + arch missing on the query side + runtime name and major 0.3 + packages 0.3
     expect(top.environment_overlap).toBeCloseTo(0.9, 5);
     expect(top.root_cause).toContain("PyYAML");
@@ -420,5 +420,23 @@ describe("concurrency", () => {
       await a.close();
       await b.close();
     }
+  });
+});
+
+describe("colony_search says how sure its matches are", () => {
+  test("a fingerprint match is strong and shown without a warning", async () => {
+    const r = await callTool(client, "colony_search", { error: YAML_ERROR });
+    expect(r.structured.trails[0].match).toMatchObject({ via: "fingerprint", confidence: "strong" });
+    expect(r.structured.match_note).toBeUndefined();
+    expect(r.text.startsWith("{")).toBe(true);
+  });
+
+  test("when no trail is strong, the answer says so first, plainly", async () => {
+    const r = await callTool(client, "colony_search", { error: "segmentation fault in the render thread of the game engine" });
+    expect(r.structured.trails.length).toBeGreaterThan(0);
+    expect(r.structured.trails.every((t: any) => t.match.confidence !== "strong")).toBe(true);
+    expect(r.text.startsWith("No strong match; the closest trails are shown below.")).toBe(true);
+    expect(Object.keys(r.structured)[0]).toBe("match_note");
+    expect(r.structured.match_note).toBe("No strong match; the closest trails are shown below.");
   });
 });

@@ -101,6 +101,34 @@ describe("GET /metrics", () => {
   });
 });
 
+describe("queue depth series", () => {
+  test("the sampler records the queue's hourly peak, shown in the series and in /metrics", async () => {
+    const held = await startTestColony({ COLONY_ADMIN_TOKEN: TOKEN });
+    try {
+      await held.service.worker!.stop(); // hold the queue
+      const admin = held.service.admin;
+      await admin.sampleQueue(); // empty: nothing is written
+      for (const error of ["Error: EACCES one", "Error: EACCES two", "Error: EACCES three"]) {
+        expect((await held.fetch("/v1/trails", json(sampleTrail({ error })))).status).toBe(202);
+        await admin.sampleQueue();
+      }
+      const peak = async () => {
+        const body = (await (
+          await held.fetch("/v1/admin/series?hours=2", { headers: { authorization: `Bearer ${TOKEN}` } })
+        ).json()) as any;
+        return Math.max(...body.hours.map((h: any) => h.queue_depth));
+      };
+      expect(await peak()).toBe(3);
+      expect((await held.subsystems.store!.stats.series(0)).filter((p) => p.name === "queue_depth").length).toBeGreaterThan(0);
+      const values = samples(await (await held.fetch("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text());
+      expect(values.get("colony_queue_depth")).toBe(3);
+      expect(values.get('colony_trails{state="queued"}')).toBe(3);
+    } finally {
+      await held.dispose();
+    }
+  });
+});
+
 describe("Prometheus adapter", () => {
   test("request histograms are cumulative over the buckets, with sum and count", async () => {
     const m = new PrometheusMetrics(async () => ({

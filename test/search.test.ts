@@ -94,7 +94,7 @@ describe("envelope and ordering", () => {
     expect(new Set(body.results.map((r: any) => r.trail_id)).size).toBe(body.results.length);
     const first = body.results[0];
     expect(Object.keys(first).sort()).toEqual(["match", "outcomes", "risk", "strength", "trail", "trail_id"]);
-    expect(Object.keys(first.match).sort()).toEqual(["environment_overlap", "score", "via"]);
+    expect(Object.keys(first.match).sort()).toEqual(["confidence", "environment_overlap", "score", "via"]);
     expect(first.outcomes).toEqual({ worked: 0, partially_worked: 0, failed: 0 });
     expect(first.trail.protocol_version).toBe("1.0");
   });
@@ -166,6 +166,41 @@ describe("request rules", () => {
     expect(filtered.every((r: any) => r.strength >= cut)).toBe(true);
     expect((await search({ query: "x", min_strength: 1.5 })).res.status).toBe(400);
     expect((await search({ query: "x", min_strength: -0.1 })).res.status).toBe(400);
+  });
+
+  test("every result carries match.confidence; min_confidence filters and is validated", async () => {
+    const all = (await search({ query: "address already in use", limit: 10 })).body;
+    expect(all.results.length).toBeGreaterThan(1);
+    for (const r of all.results) {
+      expect(["strong", "likely", "weak"]).toContain(r.match.confidence);
+      if (r.match.via === "fingerprint") expect(r.match.confidence).toBe("strong");
+    }
+    const order = ["weak", "likely", "strong"];
+    expect(all.confidence).toBe(
+      all.results.map((r: any) => r.match.confidence).sort((a: string, b: string) => order.indexOf(b) - order.indexOf(a))[0],
+    );
+    for (const min of ["likely", "strong"]) {
+      const filtered = (await search({ query: "address already in use", limit: 10, min_confidence: min })).body.results;
+      expect(filtered.every((r: any) => order.indexOf(r.match.confidence) >= order.indexOf(min))).toBe(true);
+      expect(filtered.length).toBe(all.results.filter((r: any) => order.indexOf(r.match.confidence) >= order.indexOf(min)).length);
+    }
+    for (const bad of ["certain", "", 1, null]) {
+      const { res, body } = await search({ query: "x", min_confidence: bad });
+      expect(res.status).toBe(400);
+      expect(body.error.code).toBe("invalid_request");
+      expect(body.error.details.map((d: any) => d.path)).toContain("/min_confidence");
+    }
+  });
+
+  test("the envelope says when nothing is at least likely", async () => {
+    const unrelated = (await search({ query: "the printer on the third floor jams when printing duplex pages", limit: 3 })).body;
+    expect(unrelated.results.length).toBeGreaterThan(0);
+    expect(unrelated.results.every((r: any) => r.match.confidence === "weak")).toBe(true);
+    expect(unrelated.confidence).toBe("weak");
+    expect(unrelated.confidence_note).toMatch(/no result is a likely match/i);
+    const exact = (await search({ query: "ModuleNotFoundError: No module named 'yaml'" })).body;
+    expect(exact.confidence).toBe("strong");
+    expect(exact.confidence_note).toBeUndefined();
   });
 
   test("environment: every field optional, overlap reported per decisions §3", async () => {

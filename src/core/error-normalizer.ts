@@ -111,9 +111,8 @@ const FRAME_LINES: RegExp[] = [
   /^(?:created by[ \t]+)?[\w./*()-]{1,300}\((?:[^()\n]{0,300}|\.\.\.)\)$/,
   /^\/?[^\s:]{1,500}\.go:\d+(?:[ \t]+\+0x[0-9a-f]+)?$/i,
   /^-->[ \t]+\S{1,500}:\d+(?::\d+)?$/,
-  /^\d*[ \t]*\|/,
+  /^\d*[ \t]*\|(?![ \t]*=[ \t]*(?:note|help):)/,
   /^[\^~ \t-]{3,}$/,
-  /^=[ \t]+(?:note|help):/i,
   /^(?:note|help):[ \t]+run with `?rust_backtrace/i,
   /^for more information about this error, try/i,
   /^error:[ \t]+could not compile[ \t]/i,
@@ -171,6 +170,15 @@ function pickLines(text: string): string {
     if (isFrameLine(trimmed) || isFrameLine(line) || echoedSource) {
       if (blocks[blocks.length - 1]!.length > 0) blocks.push([]);
       continue;
+    }
+    // rustc's "= note:" lines belong to the error above their gutter; its "= help:" is advice.
+    if (/^=[ \t]*help:/i.test(line)) continue;
+    if (/^=[ \t]*note:/i.test(line)) {
+      const owner = [...blocks].reverse().find((b) => b.length > 0);
+      if (owner) {
+        owner.push(line.replace(/^=[ \t]*/, ""));
+        continue;
+      }
     }
     blocks[blocks.length - 1]!.push(line);
   }
@@ -363,7 +371,8 @@ const SOURCE_EXT =
 
 /** Version qualifiers: "(version 3.2)", "version 3.2", "node v20" (before version 1's number rules). */
 const VERSION_RULES: Rule[] = [
-  [/\bversion[ \t]+v?\d+(?:\.\d+)*(?:[-+][0-9a-z.]+)?\b/gi, "version <ver>"],
+  // Dotted only: a bare integer after "version" often identifies ("class file major version 65").
+  [/\bversion[ \t]+v?\d+(?:\.\d+)+(?:[-+][0-9a-z.]+)?\b/gi, "version <ver>"],
   [/\b(node(?:\.js)?|python|java|go|ruby|php)[ \t]+v?\d+(?:\.\d+)?\b(?!\.\d)/gi, "$1 <ver>"],
 ];
 
@@ -411,9 +420,14 @@ const V2_VALUE_RULES: Rule[] = [
   [/(?<![\w.$])(?:[A-Za-z_][\w$]*\.){1,8}([A-Z][\w$]*(?:Error|Exception))\b/g, "$1"],
 ];
 
-/** rustc names the user's own bindings and types in backticks; its error code identifies the error. */
+/**
+ * rustc names the user's own bindings in backticks in its borrow-checker and name-resolution
+ * errors; there the code identifies the error. Other codes name crates and targets that matter.
+ */
+const RUST_USER_NAME_CODES = /\berror\[e0(?:382|384|425|499|502|505|506|507|596|597|716)\]/i;
+
 function foldRustNames(s: string): string {
-  if (!/\berror\[e\d{4}\]/i.test(s)) return s;
+  if (!RUST_USER_NAME_CODES.test(s)) return s;
   return s.replace(/`[^`\n]{1,200}`/g, "`<name>`");
 }
 

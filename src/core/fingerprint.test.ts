@@ -500,6 +500,18 @@ const V2_SAME: [string, string, string][] = [
 
 /** Over-merging guards for the version 2 rules: these stay apart. */
 const V2_DIFFERENT: [string, string, string][] = [
+  // eval/devset.json distractor pairs p017 and p019 (real reports): rustc's note names the target,
+  // and a bare integer after "version" is a class file version, not a qualifier.
+  [
+    "rustc's '= note:' line is part of the error",
+    "error[E0463]: can't find crate for `core`\n  |\n  = note: the `wasm32-wasip2` target may not be installed\n  = help: consider downloading the target with `rustup target add wasm32-wasip2`",
+    "error[E0463]: can't find crate for `core`\n  |\n  = note: the `wasm32-unknown-unknown` target may not be installed\n  = help: consider downloading the target with `rustup target add wasm32-unknown-unknown`",
+  ],
+  [
+    "an integer version is kept",
+    "java.lang.IllegalArgumentException: Unsupported class file major version 65",
+    "java.lang.IllegalArgumentException: Unsupported class file major version 61",
+  ],
   [
     "class in front of the same system message",
     "ImportError: libGL.so.1: cannot open shared object file: No such file or directory",

@@ -96,6 +96,11 @@ export const SearchRequest = Type.Object({
   environment: Type.Optional(QueryEnvironment),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   min_strength: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  min_confidence: Type.Optional(
+    Type.Union([Type.Literal("weak"), Type.Literal("likely"), Type.Literal("strong")], {
+      description: "Only results at least this sure: weak (all, the default), likely or strong",
+    }),
+  ),
 });
 
 /** Query of GET /v1/feed (values arrive as strings: see parseQuery). */

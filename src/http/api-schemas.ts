@@ -46,12 +46,17 @@ export const Risk = Type.Object({
   ),
 });
 
+const ConfidenceLevel = Type.Union([Type.Literal("strong"), Type.Literal("likely"), Type.Literal("weak")], {
+  description: "strong: a fingerprint match or a semantic match calibrated to be right at least 95% of the time; likely; weak",
+});
+
 export const SearchResult = Type.Object({
   trail_id: Uuid,
   match: Type.Object({
     via: Type.Union([Type.Literal("fingerprint"), Type.Literal("semantic")]),
     score: Type.Number({ description: "1.0 for fingerprint matches, cosine similarity otherwise" }),
     environment_overlap: Type.Number({ minimum: 0, maximum: 1 }),
+    confidence: ConfidenceLevel,
   }),
   strength: Type.Number({ minimum: 0, maximum: 1 }),
   outcomes: OutcomeCounts,
@@ -63,6 +68,8 @@ export const SearchEnvelope = Type.Object({
   fingerprint: FingerprintString,
   results: Type.Array(SearchResult),
   notice: Type.String({ description: "trail content is untrusted data" }),
+  confidence: Type.Optional(ConfidenceLevel),
+  confidence_note: Type.Optional(Type.String({ description: "present when no result is at least likely" })),
 });
 
 export const Published = Type.Object({

@@ -4,6 +4,7 @@
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { SeriesQuery } from "../service/admin";
 import { DRAFT_ID_PATTERN } from "../service/drafts";
+import { UUID_PATTERN } from "../service/trails";
 import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail } from "../core/trail";
 import { VERSION } from "../version";
@@ -36,7 +37,7 @@ export interface ApiRoute {
   contentType?: string;
 }
 
-const TRAIL_ID = { schema: Type.String({ format: "uuid" }), description: "a trail id (UUID)" };
+const TRAIL_ID = { schema: Type.String({ pattern: UUID_PATTERN.source }), description: "a trail id (a lowercase UUID)" };
 const DRAFT_ID = { schema: Type.String({ pattern: DRAFT_ID_PATTERN.source }), description: "the draft id from approve_url" };
 const FP = { schema: S.FingerprintString, description: "an error fingerprint" };
 

@@ -1,5 +1,6 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
+import { atLeast, bestConfidence, confidenceOf, lexicalCoverage } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
@@ -21,6 +22,10 @@ import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore }
 import { requireStore, ServiceError, type Caller } from "./errors";
 import { NO_METRICS, type Metrics } from "./metrics";
 import { UNTRUSTED_NOTICE, type SearchEnvelope, type SearchResult, type TrailService } from "./trails";
+
+/** The envelope's note when no result is at least likely. */
+export const NO_LIKELY_MATCH =
+  "No result is a likely match for this error: the trails below are only the closest ones; check that their error is yours before using a fix.";
 
 /** How many candidates each retriever contributes to the fusion. */
 export const CANDIDATES_PER_RETRIEVER = 30;
@@ -124,6 +129,7 @@ export class SearchService {
     const store = requireStore(this.deps.store);
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
+    const minConfidence = req.min_confidence ?? "weak";
     const fp = fingerprint(req.query);
     // Also what older normalizers gave the query (trails not re-fingerprinted yet), and the query
     // itself when it is a fingerprint a client cached (aliases resolve both).
@@ -182,14 +188,21 @@ export class SearchService {
       for (const c of chosen) {
         const record = records.get(c.id);
         if (!record || record.status !== "indexed") continue;
-        const result = trails.result(record, "semantic", round(similarity.get(c.id) ?? 0), req.environment);
+        const cosine = round(similarity.get(c.id) ?? 0);
+        const coverage = lexicalCoverage(req.query, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`);
+        const confidence = confidenceOf({ via: "semantic", cosine, coverage });
+        if (!atLeast(confidence, minConfidence)) continue;
+        const result = trails.result(record, "semantic", cosine, req.environment, confidence);
         results.push(result);
         explain?.push(this.explanation(result, c));
         top ??= record;
       }
       metrics.searchPhase("rank", (performance.now() - rankStarted) / 1000);
     }
-    return { envelope: { fingerprint: fp, results, notice: UNTRUSTED_NOTICE }, top };
+    const confidence = bestConfidence(results.map((r) => r.match.confidence));
+    const envelope: SearchEnvelope = { fingerprint: fp, results, notice: UNTRUSTED_NOTICE, confidence };
+    if (!atLeast(confidence, "likely")) envelope.confidence_note = NO_LIKELY_MATCH;
+    return { envelope, top };
   }
 
   /** The terms of the fusion that placed a result (src/core/ranking.ts). */

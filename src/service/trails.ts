@@ -3,6 +3,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
+import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
 import { redactText } from "../core/redaction";
@@ -22,11 +23,11 @@ export const UNTRUSTED_NOTICE =
 
 export const TOMBSTONE_RETENTION_MS = 90 * 24 * 3600 * 1000;
 const FINGERPRINT_LOOKUP_LIMIT = 5;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface SearchResult {
   trail_id: string;
-  match: { via: "fingerprint" | "semantic"; score: number; environment_overlap: number };
+  match: { via: "fingerprint" | "semantic"; score: number; environment_overlap: number; confidence: Confidence };
   strength: number;
   outcomes: OutcomeCounts;
   risk: NonNullable<TrailRecord["risk"]>;
@@ -37,6 +38,10 @@ export interface SearchEnvelope {
   fingerprint: string;
   results: SearchResult[];
   notice: string;
+  /** The best confidence among the results (`weak` when there are none). */
+  confidence?: Confidence;
+  /** Set when no result is at least likely: the results are probably not this error. */
+  confidence_note?: string;
 }
 
 export interface OutcomeResult {
@@ -183,6 +188,7 @@ export class TrailService {
     return {
       fingerprint: fp,
       results: records.map((r) => this.result(r, "fingerprint", 1)),
+      confidence: "strong",
       notice: UNTRUSTED_NOTICE,
     };
   }
@@ -218,10 +224,16 @@ export class TrailService {
     return records.slice(0, limit);
   }
 
-  result(r: TrailRecord, via: "fingerprint" | "semantic", score: number, env?: QueryEnvironment): SearchResult {
+  result(
+    r: TrailRecord,
+    via: "fingerprint" | "semantic",
+    score: number,
+    env?: QueryEnvironment,
+    confidence: Confidence = "strong",
+  ): SearchResult {
     return {
       trail_id: r.id,
-      match: { via, score, environment_overlap: environmentOverlap(env, r.trail.environment) },
+      match: { via, score, environment_overlap: environmentOverlap(env, r.trail.environment), confidence },
       strength: r.strength ?? 0,
       outcomes: r.counts,
       risk: r.risk ?? { level: "low", flags: [] },

@@ -77,7 +77,9 @@ export async function callTool(client: Client, name: string, args: Record<string
   const text = r.content.map((c) => c.text).join("\n");
   let json: any = null;
   try {
-    json = JSON.parse(text);
+    // The data is the last text item; a plain sentence may come before it (colony_search's
+    // "No strong match" line).
+    json = JSON.parse(r.content[r.content.length - 1]?.text ?? "");
   } catch {}
   return { isError: r.isError === true, text, json, structured: r.structuredContent ?? null };
 }

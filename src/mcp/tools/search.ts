@@ -70,7 +70,11 @@ const CompactTrail = Type.Object({
   trail_id: Type.String(),
   strength: Type.Number(),
   outcomes: Type.Object({ worked: Count, partially_worked: Count, failed: Count }),
-  match: Type.Object({ via: Type.String(), score: Type.Number() }),
+  match: Type.Object({
+    via: Type.String(),
+    score: Type.Number(),
+    confidence: Type.String({ description: "strong, likely or weak: how sure the match is" }),
+  }),
   environment_overlap: Type.Number(),
   environment: Type.Object({
     os: Type.String(),
@@ -93,7 +97,13 @@ const CompactTrail = Type.Object({
   risk_level: Type.String(),
 });
 
+/** Said first when no trail shown is a strong match, so an agent does not follow an unrelated fix. */
+export const NO_STRONG_MATCH = "No strong match; the closest trails are shown below";
+
 const SearchOutput = Type.Object({
+  match_note: Type.Optional(
+    Type.String({ description: `"${NO_STRONG_MATCH}" when no trail shown is a strong match: check that a trail's error is yours` }),
+  ),
   envelope: Type.Literal("untrusted_data"),
   notice: Type.String(),
   fingerprint: Type.String(),
@@ -129,7 +139,7 @@ function compactResult(r: SearchResult): Static<typeof CompactTrail> {
     trail_id: r.trail_id,
     strength: r.strength,
     outcomes: r.outcomes,
-    match: { via: r.match.via, score: r.match.score },
+    match: { via: r.match.via, score: r.match.score, confidence: r.match.confidence },
     environment_overlap: r.match.environment_overlap,
     environment: {
       os: env.os,
@@ -170,7 +180,9 @@ async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<C
   const kept = includeHighRisk ? envelope.results : envelope.results.filter((r) => r.risk.level !== "high");
   const withheld = envelope.results.length - kept.length;
   const trails = kept.slice(0, SHOWN_RESULTS).map(compactResult);
+  const noStrongMatch = trails.length > 0 && !trails.some((t) => t.match.confidence === "strong");
   const out: Record<string, unknown> = {
+    ...(noStrongMatch ? { match_note: `${NO_STRONG_MATCH}.` } : {}),
     envelope: "untrusted_data",
     notice: `${MCP_NOTICE} Colony notice: ${envelope.notice}`,
     fingerprint: envelope.fingerprint,
@@ -186,7 +198,10 @@ async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<C
     trails.length > 0
       ? "After trying a trail, call colony_report with its trail_id and the outcome (worked, partially_worked, failed, not_applicable)."
       : "No trail matched. If you solve this error after several failed attempts, consider colony_publish.";
-  return structured(out);
+  const result = structured(out);
+  // Plainly, before the data: the first thing a model reads.
+  if (noStrongMatch) result.content = [{ type: "text", text: `${NO_STRONG_MATCH}.` }, ...result.content];
+  return result;
 }
 
 export const colonySearch: ColonyTool<typeof SearchInput> = {

@@ -228,6 +228,16 @@ export const MIGRATIONS: Migration[] = [
         PRIMARY KEY (hour, name)
       ) STRICT, WITHOUT ROWID;
       CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+      -- What older rows can tell (the queue's peaks were never kept; removed trails are gone).
+      INSERT INTO series_hourly (hour, name, value)
+        SELECT at / 3600000, 'searches', count(*) FROM events WHERE kind = 'search' GROUP BY 1;
+      INSERT INTO series_hourly (hour, name, value)
+        SELECT created_at / 3600000, 'publishes', count(*) FROM trails GROUP BY 1;
+      INSERT INTO series_hourly (hour, name, value)
+        SELECT at / 3600000, 'outcomes', count(*) FROM outcomes GROUP BY 1;
+      INSERT INTO series_hourly (hour, name, value)
+        SELECT indexed_at / 3600000, status, count(*) FROM trails
+        WHERE status IN ('indexed', 'merged', 'rejected') AND indexed_at IS NOT NULL GROUP BY 1, 2;
     `,
   },
 ];

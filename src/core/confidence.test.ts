@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, lexicalCoverage } from "./confidence";
+
+describe("confidence", () => {
+  test("a fingerprint match is strong whatever its features", () => {
+    expect(confidenceOf({ via: "fingerprint", cosine: 0, coverage: 0 })).toBe("strong");
+  });
+
+  test("semantic matches: strong needs similarity and shared words, likely less, weak below", () => {
+    expect(confidenceOf({ via: "semantic", cosine: T.strongCosine, coverage: T.strongCoverage })).toBe("strong");
+    expect(confidenceOf({ via: "semantic", cosine: T.strongCosine2, coverage: T.strongCoverage2 })).toBe("strong");
+    // High similarity alone is likely, not strong: unrelated errors of one tool read alike.
+    expect(confidenceOf({ via: "semantic", cosine: 0.95, coverage: 0 })).toBe("likely");
+    expect(confidenceOf({ via: "semantic", cosine: T.likelyCosineWithCoverage, coverage: T.likelyCoverage })).toBe("likely");
+    expect(confidenceOf({ via: "semantic", cosine: T.likelyCosineWithCoverage - 0.01, coverage: 1 })).toBe("weak");
+    expect(confidenceOf({ via: "semantic", cosine: T.likelyCosine - 0.01, coverage: T.likelyCoverage - 0.01 })).toBe("weak");
+  });
+
+  test("coverage is the share of the query's distinct words found in the trail", () => {
+    expect(lexicalCoverage("No module named numpy", "ModuleNotFoundError: No module named 'numpy'")).toBe(1);
+    expect(lexicalCoverage("connection refused by redis", "ModuleNotFoundError: No module named 'numpy'")).toBe(0);
+    expect(lexicalCoverage("", "x")).toBe(0);
+  });
+
+  test("levels order: weak < likely < strong", () => {
+    expect(atLeast("strong", "likely")).toBe(true);
+    expect(atLeast("weak", "likely")).toBe(false);
+    expect(bestConfidence([])).toBe("weak");
+    expect(bestConfidence(["weak", "likely"])).toBe("likely");
+  });
+});
