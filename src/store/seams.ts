@@ -85,8 +85,8 @@ export interface JobClaims {
 // ---- Maintenance leadership ------------------------------------------------------------------
 
 /**
- * Who runs periodic, colony-wide work (the hourly purge, re-embedding after a model change): one
- * process at a time. `run` calls `task` when this process may do `name` now and answers true;
+ * Who runs periodic, colony-wide work (the hourly purge, re-embedding after a model change,
+ * re-fingerprinting after a normalizer change): one process at a time. `run` calls `task` when this process may do `name` now and answers true;
  * false when another process holds it.
  */
 export interface Leadership {
