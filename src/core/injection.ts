@@ -4,6 +4,9 @@
 // refused. Pure: no I/O. Every pattern is anchored on a keyword and uses bounded gaps, so a
 // 64 KB adversarial body stays linear.
 
+import { COMPACT_RULES, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
+import { foldAccents, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";
+
 export interface InjectionFinding {
   kind: string;
   detail: string;
@@ -346,6 +349,60 @@ function detectPlain(norm: string, findings: InjectionFinding[]): void {
   }
 }
 
+/**
+ * The evasions (issue 15 item 7): look-alike letters, invisible characters, accents, spaced-out
+ * letters (src/core/screening-text.ts) and other languages (injection-languages.ts). A kind the
+ * plain pass found already is not reported twice.
+ */
+function detectFolded(visible: string, norm: string, findings: InjectionFinding[]): void {
+  const found = new Set(findings.map((f) => f.kind));
+  const add = (f: InjectionFinding) => {
+    if (found.has(f.kind)) return;
+    found.add(f.kind);
+    findings.push(f);
+  };
+  const letters = foldLetters(visible);
+  const folded = foldForScreening(letters);
+  if (folded !== norm) {
+    const inner: InjectionFinding[] = [];
+    detectPlain(folded, inner);
+    for (const f of inner)
+      add({ kind: f.kind, detail: `${f.detail} (once look-alike letters, invisible characters and spacing are folded)` });
+  }
+  for (const run of spacedLetterRuns(letters)) {
+    if (run.length < 10) continue;
+    for (const rule of COMPACT_RULES) if (rule.pattern.test(run)) add({ kind: rule.kind, detail: `${rule.detail}: "${excerpt(run)}"` });
+  }
+  const texts = [...new Set([foldAccents(visible), folded])];
+  for (const rule of LANGUAGE_RULES) {
+    if (found.has(rule.kind)) continue;
+    for (const text of texts) {
+      const m = firstMatch(rule, text);
+      if (m) {
+        add({ kind: rule.kind, detail: `${rule.detail} (${rule.lang}): "${excerpt(m)}"` });
+        break;
+      }
+    }
+  }
+}
+
+function firstMatch(rule: LanguageRule, text: string): string | null {
+  if (!rule.needs.every((n) => n.test(text))) return null;
+  rule.pattern.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = rule.pattern.exec(text)) !== null) {
+    if (m[0].length === 0) {
+      rule.pattern.lastIndex++;
+      continue;
+    }
+    if (rule.qualifier && !rule.qualifier.test(`${m[1] ?? ""} ${m[2] ?? ""}`)) continue;
+    rule.pattern.lastIndex = 0;
+    return m[0];
+  }
+  rule.pattern.lastIndex = 0;
+  return null;
+}
+
 /** Findings for one text; [] when it reads like an ordinary error report or fix. */
 export function detectInjection(text: string): InjectionFinding[] {
   if (typeof text !== "string" || text.length === 0) return [];
@@ -360,6 +417,7 @@ export function detectInjection(text: string): InjectionFinding[] {
 
   const norm = normalize(hidden.visible);
   detectPlain(norm, findings);
+  detectFolded(hidden.visible, norm, findings);
   if (hidden.tagText) detectPlain(normalize(hidden.tagText), findings);
 
   for (const { encoding, decoded } of decodeCandidates(hidden.visible)) {

@@ -662,6 +662,7 @@ const providerRule = (t: ProviderToken): RedactionRule => ({
 // (which needs a secret-sounding flag name) cannot see it. `attached`: only `-pVALUE` (mysql's
 // `-p VALUE` prompts for the password and VALUE is the database); `separate`: only `-P VALUE`;
 // `both`: either. The option must follow the tool on the same command (no `;`, `|`, `&` between).
+// The tool may be named by its path (`/usr/bin/sshpass`, `C:\tools\mysql.exe`).
 
 interface CommandSecretOption {
   about: string;
@@ -713,7 +714,7 @@ const commandOptionRule = (c: CommandSecretOption): RedactionRule => {
     kind: c.kind ?? "password",
     about: c.about,
     pattern: new RegExp(
-      String.raw`(?<![\w./\\\-])(?:${c.command})(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?${c.option}${gap}(?![\s\-])(${QUOTED}|${BARE})`,
+      String.raw`(?<![\w.\-])(?:${c.command})(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?${c.option}${gap}(?![\s\-])(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 1,
@@ -1091,9 +1092,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "user",
     hint: /Users|home/,
-    about: "User names inside home paths (/home/alice, /Users/bob, C:\\Users\\carol); the path shape is kept",
+    about:
+      "User names inside home paths (/home/alice, /Users/bob, C:\\Users\\carol, also glued to an option: -I/home/alice/include); the path shape is kept",
     pattern:
-      /(?<![A-Za-z0-9_.-])(?:\/home\/|\/Users\/|[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/))([A-Za-z0-9_][^\s/\\:*?"<>|'`$%(){}[\],;]{0,63}(?: [^\s/\\:*?"<>|'`$%(){}[\],;]{1,32}(?=\\))?)/dg,
+      /(?:(?<![A-Za-z0-9_.-])|(?<=(?:^|[\s'"=,;(])-[A-Za-z]{1,12}))(?:\/home\/|\/Users\/|[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/))([A-Za-z0-9_][^\s/\\:*?"<>|'`$%(){}[\],;]{0,63}(?: [^\s/\\:*?"<>|'`$%(){}[\],;]{1,32}(?=\\))?)/dg,
     group: 1,
     accept: (s) => !GENERIC_USERS.has(s.toLowerCase()),
   },
@@ -1112,7 +1114,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       "IPv4 addresses except loopback, 0.0.0.0, documentation ranges, netmasks, link-local and public DNS resolvers; not version numbers",
     hint: /\d\.\d/,
     pattern:
-      /(?<![A-Za-z0-9_.-])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?![0-9]|\.[0-9]|[A-Za-z_-])/dg,
+      /(?:(?<![A-Za-z0-9_.-])|(?<=(?:^|[\s'"=,;(])-[A-Za-z]{1,12}))((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})(?![0-9]|\.[0-9]|[A-Za-z_-])/dg,
     group: 1,
     accept: (s, m, text) => {
       if (isHarmlessIPv4(s)) return false;

@@ -244,3 +244,26 @@ describe("look-alikes of the new forms stay", () => {
     });
   }
 });
+
+// Found by the end-to-end property test (test/secrets-everywhere.test.ts, issue 15 item 3).
+describe("positions the end-to-end property test found", () => {
+  const cases: [string, string][] = [
+    ["/usr/bin/sshpass -p Qz81xPw ssh deploy@build", "Qz81xPw"],
+    ["deploy/sshpass -p Qz81xPw ssh", "Qz81xPw"],
+    ["/usr/bin/mysql -u root -pQz81xPw app", "Qz81xPw"],
+    ["C:\\tools\\mysql.exe -u root -pQz81xPw", "Qz81xPw"],
+    ["/usr/local/bin/docker login -u ci -p Qz81xPw registry.gitlab.com", "Qz81xPw"],
+    ["gcc -I/home/qzvtmla/include main.c", "qzvtmla"],
+    ["ld -L/home/qzvtmla/lib -lfoo", "qzvtmla"],
+    ["cl.exe -IC:\\Users\\qzvtmla\\include main.c", "qzvtmla"],
+    ["mysql -h10.20.30.40 -u root", "10.20.30.40"],
+  ];
+  for (const [input, secret] of cases) {
+    test(input, () => {
+      expect(redactText(input).text).not.toContain(secret);
+    });
+  }
+  test("a version after -v stays", () => {
+    expect(redactText("-v10.1.2.3").text).toBe("-v10.1.2.3");
+  });
+});

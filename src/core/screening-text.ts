@@ -1,0 +1,220 @@
+// Text folding before prompt-injection screening (issue 15 item 7): the same words written with
+// look-alike letters, invisible characters, accents or spaced-out letters must read the same to
+// the phrase detectors. Used only to screen, never to store or show. Pure: no I/O.
+//
+// The steps, in order:
+// 1. Unicode NFKC: fullwidth forms, mathematical alphanumerics (𝐢𝐠𝐧𝐨𝐫𝐞), ligatures, circled and
+//    superscript letters become their plain letters.
+// 2. Format and filler characters are removed: \p{Cf} (zero-width space/joiners, word joiner,
+//    bidi controls, soft hyphen, tag characters), combining grapheme joiner, variation selectors,
+//    Hangul fillers.
+// 3. Confusables: letters of other scripts that look like Latin letters become those letters (a
+//    compact subset of the Unicode TR39 confusables.txt prototypes for Latin a–z: Cyrillic, Greek,
+//    Armenian, Cherokee-free; see CONFUSABLES below), then lower case.
+// 4. Diacritics on Latin letters are dropped (é → e, ö → o, ç → c), so phrases of French, German,
+//    Spanish or Portuguese match with or without accents; marks on other scripts are kept.
+// 5. Letter-spacing is collapsed: runs of three or more single letters separated by spaces, dots,
+//    dashes, underscores, stars or bullets ("i g n o r e", "i.g.n.o.r.e") become words; a separator
+//    unlike the run's usual one (three spaces between spaced words) is kept as a word break.
+
+/**
+ * Look-alikes of Latin letters, from Unicode TR39 confusables.txt (the entries whose prototype is a
+ * single Latin letter), limited to the scripts attackers use for homoglyph text: Cyrillic, Greek,
+ * Armenian and a few Latin extensions (dotless i, script g, long s, small capitals). Fullwidth and
+ * mathematical forms are not listed: NFKC folds them first.
+ */
+const CONFUSABLES: Record<string, string> = {
+  // Cyrillic lower case
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  һ: "h",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  ѕ: "s",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  ӏ: "l",
+  ɡ: "g",
+  ү: "y",
+  ь: "b",
+  п: "n",
+  г: "r",
+  // Cyrillic upper case
+  А: "A",
+  В: "B",
+  Е: "E",
+  Ё: "E",
+  К: "K",
+  М: "M",
+  Н: "H",
+  О: "O",
+  Р: "P",
+  С: "C",
+  Т: "T",
+  Х: "X",
+  У: "Y",
+  І: "I",
+  Ї: "I",
+  Ј: "J",
+  Ѕ: "S",
+  Ԁ: "D",
+  Ԛ: "Q",
+  Ԝ: "W",
+  Ӏ: "I",
+  Ү: "Y",
+  Ь: "b",
+  // Greek
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  γ: "y",
+  Α: "A",
+  Β: "B",
+  Ε: "E",
+  Ζ: "Z",
+  Η: "H",
+  Ι: "I",
+  Κ: "K",
+  Μ: "M",
+  Ν: "N",
+  Ο: "O",
+  Ρ: "P",
+  Τ: "T",
+  Υ: "Y",
+  Χ: "X",
+  ϲ: "c",
+  ϳ: "j",
+  ϱ: "p",
+  ϵ: "e",
+  // Armenian
+  օ: "o",
+  ս: "u",
+  ո: "n",
+  հ: "h",
+  ց: "g",
+  զ: "q",
+  ա: "w",
+  // Latin extensions and IPA
+  ı: "i",
+  ȷ: "j",
+  ɑ: "a",
+  ɩ: "i",
+  ɪ: "i",
+  ɴ: "n",
+  ʀ: "r",
+  ᴀ: "a",
+  ᴄ: "c",
+  ᴅ: "d",
+  ᴇ: "e",
+  ᴏ: "o",
+  ᴜ: "u",
+  ᴠ: "v",
+  ᴡ: "w",
+  ᴢ: "z",
+  ſ: "s",
+  ƅ: "b",
+  ɗ: "d",
+  ꞵ: "b",
+};
+
+const CONFUSABLE_PATTERN = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "gu");
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each removed on its own
+const INVISIBLE = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
+const LATIN_WITH_MARKS = /([A-Za-z])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g;
+
+/** Folds look-alike letters of other scripts onto Latin ones (keeps case; other characters stay). */
+export function foldConfusables(text: string): string {
+  return text.replace(CONFUSABLE_PATTERN, (c) => CONFUSABLES[c] ?? c);
+}
+
+// A single Latin letter between non-letters, repeated: "i g n o r e", "i.g.n.o.r.e", "i-g-n".
+const SPACED_RUN = /(?<![\p{L}\p{N}])[a-z](?:[ \t._*·•~-]{1,4}[a-z](?![\p{L}\p{N}])){2,}/gu;
+
+/** Joins spaced-out letters into words; a separator unlike the run's usual one is a word break. */
+export function collapseLetterSpacing(text: string): string {
+  return text.replace(SPACED_RUN, (run) => {
+    const separators = run.match(/[^a-z]+/g) ?? [];
+    const tally = new Map<string, number>();
+    for (const s of separators) tally.set(s, (tally.get(s) ?? 0) + 1);
+    let usual = "";
+    let most = 0;
+    for (const [s, n] of tally) if (n > most) [usual, most] = [s, n];
+    return run.replace(/[^a-z]+/g, (s) => (s === usual ? "" : " "));
+  });
+}
+
+/** NFKC without throwing (lone surrogates are left as they are by String.normalize anyway). */
+function nfkc(s: string): string {
+  try {
+    return s.normalize("NFKC");
+  } catch {
+    return s;
+  }
+}
+
+// Plain ASCII is already what steps 1–4 make (NFKC, NFD and NFC change none of it): skip them.
+const ASCII_ONLY = /^[\u0000-\u007f]*$/;
+
+/** Steps 1–4: NFKC, invisible characters removed, confusables folded, lower case, no Latin accents. */
+export function foldLetters(text: string): string {
+  if (ASCII_ONLY.test(text)) return text.toLowerCase();
+  const visible = nfkc(text).replace(INVISIBLE, "");
+  const latin = foldConfusables(visible).toLowerCase();
+  return latin
+    .normalize("NFD")
+    .replace(LATIN_WITH_MARKS, "$1")
+    .normalize("NFC")
+    .replace(/[\u2018\u2019\u02bc]/g, "'");
+}
+
+/**
+ * The text as the phrase detectors should read it (steps 1–5 above), single-spaced. Pass text
+ * that foldLetters already folded (it is idempotent, so folding twice is only slower).
+ */
+export function foldForScreening(text: string): string {
+  // Spacing is collapsed before runs of spaces are: three spaces between spaced words mark a word break.
+  return collapseLetterSpacing(foldLetters(text)).replace(/[ \t\f\v\u00a0]+/g, " ");
+}
+
+/** Each run of spaced-out letters in folded text, as its letters alone ("i g n o r e" → "ignore"). */
+export function spacedLetterRuns(folded: string): string[] {
+  return (folded.match(SPACED_RUN) ?? []).map((run) => run.replace(/[^a-z]+/g, ""));
+}
+
+/**
+ * The text with accents dropped from Latin letters but every script kept, lower case: what the
+ * detectors of phrases in other languages (Russian, Chinese, Japanese alongside Latin-script ones)
+ * read.
+ */
+export function foldAccents(text: string): string {
+  if (ASCII_ONLY.test(text)) return text.toLowerCase().replace(/[ \t\f\v]+/g, " ");
+  const visible = nfkc(text).replace(INVISIBLE, "").toLowerCase();
+  return visible
+    .normalize("NFD")
+    .replace(LATIN_WITH_MARKS, "$1")
+    .normalize("NFC")
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/[ \t\f\v\u00a0]+/g, " ");
+}
