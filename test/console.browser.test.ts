@@ -76,6 +76,7 @@ describe("operator console", () => {
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       expect(await page.locator(".kpi").first().textContent()).toBe("3indexed trails");
+      expect(await page.locator(".kpi", { hasText: "removed" }).textContent()).toBe("0removed (90 days)");
       expect(await page.locator("figure.chart svg").count()).toBe(4);
       // The publishes of this hour are drawn: one bar at least, labelled for screen readers.
       const publishes = page.locator("figure.chart", { hasText: "Publishes" });

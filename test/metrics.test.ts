@@ -98,6 +98,15 @@ describe("GET /metrics", () => {
     expect(values.get('colony_trails{state="queued"}')).toBe(0);
     expect(values.get("colony_queue_depth")).toBe(0);
     expect(values.get("colony_store_bytes")).toBeGreaterThan(4096);
+    expect(values.get("process_resident_memory_bytes")).toBeGreaterThan(10_000_000);
+    expect(values.get('colony_trails{state="removed"}')).toBe(0);
+    const removed = await colony.fetch(`/v1/trails/${published.trail_id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(removed.status).toBe(200);
+    const after = (await scrape()).values;
+    expect([after.get('colony_trails{state="removed"}'), after.get('colony_trails{state="indexed"}')]).toEqual([1, 0]);
   });
 });
 
@@ -133,7 +142,7 @@ describe("Prometheus adapter", () => {
   test("request histograms are cumulative over the buckets, with sum and count", async () => {
     const m = new PrometheusMetrics(async () => ({
       queue_depth: 2,
-      trails_by_state: { queued: 2, indexed: 5, merged: 1, rejected: 0 },
+      trails_by_state: { queued: 2, indexed: 5, merged: 1, rejected: 0, removed: 0 },
       store_bytes: 1234,
     }));
     m.request("GET", "/healthz", 200, 0.00005);

@@ -44,7 +44,7 @@ const LEVELS = "CRITICAL|ERROR|ERRO|WARNING|WARN|INFO|DEBUG|DEBU|FATAL|FATA|TRAC
 const LINE_PREFIXES: RegExp[] = [
   // kubectl logs --prefix "[pod/api-7c9d/api] ", concurrently's "[1] ", "[worker 3] ", "[web] ".
   /^\[(?:pod|deployment|job|statefulset|daemonset)\/[^\]\n]{1,300}\][ \t]*/i,
-  /^\[(?:\d{1,3}|worker[ \t_-]?\d{1,4}|thread[ \t_-]?\d{1,4}|[a-z][\w-]{0,30})\][ \t]+/i,
+  /^\[(?:\d{1,3}|worker[ \t_-]?\d{1,4}|thread[ \t_-]?\d{1,4}|[a-z][\w/.-]{0,40})\][ \t]+/i,
   // journald short format after its timestamp: "node-3 app[1434]: ", "host kernel: ".
   /^[\w.-]{1,64}[ \t]+[\w.@/-]{1,64}\[\d{1,10}\]:[ \t]*/,
   // Python logging: "%(levelname)s:%(name)s:" (basicConfig default), "- name - LEVEL - " (asctime
@@ -69,6 +69,16 @@ const LINE_PREFIXES: RegExp[] = [
   /^[✕✖×●▶►•][ \t]+/,
   // Markdown emphasis a reporter put around the line.
   /^\*\*(?=\S)/,
+  // Go's log package "2009/11/10 23:00:00 ", a bare clock "12:00:00.123 ", logback's
+  // "[main] ERROR c.e.App - ", Airflow's "[2024-01-01, 12:00:00 UTC] {x.py:12} INFO - ".
+  /^\d{4}\/\d{2}\/\d{2}[ \t]+\d{2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+/,
+  /^\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?[ \t]+/,
+  new RegExp(`^(?:\\[[^\\]\\n]{1,60}\\][ \\t]+)?(?:${LEVELS})[ \\t]+[\\w.$]{1,200}[ \\t]+-[ \\t]+`),
+  new RegExp(`^\\[[^\\]\\n]{1,60}\\][ \\t]+\\{[^}\\n]{1,200}\\}[ \\t]+(?:${LEVELS})[ \\t]+-[ \\t]+`),
+  // redis-cli's "(error) ", mysql's "Enter password: ", a shell prompt "[root@host ~]# ".
+  /^\((?:error|err)\)[ \t]+/i,
+  /^enter password:[ \t]*/i,
+  /^\[[\w.-]{1,64}@[\w.-]{1,64}[^\]\n]{0,200}\][#$][ \t]+/,
 ];
 
 function stripLinePrefixes(line: string): string {
@@ -144,6 +154,9 @@ const NOISE_LINES: RegExp[] = [
   /^info[ \t]+\S/, // yarn's info lines
   /^#{1,6}[ \t]+\S/, // a markdown heading the reporter typed
   /^client version:/i,
+  // npm's "code ERESOLVE" header and its "While resolving:"/"Found:" detail lines.
+  /^code[ \t]+[A-Z][A-Z0-9_]{2,40}$/,
+  /^(?:while resolving|found):[ \t]/i,
 ];
 
 const isNoiseLine = (line: string) => NOISE_LINES.some((re) => re.test(line));
@@ -180,7 +193,9 @@ function pickLines(text: string): string {
         continue;
       }
     }
-    blocks[blocks.length - 1]!.push(line);
+    const current = blocks[blocks.length - 1]!;
+    if (current[current.length - 1] === line) continue; // a line the log repeated
+    current.push(line);
   }
   const nonEmpty = blocks
     .map((b) => {
@@ -283,7 +298,10 @@ function pickCause(input: string): string {
   const causes = s.split(/(?:^|[ \t\n])caused[ \t]+by:[ \t]*/i);
   if (causes.length > 1 && causes[causes.length - 1]!.trim() !== "") s = causes[causes.length - 1]!;
   // "anything: (psycopg2.OperationalError) message" (SQLAlchemy): the parenthesised class is the cause.
-  s = s.replace(/^[^\n]{0,300}?\(((?:[A-Za-z_][\w]*\.){0,8}[A-Z]\w*(?:Error|Exception))\)[ \t]*/, "$1: ");
+  s = s.replace(/^[^\n]{0,300}?:[ \t]*\(((?:[A-Za-z_][\w]*\.){0,8}[A-Z]\w*(?:Error|Exception))\)[ \t]+(?=\S)/, "$1: ");
+  // A tool's own "name: error: " inside the line ("checking... xcrun: error: x"): the message starts there.
+  const toolError = /(?:^|[\s.])[a-z][\w.+-]{0,40}:[ \t]+(?:fatal[ \t]+)?error:[ \t]+(?=\S)/.exec(s);
+  if (toolError && toolError.index > 0) s = s.slice(toolError.index + toolError[0].length);
   // Context in front of an exception class or an error code: drop it.
   for (const head of [CLASS_HEAD, CODE_HEAD]) {
     const m = head.exec(s);
@@ -449,9 +467,19 @@ function dropQuotes(s: string): string {
 export function normalizeErrorText(errorText: string): string {
   let s = cleanText(errorText)
     .replace(/\\u001b\[[0-9;?]*[A-Za-z]/gi, "")
-    .replace(/(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m/g, ""); // ANSI codes whose ESC was lost
+    .replace(/(?<![\w\]])\[(?:\d{1,3}(?:;\d{1,3}){0,4})?m/g, "") // ANSI codes whose ESC was lost
+    // HTML entities from a web page or an HTML log viewer.
+    .replace(/&(?:quot|#34|#x22);?/gi, '"')
+    .replace(/&(?:apos|#39|#x27);?/gi, "'")
+    .replace(/&lt;/gi, "<")
+    .replace(/&gt;/gi, ">")
+    .replace(/&amp;/gi, "&")
+    // "OutOfMemoryError:java heap space": the space after an exception class's colon.
+    .replace(/\b(\w{1,100}(?:Error|Exception)):(?=[^\s:/\\])/g, "$1: ");
   s = extractEmbedded(s);
   s = pickLines(s);
+  // Rust >= 1.73 puts the panic's location, then the message on the next line.
+  s = s.replace(/^thread[ \t]+'[^'\n]{0,100}'[ \t]+panicked at[ \t]+[^\s'][^\s]{0,500}:\d+:\d+:[ \t]*\n?/i, "");
   s = s.replace(/\n+/g, " ");
   s = stripTrailers(s);
   s = stripPrefixes(s);

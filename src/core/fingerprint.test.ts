@@ -419,6 +419,15 @@ describe("normalized form", () => {
  * comment) or a documented wrapper applied to a real line. Each pair must share a fingerprint.
  */
 const V2_SAME: [string, string, string][] = [
+  // The Go log package's timestamp, redis-cli's "(error) ", an HTML entity, a missing space after the class.
+  ["Go log timestamp", "2024/03/01 10:00:00 pq: SSL is not enabled on the server", "pq: SSL is not enabled on the server"],
+  ["redis-cli's (error) prefix", "(error) NOAUTH Authentication required.", "NOAUTH Authentication required."],
+  ["an HTML entity and a missing space", "java.lang.OutOfMemoryError:Java heap space&quot;", "java.lang.OutOfMemoryError: Java heap space"],
+  [
+    "a line the log repeated",
+    "exec /entrypoint.sh: no such file or directory\nexec /entrypoint.sh: no such file or directory",
+    "exec /entrypoint.sh: no such file or directory",
+  ],
   // https://github.com/Berny23/LD-ToyPad-Emulator/issues/231 and https://github.com/themoonisacheese/2bored2wait/issues/68
   [
     "traceback: node stack, emitted-event trailer and error properties below the message",
@@ -500,6 +509,19 @@ const V2_SAME: [string, string, string][] = [
 
 /** Over-merging guards for the version 2 rules: these stay apart. */
 const V2_DIFFERENT: [string, string, string][] = [
+  // eval/devset.json d227 and d248 (real reports): Rust >= 1.73 prints the panic's location, then
+  // its message on the next line; the message identifies the panic.
+  [
+    "Rust panics in the new format keep their message",
+    "thread 'main' panicked at /Users/xxx/.cargo/registry/src/index.crates.io-6f17d22bba15001f/prost-build-0.11.9/src/lib.rs:1457:10:\n    Could not find `protoc` installation and this build crate cannot proceed without",
+    "thread 'main' panicked at /home/me/.cargo/registry/src/index.crates.io-6f17d22bba15001f/tokio-1.40.0/src/runtime/scheduler/multi_thread/mod.rs:86:9:\nCannot start a runtime from within a runtime.",
+  ],
+  // eval/devset.json negatives n016 and n017: a class in parentheses at the end is not SQLAlchemy's wrapper.
+  [
+    "Ruby's '(LoadError)' suffix keeps the message",
+    "/usr/lib/ruby/2.3.0/rubygems/core_ext/kernel_require.rb:55:in `require': cannot load such file -- eb-tail (LoadError)",
+    "<internal:C:/Ruby32-x64/lib/ruby/3.2.0/rubygems/core_ext/kernel_require.rb>:85:in `require': cannot load such file -- jsonable (LoadError)",
+  ],
   // eval/devset.json distractor pairs p017 and p019 (real reports): rustc's note names the target,
   // and a bare integer after "version" is a class file version, not a qualifier.
   [

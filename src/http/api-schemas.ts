@@ -212,6 +212,7 @@ const TrailsByState = Type.Object({
   indexed: Type.Integer({ minimum: 0 }),
   merged: Type.Integer({ minimum: 0 }),
   rejected: Type.Integer({ minimum: 0 }),
+  removed: Type.Integer({ minimum: 0, description: "tombstones held: trails removed in the last 90 days" }),
 });
 
 export const AdminOverview = Type.Object({

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../service/errors";
-import { clientAddress, identify, pseudonym } from "./client";
+import { clientAddress, identify, MAX_PSEUDONYMS, pseudonym, pseudonymMemoSize } from "./client";
 import { parseTrustProxy, type TrustProxy } from "../core/proxy-trust";
 
 const trust = (setting: string): TrustProxy => parseTrustProxy(setting)!;
@@ -76,3 +76,15 @@ test("without an agent id the agent is a keyed pseudonym, never the address", ()
   expect(pseudonym("198.51.100.7", "secret-2")).not.toBe(id.agent);
   expect(pseudonym("198.51.100.8", "secret-1")).not.toBe(id.agent);
 });
+
+test("1,000,000 distinct addresses keep the pseudonym memo at its bound; a frequent client keeps its entry", () => {
+  const frequent = pseudonym("192.0.2.1", "memo-secret");
+  for (let i = 0; i < 1_000_000; i++) {
+    pseudonym(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, "memo-secret");
+    if (i % 1000 === 0) {
+      expect(pseudonym("192.0.2.1", "memo-secret")).toBe(frequent);
+      expect(pseudonymMemoSize()).toBeLessThanOrEqual(MAX_PSEUDONYMS);
+    }
+  }
+  expect(pseudonymMemoSize()).toBeGreaterThan(MAX_PSEUDONYMS / 2);
+}, 30_000);

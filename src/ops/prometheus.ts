@@ -3,7 +3,7 @@
 // (a cached fingerprint lookup takes ~20 µs, and prom-client's labelled observe ~0.5-1 µs): they
 // are counted in plain per-series numbers here and handed to the registry as a histogram at
 // scrape time, so a request costs a Map lookup and a few additions.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Gauges } from "../service/admin";
 import type { EnrichmentOutcome, Metrics, SearchPhase } from "../service/metrics";
 
@@ -82,11 +82,13 @@ export class PrometheusMetrics implements Metrics {
     this.queueDepth = new Gauge({ name: "colony_queue_depth", help: "Trails waiting for enrichment.", registers });
     this.trails = new Gauge({
       name: "colony_trails",
-      help: "Trails by state (removed trails are deleted).",
+      help: "Trails by state; removed: tombstones held (trails removed in the last 90 days).",
       labelNames: ["state"],
       registers,
     });
     this.storeBytes = new Gauge({ name: "colony_store_bytes", help: "Bytes the store takes on disk (database and WAL).", registers });
+    // The process: CPU, resident memory, open files, heap, event-loop lag (prom-client's defaults).
+    collectDefaultMetrics({ register: this.registry });
     // Every label value known up front shows as 0 before it first happens, so rates work from the start.
     for (const o of ["indexed", "merged", "rejected", "failed"]) this.enrichments.inc({ outcome: o }, 0);
     for (const q of ["rate_limited", "publish_limited", "draft_limited"]) this.quotas.inc({ quota: q }, 0);

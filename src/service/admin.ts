@@ -24,7 +24,8 @@ export const SeriesQuery = Type.Object({
 
 export interface Gauges {
   queue_depth: number;
-  trails_by_state: Record<TrailStatus, number>;
+  /** `removed`: tombstones held (trails removed in the last 90 days). */
+  trails_by_state: Record<TrailStatus | "removed", number>;
   store_bytes: number;
 }
 
@@ -55,7 +56,7 @@ export class AdminService {
     const store = this.store;
     return {
       queue_depth: await this.deps.queueDepth(),
-      trails_by_state: await store.trails.countByStatus(),
+      trails_by_state: { ...(await store.trails.countByStatus()), removed: await store.tombstones.count() },
       store_bytes: await store.sizeBytes(),
     };
   }

@@ -230,6 +230,8 @@ export interface TombstoneRepository {
   has(trailId: string): Promise<boolean>;
   hasContent(contentHash: string): Promise<boolean>;
   purgeBefore(at: number): Promise<number>;
+  /** Tombstones held: the trails removed in the last 90 days (for the operator). */
+  count(): Promise<number>;
 }
 
 export interface EventRecord {

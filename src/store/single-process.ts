@@ -10,26 +10,42 @@ interface Window {
 }
 
 /**
+ * The most windows a limiter holds: about 150 bytes each, so 15 MB at most per quota whatever the
+ * number of client addresses (an IPv6 client has billions to rotate through).
+ */
+export const MAX_QUOTA_WINDOWS = 100_000;
+
+/**
  * Fixed-window quotas per key (client address), in memory. A restart forgets the windows, which
  * errs on the side of the client; the windows are short (a minute or an hour).
+ *
+ * Memory is bounded without scanning: windows live in two generations. New windows go into the
+ * current one; once a window length has passed, the current generation becomes the previous one
+ * and the previous one is dropped: every window in it started more than a window length ago, so
+ * it had expired. When the current generation reaches half of `maxWindows` first, it is rotated
+ * early and the oldest windows are forgotten (their clients start afresh: again on the client's
+ * side). While idle, a timer keeps rotating, so the windows of a burst are gone two window
+ * lengths later. Looking at a quota (peek) never stores a window. (Evicting the oldest entry of
+ * one Map instead costs a scan over deleted slots in JavaScriptCore: seconds per 100,000.)
  */
 export class FixedWindowLimiter implements QuotaWindow {
-  private windows = new Map<string, Window>();
-  private lastSweep = 0;
+  private current = new Map<string, Window>();
+  private previous = new Map<string, Window>();
+  private rotatedAt: number;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     readonly limit: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly maxWindows = MAX_QUOTA_WINDOWS,
+  ) {
+    this.rotatedAt = now();
+  }
 
-  private window(key: string, t: number): Window {
-    let w = this.windows.get(key);
-    if (!w || t - w.start >= this.windowMs) {
-      w = { start: t, used: 0 };
-      this.windows.set(key, w);
-    }
-    return w;
+  /** Windows held (for tests and benchmarks). */
+  get size(): number {
+    return this.current.size + this.previous.size;
   }
 
   private state(w: Window, t: number, allowed: boolean): QuotaDecision {
@@ -41,11 +57,30 @@ export class FixedWindowLimiter implements QuotaWindow {
     };
   }
 
+  private find(key: string, t: number): Window | undefined {
+    const w = this.current.get(key) ?? this.previous.get(key);
+    return w && t - w.start < this.windowMs ? w : undefined;
+  }
+
+  private rotateIfDue(t: number): void {
+    const elapsed = t - this.rotatedAt;
+    if (elapsed < this.windowMs && this.current.size < this.maxWindows / 2) return;
+    // Two window lengths without a rotation: the current generation has expired as well.
+    this.previous = elapsed >= 2 * this.windowMs ? new Map() : this.current;
+    this.current = new Map();
+    this.rotatedAt = t;
+  }
+
   /** Counts one use when the quota allows it. */
   take(key: string): QuotaDecision {
     const t = this.now();
-    this.sweep(t);
-    const w = this.window(key, t);
+    this.rotateIfDue(t);
+    let w = this.find(key, t);
+    if (!w) {
+      w = { start: t, used: 0 };
+      this.current.set(key, w);
+      this.armIdleRotation();
+    }
     if (w.used >= this.limit) return this.state(w, t, false);
     w.used++;
     return this.state(w, t, true);
@@ -54,15 +89,19 @@ export class FixedWindowLimiter implements QuotaWindow {
   /** The current state without counting a use. */
   peek(key: string): QuotaDecision {
     const t = this.now();
-    const w = this.window(key, t);
+    const w = this.find(key, t) ?? { start: t, used: 0 };
     return this.state(w, t, w.used < this.limit);
   }
 
-  /** Drops expired windows now and then, so memory stays bounded by active clients. */
-  private sweep(t: number): void {
-    if (t - this.lastSweep < this.windowMs) return;
-    this.lastSweep = t;
-    for (const [k, w] of this.windows) if (t - w.start >= this.windowMs) this.windows.delete(k);
+  /** While windows are held, a timer (not keeping the process alive) rotates the generations. */
+  private armIdleRotation(): void {
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      this.rotateIfDue(this.now());
+      if (this.size > 0) this.armIdleRotation();
+    }, this.windowMs);
+    this.idleTimer.unref?.();
   }
 }
 

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ColonyService } from "../../service/colony";
 import { ServiceError } from "../../service/errors";
-import { FingerprintLookups } from "./lookup";
+import { FingerprintLookups, SHARED_ENTRY_BYTES } from "./lookup";
 
 function fakeService() {
   const listeners: ((fp: string) => void)[] = [];
@@ -56,7 +56,8 @@ describe("fingerprint lookup cache", () => {
 
   test("the byte budget holds: the oldest answers go first", async () => {
     const { service, computed } = fakeService();
-    const size = (await new FingerprintLookups(service).answer(fp(1))).body.length;
+    const probe = new FingerprintLookups(service);
+    const size = probe.costOf(await probe.answer(fp(1)));
     const lookups = new FingerprintLookups(service, { maxBytes: size * 3 });
     for (let i = 1; i <= 5; i++) await lookups.answer(fp(i));
     expect(lookups.cachedBytes).toBeLessThanOrEqual(size * 3);
@@ -68,6 +69,32 @@ describe("fingerprint lookup cache", () => {
     await lookups.answer(fp(1));
     expect(computed).toEqual([fp(1)]);
     expect(lookups.cachedBytes).toBeLessThanOrEqual(size * 3);
+  });
+
+  test("200,000 distinct misses stay within the budget; they share one answer", async () => {
+    const { service } = fakeService();
+    const lookups = new FingerprintLookups(service, { maxBytes: 1024 * 1024 });
+    const first = await lookups.answer(fp(16));
+    for (let i = 1; i < 200_000; i++) await lookups.answer(fp(i * 16));
+    expect(lookups.cachedBytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(lookups.size).toBe(Math.floor((1024 * 1024) / SHARED_ENTRY_BYTES));
+    expect(lookups.answer(fp(199_999 * 16))).toBe(first); // the newest are kept, all one object
+  }, 30_000);
+
+  test("the bytes counted cover the heap the entries really hold", async () => {
+    const { service } = fakeService();
+    const lookups = new FingerprintLookups(service);
+    const heap = () => {
+      Bun.gc(true);
+      return process.memoryUsage().heapUsed;
+    };
+    await lookups.answer(fp(16));
+    await lookups.answer(fp(1));
+    const before = heap();
+    for (let i = 3; i <= 40_000; i++) await lookups.answer(fp(i * 8)); // half misses, half found
+    const held = heap() - before;
+    expect(lookups.size).toBe(40_000);
+    expect(held).toBeLessThan(lookups.cachedBytes * 1.1);
   });
 
   test("a malformed fingerprint is refused and never cached", async () => {

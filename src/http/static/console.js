@@ -284,6 +284,7 @@
         kpi("queued", st.queued),
         kpi("merged", st.merged),
         kpi("rejected", st.rejected),
+        kpi("removed (90 days)", st.removed),
         kpi("queue depth", o.queue_depth),
         kpi("store size", bytes(o.store_bytes)),
         kpi("outcomes (24 h)", o.stats.outcomes_24h),

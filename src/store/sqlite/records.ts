@@ -119,6 +119,10 @@ export class SqliteMergeCreditLedger implements MergeCreditLedger {
 export class SqliteTombstoneRepository implements TombstoneRepository {
   constructor(private readonly db: Database) {}
 
+  async count(): Promise<number> {
+    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM tombstones").get()!.n;
+  }
+
   async add(trailId: string, contentHash: string, at: number): Promise<void> {
     this.db
       .query("INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
