@@ -1,8 +1,8 @@
 // The single binary: built by tools/build.ts, it runs from an empty directory with no bun, node or
-// node_modules, extracts its native parts to an owner-only cache, serves /readyz with all checks
-// ok, and stops cleanly on SIGTERM.
+// node_modules, extracts its native parts to an owner-only cache (removing earlier versions'),
+// serves /readyz with all checks ok, and stops cleanly on SIGTERM.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
@@ -83,6 +83,8 @@ describe("native probe binary (sqlite-vec, onnxruntime, embedded files; no serve
 describe("dist/colony", () => {
   test("serves /readyz with kv, vector and embedding ok from an empty directory, and stops on SIGTERM", async () => {
     const built = ensureBinary();
+    // The natives are embedded zstd-compressed: 161.8 MB instead of 192.8 MB (docs in README).
+    expect(statSync(built).size).toBeLessThan(175_000_000);
     const { dir, exe } = isolatedCopy(built);
     cleanup.push(dir);
     expectNothingReachable(dir);
@@ -95,6 +97,13 @@ describe("dist/colony", () => {
 
     const port = await freePort();
     const cache = join(dir, "cache");
+    // Extractions left by earlier versions: removed at start (only the current ones remain).
+    const longAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const old of ["natives-0000000000000000", "model-1111111111111111"]) {
+      mkdirSync(join(cache, old, "sub"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(cache, old, "libonnxruntime.so.1"), "old");
+      utimesSync(join(cache, old), longAgo, longAgo);
+    }
     const proc = Bun.spawn([exe], {
       cwd: dir,
       env: { ...env, COLONY_DATA_DIR: join(dir, "data"), COLONY_PORT: String(port), COLONY_CACHE_DIR: cache },

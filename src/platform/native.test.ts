@@ -11,12 +11,24 @@ import {
   statSync,
   symlinkSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
-import { bundleDir, contentId, extractFiles, fileDigest, isCompiled, prepareNatives, resolveCacheRoot, type EmbeddedFile } from "./native";
+import {
+  bundleDir,
+  CACHE_KEEP_RECENT_MS,
+  contentId,
+  extractFiles,
+  fileDigest,
+  isCompiled,
+  prepareNatives,
+  pruneCache,
+  resolveCacheRoot,
+  type EmbeddedFile,
+} from "./native";
 
 const REPO = resolve(import.meta.dir, "../..");
 const ORT_DIR = join(REPO, "node_modules/onnxruntime-node/bin/napi-v6/linux/x64");
@@ -199,5 +211,72 @@ describe("prepareNatives from source", () => {
     const paths = prepareNatives({ cacheDir: cache });
     expect(paths).toEqual({ sqliteVec: getLoadablePath(), ortDir: null, modelDir: join(REPO, "models/default") });
     expect(existsSync(cache)).toBe(false);
+  });
+});
+
+describe("compressed embedded files", () => {
+  test("a zstd-compressed file is extracted to the original bytes, checked by the original's digest", () => {
+    const lib = join(ORT_DIR, "libonnxruntime.so.1");
+    const packed = join(tmp, "libonnxruntime.so.1.zst");
+    writeFileSync(packed, Bun.zstdCompressSync(readFileSync(lib), { level: 3 }));
+    expect(statSync(packed).size).toBeLessThan(statSync(lib).size * 0.5);
+    const file: EmbeddedFile = { name: "libonnxruntime.so.1", path: packed, ...fileDigest(lib), compression: "zstd" };
+    const dir = join(tmp, "cache", "natives-0123456789abcdef");
+    expect(extractFiles([file], dir)).toEqual(["libonnxruntime.so.1"]);
+    expect(sameBytes(join(dir, "libonnxruntime.so.1"), lib)).toBe(true);
+    expect(extractFiles([file], dir)).toEqual([]); // intact: nothing rewritten
+  });
+
+  test("damaged compressed data is refused and leaves nothing behind", () => {
+    const src = join(tmp, "data.bin");
+    writeFileSync(src, "x".repeat(100_000));
+    const packed = join(tmp, "data.bin.zst");
+    const bytes = Bun.zstdCompressSync(readFileSync(src));
+    bytes[bytes.length - 5]! ^= 0xff;
+    writeFileSync(packed, bytes);
+    const dir = join(tmp, "cache", "natives-0123456789abcdef");
+    expect(() => extractFiles([{ name: "data.bin", path: packed, ...fileDigest(src), compression: "zstd" }], dir)).toThrow(/damaged/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("pruneCache", () => {
+  const old = (path: string) => {
+    const t = new Date(Date.now() - CACHE_KEEP_RECENT_MS - 60_000);
+    utimesSync(path, t, t);
+  };
+
+  test("removes other versions' extractions, keeps the current ones, recent ones and anything else", () => {
+    const root = join(tmp, "cache");
+    const names = [
+      "natives-aaaaaaaaaaaaaaaa",
+      "model-bbbbbbbbbbbbbbbb",
+      "natives-cccccccccccccccc",
+      "model-dddddddddddddddd",
+      "natives-eeeeeeeeeeeeeeee",
+    ];
+    for (const n of names) {
+      mkdirSync(join(root, n), { recursive: true });
+      writeFileSync(join(root, n, "lib.so"), "x");
+    }
+    mkdirSync(join(root, "notes"));
+    writeFileSync(join(root, "model-ffffffffffffffff"), "a file, not an extraction");
+    for (const n of ["natives-aaaaaaaaaaaaaaaa", "model-bbbbbbbbbbbbbbbb", "natives-cccccccccccccccc", "model-dddddddddddddddd", "notes"])
+      old(join(root, n));
+    old(join(root, "model-ffffffffffffffff"));
+    // current: aaaa and bbbb; eeee was used a moment ago by another version
+    const removed = pruneCache(root, ["natives-aaaaaaaaaaaaaaaa", "model-bbbbbbbbbbbbbbbb"]);
+    expect(removed.sort()).toEqual(["model-dddddddddddddddd", "natives-cccccccccccccccc"]);
+    expect(readdirSync(root).sort()).toEqual([
+      "model-bbbbbbbbbbbbbbbb",
+      "model-ffffffffffffffff",
+      "natives-aaaaaaaaaaaaaaaa",
+      "natives-eeeeeeeeeeeeeeee",
+      "notes",
+    ]);
+  });
+
+  test("a missing cache root is nothing to prune", () => {
+    expect(pruneCache(join(tmp, "nope"), [])).toEqual([]);
   });
 });

@@ -9,11 +9,14 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
   chmodSync,
 } from "node:fs";
@@ -36,8 +39,11 @@ export interface EmbeddedFile {
   name: string;
   /** Path readable with node:fs (inside the binary: /$bunfs/...). */
   path: string;
+  /** Size and digest of the extracted file (after decompression). */
   size: number;
   digest: string;
+  /** Set when the binary holds the file zstd-compressed (tools/build.ts): smaller binary, same extracted file. */
+  compression?: "zstd";
 }
 
 /** What the generated entry of the binary registers before the app is imported. */
@@ -150,7 +156,13 @@ function isIntact(target: string, file: EmbeddedFile): boolean {
 /** Copies the embedded file to target through a temporary name in the same dir: fsync, rename. */
 function writeAtomically(file: EmbeddedFile, target: string, mode: number): void {
   // The embedded file system serves whole-file reads only (no file descriptors); this runs once.
-  const data = readFileSync(file.path);
+  const stored = readFileSync(file.path);
+  let data: Uint8Array;
+  try {
+    data = file.compression === "zstd" ? Bun.zstdDecompressSync(stored) : stored;
+  } catch (err) {
+    throw new Error(`embedded ${file.name} is damaged (${errorMessage(err)})`);
+  }
   let h = 0n;
   for (let off = 0; off < data.length; off += CHUNK) h = chainHash(h, data.subarray(off, off + CHUNK));
   if (data.length !== file.size || hex(h) !== file.digest) {
@@ -222,6 +234,47 @@ export function bundleDir(cacheRoot: string, bundleId: string): string {
   return join(cacheRoot, `natives-${bundleId}`);
 }
 
+/** What the cache root may hold besides the current version: earlier versions' extractions. */
+const CACHE_ENTRY = /^(natives|model)-[0-9a-f]{8,64}$/;
+/** Versions started within this time are kept: another binary may be starting from them right now. */
+export const CACHE_KEEP_RECENT_MS = 3600_000;
+
+/**
+ * Removes the extractions of other versions (natives-*, model-*) from the cache root, keeping
+ * `keep` and any used within CACHE_KEEP_RECENT_MS (each start touches its own directories). A
+ * colony already running from a removed directory is unaffected: its libraries stay mapped.
+ * Best effort: whatever cannot be removed stays. Returns the names removed.
+ */
+export function pruneCache(root: string, keep: readonly string[], now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!CACHE_ENTRY.test(name) || keep.includes(name)) continue;
+    const path = join(root, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isDirectory() || now - st.mtimeMs < CACHE_KEEP_RECENT_MS) continue;
+      if (typeof process.getuid === "function" && st.uid !== process.getuid()) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
+}
+
+/** Marks a cache directory as used now (its mtime), so that other versions' pruning keeps it. */
+function touch(dir: string): void {
+  try {
+    const t = new Date();
+    utimesSync(dir, t, t);
+  } catch {}
+}
+
 /**
  * Paths to the native parts and the default model. From source: node_modules and
  * <repo>/models/default. In the binary: extracts the natives (once per content hash) under
@@ -254,6 +307,9 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
       const why = errorMessage(err);
       throw new Error(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
+    touch(dir);
+    touch(modelDir);
+    pruneCache(root, [basename(dir), basename(modelDir)]);
     paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir };
   } else {
     paths = { sqliteVec: getLoadablePath(), ortDir: null, modelDir: join(REPO_ROOT, "models", "default") };
