@@ -23,7 +23,7 @@ import type { Gauges } from "./service/admin";
 import { ColonyService } from "./service/colony";
 import { NO_METRICS, type Metrics } from "./service/metrics";
 import { Quotas } from "./service/quotas";
-import type { Subsystems } from "./service/subsystems";
+import type { Backend, Subsystems } from "./service/subsystems";
 import type { Store, VectorStore } from "./store/ports";
 import type { Seams } from "./store/seams";
 import { singleProcessSeams } from "./store/single-process";
@@ -34,6 +34,7 @@ import { createSqliteStore } from "./store/sqlite/store";
 
 /** An opened storage engine. */
 export interface OpenedStore {
+  backend: Backend;
   /** Null when the engine did not open: `failure` says why, readiness reports it. */
   store: Store | null;
   failure: string | null;
@@ -44,13 +45,30 @@ export interface OpenedStore {
 }
 
 /**
- * Picks and opens the storage engine: the one switch between adapters. Today SQLite in
- * COLONY_DATA_DIR; a PostgreSQL adapter (src/store/postgres) is chosen here by its URL.
+ * Picks and opens the storage engine: the one switch between adapters. SQLite in COLONY_DATA_DIR
+ * by default; PostgreSQL (src/store/postgres) when COLONY_DATABASE_URL names one.
  * Errors the operator must fix (a damaged file, a data directory in use) are thrown; any other
  * failure leaves the colony up with the store unavailable.
  */
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePool, logger);
   return openSqliteStore(config.dataDir, natives.sqliteVec, logger);
+}
+
+/**
+ * PostgreSQL (COLONY_DATABASE_URL): migrated at start under an advisory lock, so replicas started
+ * together migrate once. A server that cannot be reached leaves the colony up and unready.
+ */
+async function openPostgres(url: string, poolSize: number, logger: Logger): Promise<OpenedStore> {
+  // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
+  const { openPostgresStore } = await import("./store/postgres/store");
+  try {
+    const store = await openPostgresStore({ url, poolSize });
+    return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
+  } catch (err) {
+    logger.error("PostgreSQL store failed to start", { error: errorMessage(err) });
+    return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
+  }
 }
 
 function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger): OpenedStore {
@@ -64,6 +82,7 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
     const opened = db;
     const heldLock = lock;
     return {
+      backend: "sqlite",
       store: createSqliteStore(opened),
       failure: null,
       db: opened,
@@ -86,6 +105,7 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
     const failedDb = db;
     const failedLock = lock;
     return {
+      backend: "sqlite",
       store: null,
       failure: `store did not open: ${errorMessage(err)}`,
       db: failedDb,
@@ -160,6 +180,7 @@ export async function startSubsystems({ config, natives, logger }: SubsystemOpti
 
   const model = embedder;
   return {
+    backend: opened.backend,
     db: opened.db,
     store,
     vectors,

@@ -28,6 +28,10 @@ export interface Config {
   cacheDir: string;
   logLevel: LogLevel;
   allowHighRisk: boolean;
+  /** postgres:// URL of a shared PostgreSQL database; null keeps the embedded SQLite store. */
+  databaseUrl: string | null;
+  /** Connections per replica to PostgreSQL. */
+  databasePool: number;
   /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
 }
@@ -80,6 +84,20 @@ function url(env: Env, name: string): string | null {
     throw new ConfigError(name, "an absolute http:// or https:// URL", raw);
   }
   return raw.replace(/\/+$/, "");
+}
+
+function databaseUrl(env: Env, name: string): string | null {
+  const raw = str(env, name);
+  if (raw === undefined) return null;
+  const accepts = "a postgres:// or postgresql:// connection URL";
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, accepts, "<hidden>"); // may hold a password: never echoed
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") throw new ConfigError(name, accepts, `${parsed.protocol}…`);
+  return raw;
 }
 
 const ORIGINS_ACCEPTS =
@@ -140,6 +158,8 @@ export function loadConfig(env: Env = process.env): Config {
     cacheDir: resolve(str(env, "COLONY_CACHE_DIR") ?? defaultCacheDir(env)),
     logLevel: logLevel as LogLevel,
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
+    databaseUrl: databaseUrl(env, "COLONY_DATABASE_URL"),
+    databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
     allowedOrigins: allowedOrigins(env),
   };
 }
@@ -164,5 +184,7 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_CACHE_DIR", "$XDG_CACHE_HOME/colony or ~/.cache/colony", "where the binary extracts its native parts"],
   ["COLONY_LOG_LEVEL", "info", "debug, info, warn, error or silent"],
   ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
+  ["COLONY_DATABASE_URL", "(unset: embedded SQLite)", "postgres://… to keep the colony in PostgreSQL, shared by replicas"],
+  ["COLONY_DATABASE_POOL", "16", "connections per replica to PostgreSQL"],
   ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
 ];

@@ -18,11 +18,11 @@ const get = async (id: string) => {
   const res = await colony.fetch(`/v1/drafts/${id}`);
   return { res, body: (await res.json()) as any };
 };
-const trailCount = () => (colony.subsystems.db!.query("SELECT count(*) AS n FROM trails").get() as any).n as number;
+const trailCount = async () => (await colony.query("SELECT count(*) AS n FROM trails"))[0].n as number;
 
 describe("create", () => {
   test("201 with the redacted payload, its risk and redaction counts; nothing is published", async () => {
-    const before = trailCount();
+    const before = await trailCount();
     const t = sampleTrail({ error: "psycopg2.OperationalError: password authentication failed for user (draft test)" });
     t.solution.commands = [
       "psql postgres://admin:hunter2secret@db.internal.corp:5432/app -c 'select 1'",
@@ -43,9 +43,9 @@ describe("create", () => {
     expect(body.risk.flags).toEqual(
       expect.arrayContaining([expect.objectContaining({ command_index: 1, flag: "remote_script_execution", level: "high" })]),
     );
-    expect(trailCount()).toBe(before);
+    expect(await trailCount()).toBe(before);
     // the database keeps only a hash of the id
-    const rows = colony.subsystems.db!.query("SELECT token_hash FROM drafts").all() as any[];
+    const rows = await colony.query("SELECT token_hash FROM drafts");
     expect(rows.some((r) => r.token_hash === body.draft_id)).toBe(false);
   });
 
@@ -130,7 +130,7 @@ describe("state table", () => {
   });
 
   test("pending → discarded; then publish and discard answer 409 discarded", async () => {
-    const before = trailCount();
+    const before = await trailCount();
     const { body: draft } = await create(colony);
     const res = await act(draft.draft_id, "discard");
     expect(res.status).toBe(200);
@@ -141,11 +141,11 @@ describe("state table", () => {
       expect(again.status).toBe(409);
       expect(((await again.json()) as any).error.code).toBe("discarded");
     }
-    expect(trailCount()).toBe(before);
+    expect(await trailCount()).toBe(before);
   });
 
   test("concurrent approvals publish exactly once", async () => {
-    const before = trailCount();
+    const before = await trailCount();
     const { body: draft } = await create(colony, sampleTrail({ error: "Error: EMFILE: too many open files (race)" }));
     const answers = await Promise.all(Array.from({ length: 12 }, () => act(draft.draft_id, "publish")));
     const codes = answers.map((r) => r.status).sort();
@@ -154,12 +154,12 @@ describe("state table", () => {
     for (const r of answers.filter((r) => r.status === 409)) {
       expect(["published", "in_progress"]).toContain(((await r.json()) as any).error.code);
     }
-    expect(trailCount()).toBe(before + 1);
+    expect(await trailCount()).toBe(before + 1);
   });
 
   test("unknown, malformed and expired ids: 404 not_found that leaks nothing", async () => {
     const { body: draft } = await create(colony);
-    colony.subsystems.db!.exec("UPDATE drafts SET expires_at = 0 WHERE state = 'pending'");
+    await colony.query("UPDATE drafts SET expires_at = 0 WHERE state = 'pending'");
     const ids = [draft.draft_id, "A".repeat(32), "short", "..%2F..%2Fetc%2Fpasswd", "%00"];
     const messages = new Set<string>();
     for (const id of ids) {

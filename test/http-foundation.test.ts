@@ -1,6 +1,6 @@
 // The HTTP skeleton over real loopback HTTP: error shapes, limits, headers, health.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestColony, spawnColony, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
+import { startTestColony, spawnColony, TEST_BACKEND, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
 
 let colony: TestColony;
 beforeAll(async () => {
@@ -30,7 +30,12 @@ describe("health", () => {
     const res = await colony.fetch("/healthz");
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
-    expect(body).toEqual({ status: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/), uptime_s: expect.any(Number) });
+    expect(body).toEqual({
+      status: "ok",
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      uptime_s: expect.any(Number),
+      backend: TEST_BACKEND,
+    });
     expectRateHeaders(res);
   });
 
@@ -39,6 +44,7 @@ describe("health", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.status).toBe("ready");
+    expect(body.backend).toBe(TEST_BACKEND);
     expect(body.queue_depth).toBe(0);
     for (const check of ["kv", "vector", "embedding"]) {
       expect(body.checks[check].ok).toBe(true);

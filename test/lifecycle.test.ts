@@ -1,6 +1,6 @@
 // The trail lifecycle over real HTTP (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §1, §5, §6, §8).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestColony, type TestColony } from "./support/colony";
+import { setStoreWritable, startTestColony, type TestColony } from "./support/colony";
 import { agent, agentAt, json, sampleTrail } from "./support/trails";
 import { fingerprint } from "../src/core/fingerprint";
 
@@ -113,7 +113,7 @@ describe("publish", () => {
     expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");
     expect(text).not.toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     expect(text).toContain("<redacted:");
-    const row = colony.subsystems.db!.query("SELECT content FROM trails WHERE id = ?").get(body.trail_id) as any;
+    const [row] = await colony.query("SELECT content FROM trails WHERE id = $1", body.trail_id);
     expect(row.content).not.toContain("AKIAIOSFODNN7EXAMPLE");
   });
 
@@ -178,12 +178,12 @@ describe("quotas and back-pressure", () => {
   test("503 unavailable when the store cannot write; nothing half-stored", async () => {
     const c = await startTestColony();
     try {
-      c.subsystems.db!.exec("PRAGMA query_only = ON");
+      await setStoreWritable(c, false);
       const res = await c.fetch("/v1/trails", json(sampleTrail()));
       expect(res.status).toBe(503);
       expect(((await res.json()) as any).error.code).toBe("unavailable");
-      c.subsystems.db!.exec("PRAGMA query_only = OFF");
-      expect((c.subsystems.db!.query("SELECT count(*) AS n FROM trails").get() as any).n).toBe(0);
+      await setStoreWritable(c, true);
+      expect((await c.query("SELECT count(*) AS n FROM trails"))[0].n).toBe(0);
     } finally {
       await c.dispose();
     }
@@ -461,10 +461,9 @@ describe("operator removal", () => {
     expect(await (await colony.fetch(`/v1/trails/${t.trail_id}`)).json()).toEqual({ trail_id: t.trail_id, status: "removed" });
     expect((await colony.fetch(`/v1/trails/by-fingerprint/${t.fingerprint}`)).status).toBe(404);
     expect(await colony.subsystems.vectors!.count()).toBe(vectorsBefore - 1);
-    const db = colony.subsystems.db!;
-    expect((db.query("SELECT count(*) AS n FROM trails WHERE id = ?").get(t.trail_id) as any).n).toBe(0);
+    expect((await colony.query("SELECT count(*) AS n FROM trails WHERE id = $1", t.trail_id))[0].n).toBe(0);
     expect(
-      (db.query("SELECT count(*) AS n FROM outcomes o LEFT JOIN trails t ON t.seq = o.trail_seq WHERE t.seq IS NULL").get() as any).n,
+      (await colony.query("SELECT count(*) AS n FROM outcomes o LEFT JOIN trails t ON t.seq = o.trail_seq WHERE t.seq IS NULL"))[0].n,
     ).toBe(0);
     expect((await report(colony, t.trail_id, "worked", "agent-after-removal")).status).toBe(404);
   });
@@ -500,5 +499,36 @@ describe("operator removal", () => {
     expect(dup.status).toBe("merged");
     expect((await remove(colony, dup.trail_id)).status).toBe(200);
     expect(((await (await colony.fetch(`/v1/trails/${dup.trail_id}`)).json()) as any).status).toBe("removed");
+  });
+});
+
+describe("enrichment worker", () => {
+  test("a store that fails while the worker fetches jobs: retried later, no unhandled rejection, the trail indexed", async () => {
+    const c = await startTestColony();
+    const unhandled: unknown[] = [];
+    const record = (err: unknown) => unhandled.push(err);
+    process.on("unhandledRejection", record);
+    try {
+      const jobs = c.subsystems.store!.jobs;
+      const next = jobs.next.bind(jobs);
+      let calls = 0;
+      jobs.next = async (limit) => {
+        if (calls++ === 0) throw new Error("the store is away");
+        return next(limit);
+      };
+      const { body } = await publish(c, sampleTrail({ error: "KeyError: 'worker-retry-case'" }));
+      const deadline = Date.now() + 10_000;
+      let status = "";
+      while (Date.now() < deadline && status !== "indexed") {
+        status = ((await (await c.fetch(`/v1/trails/${body.trail_id}`)).json()) as any).status;
+        await Bun.sleep(50);
+      }
+      expect(calls).toBeGreaterThan(1);
+      expect(status).toBe("indexed");
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+      await c.dispose();
+    }
   });
 });

@@ -208,7 +208,7 @@ describe("drafts", () => {
 
   test("never-existed, expired and malformed ids: identical answers, similar timing", async () => {
     const created = (await (await colony.fetch("/v1/drafts", json(sampleTrail({ error: "ExpiredDraftError: x" })))).json()) as any;
-    colony.subsystems.db!.exec("UPDATE drafts SET expires_at = 0 WHERE state = 'pending'");
+    await colony.query("UPDATE drafts SET expires_at = 0 WHERE state = 'pending'");
     const kinds = {
       never: "Q".repeat(32),
       expired: created.draft_id as string,

@@ -17,6 +17,11 @@ export interface LanguageRule {
    * or the script it is written in): most texts fail it, and Unicode patterns are slow to scan.
    */
   needs: RegExp[];
+  /**
+   * For phrases in Latin script: one of these words must be in the text (a set lookup per word,
+   * far cheaper than scanning with a Unicode regex; most texts have none of them).
+   */
+  words?: ReadonlySet<string>;
   detail: string;
 }
 
@@ -30,19 +35,22 @@ const TRAIL = "((?:\\s+[\\p{L}'-]+){0,2})";
 const quick = (alternatives: string) => (alternatives.includes("\\p{") ? /[\u0400-\u04ff]/ : new RegExp(alternatives));
 
 /** verb … noun …: the qualifier may stand before the noun (German, Dutch) or after it (Romance languages). */
-function override(lang: string, verbs: string, nouns: string, qualifiers: string): LanguageRule {
+const wordSet = (words: string) => (words ? { words: new Set(words.split(" ")), needs: [] as RegExp[] } : {});
+
+function override(lang: string, verbs: string, nouns: string, qualifiers: string, words = ""): LanguageRule {
   return {
     lang,
     kind: "instruction_override",
     pattern: new RegExp(`${B}(?:${verbs})\\s+${WORDS(4)}(?:${nouns})${E}${TRAIL}`, "gu"),
     qualifier: new RegExp(`${B}(?:${qualifiers})${E}`, "u"),
     needs: [quick(nouns), quick(verbs)],
+    ...wordSet(words),
     detail: "asks the reader to ignore its instructions",
   };
 }
 
 /** qualifier … noun … verb: object-first word order ("alle vorherigen Anweisungen ignorieren"). */
-function overrideObjectFirst(lang: string, qualifiers: string, nouns: string, verbs: string): LanguageRule {
+function overrideObjectFirst(lang: string, qualifiers: string, nouns: string, verbs: string, words = ""): LanguageRule {
   return {
     lang,
     kind: "instruction_override",
@@ -51,22 +59,31 @@ function overrideObjectFirst(lang: string, qualifiers: string, nouns: string, ve
       "gu",
     ),
     needs: [quick(verbs), quick(nouns)],
+    ...wordSet(words),
     detail: "asks the reader to ignore its instructions",
   };
 }
 
-function role(lang: string, youAreNow: string, roles: string): LanguageRule {
+function role(lang: string, youAreNow: string, roles: string, words = ""): LanguageRule {
   return {
     lang,
     kind: "role_takeover",
     pattern: new RegExp(`${B}(?:${youAreNow})\\s+(?:[\\p{L}'-]+\\s+){0,3}?(?:${roles})${E}`, "gu"),
     needs: [quick(youAreNow)],
+    ...wordSet(words),
     detail: "tries to change the reader's role",
   };
 }
 
-function systemPrompt(lang: string, needs: RegExp[], pattern: string): LanguageRule {
-  return { lang, kind: "role_takeover", pattern: new RegExp(pattern, "gu"), needs, detail: "asks the reader to reveal its system prompt" };
+function systemPrompt(lang: string, needs: RegExp[], pattern: string, words = ""): LanguageRule {
+  return {
+    lang,
+    kind: "role_takeover",
+    pattern: new RegExp(pattern, "gu"),
+    needs,
+    ...wordSet(words),
+    detail: "asks the reader to reveal its system prompt",
+  };
 }
 
 const CYRILLIC = /[\u0400-\u04ff]/;
@@ -82,12 +99,14 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "ignorier(?:e|en|t)?|missachte(?:n|t)?|vergiss|vergesst|vergessen|ubergehe(?:n)?|umgehe(?:n)?",
     "anweisungen|instruktionen|befehle|vorgaben|regeln|richtlinien|anordnungen|prompts?|systemanweisungen",
     "alle|samtliche|jegliche|deine|ihre|eure|vorherigen|vorigen|bisherigen|obigen|fruheren|vorangegangenen|vorhergehenden|ursprunglichen|system",
+    "ignoriere ignorieren ignoriert ignorier missachte missachten missachtet vergiss vergesst vergessen ubergehe ubergehen umgehe umgehen",
   ),
   overrideObjectFirst(
     "German",
     "alle|samtliche|deine|ihre|vorherigen|vorigen|bisherigen|obigen|fruheren|vorangegangenen|vorhergehenden",
     "anweisungen|instruktionen|befehle|vorgaben|regeln|richtlinien",
     "ignorieren|missachten|vergessen|ubergehen",
+    "ignorieren missachten vergessen ubergehen",
   ),
   {
     lang: "German",
@@ -96,18 +115,21 @@ export const LANGUAGE_RULES: LanguageRule[] = [
       `${B}(?:vergiss|ignoriere|missachte)\\s+alles\\s+(?:was\\s+(?:du|dir)|bisherige|vorherige|obige|davor|oben|bisher)`,
       "gu",
     ),
-    needs: [/alles/],
+    needs: [],
+    words: new Set(["alles"]),
     detail: "asks the reader to disregard what came before",
   },
   role(
     "German",
     "(?:du bist|sie sind|ihr seid)\\s+(?:jetzt|nun|ab sofort|ab jetzt|von nun an)",
     `${ROLE_EN}|ki|assistent(?:in)?|chatbot|sprachmodell|modell ohne \\p{L}+|ohne (?:einschrankungen|regeln|filter|grenzen)`,
+    "bist sind seid",
   ),
   systemPrompt(
     "German",
     [/system/],
     `${B}(?:zeige?|zeigt|gib|verrate|nenne|wiederhole|schreibe?)\\s+(?:mir\\s+|uns\\s+)?(?:deinen|deine|den|die|ihren|ihre)\\s+(?:\\p{L}+\\s+)?(?:system-?prompt|systemanweisung(?:en)?|systemnachricht)${E}`,
+    "systemprompt system-prompt systemanweisung systemanweisungen systemnachricht",
   ),
 
   // French
@@ -116,16 +138,19 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "ignore[rz]?|oublie[rz]?|neglige[rz]?|ne (?:tiens|tenez|tenir) pas compte d(?:es|e|u)|fais abstraction d(?:es|e)|faites abstraction d(?:es|e)",
     "instructions?|consignes?|directives?|regles|indications|prompts?",
     "precedentes?|anterieures?|ci-dessus|toutes|tes|vos|systeme|initiales?|d'origine|donnees",
+    "ignore ignorer ignorez oublie oublier oubliez neglige negliger negligez compte abstraction",
   ),
   role(
     "French",
     "(?:tu es|vous etes|t'es)\\s+(?:maintenant|desormais|a present|dorenavant)",
     `${ROLE_EN}|ia|assistant|assistante|modele|sans (?:restrictions?|limites?|filtres?|regles)`,
+    "es etes t'es",
   ),
   systemPrompt(
     "French",
     [/system/],
     `${B}(?:montre|affiche|revele|donne|repete|ecris|dis)[rz]?(?:-moi|\\s+moi)?\\s+(?:ton|ta|votre|le|la)\\s+(?:prompt|invite|message|consigne)s?\\s+(?:systeme|system|initial)${E}`,
+    "systeme system initial",
   ),
 
   // Spanish
@@ -134,16 +159,19 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "ignora[rd]?|ignore[ns]?|olvida[rd]?|olvide[ns]?|descarta[rd]?|omite|haz caso omiso (?:a|de)|no hagas caso (?:a|de)",
     "instrucciones|indicaciones|directrices|reglas|ordenes|prompts?",
     "anteriores|previas|todas|tus|sus|sistema|originales|arriba|precedentes|iniciales",
+    "ignora ignorar ignorad ignore ignoren ignores olvida olvidar olvidad olvide olviden olvides descarta descartar descartad omite omiso hagas",
   ),
   role(
     "Spanish",
     "(?:ahora|a partir de ahora|desde ahora|de ahora en adelante)\\s*,?\\s+(?:tu\\s+)?eres|eres ahora",
     `${ROLE_EN}|ia|asistente|modelo|sin (?:restricciones|filtros|limites|reglas)`,
+    "eres",
   ),
   systemPrompt(
     "Spanish",
     [/sistema/],
     `${B}(?:muestra|revela|dime|imprime|repite|ensena|escribe)(?:me)?\\s+(?:tu|el|su)\\s+(?:prompt|mensaje|indicacion|instrucciones)\\s+(?:del|de)\\s+sistema${E}`,
+    "sistema",
   ),
 
   // Portuguese
@@ -152,16 +180,19 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "ignore|ignora[rd]?|esqueca|esquece[rd]?|desconsidere|desconsidera[rd]?|descarte",
     "instrucoes|orientacoes|diretrizes|regras|ordens|comandos|prompts?",
     "anteriores|previas|todas|suas|tuas|sistema|originais|acima|iniciais",
+    "ignore ignora ignorar esqueca esquece esquecer desconsidere desconsidera desconsiderar descarte",
   ),
   role(
     "Portuguese",
     "(?:agora|a partir de agora|de agora em diante)\\s*,?\\s+(?:voce|tu)\\s+(?:e|es)|voce agora e",
     `${ROLE_EN}|ia|assistente|modelo|sem (?:restricoes|filtros|limites|regras)`,
+    "voce tu",
   ),
   systemPrompt(
     "Portuguese",
     [/sistema/],
     `${B}(?:mostre|mostra|revele|revela|diga|diz|imprima|repita|escreva)(?:-me)?\\s+(?:seu|o|teu|sua|a)\\s+(?:prompt|mensagem|instrucoes)\\s+do\\s+sistema${E}`,
+    "sistema",
   ),
 
   // Italian
@@ -170,16 +201,19 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "ignora(?:re)?|ignorate|dimentica(?:re)?|dimenticate|trascura(?:re)?|non tenere conto d(?:elle|i)|non considerare",
     "istruzioni|indicazioni|direttive|regole|ordini|prompt",
     "precedenti|tutte|tue|sue|sistema|originali|sopra|iniziali|ricevute",
+    "ignora ignorare ignorate dimentica dimenticare dimenticate trascura trascurare tenere considerare",
   ),
   role(
     "Italian",
     "(?:ora|adesso|d'ora in poi|da ora in poi|da adesso)\\s*,?\\s+(?:tu\\s+)?sei",
     `${ROLE_EN}|ia|assistente|modello|senza (?:restrizioni|filtri|limiti|regole)`,
+    "sei",
   ),
   systemPrompt(
     "Italian",
     [/sistema/],
     `${B}(?:mostra|rivela|dimmi|stampa|ripeti|scrivi)(?:mi)?\\s+(?:il tuo|il|tuo|il vostro)\\s+(?:prompt|messaggio|istruzioni)\\s+di\\s+sistema${E}`,
+    "sistema",
   ),
 
   // Dutch
@@ -188,22 +222,26 @@ export const LANGUAGE_RULES: LanguageRule[] = [
     "negeer|negeren|vergeet|vergeten|veronachtzaam",
     "instructies|aanwijzingen|opdrachten|regels|richtlijnen|prompts?|systeeminstructies",
     "vorige|voorgaande|eerdere|alle|je|jouw|uw|bovenstaande|systeem|oorspronkelijke",
+    "negeer negeren vergeet vergeten veronachtzaam",
   ),
   overrideObjectFirst(
     "Dutch",
     "alle|vorige|voorgaande|eerdere|bovenstaande",
     "instructies|aanwijzingen|opdrachten|regels",
     "negeren|vergeten",
+    "negeren vergeten",
   ),
   role(
     "Dutch",
     "(?:je bent|jij bent|u bent)\\s+(?:nu|vanaf nu)|vanaf nu ben je",
     `${ROLE_EN}|assistent|model|zonder (?:beperkingen|filters|regels)`,
+    "bent ben",
   ),
   systemPrompt(
     "Dutch",
     [/systeem/],
     `${B}(?:toon|laat|geef|herhaal|noem)\\s+(?:me\\s+|mij\\s+|ons\\s+)?(?:je|jouw|de|uw)\\s+(?:systeem-?prompt|systeeminstructies|systeembericht)${E}`,
+    "systeemprompt systeem-prompt systeeminstructies systeembericht",
   ),
 
   // Russian
@@ -311,3 +349,9 @@ export const COMPACT_RULES: { kind: "instruction_override" | "role_takeover"; pa
     detail: "asks the reader to reveal its system prompt, letter by letter",
   },
 ];
+
+/** Every gate word of LANGUAGE_RULES, found in one scan of the text (a Set per word costs three times as much). */
+export const GATE_WORDS = (() => {
+  const all = [...new Set(LANGUAGE_RULES.flatMap((r) => [...(r.words ?? [])]))].sort((a, b) => b.length - a.length);
+  return new RegExp(`(?<![a-z'-])(?:${all.map((w) => w.replace(/[-']/g, "\\$&")).join("|")})(?![a-z'-])`, "g");
+})();

@@ -4,7 +4,7 @@
 // refused. Pure: no I/O. Every pattern is anchored on a keyword and uses bounded gaps, so a
 // 64 KB adversarial body stays linear.
 
-import { COMPACT_RULES, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
+import { COMPACT_RULES, GATE_WORDS, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
 import { foldAccents, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";
 
 export interface InjectionFinding {
@@ -373,10 +373,11 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
     if (run.length < 10) continue;
     for (const rule of COMPACT_RULES) if (rule.pattern.test(run)) add({ kind: rule.kind, detail: `${rule.detail}: "${excerpt(run)}"` });
   }
-  const texts = [...new Set([foldAccents(visible), folded])];
+  const texts = [...new Set([foldAccents(visible), folded])].map((text) => ({ text, words: new Set(text.match(GATE_WORDS) ?? []) }));
   for (const rule of LANGUAGE_RULES) {
     if (found.has(rule.kind)) continue;
-    for (const text of texts) {
+    for (const { text, words } of texts) {
+      if (rule.words && !hasAny(words, rule.words)) continue;
       const m = firstMatch(rule, text);
       if (m) {
         add({ kind: rule.kind, detail: `${rule.detail} (${rule.lang}): "${excerpt(m)}"` });
@@ -384,6 +385,11 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
       }
     }
   }
+}
+
+function hasAny(words: Set<string>, wanted: ReadonlySet<string>): boolean {
+  for (const w of wanted) if (words.has(w)) return true;
+  return false;
 }
 
 function firstMatch(rule: LanguageRule, text: string): string | null {

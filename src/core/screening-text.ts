@@ -153,7 +153,11 @@ export function foldConfusables(text: string): string {
 const SPACED_RUN = /(?<![\p{L}\p{N}])[a-z](?:[ \t._*·•~-]{1,4}[a-z](?![\p{L}\p{N}])){2,}/gu;
 
 /** Joins spaced-out letters into words; a separator unlike the run's usual one is a word break. */
+// Two single letters in a row with a separator: without it there is nothing to collapse (cheap to test).
+const MAYBE_SPACED = /(?:^|[^a-z0-9])[a-z][ \t._*~-]{1,4}[a-z](?![a-z0-9])/;
+
 export function collapseLetterSpacing(text: string): string {
+  if (!MAYBE_SPACED.test(text)) return text;
   return text.replace(SPACED_RUN, (run) => {
     const separators = run.match(/[^a-z]+/g) ?? [];
     const tally = new Map<string, number>();
@@ -200,6 +204,7 @@ export function foldForScreening(text: string): string {
 
 /** Each run of spaced-out letters in folded text, as its letters alone ("i g n o r e" → "ignore"). */
 export function spacedLetterRuns(folded: string): string[] {
+  if (!MAYBE_SPACED.test(folded)) return [];
   return (folded.match(SPACED_RUN) ?? []).map((run) => run.replace(/[^a-z]+/g, ""));
 }
 

@@ -217,7 +217,12 @@ export class ColonyService {
   }
 
   health() {
-    return { status: "ok" as const, version: VERSION, uptime_s: Math.floor((this.now() - this.startedAt) / 1000) };
+    return {
+      status: "ok" as const,
+      version: VERSION,
+      uptime_s: Math.floor((this.now() - this.startedAt) / 1000),
+      backend: this.deps.subsystems.backend,
+    };
   }
 
   readiness(): Promise<Readiness> {

@@ -80,9 +80,12 @@ export class EnrichmentWorker {
   private async loop(): Promise<void> {
     const batchSize = this.deps.batchSize ?? 32;
     while (!this.stopped) {
-      const jobs = await this.deps.claims.claim(batchSize);
-      if (jobs.length === 0) return;
+      let jobs: Job[] = [];
       try {
+        // Inside the try: the store can fail here too (a networked database away), and the
+        // loop's promise has nobody to report a rejection to.
+        jobs = await this.deps.claims.claim(batchSize);
+        if (jobs.length === 0) return;
         await this.process(jobs);
       } catch (err) {
         await this.deps.claims.release(jobs.map((j) => j.trailSeq)).catch(() => {});

@@ -8,6 +8,8 @@ import { errorMessage } from "../core/error-message";
 
 export interface Readiness {
   status: "ready" | "unavailable";
+  /** The store the kv and vector checks exercised: sqlite or postgres. */
+  backend: Subsystems["backend"];
   checks: Record<CheckName, ProbeResult>;
   queue_depth: number;
 }
@@ -50,5 +52,5 @@ export async function readiness(s: Subsystems, queueDepth: () => Promise<number>
   });
   const checks = { kv, vector, embedding };
   const ok = kv.ok && vector.ok && embedding.ok;
-  return { status: ok ? "ready" : "unavailable", checks, queue_depth: await queueDepth() };
+  return { status: ok ? "ready" : "unavailable", backend: s.backend, checks, queue_depth: await queueDepth() };
 }

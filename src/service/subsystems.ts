@@ -6,7 +6,11 @@ import type { Store, VectorStore } from "../store/ports";
 
 export type CheckName = "kv" | "vector" | "embedding";
 
+/** Where the colony keeps its data: the embedded SQLite file, or a PostgreSQL shared by replicas. */
+export type Backend = "sqlite" | "postgres";
+
 export interface Subsystems {
+  backend: Backend;
   store: Store | null;
   vectors: VectorStore | null;
   embedder: Embedder | null;

@@ -310,10 +310,12 @@ export class TrailService {
       throw new ServiceError("not_found", "no trail with this id");
     }
     await store.transaction(async (tx) => {
+      // The trail row first, the shared index rows last: the order the worker's transactions
+      // take them in, so on a multi-connection store the two never wait for each other in a circle.
+      await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       await tx.vectors?.remove(record.seq);
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
       if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
-      await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });

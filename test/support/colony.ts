@@ -1,16 +1,51 @@
 // Starts real colonies for tests: in-process on a loopback port, or as a separate process.
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { startColony, type RunningColony } from "../../src/serve";
 import { REPO_DIR } from "./paths";
+import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./postgres";
+
+/**
+ * The store the behaviour suites run against: `COLONY_TEST_BACKEND=postgres` puts every test
+ * colony on PostgreSQL (one throwaway server per test process, a fresh database per data
+ * directory, so a colony restarted on the same directory finds its data again).
+ */
+export const TEST_BACKEND: "sqlite" | "postgres" = process.env.COLONY_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+if (TEST_BACKEND === "postgres") {
+  const why = postgresUnavailable();
+  if (why) throw new Error(`COLONY_TEST_BACKEND=postgres, but PostgreSQL cannot run here: ${why}`);
+}
+
+let server: Promise<PostgresServer> | null = null;
+const databaseOf = new Map<string, string>();
+
+/** The test PostgreSQL server of this process (started on first use). */
+export function testPostgres(): Promise<PostgresServer> {
+  server ??= startPostgres();
+  return server;
+}
+
+/** The environment that puts a colony on the test backend: its database URL, for PostgreSQL. */
+export async function backendEnv(dataDir: string): Promise<Record<string, string>> {
+  if (TEST_BACKEND !== "postgres") return {};
+  let url = databaseOf.get(dataDir);
+  if (!url) {
+    url = await (await testPostgres()).createDatabase();
+    databaseOf.set(dataDir, url);
+  }
+  return { COLONY_DATABASE_URL: url };
+}
 
 export interface TestColony extends RunningColony {
   dataDir: string;
   /** Stops the colony and deletes its data directory. */
   dispose(): Promise<void>;
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Raw SQL on the colony's store (either backend), `$1`-style parameters: for checking what was stored. */
+  query(text: string, ...params: unknown[]): Promise<any[]>;
 }
 
 export function tempDir(prefix = "colony-test-"): string {
@@ -23,6 +58,7 @@ export async function startTestColony(env: Record<string, string> = {}): Promise
     HOME: process.env.HOME,
     COLONY_PORT: "0",
     COLONY_LOG_LEVEL: "silent",
+    ...(env.COLONY_DATABASE_URL ? {} : await backendEnv(dataDir)),
     ...env,
     COLONY_DATA_DIR: dataDir,
   });
@@ -31,11 +67,41 @@ export async function startTestColony(env: Record<string, string> = {}): Promise
     ...colony,
     dataDir,
     fetch: (path, init) => fetch(colony.url + path, init),
+    async query(text, ...params) {
+      const { db, store } = colony.subsystems;
+      if (db) return db.query(text.replace(/\$(\d+)/g, "?$1")).all(...(params as any[]));
+      return plainRows(await (store as unknown as { sql: import("bun").SQL }).sql.unsafe(text, params));
+    },
     async dispose() {
       await colony.stop();
       if (!env.COLONY_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Makes the colony's store refuse writes (or take them again): SQLite's query_only, or on
+ * PostgreSQL a read-only database (what a colony meets on a standby after a failover), its open
+ * connections cut so every new one is read-only.
+ */
+export async function setStoreWritable(colony: TestColony, writable: boolean): Promise<void> {
+  const { db } = colony.subsystems;
+  if (db) {
+    db.exec(`PRAGMA query_only = ${writable ? "OFF" : "ON"}`);
+    return;
+  }
+  const url = [...databaseOf.entries()].find(([dir]) => dir === colony.dataDir)?.[1];
+  if (!url) throw new Error("this colony's database is not a test database");
+  const name = new URL(url).pathname.slice(1);
+  const admin = new SQL((await testPostgres()).url, { max: 1 });
+  try {
+    await admin.unsafe(`ALTER DATABASE ${name} SET default_transaction_read_only = ${writable ? "off" : "on"}`);
+    // Idle connections only: a query cut mid-flight is a different fault (tested with the server down).
+    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle'`;
+  } finally {
+    await admin.close();
+  }
 }
 
 /** Spawns `bun src/main.ts …` as its own process. */

@@ -113,9 +113,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const liveServers = new Set<Subprocess>();
+/** Running servers and their directories: killed and deleted when the test process exits. */
+const liveServers = new Map<Subprocess, string>();
 process.on("exit", () => {
-  for (const p of liveServers) p.kill("SIGKILL");
+  for (const [p, base] of liveServers) {
+    p.kill("SIGKILL");
+    rmSync(base, { recursive: true, force: true });
+  }
 });
 
 export interface StartOptions {
@@ -151,7 +155,7 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
   };
   const argv = [join(tc.bin, "postgres"), "-D", data, ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
   const proc = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
-  liveServers.add(proc);
+  liveServers.set(proc, base);
   let stderr = "";
   void (async () => {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
@@ -204,4 +208,12 @@ async function waitReady(url: string, proc: Subprocess, stderr: () => string): P
   }
   proc.kill("SIGKILL");
   throw new Error(`PostgreSQL did not accept connections within 30 s: ${lastError}; ${stderr().slice(-2000)}`);
+}
+
+/** Rows of a Bun.SQL result with int8 and numeric columns as numbers, as bun:sqlite gives them. */
+export function plainRows(result: { columns?: { name: string; type: number }[] | null } & Iterable<Record<string, unknown>>): any[] {
+  const INT8 = 20;
+  const NUMERIC = 1700;
+  const numeric = new Set((result.columns ?? []).filter((c) => c.type === INT8 || c.type === NUMERIC).map((c) => c.name));
+  return [...result].map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, numeric.has(k) && v !== null ? Number(v) : v])));
 }

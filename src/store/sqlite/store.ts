@@ -6,6 +6,7 @@
 // transaction's BEGIN…COMMIT while that one awaits. Reads outside a transaction run directly.
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
+import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
 import { StoreUnavailableError, type Ports, type Store, type Transaction, type VectorStore } from "../ports";
 import { SqliteDraftRepository } from "./drafts";
 import { SqliteKeyValueStore } from "./kv";
@@ -22,8 +23,6 @@ import {
 } from "./records";
 import { SqliteTrailRepository } from "./trails";
 import { SqliteVectorStore } from "./vectors";
-
-type Hook = () => void | Promise<void>;
 
 /** The methods of each port that write: outside a transaction they wait for the mutex. */
 const WRITES = {
@@ -43,7 +42,7 @@ const WRITES = {
 } as const satisfies { [P in keyof Ports]: readonly (keyof NonNullable<Ports[P]>)[] };
 
 class SqliteTransaction implements Transaction {
-  readonly hooks: Hook[] = [];
+  readonly hooks: AfterCommitHook[] = [];
   kv;
   trails;
   jobs;
@@ -74,7 +73,7 @@ class SqliteTransaction implements Transaction {
     this.vectors = ports.vectors;
   }
 
-  afterCommit(fn: Hook): void {
+  afterCommit(fn: AfterCommitHook): void {
     this.hooks.push(fn);
   }
 }
@@ -129,7 +128,7 @@ export function createSqliteStore(db: Database): Store {
         }
       })
       .catch(writeFailure);
-    if (tx.hooks.length > 0) await runHooks(tx.hooks);
+    if (tx.hooks.length > 0) await runAfterCommitHooks(tx.hooks);
     return result;
   }
 
@@ -179,18 +178,4 @@ function writeFailure(err: unknown): never {
     throw new StoreUnavailableError(`the database cannot be written (${code}: ${(err as Error).message})`, { cause: err });
   }
   throw err;
-}
-
-/** Every hook runs, in order, even when one fails; the failures are passed on together. */
-async function runHooks(hooks: Hook[]): Promise<void> {
-  const errors: unknown[] = [];
-  for (const hook of hooks) {
-    try {
-      await hook();
-    } catch (err) {
-      errors.push(err);
-    }
-  }
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, "after-commit work failed");
 }

@@ -1,0 +1,235 @@
+// Versioned schema migrations for the PostgreSQL adapter, applied at start. Each runs in its own
+// transaction holding a transaction-level advisory lock, so replicas started together apply each
+// one exactly once (the others wait, then see it applied). Never edit a released migration.
+import type { SQL } from "bun";
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The advisory lock key all migrations take ("colony" in ASCII, well clear of other users). */
+export const MIGRATION_LOCK = 0x636f6c6f6e79;
+
+export const PG_MIGRATIONS: PgMigration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE kv (
+        key   text PRIMARY KEY,
+        value text NOT NULL
+      );
+
+      -- seq is the integer id shared with the vector and full-text indexes; id is the public UUID.
+      -- content is text, not jsonb: a trail comes back exactly as it was stored (key order kept).
+      CREATE TABLE trails (
+        seq              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id               text NOT NULL UNIQUE,
+        status           text NOT NULL CHECK (status IN ('queued', 'indexed', 'merged', 'rejected')),
+        fingerprint      text NOT NULL,
+        error_type       text,
+        content          text NOT NULL,
+        content_hash     text NOT NULL,
+        author           text NOT NULL,
+        created_at       bigint NOT NULL,
+        indexed_at       bigint,
+        category         text,
+        quality          double precision,
+        risk             text,
+        worked           integer NOT NULL DEFAULT 0,
+        partially_worked integer NOT NULL DEFAULT 0,
+        failed           integer NOT NULL DEFAULT 0,
+        strength         double precision,
+        merged_into      text,
+        reasons          text,
+        merge_key        text,
+        reinforced_at    bigint,
+        runtime          text,
+        tokens_spent     double precision,
+        -- The normalizer version the fingerprint was computed with (core/error-normalizer.ts).
+        normalizer_version integer NOT NULL DEFAULT 1
+      );
+      CREATE INDEX trails_by_normalizer_version ON trails (normalizer_version, seq);
+      CREATE INDEX trails_by_fingerprint ON trails (fingerprint, status, strength DESC);
+      -- One indexed trail per merge key, enforced by the database across replicas.
+      CREATE UNIQUE INDEX trails_by_merge_key ON trails (merge_key) WHERE status = 'indexed';
+      CREATE INDEX trails_by_reinforcement ON trails (reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+      CREATE INDEX trails_feed_by_category ON trails (category, reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+      CREATE INDEX trails_feed_by_runtime ON trails (runtime, reinforced_at DESC, seq DESC) WHERE status = 'indexed';
+
+      -- The durable enrichment queue: a row per trail waiting; deleted when the trail is final.
+      -- A claimed job carries a lease: a replica that dies mid-job lets it run out.
+      CREATE TABLE jobs (
+        trail_seq   bigint PRIMARY KEY REFERENCES trails (seq) ON DELETE CASCADE,
+        enqueued_at bigint NOT NULL,
+        attempts    integer NOT NULL DEFAULT 0,
+        last_error  text,
+        leased_until bigint,
+        leased_by   text
+      );
+
+      CREATE TABLE outcomes (
+        id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        trail_seq bigint NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,
+        agent     text NOT NULL,
+        -- The keyed pseudonym of the reporting address (never the address).
+        client    text,
+        outcome   text NOT NULL,
+        counted   boolean NOT NULL,
+        notes     text,
+        model     text,
+        at        bigint NOT NULL
+      );
+      CREATE INDEX outcomes_by_trail ON outcomes (trail_seq, at DESC);
+      CREATE INDEX outcomes_by_agent ON outcomes (trail_seq, agent, at DESC);
+      CREATE INDEX outcomes_by_time ON outcomes (at);
+      CREATE INDEX outcomes_with_notes ON outcomes (trail_seq, at DESC) WHERE notes IS NOT NULL;
+      CREATE INDEX outcomes_by_client ON outcomes (trail_seq, client, at) WHERE counted;
+
+      CREATE TABLE merge_credits (
+        trail_seq bigint NOT NULL REFERENCES trails (seq) ON DELETE CASCADE,
+        agent     text NOT NULL,
+        day       text NOT NULL,
+        PRIMARY KEY (trail_seq, agent, day)
+      );
+
+      CREATE TABLE tombstones (
+        trail_id     text PRIMARY KEY,
+        content_hash text NOT NULL,
+        removed_at   bigint NOT NULL
+      );
+      CREATE INDEX tombstones_by_hash ON tombstones (content_hash);
+      CREATE INDEX tombstones_by_time ON tombstones (removed_at);
+
+      CREATE TABLE events (
+        id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        kind     text NOT NULL,
+        agent    text NOT NULL,
+        trail_id text,
+        text     text NOT NULL,
+        at       bigint NOT NULL
+      );
+      CREATE INDEX events_by_trail ON events (trail_id, id) WHERE trail_id IS NOT NULL;
+
+      -- A fingerprint an older normalizer gave a stored trail, resolving to its current one.
+      CREATE TABLE fingerprint_aliases (
+        old_fp     text NOT NULL,
+        new_fp     text NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (old_fp, new_fp)
+      );
+      CREATE INDEX fingerprint_aliases_by_time ON fingerprint_aliases (created_at);
+
+      -- Hourly counts for the operator console's charts.
+      CREATE TABLE series_hourly (
+        hour  bigint NOT NULL,
+        name  text NOT NULL,
+        value bigint NOT NULL,
+        PRIMARY KEY (hour, name)
+      );
+
+      -- The lexical index: the pre-tokenized documents as a tsvector (error line weight A, the
+      -- explanation and fix weight B), built by the adapter so tokens are kept exactly as
+      -- core/lexical.ts made them (PostgreSQL's parser would split identifiers at underscores).
+      CREATE TABLE lexical (
+        id  bigint PRIMARY KEY,
+        doc tsvector NOT NULL
+      );
+      CREATE INDEX lexical_doc ON lexical USING gin (doc);
+      -- Documents per term, so a query can keep only its rarest terms (core/lexical.ts).
+      CREATE TABLE lexical_terms (
+        term text PRIMARY KEY,
+        docs integer NOT NULL
+      );
+
+      CREATE TABLE search_hourly (
+        hour  bigint NOT NULL,
+        label text NOT NULL,
+        n     integer NOT NULL,
+        PRIMARY KEY (hour, label)
+      );
+
+      CREATE TABLE drafts (
+        token_hash  text PRIMARY KEY,
+        state       text NOT NULL CHECK (state IN ('pending', 'published', 'discarded')),
+        trail       text NOT NULL,
+        fingerprint text NOT NULL,
+        redactions  text NOT NULL,
+        risk        text NOT NULL,
+        author      text NOT NULL,
+        created_at  bigint NOT NULL,
+        expires_at  bigint NOT NULL,
+        trail_id    text
+      );
+      CREATE INDEX drafts_by_expiry ON drafts (expires_at);
+
+
+      CREATE TABLE stats_hourly (
+        hour         bigint PRIMARY KEY,
+        outcomes     bigint NOT NULL DEFAULT 0,
+        tokens_saved bigint NOT NULL DEFAULT 0
+      );
+      CREATE TABLE agent_activity (
+        agent text PRIMARY KEY,
+        at    bigint NOT NULL
+      );
+      CREATE INDEX agent_activity_by_time ON agent_activity (at);
+
+      -- Vectors: the float vector (little-endian float32) and its binary code. Every replica holds
+      -- the codes in memory (store/hamming-index.ts) and follows changes by writing transaction:
+      -- txid says which transaction last wrote a row, so a replica catches up with every row
+      -- written by transactions not yet finished when it last looked (see postgres/vectors.ts).
+      CREATE TABLE vectors (
+        id        bigint PRIMARY KEY,
+        embedding bytea NOT NULL,
+        code      bytea NOT NULL,
+        txid      xid8 NOT NULL DEFAULT pg_current_xact_id()
+      );
+      CREATE INDEX vectors_by_txid ON vectors (txid);
+      CREATE TABLE vector_removals (
+        id   bigint NOT NULL,
+        txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        at   timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX vector_removals_by_txid ON vector_removals (txid);
+      -- Wakes the other replicas' catch-up; delivered at commit, once per transaction.
+      CREATE FUNCTION colony_vectors_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_notify('colony_vectors', ''); RETURN NULL; END $$;
+      CREATE TRIGGER vectors_changed AFTER INSERT OR UPDATE OR DELETE ON vectors
+        FOR EACH STATEMENT EXECUTE FUNCTION colony_vectors_changed();
+    `,
+  },
+];
+
+/**
+ * Applies every migration newer than the database's version, each in one transaction under the
+ * migration lock. Returns the version the database is at. A database newer than this code is
+ * refused (an older replica must not run against a schema it does not know).
+ */
+export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_MIGRATIONS): Promise<number> {
+  const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+  });
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+      if (current > newest) {
+        throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
+      }
+      if (m.version <= current) return;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
+    });
+  }
+  const [{ current }] = await sql`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+  if (current > newest) {
+    throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
+  }
+  return current;
+}

@@ -1,0 +1,326 @@
+// The smaller repositories on PostgreSQL: key-value, job queue, outcomes, merge credits,
+// tombstones, events, activity aggregates, search counters and drafts. Each takes the query handle
+// it runs on: the pool outside a transaction, the transaction's connection inside one. Every
+// method is one statement, so a write outside a transaction is atomic on its own.
+import type { SQL } from "bun";
+import type {
+  DraftRecord,
+  DraftRepository,
+  EventLog,
+  EventRecord,
+  FingerprintAliasRepository,
+  JobQueue,
+  KeyValueStore,
+  MergeCreditLedger,
+  OutcomeRecord,
+  OutcomeRepository,
+  SearchCounter,
+  SeriesName,
+  SeriesPoint,
+  StatsRepository,
+  TombstoneRepository,
+} from "../ports";
+
+/** int8 and numeric come back from Bun.SQL as strings: every stored integer fits a double. */
+export const num = (v: unknown): number => (typeof v === "number" ? v : Number(v));
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+
+const HOUR_MS = 3600_000;
+
+/** A whole number from 0 to MAX_SAFE_INTEGER (JSON clients read larger integers inexactly). */
+const clampCount = (n: number) =>
+  Number.isFinite(n) ? Math.min(Math.max(Math.round(n), 0), Number.MAX_SAFE_INTEGER) : n > 0 ? Number.MAX_SAFE_INTEGER : 0;
+
+export class PgKeyValueStore implements KeyValueStore {
+  constructor(private readonly sql: SQL) {}
+
+  async get(key: string): Promise<string | null> {
+    const [row] = await this.sql`SELECT value FROM kv WHERE key = ${key}`;
+    return row?.value ?? null;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.sql`INSERT INTO kv (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.sql`DELETE FROM kv WHERE key = ${key}`;
+  }
+}
+
+export class PgJobQueue implements JobQueue {
+  constructor(private readonly sql: SQL) {}
+
+  async next(limit: number) {
+    const rows = await this.sql`SELECT trail_seq, attempts FROM jobs ORDER BY trail_seq ASC LIMIT ${limit}`;
+    return rows.map((r: any) => ({ trailSeq: num(r.trail_seq), attempts: r.attempts }));
+  }
+
+  async recordFailure(trailSeq: number, error: string): Promise<void> {
+    await this.sql`UPDATE jobs SET attempts = attempts + 1, last_error = ${error.slice(0, 500)} WHERE trail_seq = ${trailSeq}`;
+  }
+
+  async remove(trailSeq: number): Promise<void> {
+    await this.sql`DELETE FROM jobs WHERE trail_seq = ${trailSeq}`;
+  }
+
+  async depth(): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM jobs`;
+    return n;
+  }
+}
+
+export class PgOutcomeRepository implements OutcomeRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async insert(o: OutcomeRecord): Promise<void> {
+    await this.sql`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at)
+      VALUES (${o.trailSeq}, ${o.agent}, ${o.client}, ${o.outcome}, ${o.counted}, ${o.notes}, ${o.model}, ${o.at})`;
+  }
+
+  async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
+    if (trailSeqs.length === 0) return [];
+    const rows = await this.sql`
+      SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM (
+        SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
+               row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
+        FROM outcomes WHERE notes IS NOT NULL AND trail_seq = ANY(${trailSeqs}::bigint[])
+      ) ranked WHERE n <= ${perTrail} ORDER BY trail_seq, at DESC`;
+    return rows.map((r: any) => ({
+      trailSeq: num(r.trail_seq),
+      agent: r.agent,
+      client: r.client,
+      outcome: r.outcome,
+      counted: r.counted,
+      notes: r.notes,
+      model: r.model,
+      at: num(r.at),
+    }));
+  }
+
+  async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM outcomes
+      WHERE trail_seq = ${trailSeq} AND agent = ${agent} AND counted AND at >= ${since} LIMIT 1`;
+    return rows.length > 0;
+  }
+
+  async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
+    const rows = await this.sql`SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes
+      WHERE trail_seq = ${trailSeq} ORDER BY at DESC, id DESC LIMIT ${limit}`;
+    return rows.map((r: any) => ({
+      trailSeq: num(r.trail_seq),
+      agent: r.agent,
+      client: r.client,
+      outcome: r.outcome,
+      counted: r.counted,
+      notes: r.notes,
+      model: r.model,
+      at: num(r.at),
+    }));
+  }
+
+  async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM outcomes
+      WHERE trail_seq = ${trailSeq} AND client = ${client} AND counted AND at >= ${since}`;
+    return n;
+  }
+}
+
+export class PgMergeCreditLedger implements MergeCreditLedger {
+  constructor(private readonly sql: SQL) {}
+
+  async grant(trailSeq: number, agent: string, day: string): Promise<boolean> {
+    const r = await this
+      .sql`INSERT INTO merge_credits (trail_seq, agent, day) VALUES (${trailSeq}, ${agent}, ${day}) ON CONFLICT DO NOTHING`;
+    return r.count === 1;
+  }
+}
+
+export class PgFingerprintAliasRepository implements FingerprintAliasRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async add(oldFp: string, newFp: string, at: number): Promise<void> {
+    await this.sql`INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (${oldFp}, ${newFp}, ${at}) ON CONFLICT DO NOTHING`;
+  }
+
+  async resolve(oldFp: string): Promise<string[]> {
+    const rows = await this.sql`SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ${oldFp} ORDER BY new_fp`;
+    return rows.map((r: any) => r.new_fp);
+  }
+
+  async purgeBefore(at: number): Promise<number> {
+    return (await this.sql`DELETE FROM fingerprint_aliases WHERE created_at < ${at}`).count;
+  }
+}
+
+export class PgTombstoneRepository implements TombstoneRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async count(): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM tombstones`;
+    return n;
+  }
+
+  async add(trailId: string, contentHash: string, at: number): Promise<void> {
+    await this
+      .sql`INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (${trailId}, ${contentHash}, ${at}) ON CONFLICT DO NOTHING`;
+  }
+
+  async has(trailId: string): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM tombstones WHERE trail_id = ${trailId}`).length > 0;
+  }
+
+  async hasContent(contentHash: string): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM tombstones WHERE content_hash = ${contentHash} LIMIT 1`).length > 0;
+  }
+
+  async purgeBefore(at: number): Promise<number> {
+    return (await this.sql`DELETE FROM tombstones WHERE removed_at < ${at}`).count;
+  }
+}
+
+export class PgEventLog implements EventLog {
+  constructor(private readonly sql: SQL) {}
+
+  async append(e: EventRecord): Promise<void> {
+    await this.sql`INSERT INTO events (kind, agent, trail_id, text, at) VALUES (${e.kind}, ${e.agent}, ${e.trailId}, ${e.text}, ${e.at})`;
+  }
+
+  async recent(limit: number): Promise<EventRecord[]> {
+    const rows = await this.sql`SELECT kind, agent, trail_id, text, at FROM events ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map(toEvent);
+  }
+
+  async forTrail(trailId: string, limit: number): Promise<EventRecord[]> {
+    const rows = await this
+      .sql`SELECT kind, agent, trail_id, text, at FROM events WHERE trail_id = ${trailId} ORDER BY id DESC LIMIT ${limit}`;
+    return rows.map(toEvent);
+  }
+}
+
+const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });
+
+export class PgStatsRepository implements StatsRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async touchAgent(agent: string, at: number): Promise<void> {
+    await this.sql`INSERT INTO agent_activity (agent, at) VALUES (${agent}, ${at})
+      ON CONFLICT (agent) DO UPDATE SET at = greatest(agent_activity.at, excluded.at)`;
+  }
+
+  /** Adds to the hour's bucket, saturating at MAX_SAFE_INTEGER (as the SQLite adapter does). */
+  async addOutcome(at: number, tokensSaved: number): Promise<void> {
+    const max = Number.MAX_SAFE_INTEGER;
+    await this.sql`
+      INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${Math.floor(at / HOUR_MS)}, 1, ${clampCount(tokensSaved)})
+      ON CONFLICT (hour) DO UPDATE SET
+        outcomes = least(stats_hourly.outcomes + 1, ${max}::bigint),
+        tokens_saved = CASE WHEN stats_hourly.tokens_saved > ${max}::bigint - excluded.tokens_saved THEN ${max}::bigint
+                            ELSE stats_hourly.tokens_saved + excluded.tokens_saved END`;
+  }
+
+  /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
+  async since(at: number) {
+    const [row] = await this.sql`SELECT
+        (SELECT coalesce(sum(outcomes), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS o,
+        (SELECT coalesce(sum(tokens_saved), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS t,
+        (SELECT count(*)::int FROM agent_activity WHERE at >= ${at}) AS agents`;
+    return { outcomes: clampCount(row.o), tokensSaved: clampCount(row.t), agents: row.agents };
+  }
+
+  /**
+   * Counted when asked (an index-only scan of the indexed trails): a counter row updated by every
+   * verdict and removal would be one hot row that transactions on all replicas queue for.
+   */
+  async trailsIndexed(): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM trails WHERE status = 'indexed'`;
+    return n;
+  }
+
+  async bump(name: SeriesName, at: number, by = 1): Promise<void> {
+    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${by})
+      ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+  }
+
+  async peak(name: SeriesName, at: number, value: number): Promise<void> {
+    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${value})
+      ON CONFLICT (hour, name) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
+  }
+
+  async series(since: number): Promise<SeriesPoint[]> {
+    const rows = await this
+      .sql`SELECT hour, name, value FROM series_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)} ORDER BY hour, name`;
+    return rows.map((r: any) => ({ hour: num(r.hour) * HOUR_MS, name: r.name, value: num(r.value) }));
+  }
+
+  async purgeSeriesBefore(before: number): Promise<void> {
+    await this.sql`DELETE FROM series_hourly WHERE hour < ${Math.floor(before / HOUR_MS)}`;
+  }
+
+  async purgeBefore(before: number): Promise<void> {
+    const hour = Math.floor(before / HOUR_MS);
+    await this.sql`WITH s AS (DELETE FROM stats_hourly WHERE hour < ${hour}),
+      a AS (DELETE FROM agent_activity WHERE at < ${before})
+      DELETE FROM search_hourly WHERE hour < ${hour}`;
+  }
+}
+
+export class PgSearchCounter implements SearchCounter {
+  constructor(private readonly sql: SQL) {}
+
+  async add(label: string, at: number): Promise<void> {
+    await this.sql`INSERT INTO search_hourly (hour, label, n) VALUES (${Math.floor(at / HOUR_MS)}, ${label.slice(0, 200)}, 1)
+      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1`;
+  }
+
+  async top(since: number, limit: number) {
+    const rows = await this.sql`SELECT label, sum(n)::int AS searches FROM search_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)}
+      GROUP BY label ORDER BY searches DESC, label ASC LIMIT ${limit}`;
+    return rows.map((r: any) => ({ label: r.label, searches: r.searches }));
+  }
+}
+
+export class PgDraftRepository implements DraftRepository {
+  constructor(private readonly sql: SQL) {}
+
+  async insert(d: DraftRecord): Promise<void> {
+    await this.sql`INSERT INTO drafts (token_hash, state, trail, fingerprint, redactions, risk, author, created_at, expires_at, trail_id)
+      VALUES (${d.tokenHash}, ${d.state}, ${JSON.stringify(d.trail)}, ${d.fingerprint}, ${JSON.stringify(d.redactions)},
+              ${JSON.stringify(d.risk)}, ${d.author}, ${d.createdAt}, ${d.expiresAt}, ${d.trailId})`;
+  }
+
+  async byHash(tokenHash: string): Promise<DraftRecord | null> {
+    const [r] = await this.sql`SELECT * FROM drafts WHERE token_hash = ${tokenHash}`;
+    if (!r) return null;
+    return {
+      tokenHash: r.token_hash,
+      state: r.state,
+      trail: JSON.parse(r.trail),
+      fingerprint: r.fingerprint,
+      redactions: JSON.parse(r.redactions),
+      risk: JSON.parse(r.risk),
+      author: r.author,
+      createdAt: num(r.created_at),
+      expiresAt: num(r.expires_at),
+      trailId: r.trail_id,
+    };
+  }
+
+  /** pending → published, once: the row lock makes a concurrent publish on another replica see `published`. */
+  async markPublished(tokenHash: string, trailId: string): Promise<boolean> {
+    const r = await this
+      .sql`UPDATE drafts SET state = 'published', trail_id = ${trailId} WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+    return r.count === 1;
+  }
+
+  async markDiscarded(tokenHash: string): Promise<boolean> {
+    const r = await this.sql`UPDATE drafts SET state = 'discarded' WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+    return r.count === 1;
+  }
+
+  async purge(now: number, finishedBefore: number): Promise<number> {
+    const r = await this
+      .sql`DELETE FROM drafts WHERE (state = 'pending' AND expires_at <= ${now}) OR (state <> 'pending' AND created_at < ${finishedBefore})`;
+    return r.count;
+  }
+}

@@ -1,0 +1,125 @@
+// PostgreSQL-specific behaviour of the adapter (the shared contract is ../store.contract.test.ts):
+// migrations under the advisory lock, and the vector change feed between two stores on one database.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { type PostgresServer, postgresUnavailable, startPostgres } from "../../../test/support/postgres";
+import { migratePostgres, PG_MIGRATIONS } from "./migrations";
+import { openPostgresStore } from "./store";
+import { binaryCode } from "./vectors";
+
+const unavailable = postgresUnavailable();
+if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
+
+function unit(seed: number, dim: number): Float32Array {
+  const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test("replicas started together apply each migration once; a newer schema is refused", async () => {
+    const url = await server.createDatabase();
+    const clients = Array.from({ length: 4 }, () => new SQL(url, { max: 2 }));
+    try {
+      // Four at once: without the lock, CREATE TABLE would fail in all but one.
+      const versions = await Promise.all(clients.map((c) => migratePostgres(c)));
+      expect(new Set(versions)).toEqual(new Set([PG_MIGRATIONS.at(-1)!.version]));
+      const rows = await clients[0]!`SELECT version FROM schema_migrations ORDER BY version`;
+      expect(rows.map((r: any) => r.version)).toEqual(PG_MIGRATIONS.map((m) => m.version));
+      await expect(migratePostgres(clients[0]!, PG_MIGRATIONS.slice(0, 0))).rejects.toThrow(/newer than this colony understands/);
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  });
+
+  test("a failed migration leaves the previous version intact", async () => {
+    const url = await server.createDatabase();
+    const sql = new SQL(url, { max: 1 });
+    try {
+      const before = await migratePostgres(sql);
+      const bad = [...PG_MIGRATIONS, { version: before + 1, name: "bad", sql: "CREATE TABLE t (x int); NOT SQL" }];
+      await expect(migratePostgres(sql, bad)).rejects.toThrow();
+      const [{ v }] = await sql`SELECT max(version)::int AS v FROM schema_migrations`;
+      expect(v).toBe(before);
+      expect(await sql`SELECT 1 FROM pg_tables WHERE tablename = 't'`).toHaveLength(0);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test("a vector written on one replica is found on another: by notification, and before any search", async () => {
+    const url = await server.createDatabase();
+    const a = await openPostgresStore({ url, poolSize: 2 });
+    const b = await openPostgresStore({ url, poolSize: 2 });
+    try {
+      const va = (await a.openVectors({ name: "m", dim: 64 })).vectors;
+      const vb = (await b.openVectors({ name: "m", dim: 64 })).vectors;
+      const indexB = (vb as unknown as { index: { codes: { count: number } } }).index;
+      await a.transaction(async (tx) => {
+        await tx.vectors!.upsert(7, unit(7, 64));
+        await tx.vectors!.upsert(8, unit(8, 64));
+      });
+      // The notification alone brings it into b's memory, without a search.
+      const deadline = Date.now() + 1000;
+      while (indexB.codes.count < 2 && Date.now() < deadline) await Bun.sleep(10);
+      expect(indexB.codes.count).toBe(2);
+      // Read-your-writes: a search on b right after a's commit finds it, notification or not.
+      await va.upsert(9, unit(9, 64));
+      expect((await vb.search(unit(9, 64), 1))[0]!.id).toBe(9);
+      await va.remove(9);
+      expect((await vb.search(unit(9, 64), 3)).some((h) => h.id === 9)).toBe(false);
+      expect(indexB.codes.count).toBe(2);
+      // A rolled-back write reaches no replica.
+      await a
+        .transaction(async (tx) => {
+          await tx.vectors!.upsert(10, unit(10, 64));
+          throw new Error("rolled back");
+        })
+        .catch(() => {});
+      expect((await vb.search(unit(10, 64), 3)).some((h) => h.id === 10)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("a transaction that commits after a later one is still caught up (no lost change)", async () => {
+    const url = await server.createDatabase();
+    const a = await openPostgresStore({ url, poolSize: 4 });
+    const b = await openPostgresStore({ url, poolSize: 2 });
+    try {
+      await a.openVectors({ name: "m", dim: 64 });
+      const vb = (await b.openVectors({ name: "m", dim: 64 })).vectors;
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      // The slow transaction takes its id first and commits last.
+      const slow = a.transaction(async (tx) => {
+        await tx.vectors!.upsert(1, unit(1, 64));
+        await held;
+      });
+      await Bun.sleep(20);
+      await a.transaction(async (tx) => tx.vectors!.upsert(2, unit(2, 64)));
+      expect((await vb.search(unit(2, 64), 1))[0]!.id).toBe(2); // b's horizon must not pass the slow one
+      release();
+      await slow;
+      expect((await vb.search(unit(1, 64), 1))[0]!.id).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("binary codes: one bit per positive dimension", () => {
+    expect([...binaryCode(Float32Array.from([1, -1, 0, 2, 0, 0, 0, -3, 5, 0, 0, 0, 0, 0, 0, 0]))]).toEqual([0b1001, 0b1]);
+  });
+});

@@ -1,0 +1,210 @@
+import type { SQL } from "bun";
+import type {
+  FeedCursor,
+  NewTrail,
+  OutcomeCounts,
+  RankingFacts,
+  Refingerprint,
+  TrailRecord,
+  TrailRepository,
+  TrailStatus,
+  Verdict,
+} from "../ports";
+import { num, numOrNull } from "./repositories";
+
+function toRecord(r: any): TrailRecord {
+  return {
+    seq: num(r.seq),
+    id: r.id,
+    status: r.status,
+    fingerprint: r.fingerprint,
+    errorType: r.error_type,
+    trail: JSON.parse(r.content),
+    contentHash: r.content_hash,
+    author: r.author,
+    createdAt: num(r.created_at),
+    indexedAt: numOrNull(r.indexed_at),
+    category: r.category,
+    quality: r.quality,
+    risk: r.risk === null ? null : JSON.parse(r.risk),
+    counts: { worked: r.worked, partially_worked: r.partially_worked, failed: r.failed },
+    strength: r.strength,
+    mergedInto: r.merged_into,
+    reasons: r.reasons === null ? null : JSON.parse(r.reasons),
+    mergeKey: r.merge_key,
+    reinforcedAt: numOrNull(r.reinforced_at),
+    normalizerVersion: r.normalizer_version,
+  };
+}
+
+// The columns a record needs (runtime and tokens_spent are for filters and migration only).
+const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, created_at, indexed_at, category,
+  quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version`;
+
+export class PgTrailRepository implements TrailRepository {
+  constructor(private readonly sql: SQL) {}
+
+  /** The trail and its job in one statement (atomic on its own, also outside a transaction). */
+  async insertQueued(t: NewTrail): Promise<TrailRecord> {
+    const [row] = await this.sql`
+      WITH t AS (
+        INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, created_at,
+                            runtime, tokens_spent)
+        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author},
+                ${t.createdAt}, ${t.trail.environment.runtime.name.toLowerCase()}, ${t.trail.effort?.tokens_spent ?? null})
+        RETURNING *
+      ), j AS (
+        INSERT INTO jobs (trail_seq, enqueued_at) SELECT seq, ${t.createdAt} FROM t
+      )
+      SELECT * FROM t`;
+    return toRecord(row);
+  }
+
+  async byId(id: string): Promise<TrailRecord | null> {
+    const [r] = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE id = $1`, [id]);
+    return r ? toRecord(r) : null;
+  }
+
+  async bySeq(seq: number): Promise<TrailRecord | null> {
+    const [r] = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE seq = $1`, [seq]);
+    return r ? toRecord(r) : null;
+  }
+
+  async bySeqs(seqs: number[]): Promise<TrailRecord[]> {
+    if (seqs.length === 0) return [];
+    return (await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE seq = ANY($1::bigint[])`, [seqs])).map(toRecord);
+  }
+
+  async rankingFacts(seqs: number[], opts: { environment: boolean }): Promise<RankingFacts[]> {
+    if (seqs.length === 0) return [];
+    // json (not jsonb) extraction: the server parses only up to what it needs, and sends the
+    // environment object as text for one small JSON.parse.
+    const rows = opts.environment
+      ? await this.sql`SELECT seq, status, strength, (content::json -> 'environment')::text AS environment
+          FROM trails WHERE seq = ANY(${seqs}::bigint[])`
+      : await this.sql`SELECT seq, status, strength FROM trails WHERE seq = ANY(${seqs}::bigint[])`;
+    return rows.map((r: any) => ({
+      seq: num(r.seq),
+      status: r.status,
+      strength: r.strength,
+      environment: r.environment == null ? null : JSON.parse(r.environment),
+    }));
+  }
+
+  async indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${COLUMNS} FROM trails WHERE fingerprint = $1 AND status = 'indexed' ORDER BY strength DESC, seq ASC LIMIT $2`,
+      [fingerprint, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null> {
+    const [r] = await this.sql.unsafe(
+      `SELECT ${COLUMNS} FROM trails WHERE merge_key = $1 AND status = 'indexed' ORDER BY seq ASC LIMIT 1`,
+      [mergeKey],
+    );
+    return r ? toRecord(r) : null;
+  }
+
+  async indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    const rows = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE status = 'indexed' AND seq > $1 ORDER BY seq LIMIT $2`, [
+      afterSeq,
+      limit,
+    ]);
+    return rows.map(toRecord);
+  }
+
+  async fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    const rows = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE normalizer_version < $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+      version,
+      afterSeq,
+      limit,
+    ]);
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Merge keys are unique among indexed trails here (a database constraint, so two replicas never
+   * index the same trail twice). A newer normalizer may give two stored trails one merge key:
+   * the later one keeps its old key rather than fail the whole re-fingerprinting.
+   */
+  async refingerprint(seq: number, r: Refingerprint): Promise<void> {
+    await this.sql`UPDATE trails t SET fingerprint = ${r.fingerprint}, normalizer_version = ${r.normalizerVersion},
+        merge_key = CASE
+          WHEN ${r.mergeKey}::text IS NULL THEN t.merge_key
+          WHEN t.status = 'indexed' AND EXISTS (
+            SELECT 1 FROM trails o WHERE o.merge_key = ${r.mergeKey} AND o.status = 'indexed' AND o.seq <> t.seq) THEN t.merge_key
+          ELSE ${r.mergeKey} END
+      WHERE seq = ${seq}`;
+  }
+
+  async countByStatus(): Promise<Record<TrailStatus, number>> {
+    const counts: Record<TrailStatus, number> = { queued: 0, indexed: 0, merged: 0, rejected: 0 };
+    const rows = await this.sql`SELECT status, count(*)::int AS n FROM trails GROUP BY status`;
+    for (const r of rows) counts[r.status as TrailStatus] = r.n;
+    return counts;
+  }
+
+  async applyVerdict(seq: number, v: Verdict): Promise<boolean> {
+    const content = JSON.stringify(v.trail);
+    let rows: { count: number };
+    if (v.status === "indexed") {
+      rows = await this.sql`UPDATE trails SET status = 'indexed', content = ${content}, category = ${v.category},
+          quality = ${v.quality}, risk = ${JSON.stringify(v.risk)}, strength = ${v.strength}, merge_key = ${v.mergeKey},
+          indexed_at = ${v.at}, reinforced_at = ${v.at}
+        WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
+    } else if (v.status === "merged") {
+      rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at}
+        WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
+    } else {
+      rows = await this.sql`UPDATE trails SET status = 'rejected', content = ${content}, reasons = ${JSON.stringify(v.reasons)},
+        indexed_at = ${v.at} WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
+    }
+    return rows.count === 1;
+  }
+
+  async countOutcome(
+    seq: number,
+    outcome: keyof OutcomeCounts,
+    reinforcedAt: number | null,
+  ): Promise<{ counts: OutcomeCounts; quality: number | null } | null> {
+    // One statement per column (a column name cannot be a parameter); the increment happens in
+    // the database, so concurrent reports on any replica all count.
+    const [row] = await this.sql.unsafe(
+      `UPDATE trails SET ${outcome} = ${outcome} + 1, reinforced_at = coalesce($1::bigint, reinforced_at) WHERE seq = $2
+       RETURNING worked, partially_worked, failed, quality`,
+      [reinforcedAt, seq],
+    );
+    return row
+      ? { counts: { worked: row.worked, partially_worked: row.partially_worked, failed: row.failed }, quality: row.quality }
+      : null;
+  }
+
+  async setStrength(seq: number, strength: number): Promise<void> {
+    await this.sql`UPDATE trails SET strength = ${strength} WHERE seq = ${seq}`;
+  }
+
+  async delete(seq: number): Promise<void> {
+    await this.sql`DELETE FROM trails WHERE seq = ${seq}`;
+  }
+
+  async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
+    const where = ["status = 'indexed'"];
+    const args: (string | number)[] = [];
+    const param = (v: string | number) => {
+      args.push(v);
+      return `$${args.length}`;
+    };
+    if (opts.category) where.push(`category = ${param(opts.category)}`);
+    if (opts.runtime) where.push(`runtime = ${param(opts.runtime.toLowerCase())}`);
+    // A row comparison, so PostgreSQL seeks into the (reinforced_at, seq) index.
+    if (opts.after) where.push(`(reinforced_at, seq) < (${param(opts.after.reinforcedAt)}::bigint, ${param(opts.after.seq)}::bigint)`);
+    const limit = param(opts.limit);
+    const rows = await this.sql.unsafe(
+      `SELECT ${COLUMNS} FROM trails WHERE ${where.join(" AND ")} ORDER BY reinforced_at DESC, seq DESC LIMIT ${limit}`,
+      args,
+    );
+    return rows.map(toRecord);
+  }
+}

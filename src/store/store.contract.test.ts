@@ -1,0 +1,553 @@
+// The store contract: every test here runs against each adapter (SQLite on a temporary file, and
+// PostgreSQL on a throwaway server started by the test itself). Adapter-specific behaviour (file
+// modes, WAL, migration locking) is tested beside each adapter.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getLoadablePath } from "sqlite-vec";
+import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "../../test/support/postgres";
+import { lexicalDocument, lexicalTokens } from "../core/lexical";
+import type { Trail } from "../core/trail";
+import type { Store } from "./ports";
+import { openPostgresStore, type PostgresStore } from "./postgres/store";
+import { DATABASE_FILE, openDatabase } from "./sqlite/database";
+import { createSqliteStore } from "./sqlite/store";
+
+/** One database under test, seen through the adapter and, for inspection, through raw SQL. */
+interface Opened {
+  store: Store;
+  /** Raw SQL with $1, $2 … parameters; for checking what the adapter stored. */
+  query(text: string, ...params: unknown[]): Promise<any[]>;
+  /** A value of the kv table read on a separate connection (sees only committed data). */
+  readCommitted(key: string): Promise<string | null>;
+  /** A second store over the same database (a restart, or another replica). */
+  another(): Promise<Store>;
+  close(): Promise<void>;
+}
+
+interface Backend {
+  name: string;
+  /** Why this backend cannot run here, or null. */
+  unavailable: string | null;
+  setUp(): Promise<void>;
+  tearDown(): Promise<void>;
+  open(): Promise<Opened>;
+  /** Writes outside a transaction wait for an open one (a single-connection engine). */
+  serializesWrites: boolean;
+}
+
+const sqliteBackend = (): Backend => {
+  const dirs: string[] = [];
+  return {
+    name: "sqlite",
+    unavailable: null,
+    serializesWrites: true,
+    async setUp() {},
+    async tearDown() {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), "colony-contract-"));
+      dirs.push(dir);
+      const dbs: Database[] = [];
+      const openDb = () => {
+        const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
+        dbs.push(db);
+        return db;
+      };
+      const db = openDb();
+      return {
+        store: createSqliteStore(db),
+        async query(text, ...params) {
+          return db.query(text.replace(/\$(\d+)/g, "?$1")).all(...(params as any[]));
+        },
+        async readCommitted(key) {
+          const other = new Database(join(dir, DATABASE_FILE), { readonly: true });
+          try {
+            return (other.query("SELECT value FROM kv WHERE key = ?").get(key) as any)?.value ?? null;
+          } finally {
+            other.close();
+          }
+        },
+        async another() {
+          return createSqliteStore(openDb());
+        },
+        async close() {
+          for (const d of dbs) d.close();
+        },
+      };
+    },
+  };
+};
+
+const postgresBackend = (): Backend => {
+  let server: PostgresServer | null = null;
+  return {
+    name: "postgres",
+    unavailable: postgresUnavailable(),
+    serializesWrites: false,
+    async setUp() {
+      server = await startPostgres();
+    },
+    async tearDown() {
+      await server?.stop();
+    },
+    async open() {
+      const url = await server!.createDatabase();
+      const stores: PostgresStore[] = [];
+      const openStore = async () => {
+        const s = await openPostgresStore({ url, poolSize: 4 });
+        stores.push(s);
+        return s;
+      };
+      const store = await openStore();
+      const raw = new SQL(url, { max: 1 });
+      return {
+        store,
+        async query(text, ...params) {
+          return plainRows(await raw.unsafe(text, params));
+        },
+        async readCommitted(key) {
+          const [row] = await raw`SELECT value FROM kv WHERE key = ${key}`;
+          return row?.value ?? null;
+        },
+        another: openStore,
+        async close() {
+          await raw.close();
+          for (const s of stores) await s.close();
+        },
+      };
+    },
+  };
+};
+
+function unit(seed: number, dim: number): Float32Array {
+  const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+const sampleTrail = { environment: { os: "linux", runtime: { name: "python" } } } as unknown as Trail;
+const newTrail = (n: number) => ({
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+  fingerprint: `fp1_${String(n).padStart(32, "0")}`,
+  normalizerVersion: 2,
+  errorType: null,
+  trail: sampleTrail,
+  contentHash: `h${n}`,
+  author: "a",
+  createdAt: n,
+});
+
+for (const backend of [sqliteBackend(), postgresBackend()]) {
+  if (backend.unavailable) console.warn(`store contract on ${backend.name} skipped: ${backend.unavailable}`);
+
+  describe.skipIf(backend.unavailable !== null)(`store contract: ${backend.name}`, () => {
+    beforeAll(() => backend.setUp());
+    afterAll(() => backend.tearDown());
+
+    /** Runs `fn` on a fresh database, closing it afterwards. */
+    const withStore = async (fn: (o: Opened) => Promise<void>) => {
+      const opened = await backend.open();
+      try {
+        await fn(opened);
+      } finally {
+        await opened.close();
+      }
+    };
+
+    test("key-value store round trip survives reopening", () =>
+      withStore(async ({ store, another }) => {
+        expect(await store.kv.get("k")).toBeNull();
+        await store.kv.set("k", "v1");
+        await store.kv.set("k", "v2");
+        const again = await another();
+        expect(await again.kv.get("k")).toBe("v2");
+        await again.kv.delete("k");
+        expect(await store.kv.get("k")).toBeNull();
+      }));
+
+    test("vector store: quantized search agrees with exact search, upsert replaces, remove removes", () =>
+      withStore(async ({ store: s, another }) => {
+        const { vectors: store, rebuilt } = await s.openVectors({ name: "m", dim: 64 });
+        expect(rebuilt).toBe(true);
+        for (let i = 1; i <= 500; i++) await store.upsert(i, unit(i, 64));
+        expect(await store.count()).toBe(500);
+        for (const q of [3, 77, 250]) {
+          const approx = await store.search(unit(q, 64), 5);
+          const exact = await store.searchExact(unit(q, 64), 5);
+          expect(approx[0]!.id).toBe(q);
+          expect(approx[0]!.similarity).toBeCloseTo(1, 5);
+          expect(exact[0]!.id).toBe(q);
+          expect(approx.map((h) => h.id)).toEqual(exact.map((h) => h.id));
+        }
+        // A reopened store loads the codes it kept and finds the same neighbours.
+        const reopened = (await (await another()).openVectors({ name: "m", dim: 64 })).vectors;
+        for (const q of [3, 77, 250]) expect(await reopened.search(unit(q, 64), 5)).toEqual(await store.search(unit(q, 64), 5));
+        await store.upsert(3, unit(9999, 64));
+        expect(await store.count()).toBe(500);
+        expect((await store.search(unit(9999, 64), 1))[0]!.id).toBe(3);
+        await store.remove(3);
+        expect(await store.count()).toBe(499);
+        expect((await store.search(unit(9999, 64), 3)).some((h) => h.id === 3)).toBe(false);
+        expect(await store.similarities(unit(5, 64), [5, 3, 12345])).toEqual(new Map([[5, expect.closeTo(1, 5)]]));
+        await expect(store.upsert(1, new Float32Array(10))).rejects.toThrow(/dimensions/);
+      }));
+
+    test("vector store: a different model rebuilds the index; the same model keeps it", () =>
+      withStore(async ({ store }) => {
+        const openVectors = (name: string, dim: number) => store.openVectors({ name, dim });
+        const first = (await openVectors("m", 16)).vectors;
+        await first.upsert(1, unit(1, 16));
+        // the re-embedding is pending until marked done, also across a reopen (a crash mid-reindex)
+        expect((await openVectors("m", 16)).rebuilt).toBe(true);
+        await first.markReindexed();
+        const same = await openVectors("m", 16);
+        expect(same.rebuilt).toBe(false);
+        expect(await same.vectors.needsReindex()).toBe(false);
+        expect(await same.vectors.count()).toBe(1);
+        const other = await openVectors("m2", 32);
+        expect(other.rebuilt).toBe(true);
+        expect(await other.vectors.needsReindex()).toBe(true);
+        expect(await other.vectors.count()).toBe(0);
+        await expect(openVectors("x", 12)).rejects.toThrow(/multiple of 8/);
+      }));
+
+    test("lexical index: ranks the error column above the body, keeps term statistics exact, survives query syntax", () =>
+      withStore(async ({ store, query }) => {
+        const doc = (error: string, body: string) => ({ error: lexicalDocument(error), body: lexicalDocument(body) });
+        const d1 = doc("Error [ERR_REQUIRE_ESM]: require() of ES Module", "use dynamic import");
+        const d2 = doc("TypeError: x is not a function", "ERR_REQUIRE_ESM happens elsewhere");
+        const d3 = doc("libGL.so.1: cannot open shared object file", "apt install libgl1");
+        await store.lexical.add(1, d1);
+        await store.lexical.add(2, d2);
+        await store.lexical.add(3, d3);
+        const find = async (q: string) => (await store.lexical.search(lexicalTokens(q), 10)).map((h) => h.id);
+        expect(await find("ERR_REQUIRE_ESM")).toEqual([1, 2]);
+        expect(await find("libgl")).toEqual([3]);
+        const terms = () => query("SELECT term, docs FROM lexical_terms WHERE docs > 0 ORDER BY term");
+        const before = await terms();
+        await store.lexical.remove(1, d1);
+        expect(await find("ERR_REQUIRE_ESM")).toEqual([2]);
+        expect((await query("SELECT docs FROM lexical_terms WHERE term = 'err_require_esm'"))[0].docs).toBe(1);
+        await store.lexical.remove(1, d1); // a second removal changes nothing
+        await store.lexical.add(1, d1);
+        expect(await terms()).toEqual(before);
+        await store.lexical.remove(2, d2);
+        expect(await find("ERR_REQUIRE_ESM")).toEqual([1]);
+        expect(await find(`"); DROP TABLE trails; NEAR(x y) OR * ' | & ! :*`)).toEqual([]);
+        expect(await find("")).toEqual([]);
+      }));
+
+    describe("transactions", () => {
+      test("commit keeps every write; a rejection rolls every write back and is passed on", () =>
+        withStore(async ({ store }) => {
+          await store.transaction(async (tx) => {
+            await tx.kv.set("a", "1");
+            await tx.kv.set("b", "2");
+          });
+          await expect(
+            store.transaction(async (tx) => {
+              await tx.kv.set("a", "changed");
+              await tx.kv.delete("b");
+              throw new Error("use case failed");
+            }),
+          ).rejects.toThrow("use case failed");
+          expect([await store.kv.get("a"), await store.kv.get("b")]).toEqual(["1", "2"]);
+        }));
+
+      test("afterCommit work runs once the data is durable, in order, and never after a rollback", () =>
+        withStore(async ({ store, readCommitted }) => {
+          const seen: string[] = [];
+          const value = await store.transaction(async (tx) => {
+            await tx.kv.set("k", "v");
+            tx.afterCommit(async () => {
+              seen.push(`first:${await readCommitted("k")}`); // committed: another connection reads it
+            });
+            tx.afterCommit(async () => {
+              seen.push("second");
+            });
+            seen.push("body");
+            return 42;
+          });
+          expect(value).toBe(42);
+          expect(seen).toEqual(["body", "first:v", "second"]);
+          await store
+            .transaction(async (tx) => {
+              tx.afterCommit(() => {
+                seen.push("after a rollback");
+              });
+              throw new Error("no");
+            })
+            .catch(() => {});
+          expect(seen).toEqual(["body", "first:v", "second"]);
+        }));
+
+      test("a write outside a transaction never lands inside an open one", () =>
+        withStore(async ({ store }) => {
+          let release!: () => void;
+          const held = new Promise<void>((r) => {
+            release = r;
+          });
+          const order: string[] = [];
+          const failing = store
+            .transaction(async (tx) => {
+              await tx.kv.set("inside", "1");
+              await held; // the transaction awaits other work while it is open
+              order.push("transaction ends");
+              throw new Error("rolled back");
+            })
+            .catch(() => {});
+          const outside = store.kv.set("outside", "1").then(() => order.push("outside write"));
+          const next = store.transaction(async (tx) => {
+            order.push("next transaction");
+            await tx.kv.set("next", "1");
+          });
+          // A single-connection engine makes them wait; a pooled one runs them beside it (they
+          // finish while the first transaction is still open).
+          if (backend.serializesWrites) {
+            await Bun.sleep(20);
+            expect(order).toEqual([]);
+          } else {
+            await Promise.all([outside, next]);
+            expect(order.sort()).toEqual(["next transaction", "outside write"]);
+          }
+          release();
+          await Promise.all([failing, outside, next]);
+          // The rollback took only its own write: the outside write was not inside it.
+          expect([await store.kv.get("inside"), await store.kv.get("outside"), await store.kv.get("next")]).toEqual([null, "1", "1"]);
+        }));
+    });
+
+    test("trails: queued with a job, verdict applied once, counted, fed, deleted with what hangs off it", () =>
+      withStore(async ({ store }) => {
+        const a = await store.trails.insertQueued(newTrail(1));
+        const b = await store.trails.insertQueued(newTrail(2));
+        expect(a.status).toBe("queued");
+        expect(b.seq).toBeGreaterThan(a.seq);
+        expect(await store.jobs.depth()).toBe(2);
+        expect((await store.jobs.next(10)).map((j) => j.trailSeq)).toEqual([a.seq, b.seq]);
+        await store.jobs.recordFailure(a.seq, "boom");
+        expect((await store.jobs.next(1))[0]).toEqual({ trailSeq: a.seq, attempts: 1 });
+        const risk = { level: "low", flags: [] } as any;
+        const verdict = {
+          status: "indexed",
+          trail: sampleTrail,
+          category: "dependency",
+          quality: 0.5,
+          risk,
+          strength: 0.4,
+          mergeKey: "mk",
+          at: 10,
+        } as const;
+        expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(true);
+        expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(false); // once only
+        expect(await store.trails.applyVerdict(b.seq, { status: "merged", trail: sampleTrail, mergedInto: a.id, at: 11 })).toBe(true);
+        await store.jobs.remove(a.seq);
+        expect(await store.jobs.depth()).toBe(1);
+        expect(await store.stats.trailsIndexed()).toBe(1);
+        const indexed = (await store.trails.byId(a.id))!;
+        expect(indexed).toMatchObject({
+          status: "indexed",
+          category: "dependency",
+          quality: 0.5,
+          strength: 0.4,
+          mergeKey: "mk",
+          indexedAt: 10,
+          reinforcedAt: 10,
+          risk,
+        });
+        expect((await store.trails.bySeq(b.seq))!.mergedInto).toBe(a.id);
+        expect((await store.trails.bySeqs([a.seq, b.seq, 999])).map((r) => r.seq).sort()).toEqual([a.seq, b.seq]);
+        expect((await store.trails.indexedByFingerprint(a.fingerprint, 5)).map((r) => r.id)).toEqual([a.id]);
+        expect((await store.trails.indexedByMergeKey("mk"))!.id).toBe(a.id);
+        expect((await store.trails.indexedAfter(0, 10)).map((r) => r.id)).toEqual([a.id]);
+        const facts = await store.trails.rankingFacts([a.seq, b.seq], { environment: true });
+        expect(facts.find((f) => f.seq === a.seq)).toEqual({
+          seq: a.seq,
+          status: "indexed",
+          strength: 0.4,
+          environment: sampleTrail.environment,
+        });
+        expect((await store.trails.rankingFacts([a.seq], { environment: false }))[0]!.environment).toBeNull();
+        expect((await store.trails.feed({ limit: 5 })).map((r) => r.id)).toEqual([a.id]);
+        expect(await store.trails.feed({ limit: 5, runtime: "Python", category: "dependency" })).toHaveLength(1);
+        expect(await store.trails.feed({ limit: 5, category: "network" })).toHaveLength(0);
+        expect(await store.trails.feed({ limit: 5, after: { reinforcedAt: 10, seq: a.seq } })).toHaveLength(0);
+        expect(await store.trails.feed({ limit: 5, after: { reinforcedAt: 10, seq: a.seq + 1 } })).toHaveLength(1);
+        await store.trails.setStrength(a.seq, 0.9);
+        expect((await store.trails.bySeq(a.seq))!.strength).toBe(0.9);
+        await store.outcomes.insert({
+          trailSeq: a.seq,
+          agent: "x",
+          client: "c1",
+          outcome: "worked",
+          counted: true,
+          notes: "n1",
+          model: null,
+          at: 20,
+        });
+        await store.outcomes.insert({
+          trailSeq: a.seq,
+          agent: "y",
+          client: "c1",
+          outcome: "failed",
+          counted: false,
+          notes: "n2",
+          model: "m",
+          at: 21,
+        });
+        expect(await store.outcomes.countedSince(a.seq, "x", 20)).toBe(true);
+        expect(await store.outcomes.countedSince(a.seq, "x", 21)).toBe(false);
+        expect(await store.outcomes.countedSince(a.seq, "y", 0)).toBe(false);
+        expect((await store.outcomes.latestWithNotes([a.seq], 1)).map((o) => [o.notes, o.client])).toEqual([["n2", "c1"]]);
+        expect(await store.outcomes.countedForClientSince(a.seq, "c1", 0)).toBe(1);
+        expect(await store.outcomes.countedForClientSince(a.seq, "c2", 0)).toBe(0);
+        expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(true);
+        expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(false);
+        await store.trails.delete(a.seq);
+        expect(await store.trails.byId(a.id)).toBeNull();
+        expect(await store.outcomes.latestWithNotes([a.seq], 5)).toEqual([]);
+        expect(await store.stats.trailsIndexed()).toBe(0);
+        expect(await store.credits.grant(b.seq, "x", "2026-01-01")).toBe(true);
+      }));
+
+    test("outcome counts: concurrent increments both count, and strength inputs come back with them", () =>
+      withStore(async ({ store, query }) => {
+        const record = await store.trails.insertQueued(newTrail(1));
+        await query("UPDATE trails SET status = 'indexed', quality = 0.75 WHERE seq = $1", record.seq);
+        const report = (outcome: "worked" | "failed") => store.transaction((tx) => tx.trails.countOutcome(record.seq, outcome, 5));
+        const results = await Promise.all([report("worked"), report("worked"), report("failed")]);
+        expect([results[0]!.counts.worked, results[1]!.counts.worked].sort()).toEqual([1, 2]);
+        expect(results.every((r) => r!.quality === 0.75)).toBe(true);
+        expect((await store.trails.byId(record.id))!.counts).toEqual({ worked: 2, partially_worked: 0, failed: 1 });
+        expect(await store.trails.countOutcome(999, "worked", null)).toBeNull();
+      }));
+
+    test("tombstones, events, drafts and activity aggregates", () =>
+      withStore(async ({ store }) => {
+        await store.tombstones.add("t1", "hash1", 100);
+        await store.tombstones.add("t1", "hash1", 100); // once
+        expect([await store.tombstones.has("t1"), await store.tombstones.has("t2")]).toEqual([true, false]);
+        expect(await store.tombstones.hasContent("hash1")).toBe(true);
+        expect(await store.tombstones.count()).toBe(1);
+        expect(await store.tombstones.purgeBefore(101)).toBe(1);
+        expect(await store.tombstones.has("t1")).toBe(false);
+
+        await store.events.append({ kind: "laid", agent: "a", trailId: "t", text: "one", at: 1 });
+        await store.events.append({ kind: "search", agent: "b", trailId: null, text: "two", at: 2 });
+        expect(await store.events.recent(1)).toEqual([{ kind: "search", agent: "b", trailId: null, text: "two", at: 2 }]);
+
+        const draft = {
+          tokenHash: "th",
+          state: "pending" as const,
+          trail: sampleTrail,
+          fingerprint: "fp",
+          redactions: { email: 1 },
+          risk: { level: "low", flags: [] } as any,
+          author: "a",
+          createdAt: 1000,
+          expiresAt: 5000,
+          trailId: null,
+        };
+        await store.drafts.insert(draft);
+        await store.drafts.insert({ ...draft, tokenHash: "th2" });
+        expect(await store.drafts.byHash("th")).toEqual(draft);
+        const [first, second] = await Promise.all([store.drafts.markPublished("th", "tid"), store.drafts.markPublished("th", "tid2")]);
+        expect([first, second].filter(Boolean)).toHaveLength(1); // exactly once
+        expect(await store.drafts.markDiscarded("th")).toBe(false);
+        expect(await store.drafts.markDiscarded("th2")).toBe(true);
+        expect((await store.drafts.byHash("th"))!.state).toBe("published");
+        expect(await store.drafts.purge(2000, 500)).toBe(0);
+        expect(await store.drafts.purge(2000, 1001)).toBe(2);
+
+        const h = 3600_000;
+        await store.stats.touchAgent("a", 10 * h);
+        await store.stats.touchAgent("a", 5 * h); // keeps the latest
+        await store.stats.touchAgent("b", 3 * h);
+        await store.stats.addOutcome(10 * h, 100.4);
+        await store.stats.addOutcome(10 * h + 5, 50);
+        await store.stats.addOutcome(2 * h, 7);
+        expect(await store.stats.since(9 * h)).toEqual({ outcomes: 2, tokensSaved: 150, agents: 1 });
+        expect(await store.stats.since(0)).toEqual({ outcomes: 3, tokensSaved: 157, agents: 2 });
+        await store.stats.addOutcome(11 * h, Number.MAX_SAFE_INTEGER); // saturates, never overflows
+        await store.stats.addOutcome(11 * h, 1e300);
+        expect((await store.stats.since(11 * h)).tokensSaved).toBe(Number.MAX_SAFE_INTEGER);
+        await store.stats.purgeBefore(4 * h);
+        expect((await store.stats.since(0)).outcomes).toBe(4);
+      }));
+
+    test("re-fingerprinting, aliases, trail history, status counts, series and size", () =>
+      withStore(async ({ store }) => {
+        const a = await store.trails.insertQueued({ ...newTrail(1), normalizerVersion: 1 });
+        const b = await store.trails.insertQueued(newTrail(2));
+        expect((await store.trails.fingerprintedBefore(2, 0, 10)).map((r) => r.seq)).toEqual([a.seq]);
+        expect(await store.trails.fingerprintedBefore(2, a.seq, 10)).toEqual([]);
+        await store.trails.refingerprint(a.seq, { fingerprint: "fp1_new", normalizerVersion: 2, mergeKey: null });
+        expect(await store.trails.bySeq(a.seq)).toMatchObject({ fingerprint: "fp1_new", normalizerVersion: 2, mergeKey: null });
+        expect(await store.trails.fingerprintedBefore(2, 0, 10)).toEqual([]);
+        expect(await store.trails.countByStatus()).toEqual({ queued: 2, indexed: 0, merged: 0, rejected: 0 });
+
+        await store.aliases.add("fp1_old", "fp1_new", 100);
+        await store.aliases.add("fp1_old", "fp1_new", 200); // a repeat keeps the first
+        await store.aliases.add("fp1_old", "fp1_a", 300);
+        expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a", "fp1_new"]);
+        expect(await store.aliases.resolve("fp1_new")).toEqual([]);
+        expect(await store.aliases.purgeBefore(150)).toBe(1);
+        expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a"]);
+
+        for (const [agent, at] of [
+          ["x", 1],
+          ["y", 2],
+        ] as const) {
+          await store.outcomes.insert({
+            trailSeq: b.seq,
+            agent,
+            client: null,
+            outcome: "worked",
+            counted: true,
+            notes: null,
+            model: null,
+            at,
+          });
+          await store.events.append({ kind: "reinforced", agent, trailId: b.id, text: agent, at });
+        }
+        await store.events.append({ kind: "laid", agent: "z", trailId: a.id, text: "other", at: 3 });
+        expect((await store.outcomes.forTrail(b.seq, 5)).map((o) => o.agent)).toEqual(["y", "x"]);
+        expect((await store.outcomes.forTrail(b.seq, 1)).map((o) => o.agent)).toEqual(["y"]);
+        expect((await store.events.forTrail(b.id, 5)).map((e) => e.text)).toEqual(["y", "x"]);
+
+        const h = 3600_000;
+        await store.stats.bump("searches", 10 * h);
+        await store.stats.bump("searches", 10 * h + 1, 2);
+        await store.stats.peak("queue_depth", 10 * h, 5);
+        await store.stats.peak("queue_depth", 10 * h, 3);
+        await store.stats.bump("outcomes", 12 * h);
+        expect(await store.stats.series(10 * h)).toEqual([
+          { hour: 10 * h, name: "queue_depth", value: 5 },
+          { hour: 10 * h, name: "searches", value: 3 },
+          { hour: 12 * h, name: "outcomes", value: 1 },
+        ]);
+        await store.stats.purgeSeriesBefore(11 * h);
+        expect(await store.stats.series(0)).toEqual([{ hour: 12 * h, name: "outcomes", value: 1 }]);
+        expect(await store.sizeBytes()).toBeGreaterThan(0);
+      }));
+
+    test("search counter: hourly buckets summed over a window", () =>
+      withStore(async ({ store: { searches } }) => {
+        const h = 3600_000;
+        await searches.add("ModuleNotFoundError", 100 * h);
+        await searches.add("ModuleNotFoundError", 100 * h + 10);
+        await searches.add("dependency", 101 * h);
+        await searches.add("old", 50 * h);
+        expect(await searches.top(90 * h, 10)).toEqual([
+          { label: "ModuleNotFoundError", searches: 2 },
+          { label: "dependency", searches: 1 },
+        ]);
+        expect((await searches.top(90 * h, 1)).length).toBe(1);
+      }));
+  });
+}
