@@ -24,6 +24,10 @@ declare module "*/static/docs.js" {
   const text: string;
   export default text;
 }
+declare module "*/static/base.css" {
+  const text: string;
+  export default text;
+}
 declare module "*/static/ops.css" {
   const text: string;
   export default text;
