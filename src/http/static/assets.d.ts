@@ -20,6 +20,10 @@ declare module "*/static/docs.html" {
   const text: string;
   export default text;
 }
+declare module "*/static/dom.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/static/docs.js" {
   const text: string;
   export default text;
