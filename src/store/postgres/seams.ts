@@ -69,7 +69,10 @@ export class AdvisoryLockLeadership implements Leadership {
         await conn`SELECT pg_advisory_unlock(${LEADER_NAMESPACE}, ${taskKey(name)})`.catch(() => {});
       }
     } finally {
-      conn.release();
+      // A connection cut meanwhile must not become an unhandled rejection.
+      await Promise.resolve()
+        .then(() => conn.release())
+        .catch(() => {});
     }
   }
 }
