@@ -18,7 +18,6 @@ import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR } from "./lib/report"
 const DISTRACTORS = QUICK ? 1500 : 5000;
 const figures = new Figures("devset");
 const devset = loadDevset();
-const caseSplit = new Map(devset.cases.map((c) => [c.id, c.split]));
 log(`dev set: ${devset.cases.length} cases, ${devset.negatives.length} negatives, ${devset.distractors.length} distractor pairs`);
 
 // ---- Fingerprints ------------------------------------------------------------------------------
