@@ -24,6 +24,7 @@ import { ColonyService } from "./service/colony";
 import { NO_METRICS, type Metrics } from "./service/metrics";
 import { Quotas } from "./service/quotas";
 import type { Backend, Subsystems } from "./service/subsystems";
+import type { PostgresStore } from "./store/postgres/store";
 import type { Store, VectorStore } from "./store/ports";
 import type { Seams } from "./store/seams";
 import { singleProcessSeams } from "./store/single-process";
@@ -121,7 +122,11 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
  * The seams where the colony assumes it is the only process on its data (store/seams.ts). One
  * process per data directory today; a multi-process store brings shared versions, chosen here.
  */
-export function chooseSeams(store: Store | null): Seams {
+export async function chooseSeams(store: Store | null, backend: Backend): Promise<Seams> {
+  if (backend === "postgres" && store) {
+    const { postgresSeams } = await import("./store/postgres/seams");
+    return postgresSeams((store as PostgresStore).sql);
+  }
   return singleProcessSeams(store?.jobs ?? null);
 }
 
@@ -215,7 +220,7 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
   // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
   Bun.gc(true);
-  const seams = chooseSeams(subsystems.store);
+  const seams = await chooseSeams(subsystems.store, subsystems.backend);
   // Metrics are an operator endpoint: with no operator token there is no /metrics, so nothing is
   // counted (the hot paths then skip even the timing).
   const prometheus: PrometheusMetrics | null = config.adminToken

@@ -509,12 +509,13 @@ describe("enrichment worker", () => {
     const record = (err: unknown) => unhandled.push(err);
     process.on("unhandledRejection", record);
     try {
-      const jobs = c.subsystems.store!.jobs;
-      const next = jobs.next.bind(jobs);
+      // The worker's job claims, whichever the backend chose (SQLite's queue or PostgreSQL's leases).
+      const claims = (c.service.worker as unknown as { deps: { claims: { claim(n: number): Promise<unknown[]> } } }).deps.claims;
+      const claim = claims.claim.bind(claims);
       let calls = 0;
-      jobs.next = async (limit) => {
+      claims.claim = async (limit) => {
         if (calls++ === 0) throw new Error("the store is away");
-        return next(limit);
+        return claim(limit);
       };
       const { body } = await publish(c, sampleTrail({ error: "KeyError: 'worker-retry-case'" }));
       const deadline = Date.now() + 10_000;

@@ -96,9 +96,12 @@ export async function setStoreWritable(colony: TestColony, writable: boolean): P
   const admin = new SQL((await testPostgres()).url, { max: 1 });
   try {
     await admin.unsafe(`ALTER DATABASE ${name} SET default_transaction_read_only = ${writable ? "off" : "on"}`);
-    // Idle connections only: a query cut mid-flight is a different fault (tested with the server down).
-    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle'`;
+    // Idle connections only: a query cut mid-flight is a different fault. Going back to writable
+    // affects connections opened from now on (the cut ones reopen as they are needed).
+    if (!writable) {
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle'`;
+    }
   } finally {
     await admin.close();
   }

@@ -6,6 +6,7 @@ import { type PostgresServer, postgresUnavailable, startPostgres } from "../../.
 import { migratePostgres, PG_MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
+import { AdvisoryLockLeadership, PgJobClaims } from "./seams";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -115,6 +116,94 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect((await vb.search(unit(1, 64), 1))[0]!.id).toBe(1);
     } finally {
       await a.close();
+      await b.close();
+    }
+  });
+
+  test("two workers claiming from one queue take every job exactly once; a dead worker's lease runs out", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    try {
+      const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+      for (let i = 1; i <= 200; i++) {
+        await store.trails.insertQueued({
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+          fingerprint: "fp",
+          normalizerVersion: 2,
+          errorType: null,
+          trail,
+          contentHash: `h${i}`,
+          author: "a",
+          createdAt: i,
+        });
+      }
+      const taken: number[] = [];
+      const work = async (claims: PgJobClaims) => {
+        for (;;) {
+          const jobs = await claims.claim(7);
+          if (jobs.length === 0) return;
+          for (const j of jobs) {
+            taken.push(j.trailSeq);
+            await store.jobs.remove(j.trailSeq);
+          }
+        }
+      };
+      await Promise.all([work(new PgJobClaims(store.sql)), work(new PgJobClaims(store.sql))]);
+      expect(taken.length).toBe(200);
+      expect(new Set(taken).size).toBe(200);
+
+      // A worker that claimed and died: nobody else gets its job until the lease runs out.
+      let now = 1_000_000;
+      const clock = () => now;
+      await store.trails.insertQueued({
+        id: "00000000-0000-4000-8000-999999999999",
+        fingerprint: "fp",
+        normalizerVersion: 2,
+        errorType: null,
+        trail,
+        contentHash: "hx",
+        author: "a",
+        createdAt: 1,
+      });
+      const dead = new PgJobClaims(store.sql, clock, 60_000);
+      const other = new PgJobClaims(store.sql, clock, 60_000);
+      expect(await dead.claim(5)).toHaveLength(1);
+      expect(await other.claim(5)).toHaveLength(0);
+      now += 60_001;
+      expect(await other.claim(5)).toHaveLength(1);
+      // A release gives a job back at once.
+      await other.release((await store.jobs.next(5)).map((j) => j.trailSeq));
+      expect(await dead.claim(5)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("maintenance leadership: one replica at a time, taken over when the leader is gone", async () => {
+    const url = await server.createDatabase();
+    const a = new SQL(url, { max: 2 });
+    const b = new SQL(url, { max: 2 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const first = new AdvisoryLockLeadership(a).run("maintenance", () => held);
+      await Bun.sleep(50);
+      expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(false);
+      expect(await new AdvisoryLockLeadership(b).run("other task", async () => {})).toBe(true);
+      release();
+      expect(await first).toBe(true);
+      expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(true);
+      // The leader's connection dies mid-task: the server drops its lock.
+      const stuck = new AdvisoryLockLeadership(a).run("maintenance", () => new Promise<void>(() => {}));
+      void stuck;
+      await Bun.sleep(50);
+      expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(false);
+      await a.close({ timeout: 0 });
+      await Bun.sleep(100);
+      expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(true);
+    } finally {
       await b.close();
     }
   });
