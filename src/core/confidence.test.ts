@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, lexicalCoverage } from "./confidence";
+import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, coverageMatters, lexicalCoverage } from "./confidence";
 
 describe("confidence", () => {
   test("a fingerprint match is strong whatever its features", () => {
@@ -28,4 +28,14 @@ describe("confidence", () => {
     expect(bestConfidence([])).toBe("weak");
     expect(bestConfidence(["weak", "likely"])).toBe("likely");
   });
+});
+
+test("coverage is read only where it can change the rating", () => {
+  for (let c = 0; c <= 100; c++) {
+    const cosine = c / 100;
+    const levels = new Set([0, 0.3, 0.5, 0.6, 1].map((coverage) => confidenceOf({ via: "semantic", cosine, coverage })));
+    if (!coverageMatters(cosine)) expect([...levels]).toEqual(["weak"]);
+  }
+  expect(coverageMatters(0.45)).toBe(true);
+  expect(coverageMatters(0.44)).toBe(false);
 });

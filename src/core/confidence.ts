@@ -36,12 +36,29 @@ export interface MatchFeatures {
 
 /** The share of the query's distinct words (lexical tokens) that the trail text contains. */
 export function lexicalCoverage(query: string, trailText: string): number {
-  const wanted = new Set(lexicalTokens(query));
+  return coverageOf(queryWords(query), trailText);
+}
+
+/** The query's distinct words, made once per search for `coverageOf` on each result. */
+export function queryWords(query: string): Set<string> {
+  return new Set(lexicalTokens(query));
+}
+
+/** `lexicalCoverage` with the query's words already made. */
+export function coverageOf(wanted: Set<string>, trailText: string): number {
   if (wanted.size === 0) return 0;
-  const have = new Set(lexicalTokens(trailText));
-  let found = 0;
-  for (const t of wanted) if (have.has(t)) found++;
-  return found / wanted.size;
+  const found = new Set<string>();
+  for (const t of lexicalTokens(trailText)) if (wanted.has(t)) found.add(t);
+  return found.size / wanted.size;
+}
+
+/**
+ * Whether coverage can change the rating of a semantic match with this cosine: below every
+ * threshold that reads coverage the match is weak whatever it is, so a search skips tokenizing
+ * that trail's text.
+ */
+export function coverageMatters(cosine: number, t = CONFIDENCE_THRESHOLDS): boolean {
+  return cosine >= Math.min(t.strongCosine, t.strongCosine2, t.likelyCosineWithCoverage);
 }
 
 export function confidenceOf(m: MatchFeatures, t = CONFIDENCE_THRESHOLDS): Confidence {

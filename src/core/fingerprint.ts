@@ -48,8 +48,7 @@ export function fingerprint(errorLine: string, version: NormalizerVersion = NORM
 }
 
 /** The fingerprints older normalizers gave this error line that differ from the current one. */
-export function olderFingerprints(errorLine: string): string[] {
-  const current = fingerprint(errorLine);
+export function olderFingerprints(errorLine: string, current = fingerprint(errorLine)): string[] {
   const older = new Set<string>();
   for (const v of NORMALIZER_VERSIONS) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
   older.delete(current);

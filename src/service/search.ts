@@ -1,6 +1,6 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
-import { atLeast, bestConfidence, confidenceOf, lexicalCoverage } from "../core/confidence";
+import { atLeast, bestConfidence, confidenceOf, coverageMatters, coverageOf, queryWords } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
@@ -133,7 +133,7 @@ export class SearchService {
     const fp = fingerprint(req.query);
     // Also what older normalizers gave the query (trails not re-fingerprinted yet), and the query
     // itself when it is a fingerprint a client cached (aliases resolve both).
-    const known = [fp, ...olderFingerprints(req.query), ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
+    const known = [fp, ...olderFingerprints(req.query, fp), ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));
@@ -185,11 +185,14 @@ export class SearchService {
       const chosen = ranked.slice(0, limit - results.length);
       // Whole trails only for the results; one that changed status since its facts were read is skipped.
       const records = new Map((await store.trails.bySeqs(chosen.map((c) => c.id))).map((r) => [r.seq, r]));
+      let words: Set<string> | undefined;
       for (const c of chosen) {
         const record = records.get(c.id);
         if (!record || record.status !== "indexed") continue;
         const cosine = round(similarity.get(c.id) ?? 0);
-        const coverage = lexicalCoverage(req.query, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`);
+        const coverage = coverageMatters(cosine)
+          ? coverageOf((words ??= queryWords(req.query)), `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`)
+          : 0;
         const confidence = confidenceOf({ via: "semantic", cosine, coverage });
         if (!atLeast(confidence, minConfidence)) continue;
         const result = trails.result(record, "semantic", cosine, req.environment, confidence);
