@@ -77,7 +77,7 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     // Search may lag the index by the vector feed's catch-up on the replica that did not embed it.
     const deadline = Date.now() + 1_000;
     const answeredBy = new Set<number>();
-    for (let i = 0; answeredBy.size < 2; i++) {
+    while (answeredBy.size < 2) {
       const index = proxy.sent.reduce((a, b) => a + b, 0) % 2;
       const res = await viaProxy("/v1/search", json({ protocol_version: "1.0", query: error }));
       expect(res.status).toBe(200);
