@@ -1,9 +1,12 @@
 // Two colonies on one PostgreSQL database behind a round-robin proxy (docs/scale-out.md): every
 // request may land on either replica, so what one replica wrote must be visible through the other.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../src/config";
 import { type RunningColony, startColony } from "../src/serve";
+import { migratePostgres } from "../src/store/postgres/migrations";
+import { PgQuotaCounters } from "../src/store/postgres/seams";
 import { tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
 import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
@@ -15,12 +18,19 @@ if (unavailable) console.warn(`multi-replica tests skipped: ${unavailable}`);
 describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database behind a proxy", () => {
   let server: PostgresServer;
   let proxy: RoundRobinProxy;
+  let quotaProxy: RoundRobinProxy | undefined;
   const replicas: RunningColony[] = [];
   const dirs: string[] = [];
 
   beforeAll(async () => {
     server = await startPostgres();
+    proxy = startRoundRobinProxy((await startReplicas({})).map((r) => r.url));
+  });
+
+  /** Two colonies on a fresh database of the test server. */
+  async function startReplicas(env: Record<string, string>): Promise<RunningColony[]> {
     const url = await server.createDatabase();
+    const started: RunningColony[] = [];
     for (let i = 0; i < 2; i++) {
       const dir = tempDir("colony-replica-");
       dirs.push(dir);
@@ -28,16 +38,20 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
         HOME: process.env.HOME,
         COLONY_PORT: "0",
         COLONY_LOG_LEVEL: "silent",
+        ...env,
         COLONY_DATABASE_URL: url,
         COLONY_DATA_DIR: dir,
       });
-      replicas.push(await startColony(config));
+      const colony = await startColony(config);
+      replicas.push(colony);
+      started.push(colony);
     }
-    proxy = startRoundRobinProxy(replicas.map((r) => r.url));
-  });
+    return started;
+  }
 
   afterAll(async () => {
     proxy?.stop();
+    quotaProxy?.stop();
     for (const r of replicas) await r.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     await server?.stop();
@@ -88,5 +102,48 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     }
     expect(proxy.sent[0]! - before[0]!).toBeGreaterThan(0);
     expect(proxy.sent[1]! - before[1]!).toBeGreaterThan(0);
+  });
+
+  test("the publish quota is shared: through the proxy it runs out after exactly N publishes over both replicas", async () => {
+    const limit = 5;
+    quotaProxy = startRoundRobinProxy((await startReplicas({ COLONY_PUBLISH_LIMIT: String(limit) })).map((r) => r.url));
+    const publish = (i: number) =>
+      fetch(`${quotaProxy!.url}/v1/trails`, json(sampleTrail({ error: `KeyError: 'shared-quota-${i}'` }), agent("agent-quota-1")));
+    const remaining: string[] = [];
+    for (let i = 0; i < limit; i++) {
+      const res = await publish(i);
+      expect(res.status).toBe(202);
+      expect(res.headers.get("RateLimit-Limit")).toBe(String(limit));
+      remaining.push(res.headers.get("RateLimit-Remaining")!);
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    for (let i = 0; i < 2; i++) {
+      const refused = await publish(limit + i);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as any).error.code).toBe("publish_limited");
+      expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    }
+    expect(quotaProxy.sent[0]).toBeGreaterThanOrEqual(3);
+    expect(quotaProxy.sent[1]).toBeGreaterThanOrEqual(3);
+  });
+
+  test("shared quota counters: concurrent uses never count past the limit; maintenance purges ended windows", async () => {
+    const sql = new SQL(await server.createDatabase(), { max: 8 });
+    try {
+      await migratePostgres(sql);
+      const replicaA = new PgQuotaCounters(sql).window("publish", 7, 3600_000);
+      const replicaB = new PgQuotaCounters(sql).window("publish", 7, 3600_000);
+      const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? replicaA : replicaB).take("192.0.2.7")));
+      expect(decisions.filter((d) => d.allowed).length).toBe(7);
+      expect((await replicaB.peek("192.0.2.7")).remaining).toBe(0);
+      expect((await replicaA.peek("192.0.2.8")).remaining).toBe(7);
+      expect(await new PgQuotaCounters(sql).purgeExpired()).toBe(0);
+      const later = new PgQuotaCounters(sql, () => Date.now() + 2 * 3600_000);
+      expect(await later.purgeExpired()).toBe(1);
+      expect(await sql`SELECT count(*)::int AS n FROM quota_windows`).toEqual([{ n: 0 }]);
+    } finally {
+      await sql.close();
+    }
   });
 });
