@@ -297,6 +297,7 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
         ["/approve.html", "text/html; charset=utf-8"],
         ["/approve.js", "text/javascript; charset=utf-8"],
         ["/approve.css", "text/css; charset=utf-8"],
+        ["/base.css", "text/css; charset=utf-8"],
         ["/approve-icon.svg", "image/svg+xml"],
       ] as const) {
         const res = await colony.fetch(path);
@@ -358,7 +359,7 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
 });
 
 describe("approval page sources", () => {
-  const files = ["approve.html", "approve.js", "approve.css", "approve-icon.svg"].map(
+  const files = ["approve.html", "approve.js", "base.css", "approve.css", "approve-icon.svg"].map(
     (f) => [f, readFileSync(join(STATIC_DIR, f), "utf8")] as const,
   );
 

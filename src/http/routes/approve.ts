@@ -6,6 +6,7 @@ import html from "../static/approve.html" with { type: "text" };
 import js from "../static/approve.js" with { type: "text" };
 import css from "../static/approve.css" with { type: "text" };
 import icon from "../static/approve-icon.svg" with { type: "text" };
+import baseCss from "../static/base.css" with { type: "text" };
 import { asset, page, PAGE_CSP, script, serve, style } from "../static-assets";
 
 export const APPROVE_CSP = PAGE_CSP;
@@ -13,6 +14,8 @@ export const APPROVE_CSP = PAGE_CSP;
 const PAGE = page(html);
 const SCRIPT = script(js);
 const STYLE = style(css);
+// The palette and base rules every page links before its own stylesheet (the console and /docs too).
+const BASE_STYLE = style(baseCss);
 // Declared by the page, so the browser does not ask for /favicon.ico (a 404 the console reports).
 const ICON = asset(icon, "image/svg+xml", "public, max-age=86400");
 
@@ -22,5 +25,6 @@ export function approveRoutes() {
       .get("/approve.html", ({ request }) => serve(PAGE, request))
       .get("/approve.js", ({ request }) => serve(SCRIPT, request))
       .get("/approve.css", ({ request }) => serve(STYLE, request))
+      .get("/base.css", ({ request }) => serve(BASE_STYLE, request))
       .get("/approve-icon.svg", ({ request }) => serve(ICON, request));
 }

@@ -4,12 +4,15 @@ import type { Elysia } from "elysia";
 import html from "../static/docs.html" with { type: "text" };
 import js from "../static/docs.js" with { type: "text" };
 import css from "../static/ops.css" with { type: "text" };
+import dom from "../static/dom.js" with { type: "text" };
 import { openApiDocument } from "../openapi";
 import { page, script, serve, style } from "../static-assets";
 
 const PAGE = page(html);
 const SCRIPT = script(js);
 export const OPS_STYLE = style(css);
+// The DOM helper docs.js and console.js import (both pages load their scripts as modules).
+const DOM_SCRIPT = script(dom);
 
 export function docsRoutes() {
   const document = JSON.stringify(openApiDocument());
@@ -21,5 +24,6 @@ export function docsRoutes() {
       )
       .get("/docs", ({ request }) => serve(PAGE, request))
       .get("/docs.js", ({ request }) => serve(SCRIPT, request))
-      .get("/ops.css", ({ request }) => serve(OPS_STYLE, request));
+      .get("/ops.css", ({ request }) => serve(OPS_STYLE, request))
+      .get("/dom.js", ({ request }) => serve(DOM_SCRIPT, request));
 }

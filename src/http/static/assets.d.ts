@@ -20,7 +20,15 @@ declare module "*/static/docs.html" {
   const text: string;
   export default text;
 }
+declare module "*/static/dom.js" {
+  const text: string;
+  export default text;
+}
 declare module "*/static/docs.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/static/base.css" {
   const text: string;
   export default text;
 }

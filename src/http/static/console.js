@@ -3,6 +3,8 @@
 // same origin. Trail content and agent names are untrusted: every string is set as text into
 // elements made by createElement; nothing is parsed as HTML. Charts are SVG drawn here.
 
+import { el } from "./dom.js";
+
 (() => {
   const TOKEN_KEY = "colony.operatorToken";
   const SVG = "http://www.w3.org/2000/svg";
@@ -12,20 +14,6 @@
   let generation = 0;
 
   // --- DOM helpers ------------------------------------------------------------------------------
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else node.setAttribute(k, String(v));
-    }
-    for (const c of children.flat()) {
-      if (c === undefined || c === null || c === false) continue;
-      node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
-    }
-    return node;
-  }
 
   function svg(tag, attrs, ...children) {
     const node = document.createElementNS(SVG, tag);

@@ -1,23 +1,10 @@
 // The API reference page: renders this colony's /openapi.json. Every string from the document is
 // set as text (textContent), never parsed as HTML; nothing is loaded from another origin.
 
+import { el } from "./dom.js";
+
 (() => {
   const METHOD_ORDER = ["get", "post", "put", "patch", "delete"];
-
-  /** Creates an element with attributes and children (strings become text nodes). */
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else node.setAttribute(k, String(v));
-    }
-    for (const c of children.flat()) {
-      if (c === undefined || c === null || c === false) continue;
-      node.append(typeof c === "string" ? document.createTextNode(c) : c);
-    }
-    return node;
-  }
 
   const refName = (ref) => ref.replace("#/components/schemas/", "");
   const anchor = (method, path) => `op-${method}${path.replace(/[^A-Za-z0-9]+/g, "-").replace(/-+$/, "")}`;

@@ -38,6 +38,20 @@ export class SqliteJobQueue implements JobQueue {
   }
 }
 
+/** An outcomes row (the columns both readers select) as the port's record. */
+function outcomeFromRow(r: any): OutcomeRecord {
+  return {
+    trailSeq: r.trail_seq,
+    agent: r.agent,
+    client: r.client,
+    outcome: r.outcome,
+    counted: r.counted === 1,
+    notes: r.notes,
+    model: r.model,
+    at: r.at,
+  };
+}
+
 export class SqliteOutcomeRepository implements OutcomeRepository {
   constructor(private readonly db: Database) {}
 
@@ -58,16 +72,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
          ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
       )
       .all(...trailSeqs, perTrail);
-    return rows.map((r) => ({
-      trailSeq: r.trail_seq,
-      agent: r.agent,
-      client: r.client,
-      outcome: r.outcome,
-      counted: r.counted === 1,
-      notes: r.notes,
-      model: r.model,
-      at: r.at,
-    }));
+    return rows.map(outcomeFromRow);
   }
 
   async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
@@ -76,16 +81,7 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
         "SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes WHERE trail_seq = ? ORDER BY at DESC, id DESC LIMIT ?",
       )
       .all(trailSeq, limit);
-    return rows.map((r) => ({
-      trailSeq: r.trail_seq,
-      agent: r.agent,
-      client: r.client,
-      outcome: r.outcome,
-      counted: r.counted === 1,
-      notes: r.notes,
-      model: r.model,
-      at: r.at,
-    }));
+    return rows.map(outcomeFromRow);
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
