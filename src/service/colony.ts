@@ -199,7 +199,9 @@ export class ColonyService {
         await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
         await this.admin.purgeSeries();
         const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
-        if (tombstones + drafts + aliases > 0) this.deps.logger.info("purged", { tombstones, drafts, aliases });
+        const quotaWindows = await this.deps.seams.quotas.purgeExpired();
+        if (tombstones + drafts + aliases + quotaWindows > 0)
+          this.deps.logger.info("purged", { tombstones, drafts, aliases, quotaWindows });
       });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });

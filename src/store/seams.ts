@@ -33,6 +33,8 @@ export interface QuotaWindow {
 /** Makes the counters of each quota (src/service/quotas.ts names them). */
 export interface QuotaCounters {
   window(quota: string, limit: number, windowMs: number): QuotaWindow;
+  /** Forgets windows that have ended (run by maintenance); how many were dropped. */
+  purgeExpired(): Promise<number>;
 }
 
 // ---- Change feeds ----------------------------------------------------------------------------

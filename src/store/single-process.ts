@@ -111,6 +111,11 @@ export class InMemoryQuotaCounters implements QuotaCounters {
   window(_quota: string, limit: number, windowMs: number): FixedWindowLimiter {
     return new FixedWindowLimiter(limit, windowMs, this.now);
   }
+
+  /** The in-memory windows drop themselves (FixedWindowLimiter rotates its generations). */
+  async purgeExpired(): Promise<number> {
+    return 0;
+  }
 }
 
 /** Listeners in this process; `announce` calls them before it resolves. */

@@ -201,6 +201,23 @@ export const PG_MIGRATIONS: PgMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION colony_vectors_changed();
     `,
   },
+  {
+    version: 2,
+    name: "shared quota windows",
+    sql: `
+      -- Fixed-window quota counters shared by every replica (postgres/seams.ts PgQuotaCounters):
+      -- one row per quota, client key and window, its start aligned to the window length.
+      CREATE TABLE quota_windows (
+        quota        text NOT NULL,
+        key          text NOT NULL,
+        window_start bigint NOT NULL,
+        window_end   bigint NOT NULL,
+        used         integer NOT NULL,
+        PRIMARY KEY (quota, key, window_start)
+      );
+      CREATE INDEX quota_windows_by_end ON quota_windows (window_end);
+    `,
+  },
 ];
 
 /**

@@ -3,11 +3,12 @@
 // mid-job loses nothing: the lease runs out and another replica takes the job), and periodic
 // maintenance runs on one replica at a time under a session advisory lock (released by the server
 // when the holder's connection ends, so a dead leader is replaced at the next round).
-// Quotas and the fingerprint feed stay per process for now (docs/scale-out.md says what that means).
+// Quota windows are counter rows every replica counts in, so a client's quota is the same whichever
+// replica it reaches. The fingerprint feed stays per process for now (docs/scale-out.md).
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import { LocalChangeFeed, InMemoryQuotaCounters } from "../single-process";
-import type { ClaimedJob, JobClaims, Leadership, Seams } from "../seams";
+import type { ClaimedJob, JobClaims, Leadership, QuotaCounters, QuotaDecision, QuotaWindow, Seams } from "../seams";
 import { unavailable } from "./failures";
 import { num } from "./repositories";
 
@@ -77,10 +78,77 @@ export class AdvisoryLockLeadership implements Leadership {
   }
 }
 
+/**
+ * Fixed windows aligned to the window length (every replica agrees where a window starts without
+ * asking), one counter row per quota, key and window. A use is counted by one upsert that only
+ * increments below the limit, so concurrent replicas never count past it and the RateLimit
+ * headers are exact. Should the database not answer, a replica counts in its own memory meanwhile
+ * rather than refuse every request (its health endpoints included): the quotas are then per
+ * replica until the database is back.
+ */
+export class PgQuotaCounters implements QuotaCounters {
+  private readonly local: InMemoryQuotaCounters;
+
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.local = new InMemoryQuotaCounters(now);
+  }
+
+  window(quota: string, limit: number, windowMs: number): QuotaWindow {
+    const { sql, now } = this;
+    const fallback = this.local.window(quota, limit, windowMs);
+    const decision = (used: number, start: number, t: number, allowed: boolean): QuotaDecision => ({
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - used),
+      reset: Math.max(1, Math.ceil((start + windowMs - t) / 1000)),
+    });
+    return {
+      limit,
+      async take(key) {
+        const t = now();
+        const start = t - (t % windowMs);
+        try {
+          const rows = await sql`
+            INSERT INTO quota_windows (quota, key, window_start, window_end, used)
+            VALUES (${quota}, ${key}, ${start}, ${start + windowMs}, ${limit > 0 ? 1 : 0})
+            ON CONFLICT (quota, key, window_start) DO UPDATE SET used = quota_windows.used + 1
+              WHERE quota_windows.used < ${limit}
+            RETURNING used`;
+          // No row: the window is used up (the update's condition failed), nothing was counted.
+          if (rows.length === 0 || limit <= 0) return decision(limit, start, t, false);
+          return decision(rows[0].used, start, t, true);
+        } catch {
+          return fallback.take(key);
+        }
+      },
+      async peek(key) {
+        const t = now();
+        const start = t - (t % windowMs);
+        try {
+          const rows = await sql`SELECT used FROM quota_windows
+            WHERE quota = ${quota} AND key = ${key} AND window_start = ${start}`;
+          const used = rows.length ? Number(rows[0].used) : 0;
+          return decision(used, start, t, used < limit);
+        } catch {
+          return fallback.peek(key);
+        }
+      },
+    };
+  }
+
+  async purgeExpired(): Promise<number> {
+    const rows = await this.sql`DELETE FROM quota_windows WHERE window_end <= ${this.now()} RETURNING 1`.catch(unavailable);
+    return rows.length;
+  }
+}
+
 /** The seams of a replica on a shared PostgreSQL database. */
 export function postgresSeams(sql: SQL, now: () => number = Date.now): Seams {
   return {
-    quotas: new InMemoryQuotaCounters(now),
+    quotas: new PgQuotaCounters(sql, now),
     fingerprints: new LocalChangeFeed(),
     // The vector index follows the table by its own change feed (vectors.ts): nothing to relay.
     vectors: new LocalChangeFeed(),
