@@ -125,7 +125,8 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
 export async function chooseSeams(store: Store | null, backend: Backend): Promise<Seams> {
   if (backend === "postgres" && store) {
     const { postgresSeams } = await import("./store/postgres/seams");
-    return postgresSeams((store as PostgresStore).sql);
+    const pg = store as PostgresStore;
+    return postgresSeams(pg.sql, pg.fingerprintFeed);
   }
   return singleProcessSeams(store?.jobs ?? null);
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { loadConfig } from "../src/config";
+import { fingerprint } from "../src/core/fingerprint";
 import { type RunningColony, startColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
 import { PgQuotaCounters } from "../src/store/postgres/seams";
@@ -144,6 +145,31 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       expect(await sql`SELECT count(*)::int AS n FROM quota_windows`).toEqual([{ n: 0 }]);
     } finally {
       await sql.close();
+    }
+  });
+
+  test("a lookup miss cached on one replica ends within 1 s once the other replica indexes the trail", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    // Only a indexes, so b can learn of the trail from a's notice alone.
+    await b.service.worker!.stop();
+    const error = "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379 (cache test)";
+    const fp = fingerprint(error);
+    expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+    expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // served from b's cache
+    const published = await fetch(`${a.url}/v1/trails`, json(sampleTrail({ error }), agent("agent-replica-2")));
+    expect(published.status).toBe(202);
+    const { trail_id } = (await published.json()) as any;
+    await a.service.worker!.drain();
+    expect(((await (await fetch(`${a.url}/v1/trails/${trail_id}`)).json()) as any).status).toBe("indexed");
+    const deadline = Date.now() + 1_000;
+    for (;;) {
+      const res = await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`);
+      if (res.status === 200) {
+        expect(((await res.json()) as any).results[0].trail_id).toBe(trail_id);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`replica b still answers ${res.status} 1 s after a indexed the trail`);
+      await Bun.sleep(20);
     }
   });
 });

@@ -4,11 +4,11 @@
 // maintenance runs on one replica at a time under a session advisory lock (released by the server
 // when the holder's connection ends, so a dead leader is replaced at the next round).
 // Quota windows are counter rows every replica counts in, so a client's quota is the same whichever
-// replica it reaches. The fingerprint feed stays per process for now (docs/scale-out.md).
+// replica it reaches. Fingerprint changes reach every replica by NOTIFY (./fingerprint-feed.ts).
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import { LocalChangeFeed, InMemoryQuotaCounters } from "../single-process";
-import type { ClaimedJob, JobClaims, Leadership, QuotaCounters, QuotaDecision, QuotaWindow, Seams } from "../seams";
+import type { ClaimedJob, FingerprintChanges, JobClaims, Leadership, QuotaCounters, QuotaDecision, QuotaWindow, Seams } from "../seams";
 import { unavailable } from "./failures";
 import { num } from "./repositories";
 
@@ -146,10 +146,10 @@ export class PgQuotaCounters implements QuotaCounters {
 }
 
 /** The seams of a replica on a shared PostgreSQL database. */
-export function postgresSeams(sql: SQL, now: () => number = Date.now): Seams {
+export function postgresSeams(sql: SQL, fingerprints: FingerprintChanges, now: () => number = Date.now): Seams {
   return {
     quotas: new PgQuotaCounters(sql, now),
-    fingerprints: new LocalChangeFeed(),
+    fingerprints,
     // The vector index follows the table by its own change feed (vectors.ts): nothing to relay.
     vectors: new LocalChangeFeed(),
     jobClaims: new PgJobClaims(sql, now),

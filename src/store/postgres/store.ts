@@ -3,6 +3,7 @@
 // transaction's connection. Several replicas may share one database: uniqueness lives in the
 // database (constraints, conditional updates), and the in-memory vector codes follow the table
 // by a change feed (vectors.ts).
+import { PgFingerprintFeed } from "./fingerprint-feed";
 import { SQL } from "bun";
 import { type AfterCommitHook, runAfterCommitHooks } from "../after-commit";
 import type { Ports, Store, Transaction } from "../ports";
@@ -31,6 +32,8 @@ const CATCH_UP_INTERVAL_MS = 2_000;
 
 export interface PostgresStore extends Store {
   readonly sql: SQL;
+  /** Fingerprint changes across the replicas on this database (the lookup caches follow it). */
+  readonly fingerprintFeed: PgFingerprintFeed;
   /** Stops the change feed and closes the pool. */
   close(): Promise<void>;
 }
@@ -84,6 +87,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
   let feed: { unlisten(): Promise<void> } | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let closed = false;
+  const fingerprintFeed = new PgFingerprintFeed(sql);
 
   async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const hooks: AfterCommitHook[] = [];
@@ -100,6 +104,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
   const store: PostgresStore = {
     ...portsOn(sql, null, false),
     sql,
+    fingerprintFeed,
     transaction,
     async openVectors(model) {
       const opened = await PgVectorStore.open(sql, store.kv, model);
@@ -127,6 +132,7 @@ export function createPostgresStore(sql: SQL): PostgresStore {
       closed = true;
       if (timer) clearInterval(timer);
       await feed?.unlisten().catch(() => {});
+      await fingerprintFeed.close();
       await sql.close({ timeout: 5 });
     },
   };
