@@ -86,16 +86,7 @@ export class PgOutcomeRepository implements OutcomeRepository {
                row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
         FROM outcomes WHERE notes IS NOT NULL AND trail_seq = ANY(${trailSeqs}::bigint[])
       ) ranked WHERE n <= ${perTrail} ORDER BY trail_seq, at DESC`;
-    return rows.map((r: any) => ({
-      trailSeq: num(r.trail_seq),
-      agent: r.agent,
-      client: r.client,
-      outcome: r.outcome,
-      counted: r.counted,
-      notes: r.notes,
-      model: r.model,
-      at: num(r.at),
-    }));
+    return rows.map(outcomeFromRow);
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
@@ -107,16 +98,7 @@ export class PgOutcomeRepository implements OutcomeRepository {
   async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
     const rows = await this.sql`SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes
       WHERE trail_seq = ${trailSeq} ORDER BY at DESC, id DESC LIMIT ${limit}`;
-    return rows.map((r: any) => ({
-      trailSeq: num(r.trail_seq),
-      agent: r.agent,
-      client: r.client,
-      outcome: r.outcome,
-      counted: r.counted,
-      notes: r.notes,
-      model: r.model,
-      at: num(r.at),
-    }));
+    return rows.map(outcomeFromRow);
   }
 
   async countedForClientSince(trailSeq: number, client: string, since: number): Promise<number> {
@@ -323,4 +305,18 @@ export class PgDraftRepository implements DraftRepository {
       .sql`DELETE FROM drafts WHERE (state = 'pending' AND expires_at <= ${now}) OR (state <> 'pending' AND created_at < ${finishedBefore})`;
     return r.count;
   }
+}
+
+/** An outcome report as the outcomes table stores it. */
+function outcomeFromRow(r: any): OutcomeRecord {
+  return {
+    trailSeq: num(r.trail_seq),
+    agent: r.agent,
+    client: r.client,
+    outcome: r.outcome,
+    counted: r.counted,
+    notes: r.notes,
+    model: r.model,
+    at: num(r.at),
+  };
 }
