@@ -61,6 +61,9 @@ const V3_LINE_PREFIXES: RegExp[] = [
   /^[ \t]*>>[ \t]+/,
   // Terraform's box "│ ", a reporter's quote "> " in front of every line.
   /^[ \t]*[│┃][ \t]*/,
+  // The Open Build Service's elapsed time "[   47s] ", a list bullet "* ".
+  /^[ \t]*\[[ \t]*\d{1,6}s\][ \t]*/,
+  /^[ \t]*\*[ \t]+(?=\S)/,
 ];
 
 /**
@@ -76,6 +79,8 @@ const TRAILER_LINES: RegExp[] = [
   /^require stack:$/i,
   /^-[ \t]+(?:<path>|[A-Za-z]:\\|\/|\.{0,2}\/|node_modules)\S{0,500}$/,
   /^call stack \(most recent call first\):$/i,
+  // A header over a list of errors: "1 error occurred:", "[preflight] Some fatal errors occurred:".
+  /^.{0,100}?\b(?:some (?:fatal )?errors occurred|\d+ errors? occurred):?$/i,
   // Terraform's context under a diagnostic: "with module.x.y[0],", "on main.tf line 12, in resource …:".
   /^with[ \t]+[\w.[\]"-]{1,300},?$/,
   /^on[ \t]+\S{1,300}[ \t]+line[ \t]+\d+(?:,[ \t]+in[ \t].{0,300})?:?$/,
@@ -151,7 +156,7 @@ function unwrapCause(input: string): string {
 // 4. The message's template.
 
 /** A sentence end inside the message: later sentences are advice, hints and details. */
-const SENTENCE_END = /(?<=[a-z0-9>)\]'"`])[.!][ \t]+(?=[A-Za-z<])/g;
+const SENTENCE_END = /(?<=[A-Za-z0-9>)\]'"`])[.!][ \t]+(?=[A-Za-z<'"`])/g;
 /** Abbreviations whose dot ends no sentence. */
 const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|approx|incl|no|ca)$/i;
 
@@ -188,6 +193,13 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   // stdcall decoration of a symbol ("WinMain@16") and a requested version ("(requested version 5.9)").
   [/(?<=\w)@\d{1,3}\b(?![.\w])/g, ""],
   [/[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
+  // Space before a colon ("nvcc fatal   : ", "bad auth : "), a character named by its escape.
+  [/[ \t]+:(?=[ \t]|$)/g, ":"],
+  [/\\u[0-9a-f]{4}\b/gi, "<char>"],
+  // pydantic's error type after the message.
+  [/[ \t]*\(type=[\w.]{1,100}\)$/, ""],
+  // The exclamation a tool ends its message with.
+  [/!$/, ""],
 ];
 
 function template(input: string): string {
@@ -199,7 +211,7 @@ function template(input: string): string {
   const cls = LEADING_CLASS.exec(s);
   if (cls && !/\[[A-Z]/.test(cls[0])) {
     const rest = s.slice(cls[0].length);
-    if (wordsOf(rest) >= 5 && !STRERROR_END.test(rest)) s = rest;
+    if (wordsOf(rest) >= 4 && !STRERROR_END.test(rest)) s = rest;
   }
   return s;
 }

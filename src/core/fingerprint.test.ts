@@ -47,13 +47,15 @@ describe("fingerprint format", () => {
     );
     const antialias = "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'";
     expect(normalizeError(antialias, 2)).toBe("attributeerror: module pil.image has no attribute antialias");
-    // Version 3 (current): a message that identifies the error by itself loses its class; a short
-    // one ("no module named numpy", four words) keeps it.
+    // Version 3 (current): a message that identifies the error by itself (four words or more, not
+    // a system error text) loses its class; a short one keeps it.
     expect(normalizeError(antialias)).toBe("module pil.image has no attribute antialias");
     expect(fingerprint(antialias)).toBe(sha("module pil.image has no attribute antialias"));
-    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("modulenotfounderror: no module named numpy");
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("no module named numpy");
+    expect(normalizeError("KeyError: 'user_id'")).toBe("keyerror: user_id");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
+      fingerprint("ModuleNotFoundError: No module named 'numpy'", 2),
     ]);
     expect(olderFingerprints(antialias)).toEqual([fingerprint(antialias, 1), fingerprint(antialias, 2)]);
     expect(olderFingerprints("connection refused")).toEqual([]);
