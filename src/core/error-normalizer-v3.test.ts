@@ -73,6 +73,42 @@ const V3_SAME: [string, string, string, string][] = [
     "https://github.com/phpmyadmin/phpmyadmin/issues/14887",
   ],
   [
+    "wrapped cause: Spring's '; nested exception is' chain gives its innermost exception",
+    "org.springframework.orm.hibernate3.HibernateSystemException: could not initialize proxy - no Session; nested exception is \n\norg.hibernate.LazyInitializationException: could not initialize proxy - no Session",
+    "org.hibernate.LazyInitializationException: could not initialize proxy - no Session",
+    "https://github.com/INCF/eeg-database/issues/88 https://github.com/apache/grails-data-mapping/issues/562",
+  ],
+  [
+    "wrapped cause: Ruby's namespaced classes in front of the server's message",
+    "ActiveRecord::StatementInvalid: Mysql2::Error: Incorrect string value: '\\xF0\\x9F\\x98\\xB6 ' for column 'text' at row 1:",
+    "Mysql2::Error: Incorrect string value: '\\xF0\\x9F\\x98\\xB6 ' for column 'text' at row 1",
+    "https://github.com/openaustralia/planningalerts/issues/1064 (the driver's own error without the ORM's class)",
+  ],
+  [
+    "user source name: the user's Spring bean types",
+    "NoSuchBeanDefinitionException: No qualifying bean of type 'hello.UserRepository' available: expected at least 1 bean which qualifies as autowire candidate.",
+    "Caused by: org.springframework.beans.factory.NoSuchBeanDefinitionException: No qualifying bean of type 'eu.arrowhead.common.database.repository.AggregationRepository' available: expected at least 1 bean which qualifies as autowire candidate. Dependency annotations: {}",
+    "https://github.com/spring-guides/gs-accessing-data-mysql/issues/24 https://github.com/eclipse-arrowhead/core-java-spring/pull/332",
+  ],
+  [
+    "wrapped cause: tini's 'exec x failed: ' and the kernel's 'exec x: ' before the same system error",
+    "[FATAL tini (6)] exec /usr/local/bin/entrypoint.sh failed: No such file or directory",
+    "exec /usr/local/bin/entrypoint.sh: no such file or directory",
+    "https://github.com/cedya77/aiometadata/issues/578 https://github.com/AtalayaLabs/OxiCloud/issues/289",
+  ],
+  [
+    "context prefix: what a reporter or script printed before the tool's own 'error:'",
+    "Mac OS 10.14.4 -configure: error: C compiler cannot create executables",
+    "configure: error: C compiler cannot create executables",
+    "https://github.com/EddyRivasLab/hmmer/issues/155 https://github.com/dschanoeh/socketcand/issues/23",
+  ],
+  [
+    "user source name: the Go module (at a version) whose download failed",
+    'go: github.com/go-sql-driver/mysql@v1.6.0: Get "https://proxy.golang.org/github.com/go-sql-driver/mysql/@v/v1.6.0.mod": dial tcp 172.217.163.49:443: i/o timeout',
+    "go: github.com/gogo/protobuf@v1.3.1: Get https://proxy.golang.org/github.com/gogo/protobuf/@v/v1.3.1.mod: dial tcp 172.217.160.81:443: i/o timeout",
+    "https://github.com/ac0d3r/MySQLMonitor/issues/3 https://github.com/withlin/canal-go/issues/57",
+  ],
+  [
     "quoting: a whole report wrapped in backticks by the reporter",
     "`thread 'main' panicked at 'attempt to subtract with overflow', src/session/sidebar/selection.rs:160:55`",
     "thread 'main' panicked at 'attempt to subtract with overflow', src/menu.rs:556:68",

@@ -142,6 +142,10 @@ const CAUSE_WRAPPERS: [RegExp, string][] = [
   [/^(?:error[ \t]+code:[ \t]+)?(\d{4})\.[ \t]+(?=[A-Z])/i, "$1: "],
   [/^(?:[\w$]+\(\):[ \t]*)?\((?:HY000|[0-9A-Z]{5})\/(\d{4})\):[ \t]*/i, "$1: "],
   [/^sqlstate\[[0-9A-Z]{5}\]:[ \t]*[^:\n]{1,80}:[ \t]*(\d{4})[ \t]+/i, "$1: "],
+  // Spring's "…; nested exception is X: msg": the innermost exception identifies the error.
+  [/^[^\n]{0,4000}?;[ \t]*nested exception is[ \t]+(?=\S)/i, ""],
+  // Ruby's namespaced classes in front of the message ("ActiveRecord::StatementInvalid: Mysql2::Error: ").
+  [/^(?:[A-Z]\w{0,60}(?:::[A-Z]\w{0,60})+:[ \t]+)+(?=\S)/, ""],
   // PHP 5's "exception 'Exception' with message '...' in /x.php:82".
   [/^exception[ \t]+'[\w\\]{1,200}'[ \t]+with message[ \t]+'([^\n]{1,4000})'[ \t]+in[ \t]+\S{1,500}$/i, "$1"],
 ];
@@ -196,14 +200,31 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   // Space before a colon ("nvcc fatal   : ", "bad auth : "), a character named by its escape.
   [/[ \t]+:(?=[ \t]|$)/g, ":"],
   [/\\u[0-9a-f]{4}\b/gi, "<char>"],
+  // A Go module at a version names the project's dependency, not the error.
+  [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
+  // Spring beans and the types they need are the user's own classes.
+  [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
+  // "exec x failed: no such file or directory" and "exec x: no such file or directory".
+  [/[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
   // pydantic's error type after the message.
   [/[ \t]*\(type=[\w.]{1,100}\)$/, ""],
   // The exclamation a tool ends its message with.
   [/!$/, ""],
 ];
 
+/** A severity word inside the line: what a tool or wrapper printed before it is context. */
+const INNER_SEVERITY = /(?:^|[\s:;,(])(?:error|fatal error|fatal|err):[ \t]+(?=\S)/gi;
+
+function afterLastSeverity(s: string): string {
+  let last = -1;
+  for (const m of s.matchAll(INNER_SEVERITY)) if (m.index > 0) last = m.index + m[0].length;
+  if (last < 0) return s;
+  const rest = s.slice(last);
+  return wordsOf(rest) >= 3 && !STRERROR_END.test(rest) ? rest : s;
+}
+
 function template(input: string): string {
-  let s = input;
+  let s = afterLastSeverity(input);
   for (const [re, to] of V3_VALUE_RULES) s = s.replace(re, to);
   s = firstSentence(s);
   // The class in front of a message that identifies the error by itself: loggers, wrappers and
