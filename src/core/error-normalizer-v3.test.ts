@@ -109,6 +109,18 @@ const V3_SAME: [string, string, string, string][] = [
     "https://github.com/ac0d3r/MySQLMonitor/issues/3 https://github.com/withlin/canal-go/issues/57",
   ],
   [
+    "logger prefix: Monolog's 'local.ERROR: ' after its timestamp and its context record after the message",
+    '[2019-01-16 20:32:39] local.ERROR: NOAUTH Authentication required. {"exception":"[object] (Predis\\\\Response\\\\ServerException(code: 0): NOAUTH Authentication required. at /application/vendor/predis/predis/src/Client.php:370)',
+    "NOAUTH Authentication required.",
+    "https://github.com/guillaumebriday/laravel-blog/issues/52 https://github.com/redis/node-redis/issues/1631",
+  ],
+  [
+    "logger prefix: Kubernetes' klog header and the source location after it",
+    'E0418 04:56:17.489683       1 reflector.go:201] github.com/skippbox/kubewatch/pkg/controller/controller.go:147: Failed to list *v1.Pod: pods is forbidden: User "system:serviceaccount:default:default" cannot list pods at the cluster scope',
+    'pods is forbidden: User "system:serviceaccount:default:default" cannot list pods at the cluster scope',
+    "https://github.com/vmware-archive/kubewatch/issues/95 (the same report's message without the klog header)",
+  ],
+  [
     "quoting: a whole report wrapped in backticks by the reporter",
     "`thread 'main' panicked at 'attempt to subtract with overflow', src/session/sidebar/selection.rs:160:55`",
     "thread 'main' panicked at 'attempt to subtract with overflow', src/menu.rs:556:68",

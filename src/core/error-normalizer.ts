@@ -21,6 +21,7 @@ import {
   cleanText,
   EARLY_RULES,
   GIT_REF_LINE,
+  NOISE_PREFIXES,
   normalizeErrorTextV1,
   normalizePath,
   PATH_RE,
@@ -61,6 +62,12 @@ const V3_LINE_PREFIXES: RegExp[] = [
   /^[ \t]*>>[ \t]+/,
   // Terraform's box "│ ", a reporter's quote "> " in front of every line.
   /^[ \t]*[│┃][ \t]*/,
+  // Kubernetes' klog header "E0418 04:56:17.489683       1 reflector.go:201] ".
+  /^[ \t]*[IWEF]\d{4}[ \t]+\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?[ \t]+\d{1,10}[ \t]+[\w.-]{1,200}:\d{1,6}\][ \t]*/,
+  // A kubectl event row: "Warning  FailedScheduling  112s (x3 over 5m33s)  default-scheduler  ".
+  /^[ \t]*(?:Warning|Normal)[ \t]+[A-Z]\w{1,60}[ \t]+\S{1,20}(?:[ \t]+\(x\d{1,6} over \S{1,20}\))?[ \t]+[\w-]{1,60}[ \t]{2,}/,
+  // Monolog (Laravel, Symfony): "local.ERROR: " after its timestamp.
+  /^[ \t]*[a-z][\w-]{0,30}\.(?:DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[ \t]+/,
   // The Open Build Service's elapsed time "[   47s] ", a list bullet "* ".
   /^[ \t]*\[[ \t]*\d{1,6}s\][ \t]*/,
   /^[ \t]*\*[ \t]+(?=\S)/,
@@ -103,9 +110,22 @@ function unwrapWholeReport(s: string): string {
   return inner.trim();
 }
 
+/** Timestamps (version 1's first three noise prefixes) that may stand before the prefixes above. */
+const LEADING_TIMESTAMPS = NOISE_PREFIXES.slice(0, 3);
+
 function stripV3LinePrefixes(line: string): string {
   let s = line;
-  for (const re of V3_LINE_PREFIXES) s = s.replace(re, "");
+  for (let guard = 0; guard < 4; guard++) {
+    const before = s;
+    const indent = /^[ \t]*/.exec(s)![0];
+    let rest = s.slice(indent.length);
+    for (const re of LEADING_TIMESTAMPS) rest = rest.replace(re, "");
+    // Only a timestamp in front of one of the prefixes goes here; a bare one is left to version 2.
+    let stripped = rest;
+    for (const re of V3_LINE_PREFIXES) stripped = stripped.replace(re, "");
+    if (stripped !== rest) s = indent + stripped;
+    if (s === before) break;
+  }
   return s;
 }
 
@@ -206,6 +226,10 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
   // "exec x failed: no such file or directory" and "exec x: no such file or directory".
   [/[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
+  // Go's HTTP client errors: what the program said it was doing before the request is context.
+  [/^[^:\n]{1,60}:[ \t]+(?=<request>:)/, ""],
+  // Monolog's context record after the message ("{"exception":"[object] (…)").
+  [/[ \t]+\{"?exception"?:[^\n]*$/i, ""],
   // pydantic's error type after the message.
   [/[ \t]*\(type=[\w.]{1,100}\)$/, ""],
   // The exclamation a tool ends its message with.
