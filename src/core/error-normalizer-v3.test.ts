@@ -121,6 +121,24 @@ const V3_SAME: [string, string, string, string][] = [
     "https://github.com/vmware-archive/kubewatch/issues/95 (the same report's message without the klog header)",
   ],
   [
+    "user source name: the user's own database in PostgreSQL's message",
+    '2024-04-08 21:13:26.690 UTC [75] FATAL:  database "not-postgres" does not exist',
+    'FATAL:  database "armkdbd" does not exist',
+    "https://github.com/docker-library/postgres/issues/1092",
+  ],
+  [
+    "user source name: the user's image a registry refused",
+    "Error response from daemon: pull access denied for minio, repository does not exist or may require 'docker login': denied: requested access to the resource is denied\nError: Process completed with exit code 1.",
+    "Failed to pull image \"suedostcargo-web\": Error response from daemon: pull access denied for suedostcargo-web, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
+    "https://github.com/wukongdaily/DockerTarBuilder/issues/11 https://github.com/kubernetes/minikube/issues/20613",
+  ],
+  [
+    "context prefix: Go's listener error with and without the program's context and the host",
+    "run: open server: listen: listen tcp 127.0.0.1:8088: bind: address already in use",
+    "[negroni] listen tcp :3000: bind: address already in use",
+    "https://github.com/influxdata/influxdb/issues/21004 https://github.com/urfave/negroni/issues/10",
+  ],
+  [
     "quoting: a whole report wrapped in backticks by the reporter",
     "`thread 'main' panicked at 'attempt to subtract with overflow', src/session/sidebar/selection.rs:160:55`",
     "thread 'main' panicked at 'attempt to subtract with overflow', src/menu.rs:556:68",

@@ -222,6 +222,17 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   [/\\u[0-9a-f]{4}\b/gi, "<char>"],
   // A Go module at a version names the project's dependency, not the error.
   [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
+  // SQL objects are the user's own: their database, schema, table, column names.
+  [
+    /\b(database|schema|table|relation|column|index|constraint|sequence|view|trigger)[ \t]+(['"`]?)[\w.$-]{1,200}\2(?=[\s,;:)]|$)/gi,
+    "$1 <name>",
+  ],
+  // The user's image or repository that a registry refused.
+  [/\b(pull access denied for|no such image:?)[ \t]+[\w./:@-]{1,300}/gi, "$1 <name>"],
+  // A listening address with and without its host: the same bind; Go's net error for a listener
+  // says all there is, what the program wrapped around it ("run: open server: listen: ") is context.
+  [/(?<![\w>]):<port>/g, "<ip>:<port>"],
+  [/^[^\n]{1,300}?(?=\blisten[ \t]+(?:tcp|tcp4|tcp6|udp|udp4|udp6|unix)[ \t]+\S{1,300}:[ \t]+bind:)/i, ""],
   // Spring beans and the types they need are the user's own classes.
   [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
   // "exec x failed: no such file or directory" and "exec x: no such file or directory".
