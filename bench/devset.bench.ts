@@ -112,8 +112,8 @@ for (const g of byFp.values()) {
 const classPairs = pairsDiffering((l) => l.cls);
 const templatePairs = pairsDiffering((l) => l.template);
 log(
-  `collisions among ${harvestLines.length} real error strings of the distractor corpus: another class ${classCollisions}/${classPairs} = ${f3((100 * classCollisions) / classPairs)}%, ` +
-    `another message template ${templateCollisions}/${templatePairs} = ${f3((100 * templateCollisions) / templatePairs)}% (goal < 0.5%)`,
+  `collisions among ${harvestLines.length} real error strings of the distractor corpus: another class ${classCollisions}/${classPairs} = ${((100 * classCollisions) / classPairs).toPrecision(2)}%, ` +
+    `another message template ${templateCollisions}/${templatePairs} = ${((100 * templateCollisions) / templatePairs).toPrecision(2)}% (goal < 0.5%)`,
 );
 figures.set("collisions", {
   distractor_pairs: devset.distractors.length,

@@ -187,7 +187,7 @@ const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|approx|incl|no|ca)$/i;
 function firstSentence(s: string): string {
   for (const m of s.matchAll(SENTENCE_END)) {
     const head = s.slice(0, m.index);
-    if (ABBREVIATION.test(head)) continue;
+    if (ABBREVIATION.test(head.slice(-8))) continue;
     // A head too short to identify the error on its own keeps the next sentence.
     if (wordsOf(head) < 4) continue;
     return head;
@@ -209,16 +209,16 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   // A linker's archive member and the symbol's section in front of the message.
   [/^(?:<path>\/)?[\w.+-]{1,200}\.(?:a|lib)\(<src>\)(?::<src>)?(?::?\(\.[\w.]{1,60}\+<hex>\))?:?[ \t]*/i, ""],
   // A location at the end: PHP's "in /x.php:82", rustc's ", src/x.rs:160:55", MSBuild's "[x.vcxproj]".
-  [/[ \t]+in[ \t]+<path>(?::<line>)?$/i, ""],
-  [/,?[ \t]+<src>:<line>$/i, ""],
-  [/[ \t]*\[(?:<path>\/)?[\w.-]{1,200}\.(?:vcxproj|csproj|vbproj|fsproj|sln|proj)\]$/i, ""],
+  [/(?<![ \t])[ \t]+in[ \t]+<path>(?::<line>)?$/i, ""],
+  [/,?(?<![ \t])[ \t]+<src>:<line>$/i, ""],
+  [/(?<![ \t])[ \t]*\[(?:<path>\/)?[\w.-]{1,200}\.(?:vcxproj|csproj|vbproj|fsproj|sln|proj)\]$/i, ""],
   // gcc names a warning promoted to an error "[-Werror=x]", a plain one "[-Wx]".
   [/\[-werror=([\w+-]{1,100})\]/gi, "[-W$1]"],
   // stdcall decoration of a symbol ("WinMain@16") and a requested version ("(requested version 5.9)").
   [/(?<=\w)@\d{1,3}\b(?![.\w])/g, ""],
-  [/[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
+  [/(?<![ \t])[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
   // Space before a colon ("nvcc fatal   : ", "bad auth : "), a character named by its escape.
-  [/[ \t]+:(?=[ \t]|$)/g, ":"],
+  [/(?<![ \t])[ \t]+:(?=[ \t]|$)/g, ":"],
   [/\\u[0-9a-f]{4}\b/gi, "<char>"],
   // A Go module at a version names the project's dependency, not the error.
   [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
@@ -236,13 +236,13 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   // Spring beans and the types they need are the user's own classes.
   [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
   // "exec x failed: no such file or directory" and "exec x: no such file or directory".
-  [/[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
+  [/(?<![ \t])[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
   // Go's HTTP client errors: what the program said it was doing before the request is context.
   [/^[^:\n]{1,60}:[ \t]+(?=<request>:)/, ""],
   // Monolog's context record after the message ("{"exception":"[object] (…)").
-  [/[ \t]+\{"?exception"?:[^\n]*$/i, ""],
+  [/(?<![ \t])[ \t]+\{"?exception"?:[^\n]*$/i, ""],
   // pydantic's error type after the message.
-  [/[ \t]*\(type=[\w.]{1,100}\)$/, ""],
+  [/(?<![ \t])[ \t]*\(type=[\w.]{1,100}\)$/, ""],
   // The exclamation a tool ends its message with.
   [/!$/, ""],
 ];
