@@ -188,8 +188,9 @@ function firstSentence(s: string): string {
   for (const m of s.matchAll(SENTENCE_END)) {
     const head = s.slice(0, m.index);
     if (ABBREVIATION.test(head.slice(-8))) continue;
-    // A head too short to identify the error on its own keeps the next sentence.
-    if (wordsOf(head) < 4) continue;
+    // A head too short to identify the error on its own keeps the next sentence (a leading
+    // exception class is no word of the message).
+    if (wordsOf(head.replace(LEADING_CLASS, "")) < 4) continue;
     return head;
   }
   return s;
@@ -224,7 +225,7 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
   // SQL objects are the user's own: their database, schema, table, column names.
   [
-    /\b(database|schema|table|relation|column|index|constraint|sequence|view|trigger)[ \t]+(['"`]?)[\w.$-]{1,200}\2(?=[\s,;:)]|$)/gi,
+    /\b(database|schema|table|relation|column|index|constraint|sequence|view|trigger)[ \t]+(?:(['"`])[\w.$-]{1,200}\2|[a-z]{0,100}[_.$\d][\w.$-]{0,200})(?=[\s,;:)]|$)/gi,
     "$1 <name>",
   ],
   // The user's image or repository that a registry refused.
