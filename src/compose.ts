@@ -122,11 +122,11 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
  * The seams where the colony assumes it is the only process on its data (store/seams.ts). One
  * process per data directory today; a multi-process store brings shared versions, chosen here.
  */
-export async function chooseSeams(store: Store | null, backend: Backend): Promise<Seams> {
+export async function chooseSeams(store: Store | null, backend: Backend, jobLeaseMs?: number): Promise<Seams> {
   if (backend === "postgres" && store) {
     const { postgresSeams } = await import("./store/postgres/seams");
     const pg = store as PostgresStore;
-    return postgresSeams(pg.sql, pg.fingerprintFeed);
+    return postgresSeams(pg.sql, pg.fingerprintFeed, Date.now, jobLeaseMs);
   }
   return singleProcessSeams(store?.jobs ?? null);
 }
@@ -221,7 +221,7 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
   // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
   Bun.gc(true);
-  const seams = await chooseSeams(subsystems.store, subsystems.backend);
+  const seams = await chooseSeams(subsystems.store, subsystems.backend, config.jobLeaseMs);
   // Metrics are an operator endpoint: with no operator token there is no /metrics, so nothing is
   // counted (the hot paths then skip even the timing).
   const prometheus: PrometheusMetrics | null = config.adminToken

@@ -1,0 +1,168 @@
+// Faults of a colony on PostgreSQL, met by real replicas and a real server (docs/scale-out.md
+// "Faults"): the server going away under two running replicas and coming back.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { loadConfig } from "../src/config";
+import { fingerprint } from "../src/core/fingerprint";
+import { type RunningColony, startColony } from "../src/serve";
+import { tempDir } from "./support/colony";
+import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
+import { agent, json, sampleTrail } from "./support/trails";
+import { SQL } from "bun";
+
+const why = postgresUnavailable();
+if (why) console.warn(`PostgreSQL fault tests skipped: ${why}`);
+
+/** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
+async function until<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await Bun.sleep(25);
+  }
+}
+
+const publish = (base: string, error: string, id = "agent-fault-1") =>
+  fetch(`${base}/v1/trails`, json(sampleTrail({ error, commands: [`pip install fault-fix==${error.length}`] }), agent(id)));
+
+async function statusOf(base: string, trailId: string): Promise<string> {
+  return (((await (await fetch(`${base}/v1/trails/${trailId}`)).json()) as any).status ?? "?") as string;
+}
+
+/** Every request answered within `ms`: a database away must not hold clients forever. */
+async function answered(request: Promise<Response>, ms = 15_000): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([request, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A 503 `unavailable` in the contract's error shape, with Retry-After. */
+async function expectUnavailable(res: Response, what: string): Promise<void> {
+  const body = (await res.json()) as any;
+  expect({ what, status: res.status, code: body.error?.code }).toEqual({ what, status: 503, code: "unavailable" });
+  expect(typeof body.error.message).toBe("string");
+  expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+}
+
+function startReplica(url: string, dirs: string[], env: Record<string, string> = {}): Promise<RunningColony> {
+  const dir = tempDir("colony-pgfault-");
+  dirs.push(dir);
+  return startColony(
+    loadConfig({
+      HOME: process.env.HOME,
+      COLONY_PORT: "0",
+      COLONY_LOG_LEVEL: "silent",
+      ...env,
+      COLONY_DATABASE_URL: url,
+      COLONY_DATA_DIR: dir,
+    }),
+  );
+}
+
+describe.skipIf(why !== null)("PostgreSQL faults", () => {
+  let server: PostgresServer;
+  const replicas: RunningColony[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+
+  afterAll(async () => {
+    for (const r of replicas) await r.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  test("the server stops under two replicas: 503 unavailable with Retry-After, /healthz answers; back by themselves, nothing acknowledged lost", async () => {
+    const url = await server.createDatabase();
+    const a = await startReplica(url, dirs);
+    replicas.push(a);
+    const b = await startReplica(url, dirs);
+    replicas.push(b);
+
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await publish(i % 2 ? b.url : a.url, `ConnectionResetError: [Errno 104] fault case ${i} before the outage`);
+      expect(res.status).toBe(202);
+      acknowledged.push(((await res.json()) as any).trail_id);
+    }
+    const draft = await fetch(`${a.url}/v1/drafts`, json(sampleTrail({ error: "OSError: draft made before the outage 77" })));
+    expect(draft.status).toBe(201);
+    const { draft_id } = (await draft.json()) as any;
+
+    // A fast shutdown right after the publishes: the workers may be mid-batch.
+    await server.pause({ mode: "fast" });
+    for (const r of [a, b]) {
+      await expectUnavailable(await answered(publish(r.url, "BrokenPipeError: published during the outage")), "publish");
+      const report = json({ protocol_version: "1.0", outcome: "worked" }, agent("agent-fault-2"));
+      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[0]}/outcomes`, report)), "outcome report");
+      await expectUnavailable(await answered(fetch(`${r.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })), "draft approval");
+      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[1]}`)), "status read");
+      const unseen = fingerprint("NameError: name 'never_published_fault' is not defined");
+      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/by-fingerprint/${unseen}`)), "lookup");
+      const search = json({ protocol_version: "1.0", query: "ConnectionResetError fault case" });
+      await expectUnavailable(await answered(fetch(`${r.url}/v1/search`, search)), "search");
+
+      const ready = await answered(fetch(`${r.url}/readyz`));
+      expect(ready.status).toBe(503);
+      const readiness = (await ready.json()) as any;
+      expect(readiness).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
+      expect(readiness.checks.kv.detail).toContain("PostgreSQL");
+      const health = await answered(fetch(`${r.url}/healthz`));
+      expect(health.status).toBe(200);
+      expect(((await health.json()) as any).backend).toBe("postgres");
+    }
+
+    const resumed = performance.now();
+    await server.resume();
+    for (const r of [a, b]) {
+      await until("ready again", 10_000, async () => ((await fetch(`${r.url}/readyz`)).status === 200 ? true : undefined));
+    }
+    const readyAfterMs = performance.now() - resumed;
+    console.log(`ready ${readyAfterMs.toFixed(0)} ms after the server accepted connections again`);
+
+    // Every trail acknowledged before the outage is indexed, each once, well within the 60 s lease:
+    // a replica whose batch failed with the connections takes its own jobs again at once.
+    for (const id of acknowledged)
+      await until(`trail ${id} indexed`, 20_000, async () => ((await statusOf(a.url, id)) === "indexed" ? true : undefined));
+    const check = new SQL(url, { max: 1 });
+    try {
+      const laid = plainRows(await check`SELECT trail_id, count(*) AS n FROM events WHERE kind = 'laid' GROUP BY trail_id`);
+      expect(laid.filter((r) => acknowledged.includes(r.trail_id)).map((r) => r.n)).toEqual(acknowledged.map(() => 1));
+      expect(plainRows(await check`SELECT count(*) AS n FROM jobs`)).toEqual([{ n: 0 }]);
+    } finally {
+      await check.close();
+    }
+
+    // The LISTEN connections are back: a lookup miss a caches ends once b indexes the trail, and
+    // a finds it by search. From here a indexes nothing: what it learns of b's work came through the feeds.
+    await a.service.worker!.stop();
+    const error = "psycopg2.errors.AdminShutdown: terminating connection due to administrator command (after the outage)";
+    const fp = fingerprint(error);
+    expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+    expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // from a's cache
+    const published = await publish(b.url, error, "agent-fault-3");
+    expect(published.status).toBe(202);
+    const { trail_id } = (await published.json()) as any;
+    await until("indexed on b", 20_000, async () => ((await statusOf(b.url, trail_id)) === "indexed" ? true : undefined));
+    await until("a's cached miss ends", 1_000, async () =>
+      (await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status === 200 ? true : undefined,
+    );
+    const found = await fetch(`${a.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+    expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
+
+    // The writes refused during the outage go through now.
+    const report = json({ protocol_version: "1.0", outcome: "worked" }, agent("agent-fault-2"));
+    expect((await fetch(`${a.url}/v1/trails/${acknowledged[0]}/outcomes`, report)).status).toBe(202);
+    expect((await fetch(`${b.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })).status).toBeLessThan(300);
+  }, 90_000);
+});
