@@ -165,4 +165,42 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
     expect((await fetch(`${a.url}/v1/trails/${acknowledged[0]}/outcomes`, report)).status).toBe(202);
     expect((await fetch(`${b.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })).status).toBeLessThan(300);
   }, 90_000);
+
+  test("a colony started while the server is down serves /healthz and 503s, keeps trying, and becomes ready when the server appears", async () => {
+    const url = await server.createDatabase();
+    await server.pause();
+    let resumed = false;
+    try {
+      const colony = await startReplica(url, dirs);
+      replicas.push(colony);
+      const health = await answered(fetch(`${colony.url}/healthz`));
+      expect(health.status).toBe(200);
+      expect(((await health.json()) as any).backend).toBe("postgres");
+      const ready = await answered(fetch(`${colony.url}/readyz`));
+      expect(ready.status).toBe(503);
+      const readiness = (await ready.json()) as any;
+      expect(readiness).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
+      expect(readiness.checks.kv.detail).toContain("PostgreSQL did not open");
+      await expectUnavailable(await answered(publish(colony.url, "TimeoutError: published before the database started")), "publish");
+      const search = json({ protocol_version: "1.0", query: "TimeoutError" });
+      await expectUnavailable(await answered(fetch(`${colony.url}/v1/search`, search)), "search");
+      const fp = fingerprint("TimeoutError: published before the database started");
+      await expectUnavailable(await answered(fetch(`${colony.url}/v1/trails/by-fingerprint/${fp}`)), "lookup");
+      await Bun.sleep(1_500); // a few attempts fail meanwhile (backoff from 0.25 s)
+
+      await server.resume();
+      resumed = true;
+      const since = performance.now();
+      await until("ready once the server is up", 15_000, async () =>
+        (await fetch(`${colony.url}/readyz`)).status === 200 ? true : undefined,
+      );
+      console.log(`ready ${(performance.now() - since).toFixed(0)} ms after the server accepted connections`);
+      const res = await publish(colony.url, "TimeoutError: published once the database started");
+      expect(res.status).toBe(202);
+      const { trail_id } = (await res.json()) as any;
+      await until("indexed", 20_000, async () => ((await statusOf(colony.url, trail_id)) === "indexed" ? true : undefined));
+    } finally {
+      if (!resumed) await server.resume();
+    }
+  }, 60_000);
 });
