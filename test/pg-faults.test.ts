@@ -6,6 +6,7 @@ import { loadConfig } from "../src/config";
 import { fingerprint } from "../src/core/fingerprint";
 import { type RunningColony, startColony } from "../src/serve";
 import { tempDir } from "./support/colony";
+import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
 import { agent, json, sampleTrail } from "./support/trails";
 import { SQL } from "bun";
@@ -203,4 +204,92 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
       if (!resumed) await server.resume();
     }
   }, 60_000);
+});
+
+describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs", () => {
+  let server: PostgresServer;
+  const procs: ColonyProcess[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+
+  afterAll(async () => {
+    for (const p of procs) await p.stop("SIGKILL");
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  async function replica(url: string, env: Record<string, string> = {}): Promise<ColonyProcess> {
+    const dir = tempDir("colony-pgkill-");
+    dirs.push(dir);
+    const proc = await ColonyProcess.create({
+      dataDir: dir,
+      mode: "source",
+      env: { ...UNLIMITED_ENV, COLONY_LOG_LEVEL: "error", COLONY_DATABASE_URL: url, ...env },
+    });
+    procs.push(proc);
+    await proc.start(60_000);
+    return proc;
+  }
+
+  test("mid-enrichment: the other replica takes its jobs once the lease runs out; every acknowledged trail is indexed exactly once", async () => {
+    const url = await server.createDatabase();
+    const lease = { COLONY_JOB_LEASE_MS: "2000" };
+    const [a, b] = await Promise.all([replica(url, lease), replica(url, lease)]);
+    const db = new SQL(url, { max: 2 });
+    try {
+      const heldBy = async (pid: number) =>
+        plainRows(await db`SELECT trail_seq FROM jobs WHERE leased_by LIKE ${`%:${pid}:%`} AND leased_until > ${Date.now()}`).map(
+          (r) => r.trail_seq as number,
+        );
+      // Publishes through a, a few at a time, while the test watches for a moment a holds jobs.
+      const acknowledged: string[] = [];
+      let next = 0;
+      const publisher = async () => {
+        while (next < 120 && a.alive) {
+          const i = next++;
+          const res = await publish(a.base, `sqlalchemy.exc.OperationalError: (psycopg2) lost connection ${i} during the kill test`).catch(
+            () => null,
+          );
+          if (res?.status === 202) acknowledged.push(((await res.json()) as any).trail_id);
+        }
+      };
+      const publishing = Promise.all([publisher(), publisher(), publisher(), publisher()]);
+      let held: number[] = [];
+      const deadline = performance.now() + 30_000;
+      await until("20 publishes acknowledged", 30_000, async () => (acknowledged.length >= 20 ? true : undefined));
+      while (held.length === 0) {
+        if (performance.now() > deadline) throw new Error("replica a never held a job");
+        await Bun.sleep(Math.random() * 40);
+        process.kill(a.pid!, "SIGSTOP"); // frozen: what it holds now, it holds when killed
+        held = await heldBy(a.pid!);
+        if (held.length === 0) process.kill(a.pid!, "SIGCONT");
+      }
+      const killedAt = performance.now();
+      await a.stop("SIGKILL");
+      await publishing;
+      console.log(`killed a holding ${held.length} jobs; ${acknowledged.length} publishes acknowledged`);
+
+      await until("b finishes a's jobs", 30_000, async () => {
+        const [{ n }] = plainRows(await db`SELECT count(*) AS n FROM jobs WHERE trail_seq = ANY(${held}::bigint[])`);
+        return n === 0 ? true : undefined;
+      });
+      console.log(`b finished the killed replica's jobs ${(performance.now() - killedAt).toFixed(0)} ms after the kill (lease 2 s)`);
+      await until("every acknowledged trail indexed", 30_000, async () => {
+        const rows = plainRows(await db`SELECT count(*) AS n FROM trails WHERE id = ANY(${acknowledged}::text[]) AND status = 'indexed'`);
+        return rows[0].n === acknowledged.length ? true : undefined;
+      });
+      const laid = plainRows(
+        await db`SELECT trail_id, count(*) AS n FROM events WHERE kind = 'laid' AND trail_id = ANY(${acknowledged}::text[]) GROUP BY trail_id`,
+      );
+      expect(laid.length).toBe(acknowledged.length);
+      expect(laid.filter((r) => r.n !== 1)).toEqual([]);
+      expect(plainRows(await db`SELECT count(*) AS n FROM jobs`)).toEqual([{ n: 0 }]);
+      expect((await b.fetch("/readyz")).status).toBe(200);
+    } finally {
+      await db.close();
+    }
+  }, 90_000);
 });
