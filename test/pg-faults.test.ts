@@ -9,6 +9,7 @@ import { tempDir } from "./support/colony";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
 import { agent, json, sampleTrail } from "./support/trails";
+import { LEADER_NAMESPACE, taskKey } from "../src/store/postgres/seams";
 import { SQL } from "bun";
 
 const why = postgresUnavailable();
@@ -292,4 +293,57 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
       await db.close();
     }
   }, 90_000);
+
+  test("leader handover: the replica re-embedding as leader is killed; the other takes the lead and finishes", async () => {
+    const url = await server.createDatabase();
+    const first = await replica(url);
+    const res = await publish(first.base, "ssl.SSLError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed (leader test)");
+    const { trail_id } = (await res.json()) as any;
+    await until("indexed", 20_000, async () => ((await statusOf(first.base, trail_id)) === "indexed" ? true : undefined));
+    await first.stop();
+    const db = new SQL(url, { max: 2 });
+    try {
+      // Many indexed trails (copies of that one) and a pending re-embedding, as after a model change.
+      const columns = plainRows(
+        await db`SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'trails' AND column_name NOT IN ('seq', 'id', 'merge_key')`,
+      ).map((r) => `"${r.c}"`);
+      await db.unsafe(
+        `INSERT INTO trails (id, merge_key, ${columns.join(", ")})
+         SELECT gen_random_uuid()::text, md5(random()::text), ${columns.join(", ")} FROM trails, generate_series(1, 3000) WHERE id = $1`,
+        [trail_id],
+      );
+      await db`INSERT INTO kv (key, value) VALUES ('vectors.reindex_pending', '1') ON CONFLICT (key) DO UPDATE SET value = '1'`;
+      // pg_try_advisory_lock(namespace, key) shows as classid, objid (objsubid 2) in pg_locks.
+      const holder = async () => {
+        const rows = plainRows(
+          await db`SELECT l.pid, a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.classid = ${LEADER_NAMESPACE}
+              AND l.objid = ${taskKey("reindex") >>> 0}`,
+        );
+        return rows[0] as { pid: number; client_port: number } | undefined;
+      };
+      const a = await replica(url);
+      const leader = await until("a leads the re-embedding", 20_000, holder);
+      const b = await replica(url);
+      expect((await holder())?.pid).toBe(leader.pid); // b asked, and waits
+      const killedAt = performance.now();
+      await a.stop("SIGKILL");
+      const next = await until("b takes the lead", 20_000, async () => {
+        const h = await holder();
+        return h && h.pid !== leader.pid ? h : undefined;
+      });
+      const tookOverMs = performance.now() - killedAt;
+      await until("the re-embedding finished", 60_000, async () => {
+        const pending = await db`SELECT 1 FROM kv WHERE key = 'vectors.reindex_pending'`;
+        return pending.length === 0 ? true : undefined;
+      });
+      console.log(
+        `b (backend ${next.pid}) took the lead ${tookOverMs.toFixed(0)} ms after the leader was killed; done ${(performance.now() - killedAt).toFixed(0)} ms after`,
+      );
+      expect(plainRows(await db`SELECT count(*) AS n FROM vectors`)).toEqual([{ n: 3001 }]);
+      expect((await b.fetch("/readyz")).status).toBe(200);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 });

@@ -63,8 +63,8 @@ export class PgJobClaims implements JobClaims {
 }
 
 /** Advisory lock keys per task name: a stable 32-bit hash under one 32-bit namespace. */
-const LEADER_NAMESPACE = 0x636f6c6e;
-function taskKey(name: string): number {
+export const LEADER_NAMESPACE = 0x636f6c6e;
+export function taskKey(name: string): number {
   let h = 0;
   for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0;
   return h;
