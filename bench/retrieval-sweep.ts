@@ -4,13 +4,26 @@
 // Run: node_modules/.bin/bun bench/retrieval-sweep.ts
 import { trailFromCase } from "../test/support/case-trail";
 import { loadDevset, QUERY_KINDS } from "../test/support/devset";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { lexicalCoverage } from "../src/core/confidence";
 import { RERANK_WEIGHTS, type RerankWeights } from "../src/core/ranking";
 import type { SearchService } from "../src/service/search";
+import type { SearchEnvelope } from "../src/service/trails";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
-import { REPO_DIR } from "./lib/report";
+import { OUT_DIR, REPO_DIR } from "./lib/report";
 
 const SPLIT = "tune";
+const topRow = (query: string, env: SearchEnvelope, correct: boolean) => {
+  const top = env.results[0];
+  return {
+    via: top?.match.via ?? null,
+    cosine: top?.match.score ?? null,
+    coverage: top ? lexicalCoverage(query, `${top.trail.problem.error}\n${top.trail.problem.root_cause ?? ""}`) : null,
+    correct,
+  };
+};
 type Setting = { name: string; apply: (s: SearchService) => void };
 const setting = (name: string, vector: number, reranking: boolean, w?: RerankWeights): Setting => ({
   name,
@@ -68,6 +81,7 @@ try {
   for (const setting of SETTINGS) {
     setting.apply(service.search);
     const line: string[] = [];
+    const rows: unknown[] = [];
     let strong = 0;
     let strongRight = 0;
     for (const kind of QUERY_KINDS) {
@@ -81,6 +95,7 @@ try {
           n++;
           if (idx === 0) r1++;
           if (idx >= 0 && idx < 3) r3++;
+          rows.push(topRow(q.text, env, idx === 0));
           if (env.results[0]?.match.confidence === "strong") {
             strong++;
             if (idx === 0) strongRight++;
@@ -93,12 +108,15 @@ try {
     const negs = devset.negatives.filter((n) => n.split === SPLIT);
     for (const neg of negs) {
       const env = await service.search.search({ query: neg.text, limit: 5 }, caller);
+      rows.push(topRow(neg.text, env, false));
       const top = env.results[0]?.match.confidence;
       if (!top || top === "weak") weak++;
       else if (top === "strong") strong++;
     }
     line.push(`neg weak ${weak}/${negs.length}`, `strong right ${strongRight}/${strong} = ${(strongRight / strong).toFixed(3)}`);
     console.log(`${setting.name.padEnd(24)} ${line.join("  ")}`);
+    // The top results' confidence inputs, for re-deriving the thresholds on this split.
+    writeFileSync(join(OUT_DIR, `retrieval-sweep-${SPLIT}-${SETTINGS.indexOf(setting)}.json`), JSON.stringify(rows));
   }
 } finally {
   await colony.stop();
