@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lexicalFields } from "../src/core/enrichment";
 import { lexicalTokens } from "../src/core/lexical";
+import type { TrailRecord } from "../src/store/ports";
 import { trailFromCase } from "../test/support/case-trail";
 import { loadDevset } from "../test/support/devset";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
@@ -33,6 +34,7 @@ try {
     seqOf.set(p.c.id, rec!.seq);
   }
   const docs = new Map<number, { error: string; body: string; rc: string }>();
+  const rec = new Map<number, TrailRecord>();
   const fieldVec = new Map<number, Float32Array[]>();
   const dot = (a: Float32Array, b: Float32Array) => {
     let s = 0;
@@ -46,6 +48,26 @@ try {
     ...devset.negatives.filter((n) => n.split === SPLIT).map((n) => ({ kind: "negative", text: n.text, want: -1 })),
   ];
   const out = [];
+  // Word vectors (a word embedded alone), cached, for soft coverage: each query word's best
+  // cosine to a word of the trail's error and root cause.
+  const wordVec = new Map<string, Float32Array>();
+  const vecsOf = async (words: string[]) => {
+    const missing = words.filter((w) => !wordVec.has(w));
+    for (let i = 0; i < missing.length; i += 256) {
+      const batch = missing.slice(i, i + 256);
+      const vs = await embedder!.embed(batch);
+      batch.forEach((w, j) => wordVec.set(w, vs[j]!));
+    }
+    return words.map((w) => wordVec.get(w)!);
+  };
+  const soft = async (qWords: string[], dText: string) => {
+    const dWords = [...new Set(lexicalTokens(dText))];
+    const dv = await vecsOf(dWords);
+    const qv = await vecsOf(qWords);
+    const best = qWords.map((w, i) => (dWords.includes(w) ? 1 : Math.max(0, ...dv.map((v) => dot(v, qv[i]!)))));
+    const n = best.length || 1;
+    return [best.reduce((a, b) => a + b, 0) / n, ...[0.5, 0.6, 0.7, 0.8].map((t) => best.filter((b) => b >= t).length / n)];
+  };
   for (const q of queries) {
     const [qv] = await embedder!.embed([q.text]);
     const tokens = lexicalTokens(q.text);
@@ -53,7 +75,8 @@ try {
     const vec = await vectors!.search(qv!, K);
     const ids = [...new Set([...lex.map((h) => h.id), ...vec.map((h) => h.id)])];
     const sims = await vectors!.similarities(qv!, ids);
-    for (const r of await store!.trails.bySeqs(ids.filter((id) => !docs.has(id)))) {
+    for (const r of await store!.trails.bySeqs(ids.filter((id) => !rec.has(id)))) rec.set(r.seq, r);
+    for (const r of [...rec.values()].filter((r) => ids.includes(r.seq) && !docs.has(r.seq))) {
       const f = lexicalFields(r.trail);
       const p = r.trail.problem;
       const fields = [p.error, p.root_cause ?? "", r.trail.solution.summary, (r.trail.solution.steps ?? []).join("\n")];
@@ -63,6 +86,12 @@ try {
         body: f.body,
         rc: lexicalTokens(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`).join(" "),
       });
+    }
+    const qWords = [...new Set(tokens)];
+    const softOf = new Map<number, number[]>();
+    for (const id of ids) {
+      const r = rec.get(id)!;
+      softOf.set(id, await soft(qWords, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`));
     }
     out.push({
       kind: q.kind,
@@ -76,6 +105,7 @@ try {
         vecRank: vec.findIndex((h) => h.id === id),
         cos: sims.get(id) ?? null,
         fcos: fieldVec.get(id)!.map((v) => dot(v, qv!)),
+        soft: softOf.get(id),
       })),
     });
   }
