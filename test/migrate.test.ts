@@ -230,6 +230,13 @@ describe("a colony copied to PostgreSQL and back", () => {
     expect(r.stdout).toContain(`copied SQLite colony in ${sourceDir} to PostgreSQL`);
     expect(r.stdout).toContain("verified: every table holds as many rows as the source");
     expect(asMap(await pgQuery(url, countsQuery))).toEqual(asMap(sqliteQuery(sourceDir, countsQuery)));
+    // The term statistics, written for the whole batch at once, count each document once.
+    const terms = Object.fromEntries(
+      sqliteQuery(sourceDir, "SELECT term, docs FROM lexical_terms WHERE docs > 0").map((t) => [t.term, t.docs]),
+    );
+    const pgTerms = await pgQuery(url, "SELECT term, docs FROM lexical_terms");
+    expect(pgTerms.length).toBeGreaterThan(50);
+    for (const t of pgTerms) expect(t.docs).toBe(terms[t.term]);
 
     const c = await startTestColony({ COLONY_DATA_DIR: tempDir(), COLONY_DATABASE_URL: url, COLONY_ADMIN_TOKEN: TOKEN });
     try {
