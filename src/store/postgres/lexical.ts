@@ -69,32 +69,28 @@ export class PgLexicalIndex implements LexicalIndex {
     return this.inTransaction ? run(this.sql) : this.sql.begin(run).then(() => {});
   }
 
-  async add(id: number, doc: LexicalDoc): Promise<void> {
-    const terms = documentTerms(doc.error, doc.body).filter((t) => SAFE_TOKEN.test(t));
-    const errorTokens = fieldTokens(doc.error).length;
-    const tokens = errorTokens + fieldTokens(doc.body).length;
-    await this.write(
-      (sql) => sql`
-      WITH l AS (
-        INSERT INTO lexical (id, doc, error_tokens, tokens) VALUES (${id}, ${tsvectorLiteral(doc)}::tsvector, ${errorTokens}, ${tokens})
-        ON CONFLICT (id) DO NOTHING RETURNING tokens
-      ), t AS (
-        UPDATE lexical_totals SET docs = docs + 1, tokens = lexical_totals.tokens + l.tokens FROM l
-      )
-      INSERT INTO lexical_terms (term, docs) SELECT term, 1 FROM unnest(${terms}::text[]) AS term WHERE EXISTS (SELECT 1 FROM l)
-      ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1`,
-    );
+  add(id: number, doc: LexicalDoc): Promise<void> {
+    return this.addMany([{ id, doc }]);
   }
 
   /**
-   * Many documents in one statement (a copy between stores): the same rows and term statistics as
-   * `add` for each, with each term's count raised once for the lot instead of once per document.
+   * Documents in one statement (`add` is one; a copy between stores passes a batch): each row with
+   * its token counts, the totals, and each term's document count raised once per statement.
    */
   async addMany(entries: { id: number; doc: LexicalDoc }[]): Promise<void> {
     if (entries.length === 0) return;
+    const ids: number[] = [];
+    const docs: string[] = [];
+    const errorTokens: number[] = [];
+    const tokens: number[] = [];
     const termIds: number[] = [];
     const terms: string[] = [];
     for (const { id, doc } of entries) {
+      const inError = fieldTokens(doc.error).length;
+      ids.push(id);
+      docs.push(tsvectorLiteral(doc));
+      errorTokens.push(inError);
+      tokens.push(inError + fieldTokens(doc.body).length);
       for (const term of documentTerms(doc.error, doc.body)) {
         if (!SAFE_TOKEN.test(term)) continue;
         termIds.push(id);
@@ -104,9 +100,13 @@ export class PgLexicalIndex implements LexicalIndex {
     await this.write(
       (sql) => sql`
       WITH l AS (
-        INSERT INTO lexical (id, doc)
-        SELECT id, doc::tsvector FROM unnest(${entries.map((e) => e.id)}::bigint[], ${entries.map((e) => tsvectorLiteral(e.doc))}::text[]) AS d(id, doc)
-        ON CONFLICT (id) DO NOTHING RETURNING id
+        INSERT INTO lexical (id, doc, error_tokens, tokens)
+        SELECT id, doc::tsvector, error_tokens, tokens
+        FROM unnest(${ids}::bigint[], ${docs}::text[], ${errorTokens}::int[], ${tokens}::int[]) AS d(id, doc, error_tokens, tokens)
+        ON CONFLICT (id) DO NOTHING RETURNING id, tokens
+      ), t AS (
+        UPDATE lexical_totals SET docs = docs + (SELECT count(*) FROM l), tokens = lexical_totals.tokens + (SELECT sum(tokens) FROM l)
+        WHERE EXISTS (SELECT 1 FROM l)
       )
       INSERT INTO lexical_terms (term, docs)
       SELECT p.term, count(*) FROM unnest(${termIds}::bigint[], ${terms}::text[]) AS p(id, term)
