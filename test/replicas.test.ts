@@ -3,10 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
+import { pseudonymSecret } from "../src/compose";
 import { loadConfig } from "../src/config";
 import { fingerprint } from "../src/core/fingerprint";
 import { type RunningColony, startColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
+import type { Store } from "../src/store/ports";
 import { PgQuotaCounters } from "../src/store/postgres/seams";
 import { tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
@@ -146,6 +148,35 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     } finally {
       await sql.close();
     }
+  });
+
+  test("replicas started together key client pseudonyms alike: the first secret stored wins", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    const storeA = a.subsystems.store!;
+    await storeA.kv.delete("pseudonym.secret"); // as on a fresh database
+    // Both replicas read the key before either writes it: the interleaving of a start together.
+    let read = 0;
+    const bothRead = Promise.withResolvers<void>();
+    const racing = (store: Store) => {
+      const kv = new Proxy(store.kv, {
+        get(target, key) {
+          if (key === "get") {
+            return async (k: string) => {
+              const value = await target.get(k);
+              if (++read === 2) bothRead.resolve();
+              await bothRead.promise;
+              return value;
+            };
+          }
+          const member = Reflect.get(target, key, target);
+          return typeof member === "function" ? member.bind(target) : member;
+        },
+      });
+      return { kv } as Store;
+    };
+    const secrets = await Promise.all([pseudonymSecret(racing(storeA)), pseudonymSecret(racing(b.subsystems.store!))]);
+    expect(secrets[0]).toBe(secrets[1]);
+    expect(await storeA.kv.get("pseudonym.secret")).toBe(secrets[0]);
   });
 
   test("a lookup miss cached on one replica ends within 1 s once the other replica indexes the trail", async () => {
