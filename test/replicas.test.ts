@@ -203,4 +203,33 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       await Bun.sleep(20);
     }
   });
+
+  test("read-your-writes: once one replica says indexed, a lookup on the other finds the trail at once, and an outcome shows at once, without its notices", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    // b hears none of a's notices (as when they are slow): only reading before it answers tells it.
+    const feed = (b.subsystems.store as unknown as { fingerprintFeed: { received(payload: string): void } }).fingerprintFeed;
+    const received = feed.received;
+    feed.received = () => {};
+    try {
+      const error = "pika.exceptions.AMQPConnectionError: connection refused (read-your-writes test)";
+      const fp = fingerprint(error);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // b has the miss cached
+      const published = await fetch(`${a.url}/v1/trails`, json(sampleTrail({ error }), agent("agent-replica-3")));
+      expect(published.status).toBe(202);
+      const { trail_id } = (await published.json()) as any;
+      await Promise.all(replicas.map((r) => r.service.worker?.drain()));
+      expect(((await (await fetch(`${a.url}/v1/trails/${trail_id}`)).json()) as any).status).toBe("indexed");
+      const found = await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`);
+      expect(found.status).toBe(200);
+      const [first] = ((await found.json()) as any).results;
+      expect([first.trail_id, first.outcomes.worked]).toEqual([trail_id, 0]); // now cached on b
+      const report = { protocol_version: "1.0", outcome: "worked" };
+      expect((await fetch(`${a.url}/v1/trails/${trail_id}/outcomes`, json(report, agent("agent-replica-4")))).status).toBe(202);
+      const again = ((await (await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).json()) as any).results[0];
+      expect(again.outcomes.worked).toBe(1);
+    } finally {
+      feed.received = received;
+    }
+  });
 });
