@@ -220,6 +220,8 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       const { trail_id } = (await published.json()) as any;
       await Promise.all(replicas.map((r) => r.service.worker?.drain()));
       expect(((await (await fetch(`${a.url}/v1/trails/${trail_id}`)).json()) as any).status).toBe("indexed");
+      const searched = await fetch(`${b.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+      expect(((await searched.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
       const found = await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`);
       expect(found.status).toBe(200);
       const [first] = ((await found.json()) as any).results;
