@@ -288,3 +288,11 @@ export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_M
   }
   return current;
 }
+
+/** The version the database's schema is at: 0 before the first migration. */
+export async function postgresSchemaVersion(sql: SQL): Promise<number> {
+  const [{ found }] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS found`;
+  if (!found) return 0;
+  const [{ current }] = await sql`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+  return current;
+}
