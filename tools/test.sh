@@ -10,7 +10,8 @@
 # tests send may land on either replica. Reaching past the proxy, tests use the first replica's
 # service and store (shared, so the same for both); the worker calls reach both replicas' workers;
 # /metrics is scraped from each replica and summed (metrics.test.ts), as Prometheus does, since
-# request counters are per process. Nothing stays single-replica. Not repeated in either
+# request counters are per process; the draft-id timing check (security.test.ts) times each
+# replica on its own, as timing is a property of one process. Nothing stays single-replica. Not repeated in either
 # PostgreSQL pass, because they work on SQLite's file itself: backup (copies it), disk-full (fills
 # the filesystem under it), normalizer-upgrade and operator-series (rewind it to an older
 # release's schema), export-import (the CLI imports into a stopped colony's file) and migrate
