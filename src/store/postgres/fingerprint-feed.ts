@@ -5,7 +5,7 @@
 //
 // A notice arrives milliseconds after the commit; a client that was just told `indexed` by one
 // replica may ask another sooner. So before a cached answer is given, catchUp reads the
-// fingerprints that triggers wrote to fingerprint_changes (migration 3) in transactions not yet
+// fingerprints that triggers wrote to fingerprint_changes (migration 4) in transactions not yet
 // finished when this replica last looked, exactly as the vector feed does (postgres/vectors.ts):
 // one query, usually returning no row.
 import type { SQL } from "bun";
@@ -15,7 +15,7 @@ import type { FingerprintChanges } from "../seams";
 export const FINGERPRINTS_CHANNEL = "colony_fingerprints";
 /** Fingerprints per NOTIFY: well under PostgreSQL's 8,000-byte payload limit. */
 const PER_NOTICE = 64;
-/** fingerprint_changes rows are kept this long (migration 3 says an hour)... */
+/** fingerprint_changes rows are kept this long (migration 4 says an hour)... */
 const KEPT_MS = 3600_000;
 /** ...so a replica that has not looked for half of it cannot trust its horizon: it drops everything. */
 const HORIZON_TRUSTED_MS = KEPT_MS / 2;
