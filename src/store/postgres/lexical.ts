@@ -99,11 +99,13 @@ export class PgLexicalIndex implements LexicalIndex {
   async search(tokens: string[], k: number): Promise<LexicalHit[]> {
     const distinct = [...new Set(tokens)].filter((t) => SAFE_TOKEN.test(t)).slice(0, 256);
     if (distinct.length === 0 || k <= 0) return [];
-    const rows = await this.sql`SELECT term, docs FROM lexical_terms WHERE term = ANY(${distinct}::text[])`;
-    if (rows.length === 0) return [];
-    const [totalsRow] = await this.sql`SELECT docs, tokens FROM lexical_totals`;
+    // The query's terms with their document counts, and (term null) the index's totals: one round trip.
+    const rows = await this.sql`
+      SELECT term, docs, NULL::bigint AS tokens FROM lexical_terms WHERE term = ANY(${distinct}::text[])
+      UNION ALL SELECT NULL, docs, tokens FROM lexical_totals`;
+    const totalsRow = rows.find((r: any) => r.term === null);
     const totals: LexicalTotals = { docs: num(totalsRow.docs), tokens: num(totalsRow.tokens) };
-    const docFrequency = new Map<string, number>(rows.map((r: any) => [r.term, num(r.docs)]));
+    const docFrequency = new Map<string, number>(rows.filter((r: any) => r.term !== null).map((r: any) => [r.term, num(r.docs)]));
     const chosen = selectQueryTerms(distinct, docFrequency, totals.docs);
     if (chosen.length === 0) return [];
     const query = bm25Query(chosen, docFrequency, totals);
