@@ -111,14 +111,14 @@ export class PgLexicalIndex implements LexicalIndex {
     const query = bm25Query(chosen, docFrequency, totals);
     // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.
     // `found`: the document reduced to the chosen terms (setweight marks them C, ts_filter keeps C).
-    const matches = await this.sql`
-      SELECT id, error_tokens, tokens, ts_filter(setweight(doc, 'c', ${chosen}::text[]), '{c}')::text AS found
-      FROM lexical WHERE doc @@ CAST(${chosen.map((t) => `'${t}'`).join(" | ")} AS tsquery)`;
+    const matches: [unknown, number, number, string][] = await this.sql`
+      SELECT id, error_tokens, tokens, ts_filter(setweight(doc, 'c', ${chosen}::text[]), '{c}')::text
+      FROM lexical WHERE doc @@ CAST(${chosen.map((t) => `'${t}'`).join(" | ")} AS tsquery)`.values();
     const position = new Map(chosen.map((t, i) => [t, i]));
     return bestScored(
-      matches.map((m: any) => ({
-        id: num(m.id),
-        score: bm25Score(query, weightedCounts(m.found, position, m.error_tokens), m.tokens),
+      matches.map(([id, errorTokens, tokens, found]) => ({
+        id: num(id),
+        score: bm25Score(query, weightedCounts(found, position, errorTokens), tokens),
       })),
       k,
     );
