@@ -12,10 +12,10 @@
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both]
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
-import { trailFromCase } from "../test/support/case-trail";
-import { type DevCase, loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split } from "../test/support/devset";
+import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split } from "../test/support/devset";
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
-import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
+import { benchDir, inProcessColony, removeDir } from "./lib/colony";
+import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
 import { distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
 
@@ -143,20 +143,9 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
   log(`---- search on ${backend}`);
   try {
     const service = colony.service;
-    const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
-    const published: { c: DevCase; id: string }[] = [];
-    for (const c of devset.cases) {
-      const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
-      published.push({ c, id: body.trail_id });
-    }
-    const seeding = await seedTrails(colony, distractors, { chunk: 2500 });
+    const caller = DEVSET_CALLER;
+    const { published, expected, seeding } = await publishDevset(colony, devset.cases, distractors);
     log(`loaded ${devset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
-    // The trail a case should find: its own, or the one it merged into.
-    const expected = new Map<string, string>();
-    for (const p of published) {
-      const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
-      expected.set(p.c.id, s.status === "merged" ? s.merged_into! : p.id);
-    }
 
     interface Row {
       split: Split;

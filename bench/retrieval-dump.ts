@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { lexicalFields } from "../src/core/enrichment";
 import { lexicalTokens } from "../src/core/lexical";
 import type { TrailRecord } from "../src/store/ports";
-import { trailFromCase } from "../test/support/case-trail";
 import { loadDevset } from "../test/support/devset";
-import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
+import { benchDir, inProcessColony, removeDir } from "./lib/colony";
+import { publishDevset } from "./lib/devset-colony";
 import { distractorTrails } from "./lib/corpus";
 import { OUT_DIR, REPO_DIR } from "./lib/report";
 
@@ -18,21 +18,10 @@ const devset = loadDevset();
 const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
-  const service = colony.service;
   const { store, vectors, embedder, db } = colony.subsystems;
-  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
-  const published = [];
-  for (const c of devset.cases) {
-    const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
-    published.push({ c, id: body.trail_id });
-  }
-  await seedTrails(colony, distractorTrails(REPO_DIR, 5000, 7), { chunk: 2500 });
+  const { published, expected } = await publishDevset(colony, devset.cases, distractorTrails(REPO_DIR, 5000, 7));
   const seqOf = new Map<string, number>();
-  for (const p of published) {
-    const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
-    const rec = await store!.trails.byId(s.status === "merged" ? s.merged_into! : p.id);
-    seqOf.set(p.c.id, rec!.seq);
-  }
+  for (const p of published) seqOf.set(p.c.id, (await store!.trails.byId(expected.get(p.c.id)!))!.seq);
   const docs = new Map<number, { error: string; body: string; rc: string }>();
   const rec = new Map<number, TrailRecord>();
   const fieldVec = new Map<number, Float32Array[]>();

@@ -1,9 +1,9 @@
 // Tune-split misses of the retrieval dev set: for each paraphrase / related query of the tune split
 // whose trail is not first, where the trail stood in each retriever. Run: bun bench/retrieval-misses.ts
 import { lexicalTokens } from "../src/core/lexical";
-import { trailFromCase } from "../test/support/case-trail";
 import { loadDevset } from "../test/support/devset";
-import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
+import { benchDir, inProcessColony, removeDir } from "./lib/colony";
+import { publishDevset } from "./lib/devset-colony";
 import { distractorTrails } from "./lib/corpus";
 import { REPO_DIR } from "./lib/report";
 
@@ -14,18 +14,10 @@ const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
   const { store, vectors, embedder } = colony.subsystems;
-  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
-  const published = [];
-  for (const c of devset.cases) {
-    const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
-    published.push({ c, id: body.trail_id });
-  }
-  await seedTrails(colony, distractorTrails(REPO_DIR, 5000, 7), { chunk: 2500 });
+  const { published, expected } = await publishDevset(colony, devset.cases, distractorTrails(REPO_DIR, 5000, 7));
   const seqOf = new Map<string, number>();
   for (const p of published) {
-    const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
-    const id = s.status === "merged" ? s.merged_into! : p.id;
-    const rec = await store!.trails.byId(id);
+    const rec = await store!.trails.byId(expected.get(p.c.id)!);
     if (rec) seqOf.set(p.c.id, rec.seq);
   }
   let n = 0;

@@ -1,8 +1,3 @@
-// Tuning aid for issue 16: the dev set's tune split (never holdout) among the devset bench's 5,000
-// distractors, searched under several fusion settings of the running SearchService. Prints R@1 /
-// R@3 per kind, negatives rated weak and the precision of `strong` tops, per setting.
-// Run: node_modules/.bin/bun bench/retrieval-sweep.ts
-import { trailFromCase } from "../test/support/case-trail";
 import { loadDevset, QUERY_KINDS } from "../test/support/devset";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +5,8 @@ import { lexicalCoverage } from "../src/core/confidence";
 import { RERANK_WEIGHTS, type RerankWeights } from "../src/core/ranking";
 import type { SearchService } from "../src/service/search";
 import type { SearchEnvelope } from "../src/service/trails";
-import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
+import { benchDir, inProcessColony, removeDir } from "./lib/colony";
+import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
 import { distractorTrails } from "./lib/corpus";
 import { OUT_DIR, REPO_DIR } from "./lib/report";
 
@@ -47,18 +43,8 @@ const dir = benchDir();
 const colony = await inProcessColony(dir);
 try {
   const service = colony.service;
-  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
-  const published = [];
-  for (const c of devset.cases) {
-    const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
-    published.push({ c, id: body.trail_id });
-  }
-  await seedTrails(colony, distractorTrails(REPO_DIR, 5000, 7), { chunk: 2500 });
-  const expected = new Map<string, string>();
-  for (const p of published) {
-    const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
-    expected.set(p.c.id, s.status === "merged" ? s.merged_into! : p.id);
-  }
+  const caller = DEVSET_CALLER;
+  const { published, expected } = await publishDevset(colony, devset.cases, distractorTrails(REPO_DIR, 5000, 7));
   if (process.argv.includes("--cpu")) {
     // CPU time per search, reranking off and on, interleaved in rounds over the same queries.
     const texts = published.filter((p) => p.c.split === SPLIT).flatMap((p) => p.c.queries.map((q) => q.text));
