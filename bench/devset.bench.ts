@@ -6,17 +6,21 @@
 //   the confidence of the top result (how often `strong` and `likely` are right), negatives rated
 //   weak, and the calibration grid the confidence thresholds were chosen from (tune split).
 // Measurement only: the normalizer and the thresholds are tuned on the tune split by hand.
-// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick]
+// `--backend postgres` runs the search on PostgreSQL, `--backend both` on each store and prints the
+// measures side by side with their difference (issue 18: within 0.02 on every measure).
+// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both]
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
 import { trailFromCase } from "../test/support/case-trail";
 import { type DevCase, loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split } from "../test/support/devset";
+import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
-const figures = new Figures("devset");
+const backends = chosenBackends();
+const figures = new Figures(backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`);
 const devset = loadDevset();
 log(`dev set: ${devset.cases.length} cases, ${devset.negatives.length} negatives, ${devset.distractors.length} distractor pairs`);
 
@@ -91,135 +95,182 @@ figures.set("collisions", {
 const t0 = performance.now();
 const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 7);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);
-const dir = benchDir();
-const colony = await inProcessColony(dir);
+/** Every search measure on one backend; the figures by name (the same names for every backend). */
+async function measureSearch(backend: Backend): Promise<Record<string, unknown>> {
+  const dir = benchDir();
+  const colony = await inProcessColony(dir, await backendEnv(backend));
+  log(`---- search on ${backend}`);
+  try {
+    const service = colony.service;
+    const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
+    const published: { c: DevCase; id: string }[] = [];
+    for (const c of devset.cases) {
+      const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
+      published.push({ c, id: body.trail_id });
+    }
+    const seeding = await seedTrails(colony, distractors, { chunk: 2500 });
+    log(`loaded ${devset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
+    // The trail a case should find: its own, or the one it merged into.
+    const expected = new Map<string, string>();
+    for (const p of published) {
+      const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
+      expected.set(p.c.id, s.status === "merged" ? s.merged_into! : p.id);
+    }
+
+    interface Row {
+      split: Split;
+      kind: QueryKind | "negative";
+      rank: number | null;
+      via: string | null;
+      cosine: number | null;
+      coverage: number | null;
+      confidence: Confidence | null;
+      correct: boolean;
+    }
+    const rows: Row[] = [];
+    const ms: number[] = [];
+    const run = async (query: string, split: Split, kind: Row["kind"], want: string | null) => {
+      const s0 = performance.now();
+      const env = await service.search.search({ query, limit: 5 }, caller);
+      ms.push(performance.now() - s0);
+      const idx = want === null ? -1 : env.results.findIndex((r) => r.trail_id === want);
+      const top = env.results[0];
+      rows.push({
+        split,
+        kind,
+        rank: idx >= 0 ? idx + 1 : null,
+        via: top?.match.via ?? null,
+        cosine: top?.match.score ?? null,
+        coverage: top ? lexicalCoverage(query, `${top.trail.problem.error}\n${top.trail.problem.root_cause ?? ""}`) : null,
+        confidence: top?.match.confidence ?? null,
+        correct: idx === 0,
+      });
+    };
+    for (const p of published) {
+      for (const q of p.c.queries) await run(q.text, p.c.split, q.kind, expected.get(p.c.id)!);
+    }
+    for (const n of devset.negatives) await run(n.text, n.split as Split, "negative", null);
+    log(
+      `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${devset.cases.length + distractors.length} trails)`,
+    );
+
+    const recall: Record<string, unknown> = {};
+    for (const split of SPLITS) {
+      for (const kind of QUERY_KINDS) {
+        const rs = rows.filter((r) => r.split === split && r.kind === kind);
+        const at = (k: number) => rs.filter((r) => r.rank !== null && r.rank <= k).length / rs.length;
+        recall[`${split}.${kind}`] = { n: rs.length, r1: at(1), r3: at(3) };
+        log(`  ${split.padEnd(8)} ${kind.padEnd(11)} n=${String(rs.length).padStart(4)}  R@1 ${f3(at(1))}  R@3 ${f3(at(3))}`);
+      }
+      const negs = rows.filter((r) => r.split === split && r.kind === "negative");
+      const weak = negs.filter((r) => r.confidence === null || r.confidence === "weak").length;
+      recall[`${split}.negatives_weak`] = { n: negs.length, weak, rate: weak / negs.length };
+      log(`  ${split.padEnd(8)} negatives rated weak ${weak}/${negs.length} = ${f3(weak / negs.length)} (goal >= 0.8)`);
+      // How often each confidence level of a top result is right (a negative's top is never right).
+      const levels: Record<string, unknown> = {};
+      for (const level of ["strong", "likely", "weak"] as const) {
+        const rs = rows.filter((r) => r.split === split && r.confidence === level);
+        const right = rs.filter((r) => r.correct).length;
+        levels[level] = { n: rs.length, right, precision: rs.length ? right / rs.length : null };
+        log(`  ${split.padEnd(8)} top result ${level.padEnd(6)} right ${right}/${rs.length} = ${rs.length ? f3(right / rs.length) : "-"}`);
+      }
+      recall[`${split}.confidence`] = levels;
+    }
+
+    // Calibration grid (semantic top results of the tune split, negatives included): precision and
+    // share of right answers kept, for rules "cosine >= c and coverage >= v".
+    const semantic = (split: Split) => rows.filter((r) => r.split === split && r.via === "semantic");
+    const grid: unknown[] = [];
+    log("calibration grid, semantic top results (precision / recall of right answers), tune | holdout:");
+    for (const c of [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]) {
+      const cells: string[] = [];
+      for (const v of [0, 0.3, 0.5, 0.6, 0.7, 0.8]) {
+        const cell = (split: Split) => {
+          const rs = semantic(split);
+          const kept = rs.filter((r) => r.cosine! >= c && r.coverage! >= v);
+          const right = kept.filter((r) => r.correct).length;
+          const allRight = rs.filter((r) => r.correct).length;
+          return { n: kept.length, precision: kept.length ? right / kept.length : 1, recall: allRight ? right / allRight : 0 };
+        };
+        const t = cell("tune");
+        const h = cell("holdout");
+        grid.push({ cosine: c, coverage: v, tune: t, holdout: h });
+        cells.push(`${v.toFixed(1)}:${f3(t.precision)}/${f3(t.recall)}|${f3(h.precision)}`);
+      }
+      log(`  cos>=${c.toFixed(2)}  ${cells.join("  ")}`);
+    }
+    recall.calibration_grid = grid;
+    const negatives = rows.filter((r) => r.kind === "negative");
+    log(
+      `negatives' top results (cosine/coverage): ${negatives.map((r) => `${r.split[0]}:${r.cosine === null ? "-" : f3(r.cosine)}/${r.coverage === null ? "-" : f3(r.coverage)}`).join(" ")}`,
+    );
+    // Wrong semantic top results of real queries: how sure they looked.
+    const wrongTop = rows.filter((r) => r.kind !== "negative" && r.via === "semantic" && !r.correct);
+    log(
+      `wrong semantic top results: n=${wrongTop.length}, cosine p50 ${f3(
+        percentile(
+          wrongTop.map((r) => r.cosine!),
+          50,
+        ),
+      )}, p90 ${f3(
+        percentile(
+          wrongTop.map((r) => r.cosine!),
+          90,
+        ),
+      )}`,
+    );
+    // Sanity: the production rule applied to the recorded features gives the recorded level.
+    const mismatch = rows.filter(
+      (r) => r.via === "semantic" && confidenceOf({ via: "semantic", cosine: r.cosine!, coverage: r.coverage! }) !== r.confidence,
+    );
+    log(`confidence recomputed from the recorded features differs on ${mismatch.length} rows`);
+    return recall;
+  } finally {
+    await colony.stop();
+    removeDir(dir);
+  }
+}
+
+const searchBy: Partial<Record<Backend, Record<string, unknown>>> = {};
 try {
-  const service = colony.service;
-  const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-devset", agentDeclared: true };
-  const published: { c: DevCase; id: string }[] = [];
-  for (const c of devset.cases) {
-    const body = (await service.trails.publish(trailFromCase(c), { ...caller, agent: `case-author-${c.id}` })).body;
-    published.push({ c, id: body.trail_id });
-  }
-  const seeding = await seedTrails(colony, distractors, { chunk: 2500 });
-  log(`loaded ${devset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
-  // The trail a case should find: its own, or the one it merged into.
-  const expected = new Map<string, string>();
-  for (const p of published) {
-    const s = (await service.trails.status(p.id)) as { status: string; merged_into?: string };
-    expected.set(p.c.id, s.status === "merged" ? s.merged_into! : p.id);
-  }
-
-  interface Row {
-    split: Split;
-    kind: QueryKind | "negative";
-    rank: number | null;
-    via: string | null;
-    cosine: number | null;
-    coverage: number | null;
-    confidence: Confidence | null;
-    correct: boolean;
-  }
-  const rows: Row[] = [];
-  const ms: number[] = [];
-  const run = async (query: string, split: Split, kind: Row["kind"], want: string | null) => {
-    const s0 = performance.now();
-    const env = await service.search.search({ query, limit: 5 }, caller);
-    ms.push(performance.now() - s0);
-    const idx = want === null ? -1 : env.results.findIndex((r) => r.trail_id === want);
-    const top = env.results[0];
-    rows.push({
-      split,
-      kind,
-      rank: idx >= 0 ? idx + 1 : null,
-      via: top?.match.via ?? null,
-      cosine: top?.match.score ?? null,
-      coverage: top ? lexicalCoverage(query, `${top.trail.problem.error}\n${top.trail.problem.root_cause ?? ""}`) : null,
-      confidence: top?.match.confidence ?? null,
-      correct: idx === 0,
-    });
-  };
-  for (const p of published) {
-    for (const q of p.c.queries) await run(q.text, p.c.split, q.kind, expected.get(p.c.id)!);
-  }
-  for (const n of devset.negatives) await run(n.text, n.split as Split, "negative", null);
-  log(
-    `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${devset.cases.length + distractors.length} trails)`,
-  );
-
-  const recall: Record<string, unknown> = {};
-  for (const split of SPLITS) {
-    for (const kind of QUERY_KINDS) {
-      const rs = rows.filter((r) => r.split === split && r.kind === kind);
-      const at = (k: number) => rs.filter((r) => r.rank !== null && r.rank <= k).length / rs.length;
-      recall[`${split}.${kind}`] = { n: rs.length, r1: at(1), r3: at(3) };
-      log(`  ${split.padEnd(8)} ${kind.padEnd(11)} n=${String(rs.length).padStart(4)}  R@1 ${f3(at(1))}  R@3 ${f3(at(3))}`);
-    }
-    const negs = rows.filter((r) => r.split === split && r.kind === "negative");
-    const weak = negs.filter((r) => r.confidence === null || r.confidence === "weak").length;
-    recall[`${split}.negatives_weak`] = { n: negs.length, weak, rate: weak / negs.length };
-    log(`  ${split.padEnd(8)} negatives rated weak ${weak}/${negs.length} = ${f3(weak / negs.length)} (goal >= 0.8)`);
-    // How often each confidence level of a top result is right (a negative's top is never right).
-    const levels: Record<string, unknown> = {};
-    for (const level of ["strong", "likely", "weak"] as const) {
-      const rs = rows.filter((r) => r.split === split && r.confidence === level);
-      const right = rs.filter((r) => r.correct).length;
-      levels[level] = { n: rs.length, right, precision: rs.length ? right / rs.length : null };
-      log(`  ${split.padEnd(8)} top result ${level.padEnd(6)} right ${right}/${rs.length} = ${rs.length ? f3(right / rs.length) : "-"}`);
-    }
-    recall[`${split}.confidence`] = levels;
-  }
-  figures.set("search", recall);
-
-  // Calibration grid (semantic top results of the tune split, negatives included): precision and
-  // share of right answers kept, for rules "cosine >= c and coverage >= v".
-  const semantic = (split: Split) => rows.filter((r) => r.split === split && r.via === "semantic");
-  const grid: unknown[] = [];
-  log("calibration grid, semantic top results (precision / recall of right answers), tune | holdout:");
-  for (const c of [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]) {
-    const cells: string[] = [];
-    for (const v of [0, 0.3, 0.5, 0.6, 0.7, 0.8]) {
-      const cell = (split: Split) => {
-        const rs = semantic(split);
-        const kept = rs.filter((r) => r.cosine! >= c && r.coverage! >= v);
-        const right = kept.filter((r) => r.correct).length;
-        const allRight = rs.filter((r) => r.correct).length;
-        return { n: kept.length, precision: kept.length ? right / kept.length : 1, recall: allRight ? right / allRight : 0 };
-      };
-      const t = cell("tune");
-      const h = cell("holdout");
-      grid.push({ cosine: c, coverage: v, tune: t, holdout: h });
-      cells.push(`${v.toFixed(1)}:${f3(t.precision)}/${f3(t.recall)}|${f3(h.precision)}`);
-    }
-    log(`  cos>=${c.toFixed(2)}  ${cells.join("  ")}`);
-  }
-  figures.set("calibration_grid", grid);
-  const negatives = rows.filter((r) => r.kind === "negative");
-  log(
-    `negatives' top results (cosine/coverage): ${negatives.map((r) => `${r.split[0]}:${r.cosine === null ? "-" : f3(r.cosine)}/${r.coverage === null ? "-" : f3(r.coverage)}`).join(" ")}`,
-  );
-  // Wrong semantic top results of real queries: how sure they looked.
-  const wrongTop = rows.filter((r) => r.kind !== "negative" && r.via === "semantic" && !r.correct);
-  log(
-    `wrong semantic top results: n=${wrongTop.length}, cosine p50 ${f3(
-      percentile(
-        wrongTop.map((r) => r.cosine!),
-        50,
-      ),
-    )}, p90 ${f3(
-      percentile(
-        wrongTop.map((r) => r.cosine!),
-        90,
-      ),
-    )}`,
-  );
-  // Sanity: the production rule applied to the recorded features gives the recorded level.
-  const mismatch = rows.filter(
-    (r) => r.via === "semantic" && confidenceOf({ via: "semantic", cosine: r.cosine!, coverage: r.coverage! }) !== r.confidence,
-  );
-  log(`confidence recomputed from the recorded features differs on ${mismatch.length} rows`);
+  for (const backend of backends) searchBy[backend] = await measureSearch(backend);
 } finally {
-  await colony.stop();
-  removeDir(dir);
+  await stopBackends();
+}
+figures.set("search", backends.length === 1 ? searchBy[backends[0]!] : searchBy);
+
+// ---- Side by side --------------------------------------------------------------------------------
+if (searchBy.sqlite && searchBy.postgres) {
+  const measures = (s: Record<string, any>, split: Split): [string, number | null][] => [
+    ...QUERY_KINDS.flatMap((kind): [string, number][] => [
+      [`${kind} R@1`, s[`${split}.${kind}`].r1],
+      [`${kind} R@3`, s[`${split}.${kind}`].r3],
+    ]),
+    ["negatives weak", s[`${split}.negatives_weak`].rate],
+    ["strong is right", s[`${split}.confidence`].strong.precision],
+    ["likely is right", s[`${split}.confidence`].likely.precision],
+  ];
+  const rows: unknown[] = [];
+  let worst = 0;
+  log("side by side (SQLite | PostgreSQL | difference):");
+  for (const split of SPLITS) {
+    log(
+      `  ${split}: same fingerprint ${f3((sameFp[split] as { rate: number }).rate)} on both (the fingerprint does not depend on the store)`,
+    );
+    const pg = new Map(measures(searchBy.postgres as Record<string, any>, split));
+    for (const [name, lite] of measures(searchBy.sqlite as Record<string, any>, split)) {
+      const other = pg.get(name) ?? null;
+      const diff = lite === null || other === null ? null : other - lite;
+      if (diff !== null) worst = Math.max(worst, Math.abs(diff));
+      rows.push({ split, measure: name, sqlite: lite, postgres: other, difference: diff });
+      log(
+        `  ${split.padEnd(8)} ${name.padEnd(16)} ${lite === null ? "    -" : f3(lite)} | ${other === null ? "    -" : f3(other)} | ${diff === null ? "-" : (diff >= 0 ? "+" : "") + f3(diff)}`,
+      );
+    }
+  }
+  log(
+    `  collisions: ${f3((100 * collisions) / pairs)}% on both; largest difference ${f3(worst)} (goal <= 0.02: ${worst <= 0.02 ? "met" : "MISSED"})`,
+  );
+  figures.set("side_by_side", { rows, largest_difference: worst });
 }
 figures.write();

@@ -52,22 +52,26 @@ export interface OpenedStore {
  * failure leaves the colony up with the store unavailable.
  */
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePool, logger);
+  if (config.databaseUrl) {
+    const opened = await openPostgres(config.databaseUrl, config.databasePool);
+    if (opened.failure) logger.error("PostgreSQL store failed to start; trying again in the background", { error: opened.failure });
+    return opened;
+  }
   return openSqliteStore(config.dataDir, natives.sqliteVec, logger);
 }
 
 /**
  * PostgreSQL (COLONY_DATABASE_URL): migrated at start under an advisory lock, so replicas started
- * together migrate once. A server that cannot be reached leaves the colony up and unready.
+ * together migrate once. A server that cannot be reached leaves the colony up and unready, and
+ * composeColony's `recover` keeps trying.
  */
-async function openPostgres(url: string, poolSize: number, logger: Logger): Promise<OpenedStore> {
+async function openPostgres(url: string, poolSize: number): Promise<OpenedStore> {
   // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
   const { openPostgresStore } = await import("./store/postgres/store");
   try {
     const store = await openPostgresStore({ url, poolSize });
     return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
   } catch (err) {
-    logger.error("PostgreSQL store failed to start", { error: errorMessage(err) });
     return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
   }
 }
@@ -122,11 +126,11 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
  * The seams where the colony assumes it is the only process on its data (store/seams.ts). One
  * process per data directory today; a multi-process store brings shared versions, chosen here.
  */
-export async function chooseSeams(store: Store | null, backend: Backend): Promise<Seams> {
+export async function chooseSeams(store: Store | null, backend: Backend, jobLeaseMs?: number): Promise<Seams> {
   if (backend === "postgres" && store) {
     const { postgresSeams } = await import("./store/postgres/seams");
     const pg = store as PostgresStore;
-    return postgresSeams(pg.sql, pg.fingerprintFeed);
+    return postgresSeams(pg.sql, pg.fingerprintFeed, Date.now, jobLeaseMs);
   }
   return singleProcessSeams(store?.jobs ?? null);
 }
@@ -149,25 +153,36 @@ export interface SubsystemOptions {
  * recorded, not fatal: the process stays up and /readyz names the failing check.
  */
 export async function startSubsystems({ config, natives, logger }: SubsystemOptions): Promise<ComposedSubsystems> {
-  const failures: Subsystems["failures"] = {};
   const opened = await openStore(config, natives, logger);
+  // Imported only now: in the compiled binary the native ONNX binding is extracted first.
+  const { loadEmbedder } = await import("./embedding/load");
+  const modelDir = config.modelDir ?? natives.modelDir;
+  let embedder: Embedder | null = null;
+  let modelFailure: string | null = null;
+  try {
+    embedder = await loadEmbedder(modelDir);
+    logger.info("embedding model loaded", { ...embedder.info });
+  } catch (err) {
+    modelFailure = `model did not load: ${errorMessage(err)}`;
+    logger.error("embedding model failed to load", { error: errorMessage(err), dir: modelDir });
+  }
+  return subsystemsOn(opened, embedder, modelFailure, logger);
+}
+
+/** The subsystems on an opened store and a loaded model (or their failures); they own both. */
+async function subsystemsOn(
+  opened: OpenedStore,
+  embedder: Embedder | null,
+  modelFailure: string | null,
+  logger: Logger,
+): Promise<ComposedSubsystems> {
+  const failures: Subsystems["failures"] = {};
   const { store } = opened;
   if (!store) {
     failures.kv = opened.failure ?? "store did not open";
     failures.vector = "vector store needs the store, which did not open";
   }
-
-  // Imported only now: in the compiled binary the native ONNX binding is extracted first.
-  const { loadEmbedder } = await import("./embedding/load");
-  const modelDir = config.modelDir ?? natives.modelDir;
-  let embedder: Embedder | null = null;
-  try {
-    embedder = await loadEmbedder(modelDir);
-    logger.info("embedding model loaded", { ...embedder.info });
-  } catch (err) {
-    failures.embedding = `model did not load: ${errorMessage(err)}`;
-    logger.error("embedding model failed to load", { error: errorMessage(err), dir: modelDir });
-  }
+  if (modelFailure) failures.embedding = modelFailure;
 
   let vectors: VectorStore | null = null;
   if (store) {
@@ -213,7 +228,20 @@ export interface ComposedColony {
   handler: ReturnType<typeof createFetchHandler>;
   /** Stops the services and closes the subsystems (after the server stopped). */
   close(): Promise<void>;
+  /**
+   * Set when the store did not open but may yet (a PostgreSQL server not reachable at start):
+   * keeps trying with backoff and resolves with a colony composed on the store once it opens
+   * (sharing this one's model), or null once `stopped` answers true. The caller then serves the
+   * new colony and retires this one.
+   */
+  recover: ((stopped: () => boolean) => Promise<ComposedColony | null>) | null;
+  /** Stops this colony's services and leaves its model open (a recovered colony took it over). */
+  retire(): Promise<void>;
 }
+
+/** First wait between attempts to open a store that did not open at start; doubled up to the most. */
+const REOPEN_FIRST_DELAY_MS = 250;
+const REOPEN_MAX_DELAY_MS = 5_000;
 
 export async function composeColony(config: Config, { logger, publicUrl }: ComposeOptions): Promise<ComposedColony> {
   const natives = prepareNatives({ cacheDir: config.cacheDir });
@@ -221,7 +249,59 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   // Loading the model leaves its file bytes (tens of MB) as garbage: collect them now rather
   // than whenever the heap next grows, so an idle colony's footprint is what it really uses.
   Bun.gc(true);
-  const seams = await chooseSeams(subsystems.store, subsystems.backend);
+  const colony = await assemble(config, subsystems, { logger, publicUrl });
+  if (!subsystems.store && subsystems.backend === "postgres") {
+    colony.recover = (stopped) => reopenPostgres(config, subsystems, { logger, publicUrl }, stopped);
+  }
+  return colony;
+}
+
+/**
+ * Tries to open PostgreSQL until it opens (or `stopped`), then composes a colony on it with the
+ * model already loaded. Logs a failure when its reason changes, not at every attempt.
+ */
+async function reopenPostgres(
+  config: Config,
+  unready: ComposedSubsystems,
+  opts: ComposeOptions,
+  stopped: () => boolean,
+): Promise<ComposedColony | null> {
+  const { logger } = opts;
+  let delay = REOPEN_FIRST_DELAY_MS;
+  let lastFailure = unready.failures.kv ?? "";
+  while (!stopped()) {
+    const until = Date.now() + delay;
+    while (!stopped() && Date.now() < until) await Bun.sleep(Math.min(50, until - Date.now()));
+    if (stopped()) break;
+    delay = Math.min(delay * 2, REOPEN_MAX_DELAY_MS);
+    const opened = await openPostgres(config.databaseUrl!, config.databasePool);
+    let failure = opened.failure;
+    if (opened.store) {
+      const subsystems = await subsystemsOn(opened, unready.embedder, unready.failures.embedding ?? null, logger);
+      try {
+        if (subsystems.failures.vector) throw new Error(subsystems.failures.vector);
+        const colony = await assemble(config, subsystems, opts);
+        if (!stopped()) {
+          logger.info("PostgreSQL store opened; the colony is ready", {});
+          return colony;
+        }
+        await colony.retire();
+      } catch (err) {
+        failure = errorMessage(err);
+      }
+      await opened.close().catch(() => {}); // the model stays open for the next attempt
+    }
+    if (failure && failure !== lastFailure) {
+      logger.error("PostgreSQL store still not open; trying again", { error: failure });
+      lastFailure = failure;
+    }
+  }
+  return null;
+}
+
+/** Builds the service, the seams and the HTTP layer on started subsystems, and starts the service. */
+async function assemble(config: Config, subsystems: ComposedSubsystems, { logger, publicUrl }: ComposeOptions): Promise<ComposedColony> {
+  const seams = await chooseSeams(subsystems.store, subsystems.backend, config.jobLeaseMs);
   // Metrics are an operator endpoint: with no operator token there is no /metrics, so nothing is
   // counted (the hot paths then skip even the timing).
   const prometheus: PrometheusMetrics | null = config.adminToken
@@ -231,34 +311,41 @@ export async function composeColony(config: Config, { logger, publicUrl }: Compo
   const quotas = new Quotas({ general: config.rateLimit, publish: config.publishLimit, draft: config.draftLimit }, seams.quotas, metrics);
   const service: ColonyService = new ColonyService({ config, logger, subsystems, seams, quotas, publicUrl, metrics });
   await service.start();
-  // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
-  // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
-  const mcp = mcpRoutes(
-    service,
-    { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
-    new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
-  );
-  const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
-  const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);
-  const handler = createFetchHandler({
-    config,
-    logger,
-    app,
-    lookups: new FingerprintLookups(service),
-    pseudonymSecret: await pseudonymSecret(subsystems.store),
-    quotas,
-    errorShapes,
-    metrics,
-  });
-  return {
-    subsystems,
-    service,
-    handler,
-    async close() {
-      await service.stop();
-      await subsystems.close();
-    },
-  };
+  try {
+    // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
+    // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
+    const mcp = mcpRoutes(
+      service,
+      { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
+      new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
+    );
+    const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
+    const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);
+    const handler = createFetchHandler({
+      config,
+      logger,
+      app,
+      lookups: new FingerprintLookups(service),
+      pseudonymSecret: await pseudonymSecret(subsystems.store),
+      quotas,
+      errorShapes,
+      metrics,
+    });
+    return {
+      subsystems,
+      service,
+      handler,
+      async close() {
+        await service.stop();
+        await subsystems.close();
+      },
+      recover: null,
+      retire: () => service.stop(),
+    };
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
 }
 
 /** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */

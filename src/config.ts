@@ -32,6 +32,8 @@ export interface Config {
   databaseUrl: string | null;
   /** Connections per replica to PostgreSQL. */
   databasePool: number;
+  /** How long an enrichment job claimed by a PostgreSQL replica stays its own before another may take it. */
+  jobLeaseMs: number;
   /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
 }
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
     databaseUrl: databaseUrl(env, "COLONY_DATABASE_URL"),
     databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
+    jobLeaseMs: int(env, "COLONY_JOB_LEASE_MS", 60_000, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
   };
 }
@@ -186,5 +189,10 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
   ["COLONY_DATABASE_URL", "(unset: embedded SQLite)", "postgres://… to keep the colony in PostgreSQL, shared by replicas"],
   ["COLONY_DATABASE_POOL", "16", "connections per replica to PostgreSQL"],
+  [
+    "COLONY_JOB_LEASE_MS",
+    "60000",
+    "PostgreSQL: how long a replica holds a claimed enrichment job; a dead replica's jobs pass to another after it",
+  ],
   ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
 ];

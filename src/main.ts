@@ -38,6 +38,12 @@ const COMMANDS: Command[] = [
     run: async (args) => (await import("./ops/backup-cli")).runBackupCommand("restore", args),
   },
   {
+    name: "migrate",
+    usage: ["migrate", "migrate --from-sqlite DIR [--batch N]", "migrate --to-sqlite DIR [--batch N]"],
+    summary: "schema migrations alone; copy a stopped colony between DIR and COLONY_DATABASE_URL (docs/scale-out.md)",
+    run: async (args) => (await import("./cli/migrate")).runMigrate(args),
+  },
+  {
     name: "search",
     usage: ['search "ERROR TEXT" [--limit N] [--json]'],
     summary: "search the colony at COLONY_URL (docs/cli.md)",

@@ -1,6 +1,7 @@
 // Boots a colony: builds it (src/compose.ts), then listens. Used by `colony serve` and by tests,
 // which start real colonies on loopback with port 0.
 import { type ComposedSubsystems, composeColony } from "./compose";
+import type { createFetchHandler } from "./http/server";
 import type { Config } from "./config";
 import { createLogger, type Logger } from "./log";
 import type { ColonyService } from "./service/colony";
@@ -37,11 +38,17 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? createLogger(config.logLevel);
   let boundUrl = "";
   const publicUrl = () => config.publicUrl ?? boundUrl;
-  const colony = await composeColony(config, { logger, publicUrl });
-  const { service, subsystems, handler } = colony;
+  // The colony being served: replaced once, when a store that did not open at start opens later
+  // (composeColony's `recover`); the server itself stays.
+  let colony = await composeColony(config, { logger, publicUrl });
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = Bun.serve({ hostname: config.host, port: config.port, fetch: handler, routes: handler.routes });
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      fetch: (request, srv) => colony.handler(request, srv),
+      routes: delegatedRoutes(colony.handler.routes, () => colony.handler.routes),
+    });
   } catch (err) {
     await colony.close();
     const code = (err as { code?: unknown }).code;
@@ -52,15 +59,31 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;
   logger.info("colony listening", { url, data_dir: config.dataDir, public_url: publicUrl() });
   let stopping: Promise<void> | null = null;
+  const recovering = colony
+    .recover?.(() => stopping !== null)
+    .then(
+      async (recovered) => {
+        if (!recovered) return;
+        const unready = colony;
+        colony = recovered;
+        await unready.retire();
+      },
+      (err) => logger.error("reopening the store failed; the colony stays unready", { error: String(err) }),
+    );
   return {
     url,
     port: server.port!,
     localUrl: boundUrl,
-    service,
-    subsystems,
+    get service() {
+      return colony.service;
+    },
+    get subsystems() {
+      return colony.subsystems;
+    },
     stop() {
       stopping ??= (async () => {
-        await handler.drain(); // answer what clients already sent, closing their connections
+        await recovering;
+        await colony.handler.drain(); // answer what clients already sent, closing their connections
         await server.stop(false);
         await colony.close();
         logger.info("colony stopped");
@@ -68,4 +91,18 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
       return stopping;
     },
   };
+}
+
+type Routes = ReturnType<typeof createFetchHandler>["routes"];
+
+/** Bun's native routes, each calling the same route of whichever colony is served at the time. */
+function delegatedRoutes(shape: Routes, current: () => Routes): Routes {
+  const routes: Record<string, Record<string, unknown>> = {};
+  for (const [path, methods] of Object.entries(shape)) {
+    routes[path] = {};
+    for (const method of Object.keys(methods)) {
+      routes[path][method] = (request: never, srv: never) => (current() as any)[path][method](request, srv);
+    }
+  }
+  return routes as unknown as Routes;
 }

@@ -108,7 +108,7 @@ describe("operator console", () => {
   );
 
   test(
-    "search shows each result's lexical score, cosine, strength and environment terms",
+    "search shows each result's lexical score, cosine, coverage, strength and environment terms",
     async () => {
       await page.getByRole("button", { name: "Search" }).click();
       await page.getByLabel("Error text").fill("ImportError: No module named yaml in the deploy script");
@@ -117,8 +117,8 @@ describe("operator console", () => {
       const first = page.locator("#search-results .result").first();
       expect(await first.locator(".item-title").textContent()).toBe("ModuleNotFoundError: No module named 'yaml'");
       const rows = await first.locator("table.explanation tbody tr th").allTextContents();
-      expect(rows).toEqual(["lexical (BM25 / best)", "cosine", "strength", "environment overlap"]);
-      expect(await first.locator("table.explanation caption").textContent()).toMatch(/blend fusion scored it: \d\.\d{6}/);
+      expect(rows).toEqual(["lexical (BM25 / best)", "cosine", "coverage of the query", "strength", "environment overlap"]);
+      expect(await first.locator("table.explanation caption").textContent()).toMatch(/blend fusion and the coverage re-ranking scored it: \d\.\d{6}/);
       await shot("search");
       // The operator's search is not recorded as a search of the colony.
       const events = ((await (await colony.fetch("/v1/activity")).json()) as any).events.filter((e: any) => e.kind === "search");

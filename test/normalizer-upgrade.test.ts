@@ -1,7 +1,8 @@
-// Normalizer versioning (decisions §2): a colony whose trails were fingerprinted by the previous
-// normalizer (version 1, schema before migration 7) is upgraded; at start it re-fingerprints the
-// stored trails in the background, and lookups and search answer by the old and the new
-// fingerprints, each trail once. Re-fingerprinting resumes where a stopped run left off.
+// Normalizer versioning (decisions §2): a colony whose trails were fingerprinted by an earlier
+// normalizer (version 1, schema before migration 7; or version 2, itself upgraded from version 1)
+// is upgraded; at start it re-fingerprints the stored trails in the background, and lookups and
+// search answer by the old and the new fingerprints (through chained aliases), each trail once.
+// Re-fingerprinting resumes where a stopped run left off.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
@@ -44,6 +45,40 @@ function rewindToVersion1(dataDir: string): void {
   }
 }
 
+// Errors whose version-1, version-2 and version-3 fingerprints all differ (a class in front of a
+// message that identifies the error by itself, advice after the first sentence, a MySQL client's
+// own format).
+const V3_ERRORS = [
+  "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'",
+  "Error: Cannot find module 'express'. Please verify that the package.json has a valid \"main\" entry",
+  "Error Code: 1055. Expression #1 of SELECT list is not in GROUP BY clause and contains nonaggregated column 'db.t.id'",
+];
+
+/**
+ * Puts the database back where a version-2 colony upgraded from version 1 left it: version-2
+ * fingerprints and merge keys, and the version-1 fingerprints as aliases of the version-2 ones.
+ */
+function rewindToVersion2(dataDir: string): void {
+  const db = new Database(join(dataDir, DATABASE_FILE));
+  try {
+    const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
+    db.exec("DELETE FROM fingerprint_aliases");
+    for (const r of rows) {
+      const error = JSON.parse(r.content).problem.error as string;
+      db.query(
+        "UPDATE trails SET fingerprint = ?, normalizer_version = 2, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v2-merge-key' END WHERE seq = ?",
+      ).run(fingerprint(error, 2), r.seq);
+      db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?)").run(
+        fingerprint(error, 1),
+        fingerprint(error, 2),
+        Date.now(),
+      );
+    }
+  } finally {
+    db.close();
+  }
+}
+
 const lookup = async (c: TestColony, fp: string) => {
   const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
   return { status: res.status, body: (await res.json()) as any };
@@ -72,7 +107,7 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
         .all();
       for (const r of rows) {
         const trail = JSON.parse(r.content);
-        expect(r.normalizer_version).toBe(2);
+        expect(r.normalizer_version).toBe(3);
         expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
         expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
       }
@@ -112,6 +147,59 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
   }
 });
 
+test("a version-2 colony upgraded to version 3 answers by its version-1, version-2 and version-3 fingerprints, each trail once", async () => {
+  const dataDir = tempDir("colony-normalizer-upgrade-v3-");
+  const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  const ids: string[] = [];
+  for (const error of V3_ERRORS) ids.push(((await (await first.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+  await first.service.worker!.drain();
+  await first.stop();
+  rewindToVersion2(dataDir);
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect((await upgraded.fetch("/readyz")).status).toBe(200);
+    expect(await upgraded.service.refingerprinting).toBe(V3_ERRORS.length);
+    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+    try {
+      const rows = db
+        .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
+          "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
+        )
+        .all();
+      for (const r of rows) {
+        const trail = JSON.parse(r.content);
+        expect(r.normalizer_version).toBe(3);
+        expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
+        expect(r.merge_key).toBe(mergeKey(trail));
+      }
+      // The version-1 aliases stay; each version-2 fingerprint now names the version-3 one.
+      expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: 2 * V3_ERRORS.length });
+    } finally {
+      db.close();
+    }
+
+    for (const [i, error] of V3_ERRORS.entries()) {
+      const fps = [fingerprint(error, 1), fingerprint(error, 2), fingerprint(error)];
+      expect(new Set(fps).size).toBe(3);
+      for (const fp of fps) {
+        const found = await lookup(upgraded, fp);
+        expect(found.status).toBe(200);
+        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+      }
+      // Search by the error text and by cached version-1 and version-2 fingerprints: found once, first.
+      for (const query of [error, fps[0]!, fps[1]!]) {
+        const res = await search(upgraded, query);
+        expect(res.results[0].trail_id).toBe(ids[i]);
+        expect(res.results[0].match.via).toBe("fingerprint");
+        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
+      }
+    }
+  } finally {
+    await upgraded.stop();
+  }
+});
+
 test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {
   const db = openDatabase({ dataDir: tempDir("colony-refingerprint-"), sqliteVecPath: getLoadablePath() });
   const store = createSqliteStore(db);
@@ -143,11 +231,11 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
     batchSize: 1,
   });
   expect(firstRun).toBe(1);
-  expect((await store.trails.fingerprintedBefore(2, 0, 10)).length).toBe(2);
+  expect((await store.trails.fingerprintedBefore(3, 0, 10)).length).toBe(2);
   expect(changed).toEqual([fingerprint(errors[0]!, 1), fingerprint(errors[0]!)]);
   const secondRun = await refingerprintStoredTrails({ store, now: () => 2000, onBatch: () => {}, batchSize: 1 });
   expect(secondRun).toBe(2);
-  expect(await store.trails.fingerprintedBefore(2, 0, 10)).toEqual([]);
+  expect(await store.trails.fingerprintedBefore(3, 0, 10)).toEqual([]);
   for (const error of errors) expect(await store.aliases.resolve(fingerprint(error, 1))).toEqual([fingerprint(error)]);
   // A current fingerprint is no alias; maintenance purges by creation time.
   expect(await store.aliases.resolve(fingerprint(errors[0]!))).toEqual([]);

@@ -7,7 +7,8 @@
 # (COLONY_TEST_BACKEND=postgres: one throwaway server per test process, a fresh database per
 # colony). Not repeated there, because they work on SQLite's file itself: backup (copies it),
 # disk-full (fills the filesystem under it), normalizer-upgrade and operator-series (rewind it to
-# an older release's schema) and export-import (the CLI imports into a stopped colony's file). Files without startTestColony (crash and
+# an older release's schema), export-import (the CLI imports into a stopped colony's file) and
+# migrate (copies between a SQLite colony and PostgreSQL, both named by the test itself). Files without startTestColony (crash and
 # crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and source checks) run once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ if [ "$#" -eq 0 ]; then
     behaviour=()
     for f in $(grep -l "startTestColony" test/*.test.ts); do
       case "$(basename "$f")" in
-        backup.test.ts | disk-full.test.ts | normalizer-upgrade.test.ts | operator-series.test.ts | export-import.test.ts) ;;
+        backup.test.ts | disk-full.test.ts | normalizer-upgrade.test.ts | operator-series.test.ts | export-import.test.ts | migrate.test.ts) ;;
         *) behaviour+=("$f") ;;
       esac
     done

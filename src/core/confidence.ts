@@ -18,7 +18,7 @@ export const CONFIDENCE_THRESHOLDS = {
   /** Strong: cosine >= strongCosine with coverage >= strongCoverage, or the second pair. */
   strongCosine: 0.5,
   strongCoverage: 0.6,
-  strongCosine2: 0.65,
+  strongCosine2: 0.75,
   strongCoverage2: 0.5,
   /** Likely: cosine >= likelyCosine, or cosine >= likelyCosineWithCoverage with coverage >= likelyCoverage. */
   likelyCosine: 0.62,

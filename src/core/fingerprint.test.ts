@@ -32,22 +32,32 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(2);
+    expect(NORMALIZER_VERSION).toBe(3);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
     expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000", 1)).toBe(
       "listen eaddrinuse: address already in use <ip>:<port>",
     );
-    // Version 2 (current): quotes dropped, the errno code heads the message.
-    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("modulenotfounderror: no module named numpy");
-    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(sha("modulenotfounderror: no module named numpy"));
-    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000")).toBe(
+    // Version 2 (frozen): quotes dropped, the errno code heads the message.
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 2)).toBe("modulenotfounderror: no module named numpy");
+    expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 2)).toBe(sha("modulenotfounderror: no module named numpy"));
+    expect(normalizeError("2024-01-01T12:00:00Z web-1  | Error: listen EADDRINUSE: address already in use 127.0.0.1:3000", 2)).toBe(
       "eaddrinuse: address already in use <ip>:<port>",
     );
+    const antialias = "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'";
+    expect(normalizeError(antialias, 2)).toBe("attributeerror: module pil.image has no attribute antialias");
+    // Version 3 (current): a message that identifies the error by itself (four words or more, not
+    // a system error text) loses its class; a short one keeps it.
+    expect(normalizeError(antialias)).toBe("module pil.image has no attribute antialias");
+    expect(fingerprint(antialias)).toBe(sha("module pil.image has no attribute antialias"));
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("no module named numpy");
+    expect(normalizeError("KeyError: 'user_id'")).toBe("keyerror: user_id");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
+      fingerprint("ModuleNotFoundError: No module named 'numpy'", 2),
     ]);
+    expect(olderFingerprints(antialias)).toEqual([fingerprint(antialias, 1), fingerprint(antialias, 2)]);
     expect(olderFingerprints("connection refused")).toEqual([]);
   });
 
@@ -348,8 +358,9 @@ describe("normalized form", () => {
     const n = normalizeError(
       "Error in /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 pid 42 line 7 https://example.org/a?b=1",
     );
-    // Version 2 folds the user's own source file names (x.js) into <src>.
-    for (const p of ["<path>/<src>:<line>", "<hex>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
+    // Version 2 folds the user's own source file names (x.js) into <src>; version 3 drops <src>
+    // inside a path (it names nothing the path does not).
+    for (const p of ["<path>:<line>", "<hex>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
       expect(n).toContain(p);
     }
   });

@@ -4,6 +4,12 @@
 // against (bench/fusion-sweep.bench.ts): with k = 60 it gives adjacent ranks nearly equal credit,
 // so a weak vector vote overrides a clear BM25 winner. The score reported to clients stays the
 // cosine similarity; this order is only the order.
+//
+// A second stage re-orders the blend's best RERANK_DEPTH candidates with one more input, the
+// query's lexical coverage of the trail's error and root cause (src/core/confidence.ts; the same
+// figure that rates the match): what an agent describes in its own words is usually the error and
+// its cause, and a trail that explains most of those words beats one that shares a single rare
+// term with them (issue 16, bench/retrieval-sweep.ts).
 
 /** RRF's k: how quickly credit falls with rank (60 is the value of the original paper). */
 export const RRF_K = 60;
@@ -72,6 +78,47 @@ export function rankByBlend<T extends Candidate>(candidates: T[], w: FusionWeigh
 export function rank<T extends Candidate>(candidates: T[], w: FusionWeights = DEFAULT_WEIGHTS): T[] {
   return candidates
     .map((c) => ({ c, s: fusedScore(c, w) }))
+    .sort((a, b) => b.s - a.s || a.c.id - b.c.id)
+    .map(({ c }) => c);
+}
+
+/** How many of the first stage's best candidates the second stage re-orders. */
+export const RERANK_DEPTH = 10;
+
+/** The second stage's weights (chosen on the dev set's tune split with the static model). */
+export interface RerankWeights {
+  lexical: number;
+  vector: number;
+  coverage: number;
+}
+
+/**
+ * Coverage weighs as much as the cosine, and BM25 a quarter: among the first stage's few best, the
+ * max-normalized BM25 mostly says which trail shares the query's rarest term, which the first stage
+ * has already used. A coarse grid on the tune split (RESULTS.md, Session 4) had a plateau around
+ * these values.
+ */
+export const RERANK_WEIGHTS: RerankWeights = { lexical: 0.25, vector: 1, coverage: 1 };
+
+export interface Covered {
+  /** Share (0..1) of the query's distinct words in the trail's error and root cause. */
+  coverage: number;
+}
+
+export function rerankedScore(c: Candidate & Covered, w: RerankWeights = RERANK_WEIGHTS): number {
+  return (
+    w.lexical * (c.lexicalScore ?? 0) +
+    w.vector * (c.similarity ?? 0) +
+    w.coverage * c.coverage +
+    STRENGTH_WEIGHT * c.strength +
+    OVERLAP_WEIGHT * c.overlap
+  );
+}
+
+/** The second stage: best first by `rerankedScore`, ties broken by id. */
+export function rerank<T extends Candidate & Covered>(candidates: T[], w: RerankWeights = RERANK_WEIGHTS): T[] {
+  return candidates
+    .map((c) => ({ c, s: rerankedScore(c, w) }))
     .sort((a, b) => b.s - a.s || a.c.id - b.c.id)
     .map(({ c }) => c);
 }

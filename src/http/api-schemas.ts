@@ -241,7 +241,13 @@ export const AdminSeries = Type.Object({
   ),
 });
 
-const Terms = Type.Object({ lexical: Type.Number(), vector: Type.Number(), strength: Type.Number(), environment: Type.Number() });
+const Terms = Type.Object({
+  lexical: Type.Number(),
+  vector: Type.Number(),
+  coverage: Type.Number(),
+  strength: Type.Number(),
+  environment: Type.Number(),
+});
 export const Explanation = Type.Object({
   trail_id: Uuid,
   via: Type.Union([Type.Literal("fingerprint"), Type.Literal("semantic")]),
@@ -251,10 +257,11 @@ export const Explanation = Type.Object({
   lexical_rank: Nullable(Type.Integer({ minimum: 0 })),
   cosine: Nullable(Type.Number()),
   vector_rank: Nullable(Type.Integer({ minimum: 0 })),
+  coverage: Nullable(Type.Number({ description: "share of the query's words in the trail's error and root cause" })),
   strength: Type.Number(),
   environment_overlap: Type.Number(),
   terms: Nullable(Terms),
-  score: Type.Number({ description: "the fused score (1 for a fingerprint match)" }),
+  score: Type.Number({ description: "the score that placed the result: the second stage's, or the fusion's (1 for a fingerprint match)" }),
 });
 
 export const ExplainedSearch = Type.Object({

@@ -33,6 +33,8 @@ export interface ColonyDeps {
 }
 
 const MAINTENANCE_INTERVAL_MS = 3600_000;
+/** How often a replica asks again for the lead of re-embedding that another replica holds. */
+const LEADERSHIP_RETRY_MS = 2_000;
 /** How often the queue depth is sampled for the console's hourly peak. */
 const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
 
@@ -113,15 +115,30 @@ export class ColonyService {
       this.queueTimer.unref?.();
     }
     this.worker?.notify();
-    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) {
-      const worker = this.worker;
-      void this.deps.seams.leadership
-        .run("reindex", () => this.reindex(worker))
-        .catch((err) => {
-          this.deps.logger.error("re-embedding could not start; it resumes at the next start", { error: errorMessage(err) });
-        });
-    }
+    if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.refingerprinting = this.refingerprint();
+  }
+
+  /** Resolves when the re-embedding this process started or waits to take over has ended (tests, stop). */
+  reindexing: Promise<void> = Promise.resolve();
+
+  /**
+   * Re-embeds after a model change, as the leader. While another replica leads it, this one asks
+   * again every few seconds until the work is done: a leader that dies loses its lock with its
+   * connection, and the next asker resumes the work.
+   */
+  private async reindexWhileNeeded(worker: EnrichmentWorker): Promise<void> {
+    const { seams, subsystems, logger } = this.deps;
+    while (!this.stopping) {
+      try {
+        if (!(await subsystems.vectors!.needsReindex())) return;
+        if (await seams.leadership.run("reindex", () => this.reindex(worker))) return;
+      } catch (err) {
+        logger.error("re-embedding failed; trying again", { error: errorMessage(err) });
+      }
+      const until = performance.now() + LEADERSHIP_RETRY_MS;
+      while (!this.stopping && performance.now() < until) await Bun.sleep(50);
+    }
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
@@ -158,23 +175,22 @@ export class ColonyService {
     return done;
   }
 
-  /** After a model change, stored trails are re-embedded in the background (by the leader). */
+  /**
+   * After a model change, stored trails are re-embedded in the background (by the leader). A
+   * failure is thrown to reindexWhileNeeded, which tries again; a stop midway leaves the work
+   * pending for the next start or another replica.
+   */
   private async reindex(worker: EnrichmentWorker): Promise<void> {
     const { logger, subsystems } = this.deps;
-    try {
-      const total = await subsystems.store?.stats.trailsIndexed();
-      // A new data directory has nothing to re-embed: no progress to show.
-      const progress = total
-        ? startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger })
-        : null;
-      const n = await worker.reindex(undefined, (k) => progress?.tick(k));
-      await subsystems.vectors!.markReindexed();
-      progress?.finish({ trails: n });
-    } catch (err) {
-      logger.error("re-embedding failed; it resumes at the next start", {
-        error: errorMessage(err),
-      });
-    }
+    const total = await subsystems.store?.stats.trailsIndexed();
+    // A new data directory has nothing to re-embed: no progress to show.
+    const progress = total
+      ? startProgress({ label: "re-embedding stored trails for the current model", unit: "trails", total, logger })
+      : null;
+    const n = await worker.reindex(undefined, (k) => progress?.tick(k));
+    if (this.stopping) return; // the worker stopped midway: not done
+    await subsystems.vectors!.markReindexed();
+    progress?.finish({ trails: n });
   }
 
   async stop(): Promise<void> {
@@ -182,7 +198,8 @@ export class ColonyService {
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.queueTimer) clearInterval(this.queueTimer);
     await this.refingerprinting;
-    await this.worker?.stop();
+    await this.worker?.stop(); // ends a re-embedding in progress
+    await this.reindexing;
   }
 
   /**

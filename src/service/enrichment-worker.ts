@@ -50,7 +50,15 @@ export class EnrichmentWorker {
   /** Counts batches that failed as a whole (the embedder down), for readiness and logs. */
   failedBatches = 0;
 
-  constructor(private readonly deps: WorkerDeps) {}
+  private pollTimer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly deps: WorkerDeps) {
+    const { pollMs } = deps.claims;
+    if (pollMs) {
+      this.pollTimer = setInterval(() => this.notify(), pollMs);
+      this.pollTimer.unref?.();
+    }
+  }
 
   /** Wakes the worker; cheap to call after every publish. */
   notify(): void {
@@ -74,6 +82,7 @@ export class EnrichmentWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.running) await this.running;
   }
 

@@ -18,8 +18,9 @@ export class ServiceError extends Error {
   }
 }
 
-/** Seconds a client is asked to wait after a write the store could not keep (a full disk). */
+/** Seconds a client is asked to wait when the store could not serve it (a full disk, a database away). */
 export const STORE_RETRY_AFTER_S = 30;
+const RETRY_AFTER = { "Retry-After": String(STORE_RETRY_AFTER_S) };
 
 /**
  * The contract's error for anything thrown below an answer: a ServiceError as it is, a write the
@@ -29,16 +30,19 @@ export const STORE_RETRY_AFTER_S = 30;
 export function toServiceError(err: unknown): ServiceError | null {
   if (err instanceof ServiceError) return err;
   if (err instanceof StoreUnavailableError) {
-    return new ServiceError("unavailable", "the colony cannot store writes right now (storage full or failing); retry later", undefined, {
-      "Retry-After": String(STORE_RETRY_AFTER_S),
-    });
+    return new ServiceError(
+      "unavailable",
+      "the colony's store cannot serve this right now (storage full or failing, or its database unreachable); retry later",
+      undefined,
+      { ...RETRY_AFTER },
+    );
   }
   return null;
 }
 
 /** The store, or 503 unavailable when it did not start (readiness names the failing check). */
 export function requireStore<S>(store: S | null): S {
-  if (!store) throw new ServiceError("unavailable", "the store is not available; retry with backoff");
+  if (!store) throw new ServiceError("unavailable", "the store is not available; retry later", undefined, { ...RETRY_AFTER });
   return store;
 }
 

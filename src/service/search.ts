@@ -1,6 +1,6 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
-import { atLeast, bestConfidence, confidenceOf, coverageMatters, coverageOf, queryWords } from "../core/confidence";
+import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
 import { environmentOverlap } from "../core/overlap";
@@ -9,9 +9,13 @@ import {
   RRF_K,
   rank,
   rankByBlend,
+  RERANK_DEPTH,
+  RERANK_WEIGHTS,
+  rerank,
   STRENGTH_WEIGHT,
   VECTOR_WEIGHT_BY_MODEL,
   type Candidate,
+  type Covered,
   type Fusion,
   type FusionWeights,
 } from "../core/ranking";
@@ -44,17 +48,19 @@ export interface Explanation {
   trail_id: string;
   via: "fingerprint" | "semantic";
   fusion: Fusion | null;
-  weights: { lexical: number; vector: number; strength: number; environment: number } | null;
+  weights: { lexical: number; vector: number; coverage: number; strength: number; environment: number } | null;
   /** BM25 divided by the query's best BM25 (0..1); null when the lexical index did not find it. */
   lexical_score: number | null;
   lexical_rank: number | null;
   /** Cosine similarity of the query to the trail. */
   cosine: number | null;
   vector_rank: number | null;
+  /** Share of the query's words in the trail's error and root cause (the second stage's input). */
+  coverage: number | null;
   strength: number;
   environment_overlap: number;
-  /** Each term's contribution to the fused score (weight times input). */
-  terms: { lexical: number; vector: number; strength: number; environment: number } | null;
+  /** Each term's contribution to the score that placed the result (weight times input). */
+  terms: { lexical: number; vector: number; coverage: number; strength: number; environment: number } | null;
   score: number;
 }
 
@@ -68,6 +74,7 @@ function fingerprintExplanation(r: SearchResult): Explanation {
     lexical_rank: null,
     cosine: null,
     vector_rank: null,
+    coverage: null,
     strength: r.strength,
     environment_overlap: r.match.environment_overlap,
     terms: null,
@@ -83,6 +90,8 @@ export class SearchService {
   weights: FusionWeights;
   /** The score blend in production; rank fusion only as the benchmark's baseline. */
   fusion: Fusion = "blend";
+  /** The second stage (src/core/ranking.ts rerank) in production; off only for A/B measurement. */
+  reranking = true;
 
   constructor(private readonly deps: SearchDeps) {
     this.weights = { lexical: 1, vector: VECTOR_WEIGHT_BY_MODEL[deps.embedder?.info.kind ?? "transformer"] };
@@ -182,20 +191,24 @@ export class SearchService {
         });
       }
       const ranked = this.fusion === "blend" ? rankByBlend(candidates, this.weights) : rank(candidates, this.weights);
-      const chosen = ranked.slice(0, limit - results.length);
-      // Whole trails only for the results; one that changed status since its facts were read is skipped.
-      const records = new Map((await store.trails.bySeqs(chosen.map((c) => c.id))).map((r) => [r.seq, r]));
-      let words: Set<string> | undefined;
-      for (const c of chosen) {
+      // The second stage reads the first stage's few best whole (their error and root cause give
+      // the coverage that re-orders them and rates each match); a trail that changed status since
+      // its facts were read is skipped.
+      const shortlist = ranked.slice(0, Math.max(RERANK_DEPTH, limit - results.length));
+      const records = new Map((await store.trails.bySeqs(shortlist.map((c) => c.id))).map((r) => [r.seq, r]));
+      const words = queryWords(req.query);
+      const covered: (Candidate & Covered)[] = [];
+      for (const c of shortlist) {
         const record = records.get(c.id);
         if (!record || record.status !== "indexed") continue;
-        const cosine = round(similarity.get(c.id) ?? 0);
-        const coverage = coverageMatters(cosine)
-          ? coverageOf((words ??= queryWords(req.query)), `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`)
-          : 0;
-        const confidence = confidenceOf({ via: "semantic", cosine, coverage });
+        covered.push({ ...c, coverage: coverageOf(words, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`) });
+      }
+      for (const c of this.reranking ? rerank(covered) : covered) {
+        if (results.length >= limit) break;
+        const confidence = confidenceOf({ via: "semantic", cosine: round(c.similarity ?? 0), coverage: c.coverage });
         if (!atLeast(confidence, minConfidence)) continue;
-        const result = trails.result(record, "semantic", cosine, req.environment, confidence);
+        const record = records.get(c.id)!;
+        const result = trails.result(record, "semantic", round(c.similarity ?? 0), req.environment, confidence);
         results.push(result);
         explain?.push(this.explanation(result, c));
         top ??= record;
@@ -208,20 +221,22 @@ export class SearchService {
     return { envelope, top };
   }
 
-  /** The terms of the fusion that placed a result (src/core/ranking.ts). */
-  private explanation(result: SearchResult, c: Candidate): Explanation {
-    const w = this.weights;
+  /** The terms of the score that placed a result (src/core/ranking.ts). */
+  private explanation(result: SearchResult, c: Candidate & Covered): Explanation {
+    const w = this.reranking ? { ...RERANK_WEIGHTS } : { ...this.weights, coverage: 0 };
     const terms =
-      this.fusion === "blend"
+      this.reranking || this.fusion === "blend"
         ? {
             lexical: w.lexical * (c.lexicalScore ?? 0),
             vector: w.vector * (c.similarity ?? 0),
+            coverage: w.coverage * c.coverage,
             strength: STRENGTH_WEIGHT * c.strength,
             environment: OVERLAP_WEIGHT * c.overlap,
           }
         : {
             lexical: c.lexicalRank === undefined ? 0 : w.lexical / (RRF_K + c.lexicalRank + 1),
             vector: c.vectorRank === undefined ? 0 : w.vector / (RRF_K + c.vectorRank + 1),
+            coverage: 0,
             strength: STRENGTH_WEIGHT * c.strength,
             environment: OVERLAP_WEIGHT * c.overlap,
           };
@@ -234,10 +249,11 @@ export class SearchService {
       lexical_rank: c.lexicalRank ?? null,
       cosine: c.similarity ?? null,
       vector_rank: c.vectorRank ?? null,
+      coverage: round(c.coverage),
       strength: c.strength,
       environment_overlap: c.overlap,
       terms: roundAll(terms),
-      score: round(terms.lexical + terms.vector + terms.strength + terms.environment),
+      score: round(terms.lexical + terms.vector + terms.coverage + terms.strength + terms.environment),
     };
   }
 

@@ -1,7 +1,7 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION } from "../core/fingerprint";
+import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -200,10 +200,20 @@ export class TrailService {
    * (decisions §2). A trail found under several of them is returned once.
    */
   async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
-    const wanted = new Set<string>();
-    for (const fp of typeof fps === "string" ? [fps] : fps) {
-      wanted.add(fp);
-      for (const target of await this.store.aliases.resolve(fp)) wanted.add(target);
+    // Aliases chain across upgrades (a version-1 fingerprint names the version-2 one, which names
+    // the current one): follow them, at most one step per normalizer version.
+    const wanted = new Set<string>(typeof fps === "string" ? [fps] : fps);
+    let frontier = [...wanted];
+    for (let step = 1; step < NORMALIZER_VERSIONS.length && frontier.length > 0; step++) {
+      const next: string[] = [];
+      for (const fp of frontier) {
+        for (const target of await this.store.aliases.resolve(fp)) {
+          if (wanted.has(target)) continue;
+          wanted.add(target);
+          next.push(target);
+        }
+      }
+      frontier = next;
     }
     // Fetch a few more than asked, so an error_type match deeper down can move up.
     const seen = new Set<number>();

@@ -82,6 +82,12 @@ export interface JobClaims {
   claim(limit: number): Promise<ClaimedJob[]>;
   /** Gives jobs back (a failed batch, a recorded failure), so they are claimed again later. */
   release(trailSeqs: number[]): Promise<void>;
+  /**
+   * Set when other processes share the queue: jobs they queue, or leave behind when they die (once
+   * the lease runs out), reach this worker by no notification, so an idle worker looks again this
+   * often (ms). Unset: this process is told of every job.
+   */
+  readonly pollMs?: number;
 }
 
 // ---- Maintenance leadership ------------------------------------------------------------------

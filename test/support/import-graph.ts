@@ -11,7 +11,8 @@ export function layerOf(file: string): Layer {
   if (file.startsWith("core/")) return "core";
   if (["config.ts", "log.ts", "progress.ts", "version.ts"].includes(file) || file.startsWith("platform/")) return "base";
   // The port types adapters implement, and the in-memory index adapters share.
-  if (["store/ports.ts", "store/seams.ts", "store/hamming-index.ts", "embedding/embedder.ts"].includes(file)) return "ports";
+  if (["store/ports.ts", "store/seams.ts", "store/copy-ports.ts", "store/hamming-index.ts", "embedding/embedder.ts"].includes(file))
+    return "ports";
   if (file.startsWith("store/") || file.startsWith("embedding/")) return "adapter";
   if (file.startsWith("service/")) return "service";
   if (file.startsWith("http/")) return "http";

@@ -20,6 +20,14 @@ export interface PostgresServer {
   createDatabase(name?: string): Promise<string>;
   /** SIGKILL (a crash) or a fast shutdown; the data directory is deleted. */
   stop(opts?: { kill?: boolean }): Promise<void>;
+  /**
+   * Takes the server away, keeping its data directory: a fast shutdown (open connections are cut,
+   * as an operator's restart does) or an immediate one (the server dies, crash recovery at the next
+   * start). Connections are refused until `resume`.
+   */
+  pause(opts?: { mode?: "fast" | "immediate" }): Promise<void>;
+  /** Starts the server again on the same data directory and port; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 interface Toolchain {
@@ -114,12 +122,11 @@ async function freePort(): Promise<number> {
 }
 
 /** Running servers and their directories: killed and deleted when the test process exits. */
-const liveServers = new Map<Subprocess, string>();
+const liveServers = new Set<Subprocess>();
+const liveDirs = new Set<string>();
 process.on("exit", () => {
-  for (const [p, base] of liveServers) {
-    p.kill("SIGKILL");
-    rmSync(base, { recursive: true, force: true });
-  }
+  for (const p of liveServers) p.kill("SIGKILL");
+  for (const base of liveDirs) rmSync(base, { recursive: true, force: true });
 });
 
 export interface StartOptions {
@@ -154,14 +161,29 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
     ...opts.settings,
   };
   const argv = [join(tc.bin, "postgres"), "-D", data, ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])];
-  const proc = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
-  liveServers.set(proc, base);
-  let stderr = "";
-  void (async () => {
-    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
-  })();
   const url = `postgres://colony@127.0.0.1:${port}/postgres`;
-  await waitReady(url, proc, () => stderr);
+  let proc: Subprocess<"ignore", "ignore", "pipe">;
+  /** Starts the server process on the data directory and waits until it accepts connections. */
+  async function launch(): Promise<void> {
+    const started = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
+    proc = started;
+    liveServers.add(started);
+    let stderr = "";
+    void (async () => {
+      for await (const chunk of started.stderr) stderr += new TextDecoder().decode(chunk);
+    })();
+    await waitReady(url, started, () => stderr);
+  }
+  /** Ends the server process, keeping its data directory. */
+  async function halt(signal: "SIGKILL" | "SIGINT" | "SIGQUIT"): Promise<void> {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill(signal);
+      await proc.exited;
+    }
+    liveServers.delete(proc);
+  }
+  liveDirs.add(base);
+  await launch();
   let counter = 0;
 
   return {
@@ -178,12 +200,16 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
       return `postgres://colony@127.0.0.1:${port}/${name}`;
     },
     async stop({ kill = false } = {}) {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill(kill ? "SIGKILL" : "SIGINT"); // SIGINT: PostgreSQL's fast shutdown
-        await proc.exited;
-      }
-      liveServers.delete(proc);
+      await halt(kill ? "SIGKILL" : "SIGINT"); // SIGINT: PostgreSQL's fast shutdown
       rmSync(base, { recursive: true, force: true });
+      liveDirs.delete(base);
+    },
+    async pause({ mode = "fast" } = {}) {
+      await halt(mode === "fast" ? "SIGINT" : "SIGQUIT"); // SIGQUIT: immediate shutdown
+    },
+    async resume() {
+      if (proc.exitCode === null && proc.signalCode === null) throw new Error("the server is running");
+      await launch();
     },
   };
 }

@@ -448,7 +448,7 @@ import { el } from "./dom.js";
     return el(
       "table",
       { class: "explanation" },
-      el("caption", { class: "muted" }, `How the ${x.fusion} fusion scored it: ${fmt(x.score, 6)}`),
+      el("caption", { class: "muted" }, `How the ${x.fusion} fusion and the coverage re-ranking scored it: ${fmt(x.score, 6)}`),
       el(
         "thead",
         {},
@@ -476,6 +476,7 @@ import { el } from "./dom.js";
           fmt(x.weights.vector, 2),
           x.terms.vector,
         ),
+        row("coverage of the query", x.coverage === null ? "–" : fmt(x.coverage), fmt(x.weights.coverage, 2), x.terms.coverage),
         row("strength", fmt(x.strength), String(x.weights.strength), x.terms.strength),
         row("environment overlap", fmt(x.environment_overlap), String(x.weights.environment), x.terms.environment),
       ),

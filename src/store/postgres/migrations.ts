@@ -218,6 +218,27 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX quota_windows_by_end ON quota_windows (window_end);
     `,
   },
+  {
+    version: 3,
+    name: "lexical statistics for BM25",
+    sql: `
+      -- Lexical matches are scored by FTS5's BM25 (core/bm25.ts, postgres/lexical.ts), which needs
+      -- each document's token count, how many of them are the error line's (positions 1 to
+      -- error_tokens), and the index's document and token totals, kept exact by every writer
+      -- (under the lexical writers' lock, so the one totals row is never contended further).
+      ALTER TABLE lexical ADD COLUMN error_tokens integer, ADD COLUMN tokens integer;
+      UPDATE lexical SET
+        error_tokens = coalesce((SELECT sum(cardinality(positions)) FROM unnest(ts_filter(doc, '{a}'))), 0),
+        tokens = coalesce((SELECT sum(cardinality(positions)) FROM unnest(doc)), 0);
+      ALTER TABLE lexical ALTER COLUMN error_tokens SET NOT NULL, ALTER COLUMN tokens SET NOT NULL;
+      CREATE TABLE lexical_totals (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        docs      bigint NOT NULL,
+        tokens    bigint NOT NULL
+      );
+      INSERT INTO lexical_totals (docs, tokens) SELECT count(*), coalesce(sum(tokens), 0) FROM lexical;
+    `,
+  },
 ];
 
 /**
@@ -248,5 +269,13 @@ export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_M
   if (current > newest) {
     throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
   }
+  return current;
+}
+
+/** The version the database's schema is at: 0 before the first migration. */
+export async function postgresSchemaVersion(sql: SQL): Promise<number> {
+  const [{ found }] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS found`;
+  if (!found) return 0;
+  const [{ current }] = await sql`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
   return current;
 }

@@ -7,31 +7,46 @@
 // replica it reaches. Fingerprint changes reach every replica by NOTIFY (./fingerprint-feed.ts).
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { LocalChangeFeed, InMemoryQuotaCounters } from "../single-process";
 import type { ClaimedJob, FingerprintChanges, JobClaims, Leadership, QuotaCounters, QuotaDecision, QuotaWindow, Seams } from "../seams";
 import { unavailable } from "./failures";
 import { num } from "./repositories";
 
-/** How long a claimed job stays this worker's without being finished or released. */
+/** How long a claimed job stays this worker's without being finished or released (COLONY_JOB_LEASE_MS). */
 export const JOB_LEASE_MS = 60_000;
 
+/**
+ * How often an idle worker looks for jobs nobody told it of (queued on another replica, or left
+ * by a replica that died, once their lease ran out): half the lease, within 0.25 to 5 s.
+ */
+export const jobPollMs = (leaseMs: number) => Math.min(5_000, Math.max(250, Math.floor(leaseMs / 2)));
+
 export class PgJobClaims implements JobClaims {
-  /** Names this process in the jobs it holds (for the operator reading the table). */
-  readonly owner = randomUUID();
+  /** Names this process in the jobs it holds (host, process id, a random part), for the operator reading the table. */
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly pollMs: number;
 
   constructor(
     private readonly sql: SQL,
     private readonly now: () => number = Date.now,
     private readonly leaseMs = JOB_LEASE_MS,
-  ) {}
+  ) {
+    this.pollMs = jobPollMs(leaseMs);
+  }
 
-  /** Oldest waiting jobs nobody holds (or whose holder's lease ran out), each to one worker only. */
+  /**
+   * Oldest waiting jobs nobody holds (or whose holder's lease ran out), each to one worker only.
+   * Jobs still leased to this owner are taken again too: its one worker claims only when it holds
+   * nothing in flight, so such a job is one whose release failed (the database went away mid-batch),
+   * and waiting out the lease would only delay it.
+   */
   async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
     const rows = await this.sql`
       UPDATE jobs SET leased_until = ${now + this.leaseMs}, leased_by = ${this.owner}
       WHERE trail_seq IN (
-        SELECT trail_seq FROM jobs WHERE leased_until IS NULL OR leased_until < ${now}
+        SELECT trail_seq FROM jobs WHERE leased_until IS NULL OR leased_until < ${now} OR leased_by = ${this.owner}
         ORDER BY trail_seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
       )
       RETURNING trail_seq, attempts`.catch(unavailable);
@@ -48,8 +63,8 @@ export class PgJobClaims implements JobClaims {
 }
 
 /** Advisory lock keys per task name: a stable 32-bit hash under one 32-bit namespace. */
-const LEADER_NAMESPACE = 0x636f6c6e;
-function taskKey(name: string): number {
+export const LEADER_NAMESPACE = 0x636f6c6e;
+export function taskKey(name: string): number {
   let h = 0;
   for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0;
   return h;
@@ -146,13 +161,13 @@ export class PgQuotaCounters implements QuotaCounters {
 }
 
 /** The seams of a replica on a shared PostgreSQL database. */
-export function postgresSeams(sql: SQL, fingerprints: FingerprintChanges, now: () => number = Date.now): Seams {
+export function postgresSeams(sql: SQL, fingerprints: FingerprintChanges, now: () => number = Date.now, jobLeaseMs = JOB_LEASE_MS): Seams {
   return {
     quotas: new PgQuotaCounters(sql, now),
     fingerprints,
     // The vector index follows the table by its own change feed (vectors.ts): nothing to relay.
     vectors: new LocalChangeFeed(),
-    jobClaims: new PgJobClaims(sql, now),
+    jobClaims: new PgJobClaims(sql, now, jobLeaseMs),
     leadership: new AdvisoryLockLeadership(sql),
   };
 }

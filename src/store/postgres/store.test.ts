@@ -174,6 +174,11 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // A release gives a job back at once.
       await other.release((await store.jobs.next(5)).map((j) => j.trailSeq));
       expect(await dead.claim(5)).toHaveLength(1);
+      // A worker whose release never arrived (the database went away mid-batch) takes its own
+      // job again at its next claim; nobody else does before the lease runs out.
+      expect(await other.claim(5)).toHaveLength(0);
+      expect(await dead.claim(5)).toHaveLength(1);
+      expect(dead.owner).toContain(`:${process.pid}:`);
     } finally {
       await store.close();
     }

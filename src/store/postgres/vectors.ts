@@ -16,10 +16,16 @@ import { HammingIndex } from "../hamming-index";
 import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
 import { num } from "./repositories";
 
-const SIGNATURE_KEY = "vectors.signature";
+export const SIGNATURE_KEY = "vectors.signature";
 /** Bumped when the layout changes: a different layout rebuilds like a different model. */
 const LAYOUT = 1;
-const REINDEX_PENDING_KEY = "vectors.reindex_pending";
+export const REINDEX_PENDING_KEY = "vectors.reindex_pending";
+
+/** The model a stored signature names, when the vectors have this version's layout; else null. */
+export function storedVectorModel(signature: string | null): { name: string; dim: number } | null {
+  const m = /^pg(\d+):(.+):(\d+)$/.exec(signature ?? "");
+  return m && Number(m[1]) === LAYOUT ? { name: m[2]!, dim: Number(m[3]) } : null;
+}
 /** Serializes model checks of replicas started together (distinct from the migration lock). */
 const VECTOR_OPEN_LOCK = 0x636f6c76_6563;
 

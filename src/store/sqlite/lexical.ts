@@ -1,10 +1,7 @@
 import type { Database } from "bun:sqlite";
+import { FIELD_WEIGHTS } from "../../core/bm25";
 import { documentTerms, ftsMatch, selectQueryTerms } from "../../core/lexical";
 import type { LexicalDoc, LexicalHit, LexicalIndex, SearchCounter } from "../ports";
-
-/** BM25 column weights: the error line counts twice the explanation and fix. */
-const ERROR_WEIGHT = 2.0;
-const BODY_WEIGHT = 1.0;
 
 export class SqliteLexicalIndex implements LexicalIndex {
   private readonly del;
@@ -52,8 +49,9 @@ export class SqliteLexicalIndex implements LexicalIndex {
     if (!match) return [];
     return this.db
       .query<{ id: number; rank: number }, [string, number]>(
-        `SELECT rowid AS id, bm25(lexical, ${ERROR_WEIGHT}, ${BODY_WEIGHT}) AS rank
-         FROM lexical WHERE lexical MATCH ? ORDER BY rank LIMIT ?`,
+        // Ties by lower id, as the PostgreSQL store orders them (core/bm25.ts bestScored).
+        `SELECT rowid AS id, bm25(lexical, ${FIELD_WEIGHTS.error}, ${FIELD_WEIGHTS.body}) AS rank
+         FROM lexical WHERE lexical MATCH ? ORDER BY rank, rowid LIMIT ?`,
       )
       .all(match, k)
       .map((r) => ({ id: r.id, score: -r.rank }));

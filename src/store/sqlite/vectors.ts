@@ -11,11 +11,17 @@ import type { VectorHit, VectorStore } from "../ports";
 import type { SqliteKeyValueStore } from "./kv";
 import { HammingIndex } from "../hamming-index";
 
-const SIGNATURE_KEY = "vectors.signature";
+export const SIGNATURE_KEY = "vectors.signature";
 /** Bumped when the table layout changes: a different layout rebuilds like a different model. */
 const LAYOUT = 2;
 /** Set when the index was rebuilt for a new model; cleared once every indexed trail is re-embedded. */
-const REINDEX_PENDING_KEY = "vectors.reindex_pending";
+export const REINDEX_PENDING_KEY = "vectors.reindex_pending";
+
+/** The model a stored signature names, when the vectors have this version's layout; else null. */
+export function storedVectorModel(signature: string | null): { name: string; dim: number } | null {
+  const m = /^v(\d+):(.+):(\d+)$/.exec(signature ?? "");
+  return m && Number(m[1]) === LAYOUT ? { name: m[2]!, dim: Number(m[3]) } : null;
+}
 
 /** How many binary-pass candidates are re-scored per requested result (at least MIN_CANDIDATES). */
 const OVERSAMPLE = 4;
