@@ -32,6 +32,12 @@ describe("docs/compose/scale-out.yml", () => {
     }
   });
 
+  test("docs/scale-out.md shows both files as they are", () => {
+    const doc = readFileSync(join(REPO_DIR, "docs/scale-out.md"), "utf8");
+    expect(doc).toContain(readFileSync(COMPOSE, "utf8").trimEnd());
+    expect(doc).toContain(readFileSync(NGINX_CONF, "utf8").trimEnd());
+  });
+
   test("nginx's upstream lists every replica service", () => {
     const conf = readFileSync(NGINX_CONF, "utf8");
     const upstream = [...conf.matchAll(/^\s*server\s+([\w.-]+):(\d+)/gm)].map((m) => m[1]);
