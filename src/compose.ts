@@ -348,12 +348,12 @@ async function assemble(config: Config, subsystems: ComposedSubsystems, { logger
   }
 }
 
-/** The key of address pseudonyms: made once per data directory, so pseudonyms are stable. */
-async function pseudonymSecret(store: Store | null): Promise<string> {
+/**
+ * The key of address pseudonyms: made once per colony (its store), so pseudonyms are stable, and
+ * the same on every replica, also for replicas started together (the first one stored wins).
+ */
+export async function pseudonymSecret(store: Store | null): Promise<string> {
   const fresh = randomBytes(32).toString("base64url");
   if (!store) return fresh;
-  const stored = await store.kv.get("pseudonym.secret");
-  if (stored) return stored;
-  await store.kv.set("pseudonym.secret", fresh);
-  return fresh;
+  return (await store.kv.get("pseudonym.secret")) ?? (await store.kv.setIfAbsent("pseudonym.secret", fresh));
 }

@@ -118,7 +118,9 @@ describe("operator console", () => {
       expect(await first.locator(".item-title").textContent()).toBe("ModuleNotFoundError: No module named 'yaml'");
       const rows = await first.locator("table.explanation tbody tr th").allTextContents();
       expect(rows).toEqual(["lexical (BM25 / best)", "cosine", "coverage of the query", "strength", "environment overlap"]);
-      expect(await first.locator("table.explanation caption").textContent()).toMatch(/blend fusion and the coverage re-ranking scored it: \d\.\d{6}/);
+      expect(await first.locator("table.explanation caption").textContent()).toMatch(
+        /blend fusion and the coverage re-ranking scored it: \d\.\d{6}/,
+      );
       await shot("search");
       // The operator's search is not recorded as a search of the colony.
       const events = ((await (await colony.fetch("/v1/activity")).json()) as any).events.filter((e: any) => e.kind === "search");

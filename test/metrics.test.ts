@@ -26,12 +26,28 @@ function samples(text: string): Map<string, number> {
   return out;
 }
 
+/**
+ * Every replica's /metrics, read from each directly as Prometheus does (its counters are its own
+ * process's), combined as a `sum without (instance)` query would: counters, histogram buckets,
+ * sums and counts add up; the colony's gauges come from the shared store, so every replica must
+ * report the same value (NaN when they differ); process gauges are the first replica's.
+ */
 async function scrape(): Promise<{ text: string; values: Map<string, number> }> {
-  const res = await colony.fetch("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
-  expect(res.status).toBe(200);
-  expect(res.headers.get("content-type")).toContain("text/plain");
-  const text = await res.text();
-  return { text, values: samples(text) };
+  const texts: string[] = [];
+  for (const replica of colony.replicas) {
+    const res = await fetch(`${replica.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    texts.push(await res.text());
+  }
+  const values = new Map<string, number>();
+  for (const [name, value] of texts.flatMap((t) => [...samples(t)])) {
+    const prior = values.get(name);
+    if (prior === undefined) values.set(name, value);
+    else if (/_(total|bucket|sum|count)(\{|$)/.test(name)) values.set(name, prior + value);
+    else if (name.startsWith("colony_") && prior !== value) values.set(name, Number.NaN);
+  }
+  return { text: texts.join("\n"), values };
 }
 
 const waitIndexed = async (id: string) => {

@@ -75,7 +75,9 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    server = await startPostgres();
+    // Commits acknowledged only once in the WAL, as in production: an immediate shutdown (a
+    // crash) must not take acknowledged writes with it.
+    server = await startPostgres({ settings: { synchronous_commit: "on" } });
   });
 
   afterAll(async () => {
@@ -84,89 +86,93 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
     await server?.stop();
   });
 
-  test("the server stops under two replicas: 503 unavailable with Retry-After, /healthz answers; back by themselves, nothing acknowledged lost", async () => {
-    const url = await server.createDatabase();
-    const a = await startReplica(url, dirs);
-    replicas.push(a);
-    const b = await startReplica(url, dirs);
-    replicas.push(b);
+  for (const mode of ["fast", "immediate"] as const) {
+    test(`the server stops (${mode} shutdown) under two replicas: 503 unavailable with Retry-After, /healthz answers; back by themselves, nothing acknowledged lost`, async () => {
+      const url = await server.createDatabase();
+      const a = await startReplica(url, dirs);
+      replicas.push(a);
+      const b = await startReplica(url, dirs);
+      replicas.push(b);
 
-    const acknowledged: string[] = [];
-    for (let i = 0; i < 6; i++) {
-      const res = await publish(i % 2 ? b.url : a.url, `ConnectionResetError: [Errno 104] fault case ${i} before the outage`);
-      expect(res.status).toBe(202);
-      acknowledged.push(((await res.json()) as any).trail_id);
-    }
-    const draft = await fetch(`${a.url}/v1/drafts`, json(sampleTrail({ error: "OSError: draft made before the outage 77" })));
-    expect(draft.status).toBe(201);
-    const { draft_id } = (await draft.json()) as any;
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await publish(i % 2 ? b.url : a.url, `ConnectionResetError: [Errno 104] fault case ${i} before the outage`);
+        expect(res.status).toBe(202);
+        acknowledged.push(((await res.json()) as any).trail_id);
+      }
+      const draft = await fetch(`${a.url}/v1/drafts`, json(sampleTrail({ error: "OSError: draft made before the outage 77" })));
+      expect(draft.status).toBe(201);
+      const { draft_id } = (await draft.json()) as any;
 
-    // A fast shutdown right after the publishes: the workers may be mid-batch.
-    await server.pause({ mode: "fast" });
-    for (const r of [a, b]) {
-      await expectUnavailable(await answered(publish(r.url, "BrokenPipeError: published during the outage")), "publish");
+      // Right after the publishes: the workers may be mid-batch. A fast shutdown ends the
+      // connections with a notice; an immediate one is a crash (recovery at the next start).
+      await server.pause({ mode });
+      for (const r of [a, b]) {
+        await expectUnavailable(await answered(publish(r.url, "BrokenPipeError: published during the outage")), "publish");
+        const report = json({ protocol_version: "1.0", outcome: "worked" }, agent("agent-fault-2"));
+        await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[0]}/outcomes`, report)), "outcome report");
+        await expectUnavailable(await answered(fetch(`${r.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })), "draft approval");
+        await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[1]}`)), "status read");
+        const unseen = fingerprint("NameError: name 'never_published_fault' is not defined");
+        await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/by-fingerprint/${unseen}`)), "lookup");
+        const search = json({ protocol_version: "1.0", query: "ConnectionResetError fault case" });
+        await expectUnavailable(await answered(fetch(`${r.url}/v1/search`, search)), "search");
+
+        const ready = await answered(fetch(`${r.url}/readyz`));
+        expect(ready.status).toBe(503);
+        const readiness = (await ready.json()) as any;
+        expect(readiness).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
+        expect(readiness.checks.kv.detail).toContain("PostgreSQL");
+        const health = await answered(fetch(`${r.url}/healthz`));
+        expect(health.status).toBe(200);
+        expect(((await health.json()) as any).backend).toBe("postgres");
+      }
+
+      const resumed = performance.now();
+      await server.resume();
+      for (const r of [a, b]) {
+        await until("ready again", 10_000, async () => ((await fetch(`${r.url}/readyz`)).status === 200 ? true : undefined));
+      }
+      const readyAfterMs = performance.now() - resumed;
+      console.log(`${mode}: ready ${readyAfterMs.toFixed(0)} ms after the server accepted connections again`);
+
+      // Every trail acknowledged before the outage is indexed, each once, well within the 60 s lease:
+      // a replica whose batch failed with the connections takes its own jobs again at once.
+      for (const id of acknowledged)
+        await until(`trail ${id} indexed`, 20_000, async () => ((await statusOf(a.url, id)) === "indexed" ? true : undefined));
+      const check = new SQL(url, { max: 1 });
+      try {
+        const laid = plainRows(await check`SELECT trail_id, count(*) AS n FROM events WHERE kind = 'laid' GROUP BY trail_id`);
+        expect(laid.filter((r) => acknowledged.includes(r.trail_id)).map((r) => r.n)).toEqual(acknowledged.map(() => 1));
+        expect(plainRows(await check`SELECT count(*) AS n FROM jobs`)).toEqual([{ n: 0 }]);
+      } finally {
+        await check.close();
+      }
+
+      // The LISTEN connections are back: a lookup miss a caches ends once b indexes the trail, and
+      // a finds it by search. From here a indexes nothing: what it learns of b's work came through the feeds.
+      await a.service.worker!.stop();
+      const error = "psycopg2.errors.AdminShutdown: terminating connection due to administrator command (after the outage)";
+      const fp = fingerprint(error);
+      expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+      expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // from a's cache
+      const published = await publish(b.url, error, "agent-fault-3");
+      expect(published.status).toBe(202);
+      const { trail_id } = (await published.json()) as any;
+      await until("indexed on b", 20_000, async () => ((await statusOf(b.url, trail_id)) === "indexed" ? true : undefined));
+      await until("a's cached miss ends", 1_000, async () =>
+        (await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status === 200 ? true : undefined,
+      );
+      const found = await fetch(`${a.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+      expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
+
+      // The writes refused during the outage go through now.
       const report = json({ protocol_version: "1.0", outcome: "worked" }, agent("agent-fault-2"));
-      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[0]}/outcomes`, report)), "outcome report");
-      await expectUnavailable(await answered(fetch(`${r.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })), "draft approval");
-      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/${acknowledged[1]}`)), "status read");
-      const unseen = fingerprint("NameError: name 'never_published_fault' is not defined");
-      await expectUnavailable(await answered(fetch(`${r.url}/v1/trails/by-fingerprint/${unseen}`)), "lookup");
-      const search = json({ protocol_version: "1.0", query: "ConnectionResetError fault case" });
-      await expectUnavailable(await answered(fetch(`${r.url}/v1/search`, search)), "search");
-
-      const ready = await answered(fetch(`${r.url}/readyz`));
-      expect(ready.status).toBe(503);
-      const readiness = (await ready.json()) as any;
-      expect(readiness).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
-      expect(readiness.checks.kv.detail).toContain("PostgreSQL");
-      const health = await answered(fetch(`${r.url}/healthz`));
-      expect(health.status).toBe(200);
-      expect(((await health.json()) as any).backend).toBe("postgres");
-    }
-
-    const resumed = performance.now();
-    await server.resume();
-    for (const r of [a, b]) {
-      await until("ready again", 10_000, async () => ((await fetch(`${r.url}/readyz`)).status === 200 ? true : undefined));
-    }
-    const readyAfterMs = performance.now() - resumed;
-    console.log(`ready ${readyAfterMs.toFixed(0)} ms after the server accepted connections again`);
-
-    // Every trail acknowledged before the outage is indexed, each once, well within the 60 s lease:
-    // a replica whose batch failed with the connections takes its own jobs again at once.
-    for (const id of acknowledged)
-      await until(`trail ${id} indexed`, 20_000, async () => ((await statusOf(a.url, id)) === "indexed" ? true : undefined));
-    const check = new SQL(url, { max: 1 });
-    try {
-      const laid = plainRows(await check`SELECT trail_id, count(*) AS n FROM events WHERE kind = 'laid' GROUP BY trail_id`);
-      expect(laid.filter((r) => acknowledged.includes(r.trail_id)).map((r) => r.n)).toEqual(acknowledged.map(() => 1));
-      expect(plainRows(await check`SELECT count(*) AS n FROM jobs`)).toEqual([{ n: 0 }]);
-    } finally {
-      await check.close();
-    }
-
-    // The LISTEN connections are back: a lookup miss a caches ends once b indexes the trail, and
-    // a finds it by search. From here a indexes nothing: what it learns of b's work came through the feeds.
-    await a.service.worker!.stop();
-    const error = "psycopg2.errors.AdminShutdown: terminating connection due to administrator command (after the outage)";
-    const fp = fingerprint(error);
-    expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
-    expect((await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // from a's cache
-    const published = await publish(b.url, error, "agent-fault-3");
-    expect(published.status).toBe(202);
-    const { trail_id } = (await published.json()) as any;
-    await until("indexed on b", 20_000, async () => ((await statusOf(b.url, trail_id)) === "indexed" ? true : undefined));
-    await until("a's cached miss ends", 1_000, async () =>
-      (await fetch(`${a.url}/v1/trails/by-fingerprint/${fp}`)).status === 200 ? true : undefined,
-    );
-    const found = await fetch(`${a.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
-    expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
-
-    // The writes refused during the outage go through now.
-    const report = json({ protocol_version: "1.0", outcome: "worked" }, agent("agent-fault-2"));
-    expect((await fetch(`${a.url}/v1/trails/${acknowledged[0]}/outcomes`, report)).status).toBe(202);
-    expect((await fetch(`${b.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })).status).toBeLessThan(300);
-  }, 90_000);
+      expect((await fetch(`${a.url}/v1/trails/${acknowledged[0]}/outcomes`, report)).status).toBe(202);
+      expect((await fetch(`${b.url}/v1/drafts/${draft_id}/publish`, { method: "POST" })).status).toBeLessThan(300);
+      for (const r of [a, b]) await r.stop();
+    }, 90_000);
+  }
 
   test("a colony started while the server is down serves /healthz and 503s, keeps trying, and becomes ready when the server appears", async () => {
     const url = await server.createDatabase();

@@ -3,10 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
+import { pseudonymSecret } from "../src/compose";
 import { loadConfig } from "../src/config";
 import { fingerprint } from "../src/core/fingerprint";
 import { type RunningColony, startColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
+import type { Store } from "../src/store/ports";
 import { PgQuotaCounters } from "../src/store/postgres/seams";
 import { tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
@@ -148,6 +150,35 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     }
   });
 
+  test("replicas started together key client pseudonyms alike: the first secret stored wins", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    const storeA = a.subsystems.store!;
+    await storeA.kv.delete("pseudonym.secret"); // as on a fresh database
+    // Both replicas read the key before either writes it: the interleaving of a start together.
+    let read = 0;
+    const bothRead = Promise.withResolvers<void>();
+    const racing = (store: Store) => {
+      const kv = new Proxy(store.kv, {
+        get(target, key) {
+          if (key === "get") {
+            return async (k: string) => {
+              const value = await target.get(k);
+              if (++read === 2) bothRead.resolve();
+              await bothRead.promise;
+              return value;
+            };
+          }
+          const member = Reflect.get(target, key, target);
+          return typeof member === "function" ? member.bind(target) : member;
+        },
+      });
+      return { kv } as Store;
+    };
+    const secrets = await Promise.all([pseudonymSecret(racing(storeA)), pseudonymSecret(racing(b.subsystems.store!))]);
+    expect(secrets[0]).toBe(secrets[1]);
+    expect(await storeA.kv.get("pseudonym.secret")).toBe(secrets[0]);
+  });
+
   test("a lookup miss cached on one replica ends within 1 s once the other replica indexes the trail", async () => {
     const [a, b] = replicas as [RunningColony, RunningColony];
     // Only a indexes, so b can learn of the trail from a's notice alone.
@@ -170,6 +201,37 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       }
       if (Date.now() > deadline) throw new Error(`replica b still answers ${res.status} 1 s after a indexed the trail`);
       await Bun.sleep(20);
+    }
+  });
+
+  test("read-your-writes: once one replica says indexed, a lookup on the other finds the trail at once, and an outcome shows at once, without its notices", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    // b hears none of a's notices (as when they are slow): only reading before it answers tells it.
+    const feed = (b.subsystems.store as unknown as { fingerprintFeed: { received(payload: string): void } }).fingerprintFeed;
+    const received = feed.received;
+    feed.received = () => {};
+    try {
+      const error = "pika.exceptions.AMQPConnectionError: connection refused (read-your-writes test)";
+      const fp = fingerprint(error);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).status).toBe(404); // b has the miss cached
+      const published = await fetch(`${a.url}/v1/trails`, json(sampleTrail({ error }), agent("agent-replica-3")));
+      expect(published.status).toBe(202);
+      const { trail_id } = (await published.json()) as any;
+      await Promise.all(replicas.map((r) => r.service.worker?.drain()));
+      expect(((await (await fetch(`${a.url}/v1/trails/${trail_id}`)).json()) as any).status).toBe("indexed");
+      const searched = await fetch(`${b.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+      expect(((await searched.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
+      const found = await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`);
+      expect(found.status).toBe(200);
+      const [first] = ((await found.json()) as any).results;
+      expect([first.trail_id, first.outcomes.worked]).toEqual([trail_id, 0]); // now cached on b
+      const report = { protocol_version: "1.0", outcome: "worked" };
+      expect((await fetch(`${a.url}/v1/trails/${trail_id}/outcomes`, json(report, agent("agent-replica-4")))).status).toBe(202);
+      const again = ((await (await fetch(`${b.url}/v1/trails/by-fingerprint/${fp}`)).json()) as any).results[0];
+      expect(again.outcomes.worked).toBe(1);
+    } finally {
+      feed.received = received;
     }
   });
 });

@@ -226,18 +226,22 @@ describe("drafts", () => {
     expect(answers.size).toBe(1);
     expect([...answers][0]!.startsWith("404 ")).toBe(true);
 
-    const times: Record<string, number[]> = { never: [], expired: [], malformed: [], short: [] };
-    for (let r = 0; r < 150; r++) {
-      for (const [k, id] of Object.entries(kinds)) {
-        const t0 = performance.now();
-        await (await colony.fetch(`/v1/drafts/${id}`)).arrayBuffer();
-        times[k]!.push(performance.now() - t0);
+    // Timed on each process answering (replicas directly, not through the proxy, which would send
+    // each kind to the same replica every round and time the replicas against each other).
+    for (const replica of colony.replicas) {
+      const times: Record<string, number[]> = { never: [], expired: [], malformed: [], short: [] };
+      for (let r = 0; r < 150; r++) {
+        for (const [k, id] of Object.entries(kinds)) {
+          const t0 = performance.now();
+          await (await fetch(`${replica.url}/v1/drafts/${id}`)).arrayBuffer();
+          times[k]!.push(performance.now() - t0);
+        }
       }
+      const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+      const medians = Object.values(times).map(median);
+      // Loopback noise is ~0.1 ms; a lookup that did real work for known ids would show.
+      expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(Math.max(0.5, Math.min(...medians) * 0.5));
     }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-    const medians = Object.values(times).map(median);
-    // Loopback noise is ~0.1 ms; a lookup that did real work for known ids would show.
-    expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(Math.max(0.5, Math.min(...medians) * 0.5));
   });
 });
 

@@ -5,11 +5,19 @@
 # Without arguments, the behaviour suites (test/*.test.ts files that start colonies with
 # startTestColony) then run a second time with every colony on PostgreSQL
 # (COLONY_TEST_BACKEND=postgres: one throwaway server per test process, a fresh database per
-# colony). Not repeated there, because they work on SQLite's file itself: backup (copies it),
-# disk-full (fills the filesystem under it), normalizer-upgrade and operator-series (rewind it to
-# an older release's schema), export-import (the CLI imports into a stopped colony's file) and
-# migrate (copies between a SQLite colony and PostgreSQL, both named by the test itself). Files without startTestColony (crash and
-# crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and source checks) run once.
+# colony), and a third time with every colony made of two replicas on one such database behind
+# the round-robin proxy (COLONY_TEST_BACKEND=replicas, test/support/colony.ts): each request the
+# tests send may land on either replica. Reaching past the proxy, tests use the first replica's
+# service and store (shared, so the same for both); the worker calls reach both replicas' workers;
+# /metrics is scraped from each replica and summed (metrics.test.ts), as Prometheus does, since
+# request counters are per process; the draft-id timing check (security.test.ts) times each
+# replica on its own, as timing is a property of one process. Nothing stays single-replica. Not repeated in either
+# PostgreSQL pass, because they work on SQLite's file itself: backup (copies it), disk-full (fills
+# the filesystem under it), normalizer-upgrade and operator-series (rewind it to an older
+# release's schema), export-import (the CLI imports into a stopped colony's file) and migrate
+# (copies between a SQLite colony and PostgreSQL, both named by the test itself). Files without
+# startTestColony (crash and crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and
+# source checks) run once; test/replicas.test.ts has the multi-replica tests proper.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
@@ -32,14 +40,20 @@ if [ "$#" -eq 0 ]; then
         *) behaviour+=("$f") ;;
       esac
     done
-    echo "== behaviour suites again, on PostgreSQL (${#behaviour[@]} files)"
-    COLONY_TEST_BACKEND=postgres node_modules/.bin/bun test --timeout 60000 "${behaviour[@]}" 2>&1 | tee "$log"
-    pg_status=${PIPESTATUS[0]}
-    pg_passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
-    pg_failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
-    passed=$((passed + ${pg_passed:-0}))
-    failed=$((failed + ${pg_failed:-0}))
-    [ "$status" -eq 0 ] && status=$pg_status
+    for backend in postgres replicas; do
+      if [ "$backend" = postgres ]; then
+        echo "== behaviour suites again, on PostgreSQL (${#behaviour[@]} files)"
+      else
+        echo "== behaviour suites again, through the round-robin proxy in front of two replicas on PostgreSQL (${#behaviour[@]} files)"
+      fi
+      COLONY_TEST_BACKEND=$backend node_modules/.bin/bun test --timeout 60000 "${behaviour[@]}" 2>&1 | tee "$log"
+      pass_status=${PIPESTATUS[0]}
+      pass_passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
+      pass_failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
+      passed=$((passed + ${pass_passed:-0}))
+      failed=$((failed + ${pass_failed:-0}))
+      [ "$status" -eq 0 ] && status=$pass_status
+    done
   fi
 fi
 rm -f "$log"

@@ -235,6 +235,16 @@ export class ColonyService {
     }, lost);
   }
 
+  /**
+   * With replicas: resolves once every change committed on any replica before the call has been
+   * passed to the onFingerprintChanged listeners (a cache may then answer). Null in one process,
+   * where listeners hear of every change as it commits.
+   */
+  fingerprintChangesCaughtUp(): Promise<void> | null {
+    const feed = this.deps.seams.fingerprints;
+    return feed.catchUp ? feed.catchUp() : null;
+  }
+
   health() {
     return {
       status: "ok" as const,

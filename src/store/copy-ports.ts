@@ -66,7 +66,7 @@ export interface CopyWriter {
   /** Through the target's own vector store (its binary codes computed its own way). */
   upsertVector(id: number, vector: Float32Array): Promise<void>;
   /** Through the target's own lexical index (its term statistics kept its own way). */
-  addLexical(id: number, doc: { error: string; body: string }): Promise<void>;
+  addLexical(docs: { id: number; doc: { error: string; body: string } }[]): Promise<void>;
   setKv(key: string, value: string): Promise<void>;
 }
 

@@ -168,14 +168,13 @@ export async function copyColony(source: CopySide, target: CopySide, opts: CopyO
       const done = ids.length < opts.batchSize;
       if (ids.length) after = ids[ids.length - 1]!;
       const contents = await source.trailContents(ids);
-      await commit(LEXICAL, done ? "done" : [after], async (w) => {
-        for (const id of ids) {
-          const content = contents.get(id);
-          if (content === undefined)
-            throw new MigrateError("failed", `the source's lexical index holds trail ${id}, which has no row in trails`);
-          await w.addLexical(id, lexicalFields(JSON.parse(content) as Trail));
-        }
+      const docs = ids.map((id) => {
+        const content = contents.get(id);
+        if (content === undefined)
+          throw new MigrateError("failed", `the source's lexical index holds trail ${id}, which has no row in trails`);
+        return { id, doc: lexicalFields(JSON.parse(content) as Trail) };
       });
+      await commit(LEXICAL, done ? "done" : [after], (w) => w.addLexical(docs));
       progress.tick(ids.length);
       if (done) break;
     }

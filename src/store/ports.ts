@@ -9,6 +9,11 @@ import type { Trail } from "../core/trail";
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` unless the key already has one, and returns the value the key holds after:
+   * of several processes racing to set a key first, all get the same answer.
+   */
+  setIfAbsent(key: string, value: string): Promise<string>;
   delete(key: string): Promise<void>;
 }
 

@@ -55,7 +55,14 @@ export interface ChangeFeed<T> {
  * Fingerprints whose lookup answer may have changed (a trail was indexed, merged into, removed, or
  * its strength moved). The fingerprint lookup cache (src/http/routes/lookup.ts) drops them.
  */
-export type FingerprintChanges = ChangeFeed<{ fingerprints: string[] }>;
+export interface FingerprintChanges extends ChangeFeed<{ fingerprints: string[] }> {
+  /**
+   * Where other processes change trails too (replicas): resolves once every change committed
+   * anywhere before the call has reached this process's listeners, so a cache can answer as
+   * fresh as the database. Absent in one process, where every change is announced in it.
+   */
+  catchUp?(): Promise<void>;
+}
 
 /**
  * Trails (by seq) whose vector was stored or removed. A vector index with an in-memory part (the

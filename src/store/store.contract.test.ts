@@ -170,6 +170,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.kv.get("k")).toBeNull();
       }));
 
+    test("key-value setIfAbsent: the first value stored stays, and every caller gets it", () =>
+      withStore(async ({ store, another }) => {
+        const again = await another();
+        const [x, y] = await Promise.all([store.kv.setIfAbsent("first", "a"), again.kv.setIfAbsent("first", "b")]);
+        expect(x).toBe(y);
+        expect(["a", "b"]).toContain(x);
+        expect(await again.kv.setIfAbsent("first", "c")).toBe(x);
+        expect(await store.kv.get("first")).toBe(x);
+      }));
+
     test("vector store: quantized search agrees with exact search, upsert replaces, remove removes", () =>
       withStore(async ({ store: s, another }) => {
         const { vectors: store, rebuilt } = await s.openVectors({ name: "m", dim: 64 });

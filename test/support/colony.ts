@@ -1,22 +1,30 @@
 // Starts real colonies for tests: in-process on a loopback port, or as a separate process.
 import { SQL } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
+import { parseTrustProxy } from "../../src/core/proxy-trust";
+import type { EnrichmentWorker } from "../../src/service/enrichment-worker";
 import { startColony, type RunningColony } from "../../src/serve";
 import { REPO_DIR } from "./paths";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./postgres";
+import { startRoundRobinProxy } from "./round-robin-proxy";
 
 /**
  * The store the behaviour suites run against: `COLONY_TEST_BACKEND=postgres` puts every test
  * colony on PostgreSQL (one throwaway server per test process, a fresh database per data
  * directory, so a colony restarted on the same directory finds its data again).
+ * `COLONY_TEST_BACKEND=replicas` does the same, and every test colony is two replicas on that
+ * database behind the round-robin proxy (see startReplicatedColony).
  */
-export const TEST_BACKEND: "sqlite" | "postgres" = process.env.COLONY_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+export const TEST_BACKEND: "sqlite" | "postgres" =
+  process.env.COLONY_TEST_BACKEND === "postgres" || process.env.COLONY_TEST_BACKEND === "replicas" ? "postgres" : "sqlite";
+/** How many replicas stand behind each test colony's URL: 2 with `COLONY_TEST_BACKEND=replicas`. */
+export const TEST_REPLICAS = process.env.COLONY_TEST_BACKEND === "replicas" ? 2 : 1;
 if (TEST_BACKEND === "postgres") {
   const why = postgresUnavailable();
-  if (why) throw new Error(`COLONY_TEST_BACKEND=postgres, but PostgreSQL cannot run here: ${why}`);
+  if (why) throw new Error(`COLONY_TEST_BACKEND=${process.env.COLONY_TEST_BACKEND}, but PostgreSQL cannot run here: ${why}`);
 }
 
 let server: Promise<PostgresServer> | null = null;
@@ -41,6 +49,8 @@ export async function backendEnv(dataDir: string): Promise<Record<string, string
 
 export interface TestColony extends RunningColony {
   dataDir: string;
+  /** The processes behind `url`: one, or two behind the proxy with COLONY_TEST_BACKEND=replicas. */
+  replicas: RunningColony[];
   /** Stops the colony and deletes its data directory. */
   dispose(): Promise<void>;
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -53,6 +63,7 @@ export function tempDir(prefix = "colony-test-"): string {
 }
 
 export async function startTestColony(env: Record<string, string> = {}): Promise<TestColony> {
+  if (TEST_REPLICAS > 1) return startReplicatedColony(env);
   const dataDir = env.COLONY_DATA_DIR ?? tempDir();
   const config = loadConfig({
     HOME: process.env.HOME,
@@ -65,6 +76,7 @@ export async function startTestColony(env: Record<string, string> = {}): Promise
   const colony = await startColony(config);
   return {
     ...colony,
+    replicas: [colony],
     dataDir,
     fetch: (path, init) => fetch(colony.url + path, init),
     async query(text, ...params) {
@@ -77,6 +89,104 @@ export async function startTestColony(env: Record<string, string> = {}): Promise
       if (!env.COLONY_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test colony as a scaled-out deployment runs it: TEST_REPLICAS colonies on one PostgreSQL
+ * database (the data directory's, so a restart on the same directory finds its data again), each
+ * with its own data directory under it, behind the round-robin proxy, which is what `url`,
+ * `fetch`, `port`, COLONY_PORT and the public URL (approve links, allowed Origin) point at. The proxy is one
+ * more hop in front, so a COLONY_TRUST_PROXY setting trusts it too. `service` and `subsystems`
+ * are the first replica's (the store is shared); `service.worker` stands for every replica's
+ * worker (drain, stop and notify reach them all); `stop` stops every replica, then the proxy.
+ */
+async function startReplicatedColony(env: Record<string, string>): Promise<TestColony> {
+  const dataDir = env.COLONY_DATA_DIR ?? tempDir();
+  const database = env.COLONY_DATABASE_URL ? {} : await backendEnv(dataDir);
+  // A COLONY_PORT the test chose is where its clients go: the proxy's port.
+  const proxy = startRoundRobinProxy([], { port: Number(env.COLONY_PORT ?? 0) });
+  const trust = env.COLONY_TRUST_PROXY === undefined ? {} : { COLONY_TRUST_PROXY: trustOneMoreProxy(env.COLONY_TRUST_PROXY) };
+  const replicas: RunningColony[] = [];
+  try {
+    for (let i = 0; i < TEST_REPLICAS; i++) {
+      const dir = join(dataDir, `replica-${i + 1}`);
+      mkdirSync(dir, { recursive: true });
+      const config = loadConfig({
+        HOME: process.env.HOME,
+        COLONY_LOG_LEVEL: "silent",
+        COLONY_PUBLIC_URL: proxy.url,
+        ...database,
+        ...env,
+        ...trust,
+        COLONY_PORT: "0",
+        COLONY_DATA_DIR: dir,
+      });
+      replicas.push(await startColony(config));
+    }
+  } catch (err) {
+    for (const r of replicas) await r.stop();
+    proxy.stop();
+    throw err;
+  }
+  proxy.setUpstreams(replicas.map((r) => r.url));
+  const first = replicas[0]!;
+  const workers = replicas.map((r) => r.service.worker).filter((w): w is EnrichmentWorker => !!w);
+  const worker = first.service.worker && everyWorker(first.service.worker, workers);
+  const service = new Proxy(first.service, {
+    get: (target, key) => (key === "worker" ? worker : Reflect.get(target, key, target)),
+  });
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all(replicas.map((r) => r.stop()));
+      proxy.stop();
+    })();
+    return stopping;
+  };
+  return {
+    url: proxy.url,
+    port: Number(new URL(proxy.url).port),
+    localUrl: proxy.url,
+    service,
+    subsystems: first.subsystems,
+    replicas,
+    dataDir,
+    stop,
+    fetch: (path, init) => fetch(proxy.url + path, init),
+    async query(text, ...params) {
+      return plainRows(await (first.subsystems.store as unknown as { sql: import("bun").SQL }).sql.unsafe(text, params));
+    },
+    async dispose() {
+      await stop();
+      if (!env.COLONY_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The setting for a colony behind one more proxy (on loopback) than the test asked for. */
+function trustOneMoreProxy(setting: string): string {
+  const trust = parseTrustProxy(setting);
+  if (!trust || trust.kind === "off") return setting;
+  if (trust.kind === "hops") return String(trust.hops + 1);
+  return [...trust.entries, "127.0.0.1"].join(", ");
+}
+
+/** One replica's worker whose drain, stop and notify reach every replica's worker. */
+function everyWorker(first: EnrichmentWorker, all: EnrichmentWorker[]): EnrichmentWorker {
+  const together: Partial<EnrichmentWorker> = {
+    notify: () => {
+      for (const w of all) w.notify();
+    },
+    drain: async (timeoutMs?: number) => {
+      await Promise.all(all.map((w) => w.drain(timeoutMs)));
+    },
+    stop: async () => {
+      await Promise.all(all.map((w) => w.stop()));
+    },
+  };
+  return new Proxy(first, {
+    get: (target, key) => (key in together ? together[key as keyof EnrichmentWorker] : Reflect.get(target, key, target)),
+  });
 }
 
 /**

@@ -1,7 +1,9 @@
 // A small HTTP load balancer for multi-replica tests: each request goes to the next upstream in
 // turn (per request, not per connection, as nginx does with keep-alive upstreams), so a client
 // on one keep-alive connection still alternates between replicas. It appends the client address
-// to X-Forwarded-For like an ordinary proxy, for colonies started with COLONY_TRUST_PROXY=1.
+// to X-Forwarded-For like an ordinary proxy, for colonies started with COLONY_TRUST_PROXY=1, and
+// passes the client's Host header on unchanged (as HAProxy, Envoy and cloud load balancers do, and
+// nginx with `proxy_set_header Host $host`), so a replica sees the address the client used.
 
 import { errorMessage } from "../../src/core/error-message.ts";
 export interface RoundRobinProxy {
@@ -13,14 +15,16 @@ export interface RoundRobinProxy {
   stop(): void;
 }
 
-export function startRoundRobinProxy(upstreams: string[]): RoundRobinProxy {
+/** `port`: where the proxy listens (0, the default: any free port). */
+export function startRoundRobinProxy(upstreams: string[], { port = 0 }: { port?: number } = {}): RoundRobinProxy {
   let targets = upstreams.map((u) => new URL(u));
   let next = 0;
   const sent = targets.map(() => 0);
   const server = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     async fetch(request, srv) {
+      if (targets.length === 0) return new Response("no upstream yet", { status: 503 });
       const index = next++ % targets.length;
       const target = targets[index];
       sent[index] = (sent[index] ?? 0) + 1;
@@ -30,7 +34,6 @@ export function startRoundRobinProxy(upstreams: string[]): RoundRobinProxy {
       const peer = srv.requestIP(request)?.address ?? "127.0.0.1";
       const prior = headers.get("x-forwarded-for");
       headers.set("x-forwarded-for", prior ? `${prior}, ${peer}` : peer);
-      headers.set("host", target.host);
       const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
       try {
         const upstream = await fetch(url, { method: request.method, headers, body, redirect: "manual" });
@@ -38,7 +41,8 @@ export function startRoundRobinProxy(upstreams: string[]): RoundRobinProxy {
         const out = new Headers(upstream.headers);
         out.delete("content-encoding");
         out.delete("content-length");
-        return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers: out });
+        // Streamed, not buffered: a long or slow answer reaches the client as the upstream sends it.
+        return new Response(upstream.body, { status: upstream.status, headers: out });
       } catch (err) {
         return new Response(`upstream ${target.host} unreachable: ${errorMessage(err)}`, { status: 502 });
       }

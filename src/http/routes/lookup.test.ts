@@ -10,6 +10,7 @@ function fakeService() {
   const computed: string[] = [];
   const service = {
     onFingerprintChanged: (l: (fp: string) => void) => listeners.push(l),
+    fingerprintChangesCaughtUp: () => null,
     trails: {
       async byFingerprint(fp: string) {
         computed.push(fp);

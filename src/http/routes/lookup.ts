@@ -60,6 +60,14 @@ export class FingerprintLookups {
    * fingerprint rejects with 400 invalid_request (never cached).
    */
   answer(fp: string): LookupAnswer | Promise<LookupAnswer> {
+    // With replicas, what the others committed is read first (one query): a client told
+    // `indexed` by one replica finds the trail on every other. Should that read fail (the
+    // database away), the cache answers as it stands, as it would with the notices cut.
+    const caughtUp = this.service.fingerprintChangesCaughtUp();
+    if (caughtUp) {
+      const fromCache = () => this.answers.get(fp) ?? this.load(fp);
+      return caughtUp.then(fromCache, fromCache);
+    }
     return this.answers.get(fp) ?? this.load(fp);
   }
 

@@ -259,7 +259,7 @@ class PgCopySide implements CopySide {
           if (!this.vectors) throw new Error("the target's vectors were not opened");
           await this.vectors.on(conn, kv).upsert(id, vector);
         },
-        addLexical: (id, doc) => new PgLexicalIndex(conn, true).add(id, doc),
+        addLexical: (docs) => new PgLexicalIndex(conn, true).addMany(docs),
         setKv: (key, value) => kv.set(key, value),
       };
       await fn(writer);

@@ -69,20 +69,49 @@ export class PgLexicalIndex implements LexicalIndex {
     return this.inTransaction ? run(this.sql) : this.sql.begin(run).then(() => {});
   }
 
-  async add(id: number, doc: LexicalDoc): Promise<void> {
-    const terms = documentTerms(doc.error, doc.body).filter((t) => SAFE_TOKEN.test(t));
-    const errorTokens = fieldTokens(doc.error).length;
-    const tokens = errorTokens + fieldTokens(doc.body).length;
+  add(id: number, doc: LexicalDoc): Promise<void> {
+    return this.addMany([{ id, doc }]);
+  }
+
+  /**
+   * Documents in one statement (`add` is one; a copy between stores passes a batch): each row with
+   * its token counts, the totals, and each term's document count raised once per statement.
+   */
+  async addMany(entries: { id: number; doc: LexicalDoc }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const ids: number[] = [];
+    const docs: string[] = [];
+    const errorTokens: number[] = [];
+    const tokens: number[] = [];
+    const termIds: number[] = [];
+    const terms: string[] = [];
+    for (const { id, doc } of entries) {
+      const inError = fieldTokens(doc.error).length;
+      ids.push(id);
+      docs.push(tsvectorLiteral(doc));
+      errorTokens.push(inError);
+      tokens.push(inError + fieldTokens(doc.body).length);
+      for (const term of documentTerms(doc.error, doc.body)) {
+        if (!SAFE_TOKEN.test(term)) continue;
+        termIds.push(id);
+        terms.push(term);
+      }
+    }
     await this.write(
       (sql) => sql`
       WITH l AS (
-        INSERT INTO lexical (id, doc, error_tokens, tokens) VALUES (${id}, ${tsvectorLiteral(doc)}::tsvector, ${errorTokens}, ${tokens})
-        ON CONFLICT (id) DO NOTHING RETURNING tokens
+        INSERT INTO lexical (id, doc, error_tokens, tokens)
+        SELECT id, doc::tsvector, error_tokens, tokens
+        FROM unnest(${ids}::bigint[], ${docs}::text[], ${errorTokens}::int[], ${tokens}::int[]) AS d(id, doc, error_tokens, tokens)
+        ON CONFLICT (id) DO NOTHING RETURNING id, tokens
       ), t AS (
-        UPDATE lexical_totals SET docs = docs + 1, tokens = lexical_totals.tokens + l.tokens FROM l
+        UPDATE lexical_totals SET docs = docs + (SELECT count(*) FROM l), tokens = lexical_totals.tokens + (SELECT sum(tokens) FROM l)
+        WHERE EXISTS (SELECT 1 FROM l)
       )
-      INSERT INTO lexical_terms (term, docs) SELECT term, 1 FROM unnest(${terms}::text[]) AS term WHERE EXISTS (SELECT 1 FROM l)
-      ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1`,
+      INSERT INTO lexical_terms (term, docs)
+      SELECT p.term, count(*) FROM unnest(${termIds}::bigint[], ${terms}::text[]) AS p(id, term)
+      WHERE p.id IN (SELECT id FROM l) GROUP BY p.term
+      ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + excluded.docs`,
     );
   }
 

@@ -239,6 +239,44 @@ export const PG_MIGRATIONS: PgMigration[] = [
       INSERT INTO lexical_totals (docs, tokens) SELECT count(*), coalesce(sum(tokens), 0) FROM lexical;
     `,
   },
+  {
+    version: 4,
+    name: "fingerprint changes by transaction",
+    sql: `
+      -- Fingerprints whose lookup answer may have changed, by writing transaction (as vectors):
+      -- a replica reads the rows of transactions not finished when it last looked before it
+      -- answers a lookup from its cache (postgres/fingerprint-feed.ts), so once any replica has
+      -- reported a change, lookups on every replica show it. Written by triggers, so no write
+      -- path can forget it; rows older than an hour are deleted as replicas catch up.
+      CREATE TABLE fingerprint_changes (
+        fingerprint text NOT NULL,
+        txid        xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        at          timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX fingerprint_changes_by_txid ON fingerprint_changes (txid);
+      CREATE INDEX fingerprint_changes_by_time ON fingerprint_changes (at);
+      -- A lookup shows indexed trails only: a queued trail's insert changes no answer.
+      CREATE FUNCTION colony_trail_fingerprint_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP <> 'INSERT' THEN
+            INSERT INTO fingerprint_changes (fingerprint) VALUES (OLD.fingerprint);
+          END IF;
+          IF (TG_OP = 'INSERT' AND NEW.status = 'indexed') OR (TG_OP = 'UPDATE' AND NEW.fingerprint <> OLD.fingerprint) THEN
+            INSERT INTO fingerprint_changes (fingerprint) VALUES (NEW.fingerprint);
+          END IF;
+          RETURN NULL;
+        END $$;
+      CREATE TRIGGER trails_fingerprint_changed AFTER INSERT OR UPDATE OR DELETE ON trails
+        FOR EACH ROW EXECUTE FUNCTION colony_trail_fingerprint_changed();
+      CREATE FUNCTION colony_alias_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO fingerprint_changes (fingerprint) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.old_fp ELSE NEW.old_fp END);
+          RETURN NULL;
+        END $$;
+      CREATE TRIGGER fingerprint_aliases_changed AFTER INSERT OR DELETE ON fingerprint_aliases
+        FOR EACH ROW EXECUTE FUNCTION colony_alias_changed();
+    `,
+  },
 ];
 
 /**

@@ -43,6 +43,14 @@ export class PgKeyValueStore implements KeyValueStore {
     await this.sql`INSERT INTO kv (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
   }
 
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    // DO UPDATE with the row's own value (not DO NOTHING) so RETURNING gives the winner's value;
+    // the conflicting insert waits for a concurrent one to commit first.
+    const [row] = await this.sql`INSERT INTO kv (key, value) VALUES (${key}, ${value})
+      ON CONFLICT (key) DO UPDATE SET value = kv.value RETURNING value`;
+    return row.value;
+  }
+
   async delete(key: string): Promise<void> {
     await this.sql`DELETE FROM kv WHERE key = ${key}`;
   }

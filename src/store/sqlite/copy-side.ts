@@ -255,7 +255,9 @@ class SqliteCopySide implements CopySide {
         if (!this.vectors) throw new Error("the target's vectors were not opened");
         await this.vectors.upsert(id, vector);
       },
-      addLexical: (id, doc) => this.lexical.add(id, doc),
+      addLexical: async (docs) => {
+        for (const { id, doc } of docs) await this.lexical.add(id, doc);
+      },
       setKv: async (key, value) => this.kv.setNow(key, value),
     };
     // The copy is this process's only user of the database: the transaction may span awaits.

@@ -5,11 +5,13 @@ export class SqliteKeyValueStore implements KeyValueStore {
   private readonly getStmt;
   private readonly setStmt;
   private readonly delStmt;
+  private readonly insertStmt;
 
   constructor(db: Database) {
     this.getStmt = db.query<{ value: string }, [string]>("SELECT value FROM kv WHERE key = ?");
     this.setStmt = db.query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     this.delStmt = db.query("DELETE FROM kv WHERE key = ?");
+    this.insertStmt = db.query("INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING");
   }
 
   async get(key: string): Promise<string | null> {
@@ -18,6 +20,11 @@ export class SqliteKeyValueStore implements KeyValueStore {
 
   async set(key: string, value: string): Promise<void> {
     this.setNow(key, value);
+  }
+
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    this.insertStmt.run(key, value);
+    return this.getNow(key) ?? value;
   }
 
   async delete(key: string): Promise<void> {
