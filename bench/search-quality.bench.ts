@@ -2,11 +2,13 @@
 // trails made from real error strings on this machine; each case's variant / paraphrase / related
 // query searched in three systems side by side: lexical only, vector only, hybrid (production).
 // Measurement only: nothing here feeds back into the ranking constants or the model.
-// Run: node_modules/.bin/bun bench/search-quality.bench.ts [--quick]
+// `--backend postgres` runs it on a throwaway PostgreSQL (bench/lib/backend.ts).
+// Run: node_modules/.bin/bun bench/search-quality.bench.ts [--quick] [--backend sqlite|postgres]
 import { fingerprint } from "../src/core/fingerprint";
 import type { RetrievalMode } from "../src/service/search";
 import { evalTrails } from "../test/support/eval-trails";
 import { loadSharedEval } from "../test/support/paths";
+import { backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, verdict } from "./lib/report";
@@ -38,7 +40,10 @@ const TARGETS: Record<Kind, { k: 1 | 3; min: number }> = {
   related: { k: 3, min: 0.85 },
 };
 
-const figures = new Figures("search-quality");
+const backends = chosenBackends();
+if (backends.length !== 1) throw new Error("search-quality runs on one backend at a time: --backend sqlite or --backend postgres");
+const backend = backends[0]!;
+const figures = new Figures(backend === "sqlite" ? "search-quality" : `search-quality-${backend}`);
 const cases = evalTrails(loadSharedEval());
 const { negatives } = loadSharedEval();
 const t0 = performance.now();
@@ -46,7 +51,8 @@ const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 5);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);
 
 const dir = benchDir();
-const colony = await inProcessColony(dir);
+const colony = await inProcessColony(dir, await backendEnv(backend));
+log(`store: ${backend}`);
 try {
   const service = colony.service;
   const caller = { address: "127.0.0.1", client: "anon-loopback", agent: "bench-quality", agentDeclared: true };
@@ -55,9 +61,9 @@ try {
   for (const c of cases) published.push((await service.trails.publish(c.trail, { ...caller, agent: `case-author-${c.case.id}` })).body);
   const seeding = await seedTrails(colony, distractors, { chunk: 4000 });
   log(`loaded ${cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s (drain ${f1(seeding.drainS)} s)`);
-  const counts = colony.subsystems
-    .db!.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM trails GROUP BY status")
-    .all();
+  const counts = Object.entries(await colony.subsystems.store!.trails.countByStatus())
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => ({ status, n }));
   log(`trail statuses: ${counts.map((c) => `${c.status} ${c.n}`).join(", ")}`);
   figures.set("corpus", { cases: cases.length, distractors: distractors.length, load_s: seeding.totalS, statuses: counts });
 
@@ -234,5 +240,6 @@ try {
 } finally {
   await colony.stop();
   removeDir(dir);
+  await stopBackends();
 }
 figures.write();

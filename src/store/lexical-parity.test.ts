@@ -34,7 +34,7 @@ describe.skipIf(unavailable !== null)("lexical search: SQLite and PostgreSQL ran
     error: lexicalDocument("ECONNREFUSED ECONNREFUSED connect ECONNREFUSED 127.0.0.1:5432"),
     body: lexicalDocument("PostgreSQL is not running: ECONNREFUSED until it starts; start postgresql then retry"),
   });
-  // Every other query of each case (about 950), and every negative.
+  // Every other query of each case (989), and every negative.
   const queries = [
     ...devset.cases.flatMap((c) => c.queries.filter((_, i) => i % 2 === 0).map((q) => q.text)),
     ...devset.negatives.map((n) => n.text),

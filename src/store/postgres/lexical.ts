@@ -128,24 +128,26 @@ export class PgLexicalIndex implements LexicalIndex {
   async search(tokens: string[], k: number): Promise<LexicalHit[]> {
     const distinct = [...new Set(tokens)].filter((t) => SAFE_TOKEN.test(t)).slice(0, 256);
     if (distinct.length === 0 || k <= 0) return [];
-    const rows = await this.sql`SELECT term, docs FROM lexical_terms WHERE term = ANY(${distinct}::text[])`;
-    if (rows.length === 0) return [];
-    const [totalsRow] = await this.sql`SELECT docs, tokens FROM lexical_totals`;
+    // The query's terms with their document counts, and (term null) the index's totals: one round trip.
+    const rows = await this.sql`
+      SELECT term, docs, NULL::bigint AS tokens FROM lexical_terms WHERE term = ANY(${distinct}::text[])
+      UNION ALL SELECT NULL, docs, tokens FROM lexical_totals`;
+    const totalsRow = rows.find((r: any) => r.term === null);
     const totals: LexicalTotals = { docs: num(totalsRow.docs), tokens: num(totalsRow.tokens) };
-    const docFrequency = new Map<string, number>(rows.map((r: any) => [r.term, num(r.docs)]));
+    const docFrequency = new Map<string, number>(rows.filter((r: any) => r.term !== null).map((r: any) => [r.term, num(r.docs)]));
     const chosen = selectQueryTerms(distinct, docFrequency, totals.docs);
     if (chosen.length === 0) return [];
     const query = bm25Query(chosen, docFrequency, totals);
     // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.
     // `found`: the document reduced to the chosen terms (setweight marks them C, ts_filter keeps C).
-    const matches = await this.sql`
-      SELECT id, error_tokens, tokens, ts_filter(setweight(doc, 'c', ${chosen}::text[]), '{c}')::text AS found
-      FROM lexical WHERE doc @@ CAST(${chosen.map((t) => `'${t}'`).join(" | ")} AS tsquery)`;
+    const matches: [unknown, number, number, string][] = await this.sql`
+      SELECT id, error_tokens, tokens, ts_filter(setweight(doc, 'c', ${chosen}::text[]), '{c}')::text
+      FROM lexical WHERE doc @@ CAST(${chosen.map((t) => `'${t}'`).join(" | ")} AS tsquery)`.values();
     const position = new Map(chosen.map((t, i) => [t, i]));
     return bestScored(
-      matches.map((m: any) => ({
-        id: num(m.id),
-        score: bm25Score(query, weightedCounts(m.found, position, m.error_tokens), m.tokens),
+      matches.map(([id, errorTokens, tokens, found]) => ({
+        id: num(id),
+        score: bm25Score(query, weightedCounts(found, position, errorTokens), tokens),
       })),
       k,
     );
