@@ -2,8 +2,11 @@
 // machine state, never as root, and hands out separate databases.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { readFileSync } from "node:fs";
-import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_DIR } from "./support/paths";
+import { type PostgresServer, postgresUnavailable, reapOrphanedServers, startPostgres } from "./support/postgres";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL tests skipped: ${unavailable}`);
@@ -25,6 +28,54 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
       const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
       expect(uid).toBeDefined();
       expect(Number(uid)).not.toBe(0);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  test("a server whose test process was killed is stopped and deleted by the next start", async () => {
+    // A test process SIGKILLed (a timeout, an interrupted run) runs no exit handler: its server
+    // kept running and its directory stayed, ~0.7 GB each, until the disk filled.
+    const child = Bun.spawn(
+      [
+        join(REPO_DIR, "node_modules/.bin/bun"),
+        "-e",
+        `const { startPostgres } = await import(${JSON.stringify(join(REPO_DIR, "test/support/postgres.ts"))});
+         const s = await startPostgres(); console.log(s.port); await new Promise(() => {});`,
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    );
+    const reader = child.stdout.getReader();
+    const { value } = await reader.read();
+    const port = Number(new TextDecoder().decode(value).trim());
+    expect(port).toBeGreaterThan(0);
+    const base = readdirSync(tmpdir())
+      .map((n) => join(tmpdir(), n))
+      .find(
+        (d) =>
+          d.includes("colony-pg-") && existsSync(join(d, "owner.pid")) && readFileSync(join(d, "owner.pid"), "utf8") === String(child.pid),
+      );
+    expect(base).toBeDefined();
+    const postmaster = Number(readFileSync(join(base!, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    child.kill("SIGKILL");
+    await child.exited;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(postmaster)).toBe(true); // orphaned, still running
+
+    expect(reapOrphanedServers()).toContain(base!);
+    expect(existsSync(base!)).toBe(false);
+    expect(alive(postmaster)).toBe(false);
+    // the running server of this (live) process is left alone
+    const sql = new SQL(server.url, { max: 1 });
+    try {
+      expect((await sql`select 1 as one`)[0].one).toBe(1);
     } finally {
       await sql.close();
     }

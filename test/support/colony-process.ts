@@ -1,6 +1,7 @@
 // A colony as its own OS process (the built binary by default, or `bun src/main.ts`), so that a
 // crash, a SIGKILL or a SIGTERM is real and visible. Used by the crash harness, the fuzzer and
 // the soak benchmark.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { ensureBinary, freePort } from "./binary";
@@ -25,6 +26,16 @@ export interface ColonyProcessOptions {
   mode?: "binary" | "source";
 }
 
+/**
+ * Cache directories made here (not given by the caller), deleted when the test process exits: a
+ * colony restarted by a test reuses its cache, so they outlive any one start. Each holds the
+ * extracted natives (~70 MB); left behind, a day of test runs filled the disk.
+ */
+const madeCacheDirs = new Set<string>();
+process.on("exit", () => {
+  for (const dir of madeCacheDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export class ColonyProcess {
   private proc: Subprocess<"ignore", "pipe", "pipe"> | null = null;
   private stderrText = "";
@@ -42,7 +53,11 @@ export class ColonyProcess {
   static async create(opts: ColonyProcessOptions): Promise<ColonyProcess> {
     const port = opts.port ?? (await freePort());
     // A given cache directory is left for the colony to create (its permissions are tested).
-    const cacheDir = opts.cacheDir ?? tempDir("colony-cache-");
+    let cacheDir = opts.cacheDir;
+    if (cacheDir === undefined) {
+      cacheDir = tempDir("colony-cache-");
+      madeCacheDirs.add(cacheDir);
+    }
     const command =
       (opts.mode ?? "binary") === "binary"
         ? [ensureBinary(), "serve"]
