@@ -1,7 +1,8 @@
 // The retrieval dev set (eval/devset.json, issue 16), per split (tune / holdout):
 // - fingerprints: the same-fingerprint rate of each case's variants (per miss class), collisions on
-//   the distractor pairs and over every pair of error lines and variants of different cases whose
-//   error class or code differ;
+//   the distractor pairs, over every pair of error lines and variants of different cases whose
+//   error class or code differ, and over every pair of the distractor corpus's real error strings
+//   whose class or message template differ;
 // - search, every case as a trail among real-error distractor trails: R@1 and R@3 per query kind,
 //   the confidence of the top result (how often `strong` and `likely` are right), negatives rated
 //   weak, and the calibration grid the confidence thresholds were chosen from (tune split).
@@ -15,8 +16,8 @@ import { trailFromCase } from "../test/support/case-trail";
 import { type DevCase, loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split } from "../test/support/devset";
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
-import { distractorTrails } from "./lib/corpus";
-import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR } from "./lib/report";
+import { distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
+import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
 const backends = chosenBackends();
@@ -83,12 +84,52 @@ log(
   `collisions: distractor pairs ${distractorCollisions.length}/${devset.distractors.length}; ` +
     `error lines and variants of different cases with another error class or code ${collisions}/${pairs} = ${f3((100 * collisions) / pairs)}% (goal < 0.5%)${collided.size ? ` [${[...collided].join(" ")}]` : ""}`,
 );
+// The real error strings the distractor trails are made from (every one, not deduplicated by
+// fingerprint): pairs whose error class differs, or whose message template differs, that share a
+// fingerprint.
+const harvested = harvestErrorStrings(REPO_DIR);
+const harvestRand = rng(7);
+const harvestLines = harvested.map((e) => ({
+  cls: e.cls.toLowerCase(),
+  template: `${e.cls}|${e.message}`,
+  fp: fingerprint(errorLine(e, harvestRand)),
+}));
+const pairsDiffering = (key: (l: (typeof harvestLines)[number]) => string) => {
+  const counts = new Map<string, number>();
+  for (const l of harvestLines) counts.set(key(l), (counts.get(key(l)) ?? 0) + 1);
+  let same = 0;
+  for (const k of counts.values()) same += (k * (k - 1)) / 2;
+  return (harvestLines.length * (harvestLines.length - 1)) / 2 - same;
+};
+const byFp = new Map<string, typeof harvestLines>();
+for (const l of harvestLines) byFp.set(l.fp, [...(byFp.get(l.fp) ?? []), l]);
+let classCollisions = 0;
+let templateCollisions = 0;
+for (const g of byFp.values()) {
+  for (let i = 0; i < g.length; i++) {
+    for (let j = i + 1; j < g.length; j++) {
+      if (g[i]!.cls !== g[j]!.cls) classCollisions++;
+      if (g[i]!.template !== g[j]!.template) templateCollisions++;
+    }
+  }
+}
+const classPairs = pairsDiffering((l) => l.cls);
+const templatePairs = pairsDiffering((l) => l.template);
+log(
+  `collisions among ${harvestLines.length} real error strings of the distractor corpus: another class ${classCollisions}/${classPairs} = ${((100 * classCollisions) / classPairs).toPrecision(2)}%, ` +
+    `another message template ${templateCollisions}/${templatePairs} = ${((100 * templateCollisions) / templatePairs).toPrecision(2)}% (goal < 0.5%)`,
+);
 figures.set("collisions", {
   distractor_pairs: devset.distractors.length,
   distractor_collisions: distractorCollisions,
   cross_case_pairs: pairs,
   cross_case_collisions: collisions,
   rate: collisions / pairs,
+  corpus_strings: harvestLines.length,
+  corpus_class_pairs: classPairs,
+  corpus_class_collisions: classCollisions,
+  corpus_template_pairs: templatePairs,
+  corpus_template_collisions: templateCollisions,
 });
 
 // ---- Search --------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import {
   cleanText,
   EARLY_RULES,
   GIT_REF_LINE,
+  NOISE_PREFIXES,
   normalizeErrorTextV1,
   normalizePath,
   PATH_RE,
@@ -61,6 +62,12 @@ const V3_LINE_PREFIXES: RegExp[] = [
   /^[ \t]*>>[ \t]+/,
   // Terraform's box "│ ", a reporter's quote "> " in front of every line.
   /^[ \t]*[│┃][ \t]*/,
+  // Kubernetes' klog header "E0418 04:56:17.489683       1 reflector.go:201] ".
+  /^[ \t]*[IWEF]\d{4}[ \t]+\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?[ \t]+\d{1,10}[ \t]+[\w.-]{1,200}:\d{1,6}\][ \t]*/,
+  // A kubectl event row: "Warning  FailedScheduling  112s (x3 over 5m33s)  default-scheduler  ".
+  /^[ \t]*(?:Warning|Normal)[ \t]+[A-Z]\w{1,60}[ \t]+\S{1,20}(?:[ \t]+\(x\d{1,6} over \S{1,20}\))?[ \t]+[\w-]{1,60}[ \t]{2,}/,
+  // Monolog (Laravel, Symfony): "local.ERROR: " after its timestamp.
+  /^[ \t]*[a-z][\w-]{0,30}\.(?:DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[ \t]+/,
   // The Open Build Service's elapsed time "[   47s] ", a list bullet "* ".
   /^[ \t]*\[[ \t]*\d{1,6}s\][ \t]*/,
   /^[ \t]*\*[ \t]+(?=\S)/,
@@ -103,9 +110,22 @@ function unwrapWholeReport(s: string): string {
   return inner.trim();
 }
 
+/** Timestamps (version 1's first three noise prefixes) that may stand before the prefixes above. */
+const LEADING_TIMESTAMPS = NOISE_PREFIXES.slice(0, 3);
+
 function stripV3LinePrefixes(line: string): string {
   let s = line;
-  for (const re of V3_LINE_PREFIXES) s = s.replace(re, "");
+  for (let guard = 0; guard < 4; guard++) {
+    const before = s;
+    const indent = /^[ \t]*/.exec(s)![0];
+    let rest = s.slice(indent.length);
+    for (const re of LEADING_TIMESTAMPS) rest = rest.replace(re, "");
+    // Only a timestamp in front of one of the prefixes goes here; a bare one is left to version 2.
+    let stripped = rest;
+    for (const re of V3_LINE_PREFIXES) stripped = stripped.replace(re, "");
+    if (stripped !== rest) s = indent + stripped;
+    if (s === before) break;
+  }
   return s;
 }
 
@@ -142,6 +162,10 @@ const CAUSE_WRAPPERS: [RegExp, string][] = [
   [/^(?:error[ \t]+code:[ \t]+)?(\d{4})\.[ \t]+(?=[A-Z])/i, "$1: "],
   [/^(?:[\w$]+\(\):[ \t]*)?\((?:HY000|[0-9A-Z]{5})\/(\d{4})\):[ \t]*/i, "$1: "],
   [/^sqlstate\[[0-9A-Z]{5}\]:[ \t]*[^:\n]{1,80}:[ \t]*(\d{4})[ \t]+/i, "$1: "],
+  // Spring's "…; nested exception is X: msg": the innermost exception identifies the error.
+  [/^[^\n]{0,4000}?;[ \t]*nested exception is[ \t]+(?=\S)/i, ""],
+  // Ruby's namespaced classes in front of the message ("ActiveRecord::StatementInvalid: Mysql2::Error: ").
+  [/^(?:[A-Z]\w{0,60}(?:::[A-Z]\w{0,60})+:[ \t]+)+(?=\S)/, ""],
   // PHP 5's "exception 'Exception' with message '...' in /x.php:82".
   [/^exception[ \t]+'[\w\\]{1,200}'[ \t]+with message[ \t]+'([^\n]{1,4000})'[ \t]+in[ \t]+\S{1,500}$/i, "$1"],
 ];
@@ -163,9 +187,10 @@ const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|approx|incl|no|ca)$/i;
 function firstSentence(s: string): string {
   for (const m of s.matchAll(SENTENCE_END)) {
     const head = s.slice(0, m.index);
-    if (ABBREVIATION.test(head)) continue;
-    // A head too short to identify the error on its own keeps the next sentence.
-    if (wordsOf(head) < 4) continue;
+    if (ABBREVIATION.test(head.slice(-8))) continue;
+    // A head too short to identify the error on its own keeps the next sentence (a leading
+    // exception class is no word of the message).
+    if (wordsOf(head.replace(LEADING_CLASS, "")) < 4) continue;
     return head;
   }
   return s;
@@ -185,25 +210,57 @@ const V3_VALUE_RULES: [RegExp, string][] = [
   // A linker's archive member and the symbol's section in front of the message.
   [/^(?:<path>\/)?[\w.+-]{1,200}\.(?:a|lib)\(<src>\)(?::<src>)?(?::?\(\.[\w.]{1,60}\+<hex>\))?:?[ \t]*/i, ""],
   // A location at the end: PHP's "in /x.php:82", rustc's ", src/x.rs:160:55", MSBuild's "[x.vcxproj]".
-  [/[ \t]+in[ \t]+<path>(?::<line>)?$/i, ""],
-  [/,?[ \t]+<src>:<line>$/i, ""],
-  [/[ \t]*\[(?:<path>\/)?[\w.-]{1,200}\.(?:vcxproj|csproj|vbproj|fsproj|sln|proj)\]$/i, ""],
+  [/(?<![ \t])[ \t]+in[ \t]+<path>(?::<line>)?$/i, ""],
+  [/,?(?<![ \t])[ \t]+<src>:<line>$/i, ""],
+  [/(?<![ \t])[ \t]*\[(?:<path>\/)?[\w.-]{1,200}\.(?:vcxproj|csproj|vbproj|fsproj|sln|proj)\]$/i, ""],
   // gcc names a warning promoted to an error "[-Werror=x]", a plain one "[-Wx]".
   [/\[-werror=([\w+-]{1,100})\]/gi, "[-W$1]"],
   // stdcall decoration of a symbol ("WinMain@16") and a requested version ("(requested version 5.9)").
   [/(?<=\w)@\d{1,3}\b(?![.\w])/g, ""],
-  [/[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
+  [/(?<![ \t])[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
   // Space before a colon ("nvcc fatal   : ", "bad auth : "), a character named by its escape.
-  [/[ \t]+:(?=[ \t]|$)/g, ":"],
+  [/(?<![ \t])[ \t]+:(?=[ \t]|$)/g, ":"],
   [/\\u[0-9a-f]{4}\b/gi, "<char>"],
+  // A Go module at a version names the project's dependency, not the error.
+  [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
+  // SQL objects are the user's own: their database, schema, table, column names.
+  [
+    /\b(database|schema|table|relation|column|index|constraint|sequence|view|trigger)[ \t]+(?:(['"`])[\w.$-]{1,200}\2|[a-z]{0,100}[_.$\d][\w.$-]{0,200})(?=[\s,;:)]|$)/gi,
+    "$1 <name>",
+  ],
+  // The user's image or repository that a registry refused.
+  [/\b(pull access denied for|no such image:?)[ \t]+[\w./:@-]{1,300}/gi, "$1 <name>"],
+  // A listening address with and without its host: the same bind; Go's net error for a listener
+  // says all there is, what the program wrapped around it ("run: open server: listen: ") is context.
+  [/(?<![\w>]):<port>/g, "<ip>:<port>"],
+  [/^[^\n]{1,300}?(?=\blisten[ \t]+(?:tcp|tcp4|tcp6|udp|udp4|udp6|unix)[ \t]+\S{1,300}:[ \t]+bind:)/i, ""],
+  // Spring beans and the types they need are the user's own classes.
+  [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
+  // "exec x failed: no such file or directory" and "exec x: no such file or directory".
+  [/(?<![ \t])[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
+  // Go's HTTP client errors: what the program said it was doing before the request is context.
+  [/^[^:\n]{1,60}:[ \t]+(?=<request>:)/, ""],
+  // Monolog's context record after the message ("{"exception":"[object] (…)").
+  [/(?<![ \t])[ \t]+\{"?exception"?:[^\n]*$/i, ""],
   // pydantic's error type after the message.
-  [/[ \t]*\(type=[\w.]{1,100}\)$/, ""],
+  [/(?<![ \t])[ \t]*\(type=[\w.]{1,100}\)$/, ""],
   // The exclamation a tool ends its message with.
   [/!$/, ""],
 ];
 
+/** A severity word inside the line: what a tool or wrapper printed before it is context. */
+const INNER_SEVERITY = /(?:^|[\s:;,(])(?:error|fatal error|fatal|err):[ \t]+(?=\S)/gi;
+
+function afterLastSeverity(s: string): string {
+  let last = -1;
+  for (const m of s.matchAll(INNER_SEVERITY)) if (m.index > 0) last = m.index + m[0].length;
+  if (last < 0) return s;
+  const rest = s.slice(last);
+  return wordsOf(rest) >= 3 && !STRERROR_END.test(rest) ? rest : s;
+}
+
 function template(input: string): string {
-  let s = input;
+  let s = afterLastSeverity(input);
   for (const [re, to] of V3_VALUE_RULES) s = s.replace(re, to);
   s = firstSentence(s);
   // The class in front of a message that identifies the error by itself: loggers, wrappers and
