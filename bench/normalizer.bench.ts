@@ -40,5 +40,16 @@ for (const v of NORMALIZER_VERSIONS) {
   );
 }
 log(`${texts.length} texts of eval/devset.json; load average ${load}`);
+
+// Hostile texts at the query limit (2,000 characters): long runs of blanks and punctuation, which
+// made regexes that start with a run of blanks quadratic (src/core/fingerprint.test.ts).
+const hostile = [`Error: x${" ".repeat(1990)}y`, `Error: x${"\t".repeat(1990)}y`, `x${" ".repeat(1990)})y`, `E: ${". ".repeat(995)}y`];
+for (const v of NORMALIZER_VERSIONS) {
+  const c0 = cpuMs();
+  for (let i = 0; i < 5; i++) for (const t of hostile) normalizeError(t, v);
+  const ms = (cpuMs() - c0) / (5 * hostile.length);
+  result[`v${v}_hostile_ms`] = ms;
+  log(`normalizer ${v}: ${ms.toFixed(2)} ms CPU per hostile 2,000-character text (runs of blanks)`);
+}
 figures.set("normalizer", result);
 figures.write();

@@ -116,8 +116,8 @@ export function stripPrefixes(input: string): string {
 
 export function stripSuffixes(s: string): string {
   return s
-    .replace(/[ \t]*\bdid you mean\b[^?\n]{0,300}\?[ \t]*$/i, "") // Python ≥3.10, node, rustc hints
-    .replace(/[ \t.]+$/, "");
+    .replace(/(?<![ \t])[ \t]*\bdid you mean\b[^?\n]{0,300}\?[ \t]*$/i, "") // Python ≥3.10, node, rustc hints
+    .replace(/(?<![ \t.])[ \t.]+$/, "");
 }
 
 // ---------------------------------------------------------------------------------------------

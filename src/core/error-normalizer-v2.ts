@@ -213,11 +213,11 @@ export const ERROR_WORDS =
 
 /** A stack pasted onto one line: cut at the first frame. */
 export const INLINE_FRAMES: RegExp[] = [
-  /[ \t]+at[ \t]+(?:new[ \t]+|async[ \t]+)?[\w$.<>[\] ]{1,200}?[ \t]*\((?:[^()\n]{0,500}:\d+:\d+|native|<anonymous>)\).*$/,
-  /[ \t]+at[ \t]+(?:file:\/\/)?\/?[^\s()]{1,500}:\d+:\d+\)?.*$/,
-  /[ \t]+at[ \t]+[\w$.]{1,300}\([\w$.-]{1,200}\.(?:java|kt|scala):\d+\).*$/,
-  /[ \t]+goroutine[ \t]+\d+[ \t]+\[[^\]\n]{1,60}\]:.*$/,
-  /[ \t]+-->[ \t]+\S{1,500}:\d+(?::\d+)?(?:[ \t].*)?$/,
+  /(?<![ \t])[ \t]+at[ \t]+(?:new[ \t]+|async[ \t]+)?[\w$.<>[\] ]{1,200}?[ \t]*\((?:[^()\n]{0,500}:\d+:\d+|native|<anonymous>)\).*$/,
+  /(?<![ \t])[ \t]+at[ \t]+(?:file:\/\/)?\/?[^\s()]{1,500}:\d+:\d+\)?.*$/,
+  /(?<![ \t])[ \t]+at[ \t]+[\w$.]{1,300}\([\w$.-]{1,200}\.(?:java|kt|scala):\d+\).*$/,
+  /(?<![ \t])[ \t]+goroutine[ \t]+\d+[ \t]+\[[^\]\n]{1,60}\]:.*$/,
+  /(?<![ \t])[ \t]+-->[ \t]+\S{1,500}:\d+(?::\d+)?(?:[ \t].*)?$/,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -349,17 +349,17 @@ export function stripTrailers(input: string): string {
   for (const re of INLINE_FRAMES) s = s.replace(re, "");
   return (
     s
-      .replace(/[ \t]*\(repeated \d+ times?\)/gi, "")
+      .replace(/(?<![ \t])[ \t]*\(repeated \d+ times?\)/gi, "")
       // Hints and pointers a tool or version adds after the message.
-      .replace(/[ \t]*\(background on this error at:[^)\n]{0,300}\)/gi, "")
-      .replace(/[ \t]+is the server running\b[^?\n]{0,300}\?/gi, "")
-      .replace(/[ \t]+(?:at character|position:?)[ \t]+\d+[ \t]*$/i, "")
+      .replace(/(?<![ \t])[ \t]*\(background on this error at:[^)\n]{0,300}\)/gi, "")
+      .replace(/(?<![ \t])[ \t]+is the server running\b[^?\n]{0,300}\?/gi, "")
+      .replace(/(?<![ \t])[ \t]+(?:at character|position:?)[ \t]+\d+[ \t]*$/i, "")
       .replace(/'?,[ \t]+(?:[\w.-]{1,100}\/){0,12}[\w.-]{1,100}\.rs:\d+(?::\d+)?[ \t]*$/i, "") // rust panic location
       .replace(/(?<!\*)\*{3,}[ \t]*[A-Za-z ]{3,60}?[ \t]*\*{3,}[ \t]*(?:description:[ \t]*)?/g, "") // Spring Boot's failure banner
-      .replace(/[ \t]*\bcollect2(?:\.exe)?:[ \t]+(?:fatal[ \t]+)?error:[ \t]+ld returned \d+ exit status\b/gi, "")
-      .replace(/[ \t]*\b(?:error:[ \t]+)?process completed with exit code \d+\.?/gi, "")
-      .replace(/[ \t]*\bg?make(?:\[\d+\])?:[ \t]+\*\*\*[^\n]*$/i, "")
-      .replace(/[ \t]*\*\*$/, "")
+      .replace(/(?<![ \t])[ \t]*\bcollect2(?:\.exe)?:[ \t]+(?:fatal[ \t]+)?error:[ \t]+ld returned \d+ exit status\b/gi, "")
+      .replace(/(?<![ \t])[ \t]*\b(?:error:[ \t]+)?process completed with exit code \d+\.?/gi, "")
+      .replace(/(?<![ \t])[ \t]*\bg?make(?:\[\d+\])?:[ \t]+\*\*\*[^\n]*$/i, "")
+      .replace(/(?<![ \t])[ \t]*\*\*$/, "")
   );
 }
 
@@ -396,7 +396,7 @@ export const V2_VALUE_RULES: Rule[] = [
   [/\b([a-z][a-z0-9-]{0,60}?)-[a-z0-9]{8,10}-[a-z0-9]{5}\b/g, (m, name: string) => (/\d/.test(m.slice(name.length)) ? `${name}-<pod>` : m)],
   // Go module and package paths (host with a dot, then segments): the user's own project.
   [
-    /(?<=\b(?:package|module|imported by|providing package|requires?|go get|#)[ \t(]+)(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}/gi,
+    /(?=[a-z0-9-])(?<=\b(?:package|module|imported by|providing package|requires?|go get|#)[ \t(]+)(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}/gi,
     "<module>",
   ],
   // The user's source files and object files, bare or in a relative path, with or without a line.
@@ -490,8 +490,8 @@ export function normalizeErrorTextV2(errorText: string): string {
   return s
     .toLowerCase()
     .replace(/\s+/g, " ")
-    .replace(/[ \t.:;,]+$/, "")
-    .replace(/[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
-    .replace(/[ \t.:;,]+$/, "")
+    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
+    .replace(/(?<![ \t])[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
+    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
     .trim();
 }

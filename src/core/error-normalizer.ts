@@ -318,9 +318,9 @@ export function normalizeErrorText(errorText: string): string {
   return s
     .toLowerCase()
     .replace(/\s+/g, " ")
-    .replace(/[ \t.:;,]+$/, "")
-    .replace(/[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
-    .replace(/[ \t.:;,]+$/, "")
+    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
+    .replace(/(?<![ \t])[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
+    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
     .trim();
 }
 

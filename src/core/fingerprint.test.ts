@@ -595,3 +595,30 @@ describe("normalizer 2: different errors stay apart", () => {
     });
   }
 });
+
+describe("hostile input: long runs of blanks cost linear time", () => {
+  // A regex that starts with a run of blanks ("[ \t]*x", "[ \t.]+$") is retried from every
+  // position inside a long run, each try scanning to the run's end: 2,000 spaces in a search query
+  // cost ~0.3 s of CPU (every search computes all three normalizer versions). A lookbehind that
+  // refuses to start inside a run makes each start after the first fail at once; it changes no
+  // match, since any match starting inside a run also starts at the run's start (checked on 86k
+  // real and mutated strings: identical output for every version). bench/normalizer.bench.ts
+  // measures the cost.
+  const files = ["error-normalizer-v1.ts", "error-normalizer-v2.ts", "error-normalizer.ts"];
+  test("no normalizer regex starts with an unguarded run of blanks", () => {
+    for (const f of files) {
+      const src = readFileSync(join(REPO_DIR, "src/core", f), "utf8");
+      const unguarded = src.match(/(?<=[(,[\s])\/\[ \\t[^\]]{0,8}\][*+]/g) ?? [];
+      expect({ file: f, unguarded }).toEqual({ file: f, unguarded: [] });
+    }
+  });
+  test("the module-path lookbehind is entered only where a module name can start", () => {
+    const src = readFileSync(join(REPO_DIR, "src/core/error-normalizer-v2.ts"), "utf8");
+    expect(src).toContain("/(?=[a-z0-9-])(?<=\\b(?:package|module|imported by");
+  });
+  test("a query of 2,000 blanks between words normalizes as a short one does", () => {
+    for (const v of [1, 2, 3] as const) {
+      expect(normalizeError(`Error: x${" ".repeat(2000)}y`, v)).toBe(normalizeError("Error: x y", v));
+    }
+  });
+});

@@ -11,6 +11,7 @@
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import type { FingerprintChanges } from "../seams";
+import { SharedPull } from "./shared-pull";
 
 export const FINGERPRINTS_CHANNEL = "colony_fingerprints";
 /** Fingerprints per NOTIFY: well under PostgreSQL's 8,000-byte payload limit. */
@@ -37,8 +38,7 @@ export class PgFingerprintFeed implements FingerprintChanges {
   private horizon: string | null = null;
   private lookedAt = 0;
   private purgedAt = 0;
-  private running: Promise<void> | null = null;
-  private next: Promise<void> | null = null;
+  private readonly pulls = new SharedPull(() => this.pull());
 
   constructor(private readonly sql: SQL) {}
 
@@ -66,19 +66,7 @@ export class PgFingerprintFeed implements FingerprintChanges {
    * was told. Rejects when the database does not answer.
    */
   catchUp(): Promise<void> {
-    if (!this.running) {
-      this.running = this.pull().finally(() => {
-        this.running = null;
-      });
-      return this.running;
-    }
-    this.next ??= this.running
-      .catch(() => {})
-      .then(() => {
-        this.next = null;
-        return this.catchUp();
-      });
-    return this.next;
+    return this.pulls.run();
   }
 
   private async pull(): Promise<void> {

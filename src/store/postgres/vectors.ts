@@ -15,6 +15,7 @@ import type { SQL } from "bun";
 import { HammingIndex } from "../hamming-index";
 import type { KeyValueStore, VectorHit, VectorStore } from "../ports";
 import { num } from "./repositories";
+import { SharedPull } from "./shared-pull";
 
 export const SIGNATURE_KEY = "vectors.signature";
 /** Bumped when the layout changes: a different layout rebuilds like a different model. */
@@ -55,8 +56,7 @@ export class PgVectorIndex {
   readonly codes: HammingIndex;
   /** Transactions from this id on may have written rows this replica has not read. */
   private horizon = "0";
-  private running: Promise<void> | null = null;
-  private next: Promise<void> | null = null;
+  private readonly pulls = new SharedPull(() => this.pull());
 
   constructor(
     private readonly sql: SQL,
@@ -71,19 +71,7 @@ export class PgVectorIndex {
    * pull's snapshot may predate the caller's write.
    */
   catchUp(): Promise<void> {
-    if (!this.running) {
-      this.running = this.pull().finally(() => {
-        this.running = null;
-      });
-      return this.running;
-    }
-    this.next ??= this.running
-      .catch(() => {})
-      .then(() => {
-        this.next = null;
-        return this.catchUp();
-      });
-    return this.next;
+    return this.pulls.run();
   }
 
   private async pull(): Promise<void> {
