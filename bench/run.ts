@@ -35,6 +35,8 @@ const ORDER = [
   "search-speed",
   "feed-stats",
   "mcp",
+  "postgres",
+  "pg-client",
 ];
 const found = readdirSync(join(REPO_DIR, "bench"))
   .filter((f) => f.endsWith(".bench.ts"))
