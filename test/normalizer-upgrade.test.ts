@@ -85,36 +85,47 @@ const lookup = async (c: TestColony, fp: string) => {
 };
 const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
 
-test("an upgraded colony answers lookups and search by old and new fingerprints, each trail once", async () => {
-  const dataDir = tempDir("colony-normalizer-upgrade-");
+/** A colony that published `errors` and was then rewound to an older release's schema; its trail ids. */
+async function publishedThenRewound(prefix: string, errors: string[], rewind: (dataDir: string) => void) {
+  const dataDir = tempDir(prefix);
   const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
   const ids: string[] = [];
-  for (const error of ERRORS) ids.push(((await (await first.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+  for (const error of errors) ids.push(((await (await first.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
   await first.service.worker!.drain();
   await first.stop();
-  rewindToVersion1(dataDir);
+  rewind(dataDir);
+  return { dataDir, ids };
+}
+
+/** Every stored trail is on the current normalizer, its merge key recomputed; the number of aliases. */
+function expectRefingerprinted(dataDir: string, aliases: number): void {
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    const rows = db
+      .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
+        "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
+      )
+      .all();
+    for (const r of rows) {
+      const trail = JSON.parse(r.content);
+      expect(r.normalizer_version).toBe(3);
+      expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
+      expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
+    }
+    expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: aliases });
+  } finally {
+    db.close();
+  }
+}
+
+test("an upgraded colony answers lookups and search by old and new fingerprints, each trail once", async () => {
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-", ERRORS, rewindToVersion1);
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(ERRORS.length);
-    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
-    try {
-      const rows = db
-        .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
-          "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
-        )
-        .all();
-      for (const r of rows) {
-        const trail = JSON.parse(r.content);
-        expect(r.normalizer_version).toBe(3);
-        expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
-        expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
-      }
-      expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: ERRORS.length });
-    } finally {
-      db.close();
-    }
+    expectRefingerprinted(dataDir, ERRORS.length);
 
     for (const [i, error] of ERRORS.entries()) {
       const oldFp = fingerprint(error, 1);
@@ -148,36 +159,14 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
 });
 
 test("a version-2 colony upgraded to version 3 answers by its version-1, version-2 and version-3 fingerprints, each trail once", async () => {
-  const dataDir = tempDir("colony-normalizer-upgrade-v3-");
-  const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
-  const ids: string[] = [];
-  for (const error of V3_ERRORS) ids.push(((await (await first.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
-  await first.service.worker!.drain();
-  await first.stop();
-  rewindToVersion2(dataDir);
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v3-", V3_ERRORS, rewindToVersion2);
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V3_ERRORS.length);
-    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
-    try {
-      const rows = db
-        .query<{ fingerprint: string; normalizer_version: number; merge_key: string | null; content: string }, []>(
-          "SELECT fingerprint, normalizer_version, merge_key, content FROM trails ORDER BY seq",
-        )
-        .all();
-      for (const r of rows) {
-        const trail = JSON.parse(r.content);
-        expect(r.normalizer_version).toBe(3);
-        expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
-        expect(r.merge_key).toBe(mergeKey(trail));
-      }
-      // The version-1 aliases stay; each version-2 fingerprint now names the version-3 one.
-      expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: 2 * V3_ERRORS.length });
-    } finally {
-      db.close();
-    }
+    // The version-1 aliases stay; each version-2 fingerprint now names the version-3 one.
+    expectRefingerprinted(dataDir, 2 * V3_ERRORS.length);
 
     for (const [i, error] of V3_ERRORS.entries()) {
       const fps = [fingerprint(error, 1), fingerprint(error, 2), fingerprint(error)];
