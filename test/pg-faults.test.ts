@@ -2,10 +2,9 @@
 // "Faults"): the server going away under two running replicas and coming back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { loadConfig } from "../src/config";
 import { fingerprint } from "../src/core/fingerprint";
-import { type RunningColony, startColony } from "../src/serve";
-import { tempDir } from "./support/colony";
+import type { RunningColony } from "../src/serve";
+import { startQuietColony, tempDir } from "./support/colony";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
 import { agent, json, sampleTrail } from "./support/trails";
@@ -57,16 +56,7 @@ async function expectUnavailable(res: Response, what: string): Promise<void> {
 function startReplica(url: string, dirs: string[], env: Record<string, string> = {}): Promise<RunningColony> {
   const dir = tempDir("colony-pgfault-");
   dirs.push(dir);
-  return startColony(
-    loadConfig({
-      HOME: process.env.HOME,
-      COLONY_PORT: "0",
-      COLONY_LOG_LEVEL: "silent",
-      ...env,
-      COLONY_DATABASE_URL: url,
-      COLONY_DATA_DIR: dir,
-    }),
-  );
+  return startQuietColony({ ...env, COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir });
 }
 
 describe.skipIf(why !== null)("PostgreSQL faults", () => {

@@ -4,13 +4,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { pseudonymSecret } from "../src/compose";
-import { loadConfig } from "../src/config";
 import { fingerprint } from "../src/core/fingerprint";
-import { type RunningColony, startColony } from "../src/serve";
+import type { RunningColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
 import type { Store } from "../src/store/ports";
 import { PgQuotaCounters } from "../src/store/postgres/seams";
-import { tempDir } from "./support/colony";
+import { startQuietColony, tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
 import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
 import { agent, json, sampleTrail } from "./support/trails";
@@ -37,15 +36,7 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     for (let i = 0; i < 2; i++) {
       const dir = tempDir("colony-replica-");
       dirs.push(dir);
-      const config = loadConfig({
-        HOME: process.env.HOME,
-        COLONY_PORT: "0",
-        COLONY_LOG_LEVEL: "silent",
-        ...env,
-        COLONY_DATABASE_URL: url,
-        COLONY_DATA_DIR: dir,
-      });
-      const colony = await startColony(config);
+      const colony = await startQuietColony({ ...env, COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir });
       replicas.push(colony);
       started.push(colony);
     }

@@ -62,18 +62,19 @@ export function tempDir(prefix = "colony-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** A colony in this process on a free loopback port, logs off; `env` overrides those defaults. */
+export function startQuietColony(env: Record<string, string | undefined>): Promise<RunningColony> {
+  return startColony(loadConfig({ HOME: process.env.HOME, COLONY_PORT: "0", COLONY_LOG_LEVEL: "silent", ...env }));
+}
+
 export async function startTestColony(env: Record<string, string> = {}): Promise<TestColony> {
   if (TEST_REPLICAS > 1) return startReplicatedColony(env);
   const dataDir = env.COLONY_DATA_DIR ?? tempDir();
-  const config = loadConfig({
-    HOME: process.env.HOME,
-    COLONY_PORT: "0",
-    COLONY_LOG_LEVEL: "silent",
+  const colony = await startQuietColony({
     ...(env.COLONY_DATABASE_URL ? {} : await backendEnv(dataDir)),
     ...env,
     COLONY_DATA_DIR: dataDir,
   });
-  const colony = await startColony(config);
   return {
     ...colony,
     replicas: [colony],
@@ -111,17 +112,16 @@ async function startReplicatedColony(env: Record<string, string>): Promise<TestC
     for (let i = 0; i < TEST_REPLICAS; i++) {
       const dir = join(dataDir, `replica-${i + 1}`);
       mkdirSync(dir, { recursive: true });
-      const config = loadConfig({
-        HOME: process.env.HOME,
-        COLONY_LOG_LEVEL: "silent",
-        COLONY_PUBLIC_URL: proxy.url,
-        ...database,
-        ...env,
-        ...trust,
-        COLONY_PORT: "0",
-        COLONY_DATA_DIR: dir,
-      });
-      replicas.push(await startColony(config));
+      replicas.push(
+        await startQuietColony({
+          COLONY_PUBLIC_URL: proxy.url,
+          ...database,
+          ...env,
+          ...trust,
+          COLONY_PORT: "0",
+          COLONY_DATA_DIR: dir,
+        }),
+      );
     }
   } catch (err) {
     for (const r of replicas) await r.stop();
