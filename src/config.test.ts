@@ -75,7 +75,7 @@ describe("loadConfig", () => {
       /several.*target_session_attrs=standby is not supported/,
     ],
     ["COLONY_DATABASE_URL", "postgres://u:pw@db1,,db2/c", /host 2 of the list is empty/],
-    ["COLONY_DATABASE_TIMEOUT_MS", "50", /from 100/],
+    ["COLONY_DATABASE_TIMEOUT_MS", "10s", /whole number from 0/],
   ];
   for (const [name, value, accepts] of bad) {
     test(`${name}=${value} is refused naming the variable`, () => {

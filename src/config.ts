@@ -169,7 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
     databaseUrl: databaseUrl(env, "COLONY_DATABASE_URL"),
     databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
-    databaseTimeoutMs: int(env, "COLONY_DATABASE_TIMEOUT_MS", 10_000, 100, 3_600_000),
+    databaseTimeoutMs: int(env, "COLONY_DATABASE_TIMEOUT_MS", 10_000, 0, 3_600_000),
     jobLeaseMs: int(env, "COLONY_JOB_LEASE_MS", 60_000, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
   };
@@ -200,7 +200,7 @@ export const CONFIG_DOC: [string, string, string][] = [
   [
     "COLONY_DATABASE_TIMEOUT_MS",
     "10000",
-    "PostgreSQL: longest wait for the database on a request (then 503 unavailable); also the server's statement_timeout",
+    "PostgreSQL: longest wait for the database on a request (then 503 unavailable); also the server's statement_timeout; 0 = none",
   ],
   [
     "COLONY_JOB_LEASE_MS",

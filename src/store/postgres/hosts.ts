@@ -133,7 +133,13 @@ class MultiHostPool implements DatabasePool {
 
   /** Why the host does not suit, or null when it does. */
   private async unsuitable(host: DatabaseHost): Promise<string | null> {
-    const probe = new SQL(host.url, { ...this.options, max: 1, idleTimeout: 1 });
+    const probe = new SQL(host.url, {
+      ...this.options,
+      max: 1,
+      idleTimeout: 1,
+      // Not counted as one of the colony's connections (`colony migrate` refuses a database in use).
+      connection: { ...this.options.connection, application_name: "colony-probe" },
+    });
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const answer = probe`SELECT pg_is_in_recovery() AS in_recovery, current_setting('transaction_read_only') AS read_only`;
