@@ -4,12 +4,14 @@
 // a token such as err_require_esm stays one lexeme. A query keeps only its rarest terms
 // (core/lexical.ts selectQueryTerms, from the term statistics kept beside the index: an OR of every
 // term would rank most of the corpus); the GIN index finds the documents with any of them, and
-// each is scored by FTS5's BM25 (core/bm25.ts) from its counts of those terms, its token count and
-// the index's totals, all kept exact here as FTS5 keeps them. (ts_rank is not BM25: it has no idf,
-// so a document with one very rare term ranks below documents with several common ones; the dev
-// set measured up to 0.09 lower recall with it.)
+// each is scored by FTS5's BM25 (core/bm25.ts) in the database, from the document's field-weighted
+// count of each term (the `counts` column, term -> count), its token count and the index's totals,
+// all kept exact here as FTS5 keeps them. Only the best k leave the server: shipping every match
+// (thousands at 100k trails) to score it here cost more than the search's other steps together.
+// (ts_rank is not BM25: it has no idf, so a document with one very rare term ranks below documents
+// with several common ones; the dev set measured up to 0.09 lower recall with it.)
 import type { SQL } from "bun";
-import { bestScored, bm25Query, bm25Score, FIELD_WEIGHTS, type LexicalTotals } from "../../core/bm25";
+import { BM25_B, BM25_K1, bm25Query, FIELD_WEIGHTS, type LexicalTotals } from "../../core/bm25";
 import { documentTerms, selectQueryTerms } from "../../core/lexical";
 import type { LexicalDoc, LexicalHit, LexicalIndex } from "../ports";
 import { num } from "./repositories";
@@ -17,8 +19,8 @@ import { num } from "./repositories";
 /** tsvector positions stop at 16,383 (a document has at most 2 x 400 tokens, core/lexical.ts). */
 const MAX_POSITION = 16_383;
 /**
- * PostgreSQL keeps at most 256 positions of a lexeme per document: a query term repeated more
- * often in one trail counts 256 here and its full count in FTS5 (a difference seen only then).
+ * PostgreSQL keeps at most 256 positions of a lexeme per document (scores use the `counts` column,
+ * which has no such limit; documents indexed before it have the tsvector's counts, migration 5).
  */
 const MAX_POSITIONS = 256;
 const SAFE_TOKEN = /^[\p{L}\p{N}_]+$/u;
@@ -31,6 +33,21 @@ const LEXICAL_WRITERS = 0x636f6c6c6578;
 
 /** Tokens of a field, as a tsvector literal may hold them. */
 const fieldTokens = (text: string) => text.split(" ").filter((t) => t && SAFE_TOKEN.test(t));
+
+/**
+ * Each term's occurrences in the two fields, weighted by field (core/bm25.ts FIELD_WEIGHTS), as
+ * FTS5 counts them for bm25(): the `counts` column's JSON object.
+ */
+export function weightedTermCounts(doc: LexicalDoc): Record<string, number> {
+  const counts: Record<string, number> = Object.create(null);
+  for (const [text, weight] of [
+    [doc.error, FIELD_WEIGHTS.error],
+    [doc.body, FIELD_WEIGHTS.body],
+  ] as const) {
+    for (const token of fieldTokens(text)) counts[token] = (counts[token] ?? 0) + weight;
+  }
+  return counts;
+}
 
 /**
  * A tsvector literal for the two fields: each token with its positions and weight. The error
@@ -81,6 +98,7 @@ export class PgLexicalIndex implements LexicalIndex {
     if (entries.length === 0) return;
     const ids: number[] = [];
     const docs: string[] = [];
+    const counts: string[] = [];
     const errorTokens: number[] = [];
     const tokens: number[] = [];
     const termIds: number[] = [];
@@ -89,6 +107,7 @@ export class PgLexicalIndex implements LexicalIndex {
       const inError = fieldTokens(doc.error).length;
       ids.push(id);
       docs.push(tsvectorLiteral(doc));
+      counts.push(JSON.stringify(weightedTermCounts(doc)));
       errorTokens.push(inError);
       tokens.push(inError + fieldTokens(doc.body).length);
       for (const term of documentTerms(doc.error, doc.body)) {
@@ -100,9 +119,10 @@ export class PgLexicalIndex implements LexicalIndex {
     await this.write(
       (sql) => sql`
       WITH l AS (
-        INSERT INTO lexical (id, doc, error_tokens, tokens)
-        SELECT id, doc::tsvector, error_tokens, tokens
-        FROM unnest(${ids}::bigint[], ${docs}::text[], ${errorTokens}::int[], ${tokens}::int[]) AS d(id, doc, error_tokens, tokens)
+        INSERT INTO lexical (id, doc, counts, error_tokens, tokens)
+        SELECT id, doc::tsvector, counts::jsonb, error_tokens, tokens
+        FROM unnest(${ids}::bigint[], ${docs}::text[], ${counts}::text[], ${errorTokens}::int[], ${tokens}::int[])
+          AS d(id, doc, counts, error_tokens, tokens)
         ON CONFLICT (id) DO NOTHING RETURNING id, tokens
       ), t AS (
         UPDATE lexical_totals SET docs = docs + (SELECT count(*) FROM l), tokens = lexical_totals.tokens + (SELECT sum(tokens) FROM l)
@@ -138,32 +158,45 @@ export class PgLexicalIndex implements LexicalIndex {
     const chosen = selectQueryTerms(distinct, docFrequency, totals.docs);
     if (chosen.length === 0) return [];
     const query = bm25Query(chosen, docFrequency, totals);
-    // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.
-    // `found`: the document reduced to the chosen terms (setweight marks them C, ts_filter keeps C).
-    const matches: [unknown, number, number, string][] = await this.sql`
-      SELECT id, error_tokens, tokens, ts_filter(setweight(doc, 'c', ${chosen}::text[]), '{c}')::text
-      FROM lexical WHERE doc @@ CAST(${chosen.map((t) => `'${t}'`).join(" | ")} AS tsquery)`.values();
-    const position = new Map(chosen.map((t, i) => [t, i]));
-    return bestScored(
-      matches.map(([id, errorTokens, tokens, found]) => ({
-        id: num(id),
-        score: bm25Score(query, weightedCounts(found, position, errorTokens), tokens),
-      })),
-      k,
-    );
+    const scored: [unknown, number][] = await this.sql
+      .unsafe(scoringStatement(chosen.length), [
+        // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.
+        chosen.map((t) => `'${t}'`).join(" | "),
+        k,
+        BM25_K1 + 1.0,
+        BM25_K1,
+        1 - BM25_B,
+        BM25_B,
+        query.avgLength,
+        ...chosen.flatMap((term, i) => [term, query.idf[i]]),
+      ])
+      .values();
+    return scored.map(([id, score]) => ({ id: num(id), score }));
   }
 }
 
+const statements = new Map<number, string>();
+
 /**
- * Each chosen term's occurrences in a reduced document (tsvector text: `'term':3C,41C ...`),
- * weighted by field: positions up to `errorTokens` are the error line's.
+ * The statement scoring the documents with any of `terms` query terms: core/bm25.ts bm25Score
+ * written out term by term in the same order of operations, so each score is the same double
+ * (the parity test compares them with FTS5's), best first, ties by lower id, as bestScored orders.
+ * Parameters: $1 tsquery, $2 k, $3 k1 + 1, $4 k1, $5 1 - b, $6 b, $7 avgdl, then each term and its idf.
+ * The inner query (kept apart by OFFSET 0) reads each count from the JSON once per document.
  */
-export function weightedCounts(found: string, position: Map<string, number>, errorTokens: number): number[] {
-  const counts = new Array<number>(position.size).fill(0);
-  for (const m of found.matchAll(/'([^']+)':(\S+)/g)) {
-    const i = position.get(m[1]!);
-    if (i === undefined) continue;
-    for (const p of m[2]!.split(",")) counts[i]! += Number.parseInt(p, 10) <= errorTokens ? FIELD_WEIGHTS.error : FIELD_WEIGHTS.body;
+function scoringStatement(terms: number): string {
+  let statement = statements.get(terms);
+  if (statement) return statement;
+  const counts: string[] = [];
+  let score = "0::float8";
+  for (let i = 0; i < terms; i++) {
+    const term = 8 + 2 * i;
+    counts.push(`coalesce((counts ->> $${term}::text)::float8, 0) AS f${i}`);
+    score = `(${score} + $${term + 1}::float8 * ((f${i} * $3::float8) / (f${i} + $4::float8 * ($5::float8 + ($6::float8 * tokens) / $7::float8))))`;
   }
-  return counts;
+  statement = `SELECT id, ${score} AS score
+    FROM (SELECT id, tokens, ${counts.join(", ")} FROM lexical WHERE doc @@ $1::tsquery OFFSET 0) c
+    ORDER BY score DESC, id LIMIT $2`;
+  statements.set(terms, statement);
+  return statement;
 }

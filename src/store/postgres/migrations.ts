@@ -277,6 +277,24 @@ export const PG_MIGRATIONS: PgMigration[] = [
         FOR EACH ROW EXECUTE FUNCTION colony_alias_changed();
     `,
   },
+  {
+    version: 5,
+    name: "lexical term counts",
+    sql: `
+      -- Each document's field-weighted count of every term (term -> count; error line 2, the rest
+      -- 1: core/bm25.ts FIELD_WEIGHTS), so a search scores its matches by BM25 in the database and
+      -- receives only the best few (postgres/lexical.ts). Documents indexed before take the counts
+      -- their tsvector holds (positions up to error_tokens are the error line's).
+      -- A row (tsvector and counts, about 3 kB) stays whole in its page: compressed or moved to the
+      -- TOAST table, every match would be decompressed or fetched apart at every search.
+      ALTER TABLE lexical SET (toast_tuple_target = 8160);
+      ALTER TABLE lexical ADD COLUMN counts jsonb;
+      UPDATE lexical l SET counts = coalesce((
+        SELECT jsonb_object_agg(u.lexeme, (SELECT coalesce(sum(CASE WHEN p <= l.error_tokens THEN 2 ELSE 1 END), 1) FROM unnest(u.positions) p))
+        FROM unnest(l.doc) u), '{}');
+      ALTER TABLE lexical ALTER COLUMN counts SET NOT NULL;
+    `,
+  },
 ];
 
 /**

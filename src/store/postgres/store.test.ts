@@ -6,6 +6,7 @@ import { type PostgresServer, postgresUnavailable, startPostgres } from "../../.
 import { migratePostgres, PG_MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
+import { PgLexicalIndex, tsvectorLiteral, weightedTermCounts } from "./lexical";
 import { AdvisoryLockLeadership, PgJobClaims } from "./seams";
 
 const unavailable = postgresUnavailable();
@@ -210,6 +211,49 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(true);
     } finally {
       await b.close();
+    }
+  });
+
+  test("documents indexed before the term counts (migration 5) get them from their tsvector: same counts, same scores", async () => {
+    const docs = [
+      { error: "error err_require_esm require of es module not supported", body: "use dynamic import import esm module module" },
+      { error: "modulenotfounderror no module named numpy", body: "pip install numpy numpy in the venv" },
+      { error: "error module not found", body: "" },
+      { error: "", body: "module module module esm" },
+    ];
+    const [before, fresh] = [await server.createDatabase(), await server.createDatabase()];
+    const old = new SQL(before, { max: 2 });
+    const now = new SQL(fresh, { max: 2 });
+    try {
+      // Written as version 4 wrote them: the tsvector and token counts only.
+      await migratePostgres(
+        old,
+        PG_MIGRATIONS.filter((m) => m.version <= 4),
+      );
+      for (const [i, doc] of docs.entries()) {
+        const errorTokens = doc.error.split(" ").filter(Boolean).length;
+        await old`INSERT INTO lexical (id, doc, error_tokens, tokens)
+          VALUES (${i + 1}, ${tsvectorLiteral(doc)}::tsvector, ${errorTokens}, ${errorTokens + doc.body.split(" ").filter(Boolean).length})`;
+        for (const term of new Set([...doc.error.split(" "), ...doc.body.split(" ")].filter(Boolean))) {
+          await old`INSERT INTO lexical_terms (term, docs) VALUES (${term}, 1) ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1`;
+        }
+        await old`UPDATE lexical_totals SET docs = docs + 1, tokens = tokens + ${doc.error.split(" ").filter(Boolean).length + doc.body.split(" ").filter(Boolean).length}`;
+      }
+      await migratePostgres(old);
+      await migratePostgres(now);
+      const index = new PgLexicalIndex(now, false);
+      for (const [i, doc] of docs.entries()) await index.add(i + 1, doc);
+      const counts = async (sql: SQL) => (await sql`SELECT id, counts FROM lexical ORDER BY id`).map((r: any) => r.counts);
+      expect(await counts(old)).toEqual(docs.map((d) => ({ ...weightedTermCounts(d) })));
+      expect(await counts(now)).toEqual(await counts(old));
+      for (const query of [["module"], ["esm", "numpy"], ["err_require_esm", "module", "found"], ["absent"]]) {
+        const a = await new PgLexicalIndex(old, false).search(query, 10);
+        expect(await index.search(query, 10)).toEqual(a);
+        if (query[0] !== "absent") expect(a.length).toBeGreaterThan(0);
+      }
+    } finally {
+      await old.close();
+      await now.close();
     }
   });
 
