@@ -277,6 +277,18 @@ export const PG_MIGRATIONS: PgMigration[] = [
         FOR EACH ROW EXECUTE FUNCTION colony_alias_changed();
     `,
   },
+  {
+    version: 5,
+    name: "quota uses counted in batches",
+    sql: `
+      -- A replica counts every use that arrives while its previous quota statement runs in one
+      -- upsert (postgres/seams.ts PgQuotaCounters): each row asks for n uses against the limit it
+      -- carries (quota_limit), is granted what is left below it under the row lock, and says how
+      -- many in granted, so the replica hands each waiting use the count it would have had alone.
+      ALTER TABLE quota_windows ADD COLUMN granted integer NOT NULL DEFAULT 0,
+        ADD COLUMN quota_limit integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**
