@@ -82,6 +82,33 @@ describe.skipIf(unavailable !== null)("shared quota counters on PostgreSQL, uses
     expect((await replicaA.peek("192.0.2.1")).remaining).toBe(0);
   });
 
+  test("two replicas, several keys in every statement, arriving in different orders: each key gets exactly its limit, no deadlock", async () => {
+    const url = await database();
+    const a = pool(url);
+    const b = pool(url);
+    const replicaA = new PgQuotaCounters(a.sql).window("general", 40, 60_000);
+    const replicaB = new PgQuotaCounters(b.sql).window("general", 40, 60_000);
+    const keys = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "192.0.2.13"];
+    const uses: { key: string; use: Promise<QuotaDecision> }[] = [];
+    for (let wave = 0; wave < 30; wave++) {
+      // Replica A sees the keys in one order, B in the reverse, so their statements would lock
+      // the shared rows in opposite orders were the rows not sorted.
+      for (const key of keys) uses.push({ key, use: Promise.resolve(replicaA.take(key)) });
+      for (const key of [...keys].reverse()) uses.push({ key, use: Promise.resolve(replicaB.take(key)) });
+      if (wave % 3 === 2) await Bun.sleep(1);
+      else await Promise.resolve();
+    }
+    const decided = await Promise.all(uses.map(async (u) => ({ key: u.key, decision: await u.use })));
+    for (const key of keys) {
+      const mine = decided.filter((u) => u.key === key).map((u) => u.decision);
+      expect(mine.length).toBe(60);
+      expect(remainingOf(mine.filter((d) => d.allowed))).toEqual(countdown(40));
+      expect(mine.filter((d) => !d.allowed).every((d) => d.remaining === 0)).toBe(true);
+    }
+    expect(plainRows(await a.sql`SELECT key, used FROM quota_windows ORDER BY key`)).toEqual(keys.map((key) => ({ key, used: 40 })));
+    expect(a.statements() + b.statements()).toBeLessThan(60);
+  });
+
   test("one use at a time is sent at once, alone, and counts down exactly", async () => {
     const url = await database();
     const p = pool(url);
