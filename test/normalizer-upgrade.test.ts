@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
-import { fingerprint } from "../src/core/fingerprint";
+import { fingerprint, NORMALIZER_VERSION, olderFingerprints } from "../src/core/fingerprint";
 import { mergeKey } from "../src/core/merge-key";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
@@ -108,7 +108,7 @@ function expectRefingerprinted(dataDir: string, aliases: number): void {
       .all();
     for (const r of rows) {
       const trail = JSON.parse(r.content);
-      expect(r.normalizer_version).toBe(3);
+      expect(r.normalizer_version).toBe(NORMALIZER_VERSION);
       expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
       expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
     }
@@ -158,14 +158,14 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
   }
 });
 
-test("a version-2 colony upgraded to version 3 answers by its version-1, version-2 and version-3 fingerprints, each trail once", async () => {
+test("a version-2 colony upgraded (to version 3 and later) answers by its version-1, version-2 and version-3 fingerprints, each trail once", async () => {
   const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v3-", V3_ERRORS, rewindToVersion2);
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V3_ERRORS.length);
-    // The version-1 aliases stay; each version-2 fingerprint now names the version-3 one.
+    // The version-1 aliases stay; each version-2 fingerprint now names the current one.
     expectRefingerprinted(dataDir, 2 * V3_ERRORS.length);
 
     for (const [i, error] of V3_ERRORS.entries()) {
@@ -184,6 +184,98 @@ test("a version-2 colony upgraded to version 3 answers by its version-1, version
         expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
       }
     }
+  } finally {
+    await upgraded.stop();
+  }
+});
+
+// Errors whose fingerprints version 4 changes (a value the user chose, a database client's class, a
+// Redis reply inside a client's wrapper); the first one's four versions all differ.
+const V4_ERRORS = [
+  "Caused by: com.mysql.cj.exceptions.InvalidConnectionAttributeException: The server time zone value 'CEST' is unrecognized or represents more than one time zone. You must configure either the server or JDBC driver (via the serverTimezone configuration property) to use a more specifc time zone value if you want to utilize time zone support.",
+  "django.db.utils.OperationalError: could not connect to server: Connection refused",
+  "[YzBot][10:39:58.547][ERRO] [ErrorReply: NOAUTH Authentication required.]",
+];
+
+/** The distinct steps of an error's fingerprint chain from version 1 up to (not past) `upTo`. */
+const chainSteps = (error: string, upTo: number) => {
+  const steps: [string, string][] = [];
+  for (let v = 1; v < upTo; v++) {
+    const [from, to] = [fingerprint(error, v as 1), fingerprint(error, (v + 1) as 2)];
+    if (from !== to) steps.push([from, to]);
+  }
+  return steps;
+};
+
+/**
+ * Puts the database back where a version-3 colony (itself upgraded from versions 1 and 2) left it:
+ * version-3 fingerprints and merge keys, the version-1 and version-2 fingerprints as chained aliases.
+ */
+function rewindToVersion3(dataDir: string): void {
+  const db = new Database(join(dataDir, DATABASE_FILE));
+  try {
+    const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
+    db.exec("DELETE FROM fingerprint_aliases");
+    for (const r of rows) {
+      const error = JSON.parse(r.content).problem.error as string;
+      db.query(
+        "UPDATE trails SET fingerprint = ?, normalizer_version = 3, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v3-merge-key' END WHERE seq = ?",
+      ).run(fingerprint(error, 3), r.seq);
+      for (const [from, to] of chainSteps(error, 3)) {
+        db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?)").run(from, to, Date.now());
+      }
+    }
+  } finally {
+    db.close();
+  }
+}
+
+test("a version-3 colony upgraded to version 4 answers by every older fingerprint and the new one, each trail once; searches then compute no older version", async () => {
+  expect(NORMALIZER_VERSION).toBe(4);
+  expect(new Set([1, 2, 3, 4].map((v) => fingerprint(V4_ERRORS[0]!, v as 1))).size).toBe(4);
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v4-", V4_ERRORS, rewindToVersion3);
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect((await upgraded.fetch("/readyz")).status).toBe(200);
+    expect(await upgraded.service.refingerprinting).toBe(V4_ERRORS.length);
+    // The version-1 and version-2 aliases stay; each version-3 fingerprint now names the version-4 one.
+    expectRefingerprinted(
+      dataDir,
+      V4_ERRORS.reduce((n, e) => n + chainSteps(e, 4).length, 0),
+    );
+
+    for (const [i, error] of V4_ERRORS.entries()) {
+      const fps = [...new Set([1, 2, 3, 4].map((v) => fingerprint(error, v as 1)))];
+      expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
+      for (const fp of fps) {
+        const found = await lookup(upgraded, fp);
+        expect(found.status).toBe(200);
+        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+      }
+      // Search by the error text and by every cached older fingerprint: found once, first.
+      for (const query of [error, ...fps.slice(0, -1)]) {
+        const res = await search(upgraded, query);
+        expect(res.results[0].trail_id).toBe(ids[i]);
+        expect(res.results[0].match.via).toBe("fingerprint");
+        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
+      }
+    }
+
+    // Every stored trail is on version 4: a search computes no older version's fingerprint.
+    const trails = upgraded.service.trails;
+    expect(await trails.checkOlderVersions()).toEqual([]);
+    expect(trails.olderVersionsInStore()).toEqual([]);
+    expect(olderFingerprints(V4_ERRORS[0]!, fingerprint(V4_ERRORS[0]!), trails.olderVersionsInStore())).toEqual([]);
+    // A trail a replica of the previous release wrote (version 3) makes searches compute version 3
+    // again, from the next check on, and is found by its error text.
+    const store = upgraded.subsystems.store!;
+    const [record] = await store.trails.indexedByFingerprint(fingerprint(V4_ERRORS[0]!), 1);
+    await store.trails.refingerprint(record!.seq, { fingerprint: fingerprint(V4_ERRORS[0]!, 3), normalizerVersion: 3, mergeKey: null });
+    expect(await trails.checkOlderVersions()).toEqual([3]);
+    const res = await search(upgraded, V4_ERRORS[0]!);
+    expect(res.results[0].trail_id).toBe(ids[0]);
+    expect(res.results[0].match.via).toBe("fingerprint");
   } finally {
     await upgraded.stop();
   }

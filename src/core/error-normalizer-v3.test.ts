@@ -1,6 +1,7 @@
-// Normalizer version 3 (error-normalizer.ts): each rule, with the real reports it was written from.
-// Every pair below is one error as two reports show it; version 2 kept them apart, version 3 joins
-// them. The pairs after it are different errors that must stay apart.
+// Normalizer version 3 (error-normalizer-v3.ts, frozen): each rule, with the real reports it was
+// written from. Every pair below is one error as two reports show it; version 2 kept them apart,
+// version 3 joins them, and later versions keep them joined. The pairs after it are different
+// errors that must stay apart under version 3 and the current version.
 import { describe, expect, test } from "bun:test";
 import { normalizeError } from "./fingerprint.ts";
 
@@ -212,6 +213,7 @@ const V3_DIFFERENT: [string, string, string][] = [
 describe("normalizer 3: miss classes share a fingerprint", () => {
   for (const [name, a, b] of V3_SAME) {
     test(name, () => {
+      expect(normalizeError(a, 3)).toBe(normalizeError(b, 3));
       expect(normalizeError(a)).toBe(normalizeError(b));
       // Version 2 kept every one of these apart: the rule is what makes them match.
       expect(normalizeError(a, 2)).not.toBe(normalizeError(b, 2));
@@ -222,10 +224,10 @@ describe("normalizer 3: miss classes share a fingerprint", () => {
 describe("normalizer 3: normal forms", () => {
   test("MySQL clients' formats of an error number become 'n: message'", () => {
     // https://github.com/WebDevSimplified/Learn-SQL/issues/8 (MySQL Workbench), https://github.com/lensh/vue-qq/issues/8 (mysql CLI)
-    expect(normalizeError("Error Code: 1055. Expression #1 of SELECT list is not in GROUP BY clause")).toBe(
+    expect(normalizeError("Error Code: 1055. Expression #1 of SELECT list is not in GROUP BY clause", 3)).toBe(
       "1055: expression #1 of select list is not in group by clause",
     );
-    expect(normalizeError("ERROR 1055 (42000): Expression #1 of SELECT list is not in GROUP BY clause")).toBe(
+    expect(normalizeError("ERROR 1055 (42000): Expression #1 of SELECT list is not in GROUP BY clause", 3)).toBe(
       "1055: expression #1 of select list is not in group by clause",
     );
   });
@@ -234,6 +236,7 @@ describe("normalizer 3: normal forms", () => {
 describe("normalizer 3: different errors stay apart", () => {
   for (const [name, a, b] of V3_DIFFERENT) {
     test(name, () => {
+      expect(normalizeError(a, 3)).not.toBe(normalizeError(b, 3));
       expect(normalizeError(a)).not.toBe(normalizeError(b));
     });
   }

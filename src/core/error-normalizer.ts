@@ -1,17 +1,18 @@
-// The current normalizer (version 3): turns an error report — one line or a pasted block — into
+// The current normalizer (version 4): turns an error report — one line or a pasted block — into
 // the form that is hashed into its fingerprint. It removes what differs between two machines,
 // tools and wrappers hitting the same error and keeps the words that identify it. Pure: no I/O.
 // Secrets are redacted by the caller (fingerprint.ts) before this runs.
 //
-// Version 3 = version 2 (error-normalizer-v2.ts, frozen; it builds on version 1's value rules)
-// plus: more logger, runner and orchestrator prefixes per line, chatter lines in front of the
-// error line dropped, database client wrappers around a server message unwrapped, and the
-// message reduced to its template: the names the user chose (quoted names, packages, modules,
-// classes, libraries, features) become placeholders, and only the first sentence of a long
-// message is kept (later sentences are advice that tools reword between releases).
+// Version 4 = version 3 (error-normalizer-v3.ts, frozen; it builds on versions 2 and 1) plus:
+// more runner lines dropped (docker push progress, cargo's index updates, webpack's "ERROR in"
+// location, gcc's "compilation terminated", hint lines), the inner cause of a few well-known
+// wrapped errors (Go's dial, the x509 and Kubernetes mapping errors, Redis replies, registry
+// denials), and more of the user's own values folded: names in a compiler diagnostic that carries
+// its warning flag, a quoted value, a target triple, the file an out-of-space or out-of-files
+// error happened to touch, a database client's exception class.
 //
 // Any change here that alters the output for some input changes fingerprints: raise
-// NORMALIZER_VERSION, freeze this version as error-normalizer-v3.ts (as versions 1 and 2 are) and
+// NORMALIZER_VERSION, freeze this version as error-normalizer-v4.ts (as versions 1 to 3 are) and
 // let the colony re-fingerprint stored trails at start (docs/fingerprint.md, Versioning).
 //
 // Every regex is anchored at the start of a line or starts with a lookbehind/word boundary, and has
@@ -21,7 +22,6 @@ import {
   cleanText,
   EARLY_RULES,
   GIT_REF_LINE,
-  NOISE_PREFIXES,
   normalizeErrorTextV1,
   normalizePath,
   PATH_RE,
@@ -37,235 +37,237 @@ import {
   PATH_PLACEHOLDERS,
   pickCause,
   pickLines,
+  stripLinePrefixes,
   stripPrefixes,
   stripTrailers,
   unbalancedClose,
   V2_VALUE_RULES,
   VERSION_RULES,
 } from "./error-normalizer-v2.ts";
+import {
+  afterLastSeverity,
+  dropChatterBeforeError,
+  firstSentence,
+  LEADING_CLASS,
+  normalizeErrorTextV3,
+  STRERROR_END,
+  stripV3LinePrefixes,
+  TRAILER_LINES,
+  unwrapCause,
+  unwrapWholeReport,
+  V3_VALUE_RULES,
+  wordsOf,
+} from "./error-normalizer-v3.ts";
 
 /** The version of the rules below. Stored beside every fingerprint (decisions §2). */
-export const NORMALIZER_VERSION = 3;
+export const NORMALIZER_VERSION = 4;
 /** Every version this build can compute, oldest first. */
-export const NORMALIZER_VERSIONS = [1, 2, 3] as const;
+export const NORMALIZER_VERSIONS = [1, 2, 3, 4] as const;
 export type NormalizerVersion = (typeof NORMALIZER_VERSIONS)[number];
 
 // ---------------------------------------------------------------------------------------------
-// 1. Per-line prefixes (on top of version 2's), removed before the lines are picked.
+// 1. Lines a runner prints around the error (on top of version 3's), dropped wherever they stand.
 
-const V3_LINE_PREFIXES: RegExp[] = [
-  // Heroku's router and dyno column "app[web.1]: ", a bare syslog tag "sshd[1434]: " (not rustc's
-  // "error[E0382]: ").
-  /^[ \t]*(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?[ \t]+)?(?!(?:error|warning|warn|note|help)\[)[a-z][\w-]{0,30}\[(?:[a-z]{1,20}\.\d{1,4}|\d{1,10})\]:[ \t]*/i,
-  // Dropwizard's "! " in front of every line of a stack, grunt's ">> ".
-  /^[ \t]*!(?:[ \t]+(?!\[)|$)/, // not git's "! [rejected]"
-  /^[ \t]*>>[ \t]+/,
-  // Terraform's box "│ ", a reporter's quote "> " in front of every line.
-  /^[ \t]*[│┃][ \t]*/,
-  // Kubernetes' klog header "E0418 04:56:17.489683       1 reflector.go:201] ".
-  /^[ \t]*[IWEF]\d{4}[ \t]+\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?[ \t]+\d{1,10}[ \t]+[\w.-]{1,200}:\d{1,6}\][ \t]*/,
-  // A kubectl event row: "Warning  FailedScheduling  112s (x3 over 5m33s)  default-scheduler  ".
-  /^[ \t]*(?:Warning|Normal)[ \t]+[A-Z]\w{1,60}[ \t]+\S{1,20}(?:[ \t]+\(x\d{1,6} over \S{1,20}\))?[ \t]+[\w-]{1,60}[ \t]{2,}/,
-  // Monolog (Laravel, Symfony): "local.ERROR: " after its timestamp.
-  /^[ \t]*[a-z][\w-]{0,30}\.(?:DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY):[ \t]+/,
-  // The Open Build Service's elapsed time "[   47s] ", a list bullet "* ".
-  /^[ \t]*\[[ \t]*\d{1,6}s\][ \t]*/,
-  /^[ \t]*\*[ \t]+(?=\S)/,
+const V4_TRAILER_LINES: RegExp[] = [
+  ...TRAILER_LINES,
+  // gcc's last line after a fatal error.
+  /^compilation terminated\.?$/i,
+  // docker push and pull progress per layer ("47f5e43a4809: Preparing", "…: Skipped foreign layer").
+  /^[0-9a-f]{12}:[ \t]+(?:preparing|waiting|pushing|pushed|layer already exists|skipped foreign layer|mounted from[ \t]+\S{1,300}|retrying in \d+ seconds?)\b/i,
+  // cargo's index and download progress ("Updating crates.io index"), a themed shell prompt ("» cargo run").
+  /^(?:updating|downloading|downloaded|locking|fetching)[ \t]+(?:crates\.io index|git repository|\d+ (?:crates?|packages?))\b/i,
+  /^[»❯➜][ \t]+\S/,
+  // Hints a tool prints under its message ("For more information …", "See 'docker run --help'.").
+  /^for more (?:information|details)\b.{0,300}$/i,
+  /^see[ \t]+'[\w .-]{1,80}--help'\.?$/i,
+  /^ensure CRDs are installed first$/i,
+  // Jenkins' line after a failed step.
+  /^script returned exit code \d+$/i,
+  // CMake's location header over its message ("CMake Error at CMakeLists.txt:2 (project):") and
+  // its progress column ("[  6%] Building NVCC (Device) object …").
+  /^cmake (?:error|warning)(?:[ \t]+\(dev\))?[ \t]+(?:at|in)[ \t]+[^\n]{1,300}:$/i,
+  /^\[[ \t]*\d{1,3}%\][ \t]+\S/,
 ];
 
-/**
- * Lines a build, runner or orchestrator prints after the error: make's and ninja's failure lines,
- * compose's exit line, a shell trace, node's "Require stack:" list, cmake's call stack, a Java
- * frame printed without "at". They never identify the error.
- */
-const TRAILER_LINES: RegExp[] = [
-  /^(?:[\w./-]{1,300}:\d+:[ \t]+)?recipe for target[ \t].{0,300}failed$/i,
-  /^ninja:[ \t]+build stopped\b/i,
-  /^[\w.-]{1,100}[ \t]+exited with code[ \t]+\d+$/i,
-  /^\+[ \t]+\S/,
-  /^require stack:$/i,
-  /^-[ \t]+(?:<path>|[A-Za-z]:\\|\/|\.{0,2}\/|node_modules)\S{0,500}$/,
-  /^call stack \(most recent call first\):$/i,
-  // A header over a list of errors: "1 error occurred:", "[preflight] Some fatal errors occurred:".
-  /^.{0,100}?\b(?:some (?:fatal )?errors occurred|\d+ errors? occurred):?$/i,
-  // Terraform's context under a diagnostic: "with module.x.y[0],", "on main.tf line 12, in resource …:".
-  /^with[ \t]+[\w.[\]"-]{1,300},?$/,
-  /^on[ \t]+\S{1,300}[ \t]+line[ \t]+\d+(?:,[ \t]+in[ \t].{0,300})?:?$/,
-  /^[\w$.<>]{1,300}[ \t]+\([\w$.-]{1,200}\.(?:java|kt|scala):\d+\)$/,
-];
-
-function dropTrailerLines(text: string): string {
+function dropV4TrailerLines(text: string): string {
   const lines = text.split("\n");
-  const kept = lines.filter((l) => !TRAILER_LINES.some((re) => re.test(l.trim())));
+  const kept = lines.filter((l) => !V4_TRAILER_LINES.some((re) => re.test(l.trim())));
   return kept.length > 0 ? kept.join("\n") : text;
 }
 
-/** A whole report a reporter wrapped in backticks or quotes (markdown, a sentence). */
-function unwrapWholeReport(s: string): string {
-  const m = /^([`"'“‘])([\s\S]*)([`"'”’])\.?$/.exec(s);
-  if (!m || m[2]!.length < 8) return s;
-  const [open, inner, close] = [m[1]!, m[2]!, m[3]!];
-  const pairs: Record<string, string> = { "`": "`", '"': '"', "'": "'", "“": "”", "‘": "’" };
-  if (pairs[open] !== close || (inner.includes(open) && open !== "`")) return s;
-  return inner.trim();
-}
+/** webpack's "ERROR in ./src/App.js 40:39-45" location line and its "ERROR in " before a message. */
+const WEBPACK_LOCATION = /^ERROR in[ \t]+(?:\.{0,2}\/\S{1,500}(?:[ \t]+\d+:\d+(?:-\d+)?)?[ \t]*$)?/;
+const WEBPACK_AT = /(?<![\w-])ERROR in[ \t]+/;
+/** Rust's env_logger with a timestamp: "[2025-04-19T14:00:17Z ERROR app] ". */
+const ENV_LOGGER = /^[ \t]*\[\d{4}-\d{2}-\d{2}T[^\s\]]{1,40}[ \t]+(?:ERROR|WARN|INFO|DEBUG|TRACE)[ \t]+[\w:-]{1,200}\][ \t]*/;
 
-/** Timestamps (version 1's first three noise prefixes) that may stand before the prefixes above. */
-const LEADING_TIMESTAMPS = NOISE_PREFIXES.slice(0, 3);
-
-function stripV3LinePrefixes(line: string): string {
-  let s = line;
-  for (let guard = 0; guard < 4; guard++) {
-    const before = s;
-    const indent = /^[ \t]*/.exec(s)![0];
-    let rest = s.slice(indent.length);
-    for (const re of LEADING_TIMESTAMPS) rest = rest.replace(re, "");
-    // Only a timestamp in front of one of the prefixes goes here; a bare one is left to version 2.
-    let stripped = rest;
-    for (const re of V3_LINE_PREFIXES) stripped = stripped.replace(re, "");
-    if (stripped !== rest) s = indent + stripped;
-    if (s === before) break;
-  }
+function stripV4LinePrefixes(line: string): string {
+  const s = stripV3LinePrefixes(line.replace(ENV_LOGGER, ""));
+  // webpack's column may stand behind another runner's prefix (a compose column): only when all
+  // that precedes it is a prefix version 2 strips.
+  const at = WEBPACK_AT.exec(s);
+  if (at && stripLinePrefixes(`${s.slice(0, at.index)}x`).trim() === "x") return s.slice(at.index).replace(WEBPACK_LOCATION, "");
   return s;
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Chatter a program printed just before its error line ("Building program", "cpu at 12.6 on
-//    host"): when a later line starts the way errors start and nothing before it reads as an
-//    error, the error line starts the message.
+// 2. Inner causes: a library's own error that callers wrap in their context. The last (innermost)
+//    occurrence of the first kind found starts the message; what was wrapped around it goes.
 
-const ERROR_START =
-  /^(?:panic|fatal error|fatal|error|uncaught|exception in thread|traceback)\b[^\n]{0,40}?:|^(?:[A-Za-z_][\w$]*\.){0,8}[A-Z][\w$]*(?:Error|Exception)\b:?/;
-const ERROR_WORDS_V3 =
-  /error|exception|panic|fatal|failed|failure|cannot|can't|couldn't|unable|not found|denied|refused|invalid|missing|unknown|no such|timed? ?out/i;
-
-function dropChatterBeforeError(block: string): string {
-  const lines = block.split("\n");
-  if (lines.length < 2) return block;
-  const at = lines.findIndex((l) => ERROR_START.test(l));
-  if (at <= 0) return block;
-  if (lines.slice(0, at).some((l) => ERROR_WORDS_V3.test(l))) return block;
-  return lines.slice(at).join("\n");
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3. Wrappers around a cause that version 2 did not unwrap.
-
-const CAUSE_WRAPPERS: [RegExp, string][] = [
-  // A Python exception's repr: "RecursionError('maximum recursion depth exceeded')".
-  [/^((?:[A-Za-z_]\w*\.){0,8}[A-Z]\w*(?:Error|Exception|Warning))\((['"])([^\n]{1,4000})\2\)$/, "$1: $3"],
-  // MySQL clients print the error number in their own format: "ERROR 1698 (28000): ", "Error Code:
-  // 1055. ", PyMySQL's "(1698, \"...\")", PHP's "(HY000/1698): ", PDO's "SQLSTATE[42000]: Syntax
-  // error or access violation: 1055 ". The number stays (1045 and 1698 share their text).
-  [/^\((\d{4}),[ \t]*(['"])([^\n]{1,4000})\2\)$/, "$1: $3"],
-  [/^(?:error[ \t]+)?(\d{4})[ \t]+\([0-9A-Z]{5}\)(?:[ \t]+at line \d+)?:[ \t]*/i, "$1: "],
-  [/^(?:error[ \t]+code:[ \t]+)?(\d{4})\.[ \t]+(?=[A-Z])/i, "$1: "],
-  [/^(?:[\w$]+\(\):[ \t]*)?\((?:HY000|[0-9A-Z]{5})\/(\d{4})\):[ \t]*/i, "$1: "],
-  [/^sqlstate\[[0-9A-Z]{5}\]:[ \t]*[^:\n]{1,80}:[ \t]*(\d{4})[ \t]+/i, "$1: "],
-  // Spring's "…; nested exception is X: msg": the innermost exception identifies the error.
-  [/^[^\n]{0,4000}?;[ \t]*nested exception is[ \t]+(?=\S)/i, ""],
-  // Ruby's namespaced classes in front of the message ("ActiveRecord::StatementInvalid: Mysql2::Error: ").
-  [/^(?:[A-Z]\w{0,60}(?:::[A-Z]\w{0,60})+:[ \t]+)+(?=\S)/, ""],
-  // PHP 5's "exception 'Exception' with message '...' in /x.php:82".
-  [/^exception[ \t]+'[\w\\]{1,200}'[ \t]+with message[ \t]+'([^\n]{1,4000})'[ \t]+in[ \t]+\S{1,500}$/i, "$1"],
+const INNER_CAUSES: RegExp[] = [
+  // A registry's refusal to pull (before its "denied: …" detail, which a push error shares).
+  /\bpull access denied for\b/gi,
+  /\brequested access to the resource is denied\b/gi,
+  // Go's net errors (a listener's bind error is version 3's).
+  /(?<![\w-])dial[ \t]+(?:tcp[46]?|udp[46]?|unix)[ \t]+(?=\S)/g,
+  // Go's certificate checks ("tls: failed to verify certificate: x509: …", "Get …: x509: …").
+  /(?<![\w-])x509:[ \t]+(?=\S)/g,
+  // Go's "x imports y: package y is not in GOROOT (…)".
+  /\bpackage[ \t]+\S{1,300}[ \t]+is not in (?:GOROOT|std)\b/g,
+  // Kubernetes' REST mapper under kubectl and helm ("unable to recognize \"x.yaml\": ", "resource mapping not found …: ").
+  /\bno matches for kind\b/gi,
+  // apt's "Failed to fetch <url>  Temporary failure resolving 'deb.debian.org'".
+  /\btemporary failure resolving\b/gi,
+  // A Kubernetes object a pod needs ("MountVolume.SetUp failed for volume …: configmap \"x\" not found").
+  /\b(?:configmaps?|secrets?)[ \t]+"[^"\n]{1,253}"[ \t]+not found\b/gi,
+  // A Redis error reply ("NOAUTH Authentication required.", "[ErrorReply: MISCONF …]").
+  /(?<![\w-])(?:NOAUTH|MISCONF|WRONGTYPE|READONLY|NOPERM|WRONGPASS|CROSSSLOT|CLUSTERDOWN|EXECABORT|NOSCRIPT|BUSYKEY)[ \t]+(?=[A-Z])/g,
 ];
 
-function unwrapCause(input: string): string {
-  let s = input;
-  for (const [re, to] of CAUSE_WRAPPERS) s = s.replace(re, to);
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-// 4. The message's template.
-
-/** A sentence end inside the message: later sentences are advice, hints and details. */
-const SENTENCE_END = /(?<=[A-Za-z0-9>)\]'"`])[.!][ \t]+(?=[A-Za-z<'"`])/g;
-/** Abbreviations whose dot ends no sentence. */
-const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|approx|incl|no|ca)$/i;
-
-function firstSentence(s: string): string {
-  for (const m of s.matchAll(SENTENCE_END)) {
-    const head = s.slice(0, m.index);
-    if (ABBREVIATION.test(head.slice(-8))) continue;
-    // A head too short to identify the error on its own keeps the next sentence (a leading
-    // exception class is no word of the message).
-    if (wordsOf(head.replace(LEADING_CLASS, "")) < 4) continue;
-    return head;
+function innerCause(input: string): string {
+  // Monolog's context record repeats the message inside its exception's text.
+  const s = input.replace(/(?<![ \t])[ \t]+\{"?exception"?:[^\n]*$/i, "");
+  for (const re of INNER_CAUSES) {
+    let last = -1;
+    for (const m of s.matchAll(re)) last = m.index;
+    if (last > 0) return s.slice(last);
+    if (last === 0) return s;
   }
   return s;
 }
 
-const wordsOf = (s: string) => s.split(/\s+/).filter((w) => w !== "").length;
-
-/** A leading exception class ("AttributeError: ", "java.lang.NoSuchFieldError: "). */
-const LEADING_CLASS = /^(?:[A-Za-z_][\w$]*\.){0,8}[A-Za-z_][\w$]*(?:Error|Exception)(?:[ \t]*\[[A-Z][A-Z0-9_]{1,60}\])?:[ \t]+(?=\S)/;
-/** System error texts: a message ending in one needs its class to stand for an error. */
-const STRERROR_END =
-  /(?:no such file or directory|permission denied|connection refused|operation not permitted|is a directory|not a directory|file exists|broken pipe|connection reset by peer|timed out|no space left on device|address already in use|too many open files|exec format error|input\/output error|read-only file system|cannot allocate memory|no route to host)\W*$/i;
-
-const V3_VALUE_RULES: [RegExp, string][] = [
-  // The user's own source file inside a path names nothing the path did not.
-  [/<path>\/<src>/g, "<path>"],
-  // A linker's archive member and the symbol's section in front of the message.
-  [/^(?:<path>\/)?[\w.+-]{1,200}\.(?:a|lib)\(<src>\)(?::<src>)?(?::?\(\.[\w.]{1,60}\+<hex>\))?:?[ \t]*/i, ""],
-  // A location at the end: PHP's "in /x.php:82", rustc's ", src/x.rs:160:55", MSBuild's "[x.vcxproj]".
-  [/(?<![ \t])[ \t]+in[ \t]+<path>(?::<line>)?$/i, ""],
-  [/,?(?<![ \t])[ \t]+<src>:<line>$/i, ""],
-  [/(?<![ \t])[ \t]*\[(?:<path>\/)?[\w.-]{1,200}\.(?:vcxproj|csproj|vbproj|fsproj|sln|proj)\]$/i, ""],
-  // gcc names a warning promoted to an error "[-Werror=x]", a plain one "[-Wx]".
-  [/\[-werror=([\w+-]{1,100})\]/gi, "[-W$1]"],
-  // stdcall decoration of a symbol ("WinMain@16") and a requested version ("(requested version 5.9)").
-  [/(?<=\w)@\d{1,3}\b(?![.\w])/g, ""],
-  [/(?<![ \t])[ \t]*\(requested[ \t]+version[ \t]+<ver>\)/gi, ""],
-  // Space before a colon ("nvcc fatal   : ", "bad auth : "), a character named by its escape.
-  [/(?<![ \t])[ \t]+:(?=[ \t]|$)/g, ":"],
-  [/\\u[0-9a-f]{4}\b/gi, "<char>"],
-  // A Go module at a version names the project's dependency, not the error.
-  [/(?<![\w/.@-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,10}(?:\/[\w.~-]{1,100}){1,12}@<ver>/gi, "<module>@<ver>"],
-  // SQL objects are the user's own: their database, schema, table, column names.
+// Windows words the socket errors of the same calls differently: the POSIX text stands for both.
+const WINDOWS_SOCKET_ERRORS: [RegExp, string][] = [
+  [/\bconnectex:[ \t]+no connection could be made because the target machine actively refused it\.?/gi, "connect: connection refused"],
   [
-    /\b(database|schema|table|relation|column|index|constraint|sequence|view|trigger)[ \t]+(?:(['"`])[\w.$-]{1,200}\2|[a-z]{0,100}[_.$\d][\w.$-]{0,200})(?=[\s,;:)]|$)/gi,
-    "$1 <name>",
+    /\bbind:[ \t]+only one usage of each socket address \(protocol\/network address\/port\) is normally permitted\.?/gi,
+    "bind: address already in use",
   ],
-  // The user's image or repository that a registry refused.
-  [/\b(pull access denied for|no such image:?)[ \t]+[\w./:@-]{1,300}/gi, "$1 <name>"],
-  // A listening address with and without its host: the same bind; Go's net error for a listener
-  // says all there is, what the program wrapped around it ("run: open server: listen: ") is context.
-  [/(?<![\w>]):<port>/g, "<ip>:<port>"],
-  [/^[^\n]{1,300}?(?=\blisten[ \t]+(?:tcp|tcp4|tcp6|udp|udp4|udp6|unix)[ \t]+\S{1,300}:[ \t]+bind:)/i, ""],
-  // Spring beans and the types they need are the user's own classes.
-  [/\b(bean with name|bean of type)[ \t]+['"]?[\w.$-]{1,300}['"]?/gi, "$1 <name>"],
-  // "exec x failed: no such file or directory" and "exec x: no such file or directory".
-  [/(?<![ \t])[ \t]+failed:(?=[ \t]+(?:no such file or directory|permission denied|connection refused)\b)/gi, ":"],
-  // Go's HTTP client errors: what the program said it was doing before the request is context.
-  [/^[^:\n]{1,60}:[ \t]+(?=<request>:)/, ""],
-  // Monolog's context record after the message ("{"exception":"[object] (…)").
-  [/(?<![ \t])[ \t]+\{"?exception"?:[^\n]*$/i, ""],
-  // pydantic's error type after the message.
-  [/(?<![ \t])[ \t]*\(type=[\w.]{1,100}\)$/, ""],
-  // The exclamation a tool ends its message with.
-  [/!$/, ""],
+  [
+    /\[WinError 10061\][ \t]+no connection could be made because the target machine actively refused it\.?/gi,
+    "[Errno 111] Connection refused",
+  ],
+  [
+    /\[WinError 10048\][ \t]+only one usage of each socket address \(protocol\/network address\/port\) is normally permitted\.?/gi,
+    "[Errno 98] Address already in use",
+  ],
+  [/\bwsarecv:[ \t]+an existing connection was forcibly closed by the remote host\.?/gi, "read: connection reset by peer"],
 ];
 
-/** A severity word inside the line: what a tool or wrapper printed before it is context. */
-const INNER_SEVERITY = /(?:^|[\s:;,(])(?:error|fatal error|fatal|err):[ \t]+(?=\S)/gi;
+// Rust panics printed without "thread 'x'" (a logger's "[PANIC] panicked at src/x.rs:1:2:"), or
+// in the old one-line form quoted by a reporter ("panic at 'msg',").
+const PANIC_LOCATION =
+  /^(?:\[[A-Za-z]{1,10}\][ \t]*){0,3}(?:thread[ \t]+'[^'\n]{0,100}'[ \t]+)?panicked at[ \t]+[^\s'][^\s]{0,500}:\d+:\d+:[ \t]*\n?/i;
+const PANIC_QUOTED = /^panic(?:ked)?[ \t]+at[ \t]+'([^\n]{1,4000}?)',?(?:[ \t]+\S{1,500}:\d+:\d+)?$/i;
 
-function afterLastSeverity(s: string): string {
-  let last = -1;
-  for (const m of s.matchAll(INNER_SEVERITY)) if (m.index > 0) last = m.index + m[0].length;
-  if (last < 0) return s;
-  const rest = s.slice(last);
-  return wordsOf(rest) >= 3 && !STRERROR_END.test(rest) ? rest : s;
+// ---------------------------------------------------------------------------------------------
+// 3. Values the user chose, and the wording of a few messages that tools print in several forms.
+
+/** node's errno texts, for its older format without them ("listen EADDRINUSE :::3000"). */
+const NODE_NET_STRERROR: Record<string, string> = {
+  EADDRINUSE: "address already in use",
+  EACCES: "permission denied",
+  ECONNREFUSED: "connection refused",
+  EADDRNOTAVAIL: "address not available",
+};
+
+/** Host triples of compilers and toolchains ("x86_64-unknown-linux-gnu", "aarch64-apple-darwin"). */
+const TRIPLE =
+  "(?:x86_64|i[3-6]86|aarch64|arm(?:v\\d{1,2}\\w{0,4})?|riscv64\\w{0,10}|powerpc64(?:le)?|s390x|wasm32)-(?:(?:unknown|pc|apple|w64|none|linux|gnu|musl|msvc|darwin|windows|android|eabi|eabihf|gnueabihf|wasi|elf|ios|freebsd)(?:-|\\b)){1,3}";
+
+const V4_VALUE_RULES: [RegExp, string | ((m: string, ...g: string[]) => string)][] = [
+  // gcc echoes the source line under a diagnostic; clang names a promoted warning "[-Werror,-Wx]".
+  [/(\[-W[\w=+-]{1,100}\])[ \t][^\n]*$/, "$1"],
+  [/\[-werror,(-W[\w+-]{1,100})\]/gi, "[$1]"],
+  // A cross compiler's name ("x86_64-linux-gnu-gcc") is the compiler's; another host triple is the machine's.
+  [new RegExp(`(?<![\\w.-])${TRIPLE}(?=(?:gcc|g\\+\\+|cc|c\\+\\+|ld|ar)\\b)`, "g"), ""],
+  [new RegExp(`(?<![\\w.])${TRIPLE}(?<=\\w)(?![\\w.-])`, "g"), "<target>"],
+  // A character named by its 8-digit escape ("\U0001f609").
+  [/\\U[0-9a-f]{8}/gi, "<char>"],
+  // A value the user gave ("time zone value 'CEST'"), a Rust feature they used.
+  [/\b(value)[ \t]+(['"])[^'"\n]{0,100}\2/gi, "$1 <value>"],
+  [/\b(use of unstable (?:library )?feature)[ \t]+(['`"])[\w]{1,100}\2(?::[^\n]*)?/gi, "$1 <feature>"],
+  // An ordinal ("Expression #2 of SELECT list").
+  [/(?<=\w[ \t])#\d{1,6}\b/g, "#<n>"],
+  // The file an error about the device or the process's limits happened to touch: out of space,
+  // a read-only file system, out of file handles or watchers ("write <path>/x.so: no space left
+  // on device", "EMFILE: too many open files, watch '/x/y'").
+  [
+    /(?:<path>|node_modules|site-packages|dist-packages)\/[^\s:]{1,300}(?=:[ \t]+(?:no space left on device|read-only file system|disk quota exceeded)\b)/gi,
+    "<path>",
+  ],
+  [/^(E(?:MFILE|NFILE|NOSPC)):([^,\n]{1,200}),[ \t]+(\w{1,20})\b[^\n]*$/, "$1:$2, $3"],
+  // The path a message calls a path ("the path /x/y is not shared") is the user's.
+  [/\b(the[ \t]+paths?)[ \t]+<path>\/[^\s:,]{1,300}/gi, "$1 <path>"],
+  // node's older errno format, without the text ("listen EADDRINUSE :::3000").
+  [
+    /^(?:listen|connect|bind)[ \t]+(EADDRINUSE|EACCES|ECONNREFUSED|EADDRNOTAVAIL)[ \t]+(?=<ip>)/,
+    (_m: string, code: string) => `${code}: ${NODE_NET_STRERROR[code]} `,
+  ],
+  // A PHP framework's location after the message ("(in /site/modules/x.module line 249)").
+  [/(?<![ \t])[ \t]*\(in[ \t]+<path>(?:\/[^\s)]{1,300})?[ \t]+line[ \t]+<line>\)$/i, ""],
+  // webpack's list of what a module does export, after "export 'x' was not found".
+  [/(?<![ \t])[ \t]*\(possible exports:[^\n]*$/i, ""],
+  // Android's manifest merger names the user's component ("<activity#com.x.MainActivity>").
+  [/(?:element[ \t]+)?<(activity|service|receiver|provider)#[\w.$]{1,300}>/g, "<$1>"],
+  // A registry's "the repository does not exist", and what follows "may require 'docker login'".
+  [/(\bpull access denied for[ \t]+<name>,)[ \t]+the[ \t]+(?=repository does not exist)/gi, "$1 "],
+  [/(\bmay require[ \t]+['"]?docker login['"]?)[^\n]*$/i, "$1"],
+  // A MySQL account ('root'@'%', 'root'@'******'): the user and the host are the user's.
+  [/(?:(['"])[\w.$-]{0,100}\1|<user>)@(['"])(?:%|\*{2,20}|<ip>|[\w.%-]{1,200})\2/g, "<user>@<ip>"],
+  // The user's file that a docker build did not find in its context; the beans of a Spring cycle.
+  [/(file not found in build context or excluded by \.dockerignore:[ \t]+stat)[ \t]+\S{1,300}:/gi, "$1 <name>:"],
+  [/\b(the dependencies of some of the beans in the application context form a cycle)\b[^\n]*$/i, "$1"],
+  // Spring's translation of a JDBC error repeats it after the message.
+  [/(?<![ \t])[ \t]*;[ \t]*uncategorized SQLException\b[^\n]*$/i, ""],
+  // CMake's location in front of its message, when it stayed on the message's line.
+  [/^(?:cmake[ \t]+)?error[ \t]+(?:at|in)[ \t]+[\w./-]{1,300}(?::<line>)?(?:[ \t]+\([\w]{1,100}\))?:[ \t]+/i, ""],
+];
+
+const LIMIT_IN_BYTES = /\b(max(?:imum)?[ \t]+(?:[a-z]{1,20}[ \t]+){0,3}is[ \t]+)(\d{1,7})[ \t]+bytes\b/gi;
+
+/** A database client's exception class (PEP 249 names, JDBC's): the server's message identifies. */
+const DB_API_CLASS =
+  /^(?:[A-Za-z_][\w$]*\.){0,8}(?:OperationalError|ProgrammingError|IntegrityError|DataError|DatabaseError|InternalError|InterfaceError|NotSupportedError|SQLException|SQLSyntaxErrorException):[ \t]+(?=\S)/;
+/** A class name written without its colon or its suffix ("SSLHandshake No appropriate protocol …"). */
+const BARE_CLASS = /^[A-Z][a-z0-9]{0,30}[A-Z][A-Za-z0-9]{0,60}[ \t]+(?=[A-Z][a-z])/;
+/** MySQL's error number in front of a message long enough to identify the error without it. */
+const MYSQL_NUMBER = /^(?:(?:sql[ \t]+)?error[ \t]+)?\d{4}:?[ \t]+(?=[A-Za-z<])/i;
+/** PDO's "SQLSTATE[42000]: Syntax error or access violation: 1055 " wherever a wrapper left it. */
+const PDO_STATE = /^sqlstate\[[0-9A-Z]{5}\]:[ \t]*[^:\n]{1,80}:[ \t]*(?=\d{4}[ \t])/i;
+
+function gccNames(s: string): string {
+  // In a diagnostic that carries its warning flag, the flag identifies the error; the quoted names
+  // are the user's (their function, variable, keyword in context).
+  if (!/\[-W[\w=+-]{1,100}\]$/.test(s)) return s;
+  return s.replace(/(['‘`])[\w:~<>*&[\] ]{1,100}(['’])/g, "'<name>'");
 }
 
-function template(input: string): string {
+function templateV4(input: string): string {
   let s = afterLastSeverity(input);
   for (const [re, to] of V3_VALUE_RULES) s = s.replace(re, to);
+  for (const [re, to] of V4_VALUE_RULES) s = s.replace(re, to as string);
+  s = gccNames(s);
   s = firstSentence(s);
+  const db = DB_API_CLASS.exec(s);
+  if (db) s = s.slice(db[0].length);
+  s = s.replace(PDO_STATE, "");
+  // 1045 and 1698 share "Access denied for user …" (seven words): a short message keeps its number.
+  const mysql = MYSQL_NUMBER.exec(s);
+  if (mysql && wordsOf(s.slice(mysql[0].length)) >= 9) s = s.slice(mysql[0].length);
   // The class in front of a message that identifies the error by itself: loggers, wrappers and
   // other releases print the message without it.
-  const cls = LEADING_CLASS.exec(s);
+  const cls = LEADING_CLASS.exec(s) ?? BARE_CLASS.exec(s);
   if (cls && !/\[[A-Z]/.test(cls[0])) {
     const rest = s.slice(cls[0].length);
     if (wordsOf(rest) >= 4 && !STRERROR_END.test(rest)) s = rest;
@@ -274,7 +276,7 @@ function template(input: string): string {
 }
 
 /**
- * The version-3 normal form of an error report (without redaction; fingerprint.ts redacts first).
+ * The version-4 normal form of an error report (without redaction; fingerprint.ts redacts first).
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
 export function normalizeErrorText(errorText: string): string {
@@ -292,16 +294,19 @@ export function normalizeErrorText(errorText: string): string {
     .replace(/\b(\w{1,100}(?:Error|Exception)):(?=[^\s:/\\])/g, "$1: ");
   s = unwrapWholeReport(s);
   s = extractEmbedded(s);
-  s = dropTrailerLines(s.split("\n").map(stripV3LinePrefixes).join("\n"));
+  s = dropV4TrailerLines(s.split("\n").map(stripV4LinePrefixes).join("\n"));
   s = dropChatterBeforeError(pickLines(s));
   // Rust >= 1.73 puts the panic's location, then the message on the next line.
-  s = s.replace(/^thread[ \t]+'[^'\n]{0,100}'[ \t]+panicked at[ \t]+[^\s'][^\s]{0,500}:\d+:\d+:[ \t]*\n?/i, "");
+  s = s.replace(PANIC_LOCATION, "");
   s = s.replace(/\n+/g, " ");
+  s = s.replace(PANIC_QUOTED, "$1");
   s = stripTrailers(s);
   s = stripPrefixes(s);
   s = extractEmbedded(s);
   s = unwrapCause(s);
   s = unwrapCause(pickCause(s));
+  s = innerCause(s);
+  for (const [re, to] of WINDOWS_SOCKET_ERRORS) s = s.replace(re, to);
   s = stripTrailers(s);
   s = stripSuffixes(s);
   s = applyRules(s, EARLY_RULES);
@@ -309,11 +314,14 @@ export function normalizeErrorText(errorText: string): string {
   s = applyRules(s, PATH_PLACEHOLDERS);
   s = applyRules(s, VERSION_RULES);
   s = s.replace(PATH_RE, (m) => normalizePath(m));
+  // A limit the message states is no size that differs between machines: MySQL's "max key length
+  // is 767 bytes" (InnoDB) and "is 1000 bytes" (MyISAM) need different fixes.
+  s = s.replace(LIMIT_IN_BYTES, "$1$2-bytes");
   s = applyRules(s, VALUE_RULES);
   s = applyRules(s, V2_VALUE_RULES);
   s = foldRustNames(s);
   s = s.replace(GIT_REF_LINE, "$1<ref> -> <ref>");
-  s = template(s);
+  s = templateV4(s);
   s = dropQuotes(s);
   return s
     .toLowerCase()
@@ -327,7 +335,8 @@ export function normalizeErrorText(errorText: string): string {
 const BY_VERSION: Record<NormalizerVersion, (errorText: string) => string> = {
   1: normalizeErrorTextV1,
   2: normalizeErrorTextV2,
-  3: normalizeErrorText,
+  3: normalizeErrorTextV3,
+  4: normalizeErrorText,
 };
 
 /** The normal form under a given normalizer version (older versions stay computable for aliases). */

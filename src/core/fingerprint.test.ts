@@ -8,6 +8,7 @@ import {
   fingerprint,
   isFingerprint,
   NORMALIZER_VERSION,
+  NORMALIZER_VERSIONS,
   normalizeError,
   olderFingerprints,
 } from "./fingerprint.ts";
@@ -32,7 +33,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(3);
+    expect(NORMALIZER_VERSION).toBe(4);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -47,17 +48,31 @@ describe("fingerprint format", () => {
     );
     const antialias = "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'";
     expect(normalizeError(antialias, 2)).toBe("attributeerror: module pil.image has no attribute antialias");
-    // Version 3 (current): a message that identifies the error by itself (four words or more, not
+    // Version 3 (frozen): a message that identifies the error by itself (four words or more, not
     // a system error text) loses its class; a short one keeps it.
+    expect(normalizeError(antialias, 3)).toBe("module pil.image has no attribute antialias");
+    expect(fingerprint(antialias, 3)).toBe(sha("module pil.image has no attribute antialias"));
+    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 3)).toBe("no module named numpy");
+    expect(normalizeError("KeyError: 'user_id'", 3)).toBe("keyerror: user_id");
+    const goDial =
+      'Get "http://127.0.0.1:8080/healthz": dial tcp 127.0.0.1:8080: connectex: No connection could be made because the target machine actively refused it.';
+    expect(normalizeError(goDial, 3)).toBe(
+      "<request>: dial tcp <ip>:<port>: connectex: no connection could be made because the target machine actively refused it",
+    );
+    // Version 4 (current): the inner cause of a wrapped Go net error, Windows' socket texts in their
+    // POSIX words; version 3's forms otherwise.
+    expect(normalizeError(goDial)).toBe("dial tcp <ip>:<port>: connect: connection refused");
+    expect(fingerprint(goDial)).toBe(sha("dial tcp <ip>:<port>: connect: connection refused"));
     expect(normalizeError(antialias)).toBe("module pil.image has no attribute antialias");
-    expect(fingerprint(antialias)).toBe(sha("module pil.image has no attribute antialias"));
-    expect(normalizeError("ModuleNotFoundError: No module named 'numpy'")).toBe("no module named numpy");
     expect(normalizeError("KeyError: 'user_id'")).toBe("keyerror: user_id");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 2),
     ]);
     expect(olderFingerprints(antialias)).toEqual([fingerprint(antialias, 1), fingerprint(antialias, 2)]);
+    // Versions 1 to 3 gave it one fingerprint: listed once.
+    expect(fingerprint(goDial, 1)).toBe(fingerprint(goDial, 3));
+    expect(olderFingerprints(goDial)).toEqual([fingerprint(goDial, 3)]);
     expect(olderFingerprints("connection refused")).toEqual([]);
   });
 
@@ -604,7 +619,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
   // match, since any match starting inside a run also starts at the run's start (checked on 86k
   // real and mutated strings: identical output for every version). bench/normalizer.bench.ts
   // measures the cost.
-  const files = ["error-normalizer-v1.ts", "error-normalizer-v2.ts", "error-normalizer.ts"];
+  const files = ["error-normalizer-v1.ts", "error-normalizer-v2.ts", "error-normalizer-v3.ts", "error-normalizer.ts"];
   test("no normalizer regex starts with an unguarded run of blanks", () => {
     for (const f of files) {
       const src = readFileSync(join(REPO_DIR, "src/core", f), "utf8");
@@ -617,7 +632,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     expect(src).toContain("/(?=[a-z0-9-])(?<=\\b(?:package|module|imported by");
   });
   test("a query of 2,000 blanks between words normalizes as a short one does", () => {
-    for (const v of [1, 2, 3] as const) {
+    for (const v of NORMALIZER_VERSIONS) {
       expect(normalizeError(`Error: x${" ".repeat(2000)}y`, v)).toBe(normalizeError("Error: x y", v));
     }
   });

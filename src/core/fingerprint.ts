@@ -47,10 +47,17 @@ export function fingerprint(errorLine: string, version: NormalizerVersion = NORM
   return FINGERPRINT_PREFIX + digest.slice(0, 32);
 }
 
-/** The fingerprints older normalizers gave this error line that differ from the current one. */
-export function olderFingerprints(errorLine: string, current = fingerprint(errorLine)): string[] {
+/**
+ * The fingerprints older normalizers gave this error line that differ from the current one;
+ * `versions` limits them to the versions that can still matter (those some stored trail carries).
+ */
+export function olderFingerprints(
+  errorLine: string,
+  current = fingerprint(errorLine),
+  versions: readonly NormalizerVersion[] = NORMALIZER_VERSIONS,
+): string[] {
   const older = new Set<string>();
-  for (const v of NORMALIZER_VERSIONS) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
+  for (const v of versions) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
   older.delete(current);
   return [...older];
 }

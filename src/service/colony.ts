@@ -169,6 +169,8 @@ export class ColonyService {
         });
         (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
       });
+      // Searches stop computing the fingerprints of versions no stored trail carries any more.
+      if (!this.stopping) await this.trails.checkOlderVersions();
     } catch (err) {
       logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
     }

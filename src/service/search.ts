@@ -140,9 +140,10 @@ export class SearchService {
     const minStrength = req.min_strength ?? 0;
     const minConfidence = req.min_confidence ?? "weak";
     const fp = fingerprint(req.query);
-    // Also what older normalizers gave the query (trails not re-fingerprinted yet), and the query
-    // itself when it is a fingerprint a client cached (aliases resolve both).
-    const known = [fp, ...olderFingerprints(req.query, fp), ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
+    // Also what older normalizers gave the query (only versions some trail not re-fingerprinted yet
+    // still carries), and the query itself when it is a fingerprint a client cached (aliases resolve).
+    const older = olderFingerprints(req.query, fp, trails.olderVersionsInStore());
+    const known = [fp, ...older, ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));

@@ -1,7 +1,7 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS } from "../core/fingerprint";
+import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -73,11 +73,58 @@ export interface TrailServiceDeps {
   vectorChanges: VectorChanges;
 }
 
+/**
+ * How long a check of the normalizer versions that stored trails still carry is trusted. Only a
+ * replica running an older release writes an older version once re-fingerprinting is done; its
+ * trails are found by fingerprint in search at most this long after they were written (by
+ * semantic search at once, and by lookup through their own fingerprint at once).
+ */
+export const STORED_VERSIONS_TTL_MS = 10_000;
+
+const OLDER_VERSIONS: readonly NormalizerVersion[] = NORMALIZER_VERSIONS.filter((v) => v !== NORMALIZER_VERSION);
+
 export class TrailService {
   constructor(private readonly deps: TrailServiceDeps) {}
 
+  private olderInStore: readonly NormalizerVersion[] = OLDER_VERSIONS;
+  private olderCheckedAt = Number.NEGATIVE_INFINITY;
+  private olderCheck: Promise<unknown> | null = null;
+
   private get store(): Store {
     return requireStore(this.deps.store);
+  }
+
+  /**
+   * The older normalizer versions whose fingerprints a search must still compute for its query: a
+   * trail not re-fingerprinted yet carries one of them. Once every stored trail is on the current
+   * version, none (old fingerprints a client cached still resolve through the aliases). Answers
+   * from the last check at once (every older version until the first check) and starts a new check
+   * when that one is older than STORED_VERSIONS_TTL_MS.
+   */
+  olderVersionsInStore(): readonly NormalizerVersion[] {
+    if (this.olderCheck === null && this.deps.now() - this.olderCheckedAt >= STORED_VERSIONS_TTL_MS) {
+      this.olderCheck = this.checkOlderVersions()
+        .catch(() => {}) // the store is stopping or failing: keep the last answer, try again later
+        .finally(() => {
+          this.olderCheck = null;
+        });
+    }
+    return this.olderInStore;
+  }
+
+  /** Reads which older normalizer versions stored trails still carry (at most one query per version). */
+  async checkOlderVersions(): Promise<readonly NormalizerVersion[]> {
+    const at = this.deps.now();
+    let oldest: number = NORMALIZER_VERSION;
+    for (const v of OLDER_VERSIONS) {
+      if ((await this.store.trails.fingerprintedBefore(v + 1, 0, 1)).length > 0) {
+        oldest = v;
+        break;
+      }
+    }
+    this.olderInStore = OLDER_VERSIONS.filter((v) => v >= oldest);
+    this.olderCheckedAt = at;
+    return this.olderInStore;
   }
 
   /** 503 busy while too many trails wait for enrichment. */
