@@ -53,7 +53,7 @@ export interface OpenedStore {
  */
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    const opened = await openPostgres(config.databaseUrl, config.databasePool);
+    const opened = await openPostgres(config);
     if (opened.failure) logger.error("PostgreSQL store failed to start; trying again in the background", { error: opened.failure });
     return opened;
   }
@@ -65,11 +65,15 @@ export async function openStore(config: Config, natives: NativePaths, logger: Lo
  * together migrate once. A server that cannot be reached leaves the colony up and unready, and
  * composeColony's `recover` keeps trying.
  */
-async function openPostgres(url: string, poolSize: number): Promise<OpenedStore> {
+async function openPostgres(config: Config): Promise<OpenedStore> {
   // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
   const { openPostgresStore } = await import("./store/postgres/store");
   try {
-    const store = await openPostgresStore({ url, poolSize });
+    const store = await openPostgresStore({
+      url: config.databaseUrl!,
+      poolSize: config.databasePool,
+      timeoutMs: config.databaseTimeoutMs,
+    });
     return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
   } catch (err) {
     return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
@@ -129,8 +133,10 @@ function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger)
 export async function chooseSeams(store: Store | null, backend: Backend, jobLeaseMs?: number): Promise<Seams> {
   if (backend === "postgres" && store) {
     const { postgresSeams } = await import("./store/postgres/seams");
+    const { boundedQuotas } = await import("./store/postgres/bounded-quotas");
     const pg = store as PostgresStore;
-    return postgresSeams(pg.sql, pg.fingerprintFeed, Date.now, jobLeaseMs);
+    const seams = postgresSeams(pg.sql, pg.fingerprintFeed, Date.now, jobLeaseMs);
+    return { ...seams, quotas: boundedQuotas(seams.quotas, pg.patience) };
   }
   return singleProcessSeams(store?.jobs ?? null);
 }
@@ -274,7 +280,7 @@ async function reopenPostgres(
     while (!stopped() && Date.now() < until) await Bun.sleep(Math.min(50, until - Date.now()));
     if (stopped()) break;
     delay = Math.min(delay * 2, REOPEN_MAX_DELAY_MS);
-    const opened = await openPostgres(config.databaseUrl!, config.databasePool);
+    const opened = await openPostgres(config);
     let failure = opened.failure;
     if (opened.store) {
       const subsystems = await subsystemsOn(opened, unready.embedder, unready.failures.embedding ?? null, logger);

@@ -68,6 +68,14 @@ describe("loadConfig", () => {
     ["COLONY_LOG_LEVEL", "loud", /debug, info/],
     ["COLONY_ADMIN_TOKEN", "short", /at least 16/],
     ["COLONY_HOST", "bad host!", /host name/],
+    ["COLONY_DATABASE_URL", "mysql://u@h/d", /postgres:\/\/ or postgresql:\/\/.*not a postgres/],
+    [
+      "COLONY_DATABASE_URL",
+      "postgres://u:pw@db1,db2/c?target_session_attrs=standby",
+      /several.*target_session_attrs=standby is not supported/,
+    ],
+    ["COLONY_DATABASE_URL", "postgres://u:pw@db1,,db2/c", /host 2 of the list is empty/],
+    ["COLONY_DATABASE_TIMEOUT_MS", "10s", /whole number from 0/],
   ];
   for (const [name, value, accepts] of bad) {
     test(`${name}=${value} is refused naming the variable`, () => {
@@ -83,6 +91,17 @@ describe("loadConfig", () => {
       expect((err as Error).message).toMatch(accepts);
     });
   }
+
+  test("a database URL with several hosts is accepted as written; the timeout has a default", () => {
+    const url = "postgres://colony:pw@db1:5432,db2:5432/colony?target_session_attrs=read-write";
+    expect(loadConfig({ COLONY_DATABASE_URL: url })).toMatchObject({ databaseUrl: url, databaseTimeoutMs: 10_000 });
+    expect(loadConfig({ COLONY_DATABASE_TIMEOUT_MS: "2500" }).databaseTimeoutMs).toBe(2500);
+  });
+
+  test("a refused database URL's password never appears in the error message", () => {
+    expect(() => loadConfig({ COLONY_DATABASE_URL: "postgres://u:hunter2@a,,b/c" })).toThrow(/<hidden>/);
+    expect(() => loadConfig({ COLONY_DATABASE_URL: "postgres://u:hunter2@a,,b/c" })).not.toThrow(/hunter2/);
+  });
 
   test("the admin token never appears in the error message", () => {
     expect(() => loadConfig({ COLONY_ADMIN_TOKEN: "tiny" })).toThrow(/<hidden>/);

@@ -2,6 +2,7 @@
 // message naming the variable and what it accepts (main.ts exits with code 2).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { DatabaseUrlError, parseDatabaseUrl } from "./core/database-url";
 import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./core/proxy-trust";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -32,6 +33,11 @@ export interface Config {
   databaseUrl: string | null;
   /** Connections per replica to PostgreSQL. */
   databasePool: number;
+  /**
+   * PostgreSQL: how long a request waits for the database before it is answered 503 unavailable
+   * (also the server's statement_timeout on the replica's connections).
+   */
+  databaseTimeoutMs: number;
   /** How long an enrichment job claimed by a PostgreSQL replica stays its own before another may take it. */
   jobLeaseMs: number;
   /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
@@ -91,14 +97,15 @@ function url(env: Env, name: string): string | null {
 function databaseUrl(env: Env, name: string): string | null {
   const raw = str(env, name);
   if (raw === undefined) return null;
-  const accepts = "a postgres:// or postgresql:// connection URL";
-  let parsed: URL;
+  const accepts =
+    "a postgres:// or postgresql:// connection URL: one host, or several as libpq writes them (postgres://user@db1:5432,db2:5432/colony?target_session_attrs=read-write)";
   try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, accepts, "<hidden>"); // may hold a password: never echoed
+    parseDatabaseUrl(raw);
+  } catch (err) {
+    if (!(err instanceof DatabaseUrlError)) throw err;
+    // The URL may hold a password: never echoed; the reason names the part that is wrong.
+    throw new ConfigError(name, `${accepts}; this one: ${err.message}`, "<hidden>");
   }
-  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") throw new ConfigError(name, accepts, `${parsed.protocol}…`);
   return raw;
 }
 
@@ -162,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHighRisk: str(env, "COLONY_ALLOW_HIGH_RISK") === "1",
     databaseUrl: databaseUrl(env, "COLONY_DATABASE_URL"),
     databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
+    databaseTimeoutMs: int(env, "COLONY_DATABASE_TIMEOUT_MS", 10_000, 0, 3_600_000),
     jobLeaseMs: int(env, "COLONY_JOB_LEASE_MS", 60_000, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
   };
@@ -189,6 +197,11 @@ export const CONFIG_DOC: [string, string, string][] = [
   ["COLONY_ALLOW_HIGH_RISK", "(unset)", "1 lets MCP callers ask for high-risk trails"],
   ["COLONY_DATABASE_URL", "(unset: embedded SQLite)", "postgres://… to keep the colony in PostgreSQL, shared by replicas"],
   ["COLONY_DATABASE_POOL", "16", "connections per replica to PostgreSQL"],
+  [
+    "COLONY_DATABASE_TIMEOUT_MS",
+    "10000",
+    "PostgreSQL: longest wait for the database on a request (then 503 unavailable); also the server's statement_timeout; 0 = none",
+  ],
   [
     "COLONY_JOB_LEASE_MS",
     "60000",

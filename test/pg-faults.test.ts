@@ -7,51 +7,13 @@ import type { RunningColony } from "../src/serve";
 import { startQuietColony, tempDir } from "./support/colony";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
+import { answered, expectUnavailable, publish, statusOf, until } from "./support/faults";
 import { agent, json, sampleTrail } from "./support/trails";
 import { LEADER_NAMESPACE, taskKey } from "../src/store/postgres/seams";
 import { SQL } from "bun";
 
 const why = postgresUnavailable();
 if (why) console.warn(`PostgreSQL fault tests skipped: ${why}`);
-
-/** Polls `check` until it returns a value other than undefined, or fails after `ms`. */
-async function until<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await Bun.sleep(25);
-  }
-}
-
-const publish = (base: string, error: string, id = "agent-fault-1") =>
-  fetch(`${base}/v1/trails`, json(sampleTrail({ error, commands: [`pip install fault-fix==${error.length}`] }), agent(id)));
-
-async function statusOf(base: string, trailId: string): Promise<string> {
-  return (((await (await fetch(`${base}/v1/trails/${trailId}`)).json()) as any).status ?? "?") as string;
-}
-
-/** Every request answered within `ms`: a database away must not hold clients forever. */
-async function answered(request: Promise<Response>, ms = 15_000): Promise<Response> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([request, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A 503 `unavailable` in the contract's error shape, with Retry-After. */
-async function expectUnavailable(res: Response, what: string): Promise<void> {
-  const body = (await res.json()) as any;
-  expect({ what, status: res.status, code: body.error?.code }).toEqual({ what, status: 503, code: "unavailable" });
-  expect(typeof body.error.message).toBe("string");
-  expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
-}
 
 function startReplica(url: string, dirs: string[], env: Record<string, string> = {}): Promise<RunningColony> {
   const dir = tempDir("colony-pgfault-");

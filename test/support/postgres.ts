@@ -28,6 +28,17 @@ export interface PostgresServer {
   pause(opts?: { mode?: "fast" | "immediate" }): Promise<void>;
   /** Starts the server again on the same data directory and port; resolves once it accepts connections. */
   resume(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every backend (a server that hangs: connections stay open,
+   * nothing answers), or SIGCONT to all of them again.
+   */
+  freeze(): void;
+  thaw(): void;
+}
+
+export interface StandbyServer extends PostgresServer {
+  /** Ends recovery (`pg_promote`): the standby becomes a primary that takes writes. */
+  promote(): Promise<void>;
 }
 
 interface Toolchain {
@@ -190,11 +201,74 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
   const tc = toolchain();
   const template = templateDir(tc);
   reapOrphanedServers();
-  const base = mkdtempSync(join(tmpdir(), "colony-pg-"));
-  writeFileSync(join(base, OWNER_FILE), String(process.pid));
+  const base = newServerDir();
   const data = join(base, "data");
   const copy = Bun.spawnSync(["cp", "-a", template, data]);
   if (copy.exitCode !== 0) throw new Error(`copying the PostgreSQL template failed: ${copy.stderr.toString()}`);
+  return runServer(tc, base, opts);
+}
+
+/**
+ * Starts a streaming standby of `primary` (pg_basebackup -R: a base backup that follows the
+ * primary's WAL; the template's pg_hba.conf lets loopback replication in). With `synchronous`, the
+ * primary is then told to wait for it at every commit (synchronous_standby_names = '*'), so a
+ * commit the primary acknowledged is on the standby too.
+ */
+export async function startStandby(primary: PostgresServer, opts: StartOptions & { synchronous?: boolean } = {}): Promise<StandbyServer> {
+  const tc = toolchain();
+  const base = newServerDir();
+  const data = join(base, "data");
+  chownTree(tc, base);
+  const backup = Bun.spawnSync(
+    asServerUser(tc, [
+      join(tc.bin, "pg_basebackup"),
+      ...["-h", "127.0.0.1", "-p", String(primary.port), "-U", "colony", "-D", data],
+      ...["-R", "-X", "stream", "-c", "fast", "--no-sync"],
+    ]),
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (backup.exitCode !== 0) throw new Error(`pg_basebackup failed: ${backup.stderr.toString()}`);
+  const server = await runServer(tc, base, opts);
+  if (opts.synchronous) {
+    const admin = new SQL(primary.url, { max: 1 });
+    try {
+      await admin`ALTER SYSTEM SET synchronous_standby_names = '*'`;
+      await admin`SELECT pg_reload_conf()`;
+      // Synchronous once the standby streams and the primary has read the setting.
+      const deadline = performance.now() + 10_000;
+      while ((await admin`SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'`).length === 0) {
+        if (performance.now() > deadline) throw new Error("the standby did not become synchronous within 10 s");
+        await Bun.sleep(20);
+      }
+    } finally {
+      await admin.close();
+    }
+  }
+  return {
+    ...server,
+    async promote() {
+      const admin = new SQL(server.url, { max: 1 });
+      try {
+        const [{ promoted }] = await admin`SELECT pg_promote(true, 30) AS promoted`;
+        if (!promoted) throw new Error("the standby was not promoted within 30 s");
+      } finally {
+        await admin.close();
+      }
+    },
+  };
+}
+
+/** A directory for one server, named for reapOrphanedServers (owner file) and deleted at exit. */
+function newServerDir(): string {
+  const base = mkdtempSync(join(tmpdir(), "colony-pg-"));
+  writeFileSync(join(base, OWNER_FILE), String(process.pid));
+  liveDirs.add(base);
+  return base;
+}
+
+/** Runs the server on `base`/data (made by the caller) on a free port. */
+async function runServer(tc: Toolchain, base: string, opts: StartOptions): Promise<PostgresServer> {
+  const data = join(base, "data");
   const socketDir = join(base, "sock");
   mkdirSync(socketDir);
   chownTree(tc, base);
@@ -235,7 +309,22 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
     }
     liveServers.delete(proc);
   }
-  liveDirs.add(base);
+  /** Sends `signal` to the postmaster and its children (backends, background workers). */
+  function signalAll(signal: "SIGSTOP" | "SIGCONT"): void {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const children = Bun.spawnSync(["pgrep", "-P", String(proc.pid)])
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of [proc.pid, ...children]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // a backend that ended meanwhile
+      }
+    }
+  }
   await launch();
   let counter = 0;
 
@@ -253,6 +342,7 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
       return `postgres://colony@127.0.0.1:${port}/${name}`;
     },
     async stop({ kill = false } = {}) {
+      signalAll("SIGCONT"); // a frozen server does not shut down
       await halt(kill ? "SIGKILL" : "SIGINT"); // SIGINT: PostgreSQL's fast shutdown
       rmSync(base, { recursive: true, force: true });
       liveDirs.delete(base);
@@ -263,6 +353,12 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PostgresSe
     async resume() {
       if (proc.exitCode === null && proc.signalCode === null) throw new Error("the server is running");
       await launch();
+    },
+    freeze() {
+      signalAll("SIGSTOP");
+    },
+    thaw() {
+      signalAll("SIGCONT");
     },
   };
 }

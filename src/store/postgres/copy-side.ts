@@ -2,7 +2,7 @@
 // source or the target of a copy between the stores (../copy.ts). Rows go in through
 // json_populate_recordset, so each value is converted by the table's own column types; the
 // lexical index and the vectors are written by this adapter's own classes.
-import { SQL } from "bun";
+import type { SQL } from "bun";
 import {
   type CopiedTable,
   type CopyRow,
@@ -12,7 +12,9 @@ import {
   MigrateError,
   type VectorModel,
 } from "../copy-ports";
+import { parseDatabaseUrl } from "../../core/database-url";
 import { errorMessage } from "../../core/error-message";
+import { openPool } from "./hosts";
 import { PgLexicalIndex } from "./lexical";
 import { migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "./migrations";
 import { num, PgKeyValueStore } from "./repositories";
@@ -24,22 +26,30 @@ const COPY_LOCK = 0x636f6c636f70;
 const COLONY_APPLICATION = "colony";
 const MIGRATE_APPLICATION = "colony-migrate";
 
-/** The database a URL names, for messages: user, host and database, never the password. */
+/** The database a URL names, for messages: user, host(s) and database, never the password. */
 export function describeDatabase(url: string): string {
   try {
-    const u = new URL(url);
-    return `PostgreSQL ${u.username ? `${decodeURIComponent(u.username)}@` : ""}${u.host}${u.pathname}`;
+    return `PostgreSQL ${parseDatabaseUrl(url).description}`;
   } catch {
     return "PostgreSQL (COLONY_DATABASE_URL)";
   }
 }
 
+/** A small pool; with several hosts in the URL, on the first that suits (./hosts.ts), for the whole command. */
 async function connect(url: string): Promise<SQL> {
-  const sql = new SQL(url, { max: 2, connectionTimeout: 5, idleTimeout: 60, connection: { application_name: MIGRATE_APPLICATION } });
+  let sql: SQL | null = null;
   try {
+    sql = (
+      await openPool(parseDatabaseUrl(url), {
+        max: 2,
+        connectionTimeout: 5,
+        idleTimeout: 60,
+        connection: { application_name: MIGRATE_APPLICATION },
+      })
+    ).sql;
     await sql`SELECT 1`;
   } catch (err) {
-    await sql.close({ timeout: 0 }).catch(() => {});
+    await sql?.close({ timeout: 0 }).catch(() => {});
     throw new MigrateError("unavailable", `cannot connect to ${describeDatabase(url)}: ${errorMessage(err)}`, { cause: err });
   }
   return sql;

@@ -299,12 +299,15 @@ export const PG_MIGRATIONS: PgMigration[] = [
 export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_MIGRATIONS): Promise<number> {
   const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   await sql.begin(async (tx) => {
+    // A migration (or the wait for another replica's) may take longer than a request is allowed to.
+    await tx`SET LOCAL statement_timeout = 0`;
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
   });
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     await sql.begin(async (tx) => {
+      await tx`SET LOCAL statement_timeout = 0`;
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
       const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
       if (current > newest) {
