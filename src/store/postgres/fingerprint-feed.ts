@@ -11,6 +11,7 @@
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import type { FingerprintChanges } from "../seams";
+import { bounded, type Patience } from "./failures";
 import { SharedPull } from "./shared-pull";
 
 export const FINGERPRINTS_CHANNEL = "colony_fingerprints";
@@ -40,7 +41,11 @@ export class PgFingerprintFeed implements FingerprintChanges {
   private purgedAt = 0;
   private readonly pulls = new SharedPull(() => this.pull());
 
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    /** Bounds catchUp: a server that stopped answering must not hold the lookups waiting on it. */
+    private readonly patience?: Patience,
+  ) {}
 
   async announce(change: { fingerprints: string[] }): Promise<void> {
     for (const s of this.subscribers) s.listener(change);
@@ -63,10 +68,10 @@ export class PgFingerprintFeed implements FingerprintChanges {
    * Resolves once every change committed (on any replica) before the call has reached this
    * replica's listeners. Concurrent callers share a read; one that arrives while a read runs
    * waits for the following one, since the running read's snapshot may predate what the caller
-   * was told. Rejects when the database does not answer.
+   * was told. Rejects when the database does not answer, or not within the patience's bound.
    */
   catchUp(): Promise<void> {
-    return this.pulls.run();
+    return bounded(this.pulls.run(), { patience: this.patience });
   }
 
   private async pull(): Promise<void> {

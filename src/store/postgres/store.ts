@@ -105,7 +105,7 @@ function createPostgresStore(pool: DatabasePool, guard: Guard): PostgresStore {
   let feed: { unlisten(): Promise<void> } | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let closed = false;
-  const fingerprintFeed = new PgFingerprintFeed(sql);
+  const fingerprintFeed = new PgFingerprintFeed(sql, guard.patience);
 
   async function transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const hooks: AfterCommitHook[] = [];
