@@ -11,7 +11,11 @@
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-/** Field weights: an occurrence in the error line counts twice one in the explanation and fix. */
+/**
+ * Field weights: an occurrence in the error line counts twice one in the explanation and fix.
+ * PostgreSQL keeps each document's counts weighted by these (postgres/lexical.ts, migration 5):
+ * changing them there needs a migration that recounts.
+ */
 export const FIELD_WEIGHTS = { error: 2.0, body: 1.0 } as const;
 
 /** Document and token totals of the index. */

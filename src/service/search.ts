@@ -155,24 +155,38 @@ export class SearchService {
       if (!vectors || !embedder) {
         throw new ServiceError("unavailable", "semantic search is not available (embedding model or vector index down)");
       }
-      // The model runs on ONNX Runtime's thread while the lexical index is queried here.
+      // The two retrievers run side by side: the model embeds the query on ONNX Runtime's thread and
+      // the vector index is scanned while the lexical index's answer is on its way (a database
+      // round trip with PostgreSQL).
       const started = performance.now();
       const embedding = embedder.embed([req.query]);
-      embedding.then(() => metrics.searchPhase("embed", (performance.now() - started) / 1000)).catch(() => {}); // awaited below; a failure meanwhile must not go unhandled
-      const lexicalStarted = performance.now();
-      const lexical = mode === "vector" ? [] : await store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
-      metrics.searchPhase("lexical", (performance.now() - lexicalStarted) / 1000);
-      const [query] = await embedding;
-      const vectorStarted = performance.now();
-      const vector = mode === "lexical" ? [] : await vectors.search(query!, CANDIDATES_PER_RETRIEVER);
+      const lexicalSearch = async () => {
+        if (mode === "vector") return [];
+        const hits = await store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
+        metrics.searchPhase("lexical", (performance.now() - started) / 1000);
+        return hits;
+      };
+      const vectorSearch = async () => {
+        const [query] = await embedding;
+        const vectorStarted = performance.now();
+        metrics.searchPhase("embed", (vectorStarted - started) / 1000);
+        const hits = mode === "lexical" ? [] : await vectors.search(query!, CANDIDATES_PER_RETRIEVER);
+        return { query: query!, hits, vectorStarted };
+      };
+      const [lexical, { query, hits: vector, vectorStarted }] = await Promise.all([lexicalSearch(), vectorSearch()]);
       const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])].filter((id) => !seen.has(id));
-      // Vector hits carry their cosine already; only lexical-only candidates need theirs.
+      // Vector hits carry their cosine already; only lexical-only candidates need theirs, read
+      // together with every candidate's ranking facts.
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));
-      for (const [id, sim] of await vectors.similarities(query!, missing)) similarity.set(id, sim);
+      const [similarities, factList] = await Promise.all([
+        vectors.similarities(query, missing),
+        store.trails.rankingFacts(ids, { environment: !!req.environment }),
+      ]);
+      for (const [id, sim] of similarities) similarity.set(id, sim);
       const rankStarted = performance.now();
       metrics.searchPhase("vector", (rankStarted - vectorStarted) / 1000);
-      const facts = new Map((await store.trails.rankingFacts(ids, { environment: !!req.environment })).map((f) => [f.seq, f]));
+      const facts = new Map(factList.map((f) => [f.seq, f]));
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
       const lexicalScore = new Map(lexical.map((h) => [h.id, bestLexical > 0 ? h.score / bestLexical : 0]));
@@ -270,19 +284,22 @@ export class SearchService {
     // error_type is caller text: redacted like any content before it is kept.
     const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topCategory;
     const at = this.deps.now();
+    // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {
-      await tx.events.append({
-        kind: "search",
-        agent: caller.agent,
-        trailId: top?.trail_id ?? null,
-        text: top
-          ? `search${label ? ` for ${label}` : ""}: ${results.length} result${results.length === 1 ? "" : "s"}, best via ${top.match.via}`
-          : `search${label ? ` for ${label}` : ""}: no result`,
-        at,
-      });
-      if (label) await tx.searches.add(label, at);
-      await tx.stats.bump("searches", at);
-      await tx.stats.touchAgent(caller.agent, at);
+      await Promise.all([
+        tx.events.append({
+          kind: "search",
+          agent: caller.agent,
+          trailId: top?.trail_id ?? null,
+          text: top
+            ? `search${label ? ` for ${label}` : ""}: ${results.length} result${results.length === 1 ? "" : "s"}, best via ${top.match.via}`
+            : `search${label ? ` for ${label}` : ""}: no result`,
+          at,
+        }),
+        label ? tx.searches.add(label, at) : undefined,
+        tx.stats.bump("searches", at),
+        tx.stats.touchAgent(caller.agent, at),
+      ]);
     });
   }
 }

@@ -251,10 +251,11 @@ export class TrailService {
     // the current one): follow them, at most one step per normalizer version.
     const wanted = new Set<string>(typeof fps === "string" ? [fps] : fps);
     let frontier = [...wanted];
+    // Each step's reads are sent together (with a database, side by side on the pool).
     for (let step = 1; step < NORMALIZER_VERSIONS.length && frontier.length > 0; step++) {
       const next: string[] = [];
-      for (const fp of frontier) {
-        for (const target of await this.store.aliases.resolve(fp)) {
+      for (const targets of await Promise.all(frontier.map((fp) => this.store.aliases.resolve(fp)))) {
+        for (const target of targets) {
           if (wanted.has(target)) continue;
           wanted.add(target);
           next.push(target);
@@ -265,8 +266,8 @@ export class TrailService {
     // Fetch a few more than asked, so an error_type match deeper down can move up.
     const seen = new Set<number>();
     const records: TrailRecord[] = [];
-    for (const fp of wanted) {
-      for (const r of await this.store.trails.indexedByFingerprint(fp, limit * 4)) {
+    for (const found of await Promise.all([...wanted].map((fp) => this.store.trails.indexedByFingerprint(fp, limit * 4)))) {
+      for (const r of found) {
         if (seen.has(r.seq)) continue;
         seen.add(r.seq);
         records.push(r);

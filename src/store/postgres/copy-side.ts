@@ -18,7 +18,7 @@ import { openPool } from "./hosts";
 import { PgLexicalIndex } from "./lexical";
 import { migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "./migrations";
 import { num, PgKeyValueStore } from "./repositories";
-import { PgVectorStore, REINDEX_PENDING_KEY, SIGNATURE_KEY, storedVectorModel } from "./vectors";
+import { asFloats, PgVectorStore, REINDEX_PENDING_KEY, SIGNATURE_KEY, storedVectorModel } from "./vectors";
 
 /** Held (per session) by a copy for its whole run, so two copies never write one database at once. */
 const COPY_LOCK = 0x636f6c636f70;
@@ -210,7 +210,7 @@ class PgCopySide implements CopySide {
     // Copied: the row's buffer may not be 4-byte aligned.
     return rows.map(([id, embedding]: [unknown, Uint8Array]) => ({
       id: num(id),
-      vector: new Float32Array(Uint8Array.from(embedding).buffer),
+      vector: asFloats(embedding),
     }));
   }
 

@@ -3,14 +3,22 @@
 // itself (the error line's tokens first, weighted A, then the explanation and fix, weighted B), so
 // a token such as err_require_esm stays one lexeme. A query keeps only its rarest terms
 // (core/lexical.ts selectQueryTerms, from the term statistics kept beside the index: an OR of every
-// term would rank most of the corpus); the GIN index finds the documents with any of them, and
-// each is scored by FTS5's BM25 (core/bm25.ts) from its counts of those terms, its token count and
-// the index's totals, all kept exact here as FTS5 keeps them. (ts_rank is not BM25: it has no idf,
-// so a document with one very rare term ranks below documents with several common ones; the dev
-// set measured up to 0.09 lower recall with it.)
+// term would rank most of the corpus), and every document with any of them is scored by FTS5's
+// BM25 (core/bm25.ts) from its field-weighted count of each term, its token count and the
+// index's totals, all kept exact here as FTS5 keeps them.
+//
+// Those documents are thousands at 100,000 trails, and reading each from the table costs more than
+// the rest of a search. So rare terms also have postings (term, document, count, token count) in
+// lexical_postings, an inverted index read by the term's key alone: a query of rare terms is scored
+// from them in the database, and only the best few leave it. A term stops having postings once it is
+// in more than POSTINGS_SHARE of the documents (its postings are dropped; it is `postings = false`
+// from then on); a query with such a term (few rare words) takes the path through the GIN index and
+// the tsvectors, as exact and slower.
+// (ts_rank is not BM25: it has no idf, so a document with one very rare term ranks below documents
+// with several common ones; the dev set measured up to 0.09 lower recall with it.)
 import type { SQL } from "bun";
-import { bestScored, bm25Query, bm25Score, FIELD_WEIGHTS, type LexicalTotals } from "../../core/bm25";
-import { documentTerms, selectQueryTerms } from "../../core/lexical";
+import { BM25_B, BM25_K1, bestScored, type Bm25Query, bm25Query, bm25Score, FIELD_WEIGHTS, type LexicalTotals } from "../../core/bm25";
+import { COMMON_TERM_SHARE, selectQueryTerms } from "../../core/lexical";
 import type { LexicalDoc, LexicalHit, LexicalIndex } from "../ports";
 import { num } from "./repositories";
 
@@ -28,9 +36,31 @@ const SAFE_TOKEN = /^[\p{L}\p{N}_]+$/u;
  * crossing orders and deadlock.
  */
 const LEXICAL_WRITERS = 0x636f6c6c6578;
+/**
+ * A term keeps postings while it is in at most this share of the documents (or POSTINGS_MIN_DOCS,
+ * whichever is more): the share under which core/lexical.ts calls a term rare. Common terms hold
+ * most postings (80% at 100,000 trails) and are not what a query is scored by.
+ */
+export const POSTINGS_SHARE = COMMON_TERM_SHARE;
+export const POSTINGS_MIN_DOCS = 1000;
 
 /** Tokens of a field, as a tsvector literal may hold them. */
 const fieldTokens = (text: string) => text.split(" ").filter((t) => t && SAFE_TOKEN.test(t));
+
+/**
+ * Each term's occurrences in the two fields, weighted by field (core/bm25.ts FIELD_WEIGHTS), as
+ * FTS5 counts them for bm25().
+ */
+export function weightedTermCounts(doc: LexicalDoc): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [text, weight] of [
+    [doc.error, FIELD_WEIGHTS.error],
+    [doc.body, FIELD_WEIGHTS.body],
+  ] as const) {
+    for (const token of fieldTokens(text)) counts.set(token, (counts.get(token) ?? 0) + weight);
+  }
+  return counts;
+}
 
 /**
  * A tsvector literal for the two fields: each token with its positions and weight. The error
@@ -75,7 +105,8 @@ export class PgLexicalIndex implements LexicalIndex {
 
   /**
    * Documents in one statement (`add` is one; a copy between stores passes a batch): each row with
-   * its token counts, the totals, and each term's document count raised once per statement.
+   * its token counts, the totals, each term's document count raised once per statement, and the
+   * postings of the terms that keep them; a term that passes the postings limit here loses its own.
    */
   async addMany(entries: { id: number; doc: LexicalDoc }[]): Promise<void> {
     if (entries.length === 0) return;
@@ -85,16 +116,20 @@ export class PgLexicalIndex implements LexicalIndex {
     const tokens: number[] = [];
     const termIds: number[] = [];
     const terms: string[] = [];
+    const termCounts: number[] = [];
+    const termTokens: number[] = [];
     for (const { id, doc } of entries) {
       const inError = fieldTokens(doc.error).length;
+      const length = inError + fieldTokens(doc.body).length;
       ids.push(id);
       docs.push(tsvectorLiteral(doc));
       errorTokens.push(inError);
-      tokens.push(inError + fieldTokens(doc.body).length);
-      for (const term of documentTerms(doc.error, doc.body)) {
-        if (!SAFE_TOKEN.test(term)) continue;
+      tokens.push(length);
+      for (const [term, count] of weightedTermCounts(doc)) {
         termIds.push(id);
         terms.push(term);
+        termCounts.push(count);
+        termTokens.push(length);
       }
     }
     await this.write(
@@ -106,21 +141,33 @@ export class PgLexicalIndex implements LexicalIndex {
         ON CONFLICT (id) DO NOTHING RETURNING id, tokens
       ), t AS (
         UPDATE lexical_totals SET docs = docs + (SELECT count(*) FROM l), tokens = lexical_totals.tokens + (SELECT sum(tokens) FROM l)
-        WHERE EXISTS (SELECT 1 FROM l)
+        WHERE EXISTS (SELECT 1 FROM l) RETURNING docs
+      ), p AS (
+        SELECT * FROM unnest(${termIds}::bigint[], ${terms}::text[], ${termCounts}::real[], ${termTokens}::int[]) AS p(id, term, count, tokens)
+        WHERE p.id IN (SELECT id FROM l)
+      ), limited AS (
+        SELECT greatest(${POSTINGS_SHARE}::float8 * (SELECT docs FROM t), ${POSTINGS_MIN_DOCS}) AS docs
+      ), terms AS (
+        INSERT INTO lexical_terms (term, docs, postings)
+        SELECT term, count(*), count(*) <= (SELECT docs FROM limited) FROM p GROUP BY term
+        ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + excluded.docs,
+          postings = lexical_terms.postings AND lexical_terms.docs + excluded.docs <= (SELECT docs FROM limited)
+        RETURNING term, postings
+      ), dropped AS (
+        DELETE FROM lexical_postings WHERE term IN (SELECT term FROM terms WHERE NOT postings)
       )
-      INSERT INTO lexical_terms (term, docs)
-      SELECT p.term, count(*) FROM unnest(${termIds}::bigint[], ${terms}::text[]) AS p(id, term)
-      WHERE p.id IN (SELECT id FROM l) GROUP BY p.term
-      ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + excluded.docs`,
+      INSERT INTO lexical_postings (term, id, count, tokens)
+      SELECT p.term, p.id, p.count, p.tokens FROM p JOIN terms USING (term) WHERE terms.postings`,
     );
   }
 
   async remove(id: number, doc: LexicalDoc): Promise<void> {
-    const terms = documentTerms(doc.error, doc.body).filter((t) => SAFE_TOKEN.test(t));
+    const terms = [...weightedTermCounts(doc).keys()];
     await this.write(
       (sql) => sql`
       WITH l AS (DELETE FROM lexical WHERE id = ${id} RETURNING tokens),
-      t AS (UPDATE lexical_totals SET docs = docs - 1, tokens = lexical_totals.tokens - l.tokens FROM l)
+      t AS (UPDATE lexical_totals SET docs = docs - 1, tokens = lexical_totals.tokens - l.tokens FROM l),
+      p AS (DELETE FROM lexical_postings WHERE term = ANY(${terms}::text[]) AND id = ${id})
       UPDATE lexical_terms SET docs = docs - 1 WHERE term = ANY(${terms}::text[]) AND EXISTS (SELECT 1 FROM l)`,
     );
   }
@@ -130,14 +177,58 @@ export class PgLexicalIndex implements LexicalIndex {
     if (distinct.length === 0 || k <= 0) return [];
     // The query's terms with their document counts, and (term null) the index's totals: one round trip.
     const rows = await this.sql`
-      SELECT term, docs, NULL::bigint AS tokens FROM lexical_terms WHERE term = ANY(${distinct}::text[])
-      UNION ALL SELECT NULL, docs, tokens FROM lexical_totals`;
+      SELECT term, docs, NULL::bigint AS tokens, postings FROM lexical_terms WHERE term = ANY(${distinct}::text[])
+      UNION ALL SELECT NULL, docs, tokens, NULL FROM lexical_totals`;
     const totalsRow = rows.find((r: any) => r.term === null);
     const totals: LexicalTotals = { docs: num(totalsRow.docs), tokens: num(totalsRow.tokens) };
-    const docFrequency = new Map<string, number>(rows.filter((r: any) => r.term !== null).map((r: any) => [r.term, num(r.docs)]));
+    const terms = rows.filter((r: any) => r.term !== null);
+    const docFrequency = new Map<string, number>(terms.map((r: any) => [r.term, num(r.docs)]));
     const chosen = selectQueryTerms(distinct, docFrequency, totals.docs);
     if (chosen.length === 0) return [];
     const query = bm25Query(chosen, docFrequency, totals);
+    const withPostings = new Set(terms.filter((r: any) => r.postings).map((r: any) => r.term));
+    if (chosen.every((t) => withPostings.has(t))) {
+      const hits = await this.fromPostings(query, k);
+      if (hits) return hits;
+    }
+    return this.fromDocuments(query, k);
+  }
+
+  /**
+   * Scores from the postings; null when a term lost them since the statistics were read. The
+   * database sums the same terms in the same order as bm25Score, so its order is the final one;
+   * each returned document is scored again here from its counts all the same, so the scores are
+   * bm25Score's whatever the server's arithmetic, and a few more than k are fetched for that.
+   */
+  private async fromPostings(query: Bm25Query, k: number): Promise<LexicalHit[] | null> {
+    const rows: [unknown, number | null, number[] | null, number[] | null][] = await this.sql`
+      WITH q AS (SELECT * FROM unnest(${query.terms}::text[], ${query.idf}::float8[]) WITH ORDINALITY AS q(term, idf, ord)),
+      complete AS (SELECT count(*) = ${query.terms.length} AS ok FROM lexical_terms JOIN q USING (term) WHERE postings),
+      best AS (
+        SELECT p.id, min(p.tokens) AS tokens, array_agg(q.ord::int) AS ords, array_agg(p.count::float8) AS counts,
+          sum(q.idf * ((p.count * ${BM25_K1 + 1.0}::float8) / (p.count + ${BM25_K1}::float8 * (${1 - BM25_B}::float8 + (${BM25_B}::float8 * p.tokens) / ${query.avgLength}::float8)))) AS score
+        FROM q JOIN lexical_postings p USING (term)
+        WHERE (SELECT ok FROM complete)
+        GROUP BY p.id ORDER BY score DESC, p.id LIMIT ${k + POSTINGS_MARGIN}
+      )
+      SELECT NULL AS id, NULL::int AS tokens, NULL::int[] AS ords, NULL::float8[] AS counts WHERE (SELECT ok FROM complete)
+      UNION ALL SELECT id, tokens, ords, counts FROM best`.values();
+    if (rows.length === 0) return null; // no "complete" row: a term's postings were dropped meanwhile
+    const hits: LexicalHit[] = [];
+    for (const [id, tokens, ords, counts] of rows) {
+      if (id === null) continue;
+      const freq = new Array<number>(query.terms.length).fill(0);
+      ords!.forEach((ord, i) => {
+        freq[ord - 1] = counts![i]!;
+      });
+      hits.push({ id: num(id), score: bm25Score(query, freq, tokens!) });
+    }
+    return bestScored(hits, k);
+  }
+
+  /** Scores every document with any of the terms, read from the tsvectors (GIN index). */
+  private async fromDocuments(query: Bm25Query, k: number): Promise<LexicalHit[]> {
+    const chosen = query.terms;
     // A tsquery literal, not to_tsquery(): the terms are already tokens and must not be re-parsed.
     // `found`: the document reduced to the chosen terms (setweight marks them C, ts_filter keeps C).
     const matches: [unknown, number, number, string][] = await this.sql`
@@ -153,6 +244,9 @@ export class PgLexicalIndex implements LexicalIndex {
     );
   }
 }
+
+/** Extra documents read from the postings beyond k, rescored here (see fromPostings). */
+const POSTINGS_MARGIN = 10;
 
 /**
  * Each chosen term's occurrences in a reduced document (tsvector text: `'term':3C,41C ...`),

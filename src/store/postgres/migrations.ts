@@ -277,6 +277,32 @@ export const PG_MIGRATIONS: PgMigration[] = [
         FOR EACH ROW EXECUTE FUNCTION colony_alias_changed();
     `,
   },
+  {
+    version: 5,
+    name: "lexical postings of rare terms",
+    sql: `
+      -- Postings of the rare terms (postgres/lexical.ts): term, document, its field-weighted count
+      -- of the term (error line 2, the rest 1: core/bm25.ts FIELD_WEIGHTS) and its token count, so a
+      -- query of rare terms is scored by BM25 from the index alone and only the best few documents
+      -- leave the database. lexical_terms.postings: every document with the term has its posting;
+      -- a term loses them (for good) once in more than 2% of the documents, or 1,000 if more.
+      -- Documents indexed before take the counts their tsvector holds (positions up to
+      -- error_tokens are the error line's).
+      ALTER TABLE lexical_terms ADD COLUMN postings boolean NOT NULL DEFAULT true;
+      UPDATE lexical_terms SET postings = docs <= greatest(0.02 * (SELECT docs FROM lexical_totals), 1000);
+      CREATE TABLE lexical_postings (
+        term   text NOT NULL,
+        id     bigint NOT NULL,
+        count  real NOT NULL,
+        tokens integer NOT NULL,
+        PRIMARY KEY (term, id) INCLUDE (count, tokens)
+      );
+      INSERT INTO lexical_postings (term, id, count, tokens)
+      SELECT u.lexeme, l.id,
+        (SELECT coalesce(sum(CASE WHEN p <= l.error_tokens THEN 2 ELSE 1 END), 1) FROM unnest(u.positions) p), l.tokens
+      FROM lexical l CROSS JOIN LATERAL unnest(l.doc) u JOIN lexical_terms t ON t.term = u.lexeme AND t.postings;
+    `,
+  },
 ];
 
 /**

