@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import { SQL } from "bun";
 import { fingerprint } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
+import { migratePostgresDatabase } from "../src/store/postgres/copy-side";
 import { startQuietColony, tempDir } from "./support/colony";
 import { answered, expectUnavailable, publish, statusOf, until } from "./support/faults";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres, startStandby } from "./support/postgres";
@@ -127,6 +128,10 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     const standby = await startStandby(primary);
     servers.push(standby);
 
+    // `colony migrate` reads the same URL and works on the primary.
+    const migrated = await migratePostgresDatabase(multiHostUrl(database, standby, primary));
+    expect(migrated.description).toBe(`PostgreSQL colony@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/${database}`);
+    expect(migrated.to).toBeGreaterThan(0);
     const colony = await startColony(multiHostUrl(database, standby, primary));
     expect(await colonyConnections(standby)).toBe(0);
     expect(await colonyConnections(primary)).toBeGreaterThan(0);
