@@ -8,7 +8,7 @@
 //   - cross-replica visibility: publish on replica A, then how soon replica B answers a lookup
 //     (whose miss B had cached) and a search with the trail, and how soon the vector change feed
 //     alone (NOTIFY + catch-up, no read-your-writes catch-up) has the code in another process's memory;
-//   - the shared quota's round trip per request (one upsert), timed and costed on its own;
+//   - the shared quota's round trip per request (one upsert per group of uses in flight), timed and costed on its own;
 //   - COLONY_DATABASE_POOL sweep (lookups and 16-client searches on one replica).
 // Seeding goes through the service in-process (publish + enrichment drain), once per backend, with
 // the same deterministic trails. PostgreSQL is a throwaway server (test/support/postgres.ts:
@@ -272,7 +272,8 @@ try {
   }
   figures.set("searches_16_clients", searches16);
 
-  // 6. The shared quota's round trip: what every request on PostgreSQL pays (one upsert), alone.
+  // 6. The shared quota's round trip: what every request on PostgreSQL pays (one upsert, shared by
+  //    the uses in flight together), alone.
   const quotaRuns: Record<string, unknown> = {};
   {
     const quotaSql = new SQL(dbUrl, { max: 16 });

@@ -225,4 +225,33 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       feed.received = received;
     }
   });
+
+  test("a lookup's read-your-writes catch-up goes out beside the quota's round trip, not after it", async () => {
+    const [a] = replicas as [RunningColony];
+    const quotas = a.service.quotas;
+    const takeGeneral = quotas.takeGeneral;
+    const caughtUp = a.service.fingerprintChangesCaughtUp;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let catchUps = 0;
+    quotas.takeGeneral = (address) => gate.then(() => takeGeneral.call(quotas, address));
+    a.service.fingerprintChangesCaughtUp = () => {
+      catchUps++;
+      return caughtUp.call(a.service);
+    };
+    try {
+      const lookup = fetch(`${a.url}/v1/trails/by-fingerprint/${fingerprint("ZeroDivisionError: division by zero (parallel catch-up)")}`);
+      // The quota's answer is held back: the catch-up must already be under way.
+      const deadline = Date.now() + 5_000;
+      while (catchUps === 0 && Date.now() < deadline) await Bun.sleep(5);
+      expect(catchUps).toBe(1);
+      open();
+      expect((await lookup).status).toBe(404);
+      expect(catchUps).toBe(1);
+    } finally {
+      open();
+      quotas.takeGeneral = takeGeneral;
+      a.service.fingerprintChangesCaughtUp = caughtUp;
+    }
+  });
 });

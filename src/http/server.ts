@@ -87,15 +87,24 @@ export function createFetchHandler(deps: ServerDeps) {
    */
   function lookup(request: BunRequest<typeof LOOKUP_ROUTE>, server: Server<unknown>): Response | Promise<Response> {
     const begun = begin(request, server);
-    return begun instanceof Promise ? begun.then((pass) => lookupPassed(request, pass)) : lookupPassed(request, begun);
+    if (!(begun instanceof Promise)) return lookupPassed(request, begun, deps.lookups.catchUp());
+    // Shared counters (replicas): the read-your-writes catch-up goes out beside the quota's round
+    // trip rather than after it. Begun after the request arrived, it still sees every change
+    // committed before; a refused request only wasted a read shared with the others in flight.
+    const caughtUp = deps.lookups.catchUp();
+    return begun.then((pass) => lookupPassed(request, pass, caughtUp));
   }
 
-  function lookupPassed(request: BunRequest<typeof LOOKUP_ROUTE>, pass: Pass): Response | Promise<Response> {
+  function lookupPassed(
+    request: BunRequest<typeof LOOKUP_ROUTE>,
+    pass: Pass,
+    caughtUp: Promise<void> | null,
+  ): Response | Promise<Response> {
     let answer: LookupAnswer | Promise<LookupAnswer>;
     try {
       deps.quotas.refuseUnlessAllowed(pass.quota, "general");
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
-      answer = deps.lookups.answer(request.params.fp);
+      answer = deps.lookups.answer(request.params.fp, caughtUp);
     } catch (err) {
       return end(request, pass, failure(err), LOOKUP_ROUTE);
     }

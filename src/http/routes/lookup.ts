@@ -56,18 +56,24 @@ export class FingerprintLookups {
   }
 
   /**
-   * The answer for a lookup: at once from the cache, else read from the store. A malformed
-   * fingerprint rejects with 400 invalid_request (never cached).
+   * With replicas, what the others committed must be read before a cached answer is given (one
+   * query): a client told `indexed` by one replica finds the trail on every other. Null in one
+   * process. Never rejects: should that read fail (the database away), the cache answers as it
+   * stands, as it would with the notices cut. The server starts it as a lookup arrives, beside the
+   * quota's round trip.
    */
-  answer(fp: string): LookupAnswer | Promise<LookupAnswer> {
-    // With replicas, what the others committed is read first (one query): a client told
-    // `indexed` by one replica finds the trail on every other. Should that read fail (the
-    // database away), the cache answers as it stands, as it would with the notices cut.
+  catchUp(): Promise<void> | null {
     const caughtUp = this.service.fingerprintChangesCaughtUp();
-    if (caughtUp) {
-      const fromCache = () => this.answers.get(fp) ?? this.load(fp);
-      return caughtUp.then(fromCache, fromCache);
-    }
+    return caughtUp ? caughtUp.then(noop, noop) : null;
+  }
+
+  /**
+   * The answer for a lookup: at once from the cache, else read from the store, once `caughtUp`
+   * (a catch-up begun after the request arrived) is done. A malformed fingerprint rejects with
+   * 400 invalid_request (never cached).
+   */
+  answer(fp: string, caughtUp: Promise<void> | null = this.catchUp()): LookupAnswer | Promise<LookupAnswer> {
+    if (caughtUp) return caughtUp.then(() => this.answers.get(fp) ?? this.load(fp));
     return this.answers.get(fp) ?? this.load(fp);
   }
 
@@ -154,5 +160,6 @@ export class FingerprintLookups {
   }
 }
 
+const noop = () => {};
 const encoder = new TextEncoder();
 const encode = (value: unknown) => encoder.encode(JSON.stringify(value));

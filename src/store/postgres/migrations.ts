@@ -303,6 +303,18 @@ export const PG_MIGRATIONS: PgMigration[] = [
       FROM lexical l CROSS JOIN LATERAL unnest(l.doc) u JOIN lexical_terms t ON t.term = u.lexeme AND t.postings;
     `,
   },
+  {
+    version: 6,
+    name: "quota uses counted in batches",
+    sql: `
+      -- A replica counts every use that arrives while its previous quota statement runs in one
+      -- upsert (postgres/seams.ts PgQuotaCounters): each row asks for n uses against the limit it
+      -- carries (quota_limit), is granted what is left below it under the row lock, and says how
+      -- many in granted, so the replica hands each waiting use the count it would have had alone.
+      ALTER TABLE quota_windows ADD COLUMN granted integer NOT NULL DEFAULT 0,
+        ADD COLUMN quota_limit integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

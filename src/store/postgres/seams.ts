@@ -8,7 +8,7 @@
 import type { SQL } from "bun";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { LocalChangeFeed, InMemoryQuotaCounters } from "../single-process";
+import { type FixedWindowLimiter, InMemoryQuotaCounters, LocalChangeFeed } from "../single-process";
 import type { ClaimedJob, FingerprintChanges, JobClaims, Leadership, QuotaCounters, QuotaDecision, QuotaWindow, Seams } from "../seams";
 import { unavailable } from "./failures";
 import { num } from "./repositories";
@@ -93,16 +93,59 @@ export class AdvisoryLockLeadership implements Leadership {
   }
 }
 
+/** One quota as a replica counts it: its limit, window length, and the counters used while the database does not answer. */
+interface QuotaSpec {
+  quota: string;
+  limit: number;
+  windowMs: number;
+  fallback: FixedWindowLimiter;
+}
+
+/** What a statement did to one row: the window's count after it, and how many of the uses asked it counted. */
+interface Grant {
+  used: number;
+  granted: number;
+}
+
+/** A use waiting for the statement that counts it. */
+interface WaitingUse {
+  /** When it arrived: its window and its `reset`. */
+  t: number;
+  resolve(decision: QuotaDecision): void;
+}
+
+/** The uses of one quota, key and window waiting for the next statement, in arrival order. */
+interface PendingRow {
+  spec: QuotaSpec;
+  key: string;
+  start: number;
+  uses: WaitingUse[];
+}
+
+const rowId = (quota: string, key: string, start: number) => `${quota}\u0000${key}\u0000${start}`;
+
 /**
  * Fixed windows aligned to the window length (every replica agrees where a window starts without
- * asking), one counter row per quota, key and window. A use is counted by one upsert that only
- * increments below the limit, so concurrent replicas never count past it and the RateLimit
- * headers are exact. Should the database not answer, a replica counts in its own memory meanwhile
- * rather than refuse every request (its health endpoints included): the quotas are then per
- * replica until the database is back.
+ * asking), one counter row per quota, key and window.
+ *
+ * Uses are counted in groups, as a database commits in groups: a use that arrives while no quota
+ * statement is in flight is sent at once; uses arriving while one is in flight wait and go together
+ * in the next (every quota, key and window in one upsert). For each row the database grants
+ * min(asked, limit - used) under the row lock and returns the new `used` and how many it granted,
+ * so the i-th waiting use of a row gets exactly the count it would have had were the uses sent one
+ * by one: concurrent replicas never count past the limit and the RateLimit headers stay exact. A
+ * busy replica thus pays one round trip per group instead of one per request.
+ *
+ * Should the database not answer, a replica counts in its own memory meanwhile rather than refuse
+ * every request (its health endpoints included): the quotas are then per replica until the
+ * database is back.
  */
 export class PgQuotaCounters implements QuotaCounters {
   private readonly local: InMemoryQuotaCounters;
+  /** Uses waiting for the next statement, by quota, key and window. */
+  private pending = new Map<string, PendingRow>();
+  /** A statement is in flight (or about to be sent): new uses wait for the next. */
+  private sending = false;
 
   constructor(
     private readonly sql: SQL,
@@ -112,33 +155,11 @@ export class PgQuotaCounters implements QuotaCounters {
   }
 
   window(quota: string, limit: number, windowMs: number): QuotaWindow {
+    const spec: QuotaSpec = { quota, limit, windowMs, fallback: this.local.window(quota, limit, windowMs) };
     const { sql, now } = this;
-    const fallback = this.local.window(quota, limit, windowMs);
-    const decision = (used: number, start: number, t: number, allowed: boolean): QuotaDecision => ({
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - used),
-      reset: Math.max(1, Math.ceil((start + windowMs - t) / 1000)),
-    });
     return {
       limit,
-      async take(key) {
-        const t = now();
-        const start = t - (t % windowMs);
-        try {
-          const rows = await sql`
-            INSERT INTO quota_windows (quota, key, window_start, window_end, used)
-            VALUES (${quota}, ${key}, ${start}, ${start + windowMs}, ${limit > 0 ? 1 : 0})
-            ON CONFLICT (quota, key, window_start) DO UPDATE SET used = quota_windows.used + 1
-              WHERE quota_windows.used < ${limit}
-            RETURNING used`;
-          // No row: the window is used up (the update's condition failed), nothing was counted.
-          if (rows.length === 0 || limit <= 0) return decision(limit, start, t, false);
-          return decision(rows[0].used, start, t, true);
-        } catch {
-          return fallback.take(key);
-        }
-      },
+      take: (key) => this.take(spec, key),
       async peek(key) {
         const t = now();
         const start = t - (t % windowMs);
@@ -146,18 +167,136 @@ export class PgQuotaCounters implements QuotaCounters {
           const rows = await sql`SELECT used FROM quota_windows
             WHERE quota = ${quota} AND key = ${key} AND window_start = ${start}`;
           const used = rows.length ? Number(rows[0].used) : 0;
-          return decision(used, start, t, used < limit);
+          return decision(spec, used, t, used < limit);
         } catch {
-          return fallback.peek(key);
+          return spec.fallback.peek(key);
         }
       },
     };
+  }
+
+  private take(spec: QuotaSpec, key: string): Promise<QuotaDecision> {
+    const t = this.now();
+    const start = t - (t % spec.windowMs);
+    const id = rowId(spec.quota, key, start);
+    let row = this.pending.get(id);
+    if (!row) {
+      row = { spec, key, start, uses: [] };
+      this.pending.set(id, row);
+    }
+    const uses = row.uses;
+    const taken = new Promise<QuotaDecision>((resolve) => uses.push({ t, resolve }));
+    if (!this.sending) {
+      this.sending = true;
+      // Uses arriving in the same turn of the event loop still join: no wait a client would notice.
+      queueMicrotask(() => void this.send());
+    }
+    return taken;
+  }
+
+  /** Sends every pending use in one statement, then the uses that arrived meanwhile, until none wait. */
+  private async send(): Promise<void> {
+    try {
+      while (this.pending.size > 0) {
+        const batch = this.pending;
+        this.pending = new Map();
+        await this.count(batch);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private async count(batch: Map<string, PendingRow>): Promise<void> {
+    const rows = [...batch.values()];
+    let counted: Map<PendingRow, Grant>;
+    try {
+      counted = rows.length === 1 ? await this.countOne(rows[0]!) : await this.countMany(rows);
+    } catch {
+      for (const row of rows) for (const use of row.uses) use.resolve(row.spec.fallback.take(row.key));
+      return;
+    }
+    for (const row of rows) {
+      const { spec, uses } = row;
+      // No row back: the window was used up before, so every use is refused.
+      const { used, granted } = counted.get(row) ?? { used: spec.limit, granted: 0 };
+      // As if one by one: the first `granted` uses counted used - granted + 1 ... used, the rest refused.
+      uses.forEach((use, i) =>
+        use.resolve(
+          i < granted ? decision(spec, used - granted + i + 1, use.t, true) : decision(spec, Math.max(used, spec.limit), use.t, false),
+        ),
+      );
+    }
+  }
+
+  // The two statements below grant alike (the same ON CONFLICT clause). The one-row form is the
+  // usual one (a quiet replica, or one busy client) and costs about 50 µs of CPU, client and
+  // server, where the unnest form costs about 120 µs for one or two rows, 12 µs more per row
+  // beyond (measured on the 2-core dev box). Each row asks for `asked` uses: a new window is granted
+  // min(asked, limit), an existing one min(asked, limit - used) under its row lock; a used-up
+  // window is not written again (no row comes back, nothing was granted).
+
+  private async countOne(row: PendingRow): Promise<Map<PendingRow, Grant>> {
+    const { spec, key, start } = row;
+    const [counted] = await this.sql`
+      INSERT INTO quota_windows AS w (quota, key, window_start, window_end, used, granted, quota_limit)
+      VALUES (${spec.quota}, ${key}, ${start}, ${start + spec.windowMs},
+        greatest(0, least(${row.uses.length}::int, ${spec.limit}::int)),
+        greatest(0, least(${row.uses.length}::int, ${spec.limit}::int)), ${spec.limit}::int)
+      ON CONFLICT (quota, key, window_start) DO UPDATE SET
+        used = w.used + least(excluded.used, excluded.quota_limit - w.used),
+        granted = least(excluded.used, excluded.quota_limit - w.used),
+        quota_limit = excluded.quota_limit
+      WHERE w.used < excluded.quota_limit
+      RETURNING w.used, w.granted`;
+    return new Map(counted ? [[row, { used: Number(counted.used), granted: Number(counted.granted) }]] : []);
+  }
+
+  private async countMany(rows: PendingRow[]): Promise<Map<PendingRow, Grant>> {
+    // Rows in one order on every replica, so two statements lock shared rows in the same order
+    // (they could deadlock otherwise).
+    rows.sort((a, b) => compare(a.spec.quota, b.spec.quota) || compare(a.key, b.key) || a.start - b.start);
+    const counted = await this.sql`
+      INSERT INTO quota_windows AS w (quota, key, window_start, window_end, used, granted, quota_limit)
+      SELECT u.quota, u.key, u.window_start, u.window_end,
+        greatest(0, least(u.asked, u.quota_limit)), greatest(0, least(u.asked, u.quota_limit)), u.quota_limit
+      FROM unnest(${rows.map((r) => r.spec.quota)}::text[], ${rows.map((r) => r.key)}::text[],
+        ${rows.map((r) => r.start)}::bigint[], ${rows.map((r) => r.start + r.spec.windowMs)}::bigint[],
+        ${rows.map((r) => r.uses.length)}::int[], ${rows.map((r) => r.spec.limit)}::int[])
+        WITH ORDINALITY AS u(quota, key, window_start, window_end, asked, quota_limit, i)
+      ORDER BY u.i
+      ON CONFLICT (quota, key, window_start) DO UPDATE SET
+        used = w.used + least(excluded.used, excluded.quota_limit - w.used),
+        granted = least(excluded.used, excluded.quota_limit - w.used),
+        quota_limit = excluded.quota_limit
+      WHERE w.used < excluded.quota_limit
+      RETURNING w.quota, w.key, w.window_start, w.used, w.granted`;
+    const byId = new Map(rows.map((r) => [rowId(r.spec.quota, r.key, r.start), r]));
+    const grants = new Map<PendingRow, Grant>();
+    for (const c of counted) {
+      const row = byId.get(rowId(c.quota, c.key, Number(c.window_start)));
+      if (row) grants.set(row, { used: Number(c.used), granted: Number(c.granted) });
+    }
+    return grants;
   }
 
   async purgeExpired(): Promise<number> {
     const rows = await this.sql`DELETE FROM quota_windows WHERE window_end <= ${this.now()} RETURNING 1`.catch(unavailable);
     return rows.length;
   }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The decision a use or a look gets, with the state the RateLimit headers show. */
+function decision(spec: QuotaSpec, used: number, t: number, allowed: boolean): QuotaDecision {
+  const start = t - (t % spec.windowMs);
+  return {
+    allowed,
+    limit: spec.limit,
+    remaining: Math.max(0, spec.limit - used),
+    reset: Math.max(1, Math.ceil((start + spec.windowMs - t) / 1000)),
+  };
 }
 
 /** The seams of a replica on a shared PostgreSQL database. */
