@@ -35,9 +35,9 @@ async function startColony(url: string, env: Record<string, string> = {}): Promi
 }
 
 /** The same database on several servers, in this order, as one libpq multi-host URL. */
-function multiHostUrl(database: string, ...servers: PostgresServer[]): string {
+function multiHostUrl(database: string, servers: PostgresServer[], attrs = "read-write"): string {
   const hosts = servers.map((s) => `127.0.0.1:${s.port}`).join(",");
-  return `postgres://colony@${hosts}/${database}?target_session_attrs=read-write`;
+  return `postgres://colony@${hosts}/${database}?target_session_attrs=${attrs}`;
 }
 
 const databaseOf = (url: string) => new URL(url).pathname.slice(1);
@@ -62,7 +62,7 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     const database = databaseOf(await primary.createDatabase());
     const standby = await startStandby(primary, { synchronous: true, settings: { synchronous_commit: "on" } });
     servers.push(standby);
-    const colony = await startColony(multiHostUrl(database, primary, standby));
+    const colony = await startColony(multiHostUrl(database, [primary, standby]));
     expect(await colonyConnections(primary)).toBeGreaterThan(0);
     expect(await colonyConnections(standby)).toBe(0);
 
@@ -83,7 +83,9 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     await expectUnavailable(await answered(publish(colony.url, "BrokenPipeError: published between crash and promotion")), "publish");
     const unready = await answered(fetch(`${colony.url}/readyz`));
     expect(unready.status).toBe(503);
-    expect(await unready.json()).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
+    const readiness = (await unready.json()) as any;
+    expect(readiness).toMatchObject({ status: "unavailable", backend: "postgres", checks: { kv: { ok: false } } });
+    expect(readiness.checks.kv.detail).toContain("PostgreSQL");
     expect((await answered(fetch(`${colony.url}/healthz`))).status).toBe(200);
 
     const promoting = performance.now();
@@ -121,7 +123,7 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
   }, 60_000);
 
-  test("the standby first in the URL: the colony picks the primary; with only a standby to reach it is unready and refuses writes as unavailable until it is promoted", async () => {
+  test("the standby first in the URL: the colony picks the primary; with only a standby to reach (target_session_attrs=primary) it is unready and refuses writes as unavailable until it is promoted", async () => {
     const primary = await startPostgres();
     servers.push(primary);
     const database = databaseOf(await primary.createDatabase());
@@ -129,10 +131,10 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     servers.push(standby);
 
     // `colony migrate` reads the same URL and works on the primary.
-    const migrated = await migratePostgresDatabase(multiHostUrl(database, standby, primary));
+    const migrated = await migratePostgresDatabase(multiHostUrl(database, [standby, primary]));
     expect(migrated.description).toBe(`PostgreSQL colony@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/${database}`);
     expect(migrated.to).toBeGreaterThan(0);
-    const colony = await startColony(multiHostUrl(database, standby, primary));
+    const colony = await startColony(multiHostUrl(database, [standby, primary]));
     expect(await colonyConnections(standby)).toBe(0);
     expect(await colonyConnections(primary)).toBeGreaterThan(0);
     const res = await publish(colony.url, "KeyError: 'standby first in the URL'");
@@ -143,11 +145,11 @@ describe.skipIf(why !== null)("PostgreSQL high availability", () => {
     // The standby and a port nobody listens on: no host takes writes, from the start.
     const nobody = await startPostgres();
     await nobody.stop();
-    const stranded = await startColony(multiHostUrl(database, standby, nobody));
+    const stranded = await startColony(multiHostUrl(database, [standby, nobody], "primary"));
     const unready = await answered(fetch(`${stranded.url}/readyz`));
     expect(unready.status).toBe(503);
     const detail = ((await unready.json()) as any).checks.kv.detail as string;
-    expect(detail).toContain(`127.0.0.1:${standby.port}: read-only (a standby)`);
+    expect(detail).toContain(`127.0.0.1:${standby.port}: a standby`);
     expect(detail).toContain(`127.0.0.1:${nobody.port}: `);
     await expectUnavailable(await answered(publish(stranded.url, "KeyError: 'only a standby to write to'")), "publish");
     expect(await colonyConnections(standby)).toBe(0);

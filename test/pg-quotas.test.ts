@@ -199,6 +199,44 @@ describe.skipIf(unavailable !== null)("shared quota counters on PostgreSQL, uses
     ]);
   });
 
+  test("a statement stuck on a row lock holds up no other key's uses past the stall bound; its own are counted exactly once the lock goes", async () => {
+    const url = await database();
+    const p = pool(url);
+    const window = new PgQuotaCounters(p.sql, Date.now, 200).window("general", 5, 60_000);
+    expect(await window.take("192.0.2.20")).toMatchObject({ allowed: true, remaining: 4 });
+    const locker = new SQL(url, { max: 1 });
+    pools.push(locker);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = locker.begin(async (tx) => {
+      await tx`SELECT used FROM quota_windows WHERE key = '192.0.2.20' FOR UPDATE`;
+      locked();
+      await held;
+    });
+    try {
+      await isLocked;
+      const stuck = [window.take("192.0.2.20"), window.take("192.0.2.20")];
+      await Bun.sleep(20); // their statement is waiting for the lock
+      const other = await Promise.race([Promise.resolve(window.take("192.0.2.21")), Bun.sleep(10_000).then(() => null)]);
+      expect(other).toMatchObject({ allowed: true, remaining: 4 });
+      release();
+      await holding;
+      expect((await Promise.all(stuck)).map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 3],
+        [true, 2],
+      ]);
+      expect(plainRows(await p.sql`SELECT key, used FROM quota_windows ORDER BY key`)).toEqual([
+        { key: "192.0.2.20", used: 3 },
+        { key: "192.0.2.21", used: 1 },
+      ]);
+    } finally {
+      release();
+      await holding.catch(() => {});
+    }
+  });
+
   // Last: it takes the server away.
   test("the database goes away mid-batch: every waiting use is decided by local counting, nothing hangs; back to shared counting after", async () => {
     const url = await database();

@@ -122,6 +122,9 @@ interface PendingRow {
   uses: WaitingUse[];
 }
 
+/** How long a quota statement may go unanswered before the next is sent beside it (ms). */
+export const QUOTA_STALL_MS = 1_000;
+
 const rowId = (quota: string, key: string, start: number) => `${quota}\u0000${key}\u0000${start}`;
 
 /**
@@ -150,6 +153,7 @@ export class PgQuotaCounters implements QuotaCounters {
   constructor(
     private readonly sql: SQL,
     private readonly now: () => number = Date.now,
+    private readonly stallMs = QUOTA_STALL_MS,
   ) {
     this.local = new InMemoryQuotaCounters(now);
   }
@@ -194,13 +198,19 @@ export class PgQuotaCounters implements QuotaCounters {
     return taken;
   }
 
-  /** Sends every pending use in one statement, then the uses that arrived meanwhile, until none wait. */
+  /**
+   * Sends every pending use in one statement, then the uses that arrived meanwhile, until none
+   * wait. A statement still unanswered after `stallMs` (its connection stalled, or it waits for a
+   * row lock) no longer holds up the next: the two then run side by side, each exact on its own.
+   */
   private async send(): Promise<void> {
     try {
       while (this.pending.size > 0) {
         const batch = this.pending;
         this.pending = new Map();
-        await this.count(batch);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stalled = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.stallMs)));
+        await Promise.race([this.count(batch), stalled]).finally(() => clearTimeout(timer));
       }
     } finally {
       this.sending = false;
