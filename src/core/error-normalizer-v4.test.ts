@@ -8,10 +8,16 @@ import { normalizeError } from "./fingerprint.ts";
 /** [rule, a, b, sources]: the same error in two reports. */
 const V4_SAME: [string, string, string, string][] = [
   [
-    "wrapped cause: Go's dial error inside a proxy's and kubectl's context; Windows' connectex text in its POSIX words",
-    "+0800 2023-10-16 20:54:17 ERROR [3100695417] inbound/http[http]: process connection from 127.0.0.1:52440: dial tcp 127.0.0.1:5080: connectex: No connection could be made because the target machine actively refused it.",
-    'unable to recognize "/home/ec2-user/environment/fluentd/fluentd.yml": Get http://localhost:8080/api?timeout=32s: dial tcp 127.0.0.1:8080: connect: connection refused',
-    "https://github.com/HyNetworks/hysteria/issues/755 https://github.com/aws-samples/eks-workshop/issues/358",
+    "Windows' connectex text in its POSIX words: the same cluster that is not running, Helm on Windows and on Linux",
+    'Error: Kubernetes cluster unreachable: Get "http://localhost:8080/version": dial tcp [::1]:8080: connectex: No connection could be made because the target machine actively refused it.',
+    'Error: INSTALLATION FAILED: Kubernetes cluster unreachable: Get "http://localhost:8080/version?timeout=32s": dial tcp 127.0.0.1:8080: connect: connection refused',
+    "synthetic, in the words Helm and Go print on each system",
+  ],
+  [
+    "a failed request names its host in front of the dial, as a wrapper that names only the host does",
+    'go: github.com/example/mod@v1.2.3: Get "https://proxy.golang.org/github.com/example/mod/@v/v1.2.3.mod": dial tcp 142.250.64.81:443: i/o timeout',
+    "proxy.golang.org: dial tcp 142.250.64.81:443: i/o timeout",
+    "synthetic, in the words the go command prints",
   ],
   [
     "Windows' text of a listener's bind error in its POSIX words",
@@ -138,6 +144,30 @@ const V4_SAME: [string, string, string, string][] = [
 /** [why they must stay apart, a, b, sources]: different errors a version-4 rule could join. */
 const V4_DIFFERENT: [string, string, string, string][] = [
   [
+    "a failed dial says only that something was unreachable: an admission webhook's service and a cluster that is not running stay apart",
+    'Error from server (InternalError): error when creating "ingress.yaml": Internal error occurred: failed calling webhook "validate.nginx.ingress.kubernetes.io": Post "https://ingress-nginx-controller-admission.ingress-nginx.svc:443/networking/v1/ingresses?timeout=10s": dial tcp 10.96.14.21:443: connect: connection refused',
+    'Error: INSTALLATION FAILED: Kubernetes cluster unreachable: Get "http://localhost:8080/version": dial tcp [::1]:8080: connectex: No connection could be made because the target machine actively refused it.',
+    "synthetic, in the words kubectl, Helm and Go print",
+  ],
+  [
+    "a failed dial without a host named: a proxy's upstream and kubectl's missing cluster stay apart",
+    "+0800 2023-10-16 20:54:17 ERROR [3100695417] inbound/http[http]: process connection from 127.0.0.1:52440: dial tcp 127.0.0.1:5080: connectex: No connection could be made because the target machine actively refused it.",
+    'unable to recognize "/home/ec2-user/environment/fluentd/fluentd.yml": Get http://localhost:8080/api?timeout=32s: dial tcp 127.0.0.1:8080: connect: connection refused',
+    "https://github.com/HyNetworks/hysteria/issues/755 https://github.com/aws-samples/eks-workshop/issues/358",
+  ],
+  [
+    "a failed dial: the module proxy and a registry that time out stay apart",
+    'go: github.com/example/mod@v1.2.3: Get "https://proxy.golang.org/github.com/example/mod/@v/v1.2.3.mod": dial tcp 142.250.64.81:443: i/o timeout',
+    'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp 54.236.113.205:443: i/o timeout',
+    "synthetic, in the words the go command and docker print",
+  ],
+  [
+    "a failed dial: a database driver's server and a cluster that is not running stay apart",
+    "failed to connect to `host=localhost user=postgres database=app`: dial error (dial tcp 127.0.0.1:5432: connect: connection refused)",
+    'Get "http://localhost:8080/api?timeout=32s": dial tcp 127.0.0.1:8080: connect: connection refused',
+    "synthetic, in the words pgx and kubectl print",
+  ],
+  [
     "a stated limit is no machine's size: InnoDB's 767 bytes and MyISAM's 1000 bytes need different fixes",
     "Specified key was too long; max key length is 767 bytes",
     "Specified key was too long; max key length is 1000 bytes",
@@ -220,12 +250,18 @@ describe("normalizer 4: normal forms", () => {
       ),
     ).toBe("pull access denied for <name>, repository does not exist or may require docker login");
   });
-  test("the inner cause of a wrapped Go dial error, in POSIX words", () => {
-    // https://github.com/HyNetworks/hysteria/issues/755
+  test("a failed request's dial keeps the host it was reaching, in POSIX words", () => {
+    // synthetic: the same refusal from a cluster's webhook service (a private name, redacted) and
+    // from the address kubectl falls back to without a kubeconfig
     expect(
       normalizeError(
-        "inbound/http[http]: process connection from 127.0.0.1:52440: dial tcp 127.0.0.1:5080: connectex: No connection could be made because the target machine actively refused it.",
+        'failed calling webhook "validate.nginx.ingress.kubernetes.io": Post "https://ingress-nginx-controller-admission.ingress-nginx.svc:443/networking/v1/ingresses?timeout=10s": dial tcp 10.96.14.21:443: connect: connection refused',
       ),
-    ).toBe("dial tcp <ip>:<port>: connect: connection refused");
+    ).toBe("redacted_host: dial tcp <ip>:<port>: connect: connection refused");
+    expect(
+      normalizeError(
+        'Kubernetes cluster unreachable: Get "http://localhost:8080/version": dial tcp [::1]:8080: connectex: No connection could be made because the target machine actively refused it.',
+      ),
+    ).toBe("<ip>: dial tcp <ip>:<port>: connect: connection refused");
   });
 });

@@ -6,10 +6,10 @@
 // Version 4 = version 3 (error-normalizer-v3.ts, frozen; it builds on versions 2 and 1) plus:
 // more runner lines dropped (docker push progress, cargo's index updates, webpack's "ERROR in"
 // location, gcc's "compilation terminated", hint lines), the inner cause of a few well-known
-// wrapped errors (Go's dial, the x509 and Kubernetes mapping errors, Redis replies, registry
-// denials), and more of the user's own values folded: names in a compiler diagnostic that carries
-// its warning flag, a quoted value, a target triple, the file an out-of-space or out-of-files
-// error happened to touch, a database client's exception class.
+// wrapped errors (registry denials, Go's failed dial after the host it was reaching, the x509 and
+// Kubernetes mapping errors, Redis replies), and more of the user's own values folded: names in a
+// compiler diagnostic that carries its warning flag, a quoted value, a target triple, the file an
+// out-of-space or out-of-files error happened to touch, a database client's exception class.
 //
 // Any change here that alters the output for some input changes fingerprints: raise
 // NORMALIZER_VERSION, freeze this version as error-normalizer-v4.ts (as versions 1 to 3 are) and
@@ -114,12 +114,12 @@ function stripV4LinePrefixes(line: string): string {
 // 2. Inner causes: a library's own error that callers wrap in their context. The last (innermost)
 //    occurrence of the first kind found starts the message; what was wrapped around it goes.
 
-const INNER_CAUSES: RegExp[] = [
+const INNER_CAUSES: (RegExp | "go-dial")[] = [
   // A registry's refusal to pull (before its "denied: …" detail, which a push error shares).
   /\bpull access denied for\b/gi,
   /\brequested access to the resource is denied\b/gi,
-  // Go's net errors (a listener's bind error is version 3's).
-  /(?<![\w-])dial[ \t]+(?:tcp[46]?|udp[46]?|unix)[ \t]+(?=\S)/g,
+  // Go's failed dial, after the host it was reaching (dialCause; a listener's bind error is version 3's).
+  "go-dial",
   // Go's certificate checks ("tls: failed to verify certificate: x509: …", "Get …: x509: …").
   /(?<![\w-])x509:[ \t]+(?=\S)/g,
   // Go's "x imports y: package y is not in GOROOT (…)".
@@ -134,10 +134,42 @@ const INNER_CAUSES: RegExp[] = [
   /(?<![\w-])(?:NOAUTH|MISCONF|WRONGTYPE|READONLY|NOPERM|WRONGPASS|CROSSSLOT|CLUSTERDOWN|EXECABORT|NOSCRIPT|BUSYKEY)[ \t]+(?=[A-Z])/g,
 ];
 
+/** Go's failed dial ("dial tcp 10.0.0.1:443: connect: connection refused"), its last occurrence. */
+const GO_DIAL = /(?<![\w-])dial[ \t]+(?:tcp[46]?|udp[46]?|unix)[ \t]+(?=\S)/g;
+/** The host of a Go HTTP client's request in front of its failed dial ("Get \"https://host:443/x\": "). */
+const REQUEST_HOST =
+  /\b(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+"?[a-z][a-z0-9+.-]{0,20}:\/\/(?:[^@\s/"]{1,200}@)?(\[[^\]\s]{1,100}\]|[^\s/:"?#]{1,300})[^\s"]{0,2000}"?:[ \t]+$/i;
+/** A host name alone in front of a failed dial ("proxy.golang.org: dial tcp …"). */
+const BARE_HOST =
+  /(?:^|[ \t])((?:localhost|[a-z0-9](?:[a-z0-9-]{0,62}\.){1,10}[a-z]{2,63}|<redacted:[a-z_]{1,40}>|redacted_[a-z_]{1,40}|\d{1,3}(?:\.\d{1,3}){3})):[ \t]+$/i;
+
+/**
+ * A failed dial says only that something was unreachable (refused, timed out, reset): what was
+ * being reached identifies the error, so the host a request or a wrapper named stays in front of it
+ * (`Get "http://localhost:8080/version": dial tcp …` gives "<ip>: dial tcp <ip>:<port>: …" once
+ * addresses are folded, a cluster's webhook service "redacted_host: …", the module proxy
+ * "proxy.golang.org: …"). A dial no host is named for keeps its context, as in version 3: with
+ * nothing in front, a proxy's upstream, a database driver's server and a Kubernetes webhook would
+ * all read "dial tcp <ip>:<port>: connect: connection refused".
+ */
+function dialCause(s: string): string | null {
+  let last = -1;
+  for (const m of s.matchAll(GO_DIAL)) last = m.index;
+  if (last < 0) return null;
+  const before = s.slice(0, last);
+  const host = REQUEST_HOST.exec(before)?.[1] ?? BARE_HOST.exec(before)?.[1];
+  return host ? `${host}: ${s.slice(last)}` : null;
+}
+
 function innerCause(input: string): string {
   // Monolog's context record repeats the message inside its exception's text.
   const s = input.replace(/(?<![ \t])[ \t]+\{"?exception"?:[^\n]*$/i, "");
   for (const re of INNER_CAUSES) {
+    if (re === "go-dial") {
+      const dial = dialCause(s);
+      if (dial !== null) return dial;
+      continue;
+    }
     let last = -1;
     for (const m of s.matchAll(re)) last = m.index;
     if (last > 0) return s.slice(last);
