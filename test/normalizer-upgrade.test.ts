@@ -54,30 +54,41 @@ const V3_ERRORS = [
   "Error Code: 1055. Expression #1 of SELECT list is not in GROUP BY clause and contains nonaggregated column 'db.t.id'",
 ];
 
-/**
- * Puts the database back where a version-2 colony upgraded from version 1 left it: version-2
- * fingerprints and merge keys, and the version-1 fingerprints as aliases of the version-2 ones.
- */
-function rewindToVersion2(dataDir: string): void {
-  const db = new Database(join(dataDir, DATABASE_FILE));
-  try {
-    const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
-    db.exec("DELETE FROM fingerprint_aliases");
-    for (const r of rows) {
-      const error = JSON.parse(r.content).problem.error as string;
-      db.query(
-        "UPDATE trails SET fingerprint = ?, normalizer_version = 2, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v2-merge-key' END WHERE seq = ?",
-      ).run(fingerprint(error, 2), r.seq);
-      db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?)").run(
-        fingerprint(error, 1),
-        fingerprint(error, 2),
-        Date.now(),
-      );
-    }
-  } finally {
-    db.close();
+/** The distinct steps of an error's fingerprint chain from version 1 up to (not past) `upTo`. */
+const chainSteps = (error: string, upTo: number) => {
+  const steps: [string, string][] = [];
+  for (let v = 1; v < upTo; v++) {
+    const [from, to] = [fingerprint(error, v as 1), fingerprint(error, (v + 1) as 2)];
+    if (from !== to) steps.push([from, to]);
   }
-}
+  return steps;
+};
+
+/**
+ * Puts the database back where a colony of normalizer `version` (itself upgraded from every older
+ * one) left it: that version's fingerprints and merge keys, and the older fingerprints as chained
+ * aliases.
+ */
+const rewindTo =
+  (version: 2 | 3) =>
+  (dataDir: string): void => {
+    const db = new Database(join(dataDir, DATABASE_FILE));
+    try {
+      const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
+      db.exec("DELETE FROM fingerprint_aliases");
+      for (const r of rows) {
+        const error = JSON.parse(r.content).problem.error as string;
+        db.query(
+          `UPDATE trails SET fingerprint = ?, normalizer_version = ${version}, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v${version}-merge-key' END WHERE seq = ?`,
+        ).run(fingerprint(error, version), r.seq);
+        for (const [from, to] of chainSteps(error, version)) {
+          db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?)").run(from, to, Date.now());
+        }
+      }
+    } finally {
+      db.close();
+    }
+  };
 
 const lookup = async (c: TestColony, fp: string) => {
   const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
@@ -159,7 +170,7 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
 });
 
 test("a version-2 colony upgraded (to version 3 and later) answers by its version-1, version-2 and version-3 fingerprints, each trail once", async () => {
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v3-", V3_ERRORS, rewindToVersion2);
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v3-", V3_ERRORS, rewindTo(2));
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
@@ -197,43 +208,10 @@ const V4_ERRORS = [
   "[YzBot][10:39:58.547][ERRO] [ErrorReply: NOAUTH Authentication required.]",
 ];
 
-/** The distinct steps of an error's fingerprint chain from version 1 up to (not past) `upTo`. */
-const chainSteps = (error: string, upTo: number) => {
-  const steps: [string, string][] = [];
-  for (let v = 1; v < upTo; v++) {
-    const [from, to] = [fingerprint(error, v as 1), fingerprint(error, (v + 1) as 2)];
-    if (from !== to) steps.push([from, to]);
-  }
-  return steps;
-};
-
-/**
- * Puts the database back where a version-3 colony (itself upgraded from versions 1 and 2) left it:
- * version-3 fingerprints and merge keys, the version-1 and version-2 fingerprints as chained aliases.
- */
-function rewindToVersion3(dataDir: string): void {
-  const db = new Database(join(dataDir, DATABASE_FILE));
-  try {
-    const rows = db.query<{ seq: number; content: string }, []>("SELECT seq, content FROM trails").all();
-    db.exec("DELETE FROM fingerprint_aliases");
-    for (const r of rows) {
-      const error = JSON.parse(r.content).problem.error as string;
-      db.query(
-        "UPDATE trails SET fingerprint = ?, normalizer_version = 3, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v3-merge-key' END WHERE seq = ?",
-      ).run(fingerprint(error, 3), r.seq);
-      for (const [from, to] of chainSteps(error, 3)) {
-        db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?)").run(from, to, Date.now());
-      }
-    }
-  } finally {
-    db.close();
-  }
-}
-
 test("a version-3 colony upgraded to version 4 answers by every older fingerprint and the new one, each trail once; searches then compute no older version", async () => {
   expect(NORMALIZER_VERSION).toBe(4);
   expect(new Set([1, 2, 3, 4].map((v) => fingerprint(V4_ERRORS[0]!, v as 1))).size).toBe(4);
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v4-", V4_ERRORS, rewindToVersion3);
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v4-", V4_ERRORS, rewindTo(3));
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
