@@ -180,12 +180,14 @@ export class SearchService {
       const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
       const missing = ids.filter((id) => !similarity.has(id));
       const [similarities, factList] = await Promise.all([
-        vectors.similarities(query, missing),
+        vectors.similarities(query, missing).then((found) => {
+          metrics.searchPhase("vector", (performance.now() - vectorStarted) / 1000);
+          return found;
+        }),
         store.trails.rankingFacts(ids, { environment: !!req.environment }),
       ]);
       for (const [id, sim] of similarities) similarity.set(id, sim);
       const rankStarted = performance.now();
-      metrics.searchPhase("vector", (rankStarted - vectorStarted) / 1000);
       const facts = new Map(factList.map((f) => [f.seq, f]));
       const lexicalRank = new Map(lexical.map((h, i) => [h.id, i]));
       const bestLexical = lexical.reduce((m, h) => Math.max(m, h.score), 0);
