@@ -156,6 +156,12 @@ const V5_DIFFERENT: [string, string, string, string][] = [
     "https://github.com/curl/curl/issues/796; the second is its negation, which must not join",
   ],
   [
+    "a class the JVM could not initialize (its static initializer failed) is no class it could not find",
+    "java.lang.NoClassDefFoundError: Could not initialize class sun.awt.X11.XToolkit",
+    "java.lang.NoClassDefFoundError: sun/awt/X11/XToolkit",
+    "https://github.com/youtube/api-samples/issues/260; the second in the JVM's words for a class missing from the class path",
+  ],
+  [
     "two Oracle errors stay apart",
     "ORA-12154: TNS:could not resolve the connect identifier specified",
     "ORA-12541: TNS:no listener",
@@ -197,6 +203,12 @@ describe("normalizer 5: normal forms", () => {
     // https://github.com/PostgresApp/PostgresApp/issues/234
     expect(normalizeError('psql: FATAL:  no pg_hba.conf entry for host "fe80::1%lo0", user "user", database "dbnamehere", SSL off')).toBe(
       "no pg_hba.conf entry for host <ip> user <user> database <name> ssl off",
+    );
+  });
+  test("the words after NoClassDefFoundError's colon are no class name", () => {
+    // https://github.com/feihong-cs/JNDIExploit/issues/4 (a user's class whose initializer failed)
+    expect(normalizeError("java.lang.NoClassDefFoundError: Could not initialize class com.feihong.ldap.utils.Cache")).toBe(
+      "could not initialize class com.feihong.ldap.utils.cache",
     );
   });
   test("a contraction reads as its long form", () => {

@@ -192,9 +192,11 @@ const V5_VALUE_RULES: Rule[] = [
   // A list of paths is one path ("not writable by your user: /a /b /c").
   [/<path>(?:\/[^\s,;:)]{1,300})?(?:(?:[ \t]*,)?[ \t]{1,4}<path>(?:\/[^\s,;:)]{1,300})?){1,200}/g, "<path>"],
   // The user's class that the JVM could not find or load; a library's class names the library.
+  // The class ends the message or a clause ("NoClassDefFoundError: Could not initialize class x"
+  // names no class after the colon).
   [
     new RegExp(
-      `\\b(ClassNotFoundException:?|NoClassDefFoundError:?|could not find or load main class)([ \\t]+)(?!${LIBRARY_CLASS_ROOTS}[./])[A-Za-z_$][\\w$]{0,100}(?:[./][A-Za-z_$][\\w$]{0,100}){0,30}`,
+      `\\b(ClassNotFoundException:?|NoClassDefFoundError:?|could not find or load main class)([ \\t]+)(?!${LIBRARY_CLASS_ROOTS}[./])[A-Za-z_$][\\w$]{0,100}(?:[./][A-Za-z_$][\\w$]{0,100}){0,30}(?=[ \\t]*(?:$|[,;(\\n]|caused by\\b))`,
       "gi",
     ),
     "$1$2<class>",
