@@ -13,8 +13,8 @@ import { FingerprintLookups } from "./http/routes/lookup";
 import { createFetchHandler } from "./http/server";
 import type { Logger } from "./log";
 import { hostedToolConfig } from "./mcp/config";
-import { mcpRoutes } from "./mcp/hosted";
-import { MCP_PATH, serviceErrorAsJsonRpc } from "./mcp/jsonrpc-errors";
+import { hostedErrorShape, mcpRoutes } from "./mcp/hosted";
+import { MCP_PATH } from "./mcp/jsonrpc-errors";
 import { OriginPolicy } from "./mcp/origin";
 import { type NativePaths, prepareNatives } from "./platform/native";
 import { operatorRoutes } from "./http/routes/operator";
@@ -320,12 +320,9 @@ async function assemble(config: Config, subsystems: ComposedSubsystems, { logger
   try {
     // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
     // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
-    const mcp = mcpRoutes(
-      service,
-      { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
-      new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]),
-    );
-    const errorShapes = new Map([[MCP_PATH, serviceErrorAsJsonRpc]]);
+    const mcpOrigins = new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
+    const mcp = mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }, mcpOrigins);
+    const errorShapes = new Map([[MCP_PATH, hostedErrorShape(mcpOrigins)]]);
     const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);
     const handler = createFetchHandler({
       config,

@@ -112,7 +112,7 @@ describe("errors are JSON-RPC error objects", () => {
 describe("a quota used up on the hosted endpoint", () => {
   let limited: TestColony;
   beforeAll(async () => {
-    limited = await startTestColony({ COLONY_RATE_LIMIT: "2" });
+    limited = await startTestColony({ COLONY_RATE_LIMIT: "2", COLONY_ALLOWED_ORIGINS: ALLOWED });
   });
   afterAll(() => limited.dispose());
 
@@ -129,6 +129,13 @@ describe("a quota used up on the hosted endpoint", () => {
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
     expectRateHeaders(last!);
     expect(last!.headers.get("ratelimit-remaining")).toBe("0");
+  });
+
+  test("a listed origin's 429 carries the CORS headers, so the page can read Retry-After", async () => {
+    const res = await limited.fetch("/mcp", { method: "POST", headers: { ...MCP_HEADERS, origin: ALLOWED }, body: initialize });
+    await expectRpcError(res, 429, -32011);
+    expect(res.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(res.headers.get("access-control-expose-headers")).toContain("Retry-After");
   });
 });
 
@@ -167,6 +174,29 @@ describe("Origin", () => {
       expect(listed.status).toBe(200);
       expect(listed.headers.get("access-control-allow-origin")).toBe(ALLOWED);
       expect(listed.headers.get("access-control-expose-headers")).toContain("RateLimit-Remaining");
+    }
+  });
+
+  test("a listed origin can read every refusal: body over 64 KB, bad X-Colony-Agent, not JSON carry the CORS headers", async () => {
+    // The hosted endpoint's outer layer refuses these before the MCP route runs; its answers had no
+    // CORS headers, so a page saw an opaque network error instead of the JSON-RPC error.
+    for (const [, url] of endpoints()) {
+      const refusals = [
+        [
+          413,
+          { ...MCP_HEADERS, origin: ALLOWED },
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } }),
+        ],
+        [400, { ...MCP_HEADERS, origin: ALLOWED, "x-colony-agent": "bad id!" }, toolsList],
+        [400, { ...MCP_HEADERS, origin: ALLOWED }, '{"jsonrpc": "2.0", "id": 1,'],
+      ] as const;
+      for (const [status, headers, body] of refusals) {
+        const res = await fetch(url, { method: "POST", headers, body });
+        expect(res.status).toBe(status);
+        expect(res.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+        expect(res.headers.get("access-control-expose-headers")).toContain("RateLimit-Remaining");
+        await res.body?.cancel();
+      }
     }
   });
 

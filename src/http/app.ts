@@ -35,7 +35,8 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
           contextOf(request).route = route || "(unmatched)";
         } catch {}
         // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the REST one.
-        const render = errorShapes.get(route) ?? errorResponse;
+        const shape = errorShapes.get(route);
+        const render = shape ? (err: ServiceError) => shape(err, request) : errorResponse;
         if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503
         if (storeFailure) {

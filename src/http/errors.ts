@@ -17,8 +17,11 @@ export function errorResponse(err: ServiceError): Response {
   return jsonResponse(err.status, errorBody(err.code, err.message, err.details), err.headers);
 }
 
-/** Renders a refusal in a route's own shape. */
-export type ErrorRenderer = (err: ServiceError) => Response;
+/**
+ * Renders a refusal in a route's own shape. It gets the request, so that a route whose answers
+ * carry CORS headers (the hosted MCP endpoint) adds them to the refusals of the outer layer too.
+ */
+export type ErrorRenderer = (err: ServiceError, request: Request) => Response;
 
 /**
  * Routes whose refusals take another shape than the REST one, by path (the hosted MCP endpoint

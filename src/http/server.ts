@@ -155,8 +155,11 @@ export function createFetchHandler(deps: ServerDeps) {
     const known = toServiceError(err);
     if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
     const answer = known ?? new ServiceError("internal");
-    const render = request && deps.errorShapes?.size ? deps.errorShapes.get(new URL(request.url).pathname) : undefined;
-    return (render ?? errorResponse)(answer);
+    if (request && deps.errorShapes?.size) {
+      const render = deps.errorShapes.get(new URL(request.url).pathname);
+      if (render) return render(answer, request);
+    }
+    return errorResponse(answer);
   }
 
   /** Headers every response carries: the RateLimit trio, nosniff, and Connection: close while draining. */

@@ -6,7 +6,9 @@ import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
 import { hostedToolConfig, type ToolConfig } from "./config";
-import { MCP_PATH } from "./jsonrpc-errors";
+import type { ErrorRenderer } from "../http/errors";
+import type { ServiceError } from "../service/errors";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
 
 let handler: Promise<typeof import("./hosted-handler")> | null = null;
@@ -24,4 +26,13 @@ export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToo
       .options(MCP_PATH, ({ request }) => origins.preflight(request))
       .get(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()))
       .delete(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()));
+}
+
+/**
+ * How the outer layer's refusals on /mcp are answered (a spent quota, a body over 64 KB, a bad
+ * X-Colony-Agent, a body that is not JSON): JSON-RPC error objects, with the CORS headers of a
+ * listed origin, so that a browser page can read why it was refused (and the Retry-After).
+ */
+export function hostedErrorShape(origins: OriginPolicy): ErrorRenderer {
+  return (err: ServiceError, request: Request) => origins.withCors(request, serviceErrorAsJsonRpc(err));
 }
