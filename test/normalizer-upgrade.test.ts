@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
-import { fingerprint, NORMALIZER_VERSION, olderFingerprints } from "../src/core/fingerprint";
+import { fingerprint, NORMALIZER_VERSION, NORMALIZER_VERSIONS, olderFingerprints } from "../src/core/fingerprint";
 import { mergeKey } from "../src/core/merge-key";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
@@ -64,13 +64,17 @@ const chainSteps = (error: string, upTo: number) => {
   return steps;
 };
 
+/** The aliases a colony holds for an error after an upgrade from `from`: the chain up to it, then its step to the current version. */
+const aliasesAfterUpgrade = (error: string, from: number) =>
+  chainSteps(error, from).length + (fingerprint(error, from as 1) !== fingerprint(error) ? 1 : 0);
+
 /**
  * Puts the database back where a colony of normalizer `version` (itself upgraded from every older
  * one) left it: that version's fingerprints and merge keys, and the older fingerprints as chained
  * aliases.
  */
 const rewindTo =
-  (version: 2 | 3) =>
+  (version: 2 | 3 | 4) =>
   (dataDir: string): void => {
     const db = new Database(join(dataDir, DATABASE_FILE));
     try {
@@ -208,8 +212,7 @@ const V4_ERRORS = [
   "[YzBot][10:39:58.547][ERRO] [ErrorReply: NOAUTH Authentication required.]",
 ];
 
-test("a version-3 colony upgraded to version 4 answers by every older fingerprint and the new one, each trail once; searches then compute no older version", async () => {
-  expect(NORMALIZER_VERSION).toBe(4);
+test("a version-3 colony upgraded (to version 4 and later) answers by every older fingerprint and the new one, each trail once; searches then compute no older version", async () => {
   expect(new Set([1, 2, 3, 4].map((v) => fingerprint(V4_ERRORS[0]!, v as 1))).size).toBe(4);
   const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v4-", V4_ERRORS, rewindTo(3));
 
@@ -217,10 +220,10 @@ test("a version-3 colony upgraded to version 4 answers by every older fingerprin
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V4_ERRORS.length);
-    // The version-1 and version-2 aliases stay; each version-3 fingerprint now names the version-4 one.
+    // The version-1 and version-2 aliases stay; each version-3 fingerprint now names the current one.
     expectRefingerprinted(
       dataDir,
-      V4_ERRORS.reduce((n, e) => n + chainSteps(e, 4).length, 0),
+      V4_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 3), 0),
     );
 
     for (const [i, error] of V4_ERRORS.entries()) {
@@ -240,20 +243,66 @@ test("a version-3 colony upgraded to version 4 answers by every older fingerprin
       }
     }
 
-    // Every stored trail is on version 4: a search computes no older version's fingerprint.
+    // Every stored trail is on the current version: a search computes no older version's fingerprint.
     const trails = upgraded.service.trails;
     expect(await trails.checkOlderVersions()).toEqual([]);
     expect(trails.olderVersionsInStore()).toEqual([]);
     expect(olderFingerprints(V4_ERRORS[0]!, fingerprint(V4_ERRORS[0]!), trails.olderVersionsInStore())).toEqual([]);
-    // A trail a replica of the previous release wrote (version 3) makes searches compute version 3
-    // again, from the next check on, and is found by its error text.
+    // A trail a replica of an older release wrote (version 3) makes searches compute version 3 and
+    // the versions after it again, from the next check on, and is found by its error text.
     const store = upgraded.subsystems.store!;
     const [record] = await store.trails.indexedByFingerprint(fingerprint(V4_ERRORS[0]!), 1);
     await store.trails.refingerprint(record!.seq, { fingerprint: fingerprint(V4_ERRORS[0]!, 3), normalizerVersion: 3, mergeKey: null });
-    expect(await trails.checkOlderVersions()).toEqual([3]);
+    expect(await trails.checkOlderVersions()).toEqual(NORMALIZER_VERSIONS.filter((v) => v >= 3 && v < NORMALIZER_VERSION));
     const res = await search(upgraded, V4_ERRORS[0]!);
     expect(res.results[0].trail_id).toBe(ids[0]);
     expect(res.results[0].match.via).toBe("fingerprint");
+  } finally {
+    await upgraded.stop();
+  }
+});
+
+// Errors whose fingerprints version 5 changes (make's own error, which versions 2 to 4 reduced to an
+// empty form; the user's class the JVM did not find; a version range); the first two have three
+// fingerprints across the versions.
+const V5_ERRORS = [
+  "make: *** No rule to make target 'install'.  Stop.",
+  'Exception in thread "main" java.lang.ClassNotFoundException: com.example.App',
+  "npm ERR! peer dep missing: react@^16.8.0 || ^17.0.0, required by react-router-dom@6.0.0",
+];
+
+test("a version-4 colony upgraded to version 5 answers by every older fingerprint and the new one, each trail once", async () => {
+  expect(NORMALIZER_VERSION).toBe(5);
+  for (const error of V5_ERRORS) expect(fingerprint(error, 4)).not.toBe(fingerprint(error));
+  for (const error of V5_ERRORS.slice(0, 2)) expect(new Set([1, 2, 3, 4, 5].map((v) => fingerprint(error, v as 1))).size).toBe(3);
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v5-", V5_ERRORS, rewindTo(4));
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect((await upgraded.fetch("/readyz")).status).toBe(200);
+    expect(await upgraded.service.refingerprinting).toBe(V5_ERRORS.length);
+    // The older aliases stay; each version-4 fingerprint now names the version-5 one.
+    expectRefingerprinted(
+      dataDir,
+      V5_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 4), 0),
+    );
+
+    for (const [i, error] of V5_ERRORS.entries()) {
+      const fps = [...new Set([1, 2, 3, 4, 5].map((v) => fingerprint(error, v as 1)))];
+      for (const fp of fps) {
+        const found = await lookup(upgraded, fp);
+        expect(found.status).toBe(200);
+        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+      }
+      // Search by the error text and by every cached older fingerprint: found once, first.
+      for (const query of [error, ...fps.slice(0, -1)]) {
+        const res = await search(upgraded, query);
+        expect(res.results[0].trail_id).toBe(ids[i]);
+        expect(res.results[0].match.via).toBe("fingerprint");
+        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
+      }
+    }
+    expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
   } finally {
     await upgraded.stop();
   }

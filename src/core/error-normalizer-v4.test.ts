@@ -1,7 +1,8 @@
-// Normalizer version 4 (error-normalizer.ts): each rule, with real reports from public issue threads
-// (none of them taken from the retrieval dev set). Every pair below is one error as two reports
-// show it; version 3 kept them apart, version 4 joins them. The pairs after it are different
-// errors that the new rules could wrongly join: they must stay apart.
+// Normalizer version 4 (error-normalizer-v4.ts, frozen): each rule, with real reports from public
+// issue threads (none of them taken from the retrieval dev set). Every pair below is one error as
+// two reports show it; version 3 kept them apart, version 4 joins them, and later versions keep them
+// joined. The pairs after it are different errors that the new rules could wrongly join: they must
+// stay apart under version 4 and the current version.
 import { describe, expect, test } from "bun:test";
 import { normalizeError } from "./fingerprint.ts";
 
@@ -226,6 +227,7 @@ const V4_DIFFERENT: [string, string, string, string][] = [
 describe("normalizer 4: miss classes share a fingerprint", () => {
   for (const [name, a, b] of V4_SAME) {
     test(name, () => {
+      expect(normalizeError(a, 4)).toBe(normalizeError(b, 4));
       expect(normalizeError(a)).toBe(normalizeError(b));
       // Version 3 kept every one of these apart: the rule is what makes them match.
       expect(normalizeError(a, 3)).not.toBe(normalizeError(b, 3));
@@ -236,6 +238,7 @@ describe("normalizer 4: miss classes share a fingerprint", () => {
 describe("normalizer 4: different errors stay apart", () => {
   for (const [name, a, b] of V4_DIFFERENT) {
     test(name, () => {
+      expect(normalizeError(a, 4)).not.toBe(normalizeError(b, 4));
       expect(normalizeError(a)).not.toBe(normalizeError(b));
     });
   }
@@ -247,6 +250,7 @@ describe("normalizer 4: normal forms", () => {
     expect(
       normalizeError(
         "Error response from daemon: pull access denied for myimage, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
+        4,
       ),
     ).toBe("pull access denied for <name>, repository does not exist or may require docker login");
   });
@@ -256,11 +260,13 @@ describe("normalizer 4: normal forms", () => {
     expect(
       normalizeError(
         'failed calling webhook "validate.nginx.ingress.kubernetes.io": Post "https://ingress-nginx-controller-admission.ingress-nginx.svc:443/networking/v1/ingresses?timeout=10s": dial tcp 10.96.14.21:443: connect: connection refused',
+        4,
       ),
     ).toBe("redacted_host: dial tcp <ip>:<port>: connect: connection refused");
     expect(
       normalizeError(
         'Kubernetes cluster unreachable: Get "http://localhost:8080/version": dial tcp [::1]:8080: connectex: No connection could be made because the target machine actively refused it.',
+        4,
       ),
     ).toBe("<ip>: dial tcp <ip>:<port>: connect: connection refused");
   });
