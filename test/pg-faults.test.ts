@@ -2,7 +2,7 @@
 // "Faults"): the server going away under two running replicas and coming back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { fingerprint } from "../src/core/fingerprint";
+import { fingerprint, NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
 import { startQuietColony, tempDir } from "./support/colony";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
@@ -300,6 +300,59 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
       );
       expect(plainRows(await db`SELECT count(*) AS n FROM vectors`)).toEqual([{ n: 3001 }]);
       expect((await b.fetch("/readyz")).status).toBe(200);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  test("leader handover: the replica re-fingerprinting as leader is killed; the other takes over and finishes", async () => {
+    // A rolling upgrade to a release with a new normalizer: the first new replica leads the
+    // re-fingerprinting and is killed; one started meanwhile had asked and been refused. It used to
+    // give up for good (only a restart resumed the work); now it asks again and finishes.
+    const url = await server.createDatabase();
+    const error = "psycopg2.OperationalError: could not connect to server: Connection refused (re-fingerprint handover)";
+    const first = await replica(url);
+    const { trail_id } = (await (await publish(first.base, error)).json()) as any;
+    await until("indexed", 20_000, async () => ((await statusOf(first.base, trail_id)) === "indexed" ? true : undefined));
+    await first.stop();
+    const db = new SQL(url, { max: 2 });
+    try {
+      // Many trails (copies of that one) left by the previous release's normalizer.
+      const older = (NORMALIZER_VERSION - 1) as NormalizerVersion;
+      const columns = plainRows(
+        await db`SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'trails' AND column_name NOT IN ('seq', 'id', 'merge_key')`,
+      ).map((r) => `"${r.c}"`);
+      await db.unsafe(
+        `INSERT INTO trails (id, merge_key, ${columns.join(", ")})
+         SELECT gen_random_uuid()::text, md5(random()::text), ${columns.join(", ")} FROM trails, generate_series(1, 10000) WHERE id = $1`,
+        [trail_id],
+      );
+      await db`UPDATE trails SET normalizer_version = ${older}, fingerprint = ${fingerprint(error, older)}`;
+      const leftBehind = async () =>
+        plainRows(await db`SELECT count(*) AS n FROM trails WHERE normalizer_version < ${NORMALIZER_VERSION}`)[0].n;
+      const holder = async () => {
+        const rows = plainRows(
+          await db`SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
+            AND l.classid = ${LEADER_NAMESPACE} AND l.objid = ${taskKey("refingerprint") >>> 0}`,
+        );
+        return rows[0] as { pid: number } | undefined;
+      };
+      const a = await replica(url);
+      const leader = await until("a leads the re-fingerprinting", 20_000, holder);
+      const b = await replica(url);
+      expect((await holder())?.pid).toBe(leader.pid); // b asked and was refused
+      await a.stop("SIGKILL");
+      const remaining = await leftBehind();
+      expect(remaining).toBeGreaterThan(0); // killed midway
+      const killedAt = performance.now();
+      await until("b takes over and finishes", 60_000, async () => ((await leftBehind()) === 0 ? true : undefined));
+      console.log(
+        `b finished the re-fingerprinting (${remaining} trails left by the killed leader) ${(performance.now() - killedAt).toFixed(0)} ms after the kill`,
+      );
+      expect(plainRows(await db`SELECT count(*) AS n FROM trails WHERE fingerprint <> ${fingerprint(error)}`)).toEqual([{ n: 0 }]);
+      const answer = await b.fetch(`/v1/trails/by-fingerprint/${fingerprint(error, older)}`);
+      expect(answer.status).toBe(200); // the old fingerprint resolves through its alias
+      await answer.body?.cancel();
     } finally {
       await db.close();
     }

@@ -14,6 +14,7 @@ import { FeedService } from "./feed";
 import type { Quotas } from "./quotas";
 import { NO_METRICS, type Metrics } from "./metrics";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
+import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -147,33 +148,42 @@ export class ColonyService {
 
   /**
    * After a normalizer change, stored trails get their new fingerprints in the background (by the
-   * leader); the old and new fingerprints of each batch are announced to the lookup caches.
+   * leader); the old and new fingerprints of each batch are announced to the lookup caches. While
+   * another replica leads the work, this one asks again every few seconds until no stored trail is
+   * left on an older normalizer: a leader that dies (a rolling upgrade) loses its lock with its
+   * connection, and the next asker resumes the work. A failed run is tried again the same way.
    */
   private async refingerprint(): Promise<number> {
     const { logger, subsystems, seams } = this.deps;
     const store = subsystems.store;
     if (!store) return 0;
     let done = 0;
-    try {
-      await seams.leadership.run("refingerprint", async () => {
-        let progress: ReturnType<typeof startProgress> | null = null;
-        done = await refingerprintStoredTrails({
-          store,
-          now: this.now,
-          onBatch: async (n, fingerprints) => {
-            progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
-            progress.tick(n);
-            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
-          },
-          stopped: () => this.stopping,
+    while (!this.stopping) {
+      try {
+        if ((await store.trails.fingerprintedBefore(NORMALIZER_VERSION, 0, 1)).length === 0) break;
+        const led = await seams.leadership.run("refingerprint", async () => {
+          let progress: ReturnType<typeof startProgress> | null = null;
+          done += await refingerprintStoredTrails({
+            store,
+            now: this.now,
+            onBatch: async (n, fingerprints) => {
+              progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
+              progress.tick(n);
+              if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+            },
+            stopped: () => this.stopping,
+          });
+          (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
         });
-        (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
-      });
-      // Searches stop computing the fingerprints of versions no stored trail carries any more.
-      if (!this.stopping) await this.trails.checkOlderVersions();
-    } catch (err) {
-      logger.error("re-fingerprinting failed; it resumes at the next start", { error: errorMessage(err) });
+        if (led) break;
+      } catch (err) {
+        logger.error("re-fingerprinting failed; trying again", { error: errorMessage(err) });
+      }
+      const until = performance.now() + LEADERSHIP_RETRY_MS;
+      while (!this.stopping && performance.now() < until) await Bun.sleep(50);
     }
+    // Searches stop computing the fingerprints of versions no stored trail carries any more.
+    if (!this.stopping) await this.trails.checkOlderVersions().catch(() => {});
     return done;
   }
 
