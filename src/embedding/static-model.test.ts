@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { readStaticTable } from "../../tools/onnx/reader";
 import type { Embedder } from "./embedder";
 import { createStaticEmbedder, fastTextHash, isStaticModelDir, ngramBuckets, StaticTokenizer } from "./static-model";
 import { tokenize } from "./static-tokenizer";
@@ -147,7 +148,7 @@ describe("static embedder", () => {
   });
 
   test("the ONNX graph computes the documented pooling (plain-JS reference)", async () => {
-    const { table, scales, projection, rows, dim } = readInitializers(join(MODEL_DIR, "model.onnx"));
+    const { table, scales, projection, rows, dim } = readStaticTable(join(MODEL_DIR, "model.onnx"));
     const tok = StaticTokenizer.fromDirectory(MODEL_DIR);
     expect(rows).toBe(tok.tableRows);
     const texts = [
@@ -193,64 +194,3 @@ describe("static embedder", () => {
     );
   });
 });
-
-/** Reads the pooling graph's initializers straight from the ONNX protobuf (raw_data tensors). */
-function readInitializers(path: string) {
-  const buf = readFileSync(path);
-  const tensors = new Map<string, { dims: number[]; type: number; raw: Uint8Array }>();
-  const varint = (p: { o: number }) => {
-    let v = 0n;
-    let shift = 0n;
-    for (;;) {
-      const b = buf[p.o++]!;
-      v |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return v;
-      shift += 7n;
-    }
-  };
-  const fields = (start: number, end: number, cb: (field: number, wire: number, p: { o: number }, len: number) => void) => {
-    const p = { o: start };
-    while (p.o < end) {
-      const key = Number(varint(p));
-      const field = key >>> 3;
-      const wire = key & 7;
-      if (wire === 0) cb(field, wire, p, 0);
-      else if (wire === 2) {
-        const len = Number(varint(p));
-        const at = p.o;
-        cb(field, wire, p, len);
-        p.o = at + len;
-      } else if (wire === 5) p.o += 4;
-      else if (wire === 1) p.o += 8;
-      else throw new Error(`wire type ${wire}`);
-    }
-  };
-  fields(0, buf.length, (f, w, p, len) => {
-    if (f === 0) return;
-    if (w === 0) return void varint(p);
-    if (f !== 7) return;
-    fields(p.o, p.o + len, (gf, gw, gp, glen) => {
-      if (gw === 0) return void varint(gp);
-      if (gf !== 5) return;
-      const t = { dims: [] as number[], type: 0, name: "", raw: new Uint8Array() };
-      fields(gp.o, gp.o + glen, (tf, tw, tp, tlen) => {
-        if (tw === 0) {
-          const v = Number(varint(tp));
-          if (tf === 1) t.dims.push(v);
-          if (tf === 2) t.type = v;
-        } else if (tf === 8) t.name = buf.toString("utf8", tp.o, tp.o + tlen);
-        else if (tf === 9) t.raw = new Uint8Array(buf.buffer, buf.byteOffset + tp.o, tlen).slice();
-      });
-      tensors.set(t.name, t);
-    });
-  });
-  const table = tensors.get("table")!;
-  const f32 = (name: string) => new Float32Array(tensors.get(name)!.raw.buffer);
-  return {
-    rows: table.dims[0]!,
-    dim: table.dims[1]!,
-    table: new Int8Array(table.raw.buffer),
-    scales: f32("row_scales"),
-    projection: f32("projection"),
-  };
-}

@@ -84,16 +84,7 @@ function main(): void {
   kept.forEach((b, k) => ft.row(nwords + b, table.subarray((1 + words.length + k) * dim, (2 + words.length + k) * dim)));
   checkAgainstVec(join(work, "ft.vec"), words, table, dim);
 
-  // int8 with one scale per row: symmetric, max |x| maps to 127.
-  const q = new Int8Array(rows * dim);
-  const scales = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) {
-    let m = 0;
-    for (let d = 0; d < dim; d++) m = Math.max(m, Math.abs(table[r * dim + d]!));
-    const s = m > 0 ? m / 127 : 1;
-    scales[r] = s;
-    for (let d = 0; d < dim; d++) q[r * dim + d] = Math.round(table[r * dim + d]! / s);
-  }
+  const { q, scales } = quantize(table, rows, dim);
 
   const tokData: StaticTokenizerData = {
     spec: TOKENIZER_SPEC,
@@ -113,7 +104,7 @@ function main(): void {
   for (let d = 0; d < dim; d++) projection[d * dim + d] = 1;
   let pcShare = 0;
   if (EXPORT.removeCommonComponent) {
-    const { u, share } = commonComponent(join(work, "corpus.txt"), tokenizer, q, scales, dim);
+    const { u, share } = commonComponent(sampleLines(join(work, "corpus.txt")), tokenizer, q, scales, dim);
     pcShare = share;
     for (let i = 0; i < dim; i++) for (let j = 0; j < dim; j++) projection[i * dim + j]! -= u[i]! * u[j]!;
     console.error(`common component explains ${(share * 100).toFixed(1)}% of sentence-vector energy`);
@@ -126,6 +117,20 @@ function main(): void {
   writeManifest(work, out, { dim, rows, words: words.length, ngrams: kept.length, pcShare, ft });
   console.error(`wrote ${out}: model.onnx ${(onnx.length / 1e6).toFixed(1)} MB, tokenizer.json ${(tokJson.length / 1e6).toFixed(1)} MB`);
   ft.close();
+}
+
+/** int8 with one scale per row: symmetric, max |x| maps to 127. */
+export function quantize(table: Float32Array, rows: number, dim: number): { q: Int8Array; scales: Float32Array } {
+  const q = new Int8Array(rows * dim);
+  const scales = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let m = 0;
+    for (let d = 0; d < dim; d++) m = Math.max(m, Math.abs(table[r * dim + d]!));
+    const s = m > 0 ? m / 127 : 1;
+    scales[r] = s;
+    for (let d = 0; d < dim; d++) q[r * dim + d] = Math.round(table[r * dim + d]! / s);
+  }
+  return { q, scales };
 }
 
 /** The .vec file fastText wrote holds the same word vectors: proves the n-gram hashing matches. */
@@ -163,13 +168,22 @@ function sentenceVector(ids: number[], weights: number[], q: Int8Array, scales: 
   return v;
 }
 
-function commonComponent(corpusPath: string, tok: StaticTokenizer, q: Int8Array, scales: Float32Array, dim: number) {
+/** Every k-th corpus line, about EXPORT.pcSampleLines of them. */
+function sampleLines(corpusPath: string): string[] {
   const lines = readFileSync(corpusPath, "utf8").split("\n");
   const step = Math.max(1, Math.floor(lines.length / EXPORT.pcSampleLines));
+  return lines.filter((_, i) => i % step === 0);
+}
+
+/**
+ * The common component of the texts' SIF sentence vectors: their first singular vector, and the
+ * share of the (unit) vectors' energy it carries.
+ */
+export function commonComponent(lines: string[], tok: StaticTokenizer, q: Int8Array, scales: Float32Array, dim: number) {
   const cov = new Float64Array(dim * dim);
   let energy = 0;
-  for (let li = 0; li < lines.length; li += step) {
-    const { ids, weights } = tok.encode(lines[li]!);
+  for (const line of lines) {
+    const { ids, weights } = tok.encode(line);
     const v = sentenceVector(ids, weights, q, scales, dim);
     let n = 0;
     for (let d = 0; d < dim; d++) n += v[d]! * v[d]!;
@@ -200,7 +214,14 @@ function commonComponent(corpusPath: string, tok: StaticTokenizer, q: Int8Array,
 }
 
 /** The pooling graph: weighted mean of dequantized rows, projection, L2 normalization. */
-function buildGraph(q: Int8Array, scales: Float32Array, projection: Float32Array, rows: number, dim: number) {
+export function buildGraph(
+  q: Int8Array,
+  scales: Float32Array,
+  projection: Float32Array,
+  rows: number,
+  dim: number,
+  name = "colony-static-v1",
+) {
   const initializers: TensorInit[] = [
     { name: "table", dtype: "int8", dims: [rows, dim], data: q },
     tensor.float32("row_scales", [rows], scales),
@@ -230,7 +251,7 @@ function buildGraph(q: Int8Array, scales: Float32Array, projection: Float32Array
   ];
   return {
     graph: {
-      name: "colony-static-v1",
+      name,
       nodes,
       initializers,
       inputs: [
@@ -241,7 +262,7 @@ function buildGraph(q: Int8Array, scales: Float32Array, projection: Float32Array
     },
     opset: 17,
     producer: "colony tools/model/export.ts",
-    metadata: { name: "colony-static-v1", dim: String(dim), tokenizer: TOKENIZER_SPEC },
+    metadata: { name, dim: String(dim), tokenizer: TOKENIZER_SPEC },
   };
 }
 
@@ -330,4 +351,4 @@ function writeManifest(
   writeFileSync(join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
 }
 
-main();
+if (import.meta.main) main();

@@ -7,7 +7,9 @@
 #   2. corpus    extract text, tokenize with src/embedding/static-tokenizer.ts, dedupe, shuffle
 #   3. train     fastText skipgram with char n-grams, fixed seed
 #   4. export    vocabulary + pruned n-gram table -> int8 ONNX graph, tokenizer.json, manifest.json
-#   5. check     internal check pairs (tools/model/check-pairs.json), never the eval set
+#   5. retrofit  only with MODEL_RETROFIT=1 (an experiment, not adopted: models/README.md "Retrofit"):
+#                pull name words toward what Debian/npm/man/errno say they are -> colony-static-v2
+#   6. check     internal check pairs (tools/model/check-pairs.json), never the eval set
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -98,6 +100,15 @@ fi
 if [[ "${SKIP_EXPORT:-0}" != 1 ]]; then
   log "exporting to $OUT"
   "$BUN" tools/model/export.ts "$WORK" "$OUT"
+fi
+
+if [[ "${MODEL_RETROFIT:-0}" == 1 ]]; then
+  # Reads the exported (not yet retrofitted) model in $OUT; retrofit.ts refuses its own output.
+  log "retrofitting word vectors to the lexicon (experiment)"
+  "$BUN" tools/model/lexicon.ts "$WORK/lexicon.jsonl"
+  rm -rf "$WORK/retrofitted"
+  "$BUN" tools/model/retrofit.ts "$OUT" "$WORK/retrofitted" "$WORK/lexicon.jsonl"
+  cp "$WORK/retrofitted/model.onnx" "$WORK/retrofitted/tokenizer.json" "$WORK/retrofitted/manifest.json" "$OUT/"
 fi
 
 log "internal check"
