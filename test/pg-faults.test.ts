@@ -9,7 +9,7 @@ import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
 import { answered, expectUnavailable, publish, statusOf, until } from "./support/faults";
 import { agent, json, sampleTrail } from "./support/trails";
-import { LEADER_NAMESPACE, taskKey } from "../src/store/postgres/seams";
+import { LEADER_NAMESPACE, PgJobClaims, taskKey } from "../src/store/postgres/seams";
 import { SQL } from "bun";
 
 const why = postgresUnavailable();
@@ -161,6 +161,60 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
       await until("indexed", 20_000, async () => ((await statusOf(colony.url, trail_id)) === "indexed" ? true : undefined));
     } finally {
       if (!resumed) await server.resume();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(why !== null)("job leases", () => {
+  let server: PostgresServer;
+  const dirs: string[] = [];
+  let colony: RunningColony | null = null;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+
+  afterAll(async () => {
+    await colony?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  test("a batch slower than the lease keeps its jobs: the worker renews their leases while it works", async () => {
+    // Leases of 1 s; the real model, slowed to 3 s per call, makes the batch outlast three leases.
+    // Before renewal, another replica's claim took the jobs after 1 s and enriched them a second time.
+    const url = await server.createDatabase();
+    colony = await startReplica(url, dirs, { COLONY_JOB_LEASE_MS: "1000" });
+    const embedder = colony.subsystems.embedder!;
+    const embed = embedder.embed.bind(embedder);
+    embedder.embed = async (texts) => {
+      await Bun.sleep(3_000);
+      return embed(texts);
+    };
+    const db = new SQL(url, { max: 2 });
+    const other = new PgJobClaims(db, Date.now, 1_000);
+    try {
+      const res = await publish(colony.url, "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379 (lease test)");
+      const ids = [((await res.json()) as any).trail_id as string];
+      await until("the worker holds the job", 10_000, async () => {
+        const rows = plainRows(await db`SELECT count(*) AS n FROM jobs WHERE leased_by IS NOT NULL AND leased_until > ${Date.now()}`);
+        return rows[0].n === 1 ? true : undefined;
+      });
+      const stolen: number[] = [];
+      const watchUntil = performance.now() + 2_500; // 2.5 leases into the batch
+      while (performance.now() < watchUntil) {
+        for (const j of await other.claim(10)) stolen.push(j.trailSeq);
+        await Bun.sleep(100);
+      }
+      expect(stolen).toEqual([]);
+      await until("indexed", 20_000, async () => {
+        const states = await Promise.all(ids.map((id) => statusOf(colony!.url, id)));
+        return states.every((s) => s === "indexed") ? true : undefined;
+      });
+      const laid = plainRows(await db`SELECT count(*) AS n FROM events WHERE kind = 'laid' AND trail_id = ANY(${ids}::text[])`);
+      expect(laid).toEqual([{ n: 1 }]);
+    } finally {
+      await db.close();
     }
   }, 60_000);
 });

@@ -124,22 +124,34 @@ export class ColonyService {
   reindexing: Promise<void> = Promise.resolve();
 
   /**
-   * Re-embeds after a model change, as the leader. While another replica leads it, this one asks
-   * again every few seconds until the work is done: a leader that dies loses its lock with its
-   * connection, and the next asker resumes the work.
+   * Colony-wide background work after an upgrade, as the leader: while `pending()` says there is
+   * work and another replica leads it, this one asks again every few seconds. A leader that dies
+   * loses its lock with its connection, and the next asker resumes the work; a failed run is tried
+   * again the same way. Ends when the work is done, was done here, or this process stops.
    */
-  private async reindexWhileNeeded(worker: EnrichmentWorker): Promise<void> {
-    const { seams, subsystems, logger } = this.deps;
+  private async leadWhilePending(name: string, what: string, pending: () => Promise<boolean>, task: () => Promise<void>): Promise<void> {
+    const { seams, logger } = this.deps;
     while (!this.stopping) {
       try {
-        if (!(await subsystems.vectors!.needsReindex())) return;
-        if (await seams.leadership.run("reindex", () => this.reindex(worker))) return;
+        if (!(await pending())) return;
+        if (await seams.leadership.run(name, task)) return;
       } catch (err) {
-        logger.error("re-embedding failed; trying again", { error: errorMessage(err) });
+        logger.error(`${what} failed; trying again`, { error: errorMessage(err) });
       }
       const until = performance.now() + LEADERSHIP_RETRY_MS;
       while (!this.stopping && performance.now() < until) await Bun.sleep(50);
     }
+  }
+
+  /** Re-embeds after a model change (by the leader; see leadWhilePending). */
+  private reindexWhileNeeded(worker: EnrichmentWorker): Promise<void> {
+    const vectors = this.deps.subsystems.vectors!;
+    return this.leadWhilePending(
+      "reindex",
+      "re-embedding",
+      () => vectors.needsReindex(),
+      () => this.reindex(worker),
+    );
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
@@ -148,40 +160,29 @@ export class ColonyService {
 
   /**
    * After a normalizer change, stored trails get their new fingerprints in the background (by the
-   * leader); the old and new fingerprints of each batch are announced to the lookup caches. While
-   * another replica leads the work, this one asks again every few seconds until no stored trail is
-   * left on an older normalizer: a leader that dies (a rolling upgrade) loses its lock with its
-   * connection, and the next asker resumes the work. A failed run is tried again the same way.
+   * leader, until no stored trail is left on an older normalizer; see leadWhilePending); the old
+   * and new fingerprints of each batch are announced to the lookup caches.
    */
   private async refingerprint(): Promise<number> {
     const { logger, subsystems, seams } = this.deps;
     const store = subsystems.store;
     if (!store) return 0;
     let done = 0;
-    while (!this.stopping) {
-      try {
-        if ((await store.trails.fingerprintedBefore(NORMALIZER_VERSION, 0, 1)).length === 0) break;
-        const led = await seams.leadership.run("refingerprint", async () => {
-          let progress: ReturnType<typeof startProgress> | null = null;
-          done += await refingerprintStoredTrails({
-            store,
-            now: this.now,
-            onBatch: async (n, fingerprints) => {
-              progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
-              progress.tick(n);
-              if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
-            },
-            stopped: () => this.stopping,
-          });
-          (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
-        });
-        if (led) break;
-      } catch (err) {
-        logger.error("re-fingerprinting failed; trying again", { error: errorMessage(err) });
-      }
-      const until = performance.now() + LEADERSHIP_RETRY_MS;
-      while (!this.stopping && performance.now() < until) await Bun.sleep(50);
-    }
+    const pending = async () => (await store.trails.fingerprintedBefore(NORMALIZER_VERSION, 0, 1)).length > 0;
+    await this.leadWhilePending("refingerprint", "re-fingerprinting", pending, async () => {
+      let progress: ReturnType<typeof startProgress> | null = null;
+      done += await refingerprintStoredTrails({
+        store,
+        now: this.now,
+        onBatch: async (n, fingerprints) => {
+          progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
+          progress.tick(n);
+          if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+        },
+        stopped: () => this.stopping,
+      });
+      (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
+    });
     // Searches stop computing the fingerprints of versions no stored trail carries any more.
     if (!this.stopping) await this.trails.checkOlderVersions().catch(() => {});
     return done;
@@ -189,7 +190,7 @@ export class ColonyService {
 
   /**
    * After a model change, stored trails are re-embedded in the background (by the leader). A
-   * failure is thrown to reindexWhileNeeded, which tries again; a stop midway leaves the work
+   * failure is thrown to leadWhilePending, which tries again; a stop midway leaves the work
    * pending for the next start or another replica.
    */
   private async reindex(worker: EnrichmentWorker): Promise<void> {

@@ -95,7 +95,12 @@ export class EnrichmentWorker {
         // loop's promise has nobody to report a rejection to.
         jobs = await this.deps.claims.claim(batchSize);
         if (jobs.length === 0) return;
-        await this.process(jobs);
+        const stopRenewing = this.keepLeases(jobs);
+        try {
+          await this.process(jobs);
+        } finally {
+          stopRenewing();
+        }
       } catch (err) {
         await this.deps.claims.release(jobs.map((j) => j.trailSeq)).catch(() => {});
         // A whole-batch failure (the embedder, the store) is transient: retry later, count nothing.
@@ -108,6 +113,19 @@ export class EnrichmentWorker {
         return;
       }
     }
+  }
+
+  /** Renews the leases of a batch's jobs while it is processed (claims that lease); returns the stop. */
+  private keepLeases(jobs: Job[]): () => void {
+    const { claims, logger } = this.deps;
+    if (!claims.renew || !claims.renewEveryMs) return () => {};
+    const seqs = jobs.map((j) => j.trailSeq);
+    const timer = setInterval(() => {
+      // A failed renewal (the database away) is not the batch's failure: the batch finds out itself.
+      claims.renew!(seqs).catch((err) => logger.error("renewing job leases failed", { error: errorText(err) }));
+    }, claims.renewEveryMs);
+    timer.unref?.();
+    return () => clearInterval(timer);
   }
 
   /** Gathers each job's facts and triages it; drops and retries are applied at once. */

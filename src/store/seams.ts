@@ -90,6 +90,13 @@ export interface JobClaims {
   /** Gives jobs back (a failed batch, a recorded failure), so they are claimed again later. */
   release(trailSeqs: number[]): Promise<void>;
   /**
+   * Set when claims are leases that run out (several processes share the queue): extends the
+   * lease of these jobs, still held by this worker. The worker calls it every `renewEveryMs` while
+   * it works on a batch, so a batch slower than the lease is not taken by a second worker too.
+   */
+  renew?(trailSeqs: number[]): Promise<void>;
+  readonly renewEveryMs?: number;
+  /**
    * Set when other processes share the queue: jobs they queue, or leave behind when they die (once
    * the lease runs out), reach this worker by no notification, so an idle worker looks again this
    * often (ms). Unset: this process is told of every job.

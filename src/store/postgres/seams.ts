@@ -26,6 +26,8 @@ export class PgJobClaims implements JobClaims {
   /** Names this process in the jobs it holds (host, process id, a random part), for the operator reading the table. */
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   readonly pollMs: number;
+  /** A third of the lease: two renewals can be late (a slow statement, a busy event loop) before it runs out. */
+  readonly renewEveryMs: number;
 
   constructor(
     private readonly sql: SQL,
@@ -33,6 +35,7 @@ export class PgJobClaims implements JobClaims {
     private readonly leaseMs = JOB_LEASE_MS,
   ) {
     this.pollMs = jobPollMs(leaseMs);
+    this.renewEveryMs = Math.max(100, Math.floor(leaseMs / 3));
   }
 
   /**
@@ -53,6 +56,13 @@ export class PgJobClaims implements JobClaims {
     return rows
       .map((r: any) => ({ trailSeq: num(r.trail_seq), attempts: r.attempts }))
       .sort((a: ClaimedJob, b: ClaimedJob) => a.trailSeq - b.trailSeq);
+  }
+
+  /** A job finished meanwhile is gone, and one released or taken over is another's: neither is touched. */
+  async renew(trailSeqs: number[]): Promise<void> {
+    if (trailSeqs.length === 0) return;
+    await this.sql`UPDATE jobs SET leased_until = ${this.now() + this.leaseMs}
+      WHERE trail_seq = ANY(${trailSeqs}::bigint[]) AND leased_by = ${this.owner}`.catch(unavailable);
   }
 
   async release(trailSeqs: number[]): Promise<void> {

@@ -180,6 +180,19 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(await other.claim(5)).toHaveLength(0);
       expect(await dead.claim(5)).toHaveLength(1);
       expect(dead.owner).toContain(`:${process.pid}:`);
+
+      // A renewed lease runs from the renewal: a slow batch keeps its jobs; a job released meanwhile
+      // (or taken over) is not taken back by a late renewal.
+      const [held] = await dead.claim(5);
+      now += 50_000;
+      await dead.renew([held!.trailSeq]);
+      now += 20_000; // past the first lease, within the renewed one
+      expect(await other.claim(5)).toHaveLength(0);
+      now += 40_001;
+      expect(await other.claim(5)).toHaveLength(1);
+      await dead.renew([held!.trailSeq]); // other holds it now
+      now += 1;
+      expect(await dead.claim(5)).toHaveLength(0);
     } finally {
       await store.close();
     }
