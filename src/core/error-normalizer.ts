@@ -161,36 +161,55 @@ const LIBRARY_CLASS_ROOTS =
 
 const C_STD_ALIASES: Record<string, string> = { "0x": "11", "1y": "14", "1z": "17", "2a": "20", "2b": "23", "2c": "26" };
 
+/**
+ * A rule with an optional cheap test: the regex runs only on text the test finds (a substring or a
+ * simple pattern), which keeps the cost per search query low (most rules concern few messages).
+ */
+type GatedRule = [RegExp, Rule[1], (string | RegExp)?];
+
+function applyGated(input: string, rules: GatedRule[]): string {
+  let s = input;
+  for (const [re, to, gate] of rules) {
+    if (gate !== undefined && !(typeof gate === "string" ? s.includes(gate) : gate.test(s))) continue;
+    s = s.replace(re, to as never);
+  }
+  return s;
+}
+
 /** Before version 1's value rules, which would cut a base64 digest into ids and words. */
-const V5_EARLY_RULES: Rule[] = [
+/** Files with one of MORE_SOURCE_EXT's extensions are rare: the file rules run only where one is. */
+const MORE_SOURCE_FILE = new RegExp(`\\.(?:${MORE_SOURCE_EXT})(?![\\w+-])`, "i");
+
+const V5_EARLY_RULES: GatedRule[] = [
   // Integrity hashes (npm's "sha512-…==", go.sum's "h1:…="): base64 after the algorithm.
-  [/(?<![\w-])(?:sha(?:1|224|256|384|512)-|h1:)[A-Za-z0-9+/]{8,200}={0,2}/gi, "<hash>"],
+  [/(?<![\w-])(?:sha(?:1|224|256|384|512)-|h1:)[A-Za-z0-9+/]{8,200}={0,2}/gi, "<hash>", /sha\d|h1:/i],
 ];
 
-const V5_VALUE_RULES: Rule[] = [
+const V5_VALUE_RULES: GatedRule[] = [
   // An IPv6 address's zone ("fe80::1%lo0", "<ip>%eth0") is the machine's interface.
-  [/<ip>%[\w.-]{1,30}/g, "<ip>"],
+  [/<ip>%[\w.-]{1,30}/g, "<ip>", "<ip>%"],
   // Go's import cycle lists the user's packages.
-  [/\b(import cycle not allowed)\b[^\n]*$/i, "$1"],
+  [/\b(import cycle not allowed)\b[^\n]*$/i, "$1", /import cycle/i],
   // A list of digests is one digest ("but got sha512-… sha1-…").
-  [/<hash>(?:[ \t]{1,3}<hash>){1,20}/g, "<hash>"],
+  [/<hash>(?:[ \t]{1,3}<hash>){1,20}/g, "<hash>", "<hash>"],
   // More source files of the user's ("index.html:12", "App.vue", "analysis.ipynb"), as version 2's.
   [
     new RegExp(`(?<![\\w.<>/@-])(?:[\\w.@+-]{1,100}/){0,12}[\\w.+-]{1,200}\\.(?:${MORE_SOURCE_EXT})(?![\\w+-])`, "gi"),
     (m) => (/(?:^|\/)(?:node_modules|site-packages|dist-packages)\//i.test(m) ? m : "<src>"),
+    MORE_SOURCE_FILE,
   ],
-  [new RegExp(`<path>/[\\w.+-]{1,200}\\.(?:${MORE_SOURCE_EXT})(?![\\w+-])`, "gi"), "<path>"],
+  [new RegExp(`<path>/[\\w.+-]{1,200}\\.(?:${MORE_SOURCE_EXT})(?![\\w+-])`, "gi"), "<path>", MORE_SOURCE_FILE],
   // Where in the user's code, at the end of the message: "at index.html:12", "(App.js:12:5)",
   // PHP's "in /x/db.php on line 12". The message says what; the location says where.
-  [/(?<![ \t])[ \t]+(?:at|in)[ \t]+(?:<path>\/?)?<src>(?::<line>){1,2}\)?$/i, ""],
-  [/(?<![ \t])[ \t]*\((?:<path>\/?)?<src>(?::<line>){1,2}\)$/i, ""],
-  [/(?<![ \t])[ \t]+in[ \t]+(?:<path>\/?)?(?:<src>)?[ \t]+on[ \t]+line[ \t]+<line>$/i, ""],
+  [/(?<![ \t])[ \t]+(?:at|in)[ \t]+(?:<path>\/?)?<src>(?::<line>){1,2}\)?$/i, "", "<src>"],
+  [/(?<![ \t])[ \t]*\((?:<path>\/?)?<src>(?::<line>){1,2}\)$/i, "", "<src>"],
+  [/(?<![ \t])[ \t]+in[ \t]+(?:<path>\/?)?(?:<src>)?[ \t]+on[ \t]+line[ \t]+<line>$/i, "", "<line>"],
   // A checkout or module-cache directory as the last segment of a path ("<path>/kube-lock-1.2.0",
   // "<path>/x@v1.2.3", "<path>/repo.git"): a directory, which version 1 drops when it has no extension.
-  [/<path>\/[\w.+-]{1,200}?[-@]<ver>(?![\w/.-])/g, "<path>"],
-  [/<path>\/[\w.+-]{1,200}\.git(?![\w/.-])/g, "<path>"],
+  [/<path>\/[\w.+-]{1,200}?[-@]<ver>(?![\w/.-])/g, "<path>", "<path>"],
+  [/<path>\/[\w.+-]{1,200}\.git(?![\w/.-])/g, "<path>", "<path>"],
   // A list of paths is one path ("not writable by your user: /a /b /c").
-  [/<path>(?:\/[^\s,;:)]{1,300})?(?:(?:[ \t]*,)?[ \t]{1,4}<path>(?:\/[^\s,;:)]{1,300})?){1,200}/g, "<path>"],
+  [/<path>(?:\/[^\s,;:)]{1,300})?(?:(?:[ \t]*,)?[ \t]{1,4}<path>(?:\/[^\s,;:)]{1,300})?){1,200}/g, "<path>", "<path>"],
   // The user's class that the JVM could not find or load; a library's class names the library.
   // The class ends the message or a clause ("NoClassDefFoundError: Could not initialize class x"
   // names no class after the colon).
@@ -200,6 +219,7 @@ const V5_VALUE_RULES: Rule[] = [
       "gi",
     ),
     "$1$2<class>",
+    /ClassNotFoundException|NoClassDefFoundError|main class/i,
   ],
   // Infrastructure objects the user named (a Docker network or volume, a cloud bucket, a CI job):
   // a quoted name after the kind of object, or an unquoted one made of parts ("dm-ticket_network").
@@ -213,37 +233,39 @@ const V5_VALUE_RULES: Rule[] = [
     "$1 <name>",
   ],
   // A data error's value and the user's index ("Duplicate entry 'a@b.c' for key 'users.email'").
-  [/\b(duplicate entry)[ \t]+(['"])[^'"\n]{0,300}\2/gi, "$1 <value>"],
-  [/\b(for key)[ \t]+(['"])[^'"\n]{1,200}\2/gi, "$1 <name>"],
+  [/\b(duplicate entry)[ \t]+(['"])[^'"\n]{0,300}\2/gi, "$1 <value>", /duplicate entry/i],
+  [/\b(for key)[ \t]+(['"])[^'"\n]{1,200}\2/gi, "$1 <name>", /for key/i],
   // Python's circular import names two modules of the user's own.
   [
     /\b(cannot import name)[ \t]+(['"]?)[\w.]{1,200}\2[ \t]+from partially initialized module[ \t]+(['"]?)[\w.]{1,200}\3/gi,
     "$1 <name> from partially initialized module <name>",
+    /partially initialized/i,
   ],
   // A version with a suffix made of placeholders (a Go pseudo-version "v0.0.0-2021…-abcdef123456",
   // "1.2.3-<hash>") is a version.
-  [/<ver>(?:[-+.]<(?:ver|hash|hex|num|date|time|id)>){1,6}/g, "<ver>"],
+  [/<ver>(?:[-+.]<(?:ver|hash|hex|num|date|time|id)>){1,6}/g, "<ver>", "<ver>"],
   // A version range is one version: "^1.2 || ^2.0", ">=3.8 <4", "~1.2.3", "1.2 - 2.0". A list
   // of versions without operators stays (cargo's candidates "3.2.25, 3.2.24, …" is no range).
   [
     /(?:(?<![\w>])(?:[\^~=]|[<>]=?)[ \t]?)?<(?:ver|num)>(?:[ \t]{0,3}(?:\|\||,)?[ \t]{0,3}(?:[\^~=]|[<>]=?)[ \t]?<(?:ver|num)>|[ \t]{0,3}(?:\|\||[ \t]-)[ \t]{1,3}<(?:ver|num)>){0,50}/g,
     (m) => (/[\^~=<>|]|[ \t]-/.test(m.replace(/<(?:ver|num)>/g, "v")) ? "<ver>" : m),
+    /<(?:ver|num)>/,
   ],
   // C++ standard names: a draft's name and the standard's are the same ("c++1z" is "c++17").
-  [/\b((?:c|gnu)\+\+)(0x|1y|1z|2a|2b|2c)\b/gi, (_m, lang: string, draft: string) => `${lang}${C_STD_ALIASES[draft.toLowerCase()]}`],
+  [/\b((?:c|gnu)\+\+)(0x|1y|1z|2a|2b|2c)\b/gi, (_m, lang: string, draft: string) => `${lang}${C_STD_ALIASES[draft.toLowerCase()]}`, "++"],
 ];
 
 /** After version 4's template (whose rules read "<hex>"). */
-const V5_LATE_RULES: Rule[] = [
+const V5_LATE_RULES: GatedRule[] = [
   // An Oracle error number names its message, which clients print in the server's language or
   // not at all: the first number is the error ("ORA-12154: TNS:could not resolve …").
-  [/^[^\n]*?\b(ORA-\d{5})\b[^\n]*$/i, "$1"],
+  [/^[^\n]*?\b(ORA-\d{5})\b[^\n]*$/i, "$1", /ora-\d/i],
   // The SQLSTATE a client adds after PostgreSQL's message (pgx: "… does not exist (SQLSTATE 42P01)").
-  [/(?<![ \t])[ \t]*\(SQLSTATE[ \t]+[0-9A-Z]{5}\)$/i, ""],
+  [/(?<![ \t])[ \t]*\(SQLSTATE[ \t]+[0-9A-Z]{5}\)$/i, "", /sqlstate/i],
   // Opaque hex: "0x7f3a…" and "7f3a…" are the same kind of value.
-  [/<hex>/g, "<hash>"],
+  [/<hex>/g, "<hash>", "<hex>"],
   // A Java logger's category after the message ("(com.amazonaws.http.AmazonHttpClient)").
-  [/(?<![ \t])[ \t]*\((?:[a-z][\w$]{0,60}\.){2,20}[A-Za-z][\w$]{0,100}\)$/, ""],
+  [/(?<![ \t])[ \t]*\((?:[a-z][\w$]{0,60}\.){2,20}[A-Za-z][\w$]{0,100}\)$/, "", ")"],
 ];
 
 /** Negations written as one word once quotes are gone ("couldn't" → "couldnt"): the long form. */
@@ -271,9 +293,13 @@ const CONTRACTIONS: Record<string, string> = {
  * ("bad auth: authentication failed", "bad auth authentication failed"); a system error's subject
  * (node's "EACCES: permission denied 0.0.0.0:80") is printed by some callers and not by others.
  */
-const V5_WORDING_RULES: Rule[] = [
-  [/\b(?:cant|couldnt|doesnt|dont|didnt|isnt|wasnt|arent|werent|wont|wouldnt|shouldnt|hasnt|havent|hadnt)\b/g, (m) => CONTRACTIONS[m] ?? m],
-  [/\bcan not\b/g, "cannot"],
+const V5_WORDING_RULES: GatedRule[] = [
+  [
+    /\b(?:cant|couldnt|doesnt|dont|didnt|isnt|wasnt|arent|werent|wont|wouldnt|shouldnt|hasnt|havent|hadnt)\b/g,
+    (m) => CONTRACTIONS[m] ?? m,
+    /nt\b/,
+  ],
+  [/\bcan not\b/g, "cannot", "can not"],
   // Punctuation between words (not inside a token such as "<ip>:<port>", "std::x", "h1:").
   [/(?<=[^\s,;:])[,;:]+(?= )/g, ""],
   [/(?<=[a-z>)\]])[.!?]+(?= )/g, ""],
@@ -281,6 +307,7 @@ const V5_WORDING_RULES: Rule[] = [
   [
     /\b(permission denied|address already in use|connection refused|connection reset by peer|address not available|operation not permitted)(?: <ip>(?::<port>)?| :<port>)$/,
     "$1",
+    "<",
   ],
 ];
 
@@ -316,8 +343,11 @@ export function normalizeErrorText(errorText: string): string {
   s = dropOtherScript(s);
   s = s.replace(PANIC_QUOTED, "$1");
   s = stripTrailers(s);
-  s = stripPrefixes(s);
-  s = stripPrefixes(dropLeadIns(bareObjectMessage(s)));
+  const unprefixed = stripPrefixes(s);
+  // A second pass: a prefix under another one ("[warning] " under a program name) goes too. It can
+  // change nothing when the first pass and the lead-ins changed nothing.
+  const lead = dropLeadIns(bareObjectMessage(unprefixed));
+  s = lead === unprefixed && unprefixed === s ? s : stripPrefixes(lead);
   s = extractEmbedded(s);
   s = unwrapCause(s);
   s = unwrapCause(pickCause(s));
@@ -334,14 +364,14 @@ export function normalizeErrorText(errorText: string): string {
   // A limit the message states is no size that differs between machines: MySQL's "max key length
   // is 767 bytes" (InnoDB) and "is 1000 bytes" (MyISAM) need different fixes.
   s = s.replace(LIMIT_IN_BYTES, "$1$2-bytes");
-  s = applyRules(s, V5_EARLY_RULES);
+  s = applyGated(s, V5_EARLY_RULES);
   s = applyRules(s, VALUE_RULES);
   s = applyRules(s, V2_VALUE_RULES);
   s = foldRustNames(s);
   s = s.replace(GIT_REF_LINE, "$1<ref> -> <ref>");
-  s = applyRules(s, V5_VALUE_RULES);
+  s = applyGated(s, V5_VALUE_RULES);
   s = templateV4(s);
-  s = applyRules(s, V5_LATE_RULES);
+  s = applyGated(s, V5_LATE_RULES);
   s = dropQuotes(s);
   const lower = s
     .toLowerCase()
@@ -349,7 +379,7 @@ export function normalizeErrorText(errorText: string): string {
     .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
     .replace(/(?<![ \t])[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
     .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "");
-  return applyRules(lower, V5_WORDING_RULES).trim();
+  return applyGated(lower, V5_WORDING_RULES).trim();
 }
 
 const BY_VERSION: Record<NormalizerVersion, (errorText: string) => string> = {
