@@ -97,6 +97,12 @@ const V5_SAME: [string, string, string, string][] = [
     'ERROR:  column "owner" of relation "users" does not exist',
     "https://github.com/jackc/pgx/issues/1063 (pgx's words); the second is PostgreSQL's own, as psql prints it",
   ],
+  [
+    "a version printed with two parts or three (a decimal is a version with fewer parts)",
+    "ERROR:  While executing gem ... (Gem::FilePermissionError)\n    You don't have write permissions for the /Library/Ruby/Gems/1.8 directory.",
+    "ERROR:  While executing gem ... (Gem::FilePermissionError)\n    You don't have write permissions for the /Library/Ruby/Gems/2.0.0 directory.",
+    "https://github.com/rbenv/rbenv/issues/407 https://github.com/jyruzicka/omniboard/issues/17",
+  ],
 ];
 
 /** [rule, a, b, sources]: different errors that a version-5 rule could join. */

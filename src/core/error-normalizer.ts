@@ -262,6 +262,9 @@ const V5_LATE_RULES: GatedRule[] = [
   [/^[^\n]*?\b(ORA-\d{5})\b[^\n]*$/i, "$1", /ora-\d/i],
   // The SQLSTATE a client adds after PostgreSQL's message (pgx: "… does not exist (SQLSTATE 42P01)").
   [/(?<![ \t])[ \t]*\(SQLSTATE[ \t]+[0-9A-Z]{5}\)$/i, "", /sqlstate/i],
+  // A decimal is a version or a measure with fewer parts: which of the two a message carries depends
+  // on how many parts the tool printed ("/Library/Ruby/Gems/1.8" and "…/Gems/2.0.0").
+  [/<num>/g, "<ver>", "<num>"],
   // Opaque hex: "0x7f3a…" and "7f3a…" are the same kind of value.
   [/<hex>/g, "<hash>", "<hex>"],
   // A Java logger's category after the message ("(com.amazonaws.http.AmazonHttpClient)").
