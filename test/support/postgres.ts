@@ -187,6 +187,23 @@ process.on("exit", () => {
   for (const p of liveServers) p.kill("SIGKILL");
   for (const base of liveDirs) rmSync(base, { recursive: true, force: true });
 });
+/**
+ * A run ended by a signal (a CI job cancelled: SIGTERM; Ctrl-C: SIGINT; a closed terminal: SIGHUP)
+ * runs no exit handler by default, and left its servers running until the next run reaped them.
+ * Exiting on the signal runs the handler above. Installed with the first server.
+ */
+let signalsHandled = false;
+function exitOnSignals(): void {
+  if (signalsHandled) return;
+  signalsHandled = true;
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
+    process.once(signal, () => process.exit(code));
+  }
+}
 
 export interface StartOptions {
   /** Extra `-c name=value` settings. */
@@ -295,6 +312,7 @@ async function runServer(tc: Toolchain, base: string, opts: StartOptions): Promi
     const started = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
     proc = started;
     liveServers.add(started);
+    exitOnSignals();
     let stderr = "";
     void (async () => {
       for await (const chunk of started.stderr) stderr += new TextDecoder().decode(chunk);
