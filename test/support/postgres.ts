@@ -11,6 +11,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../../src/core/error-message.ts";
+import { atRunEnd } from "./run-end";
 
 export interface PostgresServer {
   /** Connection URL of the server's default database (`postgres`). */
@@ -183,27 +184,10 @@ export function reapOrphanedServers(): string[] {
 /** Running servers and their directories: killed and deleted when the test process exits. */
 const liveServers = new Set<Subprocess>();
 const liveDirs = new Set<string>();
-process.on("exit", () => {
+atRunEnd(() => {
   for (const p of liveServers) p.kill("SIGKILL");
   for (const base of liveDirs) rmSync(base, { recursive: true, force: true });
 });
-/**
- * A run ended by a signal (a CI job cancelled: SIGTERM; Ctrl-C: SIGINT; a closed terminal: SIGHUP)
- * runs no exit handler by default, and left its servers running until the next run reaped them.
- * Exiting on the signal runs the handler above. Installed with the first server.
- */
-let signalsHandled = false;
-function exitOnSignals(): void {
-  if (signalsHandled) return;
-  signalsHandled = true;
-  for (const [signal, code] of [
-    ["SIGINT", 130],
-    ["SIGTERM", 143],
-    ["SIGHUP", 129],
-  ] as const) {
-    process.once(signal, () => process.exit(code));
-  }
-}
 
 export interface StartOptions {
   /** Extra `-c name=value` settings. */
@@ -312,7 +296,6 @@ async function runServer(tc: Toolchain, base: string, opts: StartOptions): Promi
     const started = Bun.spawn(asServerUser(tc, argv), { stdout: "ignore", stderr: "pipe" });
     proc = started;
     liveServers.add(started);
-    exitOnSignals();
     let stderr = "";
     void (async () => {
       for await (const chunk of started.stderr) stderr += new TextDecoder().decode(chunk);
