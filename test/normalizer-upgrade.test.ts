@@ -227,7 +227,9 @@ test("a version-3 colony upgraded (to version 4 and later) answers by every olde
     );
 
     for (const [i, error] of V4_ERRORS.entries()) {
-      const fps = [...new Set([1, 2, 3, 4].map((v) => fingerprint(error, v as 1)))];
+      // The versions this colony stored (1 to 3) and the current one: a colony upgraded from
+      // version 3 straight to a later one never held the version-4 fingerprints in between.
+      const fps = [...new Set([1, 2, 3, NORMALIZER_VERSION].map((v) => fingerprint(error, v as 1)))];
       expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
       for (const fp of fps) {
         const found = await lookup(upgraded, fp);

@@ -55,6 +55,48 @@ const V5_SAME: [string, string, string, string][] = [
     "verifying github.com/ozontech/allure-go/pkg/framework@v0.6.21: checksum mismatch\n    downloaded: h1:FVHaO6tkZl1RulL35HZ+M9NlkCtlKpVOR1TSgdEokF4=\n    go.sum:     h1:gSqCHeysGi2+05aeYf02JouLroAB4fQhVkwLTtq1yCY=\nSECURITY ERROR",
     "https://github.com/projectdiscovery/chaos-client/issues/48 https://github.com/ozontech/allure-go/issues/76",
   ],
+  [
+    "a data error's value and the user's key",
+    "SQLSTATE[23000]: Integrity constraint violation: 1062 Duplicate entry '1' for key 'PRIMARY'",
+    "SQLSTATE[23000]: Integrity constraint violation: 1062 Duplicate entry '0-media-content' for key 'PRIMARY'",
+    "https://github.com/goodby/csv/issues/4 https://github.com/unl/UNL_MediaHub/issues/206",
+  ],
+  [
+    "the Docker network the user named",
+    "Error response from daemon: network wplocaldocker not found",
+    "docker: Error response from daemon: network phpapp_appnet not found.",
+    "https://github.com/10up/wp-local-docker-v2/issues/354 https://github.com/shipping-docker/php-app/issues/37",
+  ],
+  [
+    "punctuation between words: a client's JSON error object and the driver's class, with and without the colon",
+    'Error Message: {"name":"cluster0-shard-00-01-psdsj.mongodb.net:27017","err":{"name":"MongoError","message":"bad auth Authentication failed.","ok":0,"errmsg":"bad auth Authentication failed.","code":8000,"codeName":"AtlasError"}}',
+    "MongoError: bad auth : Authentication failed.",
+    "https://github.com/microsoft/vscode-cosmosdb/issues/1003 https://github.com/perak/extract-mongo-schema/issues/33",
+  ],
+  [
+    "an error object printed without its quotes: its message field",
+    "{ok: 0, errmsg: 'bad auth : Authentication failed.', code: 8000, codeName: 'AtlasError'}",
+    "MongoError: bad auth : Authentication failed.",
+    "https://github.com/ThomasAurelius/volunteer_planner/issues/32 (its errorResponse object, as node prints it) https://github.com/perak/extract-mongo-schema/issues/33",
+  ],
+  [
+    "the user's packages in Go's import cycle",
+    "import cycle not allowed\npackage github.com/abc/abc/a\n  imports github.com/abc/abc/b\n  imports github.com/abc/abc/a",
+    "import cycle not allowed\npackage github.com/kongyixueyuan.com/education\n\timports github.com/kongyixueyuan.com/education/sdkInit\n\timports github.com/hyperledger/fabric-sdk-go/pkg/client/channel\n\timports net/http\n\timports runtime/cgo",
+    "https://github.com/golang/go/issues/28845 https://github.com/kevin-hf/education/issues/9",
+  ],
+  [
+    "an Oracle error number names its message, in whatever words a client prints it",
+    "ora-12154 tns could not resolve service name",
+    "oci_connect(): ORA-12154: TNS:could not resolve the connect identifier specified",
+    "https://github.com/joeferner/node-oracle/issues/266 https://github.com/jfelder/Laravel-OracleDB/issues/34",
+  ],
+  [
+    "the SQLSTATE a client appends to PostgreSQL's message",
+    'ERROR: column "owner" of relation "users" does not exist (SQLSTATE 42703)',
+    'ERROR:  column "owner" of relation "users" does not exist',
+    "https://github.com/jackc/pgx/issues/1063 (pgx's words); the second is PostgreSQL's own, as psql prints it",
+  ],
 ];
 
 /** [rule, a, b, sources]: different errors that a version-5 rule could join. */
@@ -96,6 +138,36 @@ const V5_DIFFERENT: [string, string, string, string][] = [
     "https://github.com/SpringStudent/remote-desktop-control/issues/20; the second cut short",
   ],
   [
+    "a name that is no user's object (a kind of software) stays: two missing plugins",
+    'Error: Could not find plugin "proto". Make sure the plugin is installed',
+    'Error: Could not find plugin "go". Make sure the plugin is installed',
+    "synthetic, in the protoc wrapper's words: 'plugin' is not among the kinds whose names are folded",
+  ],
+  [
+    "a duplicate entry and a row too long for its column stay apart",
+    "SQLSTATE[23000]: Integrity constraint violation: 1062 Duplicate entry '1' for key 'PRIMARY'",
+    "SQLSTATE[22001]: String data, right truncated: 1406 Data too long for column 'name' at row 1",
+    "https://github.com/goodby/csv/issues/4; MySQL's 1406 in PDO's words",
+  ],
+  [
+    "contractions unfold, negation stays: could not and could",
+    "Couldn't resolve host 'www.example.com'",
+    "Could resolve host 'www.example.com'",
+    "https://github.com/curl/curl/issues/796; the second is its negation, which must not join",
+  ],
+  [
+    "a class the JVM could not initialize (its static initializer failed) is no class it could not find",
+    "java.lang.NoClassDefFoundError: Could not initialize class sun.awt.X11.XToolkit",
+    "java.lang.NoClassDefFoundError: sun/awt/X11/XToolkit",
+    "https://github.com/youtube/api-samples/issues/260; the second in the JVM's words for a class missing from the class path",
+  ],
+  [
+    "two Oracle errors stay apart",
+    "ORA-12154: TNS:could not resolve the connect identifier specified",
+    "ORA-12541: TNS:no listener",
+    "https://github.com/oracle/node-oracledb/issues/996; ORA-12541 in Oracle's words",
+  ],
+  [
     "a Python module named in a dotted Java-like name stays (no source extension is read into it)",
     "ModuleNotFoundError: No module named 'pyspark.ml'",
     "ModuleNotFoundError: No module named 'pyspark.sql'",
@@ -121,12 +193,28 @@ describe("normalizer 5: different errors stay apart", () => {
   }
   test("make's own error is not empty", () => {
     // https://github.com/synthetos/PiOCD/issues/2
-    expect(normalizeError("make: *** No rule to make target 'install'.  Stop.")).toBe("make: no rule to make target install");
+    expect(normalizeError("make: *** No rule to make target 'install'.  Stop.")).toBe("make no rule to make target install");
     expect(normalizeError("make: *** No rule to make target 'install'.  Stop.", 4)).toBe("");
   });
 });
 
 describe("normalizer 5: normal forms", () => {
+  test("an IPv6 address's zone is the machine's interface", () => {
+    // https://github.com/PostgresApp/PostgresApp/issues/234
+    expect(normalizeError('psql: FATAL:  no pg_hba.conf entry for host "fe80::1%lo0", user "user", database "dbnamehere", SSL off')).toBe(
+      "no pg_hba.conf entry for host <ip> user <user> database <name> ssl off",
+    );
+  });
+  test("the words after NoClassDefFoundError's colon are no class name", () => {
+    // https://github.com/feihong-cs/JNDIExploit/issues/4 (a user's class whose initializer failed)
+    expect(normalizeError("java.lang.NoClassDefFoundError: Could not initialize class com.feihong.ldap.utils.Cache")).toBe(
+      "could not initialize class com.feihong.ldap.utils.cache",
+    );
+  });
+  test("a contraction reads as its long form", () => {
+    // https://github.com/curl/curl/issues/796 (older curl's words; newer curl prints "Could not resolve host: x")
+    expect(normalizeError("Couldn't resolve host 'www.example.com'")).toBe("could not resolve host www.example.com");
+  });
   test("an npm peer requirement's range becomes <ver>", () => {
     // https://github.com/oflisback/react-favicon/issues/27
     expect(

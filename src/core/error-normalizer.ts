@@ -120,6 +120,22 @@ const REPORTER_LEAD =
 const LABEL_PREFIX =
   /^(?:output|stderr|stdout|message|msg|errmsg|err_msg|sqlmessage|error[ _]message|errormessage|error_description|reason|details?|description|stuck on|see this|result|response|console)[ \t]*[:=][ \t]*(?=\S)/i;
 
+/**
+ * An error object printed without its quotes ("{ok: 0, errmsg: bad auth : authentication failed.,
+ * code: 8000}"): its message field is the error (version 2 reads only quoted JSON).
+ */
+const BARE_OBJECT_MESSAGE =
+  /\{[^{}\n]{0,300}?\b(?:errmsg|message|msg|sqlmessage|error_?message|detail|reason)['"]?[ \t]*[:=][ \t]*['"]?([^{}\n]{3,2000}?)['"]?[ \t]*(?:,[ \t]*['"]?[A-Za-z_]{1,30}['"]?[ \t]*:|\})/i;
+
+function bareObjectMessage(s: string): string {
+  const open = s.indexOf("{");
+  if (open < 0) return s;
+  const m = BARE_OBJECT_MESSAGE.exec(s.slice(open));
+  if (!m || wordsOf(m[1]!) < 2) return s;
+  // What precedes the object, when it says the same ("bad auth : Authentication failed., full error: {…}").
+  return m[1]!.replace(/[.,;]+$/, "");
+}
+
 function dropLeadIns(input: string): string {
   let s = input;
   for (let i = 0; i < 3; i++) {
@@ -152,6 +168,10 @@ const V5_EARLY_RULES: Rule[] = [
 ];
 
 const V5_VALUE_RULES: Rule[] = [
+  // An IPv6 address's zone ("fe80::1%lo0", "<ip>%eth0") is the machine's interface.
+  [/<ip>%[\w.-]{1,30}/g, "<ip>"],
+  // Go's import cycle lists the user's packages.
+  [/\b(import cycle not allowed)\b[^\n]*$/i, "$1"],
   // A list of digests is one digest ("but got sha512-… sha1-…").
   [/<hash>(?:[ \t]{1,3}<hash>){1,20}/g, "<hash>"],
   // More source files of the user's ("index.html:12", "App.vue", "analysis.ipynb"), as version 2's.
@@ -172,13 +192,29 @@ const V5_VALUE_RULES: Rule[] = [
   // A list of paths is one path ("not writable by your user: /a /b /c").
   [/<path>(?:\/[^\s,;:)]{1,300})?(?:(?:[ \t]*,)?[ \t]{1,4}<path>(?:\/[^\s,;:)]{1,300})?){1,200}/g, "<path>"],
   // The user's class that the JVM could not find or load; a library's class names the library.
+  // The class ends the message or a clause ("NoClassDefFoundError: Could not initialize class x"
+  // names no class after the colon).
   [
     new RegExp(
-      `\\b(ClassNotFoundException:?|NoClassDefFoundError:?|could not find or load main class)([ \\t]+)(?!${LIBRARY_CLASS_ROOTS}[./])[A-Za-z_$][\\w$]{0,100}(?:[./][A-Za-z_$][\\w$]{0,100}){0,30}`,
+      `\\b(ClassNotFoundException:?|NoClassDefFoundError:?|could not find or load main class)([ \\t]+)(?!${LIBRARY_CLASS_ROOTS}[./])[A-Za-z_$][\\w$]{0,100}(?:[./][A-Za-z_$][\\w$]{0,100}){0,30}(?=[ \\t]*(?:$|[,;(\\n]|caused by\\b))`,
       "gi",
     ),
     "$1$2<class>",
   ],
+  // Infrastructure objects the user named (a Docker network or volume, a cloud bucket, a CI job):
+  // a quoted name after the kind of object, or an unquoted one made of parts ("dm-ticket_network").
+  // Kinds that name software (module, package, crate, plugin, extension) are not among them.
+  [
+    /\b(volume|network|container|bucket|queue|topic|cluster|stack|job|workflow|workspace|project|app|application|function|lambda|instance|vm|machine|droplet|branch|tag|remote|profile|keyspace|keyring|index)([ \t]+)(?:(["'`‘“])[^"'`’”\n]{1,253}["'`’”]|(?=[A-Za-z0-9]{0,100}[-_.][A-Za-z0-9])[A-Za-z0-9]{1,100}(?:[-_.][A-Za-z0-9]{1,100}){1,12}(?![\w./-]))/gi,
+    "$1$2<name>",
+  ],
+  [
+    /\b(volume|network|container|bucket|queue|topic|cluster|stack|job|workflow|workspace|project|app|application|function|instance|branch|tag|remote|profile|keyspace|index)[ \t]+(?:<(?:hash|id|uuid)>|[\w.-]{1,100})(?=[ \t]+(?:not found|does not exist|already exists|is already in use|is in use|has active endpoints|is not connected|not connected)\b)/gi,
+    "$1 <name>",
+  ],
+  // A data error's value and the user's index ("Duplicate entry 'a@b.c' for key 'users.email'").
+  [/\b(duplicate entry)[ \t]+(['"])[^'"\n]{0,300}\2/gi, "$1 <value>"],
+  [/\b(for key)[ \t]+(['"])[^'"\n]{1,200}\2/gi, "$1 <name>"],
   // Python's circular import names two modules of the user's own.
   [
     /\b(cannot import name)[ \t]+(['"]?)[\w.]{1,200}\2[ \t]+from partially initialized module[ \t]+(['"]?)[\w.]{1,200}\3/gi,
@@ -199,10 +235,53 @@ const V5_VALUE_RULES: Rule[] = [
 
 /** After version 4's template (whose rules read "<hex>"). */
 const V5_LATE_RULES: Rule[] = [
+  // An Oracle error number names its message, which clients print in the server's language or
+  // not at all: the first number is the error ("ORA-12154: TNS:could not resolve …").
+  [/^[^\n]*?\b(ORA-\d{5})\b[^\n]*$/i, "$1"],
+  // The SQLSTATE a client adds after PostgreSQL's message (pgx: "… does not exist (SQLSTATE 42P01)").
+  [/(?<![ \t])[ \t]*\(SQLSTATE[ \t]+[0-9A-Z]{5}\)$/i, ""],
   // Opaque hex: "0x7f3a…" and "7f3a…" are the same kind of value.
   [/<hex>/g, "<hash>"],
   // A Java logger's category after the message ("(com.amazonaws.http.AmazonHttpClient)").
   [/(?<![ \t])[ \t]*\((?:[a-z][\w$]{0,60}\.){2,20}[A-Za-z][\w$]{0,100}\)$/, ""],
+];
+
+/** Negations written as one word once quotes are gone ("couldn't" → "couldnt"): the long form. */
+const CONTRACTIONS: Record<string, string> = {
+  cant: "cannot",
+  couldnt: "could not",
+  doesnt: "does not",
+  dont: "do not",
+  didnt: "did not",
+  isnt: "is not",
+  wasnt: "was not",
+  arent: "are not",
+  werent: "were not",
+  wont: "will not",
+  wouldnt: "would not",
+  shouldnt: "should not",
+  hasnt: "has not",
+  havent: "have not",
+  hadnt: "had not",
+};
+
+/**
+ * On the lowercase form: the same words written another way. A tool's releases and the people who
+ * quote it write "could not" and "couldn't", put a colon or a comma between two parts or not
+ * ("bad auth: authentication failed", "bad auth authentication failed"); a system error's subject
+ * (node's "EACCES: permission denied 0.0.0.0:80") is printed by some callers and not by others.
+ */
+const V5_WORDING_RULES: Rule[] = [
+  [/\b(?:cant|couldnt|doesnt|dont|didnt|isnt|wasnt|arent|werent|wont|wouldnt|shouldnt|hasnt|havent|hadnt)\b/g, (m) => CONTRACTIONS[m] ?? m],
+  [/\bcan not\b/g, "cannot"],
+  // Punctuation between words (not inside a token such as "<ip>:<port>", "std::x", "h1:").
+  [/(?<=[^\s,;:])[,;:]+(?= )/g, ""],
+  [/(?<=[a-z>)\]])[.!?]+(?= )/g, ""],
+  [/^[,;:.!?]+ /, ""],
+  [
+    /\b(permission denied|address already in use|connection refused|connection reset by peer|address not available|operation not permitted)(?: <ip>(?::<port>)?| :<port>)$/,
+    "$1",
+  ],
 ];
 
 /**
@@ -238,12 +317,13 @@ export function normalizeErrorText(errorText: string): string {
   s = s.replace(PANIC_QUOTED, "$1");
   s = stripTrailers(s);
   s = stripPrefixes(s);
-  s = stripPrefixes(dropLeadIns(s));
+  s = stripPrefixes(dropLeadIns(bareObjectMessage(s)));
   s = extractEmbedded(s);
   s = unwrapCause(s);
   s = unwrapCause(pickCause(s));
   s = innerCause(s);
   for (const [re, to] of WINDOWS_SOCKET_ERRORS) s = s.replace(re, to);
+  s = bareObjectMessage(s);
   s = stripTrailers(s);
   s = stripSuffixes(s);
   s = applyRules(s, EARLY_RULES);
@@ -263,13 +343,13 @@ export function normalizeErrorText(errorText: string): string {
   s = templateV4(s);
   s = applyRules(s, V5_LATE_RULES);
   s = dropQuotes(s);
-  return s
+  const lower = s
     .toLowerCase()
     .replace(/\s+/g, " ")
     .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
     .replace(/(?<![ \t])[ \t]*[\])}]+$/, (m) => (unbalancedClose(s, m) ? "" : m))
-    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "")
-    .trim();
+    .replace(/(?<![ \t.:;,])[ \t.:;,]+$/, "");
+  return applyRules(lower, V5_WORDING_RULES).trim();
 }
 
 const BY_VERSION: Record<NormalizerVersion, (errorText: string) => string> = {
