@@ -12,6 +12,28 @@ import { agent, json, sampleTrail } from "./support/trails";
 import { LEADER_NAMESPACE, PgJobClaims, taskKey } from "../src/store/postgres/seams";
 import { SQL } from "bun";
 
+/** Inserts `n` copies of a stored trail (new ids and merge keys), to give background work its size. */
+async function copyTrail(db: SQL, trailId: string, n: number): Promise<void> {
+  const columns = plainRows(
+    await db`SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'trails' AND column_name NOT IN ('seq', 'id', 'merge_key')`,
+  ).map((r) => `"${r.c}"`);
+  await db.unsafe(
+    `INSERT INTO trails (id, merge_key, ${columns.join(", ")})
+     SELECT gen_random_uuid()::text, md5(random()::text), ${columns.join(", ")} FROM trails, generate_series(1, ${n}) WHERE id = $1`,
+    [trailId],
+  );
+}
+
+/** The backend holding a maintenance task's lead: pg_try_advisory_lock(namespace, key) shows as classid, objid (objsubid 2). */
+async function leaderOf(db: SQL, task: string): Promise<{ pid: number; client_port: number } | undefined> {
+  const rows = plainRows(
+    await db`SELECT l.pid, a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.classid = ${LEADER_NAMESPACE}
+        AND l.objid = ${taskKey(task) >>> 0}`,
+  );
+  return rows[0] as { pid: number; client_port: number } | undefined;
+}
+
 const why = postgresUnavailable();
 if (why) console.warn(`PostgreSQL fault tests skipped: ${why}`);
 
@@ -316,24 +338,9 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
     const db = new SQL(url, { max: 2 });
     try {
       // Many indexed trails (copies of that one) and a pending re-embedding, as after a model change.
-      const columns = plainRows(
-        await db`SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'trails' AND column_name NOT IN ('seq', 'id', 'merge_key')`,
-      ).map((r) => `"${r.c}"`);
-      await db.unsafe(
-        `INSERT INTO trails (id, merge_key, ${columns.join(", ")})
-         SELECT gen_random_uuid()::text, md5(random()::text), ${columns.join(", ")} FROM trails, generate_series(1, 3000) WHERE id = $1`,
-        [trail_id],
-      );
+      await copyTrail(db, trail_id, 3000);
       await db`INSERT INTO kv (key, value) VALUES ('vectors.reindex_pending', '1') ON CONFLICT (key) DO UPDATE SET value = '1'`;
-      // pg_try_advisory_lock(namespace, key) shows as classid, objid (objsubid 2) in pg_locks.
-      const holder = async () => {
-        const rows = plainRows(
-          await db`SELECT l.pid, a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.classid = ${LEADER_NAMESPACE}
-              AND l.objid = ${taskKey("reindex") >>> 0}`,
-        );
-        return rows[0] as { pid: number; client_port: number } | undefined;
-      };
+      const holder = () => leaderOf(db, "reindex");
       const a = await replica(url);
       const leader = await until("a leads the re-embedding", 20_000, holder);
       const b = await replica(url);
@@ -373,24 +380,11 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
     try {
       // Many trails (copies of that one) left by the previous release's normalizer.
       const older = (NORMALIZER_VERSION - 1) as NormalizerVersion;
-      const columns = plainRows(
-        await db`SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'trails' AND column_name NOT IN ('seq', 'id', 'merge_key')`,
-      ).map((r) => `"${r.c}"`);
-      await db.unsafe(
-        `INSERT INTO trails (id, merge_key, ${columns.join(", ")})
-         SELECT gen_random_uuid()::text, md5(random()::text), ${columns.join(", ")} FROM trails, generate_series(1, 10000) WHERE id = $1`,
-        [trail_id],
-      );
+      await copyTrail(db, trail_id, 10_000);
       await db`UPDATE trails SET normalizer_version = ${older}, fingerprint = ${fingerprint(error, older)}`;
       const leftBehind = async () =>
         plainRows(await db`SELECT count(*) AS n FROM trails WHERE normalizer_version < ${NORMALIZER_VERSION}`)[0].n;
-      const holder = async () => {
-        const rows = plainRows(
-          await db`SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
-            AND l.classid = ${LEADER_NAMESPACE} AND l.objid = ${taskKey("refingerprint") >>> 0}`,
-        );
-        return rows[0] as { pid: number } | undefined;
-      };
+      const holder = () => leaderOf(db, "refingerprint");
       const a = await replica(url);
       const leader = await until("a leads the re-fingerprinting", 20_000, holder);
       const b = await replica(url);

@@ -81,6 +81,48 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
     }
   });
 
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    test(`a test process ended by ${signal} (a cancelled CI job, Ctrl-C) stops and deletes its server itself`, async () => {
+      // It ran no exit handler on a signal: its server kept running until the next run reaped it
+      // (bench/postgres.bench.ts, stopped from outside, left one running).
+      const child = Bun.spawn(
+        [
+          join(REPO_DIR, "node_modules/.bin/bun"),
+          "-e",
+          `const { startPostgres } = await import(${JSON.stringify(join(REPO_DIR, "test/support/postgres.ts"))});
+           const s = await startPostgres(); console.log(s.port); await new Promise(() => {});`,
+        ],
+        { stdout: "pipe", stderr: "inherit" },
+      );
+      const { value } = await child.stdout.getReader().read();
+      expect(Number(new TextDecoder().decode(value).trim())).toBeGreaterThan(0);
+      const base = readdirSync(tmpdir())
+        .map((n) => join(tmpdir(), n))
+        .find(
+          (d) =>
+            d.includes("colony-pg-") &&
+            existsSync(join(d, "owner.pid")) &&
+            readFileSync(join(d, "owner.pid"), "utf8") === String(child.pid),
+        );
+      expect(base).toBeDefined();
+      const postmaster = Number(readFileSync(join(base!, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+      child.kill(signal);
+      await child.exited;
+      const deadline = Date.now() + 5_000;
+      const alive = () => {
+        try {
+          process.kill(postmaster, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      while (alive() && Date.now() < deadline) await Bun.sleep(20);
+      expect(alive()).toBe(false);
+      expect(existsSync(base!)).toBe(false);
+    });
+  }
+
   test("hands out separate, empty databases", async () => {
     const a = new SQL(await server.createDatabase(), { max: 1 });
     const b = new SQL(await server.createDatabase(), { max: 1 });

@@ -7,6 +7,7 @@ import type { Subprocess } from "bun";
 import { ensureBinary, freePort } from "./binary";
 import { tempDir } from "./colony";
 import { REPO_DIR } from "./paths";
+import { atRunEnd } from "./run-end";
 
 /** Quotas and queue bound out of the way: harnesses measure robustness, not the limiter. */
 export const UNLIMITED_ENV = {
@@ -32,7 +33,7 @@ export interface ColonyProcessOptions {
  * extracted natives (~70 MB); left behind, a day of test runs filled the disk.
  */
 const madeCacheDirs = new Set<string>();
-process.on("exit", () => {
+atRunEnd(() => {
   for (const dir of madeCacheDirs) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -11,6 +11,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../../src/core/error-message.ts";
+import { atRunEnd } from "./run-end";
 
 export interface PostgresServer {
   /** Connection URL of the server's default database (`postgres`). */
@@ -183,7 +184,7 @@ export function reapOrphanedServers(): string[] {
 /** Running servers and their directories: killed and deleted when the test process exits. */
 const liveServers = new Set<Subprocess>();
 const liveDirs = new Set<string>();
-process.on("exit", () => {
+atRunEnd(() => {
   for (const p of liveServers) p.kill("SIGKILL");
   for (const base of liveDirs) rmSync(base, { recursive: true, force: true });
 });
