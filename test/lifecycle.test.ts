@@ -1,6 +1,7 @@
 // The trail lifecycle over real HTTP (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §1, §5, §6, §8).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { setStoreWritable, startTestColony, type TestColony } from "./support/colony";
+import { SQL } from "bun";
+import { setStoreWritable, startTestColony, TEST_BACKEND, testDatabaseUrl, type TestColony } from "./support/colony";
 import { agent, agentAt, json, sampleTrail } from "./support/trails";
 import { fingerprint } from "../src/core/fingerprint";
 
@@ -174,6 +175,32 @@ describe("quotas and back-pressure", () => {
       await c.dispose();
     }
   });
+
+  test.skipIf(TEST_BACKEND !== "postgres")(
+    "the harness's read-only switch reaches a session that was busy when it was thrown (PostgreSQL)",
+    async () => {
+      // A replica's background query running at the switch kept a read-write session, and the
+      // test above then saw its publish stored (202) on a loaded machine.
+      const c = await startTestColony();
+      const busy = new SQL(testDatabaseUrl(c), { max: 1 });
+      try {
+        await busy`SELECT 1`; // the session exists before the switch
+        const sleeping = busy`SELECT pg_sleep(0.3)`.execute();
+        await Bun.sleep(50);
+        await setStoreWritable(c, false);
+        await sleeping.catch(() => {});
+        const write = await busy`INSERT INTO kv (key, value) VALUES ('harness.read-only-test', '1')`.then(
+          () => "written",
+          (err: Error) => err.message,
+        );
+        expect(write).not.toBe("written");
+        await setStoreWritable(c, true);
+      } finally {
+        await busy.close().catch(() => {});
+        await c.dispose();
+      }
+    },
+  );
 
   test("503 unavailable when the store cannot write; nothing half-stored", async () => {
     const c = await startTestColony();

@@ -189,6 +189,13 @@ function everyWorker(first: EnrichmentWorker, all: EnrichmentWorker[]): Enrichme
   });
 }
 
+/** The PostgreSQL database of a test colony (COLONY_TEST_BACKEND postgres or replicas). */
+export function testDatabaseUrl(colony: TestColony): string {
+  const url = databaseOf.get(colony.dataDir);
+  if (!url) throw new Error("this colony's database is not a test database");
+  return url;
+}
+
 /**
  * Makes the colony's store refuse writes (or take them again): SQLite's query_only, or on
  * PostgreSQL a read-only database (what a colony meets on a standby after a failover), its open
@@ -200,17 +207,26 @@ export async function setStoreWritable(colony: TestColony, writable: boolean): P
     db.exec(`PRAGMA query_only = ${writable ? "OFF" : "ON"}`);
     return;
   }
-  const url = [...databaseOf.entries()].find(([dir]) => dir === colony.dataDir)?.[1];
-  if (!url) throw new Error("this colony's database is not a test database");
-  const name = new URL(url).pathname.slice(1);
+  const name = new URL(testDatabaseUrl(colony)).pathname.slice(1);
   const admin = new SQL((await testPostgres()).url, { max: 1 });
   try {
     await admin.unsafe(`ALTER DATABASE ${name} SET default_transaction_read_only = ${writable ? "off" : "on"}`);
-    // Idle connections only: a query cut mid-flight is a different fault. Going back to writable
-    // affects connections opened from now on (the cut ones reopen as they are needed).
+    // The setting reaches sessions opened from now on: every older session is ended, each once it
+    // is idle (a query cut mid-flight is a different fault). A session busy at the ALTER (a
+    // replica's background poll) used to survive read-write and take the next write. Going back
+    // to writable affects sessions opened from now on (the cut ones reopen as they are needed).
     if (!writable) {
-      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle'`;
+      const [{ since }] = await admin`SELECT now() AS since`;
+      const deadline = performance.now() + 10_000;
+      for (;;) {
+        await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = ${name} AND pid <> pg_backend_pid() AND state = 'idle' AND backend_start < ${since}`;
+        const [{ left }] = await admin`SELECT count(*)::int AS left FROM pg_stat_activity
+          WHERE datname = ${name} AND pid <> pg_backend_pid() AND backend_start < ${since}`;
+        if (left === 0) break;
+        if (performance.now() > deadline) throw new Error(`${left} sessions of ${name} stayed busy for 10 s`);
+        await Bun.sleep(10);
+      }
     }
   } finally {
     await admin.close();
