@@ -100,6 +100,28 @@ const lookup = async (c: TestColony, fp: string) => {
 };
 const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
 
+/**
+ * Each error's trail (`ids`, in order) is found by lookup of its fingerprint at each of `versions`
+ * (the last is the current one), and by search for its text and for every older fingerprint:
+ * found once, first.
+ */
+async function expectFoundByFingerprints(c: TestColony, errors: string[], ids: string[], versions: number[]): Promise<void> {
+  for (const [i, error] of errors.entries()) {
+    const fps = [...new Set(versions.map((v) => fingerprint(error, v as 1)))];
+    for (const fp of fps) {
+      const found = await lookup(c, fp);
+      expect(found.status).toBe(200);
+      expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+    }
+    for (const query of [error, ...fps.slice(0, -1)]) {
+      const res = await search(c, query);
+      expect(res.results[0].trail_id).toBe(ids[i]);
+      expect(res.results[0].match.via).toBe("fingerprint");
+      expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
+    }
+  }
+}
+
 /** A colony that published `errors` and was then rewound to an older release's schema; its trail ids. */
 async function publishedThenRewound(prefix: string, errors: string[], rewind: (dataDir: string) => void) {
   const dataDir = tempDir(prefix);
@@ -226,24 +248,10 @@ test("a version-3 colony upgraded (to version 4 and later) answers by every olde
       V4_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 3), 0),
     );
 
-    for (const [i, error] of V4_ERRORS.entries()) {
-      // The versions this colony stored (1 to 3) and the current one: a colony upgraded from
-      // version 3 straight to a later one never held the version-4 fingerprints in between.
-      const fps = [...new Set([1, 2, 3, NORMALIZER_VERSION].map((v) => fingerprint(error, v as 1)))];
-      expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
-      for (const fp of fps) {
-        const found = await lookup(upgraded, fp);
-        expect(found.status).toBe(200);
-        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-      }
-      // Search by the error text and by every cached older fingerprint: found once, first.
-      for (const query of [error, ...fps.slice(0, -1)]) {
-        const res = await search(upgraded, query);
-        expect(res.results[0].trail_id).toBe(ids[i]);
-        expect(res.results[0].match.via).toBe("fingerprint");
-        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
-      }
-    }
+    for (const error of V4_ERRORS) expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
+    // The versions this colony stored (1 to 3) and the current one: a colony upgraded from
+    // version 3 straight to a later one never held the version-4 fingerprints in between.
+    await expectFoundByFingerprints(upgraded, V4_ERRORS, ids, [1, 2, 3, NORMALIZER_VERSION]);
 
     // Every stored trail is on the current version: a search computes no older version's fingerprint.
     const trails = upgraded.service.trails;
@@ -289,21 +297,7 @@ test("a version-4 colony upgraded to version 5 answers by every older fingerprin
       V5_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 4), 0),
     );
 
-    for (const [i, error] of V5_ERRORS.entries()) {
-      const fps = [...new Set([1, 2, 3, 4, 5].map((v) => fingerprint(error, v as 1)))];
-      for (const fp of fps) {
-        const found = await lookup(upgraded, fp);
-        expect(found.status).toBe(200);
-        expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-      }
-      // Search by the error text and by every cached older fingerprint: found once, first.
-      for (const query of [error, ...fps.slice(0, -1)]) {
-        const res = await search(upgraded, query);
-        expect(res.results[0].trail_id).toBe(ids[i]);
-        expect(res.results[0].match.via).toBe("fingerprint");
-        expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
-      }
-    }
+    await expectFoundByFingerprints(upgraded, V5_ERRORS, ids, [1, 2, 3, 4, 5]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
   } finally {
     await upgraded.stop();

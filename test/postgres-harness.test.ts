@@ -11,6 +11,30 @@ import { type PostgresServer, postgresUnavailable, reapOrphanedServers, startPos
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL tests skipped: ${unavailable}`);
 
+/** A process that started a test server and waits forever; its server's directory and postmaster. */
+async function processWithServer() {
+  const child = Bun.spawn(
+    [
+      join(REPO_DIR, "node_modules/.bin/bun"),
+      "-e",
+      `const { startPostgres } = await import(${JSON.stringify(join(REPO_DIR, "test/support/postgres.ts"))});
+       const s = await startPostgres(); console.log(s.port); await new Promise(() => {});`,
+    ],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const { value } = await child.stdout.getReader().read();
+  expect(Number(new TextDecoder().decode(value).trim())).toBeGreaterThan(0);
+  const base = readdirSync(tmpdir())
+    .map((n) => join(tmpdir(), n))
+    .find(
+      (d) =>
+        d.includes("colony-pg-") && existsSync(join(d, "owner.pid")) && readFileSync(join(d, "owner.pid"), "utf8") === String(child.pid),
+    );
+  expect(base).toBeDefined();
+  const postmaster = Number(readFileSync(join(base!, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  return { child, base: base!, postmaster };
+}
+
 describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
   let server: PostgresServer;
   beforeAll(async () => {
@@ -36,27 +60,7 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
   test("a server whose test process was killed is stopped and deleted by the next start", async () => {
     // A test process SIGKILLed (a timeout, an interrupted run) runs no exit handler: its server
     // kept running and its directory stayed, ~0.7 GB each, until the disk filled.
-    const child = Bun.spawn(
-      [
-        join(REPO_DIR, "node_modules/.bin/bun"),
-        "-e",
-        `const { startPostgres } = await import(${JSON.stringify(join(REPO_DIR, "test/support/postgres.ts"))});
-         const s = await startPostgres(); console.log(s.port); await new Promise(() => {});`,
-      ],
-      { stdout: "pipe", stderr: "inherit" },
-    );
-    const reader = child.stdout.getReader();
-    const { value } = await reader.read();
-    const port = Number(new TextDecoder().decode(value).trim());
-    expect(port).toBeGreaterThan(0);
-    const base = readdirSync(tmpdir())
-      .map((n) => join(tmpdir(), n))
-      .find(
-        (d) =>
-          d.includes("colony-pg-") && existsSync(join(d, "owner.pid")) && readFileSync(join(d, "owner.pid"), "utf8") === String(child.pid),
-      );
-    expect(base).toBeDefined();
-    const postmaster = Number(readFileSync(join(base!, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    const { child, base, postmaster } = await processWithServer();
     child.kill("SIGKILL");
     await child.exited;
     const alive = (pid: number) => {
@@ -69,8 +73,8 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
     };
     expect(alive(postmaster)).toBe(true); // orphaned, still running
 
-    expect(reapOrphanedServers()).toContain(base!);
-    expect(existsSync(base!)).toBe(false);
+    expect(reapOrphanedServers()).toContain(base);
+    expect(existsSync(base)).toBe(false);
     expect(alive(postmaster)).toBe(false);
     // the running server of this (live) process is left alone
     const sql = new SQL(server.url, { max: 1 });
@@ -85,27 +89,7 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
     test(`a test process ended by ${signal} (a cancelled CI job, Ctrl-C) stops and deletes its server itself`, async () => {
       // It ran no exit handler on a signal: its server kept running until the next run reaped it
       // (bench/postgres.bench.ts, stopped from outside, left one running).
-      const child = Bun.spawn(
-        [
-          join(REPO_DIR, "node_modules/.bin/bun"),
-          "-e",
-          `const { startPostgres } = await import(${JSON.stringify(join(REPO_DIR, "test/support/postgres.ts"))});
-           const s = await startPostgres(); console.log(s.port); await new Promise(() => {});`,
-        ],
-        { stdout: "pipe", stderr: "inherit" },
-      );
-      const { value } = await child.stdout.getReader().read();
-      expect(Number(new TextDecoder().decode(value).trim())).toBeGreaterThan(0);
-      const base = readdirSync(tmpdir())
-        .map((n) => join(tmpdir(), n))
-        .find(
-          (d) =>
-            d.includes("colony-pg-") &&
-            existsSync(join(d, "owner.pid")) &&
-            readFileSync(join(d, "owner.pid"), "utf8") === String(child.pid),
-        );
-      expect(base).toBeDefined();
-      const postmaster = Number(readFileSync(join(base!, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+      const { child, base, postmaster } = await processWithServer();
       child.kill(signal);
       await child.exited;
       const deadline = Date.now() + 5_000;
@@ -119,7 +103,7 @@ describe.skipIf(unavailable !== null)("test PostgreSQL server", () => {
       };
       while (alive() && Date.now() < deadline) await Bun.sleep(20);
       expect(alive()).toBe(false);
-      expect(existsSync(base!)).toBe(false);
+      expect(existsSync(base)).toBe(false);
     });
   }
 
