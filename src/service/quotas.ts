@@ -77,6 +77,21 @@ export class Quotas {
   }
 
   /**
+   * Counts `count` more requests against the general quota, stopping at the first refusal, and
+   * returns the last decision: the messages of a JSON-RPC batch on the hosted /mcp beyond the
+   * first, each of which runs a tool as a request of its own would (one POST carried up to 100
+   * searches for the price of one).
+   */
+  async takeGeneralMore(address: string, count: number): Promise<QuotaDecision | null> {
+    let last: QuotaDecision | null = null;
+    for (let i = 0; i < count; i++) {
+      last = await this.windows.general.take(address);
+      if (!last.allowed) break;
+    }
+    return last;
+  }
+
+  /**
    * The state of the quota an HTTP request spends, when its route is metered (null otherwise),
    * without counting: the server layer shows it on every answer of that route, a 413 included.
    */
