@@ -2,7 +2,7 @@
 // The `colony` command: the table of subcommands and their parsing, in one place. Each command
 // lives in its own module (src/cli/, src/ops/, src/mcp/cli.ts), imported only when it runs.
 import { type Command, EXIT, UsageError } from "./cli/command";
-import { CONFIG_DOC } from "./config";
+import { CONFIG_DOC, ConfigError } from "./config";
 import { MCP_CONFIG_DOC } from "./mcp/config";
 import { VERSION } from "./version";
 
@@ -144,6 +144,11 @@ export async function main(argv: string[]): Promise<void> {
     const code = await command.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
+    // A bad environment variable, whichever command read it: one line naming it, exit 2.
+    if (err instanceof ConfigError) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(EXIT.usage);
+    }
     if (!(err instanceof UsageError)) throw err;
     const usage = command.usage.map((u) => `colony ${u}`).join("\n       ");
     process.stderr.write(`colony: ${err.message}\nusage: ${usage}\n`);

@@ -20,6 +20,10 @@ export interface RunningColony {
 /** The port is taken or may not be used: a plain message for the operator, no stack trace. */
 export class ListenError extends Error {
   constructor(host: string, port: number, code: string) {
+    if (code === "EADDRNOTAVAIL") {
+      super(`COLONY_HOST=${host} is not an address of this machine: give one of its addresses, 0.0.0.0 or :: (every address)`);
+      return;
+    }
     const why =
       code === "EADDRINUSE"
         ? "is already in use by another process"

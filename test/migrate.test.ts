@@ -447,6 +447,16 @@ describe("colony migrate (the schema alone)", () => {
     const newer = await migrate([], { COLONY_DATABASE_URL: url });
     expect(newer.code).toBe(3);
     expect(newer.stderr).toContain("newer than this colony understands");
+    // A replica started on it stops at once (waiting does not make the schema older), exit 2.
+    const serve = spawnColony(["serve"], { COLONY_DATABASE_URL: url, COLONY_PORT: "0" });
+    const timer = setTimeout(() => serve.kill("SIGKILL"), 20_000);
+    const [code, stdout, stderr] = await Promise.all([serve.exited, new Response(serve.stdout).text(), new Response(serve.stderr).text()]);
+    clearTimeout(timer);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toMatch(
+      /^colony: the PostgreSQL database has schema version 999, which is newer than this colony understands \(\d+\); use a newer colony$/,
+    );
   });
 
   test("without COLONY_DATABASE_URL, applies SQLite's migrations to the colony in COLONY_DATA_DIR", async () => {
