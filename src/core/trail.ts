@@ -133,16 +133,29 @@ export interface ValidationDetail {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; details: ValidationDetail[] };
 
-/** Trims every string, recursively; returns a fresh value (the input is never mutated). */
-function trimStrings(value: unknown): unknown {
-  if (typeof value === "string") return value.trim();
-  if (Array.isArray(value)) return value.map(trimStrings);
+/** The message for a string holding U+0000 (PostgreSQL's text and jsonb cannot store it). */
+export const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+
+const pointerKey = (k: string) => k.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/**
+ * Trims every string, recursively, and makes it well-formed Unicode (a lone surrogate, which JSON
+ * allows but no store keeps, becomes U+FFFD); returns a fresh value (the input is never mutated).
+ * The JSON pointer of every string holding NUL goes to `nul`: such a string is refused, on every
+ * store alike, rather than failing to be written (PostgreSQL) after it was accepted.
+ */
+function trimStrings(value: unknown, path: string, nul: string[]): unknown {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) nul.push(path || "/");
+    return value.toWellFormed().trim();
+  }
+  if (Array.isArray(value)) return value.map((v, i) => trimStrings(v, `${path}/${i}`, nul));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // JSON.parse makes "__proto__" an own key; assigning it would swap the prototype.
       if (k === "__proto__") continue;
-      out[k] = trimStrings(v);
+      out[k] = trimStrings(v, `${path}/${pointerKey(k)}`, nul);
     }
     return out;
   }
@@ -176,9 +189,14 @@ export function parseWith<T extends TSchema>(
   input: unknown,
   extraRules?: (value: Static<T>) => ValidationDetail[],
 ): Parsed<Static<T>> {
-  const value = trimStrings(input);
+  const nul: string[] = [];
+  const value = trimStrings(input, "", nul);
   const seen = new Set<string>();
   const details: ValidationDetail[] = [];
+  for (const path of nul) {
+    seen.add(path);
+    details.push({ path, message: NUL_MESSAGE });
+  }
   for (const error of Value.Errors(schema, value)) {
     const path = error.path || "/";
     if (seen.has(path)) continue;

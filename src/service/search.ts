@@ -19,7 +19,7 @@ import {
   type Fusion,
   type FusionWeights,
 } from "../core/ranking";
-import { redactText } from "../core/redaction";
+import { redactText, truncateChars } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore } from "../store/ports";
@@ -284,7 +284,7 @@ export class SearchService {
   ): Promise<void> {
     const top = results[0];
     // error_type is caller text: redacted like any content before it is kept.
-    const label = (req.error_type ? redactText(req.error_type).text.slice(0, 100) : null) || topCategory;
+    const label = (req.error_type ? truncateChars(redactText(req.error_type).text, 100) : null) || topCategory;
     const at = this.deps.now();
     // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {

@@ -6,7 +6,7 @@ import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counti
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
-import { redactText } from "../core/redaction";
+import { redactText, truncateChars } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
@@ -313,6 +313,8 @@ export class TrailService {
     const report = parsed.value;
     const at = this.deps.now();
     const notes = report.notes ? redactText(report.notes).text : null;
+    // The model id is caller text kept with the report (the operator console shows it): redacted too.
+    const model = report.agent_info?.model ? truncateChars(redactText(report.agent_info.model).text, 200) : null;
     return store.transaction(async (tx) => {
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
@@ -335,7 +337,7 @@ export class TrailService {
         outcome: report.outcome,
         counted,
         notes: notes && notes.length > 0 ? notes : null,
-        model: report.agent_info?.model ?? null,
+        model: model || null,
         at,
       });
       if (!counted) return { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted };

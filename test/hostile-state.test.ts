@@ -1,0 +1,99 @@
+// Hostile values that the earlier hardening missed (session 7 audit): each is accepted or stored
+// in a way that breaks the request itself on one store, or a later read, or leaks into what the
+// operator console shows. Runs on SQLite and, in the PostgreSQL passes, on PostgreSQL, where a NUL
+// character made publishes answer 503 forever, searches and outcome reports 500.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { NUL_MESSAGE } from "../src/core/trail";
+import { startTestColony, type TestColony } from "./support/colony";
+import { agent, json, sampleTrail } from "./support/trails";
+
+const ADMIN = "hostile-state-operator-token";
+let colony: TestColony;
+
+beforeAll(async () => {
+  colony = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN, COLONY_RATE_LIMIT: "100000", COLONY_PUBLISH_LIMIT: "1000" });
+});
+afterAll(() => colony.dispose());
+
+const body = async (res: Response) => ({ status: res.status, json: (await res.json()) as any });
+
+async function publishIndexed(error: string): Promise<string> {
+  const res = await colony.fetch("/v1/trails", json(sampleTrail({ error }), agent("agent-hostile-author")));
+  expect(res.status).toBe(202);
+  const id = ((await res.json()) as any).trail_id as string;
+  await colony.service.worker!.drain();
+  expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).status).toBe("indexed");
+  return id;
+}
+
+describe("the NUL character (U+0000)", () => {
+  test("is refused with 400 at its path in every field that is kept, on every store; later reads still answer", async () => {
+    const id = await publishIndexed("ValueError: hostile state target for NUL reports");
+
+    const trail = sampleTrail({ error: "ValueError: a NUL \u0000 in the error line" });
+    trail.solution.steps = ["first", "second \u0000 step"];
+    const published = await body(await colony.fetch("/v1/trails", json(trail)));
+    expect(published.status).toBe(400);
+    expect(published.json.error.code).toBe("invalid_trail");
+    expect(published.json.error.details).toEqual([
+      { path: "/problem/error", message: NUL_MESSAGE },
+      { path: "/solution/steps/1", message: NUL_MESSAGE },
+    ]);
+
+    const draft = await body(await colony.fetch("/v1/drafts", json(trail)));
+    expect([draft.status, draft.json.error.code]).toEqual([400, "invalid_trail"]);
+
+    const search = await body(await colony.fetch("/v1/search", json({ query: "ValueError", error_type: "Value\u0000Error" })));
+    expect([search.status, search.json.error.code]).toEqual([400, "invalid_request"]);
+    expect(search.json.error.details).toEqual([{ path: "/error_type", message: NUL_MESSAGE }]);
+
+    for (const report of [
+      { protocol_version: "1.0", outcome: "worked", notes: "it \u0000 worked" },
+      { protocol_version: "1.0", outcome: "worked", agent_info: { model: "model\u0000" } },
+    ]) {
+      const res = await body(await colony.fetch(`/v1/trails/${id}/outcomes`, json(report, agent("agent-hostile-reporter"))));
+      expect([res.status, res.json.error.code]).toEqual([400, "invalid_request"]);
+    }
+
+    const feed = await body(await colony.fetch("/v1/feed?category=%00"));
+    expect([feed.status, feed.json.error.code]).toEqual([400, "invalid_request"]);
+
+    for (const path of ["/v1/feed", "/v1/activity", "/v1/stats", `/v1/trails/${id}`]) {
+      expect((await colony.fetch(path)).status).toBe(200);
+    }
+  });
+});
+
+describe("text cut to a length keeps whole characters", () => {
+  test("a search label cut at 100 characters does not split an emoji into a lone surrogate", async () => {
+    const label = `${"E".repeat(99)}💥`;
+    const res = await colony.fetch("/v1/search", json({ query: "hostile label probe", error_type: `${label}tail` }));
+    expect(res.status).toBe(200);
+    const hot = ((await (await colony.fetch("/v1/stats")).json()) as any).hot as { label: string }[];
+    expect(hot.map((h) => h.label)).toContain(label);
+  });
+
+  test("a lone surrogate in a trail is stored as U+FFFD, the same on every store", async () => {
+    const trail = sampleTrail({ error: "ValueError: lone surrogate \ud800 in the error" });
+    const res = await body(await colony.fetch("/v1/trails", json(trail)));
+    expect(res.status).toBe(202);
+    const status = (await (await colony.fetch(`/v1/trails/${res.json.trail_id}`)).json()) as any;
+    expect(status.trail.problem.error).toBe("ValueError: lone surrogate \ufffd in the error");
+  });
+});
+
+describe("outcome reports", () => {
+  test("a secret in agent_info.model is redacted before it is stored and shown in the operator console", async () => {
+    const id = await publishIndexed("ValueError: hostile state target for a model secret");
+    const token = `ghp_${"aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"}`;
+    const res = await colony.fetch(
+      `/v1/trails/${id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked", agent_info: { model: `my-model ${token}` } }, agent("agent-model-secret")),
+    );
+    expect(res.status).toBe(202);
+    const admin = (await (await colony.fetch(`/v1/admin/trails/${id}`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as any;
+    expect(admin.reports.map((r: any) => r.model)).toEqual(["my-model <redacted:github_token>"]);
+    const rows = await colony.query("SELECT o.model FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", id);
+    expect(rows.map((r) => r.model)).toEqual(["my-model <redacted:github_token>"]);
+  });
+});
