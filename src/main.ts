@@ -144,8 +144,9 @@ export async function main(argv: string[]): Promise<void> {
     const code = await command.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
-    // A bad environment variable, whichever command read it: one line naming it, exit 2.
-    if (err instanceof ConfigError) {
+    // A bad environment variable, or what a colony cannot start on (src/cli/start-refusal.ts),
+    // whichever command met it: one line naming it, exit 2.
+    if (err instanceof ConfigError || (await import("./cli/start-refusal")).isStartRefusal(err)) {
       process.stderr.write(`colony: ${err.message}\n`);
       process.exit(EXIT.usage);
     }

@@ -45,7 +45,6 @@ export async function runImport(args: string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   const { composeColony } = await import("../compose");
   const { DataDirLockedError } = await import("../store/sqlite/lock");
-  const { isStartRefusal } = await import("./start-refusal");
   let colony: Awaited<ReturnType<typeof composeColony>>;
   try {
     colony = await composeColony(config, { logger, publicUrl: () => "" });
@@ -54,11 +53,7 @@ export async function runImport(args: string[]): Promise<number> {
       process.stderr.write(`colony: import: ${err.message} (stop the colony first)\n`);
       return EXIT.unavailable;
     }
-    if (isStartRefusal(err)) {
-      process.stderr.write(`colony: import: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
+    throw err; // what the operator must fix (src/cli/start-refusal.ts): main prints one line, exit 2
   }
   try {
     const { store } = colony.subsystems;

@@ -2,7 +2,6 @@
 // prints one line on stdout, `colony listening on URL`, for scripts to read (with COLONY_PORT=0 it
 // is the only place the chosen port is easy to get); logs stay JSON on stderr.
 import { loadConfig } from "../config";
-import { EXIT } from "./command";
 
 export async function runServe(): Promise<undefined> {
   (await import("../mcp/cli")).checkHostedMcpConfig(); // /mcp's variables: a bad one exits 2 before start
@@ -10,7 +9,6 @@ export async function runServe(): Promise<undefined> {
   const { startColony } = await import("../serve");
   const { createLogger } = await import("../log");
   const { DataDirLockedError } = await import("../store/sqlite/lock");
-  const { isStartRefusal } = await import("./start-refusal");
   const logger = createLogger(config.logLevel);
   let colony: Awaited<ReturnType<typeof startColony>>;
   try {
@@ -20,12 +18,7 @@ export async function runServe(): Promise<undefined> {
       process.stderr.write(`colony: ${err.message}\n`);
       process.exit(1);
     }
-    // What the operator must fix (src/cli/start-refusal.ts): one plain line, exit 2.
-    if (isStartRefusal(err)) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(EXIT.usage);
-    }
-    throw err;
+    throw err; // what the operator must fix (src/cli/start-refusal.ts): main prints one line, exit 2
   }
   process.stdout.write(`colony listening on ${colony.localUrl}\n`);
   let signals = 0;

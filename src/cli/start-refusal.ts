@@ -1,6 +1,8 @@
-// The start failures the operator must fix, common to the commands that open a colony's store
-// (`colony serve`, `colony import`): each is one plain line and exit 2, never a stack trace.
+// The start failures the operator must fix, whichever command meets them (`colony serve`, `import`,
+// `backup`, `restore`, `migrate`): src/main.ts prints each as one plain line and exits 2, never a
+// stack trace. Imported only when a command failed.
 import { ModelDirError } from "../compose";
+import { CacheDirError } from "../platform/native";
 import { ListenError } from "../serve";
 import { SchemaTooNewError } from "../store/schema-version";
 import { DataDirUnusableError } from "../store/sqlite/database";
@@ -8,7 +10,8 @@ import { DatabaseDamagedError } from "../store/sqlite/integrity";
 
 /**
  * A damaged database file, a data directory that cannot hold the colony, a schema newer than this
- * binary, a COLONY_MODEL_DIR that does not load, a port that cannot be listened on.
+ * binary, a COLONY_MODEL_DIR that does not load, a cache directory the binary cannot unpack into,
+ * a port that cannot be listened on.
  */
 export function isStartRefusal(err: unknown): err is Error {
   return (
@@ -16,6 +19,7 @@ export function isStartRefusal(err: unknown): err is Error {
     err instanceof DataDirUnusableError ||
     err instanceof SchemaTooNewError ||
     err instanceof ModelDirError ||
+    err instanceof CacheDirError ||
     err instanceof ListenError
   );
 }
