@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { loadConfig } from "../src/config";
 import { startColony } from "../src/serve";
+import { backupDatabase } from "../src/store/sqlite/backup";
 import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { MIGRATIONS } from "../src/store/sqlite/migrations";
@@ -73,6 +74,27 @@ describe("a bad variable stops every command with one line and exit 2", () => {
       expect(lines[0]).toContain(`${variable} accepts`);
     });
   }
+});
+
+describe("colony backup and restore with COLONY_DATABASE_URL set", () => {
+  test("are refused with exit 2 (they work on COLONY_DATA_DIR's file, which a PostgreSQL colony does not use); nothing is written", async () => {
+    const source = dir();
+    openDatabase({ dataDir: source, sqliteVecPath: vec }).close();
+    const file = join(dir(), "backup.db");
+    backupDatabase({ dataDir: source, sqliteVecPath: vec, file });
+    const dataDir = join(dir(), "data");
+    const env = { COLONY_DATA_DIR: dataDir, COLONY_DATABASE_URL: "postgres://colony@127.0.0.1:5432/colony" };
+    for (const args of [
+      ["restore", file],
+      ["backup", join(dir(), "new.db")],
+    ]) {
+      const r = await run(args, env);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toContain(`colony: ${args[0]} works on the SQLite colony in COLONY_DATA_DIR, but COLONY_DATABASE_URL is set`);
+      expect(r.stdout).toBe("");
+    }
+    expect(existsSync(dataDir)).toBe(false);
+  });
 });
 
 describe("colony serve refuses to start on what it cannot run, and touches nothing", () => {
