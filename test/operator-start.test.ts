@@ -125,6 +125,19 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     );
   });
 
+  test("colony mcp --http on a port already taken: one line naming the port and its setting, exit 2", async () => {
+    const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    try {
+      const r = await run(["mcp", "--http", "--port", String(taken.port)], {});
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(
+        `colony: port ${taken.port} on 127.0.0.1 is already in use by another process: stop the other process or choose another COLONY_MCP_PORT (or --port N)`,
+      );
+    } finally {
+      await taken.stop(true);
+    }
+  });
+
   test("a database of a newer schema: exit 2 naming the file; the file is unchanged", async () => {
     const { dataDir, file } = olderColony();
     const db = new Database(file);

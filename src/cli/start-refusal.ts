@@ -3,7 +3,7 @@
 // stack trace. Imported only when a command failed.
 import { ModelDirError } from "../compose";
 import { CacheDirError } from "../platform/native";
-import { ListenError } from "../serve";
+import { ListenError } from "../http/listen-error";
 import { SchemaTooNewError } from "../store/schema-version";
 import { DataDirUnusableError } from "../store/sqlite/database";
 import { DatabaseDamagedError } from "../store/sqlite/integrity";
