@@ -48,3 +48,29 @@ test("under bun test too: a run's cache directories are gone when the run ends",
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a temporary directory a test made and kept is gone when the run ends", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "colony-harness-"));
+  try {
+    const file = join(dir, "keeps-dir.test.ts");
+    writeFileSync(
+      file,
+      `import { test } from "bun:test";
+       import { writeFileSync } from "node:fs";
+       const { tempDir } = await import(${JSON.stringify(join(REPO_DIR, "test/support/colony.ts"))});
+       test("makes a directory and does not delete it", () => {
+         const made = tempDir("colony-kept-");
+         writeFileSync(made + "/data", "x");
+         console.log("MADE=" + made);
+       });`,
+    );
+    const child = Bun.spawn([join(REPO_DIR, "node_modules/.bin/bun"), "test", file], { cwd: REPO_DIR, stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    expect(await child.exited).toBe(0);
+    const made = /MADE=(\S+)/.exec(out + err)?.[1];
+    expect(made).toContain("colony-kept-");
+    expect(existsSync(made!)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

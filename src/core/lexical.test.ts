@@ -1,5 +1,8 @@
 import { expect, test } from "bun:test";
-import { lexicalQuery, lexicalTokens } from "./lexical";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_DIR } from "../../test/support/paths";
+import { lexicalQuery, lexicalTokens, wordTokens } from "./lexical";
 
 test("identifiers are kept whole and split into parts", () => {
   expect(lexicalTokens("Error [ERR_REQUIRE_ESM]: require() of ES Module")).toEqual(
@@ -29,4 +32,32 @@ test("FTS5 syntax in the input cannot reach the query", () => {
 test("bounded on hostile input", () => {
   expect(lexicalTokens("a_".repeat(40_000)).length).toBeLessThanOrEqual(400);
   expect(lexicalTokens("x".repeat(65_536)).length).toBe(1);
+});
+
+test("tokens are the ones existing lexical indexes were built with", () => {
+  // Recorded before the tokenizer's fast path and memo (test/fixtures/lexical-tokens.json): an
+  // index stores these tokens, so a change would leave stored trails unmatched by new queries.
+  const { cases } = JSON.parse(readFileSync(join(REPO_DIR, "test/fixtures/lexical-tokens.json"), "utf8")) as {
+    cases: { text: string; tokens: string[] }[];
+  };
+  expect(cases.length).toBeGreaterThan(150);
+  for (const { text, tokens } of cases) {
+    expect(lexicalTokens(text)).toEqual(tokens);
+    expect(lexicalTokens(text)).toEqual(tokens); // the memo, warm
+  }
+});
+
+test("the fast path and the memo give each word's own tokens", () => {
+  // Words drawn from what identifiers are made of: cases, digits, separators, non-ASCII letters.
+  const alphabet = ["a", "z", "Q", "X", "0", "7", "_", ".", "-", "é", "Ω", "ǅ", "ß", "İ", "µ"];
+  let seed = 12345;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 20_000; i++) {
+    const word = Array.from({ length: 1 + Math.floor(next() * 12) }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+    // The text is the word alone only where the word pattern takes it whole.
+    const words = [...word.normalize("NFKC").matchAll(/[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu)].map((m) => m[0]);
+    const expected = words.flatMap((w) => wordTokens(w));
+    expect(lexicalTokens(word)).toEqual(expected);
+    expect(lexicalTokens(word)).toEqual(expected);
+  }
 });

@@ -62,18 +62,50 @@ const clean = (s: string) =>
     .replace(/[^\p{L}\p{N}_]+/gu, "_")
     .replace(/^_+|_+$/g, "");
 
+/** A word's tokens: the word whole (unless a lone stop word), then its parts that differ from it. */
+export function wordTokens(word: string): string[] {
+  const out: string[] = [];
+  const whole = clean(word);
+  const split = parts(word);
+  if (whole && !(split.length === 1 && STOP.has(whole))) out.push(whole);
+  if (split.length > 1) for (const p of split) if (p !== whole && !STOP.has(p) && clean(p)) out.push(clean(p));
+  return out;
+}
+
+/** A word of lowercase ASCII letters and digits is its own only token (the common case, no regex). */
+const PLAIN_WORD = /^[a-z0-9]+$/;
+
+// Tokenizing is on every search's path: the query, and the error and root cause of each result
+// it rates. Error text repeats its words, so each word's tokens are kept once made. Short words
+// only, and the memo is emptied when full, so hostile text cannot grow it.
+const MEMO_LIMIT = 50_000;
+const MEMO_WORD_LENGTH = 64;
+const memo = new Map<string, readonly string[]>();
+
+function memoizedWordTokens(word: string): readonly string[] {
+  if (word.length > MEMO_WORD_LENGTH) return wordTokens(word);
+  let tokens = memo.get(word);
+  if (!tokens) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    tokens = wordTokens(word);
+    memo.set(word, tokens);
+  }
+  return tokens;
+}
+
 /** The tokens of a text, identifiers whole and split, in order, without stop words. */
 export function lexicalTokens(text: string): string[] {
   const out: string[] = [];
   for (const m of text.normalize("NFKC").matchAll(WORD)) {
     const word = m[0];
-    const whole = clean(word);
-    const split = parts(word);
-    if (whole && !(split.length === 1 && STOP.has(whole))) out.push(whole);
-    if (split.length > 1) for (const p of split) if (p !== whole && !STOP.has(p) && clean(p)) out.push(clean(p));
+    if (PLAIN_WORD.test(word)) {
+      if (!STOP.has(word)) out.push(word);
+    } else {
+      for (const t of memoizedWordTokens(word)) out.push(t);
+    }
     if (out.length >= MAX_TOKENS) break;
   }
-  return out.slice(0, MAX_TOKENS);
+  return out.length > MAX_TOKENS ? out.slice(0, MAX_TOKENS) : out;
 }
 
 /** The text stored in an FTS5 column: tokens separated by spaces. */

@@ -10,6 +10,7 @@ import { startColony, type RunningColony } from "../../src/serve";
 import { REPO_DIR } from "./paths";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./postgres";
 import { startRoundRobinProxy } from "./round-robin-proxy";
+import { atRunEnd } from "./run-end";
 
 /**
  * The store the behaviour suites run against: `COLONY_TEST_BACKEND=postgres` puts every test
@@ -58,8 +59,18 @@ export interface TestColony extends RunningColony {
   query(text: string, ...params: unknown[]): Promise<any[]>;
 }
 
+// Every directory tempDir makes goes when the run ends, whatever the test did with it: tests that
+// forgot to (or could not, on failure) left about 19 data directories per suite run behind.
+const madeDirs: string[] = [];
+atRunEnd(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory under the system's temporary directory, deleted when the test run ends. */
 export function tempDir(prefix = "colony-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** A colony in this process on a free loopback port, logs off; `env` overrides those defaults. */

@@ -1,6 +1,6 @@
 // Opens the embedded SQLite database (bun:sqlite) with the settings Colony relies on, loads
 // sqlite-vec and applies the migrations.
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { SchemaTooNewError } from "../schema-version";
@@ -26,11 +26,43 @@ export class DataDirUnusableError extends Error {
   }
 }
 
+/**
+ * bun:sqlite's `query()` caches only 20 prepared statements. A search alone runs more distinct
+ * statements than that (and `IN (?, ?, …)` lists make one per length), so the cache thrashed and
+ * most calls re-prepared their SQL (6–15 µs each). This keeps every statement the colony asks for,
+ * up to a bound no real workload reaches (its SQL comes from a fixed set; IN lists add one per
+ * length). A statement pushed out past the bound is only forgotten, not finalized, since a store
+ * may still hold it; `close` finalizes the rest, as bun:sqlite does with its own cache, so that the
+ * connection really closes (and checkpoints its WAL away).
+ */
+export class StatementCachingDatabase extends Database {
+  static readonly MAX_STATEMENTS = 2000;
+  private readonly statements = new Map<string, Statement<any, any>>();
+
+  override query<ReturnType, ParamsType extends import("bun:sqlite").SQLQueryBindings | import("bun:sqlite").SQLQueryBindings[]>(
+    sql: string,
+  ): Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= StatementCachingDatabase.MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
+      statement = this.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]>;
+  }
+
+  override close(throwOnError?: boolean): void {
+    for (const statement of this.statements.values()) statement.finalize();
+    this.statements.clear();
+    super.close(throwOnError);
+  }
+}
+
 export function openDatabase(opts: OpenOptions): Database {
   if (!existsSync(opts.dataDir)) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(opts.dataDir, 0o700);
   const file = join(opts.dataDir, DATABASE_FILE);
-  const db = new Database(file, { create: true, strict: true });
+  const db = new StatementCachingDatabase(file, { create: true, strict: true });
   try {
     // Owner-only, whatever the umask: SQLite gives the -wal and -shm files the mode of the
     // database file, so this must come before WAL mode creates them (older files are fixed too).

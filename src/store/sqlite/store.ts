@@ -80,9 +80,9 @@ class SqliteTransaction implements Transaction {
 
 export function createSqliteStore(db: Database): Store {
   const mutex = new AsyncMutex();
-  const begin = db.prepare("BEGIN");
-  const commit = db.prepare("COMMIT");
-  const rollback = db.prepare("ROLLBACK");
+  const begin = db.query("BEGIN");
+  const commit = db.query("COMMIT");
+  const rollback = db.query("ROLLBACK");
   const kv = new SqliteKeyValueStore(db);
   // What a transaction sees: the repositories themselves (the mutex is held).
   const inside: Ports = {

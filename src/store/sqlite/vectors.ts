@@ -174,7 +174,9 @@ export class SqliteVectorStore implements VectorStore {
 }
 
 function asFloats(blob: Uint8Array): Float32Array {
-  // Copy: the blob's buffer may not be 4-byte aligned.
+  // bun:sqlite gives each blob its own buffer, so it is read in place; one at an offset that is not
+  // 4-byte aligned is copied first, since a Float32Array cannot view it there.
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
   return new Float32Array(blob.slice().buffer);
 }
 
