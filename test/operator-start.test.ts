@@ -138,6 +138,18 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     }
   });
 
+  test("a COLONY_DATABASE_URL that can never connect (sslmode=bogus): exit 2 naming it, not a colony retrying forever", async () => {
+    const r = await run(["serve"], {
+      COLONY_DATA_DIR: dir(),
+      COLONY_DATABASE_URL: "postgres://colony:hunter2@127.0.0.1:5432/colony?sslmode=bogus",
+    });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toStartWith('colony: COLONY_DATABASE_URL="<hidden>" is not valid: ');
+    expect(r.stderr.trim()).toEndWith("this one: sslmode=bogus is not one of disable, allow, prefer, require, verify-ca, verify-full");
+    expect(r.stderr).not.toContain("hunter2");
+  });
+
   test("a database of a newer schema: exit 2 naming the file; the file is unchanged", async () => {
     const { dataDir, file } = olderColony();
     const db = new Database(file);
