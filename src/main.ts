@@ -90,7 +90,8 @@ const COMMANDS: Command[] = [
     aliases: ["--version"],
     usage: ["version"],
     summary: "print the version",
-    async run() {
+    async run(args) {
+      if (args.length > 0) throw new UsageError(`version takes no arguments (got ${args.join(" ")})`);
       process.stdout.write(`${VERSION}\n`);
       return EXIT.ok;
     },
@@ -100,7 +101,8 @@ const COMMANDS: Command[] = [
     aliases: ["--help", "-h"],
     usage: ["--help"],
     summary: "this help",
-    async run() {
+    async run(args) {
+      if (args.length > 0) throw new UsageError(`--help takes no arguments (got ${args.join(" ")})`);
       process.stdout.write(help());
       return EXIT.ok;
     },
