@@ -84,7 +84,7 @@ function openDirectory(dir: string, sqliteVecPath: string, create: boolean): Ope
   } catch (err) {
     lock.release();
     if (err instanceof SchemaTooNewError) {
-      throw new MigrateError("refused", `${file}: ${err.message}`);
+      throw new MigrateError("refused", err.message); // it names the file
     }
     throw err;
   }
