@@ -46,7 +46,9 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;
-  logger.info("colony listening", { url, data_dir: config.dataDir, public_url: publicUrl() });
+  // A colony on PostgreSQL keeps nothing in COLONY_DATA_DIR: the log names where its data is.
+  const store = config.databaseUrl ? { backend: "postgres" } : { backend: "sqlite", data_dir: config.dataDir };
+  logger.info("colony listening", { url, ...store, public_url: publicUrl() });
   let stopping: Promise<void> | null = null;
   const recovering = colony
     .recover?.(() => stopping !== null)
