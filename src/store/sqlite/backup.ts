@@ -7,7 +7,7 @@
 // copied beside the database, and only a whole copy replaces it (one rename); the files it
 // replaces are moved aside, never deleted.
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DATABASE_FILE, migrate, openDatabase } from "./database";
 import { integrityProblems } from "./integrity";
@@ -103,7 +103,7 @@ export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; 
       // The WAL moves with its database: applied to the restored file it would corrupt it. The
       // database itself is linked, then replaced in one rename, so the directory is never without one.
       for (const f of existing) {
-        if (f === DATABASE_FILE) linkSync(current, join(previous, f));
+        if (f === DATABASE_FILE) keepBeside(current, join(previous, f));
         else renameSync(join(opts.dataDir, f), join(previous, f));
       }
     }
@@ -115,5 +115,14 @@ export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; 
     return { previous };
   } finally {
     lock.release();
+  }
+}
+
+/** A second name for the database (a copy where the filesystem has no hard links), so it can be replaced in one rename. */
+function keepBeside(file: string, as: string): void {
+  try {
+    linkSync(file, as);
+  } catch {
+    copyFileSync(file, as);
   }
 }
