@@ -97,3 +97,42 @@ describe("outcome reports", () => {
     expect(rows.map((r) => r.model)).toEqual(["my-model <redacted:github_token>"]);
   });
 });
+
+describe("quotas under a concurrent burst", () => {
+  // Each use was counted after its write, against a check made before it: on PostgreSQL every
+  // request of a burst passed the check before any was counted (50 of 50 publishes stored against
+  // a quota of 5, and as many drafts and approvals).
+  test("concurrent drafts, approvals and publishes: exactly the quota is accepted", async () => {
+    const burst = await startTestColony({ COLONY_PUBLISH_LIMIT: "3", COLONY_DRAFT_LIMIT: "5", COLONY_RATE_LIMIT: "100000" });
+    try {
+      const statuses = async (requests: Promise<Response>[]) => (await Promise.all(requests)).map((r) => r.status);
+      const count = (list: number[], status: number) => list.filter((s) => s === status).length;
+
+      const drafts = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => burst.fetch("/v1/drafts", json(sampleTrail({ error: `ValueError: burst draft ${i}` })))),
+      );
+      const made = drafts.filter((r) => r.status === 201);
+      expect([
+        made.length,
+        count(
+          drafts.map((r) => r.status),
+          429,
+        ),
+      ]).toEqual([5, 45]);
+      const ids = await Promise.all(made.map(async (r) => ((await r.json()) as any).draft_id as string));
+
+      const approvals = await statuses(ids.map((id) => burst.fetch(`/v1/drafts/${id}/publish`, { method: "POST" })));
+      expect([count(approvals, 202), count(approvals, 429)]).toEqual([3, 2]); // the publish quota is 3
+
+      const publishes = await statuses(
+        Array.from({ length: 50 }, (_, i) => burst.fetch("/v1/trails", json(sampleTrail({ error: `ValueError: burst ${i}` })))),
+      );
+      expect(count(publishes, 202)).toBe(0); // the approvals used the publish quota up
+      expect(count(publishes, 429)).toBe(50);
+      const stored = await burst.query("SELECT count(*) AS n FROM trails");
+      expect(Number(stored[0].n)).toBe(3);
+    } finally {
+      await burst.dispose();
+    }
+  });
+});

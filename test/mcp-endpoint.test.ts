@@ -131,6 +131,36 @@ describe("a quota used up on the hosted endpoint", () => {
     expect(last!.headers.get("ratelimit-remaining")).toBe("0");
   });
 
+  test("a JSON-RPC batch counts each of its messages: 100 tool calls in one POST cost 100 requests", async () => {
+    const batched = await startTestColony({ COLONY_RATE_LIMIT: "20" });
+    try {
+      const batch = (n: number, tag: string) =>
+        JSON.stringify(
+          Array.from({ length: n }, (_, i) => ({
+            jsonrpc: "2.0",
+            id: i,
+            method: "tools/call",
+            params: { name: "colony_search", arguments: { error: `TypeError: batch ${tag} ${i}`, error_type: `Batch${tag}` } },
+          })),
+        );
+      const five = await batched.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(5, "Small") });
+      expect(five.status).toBe(200);
+      expect(((await five.json()) as unknown[]).length).toBe(5);
+      expect(five.headers.get("ratelimit-remaining")).toBe("15");
+
+      const hundred = await batched.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: batch(100, "Large") });
+      const body = await expectRpcError(hundred, 429, -32011);
+      expect(body.error.data?.code).toBe("rate_limited");
+      expect(Number(hundred.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(hundred.headers.get("ratelimit-remaining")).toBe("0");
+      // None of the refused batch's searches ran.
+      const labels = await batched.query("SELECT label, n FROM search_hourly");
+      expect(labels.map((r) => [r.label, Number(r.n)])).toEqual([["BatchSmall", 5]]);
+    } finally {
+      await batched.dispose();
+    }
+  });
+
   test("a listed origin's 429 carries the CORS headers, so the page can read Retry-After", async () => {
     const res = await limited.fetch("/mcp", { method: "POST", headers: { ...MCP_HEADERS, origin: ALLOWED }, body: initialize });
     await expectRpcError(res, 429, -32011);

@@ -47,7 +47,7 @@ export function looksRandom(s: string, minLength = 16, minEntropy = 3.5): boolea
   return s.length >= minLength && /[0-9]/.test(s) && /[A-Za-z]/.test(s) && classes(s) >= 2 && entropy(s) >= minEntropy;
 }
 
-const stripQuotes = (s: string) => s.replace(/^["'`]|["'`]$/g, "");
+const stripQuotes = (s: string) => s.replace(/^\\?["'`]|\\?["'`]$/g, "");
 
 /** Values that are obviously not secrets: placeholders, variables, well-known defaults. */
 const DUMMY_VALUES = new Set([
@@ -417,6 +417,8 @@ const GENERIC_USERS = new Set([
 // ---------------------------------------------------------------------------------------------
 // Value syntax shared by the assignment rules: a quoted string on one line, or a bare word.
 const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
+// A value quoted inside a JSON string: `{\"password\":\"…\"}` in a command or a log line.
+const ESCAPED_QUOTED = String.raw`\\"[^"\\\n]{0,256}\\"`;
 const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
 const NAME = String.raw`[A-Za-z][A-Za-z0-9_.\-]{0,60}`;
 // Case-insensitive keyword without the i flag (which would change the rest of the pattern).
@@ -810,9 +812,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "aws_secret_key",
     hint: /secret_?access_?key|aws_?secret/i,
-    about: "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey",
+    about:
+      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`)",
     pattern:
-      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]*(?:=|:|=>)[ \t]*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
   },
   {
@@ -916,6 +919,29 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature)=([^;"'\s<>]{8,1024})/dg,
     group: 1,
   },
+  {
+    kind: "telegram_bot_token",
+    hint: /\/bot\d/,
+    about: "Telegram bot tokens inside Bot API URLs (https://api.telegram.org/bot123456789:AA…/sendMessage)",
+    pattern: /(?<=\/bot)[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/dg,
+    group: 0,
+  },
+  {
+    kind: "password",
+    hint: /machine/,
+    about: ".netrc entries (machine HOST login USER password SECRET), on one line or several; the login makes it a netrc entry, not prose",
+    pattern: /(?<![\w-])machine[ \t]+[^\s;,]{1,253}(?:\s+(?:login|account)[ \t]+[^\s;,]{1,256}){1,2}\s+password[ \t]+(\S{1,256})/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "token",
+    hint: /_auth|_password/,
+    about: ".npmrc credentials (//registry/:_authToken=…, _auth=…, _password=…)",
+    pattern: /(?<![A-Za-z0-9])(?:_authToken|_auth|_password)[ \t]*=[ \t]*(["']?)([^\s"'<>]{8,1024})\1/dg,
+    group: 2,
+    accept: (s) => !isPlaceholderValue(s),
+  },
   // --- Credentials in URLs and headers --------------------------------------------------------
   {
     kind: "password",
@@ -927,9 +953,9 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "basic_auth",
-    hint: /Basic/,
-    about: "HTTP Basic credentials (`Basic <base64 of user:password>`)",
-    pattern: /(?<![A-Za-z0-9])Basic[ \t]+([A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])/dg,
+    hint: /basic/i,
+    about: "HTTP Basic credentials (`Basic <base64 of user:password>`; the scheme name in any case, as HTTP allows)",
+    pattern: /(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc][ \t]+([A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])/dg,
     group: 1,
     accept: (s) => {
       const d = decodeBase64(s);
@@ -1025,7 +1051,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       'Assignments whose name announces a secret, in env files, shell, YAML, JSON and code (DB_PASSWORD=…, "api_key": "…", token: …); the kind (password, secret, token, api_key) follows the name. Names of keys, signatures, cookies, sessions, salts, nonces (key=…, sig=…) give high_entropy_secret when the value looks random (≥ 16 chars, letters and digits, entropy ≥ 3.5 bits/char)',
     hint: /[:=]/,
     pattern: new RegExp(
-      String.raw`(?<![A-Za-z0-9_.\-:=<])(["']?)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${QUOTED}|${BARE})`,
+      String.raw`(?<![A-Za-z0-9_.\-:=<])(\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -1045,7 +1071,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
       if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
       if (/^\d{1,5}$/.test(v)) return false; // max_token=100, port-like numbers
-      const quoted = /^["']/.test(s);
+      const quoted = /^\\?["']/.test(s);
       const after = text[m.index + m[0].length];
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI

@@ -267,3 +267,72 @@ describe("positions the end-to-end property test found", () => {
     expect(redactText("-v10.1.2.3").text).toBe("-v10.1.2.3");
   });
 });
+
+// Found by the session 7 hardening audit: credential forms agents paste into commands and steps.
+describe("forms the session 7 audit found", () => {
+  const TG = j("123456789", ":AA", rep("aB3dE5fG7hJ9kL1mN3pQ", 33));
+  const cases: [string, string, string, string][] = [
+    // [kind, input, the secret, what must stay around it]
+    ["aws_secret_key", `aws configure set aws_secret_access_key ${AWS_SECRET} --profile prod`, AWS_SECRET, " --profile prod"],
+    [
+      "basic_auth",
+      "curl -H 'authorization: basic dXNlcjpzM2NyM3RQYXNzd29yZA==' https://api.acme.io",
+      "dXNlcjpzM2NyM3RQYXNzd29yZA",
+      "authorization: basic ",
+    ],
+    ["basic_auth", "AUTHORIZATION: BASIC dXNlcjpzM2NyM3RQYXNzd29yZA==", "dXNlcjpzM2NyM3RQYXNzd29yZA", "AUTHORIZATION: BASIC "],
+    [
+      "password",
+      'curl -d "{\\"username\\":\\"admin\\",\\"password\\":\\"Pa55word123\\"}" https://api.acme.io/login',
+      "Pa55word123",
+      '\\"password\\":\\"<redacted:password>\\"}"',
+    ],
+    ["password", '"{\\"password\\": \\"Pa55word123\\"}"', "Pa55word123", '\\"password\\": \\"<redacted:password>\\"'],
+    [
+      "token",
+      'kubectl patch secret app -p "{\\"stringData\\":{\\"api_token\\":\\"tok8fJ2kLm9Qx7Vb3Nc\\"}}"',
+      "tok8fJ2kLm9Qx7Vb3Nc",
+      '\\"api_token\\":\\"<redacted:token>\\"}}"',
+    ],
+    [
+      "telegram_bot_token",
+      `curl https://api.telegram.org/bot${TG}/sendMessage -d chat_id=1`,
+      TG,
+      "/bot<redacted:telegram_bot_token>/sendMessage",
+    ],
+    [
+      "password",
+      "machine api.heroku.com login me password 01234567-89ab-cdef-0123-456789abcdef",
+      "01234567-89ab-cdef",
+      "login me password ",
+    ],
+    ["password", "machine github.com\n  login octocat\n  password s3cretTokenValue99", "s3cretTokenValue99", "login octocat\n  password "],
+    [
+      "token",
+      "//registry.npmjs.org/:_authToken=0123abcd-4567-89ef-0123-456789abcdef",
+      "0123abcd-4567",
+      "//registry.npmjs.org/:_authToken=",
+    ],
+    ["token", "_auth=dXNlcjpzM2NyM3RQYXNzd29yZA==", "dXNlcjpzM2NyM3RQYXNzd29yZA", "_auth="],
+  ];
+  for (const [kind, input, secret, kept] of cases) {
+    test(`${kind}: ${input.slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(secret);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+    "the machine learning password prompt appears",
+    "Run on a machine with login shell; password reset needed",
+    '"{\\"username\\":\\"admin\\",\\"password\\":\\"${DB_PASSWORD}\\"}"',
+    "aws configure set aws_secret_access_key",
+  ]) {
+    test(`stays: ${input.slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

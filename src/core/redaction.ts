@@ -48,8 +48,9 @@ function applyRule(rule: RedactionRule, text: string, view: string, counts: Reda
       }
       if (typeof verdict === "string") kind = verdict;
     }
-    // A quoted value keeps its quotes, so JSON or code inside the string stays well-formed.
-    const q = secret.length >= 2 && /^["']/.test(secret) && secret.at(-1) === secret[0] ? secret[0]! : "";
+    // A quoted value keeps its quotes, escaped ones too (JSON inside a JSON string or a command:
+    // `\"…\"`), so JSON or code inside the string stays well-formed.
+    const q = /^(\\?["'])[^]*\1$/.exec(secret)?.[1] ?? "";
     const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
     (out ??= []).push(text.slice(last, span[0]), replacement);
     last = span[1];

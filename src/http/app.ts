@@ -2,7 +2,7 @@
 // over the service core; rules live in the core, not here.
 import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
-import { BodyParseError, parseJsonBody } from "./body";
+import { BodyParseError, parseJsonBody, refuseUndeclaredBrowserBody } from "./body";
 import { contextOf } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
 import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
@@ -28,6 +28,7 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
       .onParse(async ({ request }) => {
         const text = await request.text();
         if (text === "") return undefined;
+        refuseUndeclaredBrowserBody(request.headers);
         return parseJsonBody(text); // a SyntaxError surfaces as Elysia's PARSE error below
       })
       .onError(({ code, error, request, route }) => {

@@ -47,6 +47,23 @@ export function parseJsonBody(text: string): unknown {
   return JSON.parse(text);
 }
 
+/** `application/json`, or a structured-syntax JSON type (`application/vnd.x+json`), parameters ignored. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]*\+)?json[ \t]*(?:;|$)/i;
+
+/**
+ * A body sent by a browser (it names its Origin, or Sec-Fetch-Site) must declare JSON: a page of
+ * any site may send `text/plain`, a form encoding or no Content-Type to any address without a CORS
+ * preflight, and the colony reads every body as JSON, so such a page could publish trails, report
+ * outcomes and record searches on a colony only its visitors can reach. A JSON Content-Type needs
+ * a preflight, which the REST routes never grant. Clients that are not browsers (curl, scripts,
+ * agents) send no Origin and are not asked.
+ */
+export function refuseUndeclaredBrowserBody(headers: Headers): void {
+  if (!headers.has("origin") && !headers.has("sec-fetch-site")) return;
+  if (JSON_MEDIA_TYPE.test(headers.get("content-type") ?? "")) return;
+  throw new ServiceError("invalid_request", "a request body sent by a browser must have Content-Type: application/json");
+}
+
 const tooLarge = () => new ServiceError("too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
 export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer> | null> {

@@ -20,7 +20,17 @@ export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToo
       .post(MCP_PATH, async ({ request, body }) => {
         const refused = origins.refusal(request);
         if (refused) return refused;
-        const answer = await (await loadHandler()).handleHostedPost(service, config, contextOf(request).client, request, body);
+        const ctx = contextOf(request);
+        // A batch runs each of its messages as a request of its own would: each counts (the first
+        // was counted with the HTTP request).
+        if (Array.isArray(body) && body.length > 1) {
+          const batch = await service.quotas.takeGeneralMore(ctx.client.address, body.length - 1);
+          if (batch) {
+            ctx.quota = batch; // shown in the RateLimit headers, a refusal's too
+            service.quotas.refuseUnlessAllowed(batch, "general");
+          }
+        }
+        const answer = await (await loadHandler()).handleHostedPost(service, config, ctx.client, request, body);
         return origins.withCors(request, answer);
       })
       .options(MCP_PATH, ({ request }) => origins.preflight(request))

@@ -40,6 +40,7 @@ export class DraftService {
     // The person approving is told everything removed from the payload: what this pass redacted
     // and what arrived already redacted (MCP servers redact before they send).
     const redactions = mergeCounts({ ...prepared.arrivedRedacted }, prepared.redactions);
+    const taken = await this.deps.quotas.take("createDraft", caller.address);
     const token = randomBytes(24).toString("base64url");
     const now = this.deps.now();
     const record: DraftRecord = {
@@ -59,7 +60,6 @@ export class DraftService {
     } catch (err) {
       throw toServiceError(err) ?? new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
     }
-    const taken = await this.deps.quotas.spend("createDraft", caller.address);
     return {
       body: {
         draft_id: token,
@@ -116,6 +116,7 @@ export class DraftService {
     const { trails } = this.deps;
     await this.deps.quotas.admit("publishDraft", caller.address);
     await trails.checkQueueRoom();
+    const quota = await this.deps.quotas.take("publishDraft", caller.address);
     const record = await trails.storing(() =>
       this.store.transaction(async (tx) => {
         const inserted = await trails.insertQueued(tx, d.trail, d.author);
@@ -128,7 +129,6 @@ export class DraftService {
         return inserted;
       }),
     );
-    const quota = await this.deps.quotas.spend("publishDraft", caller.address);
     return {
       body: {
         draft_id: token,

@@ -77,6 +77,21 @@ export class Quotas {
   }
 
   /**
+   * Counts `count` more requests against the general quota, stopping at the first refusal, and
+   * returns the last decision: the messages of a JSON-RPC batch on the hosted /mcp beyond the
+   * first, each of which runs a tool as a request of its own would (one POST carried up to 100
+   * searches for the price of one).
+   */
+  async takeGeneralMore(address: string, count: number): Promise<QuotaDecision | null> {
+    let last: QuotaDecision | null = null;
+    for (let i = 0; i < count; i++) {
+      last = await this.windows.general.take(address);
+      if (!last.allowed) break;
+    }
+    return last;
+  }
+
+  /**
    * The state of the quota an HTTP request spends, when its route is metered (null otherwise),
    * without counting: the server layer shows it on every answer of that route, a 413 included.
    */
@@ -102,9 +117,17 @@ export class Quotas {
     return refuseUnlessAllowed(q, quota);
   }
 
-  /** Counts one use of the operation's quota, once the operation has succeeded. */
-  async spend(operation: MeteredOperation, address: string): Promise<QuotaState> {
-    return this.windows[METERED[operation].quota].take(address);
+  /**
+   * Counts one use of the operation's quota, or 429 when it is used up. Called once the request
+   * is known to be valid, right before the write: the count and the check are one step, so a
+   * burst of concurrent requests cannot all pass a check made before any of them was counted (on
+   * PostgreSQL, 50 concurrent publishes against a quota of 5 stored 50 when the use was counted
+   * after the write). A write that fails after this (a store failure, a second approval of the
+   * same draft) has used its count.
+   */
+  async take(operation: MeteredOperation, address: string): Promise<QuotaState> {
+    const quota = METERED[operation].quota;
+    return this.refuseUnlessAllowed(await this.windows[quota].take(address), quota);
   }
 }
 

@@ -140,10 +140,11 @@ export class TrailService {
   /** Stores a prepared trail with its enrichment job, in one transaction. */
   async enqueue(prepared: PreparedTrail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
     await this.checkQueueRoom();
+    const quota = await this.deps.quotas.take("publishTrail", address);
     const record = await this.storing(() =>
       this.store.transaction((tx) => this.insertQueued(tx, prepared.trail, author, prepared.fingerprint)),
     );
-    return { record, quota: await this.deps.quotas.spend("publishTrail", address) };
+    return { record, quota };
   }
 
   /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
