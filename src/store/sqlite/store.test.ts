@@ -88,3 +88,12 @@ test("a full database: writes and transactions fail with StoreUnavailableError, 
   expect(await store.kv.get("big")).toBe(big);
   db.close();
 });
+
+test("the database keeps every statement it prepared, past bun:sqlite's cache of 20, and finalizes them on close", () => {
+  const db = open(tempDir());
+  const first = db.query("SELECT 1 AS one");
+  for (let n = 1; n <= 50; n++) db.query(`SELECT ${n} AS n`).get();
+  expect(db.query("SELECT 1 AS one")).toBe(first); // not prepared again
+  db.close();
+  expect(() => first.get()).toThrow();
+});
