@@ -3,7 +3,7 @@
 // token classes of established secret scanners (gitleaks' default rules, detect-secrets' plugins).
 // Fake credentials are assembled at run time so no scanner mistakes this file for a leak.
 import { describe, expect, test } from "bun:test";
-import { REDACTION_KINDS, redactText } from "./redaction.ts";
+import { REDACTION_KINDS, redactDeep, redactText } from "./redaction.ts";
 
 const j = (...parts: string[]) => parts.join("");
 const rep = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
@@ -335,4 +335,26 @@ describe("forms the session 7 audit found", () => {
       expect(redactText(input)).toEqual({ text: input, counts: {} });
     });
   }
+});
+
+describe("a secret split from its key id across fields (session 7 audit)", () => {
+  const trail = () => ({
+    problem: { error: "botocore.exceptions.ClientError: SignatureDoesNotMatch" },
+    solution: {
+      commands: [`aws configure set aws_access_key_id ${AWS_ID}`],
+      steps: ["Take the pair from the vault", `The secret is ${AWS_SECRET}`],
+    },
+  });
+  test("a bare AWS secret key in another field than the key id is redacted", () => {
+    const r = redactDeep(trail());
+    expect(JSON.stringify(r.value)).not.toContain(AWS_SECRET);
+    expect(r.value.solution.steps[1]).toBe("The secret is <redacted:aws_secret_key>");
+    expect(r.counts).toEqual({ aws_access_key: 1, aws_secret_key: 1 });
+    expect(redactDeep(r.value).counts).toEqual({});
+  });
+  test("without a key id anywhere, a 40-character string elsewhere stays", () => {
+    const t = trail();
+    t.solution.commands = ["aws configure list"];
+    expect(redactDeep(t).value).toEqual(t);
+  });
 });

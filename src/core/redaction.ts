@@ -7,7 +7,7 @@
 // shape; the input is never mutated.
 import type { TSchema } from "@sinclair/typebox";
 import { Trail } from "./trail.ts";
-import { PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -143,23 +143,30 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
  */
 export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") {
-      const r = redactText(v);
-      mergeCounts(counts, r.counts);
-      return r.text;
-    }
+  let awsKeyId = false;
+  const map = (v: unknown, depth: number, text: (s: string) => string): unknown => {
+    if (typeof v === "string") return text(v);
     if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (Array.isArray(v)) return v.map((x) => map(x, depth + 1, text));
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x, depth + 1);
+      for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
       return out;
     }
     return v;
   };
-  return { value: walk(value, 0) as T, counts };
+  let out = map(value, 0, (s) => {
+    const r = redactText(s);
+    mergeCounts(counts, r.counts);
+    if (r.text.includes(AWS_KEY_ID_PLACEHOLDER)) awsKeyId = true;
+    return r.text;
+  });
+  // An access key id in one field: a bare secret key in another is the other half of the pair.
+  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, s, counts));
+  return { value: out as T, counts };
 }
+
+const AWS_KEY_ID_PLACEHOLDER = placeholder("aws_access_key");
 
 // --- Keeping a redacted trail inside the schema's length limits --------------------------------
 
