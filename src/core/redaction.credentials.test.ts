@@ -358,3 +358,36 @@ describe("a secret split from its key id across fields (session 7 audit)", () =>
     expect(redactDeep(t).value).toEqual(t);
   });
 });
+
+describe("secrets inside base64 (session 7 audit)", () => {
+  const PEM = j(
+    "-----BEGIN RSA PRIVATE ",
+    "KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY-----\n",
+  );
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  const cases: [string, string, string][] = [
+    ["private_key", `+  tls.crt: LS0t\n+  ssh-privatekey: ${b64(PEM)}`, b64(PEM)],
+    ["private_key", `kubectl get secret x -o jsonpath='{.data.id_rsa}' # ${b64(PEM)}`, b64(PEM)],
+    ["token", `+  .dockerconfigjson: ${b64(`{"auths":{"registry.acme.io":{"auth":"${b64("ci:Zq8wX2vPw9")}"}}}`)}`, "eyJhdXRocyI6"],
+    ["password", `+  .env: ${b64("DB_PASSWORD=correcthorse9\nLOG_LEVEL=info\n")}`, b64("DB_PASSWORD=correcthorse9\nLOG_LEVEL=info\n")],
+    ["github_token", `echo ${b64(`token ${j("ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6")}`)} | base64 -d`, "dG9rZW4g"],
+  ];
+  for (const [kind, input, encoded] of cases) {
+    test(`${kind}: ${input.slice(0, 50)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(encoded);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    `echo ${b64("hello world, nothing secret in here at all")} | base64 -d`,
+    "AbstractSingletonProxyFactoryBeanDefinitionRegistryPostProcessor",
+    "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+    `data:image/png;base64,${b64("\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000")}`,
+  ]) {
+    test(`stays: ${input.slice(0, 50)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

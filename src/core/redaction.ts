@@ -105,7 +105,55 @@ function applyTable(text: string, counts: RedactionCounts): string {
       }
     }
   }
-  return out;
+  return redactEncoded(out, counts);
+}
+
+// Base64 whose decoded text holds a secret: a Kubernetes Secret's `data:` values (`tls.key:
+// LS0tLS1CRUdJTi…`, `.dockerconfigjson: eyJhdXRocyI6…`), an encoded `.env`, `echo … | base64 -d`.
+// The run is decoded and redacted like any text; when that finds something, the whole run is
+// replaced, with the kind found in it (scanners such as trufflehog decode base64 the same way).
+// Runs that decode to binary or to text without a secret stay.
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,16384}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Encodings inside encodings are followed this deep. */
+const MAX_DECODE_DEPTH = 2;
+let decodeDepth = 0;
+
+function decodedText(run: string): string | null {
+  if (run.replace(/=+$/, "").length % 4 === 1) return null;
+  let binary: string;
+  try {
+    binary = atob(run);
+  } catch {
+    return null;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return null; // binary data, not text
+  }
+  return PRINTABLE.test(text) ? text : null;
+}
+
+function redactEncoded(text: string, counts: RedactionCounts): string {
+  if (decodeDepth >= MAX_DECODE_DEPTH || text.length < 24) return text;
+  return text.replace(BASE64_RUN, (run) => {
+    const decoded = decodedText(run);
+    if (decoded === null) return run;
+    decodeDepth++;
+    let found: RedactionCounts;
+    try {
+      found = redactText(decoded).counts;
+    } finally {
+      decodeDepth--;
+    }
+    const kind = Object.keys(found)[0];
+    if (kind === undefined) return run;
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    return placeholder(kind);
+  });
 }
 
 /** Redacts one string; counts say how many values of each kind were replaced. */
