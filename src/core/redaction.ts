@@ -50,7 +50,7 @@ function applyRule(rule: RedactionRule, text: string, view: string, counts: Reda
     }
     // A quoted value keeps its quotes, escaped ones too (JSON inside a JSON string or a command:
     // `\"…\"`), so JSON or code inside the string stays well-formed.
-    const q = /^(\\?["'])[^]*\1$/.exec(secret)?.[1] ?? "";
+    const q = /^(\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
     const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
     (out ??= []).push(text.slice(last, span[0]), replacement);
     last = span[1];
