@@ -4,6 +4,7 @@
 // src/service, src/http or src/mcp imports an adapter (test/architecture.test.ts checks it).
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config";
 import { errorMessage } from "./core/error-message";
@@ -26,10 +27,11 @@ import { Quotas } from "./service/quotas";
 import type { Backend, Subsystems } from "./service/subsystems";
 import type { PostgresStore } from "./store/postgres/store";
 import type { Store, VectorStore } from "./store/ports";
+import { SchemaTooNewError } from "./store/schema-version";
 import type { Seams } from "./store/seams";
 import { singleProcessSeams } from "./store/single-process";
-import { DATABASE_FILE, openDatabase } from "./store/sqlite/database";
-import { checkDatabaseFile } from "./store/sqlite/integrity";
+import { DATABASE_FILE, DataDirUnusableError, openDatabase } from "./store/sqlite/database";
+import { checkDatabaseFile, DatabaseDamagedError } from "./store/sqlite/integrity";
 import { DataDirLockedError, type DataDirLock, lockDataDir } from "./store/sqlite/lock";
 import { createSqliteStore } from "./store/sqlite/store";
 
@@ -48,16 +50,17 @@ export interface OpenedStore {
 /**
  * Picks and opens the storage engine: the one switch between adapters. SQLite in COLONY_DATA_DIR
  * by default; PostgreSQL (src/store/postgres) when COLONY_DATABASE_URL names one.
- * Errors the operator must fix (a damaged file, a data directory in use) are thrown; any other
- * failure leaves the colony up with the store unavailable.
+ * SQLite: every failure is thrown (a data directory in use, damaged, unusable, or of a newer
+ * schema). PostgreSQL: a newer schema is thrown; any other failure (a server not reachable)
+ * leaves the colony up with the store unavailable, and composeColony keeps trying.
  */
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    const opened = await openPostgres(config);
+    const opened = await openPostgres(config, true);
     if (opened.failure) logger.error("PostgreSQL store failed to start; trying again in the background", { error: opened.failure });
     return opened;
   }
-  return openSqliteStore(config.dataDir, natives.sqliteVec, logger);
+  return openSqliteStore(config.dataDir, natives.sqliteVec);
 }
 
 /**
@@ -65,7 +68,7 @@ export async function openStore(config: Config, natives: NativePaths, logger: Lo
  * together migrate once. A server that cannot be reached leaves the colony up and unready, and
  * composeColony's `recover` keeps trying.
  */
-async function openPostgres(config: Config): Promise<OpenedStore> {
+async function openPostgres(config: Config, atStart: boolean): Promise<OpenedStore> {
   // Imported only here: a SQLite colony never loads the PostgreSQL adapter.
   const { openPostgresStore } = await import("./store/postgres/store");
   try {
@@ -76,53 +79,62 @@ async function openPostgres(config: Config): Promise<OpenedStore> {
     });
     return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
   } catch (err) {
+    // A newer schema does not change by waiting: refused at start, like SQLite's.
+    if (err instanceof SchemaTooNewError && atStart) throw err;
     return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
   }
 }
 
-function openSqliteStore(dataDir: string, sqliteVecPath: string, logger: Logger): OpenedStore {
-  // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
-  checkDatabaseFile(join(dataDir, DATABASE_FILE), sqliteVecPath);
-  let db: Database | null = null;
-  let lock: DataDirLock | null = null;
+/**
+ * The embedded store in COLONY_DATA_DIR. Every failure here stops the start: unlike a PostgreSQL
+ * server, a data directory does not fix itself, so a colony listening on a store that did not open
+ * would only ever be unready. The lock comes first: a second colony (or an older or newer binary)
+ * never checks, migrates or touches a database that a running colony owns.
+ */
+function openSqliteStore(dataDir: string, sqliteVecPath: string): OpenedStore {
+  prepareDataDir(dataDir);
+  let lock: DataDirLock;
   try {
-    db = openDatabase({ dataDir, sqliteVecPath });
     lock = lockDataDir(dataDir);
-    const opened = db;
-    const heldLock = lock;
-    return {
-      backend: "sqlite",
-      store: createSqliteStore(opened),
-      failure: null,
-      db: opened,
-      async close() {
-        // Fold the WAL into the main file so a stopped colony is one self-contained file.
-        try {
-          opened.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch {}
-        opened.close();
-        heldLock.release();
-      },
-    };
   } catch (err) {
-    // Two colonies on one directory would both believe they own the queue: refuse to start.
-    if (err instanceof DataDirLockedError) {
-      db?.close();
-      throw err;
-    }
-    logger.error("store failed to start", { error: errorMessage(err) });
-    const failedDb = db;
-    const failedLock = lock;
-    return {
-      backend: "sqlite",
-      store: null,
-      failure: `store did not open: ${errorMessage(err)}`,
-      db: failedDb,
-      async close() {
-        failedDb?.close();
-        failedLock?.release();
-      },
-    };
+    if (err instanceof DataDirLockedError) throw err;
+    throw new DataDirUnusableError(dataDir, errorMessage(err));
+  }
+  let db: Database;
+  try {
+    // A damaged database stops the start (DatabaseDamagedError) before anything reads it.
+    checkDatabaseFile(join(dataDir, DATABASE_FILE), sqliteVecPath);
+    db = openDatabase({ dataDir, sqliteVecPath });
+  } catch (err) {
+    lock.release();
+    if (err instanceof DatabaseDamagedError || err instanceof SchemaTooNewError) throw err;
+    throw new DataDirUnusableError(dataDir, errorMessage(err));
+  }
+  const opened = db;
+  return {
+    backend: "sqlite",
+    store: createSqliteStore(opened),
+    failure: null,
+    db: opened,
+    async close() {
+      // Fold the WAL into the main file so a stopped colony is one self-contained file.
+      try {
+        opened.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch {}
+      opened.close();
+      lock.release();
+    },
+  };
+}
+
+/** Creates the data directory (owner-only) when missing; a path that cannot be one is the operator's to fix. */
+function prepareDataDir(dataDir: string): void {
+  try {
+    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (!statSync(dataDir).isDirectory()) throw new Error("it is not a directory");
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new DataDirUnusableError(dataDir, errorMessage(err));
   }
 }
 
@@ -154,12 +166,25 @@ export interface SubsystemOptions {
   logger: Logger;
 }
 
+/** COLONY_MODEL_DIR names a directory that holds no model Colony can load. */
+export class ModelDirError extends Error {
+  constructor(
+    readonly modelDir: string,
+    readonly reason: string,
+  ) {
+    super(`COLONY_MODEL_DIR=${modelDir} does not load: ${reason}`);
+  }
+}
+
 /**
- * Starts the store, the embedding model and the vector index. A subsystem that fails to start is
+ * Starts the store, the embedding model and the vector index. What the operator must fix stops the
+ * start (openStore's errors, a COLONY_MODEL_DIR that does not load); any other subsystem that
+ * fails to start (the built-in model, the vector index, a PostgreSQL server not reachable yet) is
  * recorded, not fatal: the process stays up and /readyz names the failing check.
  */
 export async function startSubsystems({ config, natives, logger }: SubsystemOptions): Promise<ComposedSubsystems> {
-  const opened = await openStore(config, natives, logger);
+  // The model first: a COLONY_MODEL_DIR that does not load stops the start before the data
+  // directory is created or touched.
   // Imported only now: in the compiled binary the native ONNX binding is extracted first.
   const { loadEmbedder } = await import("./embedding/load");
   const modelDir = config.modelDir ?? natives.modelDir;
@@ -169,8 +194,17 @@ export async function startSubsystems({ config, natives, logger }: SubsystemOpti
     embedder = await loadEmbedder(modelDir);
     logger.info("embedding model loaded", { ...embedder.info });
   } catch (err) {
+    // The operator's own model directory is theirs to fix: stop the start, naming it.
+    if (config.modelDir) throw new ModelDirError(config.modelDir, errorMessage(err));
     modelFailure = `model did not load: ${errorMessage(err)}`;
     logger.error("embedding model failed to load", { error: errorMessage(err), dir: modelDir });
+  }
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(config, natives, logger);
+  } catch (err) {
+    await embedder?.close().catch(() => {});
+    throw err;
   }
   return subsystemsOn(opened, embedder, modelFailure, logger);
 }
@@ -280,7 +314,7 @@ async function reopenPostgres(
     while (!stopped() && Date.now() < until) await Bun.sleep(Math.min(50, until - Date.now()));
     if (stopped()) break;
     delay = Math.min(delay * 2, REOPEN_MAX_DELAY_MS);
-    const opened = await openPostgres(config);
+    const opened = await openPostgres(config, false);
     let failure = opened.failure;
     if (opened.store) {
       const subsystems = await subsystemsOn(opened, unready.embedder, unready.failures.embedding ?? null, logger);

@@ -2,7 +2,7 @@
 // The `colony` command: the table of subcommands and their parsing, in one place. Each command
 // lives in its own module (src/cli/, src/ops/, src/mcp/cli.ts), imported only when it runs.
 import { type Command, EXIT, UsageError } from "./cli/command";
-import { CONFIG_DOC } from "./config";
+import { CONFIG_DOC, ConfigError } from "./config";
 import { MCP_CONFIG_DOC } from "./mcp/config";
 import { VERSION } from "./version";
 
@@ -90,7 +90,8 @@ const COMMANDS: Command[] = [
     aliases: ["--version"],
     usage: ["version"],
     summary: "print the version",
-    async run() {
+    async run(args) {
+      if (args.length > 0) throw new UsageError(`version takes no arguments (got ${args.join(" ")})`);
       process.stdout.write(`${VERSION}\n`);
       return EXIT.ok;
     },
@@ -100,7 +101,8 @@ const COMMANDS: Command[] = [
     aliases: ["--help", "-h"],
     usage: ["--help"],
     summary: "this help",
-    async run() {
+    async run(args) {
+      if (args.length > 0) throw new UsageError(`--help takes no arguments (got ${args.join(" ")})`);
       process.stdout.write(help());
       return EXIT.ok;
     },
@@ -144,6 +146,12 @@ export async function main(argv: string[]): Promise<void> {
     const code = await command.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
+    // A bad environment variable, or what a colony cannot start on (src/cli/start-refusal.ts),
+    // whichever command met it: one line naming it, exit 2.
+    if (err instanceof ConfigError || (await import("./cli/start-refusal")).isStartRefusal(err)) {
+      process.stderr.write(`colony: ${err.message}\n`);
+      process.exit(EXIT.usage);
+    }
     if (!(err instanceof UsageError)) throw err;
     const usage = command.usage.map((u) => `colony ${u}`).join("\n       ");
     process.stderr.write(`colony: ${err.message}\nusage: ${usage}\n`);

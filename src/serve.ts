@@ -3,8 +3,11 @@
 import { type ComposedSubsystems, composeColony } from "./compose";
 import type { createFetchHandler } from "./http/server";
 import type { Config } from "./config";
+import { ListenError } from "./http/listen-error";
 import { createLogger, type Logger } from "./log";
 import type { ColonyService } from "./service/colony";
+
+export { ListenError };
 
 export interface RunningColony {
   url: string;
@@ -15,19 +18,6 @@ export interface RunningColony {
   subsystems: ComposedSubsystems;
   /** Stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
-}
-
-/** The port is taken or may not be used: a plain message for the operator, no stack trace. */
-export class ListenError extends Error {
-  constructor(host: string, port: number, code: string) {
-    const why =
-      code === "EADDRINUSE"
-        ? "is already in use by another process"
-        : code === "EACCES"
-          ? "may not be used by this user"
-          : `cannot be listened on (${code})`;
-    super(`port ${port} on ${host} ${why}: stop the other process or choose another COLONY_PORT`);
-  }
 }
 
 export interface StartOptions {
@@ -51,13 +41,14 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
     });
   } catch (err) {
     await colony.close();
-    const code = (err as { code?: unknown }).code;
-    throw typeof code === "string" && /^E[A-Z]+$/.test(code) ? new ListenError(config.host, config.port, code) : err;
+    throw ListenError.from(err, config.host, config.port);
   }
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   const reachableHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   boundUrl = `http://${reachableHost.includes(":") ? `[${reachableHost}]` : reachableHost}:${server.port}`;
-  logger.info("colony listening", { url, data_dir: config.dataDir, public_url: publicUrl() });
+  // A colony on PostgreSQL keeps nothing in COLONY_DATA_DIR: the log names where its data is.
+  const store = config.databaseUrl ? { backend: "postgres" } : { backend: "sqlite", data_dir: config.dataDir };
+  logger.info("colony listening", { url, ...store, public_url: publicUrl() });
   let stopping: Promise<void> | null = null;
   const recovering = colony
     .recover?.(() => stopping !== null)

@@ -2,10 +2,23 @@
 // verified, and never destroying what it replaces.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { backupDatabase, restoreDatabase, verifyBackup } from "../src/store/sqlite/backup";
+import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { freePort, spawnColony, startTestColony, TEST_BACKEND, tempDir, waitFor } from "./support/colony";
 import { json, sampleTrail } from "./support/trails";
@@ -142,6 +155,65 @@ test("the colony backup and colony restore commands", async () => {
   expect(await new Response(restore.stdout).text()).toContain("the previous database is in");
   expect(await spawnColony(["backup"], env).exited).toBe(2);
 });
+
+test("a restore that fails while writing the copy (a full disk) leaves the colony's database in place; run again, it succeeds", () => {
+  const mountPoint = tempDir("colony-restore-full-");
+  if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", mountPoint]).status !== 0) {
+    console.warn("backup.test.ts: mount -t tmpfs was refused (not root?); the full-disk restore test is skipped");
+    return;
+  }
+  try {
+    // The backup: a sound colony database, written outside the small filesystem.
+    const source = tempDir();
+    const sourceDb = openDatabase({ dataDir: source, sqliteVecPath: vec });
+    sourceDb.query("INSERT INTO kv (key, value) VALUES ('whose', 'the backup')").run();
+    sourceDb.query("INSERT INTO kv (key, value) VALUES ('bulk', ?)").run("x".repeat(2 << 20)); // 2 MB: more than the room left
+    sourceDb.close();
+    const file = join(tempDir(), "backup.db");
+    backupDatabase({ dataDir: source, sqliteVecPath: vec, file });
+    // The colony being restored into, on a filesystem then filled to 256 KB of its end.
+    const dataDir = join(mountPoint, "data");
+    const own = openDatabase({ dataDir, sqliteVecPath: vec });
+    own.query("INSERT INTO kv (key, value) VALUES ('whose', 'the colony''s own')").run();
+    own.close();
+    const filler = join(mountPoint, "filler");
+    const fd = openSync(filler, "w");
+    try {
+      for (const size of [1 << 20, 4096, 512, 1]) {
+        const chunk = new Uint8Array(size).fill(0x5a);
+        try {
+          for (;;) writeSync(fd, chunk);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+        }
+      }
+      // Room for the restore's directory and small files, not for the 2 MB copy.
+      ftruncateSync(fd, Math.max(0, statSync(filler).size - (256 << 10)));
+    } finally {
+      closeSync(fd);
+    }
+    expect(() => restoreDatabase({ dataDir, sqliteVecPath: vec, file })).toThrow();
+    // Nothing moved: the colony starts on its own database, as before the attempt.
+    expect(readdirSync(dataDir).filter((f) => f.startsWith("pre-restore-") || f.endsWith(".restoring"))).toEqual([]);
+    rmSync(filler);
+    expect(whose(join(dataDir, "colony.db"))).toBe("the colony's own");
+    const again = restoreDatabase({ dataDir, sqliteVecPath: vec, file });
+    expect(whose(join(dataDir, "colony.db"))).toBe("the backup");
+    expect(whose(join(again.previous!, "colony.db"))).toBe("the colony's own");
+  } finally {
+    spawnSync("umount", ["-l", mountPoint]);
+    rmSync(mountPoint, { recursive: true, force: true });
+  }
+});
+
+function whose(file: string): string {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.query("SELECT value FROM kv WHERE key = 'whose'").get() as { value: string }).value;
+  } finally {
+    db.close();
+  }
+}
 
 test.skipIf(TEST_BACKEND !== "sqlite")(
   "stopping a colony closes its database: colony.db alone holds every commit, no WAL beside it",

@@ -127,4 +127,23 @@ describe("dist/colony", () => {
       proc.kill("SIGKILL");
     }
   });
+
+  test("a COLONY_CACHE_DIR it cannot unpack into: one line naming it, exit 2, for serve and backup alike", () => {
+    const { dir, exe } = isolatedCopy(ensureBinary());
+    cleanup.push(dir);
+    const notADirectory = join(dir, "cache-file");
+    writeFileSync(notADirectory, "");
+    for (const args of [["serve"], ["backup", join(dir, "b.db")]]) {
+      const r = Bun.spawnSync([exe, ...args], {
+        cwd: dir,
+        env: sandboxEnv(dir, { COLONY_DATA_DIR: join(dir, "data"), COLONY_PORT: "0", COLONY_CACHE_DIR: notADirectory }),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const stderr = r.stderr.toString().trim();
+      expect({ args, code: r.exitCode, lines: stderr.split("\n").length }).toEqual({ args, code: 2, lines: 1 });
+      expect(stderr).toStartWith(`colony: cannot unpack the native libraries into ${notADirectory}/natives-`);
+      expect(stderr).toContain("(set COLONY_CACHE_DIR to a writable directory)");
+    }
+  });
 });

@@ -74,6 +74,18 @@ describe("missing arguments say what is missing", () => {
     expect(await text(p.stderr)).toContain("usage: colony backup FILE");
   });
 
+  for (const [args, usage] of [
+    [["version", "--json"], "usage: colony version"],
+    [["--help", "serve"], "usage: colony --help"],
+  ] as const) {
+    test(`colony ${args.join(" ")}: an argument it does not take is exit 2 with the usage line, not ignored`, async () => {
+      const p = spawnColony([...args], {});
+      expect(await p.exited).toBe(2);
+      expect(await text(p.stdout)).toBe("");
+      expect(await text(p.stderr)).toBe(`colony: ${args[0]} takes no arguments (got ${args[1]})\n${usage}\n`);
+    });
+  }
+
   test("an unknown command: exit 2, named, with the help", async () => {
     const p = spawnColony(["frobnicate"], {});
     expect(await p.exited).toBe(2);

@@ -1,5 +1,6 @@
 // The HTTP skeleton over real loopback HTTP: error shapes, limits, headers, health.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { startTestColony, spawnColony, TEST_BACKEND, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
 
 let colony: TestColony;
@@ -52,17 +53,26 @@ describe("health", () => {
     }
   });
 
-  test("a model that cannot load makes /readyz 503 naming the failing checks", async () => {
-    const broken = await startTestColony({ COLONY_MODEL_DIR: tempDir("no-model-") });
+  test("a COLONY_MODEL_DIR that cannot load stops the start, naming the variable (never a colony that is never ready)", async () => {
+    const modelDir = tempDir("no-model-");
+    await expect(startTestColony({ COLONY_MODEL_DIR: modelDir })).rejects.toThrow(
+      `COLONY_MODEL_DIR=${modelDir} does not load: ${modelDir} holds no model Colony can run`,
+    );
+    rmSync(modelDir, { recursive: true, force: true });
+  });
+
+  test("a model that stops working makes /readyz 503 naming the failing check", async () => {
+    const broken = await startTestColony();
     try {
+      // The model's session is gone (on every replica): every embedding fails.
+      for (const replica of broken.replicas) await replica.subsystems.embedder!.close();
       const res = await broken.fetch("/readyz");
       expect(res.status).toBe(503);
       const body = (await res.json()) as any;
       expect(body.status).toBe("unavailable");
       expect(body.checks.kv.ok).toBe(true);
       expect(body.checks.embedding.ok).toBe(false);
-      expect(body.checks.embedding.detail).toContain("no model Colony can run");
-      expect(body.checks.vector.ok).toBe(false);
+      expect(body.checks.embedding.detail).toContain("closed");
       expect((await broken.fetch("/healthz")).status).toBe(200); // alive, just not ready
     } finally {
       await broken.dispose();

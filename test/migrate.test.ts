@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fingerprint } from "../src/core/fingerprint";
 import { COPIED_TABLES } from "../src/store/copy-ports";
@@ -447,6 +447,16 @@ describe("colony migrate (the schema alone)", () => {
     const newer = await migrate([], { COLONY_DATABASE_URL: url });
     expect(newer.code).toBe(3);
     expect(newer.stderr).toContain("newer than this colony understands");
+    // A replica started on it stops at once (waiting does not make the schema older), exit 2.
+    const serve = spawnColony(["serve"], { COLONY_DATABASE_URL: url, COLONY_PORT: "0" });
+    const timer = setTimeout(() => serve.kill("SIGKILL"), 20_000);
+    const [code, stdout, stderr] = await Promise.all([serve.exited, new Response(serve.stdout).text(), new Response(serve.stderr).text()]);
+    clearTimeout(timer);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toMatch(
+      /^colony: the PostgreSQL database has schema version 999, which is newer than this colony understands \(\d+\); use a newer colony$/,
+    );
   });
 
   test("without COLONY_DATABASE_URL, applies SQLite's migrations to the colony in COLONY_DATA_DIR", async () => {
@@ -461,4 +471,37 @@ describe("colony migrate (the schema alone)", () => {
     expect(r.stdout).toBe(`SQLite colony in ${dir}: schema version 7 -> 8 (applied 8 operator series and trail history)\n`);
     expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 8 }]);
   });
+});
+
+describe("colony import with COLONY_DATABASE_URL", () => {
+  test("publishes a bundle into the PostgreSQL database; a second import adds nothing", async () => {
+    const source = await startTestColony();
+    const work = tempDir();
+    try {
+      for (const i of [1, 2, 3]) {
+        const trail = sampleTrail({ error: `ValueError: the import into PostgreSQL, case ${i}`, commands: [`pip install pkg${i}==1.0`] });
+        expect((await source.fetch("/v1/trails", json(trail, agent("agent-export-author")))).status).toBe(202);
+      }
+      await source.service.worker!.drain();
+      const bundle = join(work, "team.bundle");
+      const exported = spawnColony(["export", bundle], { COLONY_URL: source.url });
+      expect(await exported.exited).toBe(0);
+      const url = await pg.createDatabase();
+      const env = { COLONY_DATABASE_URL: url, COLONY_DATA_DIR: join(work, "not-used") };
+      const run = async () => {
+        const p = spawnColony(["import", bundle], env);
+        const [code, stdout] = await Promise.all([p.exited, new Response(p.stdout).text()]);
+        return { code, stdout: stdout.trim() };
+      };
+      expect(await run()).toEqual({
+        code: 0,
+        stdout: `imported ${bundle}: 3 trails, 3 published (3 indexed), 0 already imported, 0 invalid`,
+      });
+      expect(await run()).toEqual({ code: 0, stdout: `imported ${bundle}: 3 trails, 0 published, 3 already imported, 0 invalid` });
+      expect(await pgQuery(url, "SELECT count(*)::int AS n FROM trails WHERE status = 'indexed'")).toEqual([{ n: 3 }]);
+    } finally {
+      await source.dispose();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -6,7 +6,7 @@
 // publish quota, and the run can report each trail's verdict. Repeating an import adds nothing:
 // each trail's content key is remembered in the store's key-value table.
 import { readFileSync } from "node:fs";
-import { ConfigError, loadConfig } from "../config";
+import { loadConfig } from "../config";
 import { errorMessage } from "../core/error-message";
 import { createLogger } from "../log";
 import { startProgress } from "../progress";
@@ -39,21 +39,12 @@ export async function runImport(args: string[]): Promise<number> {
     process.stderr.write(`colony: import refused: ${file}: ${err.message}\n`);
     return EXIT.usage;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    // The import is the operator's own action: no hourly publish quota, no queue bound.
-    config = { ...loadConfig(), publishLimit: 1_000_000_000, maxQueue: 1_000_000_000 };
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+  // The import is the operator's own action: no hourly publish quota, no queue bound. A bad
+  // variable: main prints it and exits 2.
+  const config = { ...loadConfig(), publishLimit: 1_000_000_000, maxQueue: 1_000_000_000 };
   const logger = createLogger(config.logLevel);
   const { composeColony } = await import("../compose");
   const { DataDirLockedError } = await import("../store/sqlite/lock");
-  const { DatabaseDamagedError } = await import("../store/sqlite/integrity");
   let colony: Awaited<ReturnType<typeof composeColony>>;
   try {
     colony = await composeColony(config, { logger, publicUrl: () => "" });
@@ -62,11 +53,7 @@ export async function runImport(args: string[]): Promise<number> {
       process.stderr.write(`colony: import: ${err.message} (stop the colony first)\n`);
       return EXIT.unavailable;
     }
-    if (err instanceof DatabaseDamagedError) {
-      process.stderr.write(`colony: import: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
+    throw err; // what the operator must fix (src/cli/start-refusal.ts): main prints one line, exit 2
   }
   try {
     const { store } = colony.subsystems;

@@ -1,7 +1,7 @@
 // `colony migrate`: the schema migrations alone (PostgreSQL at COLONY_DATABASE_URL, else the colony
 // in COLONY_DATA_DIR), and `--from-sqlite DIR` / `--to-sqlite DIR`: a stopped colony copied between
 // its embedded store and PostgreSQL (src/store/copy.ts does the copy; docs/scale-out.md).
-import { ConfigError, loadConfig } from "../config";
+import { loadConfig } from "../config";
 import { errorMessage } from "../core/error-message";
 import { createLogger } from "../log";
 import { prepareNatives } from "../platform/native";
@@ -31,14 +31,7 @@ export async function runMigrate(args: string[]): Promise<number> {
   if (!/^\d+$/.test(batchText ?? "1") || batchSize < 1 || batchSize > 100_000) {
     throw new UsageError(`--batch takes a whole number of rows from 1 to 100000 (got ${batchText})`);
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`colony: ${err.message}\n`);
-    return EXIT.usage;
-  }
+  const config = loadConfig(); // a bad variable: main prints it and exits 2
   try {
     if (!from && !to) return await migrateSchema(config);
     if (!config.databaseUrl) {

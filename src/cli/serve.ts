@@ -1,25 +1,14 @@
 // `colony serve`: starts a colony with the configuration of the environment. Once it listens it
 // prints one line on stdout, `colony listening on URL`, for scripts to read (with COLONY_PORT=0 it
 // is the only place the chosen port is easy to get); logs stay JSON on stderr.
-import { ConfigError, loadConfig } from "../config";
-import { EXIT } from "./command";
+import { loadConfig } from "../config";
 
 export async function runServe(): Promise<undefined> {
   (await import("../mcp/cli")).checkHostedMcpConfig(); // /mcp's variables: a bad one exits 2 before start
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(EXIT.usage);
-    }
-    throw err;
-  }
-  const { ListenError, startColony } = await import("../serve");
+  const config = loadConfig(); // a bad variable: main prints it and exits 2
+  const { startColony } = await import("../serve");
   const { createLogger } = await import("../log");
   const { DataDirLockedError } = await import("../store/sqlite/lock");
-  const { DatabaseDamagedError } = await import("../store/sqlite/integrity");
   const logger = createLogger(config.logLevel);
   let colony: Awaited<ReturnType<typeof startColony>>;
   try {
@@ -29,12 +18,7 @@ export async function runServe(): Promise<undefined> {
       process.stderr.write(`colony: ${err.message}\n`);
       process.exit(1);
     }
-    // What the operator must fix (a damaged file, a taken port): one plain line, exit 2.
-    if (err instanceof DatabaseDamagedError || err instanceof ListenError) {
-      process.stderr.write(`colony: ${err.message}\n`);
-      process.exit(EXIT.usage);
-    }
-    throw err;
+    throw err; // what the operator must fix (src/cli/start-refusal.ts): main prints one line, exit 2
   }
   process.stdout.write(`colony listening on ${colony.localUrl}\n`);
   let signals = 0;

@@ -31,6 +31,13 @@ describe("parseDatabaseUrl", () => {
     expect(parseDatabaseUrl("postgres://a,b/d").targetSessionAttrs).toBe("any");
   });
 
+  test("libpq's sslmode values and %XX escapes are accepted", () => {
+    for (const mode of ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]) {
+      expect(parseDatabaseUrl(`postgres://u@h/d?sslmode=${mode}`).hosts).toHaveLength(1);
+    }
+    expect(parseDatabaseUrl("postgres://us%40er:p%2Fw@h/colony%5Fdb").description).toBe("us@er@h/colony%5Fdb");
+  });
+
   const refused: [string, RegExp][] = [
     ["mysql://u@h/d", /postgres:\/\//],
     ["postgres://u@h/d?target_session_attrs=standby", /standby is not supported.*writes/],
@@ -46,6 +53,11 @@ describe("parseDatabaseUrl", () => {
     ["postgres://u@a,b/d?host=c", /host= in the query/],
     ["postgres://u@h/d?host=a,b&port=1,2", /a list in host=/],
     ["postgres://u@h:port/d", /not a valid URL/],
+    ["postgres://u@h/d?sslmode=bogus", /sslmode=bogus is not one of disable, allow, prefer, require, verify-ca, verify-full/],
+    ["postgres://u@a,b/d?sslmode=require&sslmode=disable", /sslmode is given more than once/],
+    ["postgres://%zz@h/d", /the user name or password has a %/],
+    ["postgres://u:p%ZZ@a,b/d", /the user name or password has a %/],
+    ["postgres://u@h/d%e9", /the database name has a %/],
   ];
   for (const [url, why] of refused) {
     test(`refused: ${url}`, () => {
@@ -59,6 +71,7 @@ describe("parseDatabaseUrl", () => {
       "postgres://u:hunter2@a,,b/d",
       "postgres://u:hunter2@a:1,b:x/d",
       "postgres://u:hunter2@a,b/d?target_session_attrs=standby",
+      "postgres://u:hunter2%G1@h/d",
     ]) {
       expect(() => parseDatabaseUrl(url)).toThrow(DatabaseUrlError);
       try {

@@ -9,6 +9,9 @@ const TARGET_SESSION_ATTRS: readonly TargetSessionAttrs[] = ["any", "read-write"
 /** libpq's other values: valid for libpq, useless for a client that writes. */
 const READ_ONLY_ATTRS = ["read-only", "standby", "prefer-standby"];
 
+/** The sslmode values of libpq that Bun's client takes. */
+const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"];
+
 /** libpq's default port, for a host named without one. */
 const DEFAULT_PORT = 5432;
 
@@ -57,6 +60,18 @@ export function parseDatabaseUrl(raw: string): DatabaseTarget {
   if (!TARGET_SESSION_ATTRS.includes(attrs as TargetSessionAttrs)) {
     const why = READ_ONLY_ATTRS.includes(attrs) ? " (a colony writes: it needs a server that accepts writes)" : "";
     throw new DatabaseUrlError(`target_session_attrs=${attrs} is not supported${why}; use ${TARGET_SESSION_ATTRS.join(", ")}`);
+  }
+  // Bun's client checks these only when it connects: a colony would start and retry a URL that can never work.
+  const sslmode = params.getAll("sslmode");
+  if (sslmode.length > 1) throw new DatabaseUrlError("sslmode is given more than once");
+  if (sslmode.length === 1 && !SSL_MODES.includes(sslmode[0]!)) {
+    throw new DatabaseUrlError(`sslmode=${sslmode[0]} is not one of ${SSL_MODES.join(", ")}`);
+  }
+  for (const [part, text] of [
+    ["the user name or password", userinfo ?? ""],
+    ["the database name", path],
+  ] as const) {
+    if (!wellEncoded(text)) throw new DatabaseUrlError(`${part} has a % that does not start a %XX escape of UTF-8`);
   }
   const balance = params.get("load_balance_hosts");
   if (balance !== null && balance !== "disable") {
@@ -119,6 +134,15 @@ function checkParses(url: string): void {
     new URL(url);
   } catch {
     throw new DatabaseUrlError("not a valid URL");
+  }
+}
+
+function wellEncoded(s: string): boolean {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -7,6 +7,7 @@
 import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
+import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
@@ -78,27 +79,36 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
     return handleStatelessPost(createToolServer(client, tools), request, parsed, allowedHosts);
   }
 
-  const server = Bun.serve({
-    hostname: opts.hostname ?? "127.0.0.1",
-    port: opts.port,
-    async fetch(request, srv) {
-      const started = performance.now();
-      let response: Response;
-      try {
-        response = await handle(request, srv);
-      } catch (err) {
-        logger.error("mcp request failed", { error: errorMessage(err) });
-        response = serviceErrorAsJsonRpc(toServiceError(err) ?? new ServiceError("internal"));
-      }
-      logger.info("request", {
-        method: request.method,
-        route: new URL(request.url).pathname === "/healthz" ? "/healthz" : "/mcp",
-        status: response.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-      });
-      return response;
-    },
-  });
+  const hostname = opts.hostname ?? "127.0.0.1";
+  let server: Server<undefined>;
+  try {
+    server = listen();
+  } catch (err) {
+    throw ListenError.from(err, hostname, opts.port, "COLONY_MCP_PORT (or --port N)");
+  }
+  function listen() {
+    return Bun.serve({
+      hostname,
+      port: opts.port,
+      async fetch(request, srv) {
+        const started = performance.now();
+        let response: Response;
+        try {
+          response = await handle(request, srv);
+        } catch (err) {
+          logger.error("mcp request failed", { error: errorMessage(err) });
+          response = serviceErrorAsJsonRpc(toServiceError(err) ?? new ServiceError("internal"));
+        }
+        logger.info("request", {
+          method: request.method,
+          route: new URL(request.url).pathname === "/healthz" ? "/healthz" : "/mcp",
+          status: response.status,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        });
+        return response;
+      },
+    });
+  }
   const url = `http://${server.hostname}:${server.port}`;
   // On loopback, a web page could reach this port through DNS rebinding; its requests carry the
   // page's host name, so only loopback names are served.

@@ -13,6 +13,14 @@ export async function runBackupCommand(command: "backup" | "restore", args: stri
   if (args.length > 1) throw new UsageError(`${command} takes one FILE (${what}), got ${args.length} arguments`);
   const file = args[0]!;
   const config = loadConfig();
+  if (config.databaseUrl) {
+    // Both work on COLONY_DATA_DIR's SQLite file; a colony in PostgreSQL does not use it, so a
+    // restore there would report success and change nothing the colony serves.
+    throw new UsageError(
+      `${command} works on the SQLite colony in COLONY_DATA_DIR, but COLONY_DATABASE_URL is set: the colony is in PostgreSQL. ` +
+        "Back it up with PostgreSQL's tools (pg_dump), or copy it to a SQLite directory with colony migrate --to-sqlite DIR",
+    );
+  }
   const { sqliteVec } = prepareNatives({ cacheDir: config.cacheDir });
   try {
     if (command === "backup") {

@@ -62,6 +62,9 @@ export interface EmbeddedBundle {
   modelId: string;
 }
 
+/** The binary cannot unpack its native parts or default model into the cache directory (COLONY_CACHE_DIR). */
+export class CacheDirError extends Error {}
+
 /** The rewritten onnxruntime-node binding loader (tools/build.ts) calls this for its .node path. */
 export const ORT_BINDING_HOOK = Symbol.for("colony.native.ortBinding");
 
@@ -293,7 +296,7 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
       extractFiles(b.natives, dir);
     } catch (err) {
       const why = errorMessage(err);
-      throw new Error(`cannot unpack the native libraries into ${dir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
+      throw new CacheDirError(`cannot unpack the native libraries into ${dir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
     if (b.modelFiles.length > 0 && !existsSync(join(b.modelDir, b.modelFiles[0]!))) {
       throw new Error(`embedded model files are missing from ${b.modelDir}`);
@@ -305,7 +308,7 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
       extractFiles(b.models, modelDir);
     } catch (err) {
       const why = errorMessage(err);
-      throw new Error(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
+      throw new CacheDirError(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
     touch(dir);
     touch(modelDir);

@@ -17,6 +17,7 @@ import { errorMessage } from "../../core/error-message";
 import { openPool } from "./hosts";
 import { PgLexicalIndex } from "./lexical";
 import { migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "./migrations";
+import { SchemaTooNewError } from "../schema-version";
 import { num, PgKeyValueStore } from "./repositories";
 import { asFloats, PgVectorStore, REINDEX_PENDING_KEY, SIGNATURE_KEY, storedVectorModel } from "./vectors";
 
@@ -55,7 +56,7 @@ async function connect(url: string): Promise<SQL> {
   return sql;
 }
 
-const tooNew = (err: unknown) => err instanceof Error && /newer than this colony understands/.test(err.message);
+const tooNew = (err: unknown) => err instanceof SchemaTooNewError;
 
 export interface SchemaMigration {
   from: number;

@@ -2,6 +2,7 @@
 // transaction holding a transaction-level advisory lock, so replicas started together apply each
 // one exactly once (the others wait, then see it applied). Never edit a released migration.
 import type { SQL } from "bun";
+import { SchemaTooNewError } from "../schema-version";
 
 export interface PgMigration {
   version: number;
@@ -337,7 +338,7 @@ export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_M
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
       const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
       if (current > newest) {
-        throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
+        throw new SchemaTooNewError(current, newest, "the PostgreSQL database");
       }
       if (m.version <= current) return;
       await tx.unsafe(m.sql);
@@ -346,7 +347,7 @@ export async function migratePostgres(sql: SQL, migrations: PgMigration[] = PG_M
   }
   const [{ current }] = await sql`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
   if (current > newest) {
-    throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
+    throw new SchemaTooNewError(current, newest, "the PostgreSQL database");
   }
   return current;
 }

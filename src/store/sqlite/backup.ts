@@ -3,10 +3,11 @@
 // Backup: bun:sqlite has no binding for SQLite's backup API; `VACUUM INTO` gives the same
 // guarantee (a consistent point-in-time copy, taken inside one read transaction while the colony
 // keeps writing through WAL) and writes a compact, self-contained file.
-// Restore: refused while a colony holds the data directory; the backup is verified first, and the
-// files it replaces are moved aside, never deleted.
+// Restore: refused while a colony holds the data directory; the backup is verified first and
+// copied beside the database, and only a whole copy replaces it (one rename); the files it
+// replaces are moved aside, never deleted.
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { DATABASE_FILE, migrate, openDatabase } from "./database";
 import { integrityProblems } from "./integrity";
@@ -75,24 +76,37 @@ export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; 
   const lock = lockDataDir(opts.dataDir); // throws while a colony runs on this directory
   try {
     const current = join(opts.dataDir, DATABASE_FILE);
+    // The copy is written beside the database first: until it is whole, the directory keeps its
+    // own database, so a restore that fails or is killed here leaves the colony as it was.
+    const incoming = `${current}.restoring`;
+    try {
+      rmSync(incoming, { force: true });
+      const copy = new Database(file, { readonly: true });
+      try {
+        copy.loadExtension(opts.sqliteVecPath);
+        copy.query("VACUUM INTO ?").run(incoming);
+      } finally {
+        copy.close();
+      }
+      chmodSync(incoming, 0o600);
+    } catch (err) {
+      try {
+        rmSync(incoming, { force: true });
+      } catch {}
+      throw err;
+    }
     let previous: string | null = null;
     const existing = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`].filter((f) => existsSync(join(opts.dataDir, f)));
     if (existing.length > 0) {
-      // The WAL moves with its database: applied to the restored file it would corrupt it.
       previous = join(opts.dataDir, `pre-restore-${new Date(opts.now ?? Date.now()).toISOString().replace(/[:.]/g, "-")}`);
       mkdirSync(previous, { mode: 0o700 });
-      for (const f of existing) renameSync(join(opts.dataDir, f), join(previous, f));
+      // The WAL moves with its database: applied to the restored file it would corrupt it. The
+      // database itself is linked, then replaced in one rename, so the directory is never without one.
+      for (const f of existing) {
+        if (f === DATABASE_FILE) keepBeside(current, join(previous, f));
+        else renameSync(join(opts.dataDir, f), join(previous, f));
+      }
     }
-    const incoming = `${current}.restoring`;
-    const copy = new Database(file, { readonly: true });
-    try {
-      copy.loadExtension(opts.sqliteVecPath);
-      rmSync(incoming, { force: true });
-      copy.query("VACUUM INTO ?").run(incoming);
-    } finally {
-      copy.close();
-    }
-    chmodSync(incoming, 0o600);
     renameSync(incoming, current);
     // Bring an older backup's schema up to date now, so the first start has nothing to do.
     const db = openDatabase({ dataDir: opts.dataDir, sqliteVecPath: opts.sqliteVecPath });
@@ -101,5 +115,14 @@ export function restoreDatabase(opts: { dataDir: string; sqliteVecPath: string; 
     return { previous };
   } finally {
     lock.release();
+  }
+}
+
+/** A second name for the database (a copy where the filesystem has no hard links), so it can be replaced in one rename. */
+function keepBeside(file: string, as: string): void {
+  try {
+    linkSync(file, as);
+  } catch {
+    copyFileSync(file, as);
   }
 }

@@ -20,6 +20,7 @@ import { checkDatabaseFile, DatabaseDamagedError } from "./integrity";
 import { SqliteKeyValueStore } from "./kv";
 import { SqliteLexicalIndex } from "./lexical";
 import { DataDirLockedError, type DataDirLock, lockDataDir } from "./lock";
+import { SchemaTooNewError } from "../schema-version";
 import { MIGRATIONS } from "./migrations";
 import { REINDEX_PENDING_KEY, SIGNATURE_KEY, SqliteVectorStore, storedVectorModel } from "./vectors";
 
@@ -82,8 +83,8 @@ function openDirectory(dir: string, sqliteVecPath: string, create: boolean): Ope
     return { db, lock, from, to };
   } catch (err) {
     lock.release();
-    if (err instanceof Error && /newer than this colony understands/.test(err.message)) {
-      throw new MigrateError("refused", `${file}: ${err.message}`);
+    if (err instanceof SchemaTooNewError) {
+      throw new MigrateError("refused", err.message); // it names the file
     }
     throw err;
   }

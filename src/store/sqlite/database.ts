@@ -3,6 +3,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { SchemaTooNewError } from "../schema-version";
 import { MIGRATIONS, type Migration } from "./migrations";
 
 export interface OpenOptions {
@@ -14,6 +15,16 @@ export interface OpenOptions {
 }
 
 export const DATABASE_FILE = "colony.db";
+
+/** COLONY_DATA_DIR cannot hold the colony: not a directory, not writable, or its database does not open. */
+export class DataDirUnusableError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly reason: string,
+  ) {
+    super(`COLONY_DATA_DIR=${dataDir} cannot hold the colony's database: ${reason}`);
+  }
+}
 
 /**
  * bun:sqlite's `query()` caches only 20 prepared statements. A search alone runs more distinct
@@ -80,7 +91,7 @@ export function migrate(db: Database, migrations: Migration[]): number {
   const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
   const newest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   if (current > newest) {
-    throw new Error(`database schema version ${current} is newer than this colony understands (${newest}); use a newer colony`);
+    throw new SchemaTooNewError(current, newest, `the database ${db.filename}`);
   }
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;
