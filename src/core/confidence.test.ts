@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, coverageMatters, lexicalCoverage } from "./confidence";
+import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, lexicalCoverage } from "./confidence";
 
 describe("confidence", () => {
   test("a fingerprint match is strong whatever its features", () => {
@@ -30,12 +30,11 @@ describe("confidence", () => {
   });
 });
 
-test("coverage is read only where it can change the rating", () => {
-  for (let c = 0; c <= 100; c++) {
-    const cosine = c / 100;
-    const levels = new Set([0, 0.3, 0.5, 0.6, 1].map((coverage) => confidenceOf({ via: "semantic", cosine, coverage })));
-    if (!coverageMatters(cosine)) expect([...levels]).toEqual(["weak"]);
+test("below the lowest cosine any threshold names, a match is weak whatever its coverage", () => {
+  const lowest = Math.min(T.strongCosine, T.strongCosine2, T.likelyCosine, T.likelyCosineWithCoverage);
+  expect(lowest).toBe(0.45);
+  for (let c = 0; c < lowest * 100; c++) {
+    for (const coverage of [0, 0.3, 0.5, 0.6, 1]) expect(confidenceOf({ via: "semantic", cosine: c / 100, coverage })).toBe("weak");
   }
-  expect(coverageMatters(0.45)).toBe(true);
-  expect(coverageMatters(0.44)).toBe(false);
+  expect(confidenceOf({ via: "semantic", cosine: lowest, coverage: 1 })).not.toBe("weak");
 });

@@ -52,15 +52,6 @@ export function coverageOf(wanted: Set<string>, trailText: string): number {
   return found.size / wanted.size;
 }
 
-/**
- * Whether coverage can change the rating of a semantic match with this cosine: below every
- * threshold that reads coverage the match is weak whatever it is, so a search skips tokenizing
- * that trail's text.
- */
-export function coverageMatters(cosine: number, t = CONFIDENCE_THRESHOLDS): boolean {
-  return cosine >= Math.min(t.strongCosine, t.strongCosine2, t.likelyCosineWithCoverage);
-}
-
 export function confidenceOf(m: MatchFeatures, t = CONFIDENCE_THRESHOLDS): Confidence {
   if (m.via === "fingerprint") return "strong";
   if ((m.cosine >= t.strongCosine && m.coverage >= t.strongCoverage) || (m.cosine >= t.strongCosine2 && m.coverage >= t.strongCoverage2)) {
