@@ -4,7 +4,7 @@
 // character made publishes answer 503 forever, searches and outcome reports 500.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NUL_MESSAGE } from "../src/core/trail";
-import { startTestColony, type TestColony } from "./support/colony";
+import { startTestColony, TEST_BACKEND, type TestColony } from "./support/colony";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const ADMIN = "hostile-state-operator-token";
@@ -152,5 +152,41 @@ describe("one trail cannot stop the enrichment of the others", () => {
     }
     const found = await body(await colony.fetch("/v1/search", json({ query: `ValueError: ${word.slice(0, 1900)}` })));
     expect(found.json.results.map((r: any) => r.trail_id)).toContain(first.json.trail_id);
+  });
+
+  test("a trail whose verdict the database refuses is rejected as enrichment_failed; the trails beside it are indexed", async () => {
+    // Whatever makes the database refuse one trail's write (here a trigger, on either store), the
+    // batch holding it failed as a whole and was retried forever as if the store were down: the
+    // queue stopped there and nothing published after it was indexed.
+    const marker = "refused-by-the-database";
+    if (TEST_BACKEND === "sqlite") {
+      await colony.query(`CREATE TRIGGER refuse_marked BEFORE UPDATE OF status ON trails
+        WHEN NEW.status = 'indexed' AND instr(NEW.content, '${marker}') > 0
+        BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END`);
+    } else {
+      await colony.query(`CREATE FUNCTION refuse_marked() RETURNS trigger LANGUAGE plpgsql AS $f$
+        BEGIN
+          IF NEW.status = 'indexed' AND position('${marker}' in NEW.content) > 0 THEN RAISE EXCEPTION 'refused by a trigger'; END IF;
+          RETURN NEW;
+        END $f$`);
+      await colony.query("CREATE TRIGGER refuse_marked BEFORE UPDATE ON trails FOR EACH ROW EXECUTE FUNCTION refuse_marked()");
+    }
+    try {
+      const refused = await body(await colony.fetch("/v1/trails", json(sampleTrail({ error: `KeyError: '${marker}'` }))));
+      const others = [];
+      for (let i = 0; i < 3; i++) {
+        others.push(await body(await colony.fetch("/v1/trails", json(sampleTrail({ error: `IndexError: published beside it ${i}` })))));
+      }
+      expect([refused, ...others].map((r) => r.status)).toEqual([202, 202, 202, 202]);
+      await colony.service.worker!.drain(20_000);
+      for (const o of others) expect(((await (await colony.fetch(`/v1/trails/${o.json.trail_id}`)).json()) as any).status).toBe("indexed");
+      const status = (await (await colony.fetch(`/v1/trails/${refused.json.trail_id}`)).json()) as any;
+      expect(status.status).toBe("rejected");
+      expect(JSON.stringify(status)).toContain("enrichment_failed");
+    } finally {
+      await colony.query(
+        TEST_BACKEND === "sqlite" ? "DROP TRIGGER refuse_marked" : "DROP TRIGGER refuse_marked ON trails; DROP FUNCTION refuse_marked()",
+      );
+    }
   });
 });

@@ -7,7 +7,10 @@ import { type Analysis, analyzeTrail } from "./enrichment";
 import { errorMessage } from "./error-message";
 import type { Trail } from "./trail";
 
-/** A trail whose analysis throws this many times is rejected rather than retried forever. */
+/**
+ * A trail whose enrichment failed this many times (its analysis threw, or its verdict could not be
+ * written while other trails' could) is rejected rather than retried forever.
+ */
 export const MAX_ATTEMPTS = 5;
 
 export interface TriageFacts {
@@ -38,6 +41,9 @@ export type Triage =
 export function triage(f: TriageFacts, analyze: (trail: Trail) => Analysis = analyzeTrail): Triage {
   if (f.status !== "queued") return { action: "drop" };
   if (f.contentRemoved) return { action: "reject", reasons: ["removed_content"], trail: f.trail };
+  if (f.attempts >= MAX_ATTEMPTS) {
+    return { action: "reject", reasons: ["enrichment_failed"], trail: f.trail, error: `enrichment failed ${f.attempts} times` };
+  }
   let analysis: Analysis;
   try {
     analysis = analyze(f.trail);

@@ -9,7 +9,7 @@ import { settle, triage } from "../core/enrichment-decision";
 import type { Trail } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
-import type { Store, TrailRecord, Transaction } from "../store/ports";
+import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -39,6 +39,20 @@ type Planned =
   | { seq: number; record: TrailRecord; kind: "candidate"; analysis: Analysis };
 
 type Job = { trailSeq: number; attempts: number };
+
+/**
+ * A batch's verdicts could not be written, and not because the store is unavailable: something in
+ * one of its trails (a value the database refuses) may be the cause. `seqs` are the trails whose
+ * verdicts the transaction held.
+ */
+class VerdictsNotWritten extends Error {
+  constructor(
+    readonly seqs: number[],
+    readonly reason: unknown,
+  ) {
+    super(`the verdicts of ${seqs.length} trail(s) could not be written: ${errorText(reason)}`);
+  }
+}
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -97,7 +111,7 @@ export class EnrichmentWorker {
         if (jobs.length === 0) return;
         const stopRenewing = this.keepLeases(jobs);
         try {
-          await this.process(jobs);
+          await this.processIsolatingFailures(jobs);
         } finally {
           stopRenewing();
         }
@@ -113,6 +127,41 @@ export class EnrichmentWorker {
         return;
       }
     }
+  }
+
+  /**
+   * Processes a batch. When its verdicts cannot be written for a reason other than the store being
+   * unavailable, each of its trails is tried alone, so one trail the database refuses cannot hold
+   * back the others: those written alone are done, and each that fails alone counts an attempt
+   * (triage rejects it as enrichment_failed at MAX_ATTEMPTS) and goes back to the queue. Failures of
+   * the store or the embedder as a whole are thrown: the loop retries the batch later.
+   */
+  private async processIsolatingFailures(jobs: Job[]): Promise<void> {
+    try {
+      await this.process(jobs);
+      return;
+    } catch (err) {
+      if (!(err instanceof VerdictsNotWritten)) throw err;
+      if (err.seqs.length === 1) return await this.countFailure(err.seqs[0]!, err.reason);
+    }
+    for (const job of jobs) {
+      try {
+        await this.process([job]);
+      } catch (err) {
+        if (!(err instanceof VerdictsNotWritten)) throw err;
+        await this.countFailure(job.trailSeq, err.reason);
+      }
+    }
+  }
+
+  /** One trail's enrichment failed on its own: an attempt is counted and the job goes back to the queue. */
+  private async countFailure(seq: number, reason: unknown): Promise<void> {
+    const { store, logger, metrics, claims, now } = this.deps;
+    logger.error("enrichment of a trail failed", { trail_seq: seq, error: errorText(reason) });
+    metrics?.enrichment("failed");
+    await store.stats.bump("failed", now());
+    await store.jobs.recordFailure(seq, errorText(reason));
+    await claims.release([seq]);
   }
 
   /** Renews the leases of a batch's jobs while it is processed (claims that lease); returns the stop. */
@@ -174,7 +223,7 @@ export class EnrichmentWorker {
   }
 
   private async process(jobs: Job[]): Promise<void> {
-    const { store, embedder, now } = this.deps;
+    const { embedder, now } = this.deps;
     const planned = await this.plan(jobs);
     const candidates = planned.filter((p): p is Extract<Planned, { kind: "candidate" }> => p.kind === "candidate");
     const embeddings = candidates.length ? await embedder.embed(candidates.map((c) => embeddingText(c.analysis.trail))) : [];
@@ -186,7 +235,7 @@ export class EnrichmentWorker {
     const upserted: number[] = [];
     const at = now();
     const verdicts: EnrichmentOutcome[] = [];
-    await store.transaction(async (tx) => {
+    await this.writeVerdicts(planned, async (tx) => {
       const counted = async (outcome: EnrichmentOutcome, applied: boolean) => {
         if (!applied) return;
         verdicts.push(outcome);
@@ -248,6 +297,19 @@ export class EnrichmentWorker {
       const metrics = this.deps.metrics;
       if (metrics) tx.afterCommit(() => verdicts.forEach((v) => metrics.enrichment(v)));
     });
+  }
+
+  /** The verdicts' transaction; a failure other than the store's being unavailable names the trails it held. */
+  private async writeVerdicts(planned: Planned[], write: (tx: Transaction) => Promise<void>): Promise<void> {
+    try {
+      await this.deps.store.transaction(write);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError || planned.length === 0) throw err;
+      throw new VerdictsNotWritten(
+        planned.map((p) => p.seq),
+        err,
+      );
+    }
   }
 
   /**
