@@ -39,6 +39,8 @@ function rewindToVersion1(dataDir: string): void {
     // Migration 8 (operator series) came later still.
     db.exec("DROP TABLE series_hourly");
     db.exec("DROP INDEX events_by_trail");
+    // And migration 9 (the ranking facts index).
+    db.exec("DROP INDEX trails_ranking");
     db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();

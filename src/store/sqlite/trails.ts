@@ -142,11 +142,15 @@ export class SqliteTrailRepository implements TrailRepository {
     if (seqs.length === 0) return [];
     // json_extract returns the environment object as JSON text: SQLite reads it out of the stored
     // trail far faster than parsing every whole trail in JavaScript.
-    const environment = opts.environment ? "json_extract(content, '$.environment')" : "NULL";
+    // Without the environment, the index trails_ranking answers alone (the planner would read the
+    // table by rowid).
+    const [environment, source] = opts.environment
+      ? ["json_extract(content, '$.environment')", "trails"]
+      : ["NULL", "trails INDEXED BY trails_ranking"];
     return this.db
       .query<{ seq: number; status: TrailStatus; strength: number | null; environment: string | null }, number[]>(
         `SELECT seq, status, strength, ${environment} AS environment
-         FROM trails WHERE seq IN (${seqs.map(() => "?").join(",")})`,
+         FROM ${source} WHERE seq IN (${seqs.map(() => "?").join(",")})`,
       )
       .all(...seqs)
       .map((r) => ({ ...r, environment: r.environment === null ? null : JSON.parse(r.environment) }));
