@@ -136,3 +136,21 @@ describe("quotas under a concurrent burst", () => {
     }
   });
 });
+
+describe("one trail cannot stop the enrichment of the others", () => {
+  // On PostgreSQL a trail with one long word of incompressible text (2,000 CJK characters: a CJK
+  // sentence has no spaces) made a lexical term longer than a B-tree entry can hold: its batch
+  // failed at every retry, and no trail published after it was indexed.
+  test("a trail with a 1,980-character word is indexed, and so is the trail after it", async () => {
+    const word = Array.from({ length: 1980 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join("");
+    const first = await body(await colony.fetch("/v1/trails", json(sampleTrail({ error: `ValueError: ${word}` }))));
+    const second = await body(await colony.fetch("/v1/trails", json(sampleTrail({ error: "TypeError: published after the long word" }))));
+    expect([first.status, second.status]).toEqual([202, 202]);
+    await colony.service.worker!.drain(10_000);
+    for (const id of [first.json.trail_id, second.json.trail_id]) {
+      expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).status).toBe("indexed");
+    }
+    const found = await body(await colony.fetch("/v1/search", json({ query: `ValueError: ${word.slice(0, 1900)}` })));
+    expect(found.json.results.map((r: any) => r.trail_id)).toContain(first.json.trail_id);
+  });
+});

@@ -97,3 +97,20 @@ describe("the counting rule (src/core/outcome-counting.ts)", () => {
     expect(utcDayStart(t + 1)).toBe(Date.parse("2026-03-05T00:00:00Z"));
   });
 });
+
+describe("concurrent reports", () => {
+  // The count of a client's counted reports was read and the new report inserted in one
+  // transaction, but on PostgreSQL concurrent transactions each read the count before any
+  // inserted: 8 failed reports sent at once from one address were all counted (the rule allows 2).
+  test("eight failed reports sent at once from one address: two count", async () => {
+    const id = await publish("ValueError: outcome manipulation by a concurrent burst");
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => report(id, "failed", from("198.51.100.20", `agent-burst-puppet-${i}`))),
+    );
+    const counted = await Promise.all(answers.map(async (r) => (expect(r.status).toBe(202), ((await r.json()) as any).counted)));
+    expect(counted.filter(Boolean).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
+  });
+});

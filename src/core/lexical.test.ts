@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_DIR } from "../../test/support/paths";
-import { lexicalQuery, lexicalTokens, wordTokens } from "./lexical";
+import { lexicalQuery, lexicalTokens, MAX_TOKEN_CHARS, wordTokens } from "./lexical";
 
 test("identifiers are kept whole and split into parts", () => {
   expect(lexicalTokens("Error [ERR_REQUIRE_ESM]: require() of ES Module")).toEqual(
@@ -32,6 +32,16 @@ test("FTS5 syntax in the input cannot reach the query", () => {
 test("bounded on hostile input", () => {
   expect(lexicalTokens("a_".repeat(40_000)).length).toBeLessThanOrEqual(400);
   expect(lexicalTokens("x".repeat(65_536)).length).toBe(1);
+});
+
+test("no token is longer than 200 characters (PostgreSQL's B-tree entries hold 2,704 bytes)", () => {
+  const cjk = Array.from({ length: 1980 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join("");
+  for (const text of [`ValueError: ${cjk}`, "x".repeat(65_536), `blob ${"Qx9_".repeat(1000)} end`, "𝐀".repeat(500)]) {
+    const tokens = lexicalTokens(text);
+    for (const t of tokens) expect(Array.from(t).length).toBeLessThanOrEqual(MAX_TOKEN_CHARS);
+    expect(tokens.length).toBeGreaterThan(0);
+  }
+  expect(lexicalTokens(`ValueError: ${cjk}`)).toContain(Array.from(cjk).slice(0, 200).join(""));
 });
 
 test("tokens are the ones existing lexical indexes were built with", () => {

@@ -5,6 +5,16 @@
 
 const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu;
 const MAX_TOKENS = 400;
+/**
+ * The longest token, in characters: a longer word (a pasted base64 blob, a minified line, a CJK
+ * sentence, which has no spaces) is indexed and queried by its first 200 characters. PostgreSQL
+ * keeps each term in a B-tree, whose entries hold at most 2,704 bytes: one trail with a longer,
+ * incompressible word failed its enrichment batch every time, and the batch was retried forever,
+ * so no trail after it was indexed. 200 characters are at most 800 bytes.
+ */
+export const MAX_TOKEN_CHARS = 200;
+
+const bounded = (token: string) => (token.length > MAX_TOKEN_CHARS ? Array.from(token).slice(0, MAX_TOKEN_CHARS).join("") : token);
 
 /** Words too common in error text to help ranking. */
 const STOP = new Set([
@@ -99,9 +109,9 @@ export function lexicalTokens(text: string): string[] {
   for (const m of text.normalize("NFKC").matchAll(WORD)) {
     const word = m[0];
     if (PLAIN_WORD.test(word)) {
-      if (!STOP.has(word)) out.push(word);
+      if (!STOP.has(word)) out.push(bounded(word));
     } else {
-      for (const t of memoizedWordTokens(word)) out.push(t);
+      for (const t of memoizedWordTokens(word)) out.push(bounded(t));
     }
     if (out.length >= MAX_TOKENS) break;
   }

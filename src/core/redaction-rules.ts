@@ -771,6 +771,23 @@ function isYamlEntry(m: RegExpExecArray, text: string): boolean {
   return /^[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/.test(rest);
 }
 
+const AWS_BARE_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg;
+const looksLikeAwsSecret = (s: string) => /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4;
+
+/**
+ * A bare AWS secret access key in a string of a value (a trail) that holds an AWS access key id in
+ * another string: a fix often names the key id in one step or command and the secret in the next
+ * ("the secret is wJalr…"), out of the reach of the rule that looks 200 characters around the id.
+ * Applied by redactDeep to every string once the value is known to hold an access key id.
+ */
+export const AWS_SECRET_ELSEWHERE: RedactionRule = {
+  kind: "aws_secret_key",
+  about: "bare AWS secret access keys anywhere in a trail that holds an AWS access key id",
+  pattern: AWS_BARE_SECRET,
+  group: 0,
+  accept: (s) => looksLikeAwsSecret(s),
+};
+
 export const REDACTION_RULES: RedactionRule[] = [
   // --- Key material --------------------------------------------------------------------------
   {
@@ -799,15 +816,12 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "aws_secret_key",
     hint: /aws_access_key>/,
-    about: "bare AWS secret access keys: a 40-character base64 string within 200 characters of an AWS access key id",
-    pattern: /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
+    about:
+      "bare AWS secret access keys: a 40-character base64 string within 200 characters of an AWS access key id (in any other field of the same trail too: see AWS_SECRET_ELSEWHERE)",
+    pattern: AWS_BARE_SECRET,
     group: 0,
     accept: (s, m, text) =>
-      /[A-Z]/.test(s) &&
-      /[a-z]/.test(s) &&
-      /[0-9]/.test(s) &&
-      entropy(s) >= 4 &&
-      text.slice(Math.max(0, m.index - 200), m.index + s.length + 200).includes(placeholder("aws_access_key")),
+      looksLikeAwsSecret(s) && text.slice(Math.max(0, m.index - 200), m.index + s.length + 200).includes(placeholder("aws_access_key")),
   },
   {
     kind: "aws_secret_key",

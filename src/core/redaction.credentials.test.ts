@@ -3,7 +3,7 @@
 // token classes of established secret scanners (gitleaks' default rules, detect-secrets' plugins).
 // Fake credentials are assembled at run time so no scanner mistakes this file for a leak.
 import { describe, expect, test } from "bun:test";
-import { REDACTION_KINDS, redactText } from "./redaction.ts";
+import { REDACTION_KINDS, redactDeep, redactText } from "./redaction.ts";
 
 const j = (...parts: string[]) => parts.join("");
 const rep = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
@@ -332,6 +332,61 @@ describe("forms the session 7 audit found", () => {
     "aws configure set aws_secret_access_key",
   ]) {
     test(`stays: ${input.slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
+
+describe("a secret split from its key id across fields (session 7 audit)", () => {
+  const trail = () => ({
+    problem: { error: "botocore.exceptions.ClientError: SignatureDoesNotMatch" },
+    solution: {
+      commands: [`aws configure set aws_access_key_id ${AWS_ID}`],
+      steps: ["Take the pair from the vault", `The secret is ${AWS_SECRET}`],
+    },
+  });
+  test("a bare AWS secret key in another field than the key id is redacted", () => {
+    const r = redactDeep(trail());
+    expect(JSON.stringify(r.value)).not.toContain(AWS_SECRET);
+    expect(r.value.solution.steps[1]).toBe("The secret is <redacted:aws_secret_key>");
+    expect(r.counts).toEqual({ aws_access_key: 1, aws_secret_key: 1 });
+    expect(redactDeep(r.value).counts).toEqual({});
+  });
+  test("without a key id anywhere, a 40-character string elsewhere stays", () => {
+    const t = trail();
+    t.solution.commands = ["aws configure list"];
+    expect(redactDeep(t).value).toEqual(t);
+  });
+});
+
+describe("secrets inside base64 (session 7 audit)", () => {
+  const PEM = j(
+    "-----BEGIN RSA PRIVATE ",
+    "KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY-----\n",
+  );
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  const cases: [string, string, string][] = [
+    ["private_key", `+  tls.crt: LS0t\n+  ssh-privatekey: ${b64(PEM)}`, b64(PEM)],
+    ["private_key", `kubectl get secret x -o jsonpath='{.data.id_rsa}' # ${b64(PEM)}`, b64(PEM)],
+    ["token", `+  .dockerconfigjson: ${b64(`{"auths":{"registry.acme.io":{"auth":"${b64("ci:Zq8wX2vPw9")}"}}}`)}`, "eyJhdXRocyI6"],
+    ["password", `+  .env: ${b64("DB_PASSWORD=correcthorse9\nLOG_LEVEL=info\n")}`, b64("DB_PASSWORD=correcthorse9\nLOG_LEVEL=info\n")],
+    ["github_token", `echo ${b64(`token ${j("ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6")}`)} | base64 -d`, "dG9rZW4g"],
+  ];
+  for (const [kind, input, encoded] of cases) {
+    test(`${kind}: ${input.slice(0, 50)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(encoded);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    `echo ${b64("hello world, nothing secret in here at all")} | base64 -d`,
+    "AbstractSingletonProxyFactoryBeanDefinitionRegistryPostProcessor",
+    "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+    `data:image/png;base64,${b64("\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000")}`,
+  ]) {
+    test(`stays: ${input.slice(0, 50)}`, () => {
       expect(redactText(input)).toEqual({ text: input, counts: {} });
     });
   }

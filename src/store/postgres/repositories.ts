@@ -97,6 +97,10 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
+  async holdTrail(trailSeq: number): Promise<void> {
+    await this.sql`SELECT 1 FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+  }
+
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
     const rows = await this.sql`SELECT 1 FROM outcomes
       WHERE trail_seq = ${trailSeq} AND agent = ${agent} AND counted AND at >= ${since} LIMIT 1`;

@@ -84,6 +84,9 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
+  /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold. */
+  async holdTrail(_trailSeq: number): Promise<void> {}
+
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
     return (
       this.db
