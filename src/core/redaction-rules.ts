@@ -1105,6 +1105,41 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s) => !/^[/.~]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4, // paths are not secrets
   },
   {
+    kind: "password",
+    hint: /value:/,
+    about:
+      "Kubernetes-style name/value pairs whose name announces a secret (`- name: DB_PASSWORD` then `value: …` on the next line); the kind follows the name",
+    pattern: new RegExp(
+      String.raw`(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*(["']?)(${NAME})\1[ \t]*\r?\n[ \t]*value:[ \t]*(${QUOTED}|${BARE})[ \t]*(?=\r?\n|$)`,
+      "dg",
+    ),
+    group: 3,
+    accept: (s, m) => {
+      const kind = secretKindOfName(m[2]!);
+      return kind !== null && !isPlaceholderValue(s) ? kind : false;
+    },
+  },
+  {
+    kind: "password",
+    hint: /:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n/,
+    about:
+      "YAML entries whose key announces a secret and whose value, one word or a quoted string, is on the next, more indented line (`password: >-` or `api_token:` then the value)",
+    pattern: new RegExp(
+      String.raw`(?:^|\n)([ \t]*)(?:-[ \t]+)?(["']?)(${NAME})\2:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n\1[ \t]+(${QUOTED}|[^\s#"'][^\s]{0,511})[ \t]*(?=\r?\n|$)`,
+      "dg",
+    ),
+    group: 4,
+    accept: (s, m) => {
+      const kind = secretKindOfName(m[3]!);
+      if (kind === null || isPlaceholderValue(s)) return false;
+      const v = stripQuotes(s.trim());
+      // A nested mapping or list (valueFrom: / secretKeyRef:, - item) is structure, not a value.
+      if (/^[\w.-]+:(?:[ \t]|$)/.test(v) || /^-(?:[ \t]|$)/.test(v) || /^[{[]/.test(v)) return false;
+      if (YAML_NON_SECRET_WORDS.has(v.toLowerCase()) || ALGORITHM_NAMES.test(v)) return false;
+      return kind;
+    },
+  },
+  {
     kind: "password_hash",
     hint: /\$(?:1|2[abxy]|5|6|y)\$/,
     about: "crypt(3)/bcrypt password hashes ($1$, $2b$, $5$, $6$, $y$)",

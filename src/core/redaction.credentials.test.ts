@@ -391,3 +391,34 @@ describe("secrets inside base64 (session 7 audit)", () => {
     });
   }
 });
+
+describe("a secret on the line after its name (session 7 audit)", () => {
+  const cases: [string, string, string][] = [
+    ["password", "+  password: >-\n+    Zq8wX2vPw9secret\n+  user: app", "Zq8wX2vPw9secret"],
+    ["password", "  db_password: |\n    Zq8wX2vPw9secret\n  user: app", "Zq8wX2vPw9secret"],
+    ["token", "+  api_token:\n+    tok8fJ2kLm9Qx7Vb3Nc", "tok8fJ2kLm9Qx7Vb3Nc"],
+    ["password", "+  env:\n+    - name: DB_PASSWORD\n+      value: Zq8wX2vPw9secret", "Zq8wX2vPw9secret"],
+    ["token", '- name: API_TOKEN\n  value: "tok8fJ2kLm9Qx7Vb3Nc"', "tok8fJ2kLm9Qx7Vb3Nc"],
+    ["password", '{\n  "password":\n    "Zq8wX2vPw9secret"\n}', "Zq8wX2vPw9secret"],
+  ];
+  for (const [kind, input, secret] of cases) {
+    test(`${kind}: ${input.replace(/\n/g, "⏎").slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(secret);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
+    "password:\n  secretKeyRef:\n    name: db",
+    "passwords:\n  - first\n  - second",
+    "- name: DB_HOST\n  value: db.example.com",
+    "password:\n  ${DB_PASSWORD}",
+    "Errors:\n  password:\n    - This field is required.",
+  ]) {
+    test(`stays: ${input.replace(/\n/g, "⏎").slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

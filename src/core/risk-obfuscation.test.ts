@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { analyzeCommand, assessRisk, RISK_FLAGS, type RiskLevel } from "./risk.ts";
-import { COMMAND_RULES, PATCH_RULES, PIPELINE_RULES, TEXT_RULES } from "./risk-rules.ts";
+import { COMMAND_RULES, DOMAIN_LIKE, PATCH_RULES, PIPELINE_RULES, TEXT_RULES } from "./risk-rules.ts";
 
 /** [command, flag, level]: the flag must be present at exactly that level. */
 const OBFUSCATED: [string, string, RiskLevel][] = [
@@ -119,5 +119,20 @@ describe("the rule table", () => {
   test("every flag is documented in docs/content-safety.md", () => {
     const doc = readFileSync(new URL("../../docs/content-safety.md", import.meta.url), "utf8");
     for (const flag of RISK_FLAGS) expect(doc).toContain(`| \`${flag}\` |`);
+  });
+});
+
+describe("the look-alike host scan costs linear time", () => {
+  // Its first form, /(?:[\p{L}\p{N}-]+\.)+…/, was retried from every letter of a long run without
+  // a dot, each try scanning to the run's end: a 32 KB patch of letters took 2 s of analysis. It
+  // must start only where a label can start, with labels bounded as in DNS (bench/analysis.bench.ts
+  // measures analysis on hostile input).
+  test("the pattern starts only where a label can start, and bounds each label to 63 characters", () => {
+    expect(DOMAIN_LIKE.source.startsWith("(?<![\\p{L}\\p{N}-])")).toBe(true);
+    expect(DOMAIN_LIKE.source).not.toMatch(/\]\+|\]\{\d+,\}/);
+  });
+  test("a 12,000-letter run and many 60-letter labels are scanned, and a look-alike host after them is still found", () => {
+    const long = `${"é".repeat(12_000)} ${("é".repeat(60) + ".").repeat(100)}x git clone https://g\u0456thub.com/a/b`;
+    expect(analyzeCommand(long).map((f) => f.flag)).toContain("obfuscated_command");
   });
 });

@@ -1028,7 +1028,9 @@ export const PIPELINE_RULES: readonly PipelineRule[] = [
 // `git clone https://gіthub.com/…`, `go install gіthub.com/…`), while a person reading it, or
 // approving the trail, sees the real name. Width forms (ｇｉｔｈｕｂ.com) are the same host once
 // normalized, and a name wholly in another script (пример.рф) reads as what it is.
-const DOMAIN_LIKE = /(?:[\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]{2,}/gu;
+// Labels of at most 63 characters (as in DNS), starting where a label can start: a long run of
+// letters without dots costs linear time, not quadratic.
+export const DOMAIN_LIKE = /(?<![\p{L}\p{N}-])(?:[\p{L}\p{N}-]{1,63}\.)+[\p{L}\p{N}-]{2,63}(?![\p{L}\p{N}-])/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN = /[a-z]/i;
 const OTHER_LETTER = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
