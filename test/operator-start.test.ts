@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { loadConfig } from "../src/config";
@@ -15,6 +15,7 @@ import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { MIGRATIONS } from "../src/store/sqlite/migrations";
 import { spawnColony, tempDir } from "./support/colony";
+import { REPO_DIR } from "./support/paths";
 
 const vec = getLoadablePath();
 const made: string[] = [];
@@ -174,6 +175,20 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     expect(r.stderr.trim()).toStartWith(`colony: COLONY_MODEL_DIR=${modelDir} does not load: ${modelDir} holds no model Colony can run`);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  test("COLONY_MODEL_DIR whose manifest's dim is not the graph's: exit 2 naming both (each vector was cut at the wrong place)", async () => {
+    const modelDir = dir("wrong-dim-");
+    const shipped = join(REPO_DIR, "models/default");
+    for (const f of ["model.onnx", "tokenizer.json"]) symlinkSync(join(shipped, f), join(modelDir, f));
+    const manifest = JSON.parse(readFileSync(join(shipped, "manifest.json"), "utf8"));
+    writeFileSync(join(modelDir, "manifest.json"), JSON.stringify({ ...manifest, dim: 128 }));
+    const r = await run(["serve"], { COLONY_DATA_DIR: join(dir(), "data"), COLONY_MODEL_DIR: modelDir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(
+      `colony: COLONY_MODEL_DIR=${modelDir} does not load: ${modelDir}: the model gives ${manifest.dim} numbers per text, but manifest.json says dim 128`,
+    );
   });
 
   test("a data directory in use: the second colony migrates nothing before it is refused", async () => {

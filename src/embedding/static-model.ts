@@ -6,6 +6,7 @@
 // char n-grams, hashed exactly as fastText hashed them during training.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { errorMessage } from "../core/error-message";
 import type { Embedder, EmbedderInfo } from "./embedder";
 import { ort, type InferenceSession, type Tensor } from "./ort";
 import { TOKENIZER_SPEC, tokenize } from "./static-tokenizer";
@@ -199,6 +200,11 @@ class StaticEmbedder implements Embedder {
         const emb = result.embedding as Tensor;
         const data = emb.data as Float32Array;
         const dim = this.info.dim;
+        // A manifest whose dim is not the graph's would cut each vector at the wrong place: every
+        // text would get pieces of its neighbours' vectors, and nothing would look wrong.
+        if (data.length !== chunk.length * dim) {
+          throw new Error(`the model gives ${data.length / chunk.length} numbers per text, but manifest.json says dim ${dim}`);
+        }
         for (let b = 0; b < chunk.length; b++) out.push(data.slice(b * dim, (b + 1) * dim));
       } finally {
         for (const t of Object.values(result)) (t as Tensor).dispose?.();
@@ -217,6 +223,9 @@ class StaticEmbedder implements Embedder {
 export async function createStaticEmbedder(dir: string): Promise<Embedder> {
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as StaticManifest;
   if (manifest.kind !== "static") throw new Error(`${dir}/manifest.json: kind is ${String(manifest.kind)}, not "static"`);
+  if (!Number.isInteger(manifest.dim) || manifest.dim < 1) {
+    throw new Error(`${dir}/manifest.json: dim is ${JSON.stringify(manifest.dim)}, not a whole number of dimensions`);
+  }
   const tokenizer = StaticTokenizer.fromDirectory(dir);
   // From bytes, not a path: inside a compiled Bun binary the files live in an embedded filesystem.
   // By path: ONNX Runtime reads the file itself, so no second copy of it lives in the JS heap.
@@ -226,5 +235,16 @@ export async function createStaticEmbedder(dir: string): Promise<Embedder> {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, f]) => `${name}:${f.sha256.slice(0, 16)}`)
     .join(",");
-  return new StaticEmbedder({ kind: "static", name: manifest.name, dim: manifest.dim, revision, source: dir }, tokenizer, session);
+  const embedder = new StaticEmbedder(
+    { kind: "static", name: manifest.name, dim: manifest.dim, revision, source: dir },
+    tokenizer,
+    session,
+  );
+  try {
+    await embedder.embed(["ModuleNotFoundError: No module named 'colony'"]); // the graph agrees with the manifest
+  } catch (err) {
+    await embedder.close();
+    throw new Error(`${dir}: ${errorMessage(err)}`);
+  }
+  return embedder;
 }
