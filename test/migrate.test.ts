@@ -507,3 +507,24 @@ describe("colony import with COLONY_DATABASE_URL", () => {
     }
   }, 60_000);
 });
+
+describe("a SQLite colony holding U+0000 from before the colony refused it", () => {
+  test("copies to PostgreSQL, the character written as U+FFFD (PostgreSQL text cannot hold it)", async () => {
+    const dir = tempDir("colony-migrate-nul-");
+    const c = await startTestColony({ COLONY_DATA_DIR: dir });
+    const id = ((await (await c.fetch("/v1/trails", json(sampleTrail({ error: "KeyError: 'nul'" })))).json()) as any).trail_id;
+    await c.service.worker!.drain();
+    await c.stop();
+    // What a publish and a search stored before NUL was refused at input.
+    const db = new Database(join(dir, DATABASE_FILE));
+    db.query("UPDATE trails SET error_type = ? WHERE id = ?").run("Key\u0000Error", id);
+    db.query("INSERT INTO search_hourly (hour, label, n) VALUES (1, ?, 1)").run("label\u0000with nul");
+    db.close();
+    const url = await pg.createDatabase();
+    const r = await migrate(["--from-sqlite", dir], { COLONY_DATABASE_URL: url });
+    expect(r.stderr).not.toContain("migrate failed");
+    expect(r.code).toBe(0);
+    expect(await pgQuery(url, `SELECT error_type FROM trails WHERE id = '${id}'`)).toEqual([{ error_type: "Key\uFFFDError" }]);
+    expect(await pgQuery(url, "SELECT label FROM search_hourly WHERE hour = 1")).toEqual([{ label: "label\uFFFDwith nul" }]);
+  }, 60_000);
+});

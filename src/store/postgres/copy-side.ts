@@ -263,7 +263,7 @@ class PgCopySide implements CopySide {
             `INSERT INTO ${ident(table.name)} (${list}) OVERRIDING SYSTEM VALUE
              SELECT ${list} FROM json_populate_recordset(NULL::${ident(table.name)}, $1::text::json)
              ON CONFLICT (${table.key.map(ident).join(", ")}) ${onConflict}`,
-            [JSON.stringify(objects)],
+            [JSON.stringify(objects, withoutNul)],
           );
         },
         upsertVector: async (id, vector) => {
@@ -303,4 +303,13 @@ function safeNumber(v: unknown): number {
   const n = Number(v);
   if (!Number.isSafeInteger(n)) throw new Error(`the integer ${String(v)} does not fit a double exactly`);
   return n;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000. A colony refuses it at input, but a SQLite colony may hold it
+ * from before it did (in an error_type, a search label, an event's text): copied, it becomes
+ * U+FFFD, as a lone surrogate does at input, rather than failing the whole copy.
+ */
+function withoutNul(_key: string, value: unknown): unknown {
+  return typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
 }
