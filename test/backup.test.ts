@@ -3,24 +3,14 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { backupDatabase, restoreDatabase, verifyBackup } from "../src/store/sqlite/backup";
 import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { freePort, spawnColony, startTestColony, TEST_BACKEND, tempDir, waitFor } from "./support/colony";
+import { fillFilesystem, mountTmpfs } from "./support/filesystem";
 import { json, sampleTrail } from "./support/trails";
 
 const vec = getLoadablePath();
@@ -158,7 +148,7 @@ test("the colony backup and colony restore commands", async () => {
 
 test("a restore that fails while writing the copy (a full disk) leaves the colony's database in place; run again, it succeeds", () => {
   const mountPoint = tempDir("colony-restore-full-");
-  if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", mountPoint]).status !== 0) {
+  if (!mountTmpfs(mountPoint, "8m")) {
     console.warn("backup.test.ts: mount -t tmpfs was refused (not root?); the full-disk restore test is skipped");
     return;
   }
@@ -176,22 +166,9 @@ test("a restore that fails while writing the copy (a full disk) leaves the colon
     const own = openDatabase({ dataDir, sqliteVecPath: vec });
     own.query("INSERT INTO kv (key, value) VALUES ('whose', 'the colony''s own')").run();
     own.close();
-    const filler = join(mountPoint, "filler");
-    const fd = openSync(filler, "w");
-    try {
-      for (const size of [1 << 20, 4096, 512, 1]) {
-        const chunk = new Uint8Array(size).fill(0x5a);
-        try {
-          for (;;) writeSync(fd, chunk);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-        }
-      }
-      // Room for the restore's directory and small files, not for the 2 MB copy.
-      ftruncateSync(fd, Math.max(0, statSync(filler).size - (256 << 10)));
-    } finally {
-      closeSync(fd);
-    }
+    const filler = fillFilesystem(mountPoint);
+    // Room for the restore's directory and small files, not for the 2 MB copy.
+    truncateSync(filler, Math.max(0, statSync(filler).size - (256 << 10)));
     expect(() => restoreDatabase({ dataDir, sqliteVecPath: vec, file })).toThrow();
     // Nothing moved: the colony starts on its own database, as before the attempt.
     expect(readdirSync(dataDir).filter((f) => f.startsWith("pre-restore-") || f.endsWith(".restoring"))).toEqual([]);

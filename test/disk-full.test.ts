@@ -8,36 +8,14 @@
 // without a mount in src/store/sqlite/store.test.ts ("a full database").
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
+import { fillFilesystem, mountTmpfs } from "./support/filesystem";
 import { json, sampleTrail } from "./support/trails";
 
 const ADMIN = "disk-full-operator-token";
-
-function mountTmpfs(dir: string, size: string): boolean {
-  return spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]).status === 0;
-}
-
-/** Writes a file until the filesystem has no block left; returns its path. */
-function fillFilesystem(dir: string): string {
-  const file = join(dir, "filler");
-  const fd = openSync(file, "w");
-  try {
-    for (const size of [1 << 20, 4096, 512, 1]) {
-      const chunk = new Uint8Array(size).fill(0x5a);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return file;
-}
 
 const mountPoint = mkdtempSync(join(tmpdir(), "colony-full-"));
 const mounted = mountTmpfs(mountPoint, "24m");
