@@ -137,19 +137,24 @@ export class EnrichmentWorker {
    * the store or the embedder as a whole are thrown: the loop retries the batch later.
    */
   private async processIsolatingFailures(jobs: Job[]): Promise<void> {
+    let held: number[];
     try {
       await this.process(jobs);
       return;
     } catch (err) {
       if (!(err instanceof VerdictsNotWritten)) throw err;
       if (err.seqs.length === 1) return await this.countFailure(err.seqs[0]!, err.reason);
+      held = err.seqs;
     }
-    for (const job of jobs) {
+    // Only the trails the failed transaction held: the batch's others were settled before it (a
+    // job dropped, or released to be retried, is not this worker's any more).
+    const jobOf = new Map(jobs.map((j) => [j.trailSeq, j]));
+    for (const seq of held) {
       try {
-        await this.process([job]);
+        await this.process([jobOf.get(seq)!]);
       } catch (err) {
         if (!(err instanceof VerdictsNotWritten)) throw err;
-        await this.countFailure(job.trailSeq, err.reason);
+        await this.countFailure(seq, err.reason);
       }
     }
   }
