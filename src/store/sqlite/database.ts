@@ -1,6 +1,6 @@
 // Opens the embedded SQLite database (bun:sqlite) with the settings Colony relies on, loads
 // sqlite-vec and applies the migrations.
-import { Database, type Statement } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { SchemaTooNewError } from "../schema-version";
@@ -39,7 +39,7 @@ export class StatementCachingDatabase extends Database {
   static readonly MAX_STATEMENTS = 2000;
   private readonly statements = new Map<string, Statement<any, any>>();
 
-  override query<ReturnType, ParamsType extends import("bun:sqlite").SQLQueryBindings | import("bun:sqlite").SQLQueryBindings[]>(
+  override query<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(
     sql: string,
   ): Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]> {
     let statement = this.statements.get(sql);
