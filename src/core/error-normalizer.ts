@@ -39,6 +39,29 @@ const LINE_DECORATION =
   /^[ \t]*(?:[\p{So}\u2190-\u21ff\u2500-\u257f][\ufe0f\u200d]?[ \t]?)+(?=\S)|(?<=\S)(?:[ \t]?[\p{So}\u2190-\u21ff\u2500-\u257f][\ufe0f\u200d]?)+[ \t]*$/gmu;
 const ANY_DECORATION = /[\p{So}\u2190-\u21ff\u2500-\u257f]/u;
 
+/**
+ * Lines a reporter's paste carries around the error, which version 5 reads as part of it: a
+ * Markdown code fence (a line of three backticks, with or without a language), and a shell prompt
+ * with the command typed at it ("$ ./server", "user@host:~/app$ cmake ..", "/src/build# make",
+ * ":/home/container$ ./omp-server", a prompt left empty at the end). They go before version 5 runs,
+ * as the decorations do: its line rules then see the tool's output alone.
+ */
+const PASTE_LINES: GatedRule[] = [
+  [/^[ \t]{0,8}```[\w+-]{0,20}[ \t]*$/gm, "", "```"],
+  [
+    /^(?:\$|(?:\([\w.-]{1,60}\) )?[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,300})?[$#]|:?[~/][^\s$#]{0,300} ?[$#])(?: [^\n]*)?$/gm,
+    "",
+    /^(?:\$ |[\w.-]{1,64}@[\w.-]{1,64}[:$#]|:?[~/][^\s$#]{0,300} ?[$#](?: |$))/m,
+  ],
+];
+
+/**
+ * A logger's level label padded with spaces instead of a colon ("Error  Cannot find module 'x'",
+ * as the Nest CLI prints it): version 5 reads "ERROR  " as a label but "Error  " as a word of the
+ * message. Written with a colon, it is the label version 5 drops.
+ */
+const PADDED_LABEL: GatedRule = [/^([ \t]{0,8}(?:Error|Warning|Fatal))[ \t]{2,}(?=[A-Z])/gm, "$1: ", /(?:Error|Warning|Fatal)[ \t]{2}/];
+
 /** Applied in order to version 5's normal form (lowercase, placeholders already in place). */
 const V6_RULES: GatedRule[] = [
   // A decoration version 5 left at the start once it removed what was in front of it ("> ❌ …"),
@@ -70,6 +93,43 @@ const V6_RULES: GatedRule[] = [
   // (Java "Index 5 out of bounds for length 3", Go "index out of range [5] with length 3", Rust
   // "the len is 3 but the index is 5"), not the error's identity.
   [/(?<![\w<>.-])(?:\[?:?\d{1,19}:?\d{0,19}\]?|<ver>|<ip>|<n>|<num>)(?![\w<>.-])/g, "<n>", /\bout of (?:range|bounds)\b/],
+  // A reporter's lead-in version 5 does not know ("getting error …", "facing this issue: …").
+  [
+    /^(?:getting|seeing|facing|receiving|hitting|having)(?: (?:an?|the|this|following|same|below))* (?:errors?|exceptions?|issues?|problems?)(?: message)?(?: like| saying| stating| below| that says)?:? (?=\S+ \S)/,
+    "",
+    /^(?:getting|seeing|facing|receiving|hitting|having) /,
+  ],
+  // A reporter's own words after the message: a question ("… how can I solve this problem?", "…
+  // any ideas?") or a sentence about what they did ("… I am using the train and yaml file from
+  // the repo"). A tool's own question ("is the docker daemon running?") names no "I" or "someone".
+  [
+    /(?<=\S) (?:how (?:can|do|should|could|to|would) (?:i|we|one)|what (?:should|do|can|could) (?:i|we)|any (?:ideas?|help|solutions?|suggestions?|advice)|(?:can|could) (?:someone|anyone|somebody|you) (?:help|tell|explain|please)|does anyone|anyone (?:know|else)|please help|help me)\b[^\n]{0,300}$/,
+    "",
+    /\b(?:how|what|any|can|could|does|anyone|please|help) /,
+  ],
+  [/(?<=\S) (?:i|we) (?:am|was|have|had|get|got|tried|keep|also|just|still|then)\b[^\n]{0,400}$/, "", /\b(?:i|we) [a-z]/],
+  // SQL objects are the user's own (versions 3 to 5 write "table <name>" and "relation <name>"):
+  // also after SQLite's and MySQL's "no such table:", "unknown column", whose colon kept them.
+  [/\b(no such (?:table|column)|unknown (?:table|column)) (?!<)[\w.$-]{1,200}(?= |$)/g, "$1 <name>", /\b(?:no such|unknown) (?:table|column) /],
+  // A database's echo of the user's statement after the message: PostgreSQL's "LINE 1: …) FROM
+  // x…", Laravel's "(SQL: select …)" and "(Connection: mysql, SQL: …)".
+  [
+    /(?<=\S) line <line> (?:\.\.\.|(?:select|insert|update|delete|from|create|alter|drop|with|values|where|join|returning)\b)[^\n]*$/,
+    "",
+    " line <line> ",
+  ],
+  [
+    /(?<=\S) \((?:connection [\w-]{1,60} )?sql (?:select|insert|update|delete|create|alter|drop|with|show|set|truncate)\b[^\n]*\)$/,
+    "",
+    "sql ",
+  ],
+  // An exception class in a namespace written with backslashes (PHP's
+  // "Illuminate\Database\QueryException : SQLSTATE[HY000] …"), which version 5 reads as a path;
+  // the driver's message after it identifies the error, as after a dotted class.
+  [/^(?:[a-z_][\w]{0,100}\/){1,12}[\w]{0,100}(?:exception|error) (?=\S)/, "", /^[a-z_]\w*\//],
+  // A dump of the user's configuration object after the message (Spring's "Failed to load
+  // ApplicationContext for [WebMergedContextConfiguration@6b2efcae testClass = …]").
+  [/(?<=\S) (?:for|in|of) \[[\w.$]{1,200}@<hash>(?![\w<>])[^\n]*\]$/, "", "@<hash>"],
 ];
 
 /**
@@ -77,7 +137,8 @@ const V6_RULES: GatedRule[] = [
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
 export function normalizeErrorText(errorText: string): string {
-  const v5 = normalizeErrorTextV5(ANY_DECORATION.test(errorText) ? errorText.replace(LINE_DECORATION, "") : errorText);
+  const undecorated = ANY_DECORATION.test(errorText) ? errorText.replace(LINE_DECORATION, "") : errorText;
+  const v5 = normalizeErrorTextV5(applyGated(undecorated, [...PASTE_LINES, PADDED_LABEL]));
   const s = applyGated(v5, V6_RULES).replace(/ {2,}/g, " ").trim();
   // Version 5's last rules look at the end of the message: run them again where it moved.
   return s === v5 ? s : applyGated(s, V5_WORDING_RULES).trim();
