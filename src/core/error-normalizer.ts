@@ -6,7 +6,10 @@
 // Version 6 = version 5 (error-normalizer-v5.ts, frozen; it builds on versions 4 to 1), then the
 // rules below on its normal form. Each one only removes or folds what issue 16 lists as
 // surroundings (a version qualifier, a documentation link, an environment variable's sigil, a
-// runtime value), so two reports version 5 gave one form still share it.
+// runtime value, a reporter's words around the message, a database's echo of the user's
+// statement), so two reports version 5 gave one form still share it. Three steps come before
+// version 5 (decorations, a paste's fence and prompt lines, a padded level label); the dev-set
+// test in error-normalizer-v6.test.ts checks they split no pair version 5 joined.
 //
 // Any change here that alters the output for some input changes fingerprints: raise
 // NORMALIZER_VERSION, freeze this version as error-normalizer-v6.ts (as versions 1 to 5 are) and
@@ -103,26 +106,34 @@ const V6_RULES: GatedRule[] = [
   // any ideas?") or a sentence about what they did ("… I am using the train and yaml file from
   // the repo"). A tool's own question ("is the docker daemon running?") names no "I" or "someone".
   [
-    /(?<=\S) (?:how (?:can|do|should|could|to|would) (?:i|we|one)|what (?:should|do|can|could) (?:i|we)|any (?:ideas?|help|solutions?|suggestions?|advice)|(?:can|could) (?:someone|anyone|somebody|you) (?:help|tell|explain|please)|does anyone|anyone (?:know|else)|please help|help me)\b[^\n]{0,300}$/,
+    /(?<=\S) (?:how (?:(?:can|do|should|could|would) (?:i|we|one)|to (?:fix|solve|resolve) (?:this|it|the|that))|what (?:should|do|can|could) (?:i|we)|any (?:ideas?|help|solutions?|suggestions?|advice)|(?:can|could) (?:someone|anyone|somebody|you) (?:help|tell|explain|please)|does anyone|anyone (?:know|else)|please help|help me)\b[^\n]{0,300}$/,
     "",
     /\b(?:how|what|any|can|could|does|anyone|please|help) /,
   ],
   [/(?<=\S) (?:i|we) (?:am|was|have|had|get|got|tried|keep|also|just|still|then)\b[^\n]{0,400}$/, "", /\b(?:i|we) [a-z]/],
   // SQL objects are the user's own (versions 3 to 5 write "table <name>" and "relation <name>"):
   // also after SQLite's and MySQL's "no such table:", "unknown column", whose colon kept them.
-  [/\b(no such (?:table|column)|unknown (?:table|column)) (?!<)[\w.$-]{1,200}(?= |$)/g, "$1 <name>", /\b(?:no such|unknown) (?:table|column) /],
+  [
+    /\b(no such (?:table|column)|unknown (?:table|column)) (?!<)[\w.$-]{1,200}(?= |$)/g,
+    "$1 <name>",
+    /\b(?:no such|unknown) (?:table|column) /,
+  ],
   // A database's echo of the user's statement after the message: PostgreSQL's "LINE 1: …) FROM
-  // x…", Laravel's "(SQL: select …)" and "(Connection: mysql, SQL: …)".
+  // x…", Laravel's "(SQL: select …)" and "(Connection: mysql, SQL: …)", SQLAlchemy's "[SQL: SELECT
+  // …] [parameters: …]".
   [
     /(?<=\S) line <line> (?:\.\.\.|(?:select|insert|update|delete|from|create|alter|drop|with|values|where|join|returning)\b)[^\n]*$/,
     "",
     " line <line> ",
   ],
   [
-    /(?<=\S) \((?:connection [\w-]{1,60} )?sql (?:select|insert|update|delete|create|alter|drop|with|show|set|truncate)\b[^\n]*\)$/,
+    /(?<=\S) (?:\((?:connection [\w-]{1,60} )?sql|\[sql) (?:select|insert|update|delete|create|alter|drop|with|show|set|truncate)\b[^\n]*[)\]]$/,
     "",
     "sql ",
   ],
+  // The driver's exception class in parentheses in front of its message, as SQLAlchemy wraps it
+  // ("(sqlite3.OperationalError) no such column: x"; version 5 keeps "(operationalerror)").
+  [/^\((?:[\w]{1,100}\.){0,10}\w{0,100}(?:error|exception|warning)\) (?=\S)/, "", /^\(/],
   // An exception class in a namespace written with backslashes (PHP's
   // "Illuminate\Database\QueryException : SQLSTATE[HY000] …"), which version 5 reads as a path;
   // the driver's message after it identifies the error, as after a dotted class.
