@@ -114,3 +114,45 @@ describe("concurrent reports", () => {
     expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
   });
 });
+
+describe("merge credits", () => {
+  // A merged trail counts as one success for the trail it merged into, once a day per agent. One
+  // address published the same fix again and again, each time under a fresh X-Colony-Agent, and
+  // every copy credited: 20 publishes raised a trail from 0 to 20 worked (720 a day at the default
+  // publish quota), past the two counted reports an address is allowed.
+  test("twenty copies of a fix from one address under twenty agent ids credit once; another address credits too", async () => {
+    const trail = sampleTrail({ error: "ValueError: merge credits from sock puppets" });
+    const first = await colony.fetch("/v1/trails", json(trail, from("203.0.113.1", "agent-merge-author")));
+    const id = ((await first.json()) as any).trail_id as string;
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    for (let i = 0; i < 20; i++) {
+      const res = await colony.fetch("/v1/trails", json(trail, from("198.51.100.30", `agent-merge-puppet-${String(i).padStart(2, "0")}`)));
+      expect(res.status).toBe(202);
+      await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    }
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.status).toBe("indexed");
+    expect(after.outcomes.worked).toBe(1);
+    const merged = await colony.query(
+      "SELECT count(*) AS n FROM trails WHERE status = 'merged' AND merged_into = $1 AND client IS NOT NULL",
+      id,
+    );
+    expect(Number(merged[0].n)).toBe(20);
+
+    // Another address's copy still credits, and so does a draft approved from a third address.
+    await colony.fetch("/v1/trails", json(trail, from("198.51.100.31", "agent-merge-honest")));
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(2);
+    const draft = (await (await colony.fetch("/v1/drafts", json(trail, from("198.51.100.30", "agent-merge-drafter")))).json()) as any;
+    expect(
+      (
+        await colony.fetch(`/v1/drafts/${draft.draft_id}/publish`, {
+          method: "POST",
+          headers: from("198.51.100.32", "agent-merge-approver"),
+        })
+      ).status,
+    ).toBe(202);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(3);
+  });
+});
