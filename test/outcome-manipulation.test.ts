@@ -156,3 +156,40 @@ describe("merge credits", () => {
     expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(3);
   });
 });
+
+describe("the colony's own pseudonyms cannot be claimed", () => {
+  // Without X-Colony-Agent a client is `anon-` + a keyed hash of its address, shown in the activity
+  // list and in feed replies. Any client could send that name as its X-Colony-Agent: its reports
+  // then stood for the victim's (a victim's later report on the trail was "a repeat" and did not
+  // count; notes appeared as the victim's replies).
+  test("an X-Colony-Agent starting with anon- is refused; the victim's report still counts", async () => {
+    const first = await publish("ValueError: pseudonym claimed by another address (first)");
+    const second = await publish("ValueError: pseudonym claimed by another address (second)");
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const victim = { "X-Forwarded-For": "198.51.100.40" };
+    expect((await report(first, "worked", victim)).status).toBe(202);
+    const events = ((await (await colony.fetch("/v1/activity?limit=50")).json()) as any).events as { agent: string; trail_id: string }[];
+    const name = events.find((e) => e.trail_id === first)!.agent;
+    expect(name).toMatch(/^anon-[A-Za-z0-9_-]{16}$/);
+
+    const claimed = await report(second, "worked", { ...agent(name), "X-Forwarded-For": "198.51.100.41" });
+    expect(claimed.status).toBe(400);
+    expect(((await claimed.json()) as any).error.code).toBe("invalid_request");
+    for (const id of ["anon-0123456789abcdef", "anon-agent-01"]) {
+      const res = await colony.fetch("/v1/search", json({ query: "ValueError" }, agent(id)));
+      expect(res.status).toBe(400);
+    }
+    // The MCP endpoint refuses it the same way (JSON-RPC -32012).
+    const mcp = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...agent(name) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect([mcp.status, ((await mcp.json()) as any).error.code]).toEqual([400, -32012]);
+
+    expect(((await (await report(second, "worked", victim)).json()) as any).counted).toBe(true);
+    // Ids that merely contain the word stay valid.
+    expect((await colony.fetch("/v1/search", json({ query: "ValueError" }, agent("my-anon-agent")))).status).toBe(200);
+    expect((await colony.fetch("/v1/search", json({ query: "ValueError" }, agent("Anon-agent-01")))).status).toBe(200);
+  });
+});
