@@ -1057,7 +1057,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "Secret-named KEY=VALUE pairs given as an option's value or as a JVM/Gradle property (--from-literal=DB_PASSWORD=…, --env=API_TOKEN=…, -Djavax.net.ssl.keyStorePassword=…, -Psigning.password=…); the kind follows the name",
     hint: /=/,
-    pattern: new RegExp(String.raw`(?<![\w\-])(?:--?[A-Za-z][A-Za-z0-9\-_]{0,40}=|-[DP])(${NAME})=(${QUOTED}|${BARE})`, "dg"),
+    pattern: new RegExp(String.raw`(?<![\w\-])(?:--?[A-Za-z][A-Za-z0-9\-_]{0,40}=|-[DP])${NAME_HINT}(${NAME})=(${QUOTED}|${BARE})`, "dg"),
     group: 2,
     accept: (s, m) => {
       const kind = secretKindOfName(m[1]!);
@@ -1070,7 +1070,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
     hint: /setx|config/i,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
+      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 3,
