@@ -41,6 +41,8 @@ function rewindToVersion1(dataDir: string): void {
     db.exec("DROP INDEX events_by_trail");
     // And migration 9 (the ranking facts index).
     db.exec("DROP INDEX trails_ranking");
+    // And migration 10 (merge credits per client address).
+    db.exec("DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;");
     db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();
@@ -374,6 +376,7 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
       trail: sampleTrail({ error }) as any,
       contentHash: `h${i}`,
       author: "a",
+      client: "c",
       createdAt: 1,
     });
   }
