@@ -51,19 +51,41 @@ const ANY_DECORATION = /[\p{So}\u2190-\u21ff\u2500-\u257f]/u;
  */
 const PASTE_LINES: GatedRule[] = [
   [/^[ \t]{0,8}```[\w+-]{0,20}[ \t]*$/gm, "", "```"],
+  // A tool's hint lines around a subprocess's failure (pip: "│ exit code: 1", "╰─> See above for
+  // output.", "[15 lines of output]", "note: This error originates from a subprocess, and is likely
+  // not a problem with pip."): they say where to look, not what failed; how many of them a report
+  // keeps varies.
+  [/^[ \t]{0,8}(?:>[ \t]?)?exit (?:code|status):? \d{1,3}[ \t]*$/gim, "", /exit (?:code|status)/i],
   [
-    /^(?:\$|(?:\([\w.-]{1,60}\) )?[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,300})?[$#]|:?[~/][^\s$#]{0,300} ?[$#])(?: [^\n]*)?$/gm,
+    /^[ \t]{0,8}(?:>[ \t]?)?(?:see (?:above|the (?:log|output) above) for (?:output|details|more)|\[\d{1,6} lines? of output\])\.?[ \t]*$/gim,
     "",
-    /^(?:\$ |[\w.-]{1,64}@[\w.-]{1,64}[:$#]|:?[~/][^\s$#]{0,300} ?[$#](?: |$))/m,
+    /above for|lines? of output/i,
+  ],
+  [/^[ \t]{0,8}note: [^\n]{0,200}\bis (?:likely|probably) not a problem with [\w-]{1,40}\.?[ \t]*$/gim, "", /not a problem with/i],
+  // A shell's job-control report after a background command ("[1]  + 13333 exit 1     kubectl …").
+  [
+    /^\[\d{1,4}\][ \t]{1,8}[+-]?[ \t]{0,8}(?:\d{1,8}[ \t]{1,8})?(?:exit \d{1,3}|done|terminated|killed|suspended|running)\b[^\n]*$/gm,
+    "",
+    /^\[\d{1,4}\][ \t]/m,
+  ],
+  [
+    /^(?:\$|(?:\([\w.-]{1,60}\) )?[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,300})?[$#]|\[[\w.-]{1,64}@[\w.-]{1,64} [^\]\n]{1,300}\][$#]|:?[~/][^\s$#]{0,300} ?[$#])(?: [^\n]*)?$/gm,
+    "",
+    /^(?:\$ |\[?[\w.-]{1,64}@[\w.-]{1,64}[:$# ]|:?[~/][^\s$#]{0,300} ?[$#](?: |$))/m,
   ],
 ];
 
 /**
  * A logger's level label padded with spaces instead of a colon ("Error  Cannot find module 'x'",
  * as the Nest CLI prints it): version 5 reads "ERROR  " as a label but "Error  " as a word of the
- * message. Written with a colon, it is the label version 5 drops.
+ * message. Written with a colon, it is the label version 5 drops. Only "Error": Kubernetes prints
+ * its events in padded columns ("Warning  FailedScheduling  2m …"), where "Warning" is a column.
  */
-const PADDED_LABEL: GatedRule = [/^([ \t]{0,8}(?:Error|Warning|Fatal))[ \t]{2,}(?=[A-Z])/gm, "$1: ", /(?:Error|Warning|Fatal)[ \t]{2}/];
+const PADDED_LABEL: GatedRule = [/^([ \t]{0,8}Error)[ \t]{2,}(?=[A-Z])/gm, "$1: ", /Error[ \t]{2}/];
+
+/** Java namespaces of the platform and of published libraries (version 5's list, lowercase). */
+const LIBRARY_CLASS_ROOTS =
+  "(?:java|javax|jakarta|sun|com\\.sun|jdk|org|android|androidx|kotlin|kotlinx|scala|groovy|lombok|ch\\.qos|com\\.google|com\\.mysql|com\\.microsoft|com\\.fasterxml|com\\.amazonaws|com\\.oracle|oracle|com\\.intellij|com\\.android|io\\.netty|io\\.grpc|io\\.micrometer|io\\.swagger|io\\.jsonwebtoken|net\\.bytebuddy|reactor)";
 
 /** Applied in order to version 5's normal form (lowercase, placeholders already in place). */
 const V6_RULES: GatedRule[] = [
@@ -102,6 +124,13 @@ const V6_RULES: GatedRule[] = [
     "",
     /^(?:getting|seeing|facing|receiving|hitting|having) /,
   ],
+  // A reporter's question around the message ("what is wrong with this 'Error 111 connecting …'",
+  // "how to fix: …").
+  [
+    /^(?:what(?: is|s) wrong with|how (?:to|do i|can i) (?:fix|solve|resolve)|why (?:do i|am i|does it|is it) (?:get|getting|keep getting|throw|throwing))(?: (?:this|the|my|an?|following))*(?: (?:errors?|exceptions?|issues?|problems?))?:? (?=\S+ \S)/,
+    "",
+    /^(?:what|how|why) /,
+  ],
   // A reporter's own words after the message: a question ("… how can I solve this problem?", "…
   // any ideas?") or a sentence about what they did ("… I am using the train and yaml file from
   // the repo"). A tool's own question ("is the docker daemon running?") names no "I" or "someone".
@@ -138,6 +167,37 @@ const V6_RULES: GatedRule[] = [
   // "Illuminate\Database\QueryException : SQLSTATE[HY000] …"), which version 5 reads as a path;
   // the driver's message after it identifies the error, as after a dotted class.
   [/^(?:[a-z_][\w]{0,100}\/){1,12}[\w]{0,100}(?:exception|error) (?=\S)/, "", /^[a-z_]\w*\//],
+  // An OS error's number names it; the Python class around it differs by release and by the call
+  // that raised it ("OSError: [Errno 98] …", "socket.error: [Errno 98] …"; version 5 already drops
+  // "PermissionError" before "[Errno 13]" but keeps "OSError").
+  [/^(?:[a-z_][\w]{0,100}\.){0,10}[a-z_]\w{0,100}(?:error|exception) (?=\[(?:errno|winerror) )/, "", "["],
+  // A Rust backtrace after the panic's message ("stack backtrace: 0: 0x7ff7… - <unknown> …"), as
+  // a traceback is before a Python exception's.
+  [/(?<=\S) stack backtrace(?: [^\n]*)?$/, "", "stack backtrace"],
+  // Where the program stopped, left bare at the end ("… on a `None` value', src/main.rs:177:37"):
+  // the user's source location, not the error.
+  [/(?<=[^\s,:]) (?:<path>\/?)?(?:<src>)?(?::<line>){1,2}$/, "", ":<line>"],
+  // The user's own class, named in full after "class" (JPA's "Not a managed type: class
+  // com.acme.model.License", "class com.acme.Foo cannot be cast to class com.acme.Bar"); a class of
+  // the platform or of a published library names the library and stays (as in version 5's rule for
+  // ClassNotFoundException).
+  [
+    new RegExp(`\\b(class) (?!${LIBRARY_CLASS_ROOTS}\\.)[a-z_$][\\w$]{0,100}(?:\\.[\\w$]{1,100}){1,30}(?=$|[ ,;)])`, "g"),
+    "$1 <class>",
+    "class ",
+  ],
+  // A host name Go's resolver could not resolve is the user's, and so is the resolver it asked
+  // ("dial tcp: lookup ec2-….amazonaws.com on 208.67.222.123:53: no such host"); a chat or forum
+  // turns the name into a Markdown link ("[api.x.com](http://api.x.com/)").
+  [
+    /\b(lookup) (?!<host>)[^\s]{1,300}?(?: on <ip>:<port>)?(?= (?:no such host|server misbehaving|i\/o timeout)\b)/g,
+    "$1 <host>",
+    "lookup ",
+  ],
+  // A Go HTTP request that failed on the network, and what the program said it was doing before
+  // it ("FIND LOCATIONS RESULT … Get "https://…": dial tcp: …"): the user's URL and words; the
+  // network error after them is the error, as the resolver or the dialer prints it alone.
+  [/^(?:[^\n]{1,300}? )?<request> (?=(?:dial|read|write) (?:tcp|udp)\b)/, "", "<request> "],
   // A dump of the user's configuration object after the message (Spring's "Failed to load
   // ApplicationContext for [WebMergedContextConfiguration@6b2efcae testClass = …]").
   [/(?<=\S) (?:for|in|of) \[[\w.$]{1,200}@<hash>(?![\w<>])[^\n]*\]$/, "", "@<hash>"],
