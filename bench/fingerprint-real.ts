@@ -3,9 +3,15 @@
 // look alike. Prints, per normalizer version, the share of report pairs within a group that share a
 // fingerprint, how many groups are wholly joined, and the apart pairs that collide; then, for the
 // current version, every group not wholly joined with the normal forms of its reports (this set is
-// not the dev set: it is for reading). Run: bun bench/fingerprint-real.ts [--versions 5,6] [--quiet]
+// not the dev set: it is for reading). Last, the check that the current version splits no pair
+// version 5 joined among the dev set's texts and the distractor corpus's real error strings (version
+// 6's line rules run before version 5, so it is measured, not assumed): counts only, nothing of the
+// holdout split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6] [--quiet]
 import { normalizeError, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../src/core/fingerprint";
+import { loadDevset } from "../test/support/devset";
 import { loadRealVariants } from "../test/support/real-variants";
+import { errorLine, harvestErrorStrings } from "./lib/corpus";
+import { REPO_DIR, rng } from "./lib/report";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -57,3 +63,24 @@ if (!quiet) {
     console.log(`--- apart pair collides: ${p.id}\n  NF: ${normalizeError(p.a)}`);
   }
 }
+
+const devset = loadDevset();
+const rand = rng(7);
+const texts = [
+  ...devset.cases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)]),
+  ...devset.negatives.map((n) => n.text),
+  ...devset.distractors.flatMap((p) => [p.a, p.b]),
+  ...harvestErrorStrings(REPO_DIR).map((e) => errorLine(e, rand)),
+];
+const byV5 = new Map<string, Set<string>>();
+for (const t of texts) {
+  const v5 = normalizeError(t, 5);
+  const forms = byV5.get(v5) ?? new Set<string>();
+  forms.add(normalizeError(t));
+  byV5.set(v5, forms);
+}
+const split = [...byV5.values()].filter((forms) => forms.size > 1).length;
+console.log(
+  `\nversion ${NORMALIZER_VERSION} against version 5 on ${texts.length} texts (dev set and distractor corpus): ` +
+    `${split} of ${byV5.size} version-5 forms split`,
+);

@@ -187,19 +187,23 @@ const KNOWN_MISSES: Record<string, string> = {
   "node-err-http-headers-sent": "reporters' own lines around the message ('in the login , registre', 'Log BE: return …')",
   "node-maximum-call-stack": "a reporter's 'on chrome' after the message",
   "mongodb-node-first-connect-refused": "VS Code's error report puts an 'Error type: Error' line before 'Error Message:'",
+  "java-oom-gc-overhead": "a reporter writes \"`…` error\": the word after the backticks is theirs, but 'error' ends many tools' messages",
+  "ruby-mkmf-no-ruby-headers": "RubyGems prints the extconf command before the message and its own lines after it, in amounts that vary",
 };
 /** Apart pairs version 5 already gave one form: a rewrite of its form cannot split them. */
 const KNOWN_COLLISIONS: Record<string, string> = {
   "npm-404-other-package": "versions 2 to 5 fold the request URL, and the package with it, into <request>",
   "numpy-ndarray-size-other-sizes": "version 5 keeps only the first sentence; the ABI sizes are in the second",
   "rust-panic-main-vs-rustc-thread": "versions 2 to 5 drop the panicking thread's name with the rest of Rust's panic prefix",
+  "k8s-readiness-vs-liveness-probe":
+    "version 5 reads 'Readiness probe failed:' and 'Liveness probe failed:' as a label in front of the message",
 };
 
 describe("normalizer 6: the external set of real reports", () => {
   const set = loadRealVariants();
   test("the set is the size its README says and every report has its source", () => {
-    expect(set.groups.length).toBeGreaterThanOrEqual(30);
-    expect(set.apart.length).toBeGreaterThanOrEqual(20);
+    expect(set.groups.length).toBeGreaterThanOrEqual(40);
+    expect(set.apart.length).toBeGreaterThanOrEqual(25);
     for (const g of set.groups) {
       expect(g.reports.length).toBeGreaterThanOrEqual(2);
       for (const r of g.reports) expect(r.source).toMatch(/^https:\/\/github\.com\//);

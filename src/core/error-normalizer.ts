@@ -7,9 +7,10 @@
 // rules below on its normal form. Each one only removes or folds what issue 16 lists as
 // surroundings (a version qualifier, a documentation link, an environment variable's sigil, a
 // runtime value, a reporter's words around the message, a database's echo of the user's
-// statement), so two reports version 5 gave one form still share it. Three steps come before
-// version 5 (decorations, a paste's fence and prompt lines, a padded level label); the dev-set
-// test in error-normalizer-v6.test.ts checks they split no pair version 5 joined.
+// statement, the user's own names), so two reports version 5 gave one form still share it. A few
+// line rules come before version 5 (decorations, a paste's fence, prompt and hint lines, a padded
+// level label, glibc's abort line); error-normalizer-v6.test.ts checks on every dev-set text that
+// they split no pair version 5 joined. docs/fingerprint.md lists every rule with its miss class.
 //
 // Any change here that alters the output for some input changes fingerprints: raise
 // NORMALIZER_VERSION, freeze this version as error-normalizer-v6.ts (as versions 1 to 5 are) and
@@ -76,6 +77,21 @@ const PASTE_LINES: GatedRule[] = [
 ];
 
 /**
+ * glibc's abort line ("*** stack smashing detected ***: terminated", older releases "***: ./prog
+ * terminated" or "<unknown> terminated") is the error wherever it stands in a paste: the program's
+ * output before it and the shell's report after it ("Aborted (core dumped)", a batch system's
+ * "srun: error: node: task 0: Aborted") are surroundings, and so is the program's name. Version 5
+ * does not read the line as an error line and keeps its neighbours.
+ */
+const GLIBC_ABORT = /^[ \t]{0,8}\*{1,3}(?:\\\*)?[ \t]?([a-z][^*\n]{2,100}?)[ \t]?\*{3}[ \t]?:?[ \t]?(?:\S{1,200}[ \t])?terminated\b/m;
+
+function glibcAbortLine(input: string): string {
+  if (!input.includes("***")) return input;
+  const m = GLIBC_ABORT.exec(input);
+  return m ? `*** ${m[1]} ***: terminated` : input;
+}
+
+/**
  * A logger's level label padded with spaces instead of a colon ("Error  Cannot find module 'x'",
  * as the Nest CLI prints it): version 5 reads "ERROR  " as a label but "Error  " as a word of the
  * message. Written with a colon, it is the label version 5 drops. Only "Error": Kubernetes prints
@@ -139,7 +155,14 @@ const V6_RULES: GatedRule[] = [
     "",
     /\b(?:how|what|any|can|could|does|anyone|please|help) /,
   ],
-  [/(?<=\S) (?:i|we) (?:am|was|have|had|get|got|tried|keep|also|just|still|then)\b[^\n]{0,400}$/, "", /\b(?:i|we) [a-z]/],
+  [
+    /(?<=\S) (?:i|we) (?:am|was|have|had|get|got|tried|keep|also|just|still|then|guess|think|believe|suppose|wonder)\b[^\n]{0,400}$/,
+    "",
+    /\b(?:i|we) [a-z]/,
+  ],
+  // A parser's character offset beside the line and column versions 1 to 5 already fold
+  // ("Expecting property name enclosed in double quotes: line 8 column 1 (char 132)").
+  [/(?<=\bcolumn <line> )\(char \d{1,12}\)/g, "(char <n>)", "column <line> (char "],
   // SQL objects are the user's own (versions 3 to 5 write "table <name>" and "relation <name>"):
   // also after SQLite's and MySQL's "no such table:", "unknown column", whose colon kept them.
   [
@@ -186,6 +209,9 @@ const V6_RULES: GatedRule[] = [
     "$1 <class>",
     "class ",
   ],
+  // The user's volumes that kubelet lists ("unmounted volumes=[dags], unattached volumes=[config
+  // dags kube-api-access-t8b2v logs]"), as version 5 does for "volume <name>".
+  [/\b((?:unmounted|unattached) volumes)=\[[^\]\n]{0,500}\]/g, "$1=[<name>]", "volumes=["],
   // A host name Go's resolver could not resolve is the user's, and so is the resolver it asked
   // ("dial tcp: lookup ec2-….amazonaws.com on 208.67.222.123:53: no such host"); a chat or forum
   // turns the name into a Markdown link ("[api.x.com](http://api.x.com/)").
@@ -195,9 +221,10 @@ const V6_RULES: GatedRule[] = [
     "lookup ",
   ],
   // A Go HTTP request that failed on the network, and what the program said it was doing before
-  // it ("FIND LOCATIONS RESULT … Get "https://…": dial tcp: …"): the user's URL and words; the
-  // network error after them is the error, as the resolver or the dialer prints it alone.
-  [/^(?:[^\n]{1,300}? )?<request> (?=(?:dial|read|write) (?:tcp|udp)\b)/, "", "<request> "],
+  // it ("FIND LOCATIONS RESULT … Get "https://…": dial tcp: …", Docker's "Pulling x… Get
+  // https://registry-1.docker.io/v2/…: net/http: TLS handshake timeout"): the user's URL (versions 2
+  // to 5 already fold it) and words; the network error after them is the error.
+  [/^(?:[^\n]{1,300}? )?<request> (?=(?:dial|read|write) (?:tcp|udp)\b|net\/http )/, "", "<request> "],
   // A dump of the user's configuration object after the message (Spring's "Failed to load
   // ApplicationContext for [WebMergedContextConfiguration@6b2efcae testClass = …]").
   [/(?<=\S) (?:for|in|of) \[[\w.$]{1,200}@<hash>(?![\w<>])[^\n]*\]$/, "", "@<hash>"],
@@ -209,7 +236,7 @@ const V6_RULES: GatedRule[] = [
  */
 export function normalizeErrorText(errorText: string): string {
   const undecorated = ANY_DECORATION.test(errorText) ? errorText.replace(LINE_DECORATION, "") : errorText;
-  const v5 = normalizeErrorTextV5(applyGated(undecorated, [...PASTE_LINES, PADDED_LABEL]));
+  const v5 = normalizeErrorTextV5(glibcAbortLine(applyGated(undecorated, [...PASTE_LINES, PADDED_LABEL])));
   const s = applyGated(v5, V6_RULES).replace(/ {2,}/g, " ").trim();
   // Version 5's last rules look at the end of the message: run them again where it moved.
   return s === v5 ? s : applyGated(s, V5_WORDING_RULES).trim();
