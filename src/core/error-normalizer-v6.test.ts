@@ -188,6 +188,8 @@ const KNOWN_MISSES: Record<string, string> = {
   "node-maximum-call-stack": "a reporter's 'on chrome' after the message",
   "mongodb-node-first-connect-refused": "VS Code's error report puts an 'Error type: Error' line before 'Error Message:'",
   "java-oom-gc-overhead": "a reporter writes \"`…` error\": the word after the backticks is theirs, but 'error' ends many tools' messages",
+  "npm-enotempty-rename": "npm's debug log keeps its next line ('584 verbose exit -39') after the message",
+  "java-unsupported-major-minor-52": "one user's class lives under org/ (read as a library's) and its reporter adds 'openjdk 7'",
   "ruby-mkmf-no-ruby-headers": "RubyGems prints the extconf command before the message and its own lines after it, in amounts that vary",
 };
 /** Apart pairs version 5 already gave one form: a rewrite of its form cannot split them. */
@@ -202,8 +204,8 @@ const KNOWN_COLLISIONS: Record<string, string> = {
 describe("normalizer 6: the external set of real reports", () => {
   const set = loadRealVariants();
   test("the set is the size its README says and every report has its source", () => {
-    expect(set.groups.length).toBeGreaterThanOrEqual(40);
-    expect(set.apart.length).toBeGreaterThanOrEqual(25);
+    expect(set.groups.length).toBeGreaterThanOrEqual(45);
+    expect(set.apart.length).toBeGreaterThanOrEqual(30);
     for (const g of set.groups) {
       expect(g.reports.length).toBeGreaterThanOrEqual(2);
       for (const r of g.reports) expect(r.source).toMatch(/^https:\/\/github\.com\//);

@@ -56,7 +56,7 @@ const PASTE_LINES: GatedRule[] = [
   // output.", "[15 lines of output]", "note: This error originates from a subprocess, and is likely
   // not a problem with pip."): they say where to look, not what failed; how many of them a report
   // keeps varies.
-  [/^[ \t]{0,8}(?:>[ \t]?)?exit (?:code|status):? \d{1,3}[ \t]*$/gim, "", /exit (?:code|status)/i],
+  [/^[ \t]{0,8}(?:>[ \t]?)?(?:[A-Za-z][\w .-]{0,40}: )?exit (?:code|status):? \d{1,3}\.?[ \t]*$/gim, "", /exit (?:code|status)/i],
   [
     /^[ \t]{0,8}(?:>[ \t]?)?(?:see (?:above|the (?:log|output) above) for (?:output|details|more)|\[\d{1,6} lines? of output\])\.?[ \t]*$/gim,
     "",
@@ -75,6 +75,12 @@ const PASTE_LINES: GatedRule[] = [
     /^(?:\$ |\[?[\w.-]{1,64}@[\w.-]{1,64}[:$# ]|:?[~/][^\s$#]{0,300} ?[$#](?: |$))/m,
   ],
 ];
+
+/** The paste's lines go only when something else is left: a report that is only a prompt or only an exit status stays as it is. */
+function dropPasteLines(input: string): string {
+  const s = applyGated(input, PASTE_LINES);
+  return s === input || s.trim() === "" ? input : s;
+}
 
 /**
  * glibc's abort line ("*** stack smashing detected ***: terminated", older releases "***: ./prog
@@ -203,11 +209,35 @@ const V6_RULES: GatedRule[] = [
   // The user's own class, named in full after "class" (JPA's "Not a managed type: class
   // com.acme.model.License", "class com.acme.Foo cannot be cast to class com.acme.Bar"); a class of
   // the platform or of a published library names the library and stays (as in version 5's rule for
-  // ClassNotFoundException).
+  // ClassNotFoundException), and so does a class whose own initializer failed ("Could not
+  // initialize class x": its code is what failed).
   [
-    new RegExp(`\\b(class) (?!${LIBRARY_CLASS_ROOTS}\\.)[a-z_$][\\w$]{0,100}(?:\\.[\\w$]{1,100}){1,30}(?=$|[ ,;)])`, "g"),
+    new RegExp(
+      `(?<!\\binitialize )\\b(class) (?!${LIBRARY_CLASS_ROOTS}\\.)[a-z_$][\\w$]{0,100}(?:\\.[\\w$]{1,100}){1,30}(?=$|[ ,;)])`,
+      "g",
+    ),
     "$1 <class>",
     "class ",
+  ],
+  // The source line a C or C++ compiler quotes under a missing header ("fatal error: vector: No
+  // such file or directory  #include <vector>  ^~~~~~~~"): the user's line, not the error.
+  [/(?<=\bno such file or directory) #\s?include ?[<"][^>"\n]{1,200}[>"]$/, "", "include"],
+  // The user's container, volume or network Docker cannot find ("No such container: relay"), as
+  // version 3 does for "No such image:".
+  [/\b(no such (?:container|volume|network)) (?!<)[\w.:@-]{1,200}(?=$| )/g, "$1 <name>", /no such (?:container|volume|network) /],
+  // The paths of a rename that failed (npm's "ENOTEMPTY: directory not empty, rename
+  // '…/node_modules/chai' -> '…/node_modules/.chai-ioYsTChA'"): the user's directory and a
+  // temporary name; versions 1 to 5 leave the part under node_modules.
+  [/\b(rename) [^\s>]{1,400} -> [^\s]{1,400}/g, "$1 <path> -> <path>", "rename "],
+  // The user's class in the JVM's internal form before a class-version error
+  // ("io/minecloud/controller/Controller : Unsupported major.minor version 52.0"); a class of the
+  // platform or a published library stays.
+  [
+    new RegExp(
+      `^(?!${LIBRARY_CLASS_ROOTS.replace(/\\\./g, "/")}/)(?:[a-z_$][\\w$]{0,100}/){1,30}[\\w$]{1,100} (?=unsupported major\\.minor version)`,
+    ),
+    "<class> ",
+    "unsupported major.minor",
   ],
   // The user's volumes that kubelet lists ("unmounted volumes=[dags], unattached volumes=[config
   // dags kube-api-access-t8b2v logs]"), as version 5 does for "volume <name>".
@@ -236,7 +266,7 @@ const V6_RULES: GatedRule[] = [
  */
 export function normalizeErrorText(errorText: string): string {
   const undecorated = ANY_DECORATION.test(errorText) ? errorText.replace(LINE_DECORATION, "") : errorText;
-  const v5 = normalizeErrorTextV5(glibcAbortLine(applyGated(undecorated, [...PASTE_LINES, PADDED_LABEL])));
+  const v5 = normalizeErrorTextV5(glibcAbortLine(applyGated(dropPasteLines(undecorated), [PADDED_LABEL])));
   const s = applyGated(v5, V6_RULES).replace(/ {2,}/g, " ").trim();
   // Version 5's last rules look at the end of the message: run them again where it moved.
   return s === v5 ? s : applyGated(s, V5_WORDING_RULES).trim();
