@@ -62,6 +62,25 @@ describe("the NUL character (U+0000)", () => {
       expect((await colony.fetch(path)).status).toBe(200);
     }
   });
+
+  test("inside an unknown field it refuses nothing: the field is dropped, as every unknown field is (decisions §1)", async () => {
+    // A newer client's extra field holding U+0000 failed the whole request with 400.
+    const trail: any = sampleTrail({ error: "ValueError: hostile state unknown field with NUL" });
+    trail.x_future = "a\u0000b";
+    trail.problem.x_future = { deep: ["\u0000"] };
+    const published = await body(await colony.fetch("/v1/trails", json(trail, agent("agent-hostile-author"))));
+    expect(published.status).toBe(202);
+    const stored = await body(await colony.fetch(`/v1/trails/${published.json.trail_id}`));
+    expect(stored.json.trail.x_future).toBeUndefined();
+    expect(stored.json.trail.problem.x_future).toBeUndefined();
+    const search = await colony.fetch("/v1/search", json({ query: "ValueError", environment: { x_future: "\u0000" }, x_hint: "\u0000" }));
+    expect(search.status).toBe(200);
+    const report = await colony.fetch(
+      "/v1/trails/00000000-0000-4000-8000-000000000000/outcomes",
+      json({ protocol_version: "1.0", outcome: "worked", x_future: "\u0000" }),
+    );
+    expect(report.status).toBe(404); // validated, then the unknown trail
+  });
 });
 
 describe("text cut to a length keeps whole characters", () => {
