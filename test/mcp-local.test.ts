@@ -163,6 +163,31 @@ describe("stdio, from source", () => {
     expect(JSON.parse(req!.body)).toEqual(JSON.parse(asked[0]!.slice(asked[0]!.indexOf("{"))));
   });
 
+  test("COLONY_PUBLISH=ask: characters a person cannot see are shown as \\u escapes of the same JSON", async () => {
+    // JSON.stringify leaves bidi overrides and zero-width characters raw: the dialog showed the
+    // command reversed (`rm -rf ~/\u202e...`) or a word split invisibly, and the person approved
+    // something other than what they read.
+    const asked: string[] = [];
+    const { client } = await local(
+      { COLONY_PUBLISH: "ask" },
+      {
+        elicit: (req) => {
+          asked.push((req.params as any).message);
+          return { action: "decline" };
+        },
+      },
+    );
+    const command = "rm -rf ./build/\u202etxt.exe && pip\u200b install fix==1.0\u00ad";
+    const r = await callTool(client, "colony_publish", { trail: secretTrail("RuntimeError: ask with hidden characters", command) });
+    expect(r.json.sent).toBe(false);
+    expect(asked.length).toBe(1);
+    expect(asked[0]).not.toMatch(/[\u202e\u200b\u00ad]/);
+    expect(asked[0]).toContain("./build/\\u202etxt.exe && pip\\u200b install fix==1.0\\u00ad");
+    // Still exactly the JSON of the payload: parsed, the command is the one given.
+    const shown = JSON.parse(asked[0]!.slice(asked[0]!.indexOf("{")));
+    expect(shown.solution.commands).toEqual([command]);
+  });
+
   test("COLONY_PUBLISH=ask: a user who declines sends nothing", async () => {
     const { client } = await local({ COLONY_PUBLISH: "ask" }, { elicit: () => ({ action: "decline" }) });
     const since = proxy.seen.length;
