@@ -87,6 +87,30 @@ describe("stdio, from source", () => {
     expect(r.json.trails.map((t: any) => t.trail_id)).toContain(yamlId);
   });
 
+  test("colony_search and colony_report redact every argument they send: package specs, model", async () => {
+    // Only the error, error_type and notes were redacted: a package named by its source with
+    // credentials and a model id holding a token went to the colony as typed.
+    const { client } = await local();
+    const since = proxy.seen.length;
+    const search = await callTool(client, "colony_search", {
+      error: "ModuleNotFoundError: No module named 'yaml'",
+      runtime: "python",
+      runtime_version: "3.11",
+      packages: ["pyyaml@6.0.1", "internal-lib@git+https://bob:S3cretPassw0rd@git.example.com/lib.git", `tool@${SECRET}`],
+    });
+    expect(search.isError).toBe(false);
+    const report = await callTool(client, "colony_report", { trail_id: yamlId, outcome: "not_applicable", model: `my-model ${SECRET}` });
+    expect(report.isError).toBe(false);
+    const bodies = [...sent("/v1/search", since), ...sent(`/v1/trails/${yamlId}/outcomes`, since)].map((r) => r.body);
+    expect(bodies.length).toBe(2);
+    for (const b of bodies) {
+      expect(b).not.toContain(SECRET);
+      expect(b).not.toContain("S3cretPassw0rd");
+    }
+    expect(JSON.parse(bodies[0]!).environment.packages[0]).toEqual({ name: "pyyaml", version: "6.0.1" });
+    expect(JSON.parse(bodies[1]!).agent_info.model).toBe("my-model <redacted:github_token>");
+  });
+
   test("colony_report sends an Outcome Report 1.0 with COLONY_AGENT_MODEL and redacted notes", async () => {
     const { client } = await local();
     const since = proxy.seen.length;
