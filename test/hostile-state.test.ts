@@ -209,3 +209,31 @@ describe("one trail cannot stop the enrichment of the others", () => {
     }
   });
 });
+
+describe("search events do not pile up", () => {
+  // Every search appends an event, and nothing ever deleted one: the table grew with all traffic
+  // (a single address at the general quota adds 864,000 rows a day), though the activity list
+  // shows the latest 50 and nothing reads old searches.
+  test("maintenance deletes search events older than two days; other events and recent searches stay", async () => {
+    const id = await publishIndexed("ValueError: hostile state search events");
+    for (let i = 0; i < 6; i++) {
+      expect((await colony.fetch("/v1/search", json({ query: "ValueError: hostile state search events" }))).status).toBe(200);
+    }
+    const searches = async () =>
+      Number((await colony.query("SELECT count(*) AS n FROM events WHERE kind = 'search' AND trail_id = $1", id))[0].n);
+    expect(await searches()).toBe(6);
+    const threeDays = 3 * 24 * 3600 * 1000;
+    // Four of them (and the trail's laid event) as if written three days ago.
+    await colony.query(
+      `UPDATE events SET at = at - ${threeDays} WHERE trail_id = $1 AND id IN (
+         SELECT id FROM events WHERE trail_id = $1 AND kind = 'search' ORDER BY id LIMIT 4)`,
+      id,
+    );
+    await colony.query(`UPDATE events SET at = at - ${threeDays} WHERE trail_id = $1 AND kind = 'laid'`, id);
+    expect(await colony.service.purgeSearchEvents(colony.subsystems.store!)).toBeGreaterThanOrEqual(4);
+    expect(await searches()).toBe(2);
+    const history = await colony.query("SELECT kind FROM events WHERE trail_id = $1 AND kind = 'laid'", id);
+    expect(history.length).toBe(1);
+    expect((await colony.fetch("/v1/activity")).status).toBe(200);
+  });
+});
