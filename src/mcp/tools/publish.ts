@@ -164,6 +164,7 @@ function preview(p: Prepared, reason: string): CallToolResult {
 // controls (Trojan Source), zero-width and other format characters, C1 controls, fillers and
 // variation selectors. JSON.stringify leaves them raw (it escapes only C0 controls and lone
 // surrogates), so a client would show them as they act: a reversed command, an invisible word.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each escaped on its own
 const HIDDEN_IN_JSON = /[\p{Cf}\u007f-\u009f\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 
 /**
