@@ -65,7 +65,7 @@ async function conforms(method: string, path: string, init: RequestInit = {}): P
   const body = text ? await res.text() : await res.json();
   const declared = doc.paths[template][method.toLowerCase()].responses;
   expect({ path, status: res.status, declared: String(res.status) in declared }).toEqual({ path, status: res.status, declared: true });
-  const schema = route.answers[res.status]?.schema ?? ErrorBody;
+  const schema = route.answers[res.status]?.schema ?? route.errorBody ?? ErrorBody;
   const errors = [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`);
   expect({ path, status: res.status, errors }).toEqual({ path, status: res.status, errors: [] });
   for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) expect(res.headers.get(h)).not.toBeNull();
@@ -95,8 +95,9 @@ describe("OpenAPI document", () => {
           route: `${method} ${path}`,
           success: true,
         });
-        // Every route can be refused by the general quota, in the error shape.
-        expect(op.responses["429"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+        // Every route can be refused by the general quota, in the error shape (JSON-RPC's on the MCP endpoint).
+        const shape = path === "/mcp" ? "JsonRpcError" : "Error";
+        expect(op.responses["429"].content["application/json"].schema).toEqual({ $ref: `#/components/schemas/${shape}` });
       }
     }
     expect(doc.components.schemas.Error.properties.error.required).toEqual(["code", "message"]);
@@ -178,6 +179,22 @@ describe("OpenAPI document", () => {
       json({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { accept: "application/json, text/event-stream" }),
     );
     expect(mcp.status).toBe(200);
+    // The MCP endpoint refuses in JSON-RPC's shape, and its document says so.
+    const rpc = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const refusals = [
+      await conforms("POST", "/mcp", { headers: rpc, body: "{not json" }),
+      await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ hello: 1 }) }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, "x-colony-agent": "bad" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, origin: "https://elsewhere.example" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { "content-type": "application/json" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, "content-type": "text/plain" }, body: list }),
+      await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ jsonrpc: "2.0", id: 1, pad: "x".repeat(70_000) }) }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([400, 400, 400, 403, 406, 415, 413]);
+    expect(doc.paths["/mcp"].post.responses["413"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/JsonRpcError",
+    });
   }, 60_000);
 
   test("the copy of the route table matches interface.md §4 when the spec sits beside the checkout", () => {
