@@ -12,7 +12,7 @@
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both]
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
-import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split } from "../test/support/devset";
+import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split, VARIANT_RELATIONS } from "../test/support/devset";
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
@@ -31,6 +31,8 @@ for (const split of SPLITS) {
   let n = 0;
   let same = 0;
   const byClass = new Map<string, [number, number]>();
+  // [same fingerprint, variants] per relation (eval/README.md, Variant relations).
+  const byRelation = new Map<string, [number, number]>(VARIANT_RELATIONS.map((r) => [r, [0, 0]]));
   for (const c of devset.cases.filter((c) => c.split === split)) {
     const fp = fingerprint(c.error_line);
     for (const q of c.queries.filter((q) => q.kind === "variant")) {
@@ -43,6 +45,10 @@ for (const split of SPLITS) {
         if (ok) e[0]++;
         byClass.set(k, e);
       }
+      const r = byRelation.get(q.relation ?? "unlabelled") ?? [0, 0];
+      r[1]++;
+      if (ok) r[0]++;
+      byRelation.set(q.relation ?? "unlabelled", r);
     }
   }
   log(`same fingerprint, ${split}: ${same}/${n} = ${f3(same / n)} (goal on holdout >= 0.90)`);
@@ -52,7 +58,20 @@ for (const split of SPLITS) {
       .map(([k, [a, b]]) => `${k} ${a}/${b}`)
       .join(", ")}`,
   );
-  sameFp[split] = { variants: n, same, rate: same / n, by_class: Object.fromEntries(byClass) };
+  const [defSame, defN] = byRelation.get("same")!;
+  log(`  same fingerprint on variants issue 16 defines (relation=same): ${defSame}/${defN} = ${f3(defSame / defN)}`);
+  log(
+    `  per relation: ${[...byRelation].map(([k, [a, b]]) => `${k} ${a}/${b} = ${b ? f3(a / b) : "-"}`).join(", ")} ` +
+      "(named should mostly differ: decisions §2 keeps those names)",
+  );
+  sameFp[split] = {
+    variants: n,
+    same,
+    rate: same / n,
+    by_class: Object.fromEntries(byClass),
+    relation_same: { variants: defN, same: defSame, rate: defSame / defN },
+    by_relation: Object.fromEntries([...byRelation].map(([k, [a, b]]) => [k, { variants: b, same: a, rate: b ? a / b : null }])),
+  };
 }
 figures.set("same_fingerprint", sameFp);
 

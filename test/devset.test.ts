@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { OS_VALUES, parseTrail } from "../src/core/trail";
 import { trailFromCase } from "./support/case-trail";
-import { ECOSYSTEMS, expectedSplits, loadDevset, QUERY_KINDS, SPLITS } from "./support/devset";
+import { ECOSYSTEMS, expectedSplits, loadDevset, QUERY_KINDS, SPLITS, VARIANT_RELATIONS } from "./support/devset";
 
 const set = loadDevset();
 const URL = /^https:\/\/[^\s]+$/;
@@ -50,6 +50,31 @@ describe("eval/devset.json", () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  test("every variant carries a relation to its error line; other kinds carry none (eval/README.md, Variant relations)", () => {
+    const problems: string[] = [];
+    for (const c of set.cases) {
+      c.queries.forEach((q, i) => {
+        const where = `${c.id}#${i}`;
+        if (q.kind !== "variant") {
+          if (q.relation !== undefined || q.relation_note !== undefined) problems.push(`${where}: ${q.kind} with a relation`);
+          return;
+        }
+        if (!(VARIANT_RELATIONS as readonly string[]).includes(q.relation as string)) problems.push(`${where}: relation ${q.relation}`);
+        // A derived variant is the real line inside a documented wrapper: surroundings only.
+        if (q.derived !== undefined && q.relation !== "same") problems.push(`${where}: derived but ${q.relation}`);
+        if (q.relation_note !== undefined && (typeof q.relation_note !== "string" || !q.relation_note.trim())) {
+          problems.push(`${where}: empty relation_note`);
+        }
+      });
+    }
+    expect(problems).toEqual([]);
+    // Every relation is used in both halves, so the bench reports each per split.
+    for (const split of SPLITS) {
+      const used = new Set(set.cases.filter((c) => c.split === split).flatMap((c) => c.queries.map((q) => q.relation)));
+      expect([split, VARIANT_RELATIONS.filter((r) => used.has(r))]).toEqual([split, [...VARIANT_RELATIONS]]);
+    }
   });
 
   test("ids and error lines are unique; no text is shared across the split", () => {

@@ -13,6 +13,14 @@ export const QUERY_KINDS = ["variant", "paraphrase", "related"] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
 export const SPLITS = ["tune", "holdout"] as const;
 export type Split = (typeof SPLITS)[number];
+/**
+ * How a variant relates to its case's error line, judged by reading the two texts (eval/README.md,
+ * Variant relations). Only `same` is "the same error, different surroundings" as issue 16 defines it;
+ * `named` differs in a name decisions §2 keeps, so its fingerprint should differ. Ordered from the
+ * mildest to the worst for fingerprint equality; an annotator picks the worst that applies.
+ */
+export const VARIANT_RELATIONS = ["same", "named", "fragment", "wording", "other_line"] as const;
+export type VariantRelation = (typeof VARIANT_RELATIONS)[number];
 export const ECOSYSTEMS = ["python", "node", "rust", "go", "java", "c_cpp", "docker", "kubernetes", "database", "package_manager"] as const;
 
 export interface DevQuery {
@@ -24,6 +32,10 @@ export interface DevQuery {
   classes?: string[];
   /** Set when the variant was made by applying a documented wrapper (a key of DevSet.wrappers) to the real error line. */
   derived?: string;
+  /** Variants only: how the text relates to the case's error line (VARIANT_RELATIONS). */
+  relation?: VariantRelation;
+  /** Variants only, optional: why that relation, when the choice was not obvious. */
+  relation_note?: string;
   note?: string;
 }
 
