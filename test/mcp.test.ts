@@ -161,6 +161,37 @@ describe("tool list", () => {
     );
   });
 
+  test("a malformed tools/call (arguments not an object, no tool name) is -32602 with a plain message, not an internal error", async () => {
+    // The SDK parsed the call with its own schema before any tool code ran: -32603 "internal
+    // error" with a JSON dump of the parser's issues, which reads as a colony defect.
+    const call = async (params: unknown) => {
+      const res = await colony.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as any).error;
+    };
+    for (const args of [["ValueError"], "ValueError", 42, null]) {
+      expect(await call({ name: "colony_search", arguments: args })).toEqual({
+        code: -32602,
+        message: 'the arguments of "colony_search" must be an object of named arguments',
+      });
+    }
+    for (const params of [{ arguments: {} }, { name: 7, arguments: {} }, undefined]) {
+      expect(await call(params)).toEqual({ code: -32602, message: "tools/call needs params.name, the name of a tool (a string)" });
+    }
+    // Other methods are answered as before.
+    const other = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "resources/list" }),
+    });
+    expect(((await other.json()) as any).error).toEqual({ code: -32601, message: "Method not found" });
+    expect((await callTool(client, "colony_search", { error: YAML_ERROR })).isError).toBe(false);
+  });
+
   test("wrong arguments are a tool error in plain sentences", async () => {
     const r = await callTool(client, "colony_report", { trail_id: "", outcome: "great" });
     expect(r.isError).toBe(true);

@@ -464,14 +464,16 @@ describe("colony migrate (the schema alone)", () => {
     const c = await startTestColony({ COLONY_DATA_DIR: dir });
     await c.stop();
     const db = new Database(join(dir, DATABASE_FILE));
-    db.exec("DROP TABLE series_hourly; DROP INDEX events_by_trail; DROP INDEX trails_ranking; PRAGMA user_version = 7");
+    db.exec(
+      "DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client; DROP TABLE series_hourly; DROP INDEX events_by_trail; DROP INDEX trails_ranking; PRAGMA user_version = 7",
+    );
     db.close();
     const r = await migrate([], { COLONY_DATA_DIR: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `SQLite colony in ${dir}: schema version 7 -> 9 (applied 8 operator series and trail history, 9 ranking facts from an index)\n`,
+      `SQLite colony in ${dir}: schema version 7 -> 10 (applied 8 operator series and trail history, 9 ranking facts from an index, 10 merge credits per client address)\n`,
     );
-    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 9 }]);
+    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 10 }]);
   });
 });
 

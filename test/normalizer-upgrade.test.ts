@@ -41,6 +41,8 @@ function rewindToVersion1(dataDir: string): void {
     db.exec("DROP INDEX events_by_trail");
     // And migration 9 (the ranking facts index).
     db.exec("DROP INDEX trails_ranking");
+    // And migration 10 (merge credits per client address).
+    db.exec("DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;");
     db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();
@@ -76,7 +78,7 @@ const aliasesAfterUpgrade = (error: string, from: number) =>
  * aliases.
  */
 const rewindTo =
-  (version: 2 | 3 | 4) =>
+  (version: 2 | 3 | 4 | 5) =>
   (dataDir: string): void => {
     const db = new Database(join(dataDir, DATABASE_FILE));
     try {
@@ -283,8 +285,7 @@ const V5_ERRORS = [
   "npm ERR! peer dep missing: react@^16.8.0 || ^17.0.0, required by react-router-dom@6.0.0",
 ];
 
-test("a version-4 colony upgraded to version 5 answers by every older fingerprint and the new one, each trail once", async () => {
-  expect(NORMALIZER_VERSION).toBe(5);
+test("a version-4 colony upgraded (to version 5 and later) answers by every older fingerprint and the new one, each trail once", async () => {
   for (const error of V5_ERRORS) expect(fingerprint(error, 4)).not.toBe(fingerprint(error));
   for (const error of V5_ERRORS.slice(0, 2)) expect(new Set([1, 2, 3, 4, 5].map((v) => fingerprint(error, v as 1))).size).toBe(3);
   const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v5-", V5_ERRORS, rewindTo(4));
@@ -293,14 +294,66 @@ test("a version-4 colony upgraded to version 5 answers by every older fingerprin
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V5_ERRORS.length);
-    // The older aliases stay; each version-4 fingerprint now names the version-5 one.
+    // The older aliases stay; each version-4 fingerprint now names the current one.
     expectRefingerprinted(
       dataDir,
       V5_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 4), 0),
     );
 
-    await expectFoundByFingerprints(upgraded, V5_ERRORS, ids, [1, 2, 3, 4, 5]);
+    await expectFoundByFingerprints(upgraded, V5_ERRORS, ids, [1, 2, 3, 4, NORMALIZER_VERSION]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
+  } finally {
+    await upgraded.stop();
+  }
+});
+
+// Errors whose fingerprints version 6 changes (a bounds error's run-time values, a documentation
+// link after the message, a runner's status icon), and for each another report of it that version 6
+// gives the same fingerprint and version 5 did not.
+const V6_ERRORS: [string, string][] = [
+  [
+    'Exception in thread "main" java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 3',
+    "java.lang.ArrayIndexOutOfBoundsException: Index 0 out of bounds for length 0",
+  ],
+  [
+    "error: externally-managed-environment. For more information, see https://peps.python.org/pep-0668/",
+    "error: externally-managed-environment",
+  ],
+  [
+    "⚠️ npm WARN deprecated request@2.88.2: request has been deprecated, see https://github.com/request/request/issues/3142",
+    "npm WARN deprecated request@2.88.0: request has been deprecated, see https://github.com/request/request/issues/3142",
+  ],
+];
+
+test("a version-5 colony upgraded to version 6 answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
+  expect(NORMALIZER_VERSION).toBe(6);
+  const errors = V6_ERRORS.map(([e]) => e);
+  for (const [error, other] of V6_ERRORS) {
+    expect(fingerprint(error, 5)).not.toBe(fingerprint(error));
+    expect(fingerprint(other, 5)).not.toBe(fingerprint(error, 5));
+    expect(fingerprint(other)).toBe(fingerprint(error));
+  }
+  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v6-", errors, rewindTo(5));
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect((await upgraded.fetch("/readyz")).status).toBe(200);
+    expect(await upgraded.service.refingerprinting).toBe(errors.length);
+    // The older aliases stay; each version-5 fingerprint now names the version-6 one.
+    expectRefingerprinted(
+      dataDir,
+      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, 5), 0),
+    );
+    await expectFoundByFingerprints(upgraded, errors, ids, [1, 2, 3, 4, 5, 6]);
+    expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
+    // The other report of each error now names its trail by fingerprint: by lookup and first in search.
+    for (const [i, [, other]] of V6_ERRORS.entries()) {
+      const found = await lookup(upgraded, fingerprint(other));
+      expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
+      const res = await search(upgraded, other);
+      expect(res.results[0].trail_id).toBe(ids[i]);
+      expect(res.results[0].match.via).toBe("fingerprint");
+    }
   } finally {
     await upgraded.stop();
   }
@@ -323,6 +376,7 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
       trail: sampleTrail({ error }) as any,
       contentHash: `h${i}`,
       author: "a",
+      client: "c",
       createdAt: 1,
     });
   }

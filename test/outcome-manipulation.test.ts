@@ -114,3 +114,82 @@ describe("concurrent reports", () => {
     expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
   });
 });
+
+describe("merge credits", () => {
+  // A merged trail counts as one success for the trail it merged into, once a day per agent. One
+  // address published the same fix again and again, each time under a fresh X-Colony-Agent, and
+  // every copy credited: 20 publishes raised a trail from 0 to 20 worked (720 a day at the default
+  // publish quota), past the two counted reports an address is allowed.
+  test("twenty copies of a fix from one address under twenty agent ids credit once; another address credits too", async () => {
+    const trail = sampleTrail({ error: "ValueError: merge credits from sock puppets" });
+    const first = await colony.fetch("/v1/trails", json(trail, from("203.0.113.1", "agent-merge-author")));
+    const id = ((await first.json()) as any).trail_id as string;
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    for (let i = 0; i < 20; i++) {
+      const res = await colony.fetch("/v1/trails", json(trail, from("198.51.100.30", `agent-merge-puppet-${String(i).padStart(2, "0")}`)));
+      expect(res.status).toBe(202);
+      await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    }
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.status).toBe("indexed");
+    expect(after.outcomes.worked).toBe(1);
+    const merged = await colony.query(
+      "SELECT count(*) AS n FROM trails WHERE status = 'merged' AND merged_into = $1 AND client IS NOT NULL",
+      id,
+    );
+    expect(Number(merged[0].n)).toBe(20);
+
+    // Another address's copy still credits, and so does a draft approved from a third address.
+    await colony.fetch("/v1/trails", json(trail, from("198.51.100.31", "agent-merge-honest")));
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(2);
+    const draft = (await (await colony.fetch("/v1/drafts", json(trail, from("198.51.100.30", "agent-merge-drafter")))).json()) as any;
+    expect(
+      (
+        await colony.fetch(`/v1/drafts/${draft.draft_id}/publish`, {
+          method: "POST",
+          headers: from("198.51.100.32", "agent-merge-approver"),
+        })
+      ).status,
+    ).toBe(202);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(3);
+  });
+});
+
+describe("the colony's own pseudonyms cannot be claimed", () => {
+  // Without X-Colony-Agent a client is `anon-` + a keyed hash of its address, shown in the activity
+  // list and in feed replies. Any client could send that name as its X-Colony-Agent: its reports
+  // then stood for the victim's (a victim's later report on the trail was "a repeat" and did not
+  // count; notes appeared as the victim's replies).
+  test("an X-Colony-Agent starting with anon- is refused; the victim's report still counts", async () => {
+    const first = await publish("ValueError: pseudonym claimed by another address (first)");
+    const second = await publish("ValueError: pseudonym claimed by another address (second)");
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const victim = { "X-Forwarded-For": "198.51.100.40" };
+    expect((await report(first, "worked", victim)).status).toBe(202);
+    const events = ((await (await colony.fetch("/v1/activity?limit=50")).json()) as any).events as { agent: string; trail_id: string }[];
+    const name = events.find((e) => e.trail_id === first)!.agent;
+    expect(name).toMatch(/^anon-[A-Za-z0-9_-]{16}$/);
+
+    const claimed = await report(second, "worked", { ...agent(name), "X-Forwarded-For": "198.51.100.41" });
+    expect(claimed.status).toBe(400);
+    expect(((await claimed.json()) as any).error.code).toBe("invalid_request");
+    for (const id of ["anon-0123456789abcdef", "anon-agent-01"]) {
+      const res = await colony.fetch("/v1/search", json({ query: "ValueError" }, agent(id)));
+      expect(res.status).toBe(400);
+    }
+    // The MCP endpoint refuses it the same way (JSON-RPC -32012).
+    const mcp = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...agent(name) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect([mcp.status, ((await mcp.json()) as any).error.code]).toEqual([400, -32012]);
+
+    expect(((await (await report(second, "worked", victim)).json()) as any).counted).toBe(true);
+    // Ids that merely contain the word stay valid.
+    expect((await colony.fetch("/v1/search", json({ query: "ValueError" }, agent("my-anon-agent")))).status).toBe(200);
+    expect((await colony.fetch("/v1/search", json({ query: "ValueError" }, agent("Anon-agent-01")))).status).toBe(200);
+  });
+});

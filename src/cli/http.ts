@@ -4,10 +4,10 @@
 // message (and each failing path of a validation error); --json prints the body as it came.
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
 import { DEFAULT_COLONY_URL } from "../mcp/config";
 import { EXIT, UsageError } from "./command";
 
-const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 const TIMEOUT_MS = 30_000;
 
 export interface ClientTarget {
@@ -27,7 +27,7 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
   }
   const agent = env.COLONY_AGENT_ID?.trim() || null;
   if (agent !== null && !AGENT_ID_PATTERN.test(agent)) {
-    throw new UsageError(new ConfigError("COLONY_AGENT_ID", "8 to 64 characters from [A-Za-z0-9_-]", agent).message);
+    throw new UsageError(new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agent).message);
   }
   return { url: raw.replace(/\/+$/, ""), agent };
 }

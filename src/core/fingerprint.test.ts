@@ -33,7 +33,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(5);
+    expect(NORMALIZER_VERSION).toBe(6);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -65,8 +65,14 @@ describe("fingerprint format", () => {
     expect(fingerprint(goDial, 4)).toBe(sha("<ip>: dial tcp <ip>:<port>: connect: connection refused"));
     const range = "Error: Node Sass version 5.0.0 is incompatible with ^4.0.0 || ^5.0.0.";
     expect(normalizeError(range, 4)).toBe("node sass version <ver> is incompatible with ^<ver> || ^<ver>");
-    // Version 5 (current): a version range is one version, punctuation between words goes;
-    // version 4's forms otherwise.
+    // Version 5 (frozen): a version range is one version, punctuation between words goes;
+    // version 4's forms otherwise. Version 6 (current) keeps version 5's form where none of its
+    // rules applies.
+    expect(normalizeError(range, 5)).toBe("node sass version <ver> is incompatible with <ver>");
+    const bounds = "java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 3 (version 2.1)";
+    expect(normalizeError(bounds, 5)).toBe("index <ver> out of bounds for length 3 (version <ver>)");
+    expect(normalizeError(bounds)).toBe("index <n> out of bounds for length <n>");
+    expect(fingerprint(bounds)).toBe(sha("index <n> out of bounds for length <n>"));
     expect(normalizeError(range)).toBe("node sass version <ver> is incompatible with <ver>");
     expect(fingerprint(range)).toBe(sha("node sass version <ver> is incompatible with <ver>"));
     expect(normalizeError(goDial)).toBe("<ip> dial tcp <ip>:<port> connect connection refused");
@@ -379,11 +385,11 @@ describe("different errors get different fingerprints", () => {
 describe("normalized form", () => {
   test("uses typed placeholders", () => {
     const n = normalizeError(
-      "Error in /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 pid 42 line 7 https://example.org/a?b=1",
+      "Error in /home/u/app/x.js:12:5 0xdeadbeef 3f9a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c 10.1.2.3:8080 v1.2.3 https://example.org/a?b=1 pid 42 line 7",
     );
     // Version 2 folds the user's own source file names (x.js) into <src>; version 3 drops <src>
     // inside a path (it names nothing the path does not); version 5 writes hex numbers and hashes
-    // alike (<hash>).
+    // alike (<hash>); version 6 drops a link that ends the message (it documents, not identifies).
     for (const p of ["<path>:<line>", "<hash>", "<uuid>", "<ip>:<port>", "<ver>", "pid <pid>", "line <line>", "<url>"]) {
       expect(n).toContain(p);
     }
@@ -634,6 +640,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v2.ts",
     "error-normalizer-v3.ts",
     "error-normalizer-v4.ts",
+    "error-normalizer-v5.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {

@@ -176,7 +176,8 @@ const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "
 
 /** Which secret kind a name (env var, key, flag) announces, or null. */
 export function secretKindOfName(name: string): string | null {
-  const segs = nameSegments(name);
+  // A key store or trust store is a thing with a password (keyStorePassword), not metadata.
+  const segs = nameSegments(name.replace(/(key|trust)[_.-]?store/gi, (_, which: string) => `${which.toLowerCase()}store`));
   if (segs.length === 0 || segs.length > 8) return null;
   if (segs[0] === "no" || segs[0] === "skip" || segs[0] === "disable") return null;
   if (segs.some((s) => META_SEGMENTS.has(s))) return null;
@@ -708,6 +709,7 @@ const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   { about: "7-Zip -pSECRET", command: "7z|7za|7zr", option: "-p", form: "attached" },
   { about: "mosquitto clients -P SECRET", command: "mosquitto_(?:pub|sub|rr)", option: "-P", form: "separate" },
   { about: "ssh-keygen -N/-P PASSPHRASE", command: "ssh-keygen", option: "-[NP]", form: "separate" },
+  { about: "openssl enc -k PASSPHRASE (the legacy pass phrase option)", command: "openssl", option: "-k", form: "separate" },
 ];
 
 const commandOptionRule = (c: CommandSecretOption): RedactionRule => {
@@ -1052,6 +1054,85 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
+    about:
+      "Secret-named KEY=VALUE pairs given as an option's value or as a JVM/Gradle property (--from-literal=DB_PASSWORD=…, --env=API_TOKEN=…, -Djavax.net.ssl.keyStorePassword=…, -Psigning.password=…); the kind follows the name",
+    hint: /=/,
+    pattern: new RegExp(String.raw`(?<![\w\-])(?:--?[A-Za-z][A-Za-z0-9\-_]{0,40}=|-[DP])${NAME_HINT}(${NAME})=(${QUOTED}|${BARE})`, "dg"),
+    group: 2,
+    accept: (s, m) => {
+      const kind = secretKindOfName(m[1]!);
+      return kind !== null && !isPlaceholderValue(s) ? kind : false;
+    },
+  },
+  {
+    kind: "password",
+    about:
+      "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
+    hint: /setx|config/i,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 3,
+    accept: (s, m) => {
+      const kind = secretKindOfName(m[2]!);
+      return kind !== null && !isPlaceholderValue(s) ? kind : false;
+    },
+  },
+  {
+    kind: "password",
+    about: "Poetry repository credentials (poetry config http-basic.REPO USER PASSWORD)",
+    hint: /http-basic/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])poetry[ \t]+config[ \t]+http-basic\.[\w\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "A password piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`",
+    hint: /password-stdin|-[A-Za-z]*S\b/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`",
+    hint: /<<</,
+    pattern: new RegExp(
+      String.raw`(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "htpasswd in batch mode (-b): the password is the last argument of the command",
+    hint: /htpasswd/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t](?:[^\n;|&]*?[ \t])?(${QUOTED}|${BARE})[ \t]*(?=$|\r?\n|[;|&])`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "PowerShell plain-text secure strings (ConvertTo-SecureString 'SECRET' -AsPlainText)",
+    hint: /SecureString/i,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])[Cc]onvert[Tt]o-[Ss]ecure[Ss]tring[ \t]+(?:-[Ss]tring[ \t]+)?(${QUOTED}|${BARE})(?=[^\n;|]*-[Aa]s[Pp]lain[Tt]ext)`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
     about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…')",
     hint: /identified|password/i,
     pattern:
@@ -1065,7 +1146,8 @@ export const REDACTION_RULES: RedactionRule[] = [
       'Assignments whose name announces a secret, in env files, shell, YAML, JSON and code (DB_PASSWORD=…, "api_key": "…", token: …); the kind (password, secret, token, api_key) follows the name. Names of keys, signatures, cookies, sessions, salts, nonces (key=…, sig=…) give high_entropy_secret when the value looks random (≥ 16 chars, letters and digits, entropy ≥ 3.5 bits/char)',
     hint: /[:=]/,
     pattern: new RegExp(
-      String.raw`(?<![A-Za-z0-9_.\-:=<])(\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      // After `$env:` (PowerShell's environment drive) the name starts, though a colon precedes it.
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))(\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,

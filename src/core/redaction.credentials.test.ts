@@ -422,3 +422,58 @@ describe("a secret on the line after its name (session 7 audit)", () => {
     });
   }
 });
+
+describe("command-line forms the session 8 audit found", () => {
+  const PW = "S3cretPassw0rd";
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    ["password", `kubectl create secret generic db --from-literal=password=${PW}`, "--from-literal=password=<redacted:password>"],
+    ["password", `kubectl create secret generic db --from-literal=DB_PASSWORD=${PW} -n prod`, "DB_PASSWORD=<redacted:password> -n prod"],
+    ["token", `docker run --env=API_TOKEN=${PW} app`, "--env=API_TOKEN=<redacted:token> app"],
+    ["password", `mvn deploy -Drepo.password=${PW}`, "-Drepo.password=<redacted:password>"],
+    ["password", `java -Djavax.net.ssl.keyStorePassword=${PW} -jar app.jar`, "keyStorePassword=<redacted:password> -jar"],
+    ["password", `gradle publish -Psigning.password=${PW}`, "-Psigning.password=<redacted:password>"],
+    ["password", `$env:DB_PASSWORD = '${PW}'`, "$env:DB_PASSWORD = '<redacted:password>'"],
+    ["api_key", `setx API_KEY ${PW}`, "setx API_KEY <redacted:api_key>"],
+    ["token", `yarn config set npmAuthToken ${PW}`, "npmAuthToken <redacted:token>"],
+    ["password", `poetry config http-basic.private bob ${PW}`, "http-basic.private bob <redacted:password>"],
+    ["password", `echo ${PW} | docker login -u bob --password-stdin`, "echo <redacted:password> | docker login"],
+    ["password", `echo '${PW}' | sudo -S apt update`, "echo '<redacted:password>' | sudo -S"],
+    ["password", `sudo -S <<< ${PW} apt update`, "sudo -S <<< <redacted:password> apt"],
+    ["password", `docker login -u bob --password-stdin <<< "${PW}"`, '--password-stdin <<< "<redacted:password>"'],
+    ["password", `openssl enc -aes-256-cbc -k ${PW} -in f`, "-k <redacted:password> -in f"],
+    ["password", `htpasswd -b .htpasswd bob ${PW}`, "htpasswd -b .htpasswd bob <redacted:password>"],
+    ["password", `htpasswd -nbB bob "${PW}"; echo done`, '-nbB bob "<redacted:password>"; echo done'],
+    ["password", `ConvertTo-SecureString '${PW}' -AsPlainText -Force`, "ConvertTo-SecureString '<redacted:password>' -AsPlainText"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${input.slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(PW);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "kubectl create secret generic db --from-literal=username=bob --from-file=key.pem",
+    "kubectl create secret generic db --from-literal=password=$DB_PASSWORD",
+    "mvn -DskipTests=true -Dmaven.test.failure.ignore=true package",
+    "java -Djavax.net.ssl.trustStore=/etc/ssl/cacerts -Djavax.net.ssl.trustStoreType=PKCS12 -jar app.jar",
+    "keystore_path=/etc/app/keystore.p12",
+    "$env:PATH = 'C:\\tools;' + $env:PATH",
+    "setx PATH C:\\tools",
+    "npm config set registry https://registry.npmjs.org/",
+    "yarn config set npmAuthToken ${NPM_TOKEN}",
+    'echo "$REGISTRY_PASSWORD" | docker login -u bob --password-stdin registry.example.com',
+    "echo hello | grep -S h",
+    "echo $SUDO_PASS | sudo -S true",
+    "openssl req -new -keyout key.pem -out req.pem",
+    "htpasswd -c .htpasswd bob",
+    "ConvertTo-SecureString $plain -AsPlainText -Force",
+  ]) {
+    test(`stays: ${input.slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

@@ -52,8 +52,8 @@ describe("client address behind proxies (COLONY_TRUST_PROXY)", () => {
   });
 });
 
-test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {
-  for (const ok of ["agent_01", "A-b_c-d_", "x".repeat(64)]) {
+test("agent ids: 8 to 64 of [A-Za-z0-9_-], not the colony's own anon- prefix", () => {
+  for (const ok of ["agent_01", "A-b_c-d_", "x".repeat(64), "my-anon-agent", "Anon-agent-01", "anonymous-01"]) {
     expect(identify(new Headers({ "x-colony-agent": ok }), "a", "s")).toEqual({
       address: "a",
       client: pseudonym("a", "s"),
@@ -61,7 +61,7 @@ test("agent ids: 8 to 64 of [A-Za-z0-9_-]", () => {
       agentDeclared: true,
     });
   }
-  for (const bad of ["short", "x".repeat(65), "has space1", "semi;colon", "ünïcode12", ""]) {
+  for (const bad of ["short", "x".repeat(65), "has space1", "semi;colon", "ünïcode12", "", pseudonym("b", "s"), "anon-agent-01"]) {
     expect(() => identify(new Headers({ "x-colony-agent": bad }), "a", "s")).toThrow(ServiceError);
   }
 });

@@ -4,7 +4,15 @@ import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
 import { forwardedClient, type TrustProxy } from "../core/proxy-trust";
 
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+/**
+ * A declared agent id: 8 to 64 of [A-Za-z0-9_-], not starting with `anon-`, the prefix of the
+ * pseudonyms the colony derives from client addresses (a client claiming another's pseudonym
+ * would speak for it: its reports would stand for the other's, its notes show as the other's).
+ */
+export const AGENT_ID_PATTERN = /^(?!anon-)[A-Za-z0-9_-]{8,64}$/;
+
+/** What AGENT_ID_PATTERN asks for, in words (error messages and configuration errors). */
+export const AGENT_ID_RULE = "8 to 64 characters from [A-Za-z0-9_-], not starting with anon- (the colony's own pseudonyms)";
 
 export type ClientIdentity = Caller;
 
@@ -43,7 +51,7 @@ export const pseudonymMemoSize = () => recentPseudonyms.size + olderPseudonyms.s
 /** A malformed X-Colony-Agent: 400 invalid_request (an MCP endpoint answers a JSON-RPC server error). */
 export class InvalidAgentHeaderError extends ServiceError {
   constructor() {
-    super("invalid_request", "X-Colony-Agent must be 8 to 64 characters from [A-Za-z0-9_-]");
+    super("invalid_request", `X-Colony-Agent must be ${AGENT_ID_RULE}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail } from "../core/trail";
 import { VERSION } from "../version";
 import * as S from "./api-schemas";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "./client";
 
 type Method = "get" | "post" | "delete";
 
@@ -399,8 +400,8 @@ export function openApiDocument(routes: ApiRoute[] = API_ROUTES): Record<string,
           name: "X-Colony-Agent",
           in: "header",
           required: false,
-          description: "pseudonymous agent id; without it the agent is derived from the client address",
-          schema: { type: "string", pattern: "^[A-Za-z0-9_-]{8,64}$" },
+          description: `pseudonymous agent id, ${AGENT_ID_RULE}; without it the agent is derived from the client address`,
+          schema: { type: "string", pattern: AGENT_ID_PATTERN.source },
         },
       },
       headers: {

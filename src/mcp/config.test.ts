@@ -56,6 +56,7 @@ describe("loadMcpConfig", () => {
       ["COLONY_MIN_FAILED_ATTEMPTS", "-1"],
       ["COLONY_ALLOW_HIGH_RISK", "true"],
       ["COLONY_AGENT_ID", "has space in it"],
+      ["COLONY_AGENT_ID", "anon-my-laptop"],
       ["COLONY_AGENT_MODEL", "m".repeat(201)],
       ["COLONY_PUBLISH_WAIT_S", "1.5"],
       ["COLONY_MCP_PORT", "70000"],

@@ -2,7 +2,7 @@
 // stops the process with a message naming the variable (main.ts exits with code 2), in the same
 // style as src/config.ts.
 import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
-import { AGENT_ID_PATTERN } from "../http/client";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
 
 export type PublishPolicy = "off" | "ask" | "auto";
 const PUBLISH_POLICIES: readonly PublishPolicy[] = ["off", "ask", "auto"];
@@ -107,7 +107,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
   }
   const agentId = str(env, "COLONY_AGENT_ID") ?? null;
   if (agentId !== null && !AGENT_ID_PATTERN.test(agentId)) {
-    throw new ConfigError("COLONY_AGENT_ID", "8 to 64 characters from [A-Za-z0-9_-]", agentId);
+    throw new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agentId);
   }
   return {
     colonyUrl: rawUrl.replace(/\/+$/, ""),

@@ -7,13 +7,7 @@
 // the HTTP routes, an unknown tool is a protocol error, and only capabilities the server honours
 // are advertised (a stateless server never sends list_changed notifications).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { parseWith, type ValidationDetail } from "../core/trail";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
@@ -68,13 +62,29 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   const ctx: ToolContext = { server, client, cfg };
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
+  // tools/call is answered by the fallback handler, not a registered one: the SDK parses a
+  // registered request with its own schema first, and a malformed call (arguments an array or a
+  // string, no tool name) became -32603 "internal error" with a dump of the parser's issues.
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, "Method not found");
+    return callTool(request.params);
+  };
+  async function callTool(params: unknown): Promise<CallToolResult> {
+    const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string") {
+      throw protocolError(ErrorCode.InvalidParams, "tools/call needs params.name, the name of a tool (a string)");
+    }
+    if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `the arguments of ${JSON.stringify(name.slice(0, 100))} must be an object of named arguments`,
+      );
+    }
     const tool = BY_NAME.get(name);
     if (!tool) {
       throw protocolError(
         ErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(name)}; this server has ${[...BY_NAME.keys()].join(", ")}.`,
+        `Unknown tool ${JSON.stringify(name.slice(0, 100))}; this server has ${[...BY_NAME.keys()].join(", ")}.`,
       );
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
@@ -85,6 +95,6 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
     } catch (err) {
       return errorResult(err, client);
     }
-  });
+  }
   return server;
 }

@@ -119,7 +119,8 @@ export class DraftService {
     const quota = await this.deps.quotas.take("publishDraft", caller.address);
     const record = await trails.storing(() =>
       this.store.transaction(async (tx) => {
-        const inserted = await trails.insertQueued(tx, d.trail, d.author);
+        // The draft's author wrote it; the approval publishes it, from the approver's address.
+        const inserted = await trails.insertQueued(tx, d.trail, caller, undefined, d.author);
         // In the same transaction as the trail: a second approval finds the draft published and
         // rolls its own insert back.
         if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) {

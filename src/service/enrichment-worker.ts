@@ -266,7 +266,7 @@ export class EnrichmentWorker {
         if (settlement.action === "merge") {
           if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: settlement.into, at })) {
             await counted("merged", true);
-            if (settlement.credit) await this.creditMerge(tx, target!, record.author, at);
+            if (settlement.credit) await this.creditMerge(tx, target!, record, at);
             changed.add(target!.fingerprint);
           }
         } else {
@@ -345,9 +345,14 @@ export class EnrichmentWorker {
     return done;
   }
 
-  /** A merge counts as one success for the existing trail (another agent's): once a day per agent. */
-  private async creditMerge(tx: Transaction, existing: TrailRecord, submitter: string, at: number): Promise<void> {
-    if (!(await tx.credits.grant(existing.seq, submitter, utcDay(at)))) return;
+  /**
+   * A merge counts as one success for the existing trail (another agent's): once a day per agent,
+   * and once a day per client address, whatever agent ids it publishes under (a trail stored
+   * before its client was kept counts as its agent's).
+   */
+  private async creditMerge(tx: Transaction, existing: TrailRecord, merged: TrailRecord, at: number): Promise<void> {
+    const submitter = merged.author;
+    if (!(await tx.credits.grant(existing.seq, submitter, merged.client ?? submitter, utcDay(at)))) return;
     await countOutcome(tx, existing.seq, "worked", at);
     await tx.events.append({
       kind: "reinforced",

@@ -138,21 +138,26 @@ export class TrailService {
   }
 
   /** Stores a prepared trail with its enrichment job, in one transaction. */
-  async enqueue(prepared: PreparedTrail, author: string, address: string): Promise<{ record: TrailRecord; quota: QuotaState }> {
+  async enqueue(prepared: PreparedTrail, caller: Caller): Promise<{ record: TrailRecord; quota: QuotaState }> {
     await this.checkQueueRoom();
-    const quota = await this.deps.quotas.take("publishTrail", address);
+    const quota = await this.deps.quotas.take("publishTrail", caller.address);
     const record = await this.storing(() =>
-      this.store.transaction((tx) => this.insertQueued(tx, prepared.trail, author, prepared.fingerprint)),
+      this.store.transaction((tx) => this.insertQueued(tx, prepared.trail, caller, prepared.fingerprint)),
     );
     return { record, quota };
   }
 
-  /** Inserts a queued trail and its job in the caller's transaction; the worker wakes after the commit. */
+  /**
+   * Inserts a queued trail and its job in the caller's transaction; the worker wakes after the
+   * commit. `author` is the agent that wrote it; `publisher` the request that publishes it (the
+   * author's own, or a draft's approval), whose address pseudonym is kept as the trail's client.
+   */
   async insertQueued(
     tx: Transaction,
     trail: Trail,
-    author: string,
+    publisher: Caller,
     fingerprintOfTrail = fingerprint(trail.problem.error),
+    author = publisher.agent,
   ): Promise<TrailRecord> {
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
@@ -162,6 +167,7 @@ export class TrailService {
       trail,
       contentHash: contentHash(trail),
       author,
+      client: publisher.client,
       createdAt: this.deps.now(),
     });
     await tx.stats.touchAgent(author, inserted.createdAt);
@@ -188,7 +194,7 @@ export class TrailService {
     if (!prepared.ok) {
       throw new ServiceError("invalid_trail", "the trail does not validate", prepared.details, quotaHeaders(admitted));
     }
-    const { record, quota } = await this.enqueue(prepared.value, caller.agent, caller.address);
+    const { record, quota } = await this.enqueue(prepared.value, caller);
     return {
       body: { trail_id: record.id, fingerprint: record.fingerprint, status: "queued", status_url: `/v1/trails/${record.id}` },
       quota,

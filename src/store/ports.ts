@@ -84,6 +84,11 @@ export interface TrailRecord {
   trail: Trail;
   contentHash: string;
   author: string;
+  /**
+   * The address pseudonym of the request that published it (POST /v1/trails, or the approval of a
+   * draft); null for trails stored before it was kept. Merge credits are limited per client.
+   */
+  client: string | null;
   createdAt: number;
   indexedAt: number | null;
   category: string | null;
@@ -101,7 +106,7 @@ export interface TrailRecord {
 
 export type NewTrail = Pick<
   TrailRecord,
-  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "createdAt"
+  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "client" | "createdAt"
 >;
 
 /** A stored trail's fingerprint and merge key recomputed by a newer normalizer. */
@@ -221,8 +226,11 @@ export interface OutcomeRepository {
 }
 
 export interface MergeCreditLedger {
-  /** Records a credit; false when this agent already earned one for this trail on this day. */
-  grant(trailSeq: number, agent: string, day: string): Promise<boolean>;
+  /**
+   * Records a credit; false when this agent, or another agent of this client (address pseudonym),
+   * already earned one for this trail on this day.
+   */
+  grant(trailSeq: number, agent: string, client: string, day: string): Promise<boolean>;
 }
 
 /**

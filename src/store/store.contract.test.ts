@@ -139,6 +139,7 @@ const newTrail = (n: number) => ({
   trail: sampleTrail,
   contentHash: `h${n}`,
   author: "a",
+  client: "c",
   createdAt: n,
 });
 
@@ -337,6 +338,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         const a = await store.trails.insertQueued(newTrail(1));
         const b = await store.trails.insertQueued(newTrail(2));
         expect(a.status).toBe("queued");
+        expect([a.client, (await store.trails.byId(a.id))?.client]).toEqual(["c", "c"]);
         expect(b.seq).toBeGreaterThan(a.seq);
         expect(await store.jobs.depth()).toBe(2);
         expect((await store.jobs.next(10)).map((j) => j.trailSeq)).toEqual([a.seq, b.seq]);
@@ -416,13 +418,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect((await store.outcomes.latestWithNotes([a.seq], 1)).map((o) => [o.notes, o.client])).toEqual([["n2", "c1"]]);
         expect(await store.outcomes.countedForClientSince(a.seq, "c1", 0)).toBe(1);
         expect(await store.outcomes.countedForClientSince(a.seq, "c2", 0)).toBe(0);
-        expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(true);
-        expect(await store.credits.grant(a.seq, "x", "2026-01-01")).toBe(false);
+        expect(await store.credits.grant(a.seq, "x", "c1", "2026-01-01")).toBe(true);
+        expect(await store.credits.grant(a.seq, "x", "c2", "2026-01-01")).toBe(false); // the agent's credit of the day
+        expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-01")).toBe(false); // the client's credit of the day
+        expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-02")).toBe(true);
+        expect(await store.credits.grant(a.seq, "z", "c3", "2026-01-01")).toBe(true);
         await store.trails.delete(a.seq);
         expect(await store.trails.byId(a.id)).toBeNull();
         expect(await store.outcomes.latestWithNotes([a.seq], 5)).toEqual([]);
         expect(await store.stats.trailsIndexed()).toBe(0);
-        expect(await store.credits.grant(b.seq, "x", "2026-01-01")).toBe(true);
+        expect(await store.credits.grant(b.seq, "x", "c1", "2026-01-01")).toBe(true);
       }));
 
     test("outcome counts: concurrent increments both count, and strength inputs come back with them", () =>

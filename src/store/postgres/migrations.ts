@@ -316,6 +316,19 @@ export const PG_MIGRATIONS: PgMigration[] = [
         ADD COLUMN quota_limit integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: "merge credits per client address",
+    sql: `
+      -- Who published a trail, as the address pseudonym of the publishing request (null on older
+      -- rows), and the client each merge credit went to: one address earns at most one credit
+      -- per trail per day, whatever agent ids it sends (older credits count as their agent's).
+      ALTER TABLE trails ADD COLUMN client text;
+      ALTER TABLE merge_credits ADD COLUMN client text NOT NULL DEFAULT '';
+      UPDATE merge_credits SET client = agent;
+      CREATE UNIQUE INDEX merge_credits_by_client ON merge_credits (trail_seq, client, day);
+    `,
+  },
 ];
 
 /**

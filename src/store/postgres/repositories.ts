@@ -123,9 +123,10 @@ export class PgOutcomeRepository implements OutcomeRepository {
 export class PgMergeCreditLedger implements MergeCreditLedger {
   constructor(private readonly sql: SQL) {}
 
-  async grant(trailSeq: number, agent: string, day: string): Promise<boolean> {
-    const r = await this
-      .sql`INSERT INTO merge_credits (trail_seq, agent, day) VALUES (${trailSeq}, ${agent}, ${day}) ON CONFLICT DO NOTHING`;
+  async grant(trailSeq: number, agent: string, client: string, day: string): Promise<boolean> {
+    // Either unique key (agent, or client, per trail and day) refuses the row.
+    const r = await this.sql`INSERT INTO merge_credits (trail_seq, agent, client, day)
+      VALUES (${trailSeq}, ${agent}, ${client}, ${day}) ON CONFLICT DO NOTHING`;
     return r.count === 1;
   }
 }

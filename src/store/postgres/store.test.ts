@@ -135,6 +135,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
           trail,
           contentHash: `h${i}`,
           author: "a",
+          client: "c",
           createdAt: i,
         });
       }
@@ -164,6 +165,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
         trail,
         contentHash: "hx",
         author: "a",
+        client: "c",
         createdAt: 1,
       });
       const dead = new PgJobClaims(store.sql, clock, 60_000);

@@ -22,6 +22,7 @@ function toRecord(r: any): TrailRecord {
     trail: JSON.parse(r.content),
     contentHash: r.content_hash,
     author: r.author,
+    client: r.client ?? null,
     createdAt: num(r.created_at),
     indexedAt: numOrNull(r.indexed_at),
     category: r.category,
@@ -38,7 +39,7 @@ function toRecord(r: any): TrailRecord {
 }
 
 // The columns a record needs (runtime and tokens_spent are for filters and migration only).
-const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, created_at, indexed_at, category,
+const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, client, created_at, indexed_at, category,
   quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version`;
 
 export class PgTrailRepository implements TrailRepository {
@@ -48,9 +49,9 @@ export class PgTrailRepository implements TrailRepository {
   async insertQueued(t: NewTrail): Promise<TrailRecord> {
     const [row] = await this.sql`
       WITH t AS (
-        INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, created_at,
+        INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, client, created_at,
                             runtime, tokens_spent)
-        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author},
+        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author}, ${t.client},
                 ${t.createdAt}, ${t.trail.environment.runtime.name.toLowerCase()}, ${t.trail.effort?.tokens_spent ?? null})
         RETURNING *
       ), j AS (

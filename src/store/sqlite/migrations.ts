@@ -250,4 +250,17 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX trails_ranking ON trails (seq, status, strength);
     `,
   },
+  {
+    version: 10,
+    name: "merge credits per client address",
+    sql: `
+      -- Who published a trail, as the address pseudonym of the publishing request (null on older
+      -- rows), and the client each merge credit went to: one address earns at most one credit
+      -- per trail per day, whatever agent ids it sends (older credits count as their agent's).
+      ALTER TABLE trails ADD COLUMN client TEXT;
+      ALTER TABLE merge_credits ADD COLUMN client TEXT NOT NULL DEFAULT '';
+      UPDATE merge_credits SET client = agent;
+      CREATE UNIQUE INDEX merge_credits_by_client ON merge_credits (trail_seq, client, day);
+    `,
+  },
 ];

@@ -107,10 +107,12 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
 export class SqliteMergeCreditLedger implements MergeCreditLedger {
   constructor(private readonly db: Database) {}
 
-  async grant(trailSeq: number, agent: string, day: string): Promise<boolean> {
+  async grant(trailSeq: number, agent: string, client: string, day: string): Promise<boolean> {
+    // Either unique key (agent, or client, per trail and day) refuses the row.
     return (
-      this.db.query("INSERT INTO merge_credits (trail_seq, agent, day) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(trailSeq, agent, day)
-        .changes === 1
+      this.db
+        .query("INSERT INTO merge_credits (trail_seq, agent, client, day) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        .run(trailSeq, agent, client, day).changes === 1
     );
   }
 }

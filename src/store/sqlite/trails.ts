@@ -20,6 +20,7 @@ interface Row {
   content: string;
   content_hash: string;
   author: string;
+  client: string | null;
   created_at: number;
   indexed_at: number | null;
   category: string | null;
@@ -53,6 +54,7 @@ function toRecord(r: Row): TrailRecord {
     trail: JSON.parse(r.content),
     contentHash: r.content_hash,
     author: r.author,
+    client: r.client ?? null,
     createdAt: r.created_at,
     indexedAt: r.indexed_at,
     category: r.category,
@@ -80,8 +82,8 @@ export class SqliteTrailRepository implements TrailRepository {
 
   constructor(private readonly db: Database) {
     this.insertTrail = db.query<Row, any[]>(
-      `INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, created_at, runtime, tokens_spent)
-       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, client, created_at, runtime, tokens_spent)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.insertJob = db.query("INSERT INTO jobs (trail_seq, enqueued_at) VALUES (?, ?)");
     this.byIdStmt = db.query<Row, [string]>("SELECT * FROM trails WHERE id = ?");
@@ -113,6 +115,7 @@ export class SqliteTrailRepository implements TrailRepository {
         JSON.stringify(t.trail),
         t.contentHash,
         t.author,
+        t.client,
         t.createdAt,
         t.trail.environment.runtime.name.toLowerCase(),
         t.trail.effort?.tokens_spent ?? null,
