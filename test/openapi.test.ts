@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { ErrorBody } from "../src/http/api-schemas";
 import { API_ROUTES } from "../src/http/openapi";
@@ -65,11 +66,29 @@ async function conforms(method: string, path: string, init: RequestInit = {}): P
   const body = text ? await res.text() : await res.json();
   const declared = doc.paths[template][method.toLowerCase()].responses;
   expect({ path, status: res.status, declared: String(res.status) in declared }).toEqual({ path, status: res.status, declared: true });
-  const schema = route.answers[res.status]?.schema ?? route.errorBody ?? ErrorBody;
+  // Strict: a field a real answer carries that the document does not declare is an error too.
+  const schema = closed(route.answers[res.status]?.schema ?? route.errorBody ?? ErrorBody);
   const errors = [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`);
   expect({ path, status: res.status, errors }).toEqual({ path, status: res.status, errors: [] });
   for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) expect(res.headers.get(h)).not.toBeNull();
   return { status: res.status, body };
+}
+
+/**
+ * A copy of a TypeBox schema in which every object with declared properties and no word on others
+ * refuses undeclared ones (JSON-RPC messages and maps say additionalProperties themselves).
+ */
+function closed(schema: TSchema): TSchema {
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    const out: any = {};
+    for (const key of Object.keys(node)) out[key] = walk(node[key]);
+    for (const symbol of Object.getOwnPropertySymbols(node)) out[symbol] = node[symbol];
+    if (node.type === "object" && node.properties && node.additionalProperties === undefined) out.additionalProperties = false;
+    return out;
+  };
+  return walk(schema);
 }
 
 const bearer = { authorization: `Bearer ${TOKEN}` };

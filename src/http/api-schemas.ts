@@ -191,11 +191,19 @@ export const Stats = Type.Object({
   hot: Type.Array(Type.Object({ label: Type.String(), searches: Type.Integer({ minimum: 0 }) })),
 });
 
-export const Health = Type.Object({ status: Type.Literal("ok"), version: Type.String(), uptime_s: Type.Integer({ minimum: 0 }) });
+const Backend = Type.Union([Type.Literal("sqlite"), Type.Literal("postgres")], { description: "the store the colony runs on" });
+
+export const Health = Type.Object({
+  status: Type.Literal("ok"),
+  version: Type.String(),
+  uptime_s: Type.Integer({ minimum: 0 }),
+  backend: Backend,
+});
 
 const Probe = Type.Object({ ok: Type.Boolean(), latency_ms: Type.Number(), detail: Type.Optional(Type.String()) });
 export const Readiness = Type.Object({
   status: Type.Union([Type.Literal("ready"), Type.Literal("unavailable")]),
+  backend: Backend,
   checks: Type.Object({ kv: Probe, vector: Probe, embedding: Probe }),
   queue_depth: Type.Integer({ minimum: 0 }),
 });
@@ -284,6 +292,8 @@ export const ExplainedSearch = Type.Object({
   fingerprint: FingerprintString,
   results: Type.Array(SearchResult),
   notice: Type.String(),
+  confidence: Type.Optional(ConfidenceLevel),
+  confidence_note: Type.Optional(Type.String({ description: "present when no result is at least likely" })),
   explanations: Type.Array(Explanation),
 });
 
