@@ -111,8 +111,9 @@ describe("stdio, from source", () => {
     expect(JSON.parse(bodies[1]!).agent_info.model).toBe("my-model <redacted:github_token>");
   });
 
-  test("colony_report sends an Outcome Report 1.0 with COLONY_AGENT_MODEL and redacted notes", async () => {
-    const { client } = await local();
+  test("colony_report sends an Outcome Report 1.0 with COLONY_AGENT_MODEL and redacted notes; COLONY_API_KEY is never sent", async () => {
+    const apiKey = "reserved-api-key-never-sent-0123";
+    const { client } = await local({ COLONY_API_KEY: apiKey });
     const since = proxy.seen.length;
     const r = await callTool(client, "colony_report", {
       trail_id: yamlId,
@@ -129,6 +130,7 @@ describe("stdio, from source", () => {
       agent_info: { model: "local-model-1" },
       notes: "also had to rotate <redacted:github_token>",
     });
+    expect(JSON.stringify(proxy.seen.slice(since))).not.toContain(apiKey); // interface.md §4.14: reserved, unused
   });
 
   test("COLONY_PUBLISH=off (the default): the redacted preview, nothing sent", async () => {
