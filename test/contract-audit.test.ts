@@ -3,8 +3,11 @@
 // exactly at its bound and one past it, the body size and agent id bounds, result counts, the
 // outcome report's protocol version, retention of tombstones and drafts. Real colony, real HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
+import { REPO_DIR } from "./support/paths";
 import { agent, agentAt, json, sampleTrail } from "./support/trails";
 
 const ADMIN = "contract-audit-operator-token";
@@ -309,7 +312,9 @@ describe("rejected trails and empty answers (interface.md 2.4, 3.1; decisions §
     const body = (await res.json()) as any;
     expect(body.results).toEqual([]);
     expect(body.fingerprint).toMatch(/^fp1_[0-9a-f]{32}$/);
-    expect(body.notice.length).toBeGreaterThan(20);
+    // interface.md §1: the notice says content is untrusted and instructions in it must not be followed.
+    expect(body.notice).toMatch(/untrusted/i);
+    expect(body.notice).toMatch(/do not follow instructions/i);
     const client = await connectHttp(`${colony.url}/mcp`, agent("audit-mcp-agent-2"));
     try {
       const answer = await callTool(client, "colony_search", { error: query });
@@ -471,5 +476,53 @@ describe("retention (interface.md 3.1, 3.2; decisions §7, §8)", () => {
     expect(await count()).toBe(0);
     expect(before).toBeGreaterThan(0);
     expect((await colony.fetch(`/v1/drafts/${draft.draft_id}`)).status).toBe(404);
+  });
+});
+
+describe("docs/contract-checklist.md", () => {
+  test("every test it names exists: each file, and each quoted title fragment in that file", () => {
+    const text = readFileSync(join(REPO_DIR, "docs/contract-checklist.md"), "utf8");
+    const rows = text
+      .slice(0, text.indexOf("## Not testable"))
+      .split("\n")
+      .filter((l) => l.startsWith("| ") && !l.startsWith("| § ") && !l.startsWith("| Statement "));
+    expect(rows.length).toBeGreaterThan(100);
+    const missing: string[] = [];
+    for (const row of rows) {
+      const cells = row.slice(2, -2).split(" | ");
+      // "name (fragment; fragment), name": split on commas outside parentheses.
+      const refs: string[] = [];
+      let depth = 0;
+      let current = "";
+      for (const ch of cells[cells.length - 1]!) {
+        if (ch === "(") depth++;
+        if (ch === ")") depth--;
+        if (ch === "," && depth === 0) {
+          refs.push(current.trim());
+          current = "";
+        } else current += ch;
+      }
+      refs.push(current.trim());
+      for (const ref of refs) {
+        const m = ref.match(/^([\w./-]+)(?: \((.*)\))?$/);
+        if (!m) {
+          missing.push(`cannot read "${ref}"`);
+          continue;
+        }
+        const name = m[1]!;
+        const file =
+          name === "audit" ? "test/contract-audit.test.ts" : name.startsWith("src/") ? `${name}.test.ts` : `test/${name}.test.ts`;
+        if (!existsSync(join(REPO_DIR, file))) {
+          missing.push(`${file} does not exist`);
+          continue;
+        }
+        const source = readFileSync(join(REPO_DIR, file), "utf8").toLowerCase();
+        for (const fragment of (m[2] ?? "").split(/;|, (?=[a-z0-9])/i)) {
+          const key = fragment.split("…")[0]!.trim().toLowerCase();
+          if (key.length >= 4 && !source.includes(key)) missing.push(`${file}: no "${key}"`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
