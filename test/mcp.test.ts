@@ -90,7 +90,14 @@ describe("tool list", () => {
           described: true,
         });
     }
-    expect((tools.find((t) => t.name === "colony_search")!.inputSchema as any).required).toEqual(["error"]);
+    const required = (name: string) => (tools.find((t) => t.name === name)!.inputSchema as any).required;
+    expect(required("colony_search")).toEqual(["error"]);
+    expect(required("colony_report")).toEqual(["trail_id", "outcome"]);
+    expect(required("colony_publish")).toEqual(["trail"]);
+    expect(required("colony_publish_status")).toEqual(["id"]);
+    expect(props("colony_search").packages).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(props("colony_search").include_high_risk.type).toBe("boolean");
+    expect(props("colony_publish").preview.type).toBe("boolean");
     expect(tools.find((t) => t.name === "colony_search")!.description).toMatch(/before attempting a fix/i);
     expect(props("colony_report").outcome.anyOf.map((o: any) => o.const)).toEqual([
       "worked",

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { ErrorBody } from "../src/http/api-schemas";
 import { API_ROUTES } from "../src/http/openapi";
@@ -65,11 +66,29 @@ async function conforms(method: string, path: string, init: RequestInit = {}): P
   const body = text ? await res.text() : await res.json();
   const declared = doc.paths[template][method.toLowerCase()].responses;
   expect({ path, status: res.status, declared: String(res.status) in declared }).toEqual({ path, status: res.status, declared: true });
-  const schema = route.answers[res.status]?.schema ?? ErrorBody;
+  // Strict: a field a real answer carries that the document does not declare is an error too.
+  const schema = closed(route.answers[res.status]?.schema ?? route.errorBody ?? ErrorBody);
   const errors = [...Value.Errors(schema, body)].map((e) => `${e.path}: ${e.message}`);
   expect({ path, status: res.status, errors }).toEqual({ path, status: res.status, errors: [] });
   for (const h of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) expect(res.headers.get(h)).not.toBeNull();
   return { status: res.status, body };
+}
+
+/**
+ * A copy of a TypeBox schema in which every object with declared properties and no word on others
+ * refuses undeclared ones (JSON-RPC messages and maps say additionalProperties themselves).
+ */
+function closed(schema: TSchema): TSchema {
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    const out: any = {};
+    for (const key of Object.keys(node)) out[key] = walk(node[key]);
+    for (const symbol of Object.getOwnPropertySymbols(node)) out[symbol] = node[symbol];
+    if (node.type === "object" && node.properties && node.additionalProperties === undefined) out.additionalProperties = false;
+    return out;
+  };
+  return walk(schema);
 }
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -95,8 +114,9 @@ describe("OpenAPI document", () => {
           route: `${method} ${path}`,
           success: true,
         });
-        // Every route can be refused by the general quota, in the error shape.
-        expect(op.responses["429"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+        // Every route can be refused by the general quota, in the error shape (JSON-RPC's on the MCP endpoint).
+        const shape = path === "/mcp" ? "JsonRpcError" : "Error";
+        expect(op.responses["429"].content["application/json"].schema).toEqual({ $ref: `#/components/schemas/${shape}` });
       }
     }
     expect(doc.components.schemas.Error.properties.error.required).toEqual(["code", "message"]);
@@ -178,7 +198,170 @@ describe("OpenAPI document", () => {
       json({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { accept: "application/json, text/event-stream" }),
     );
     expect(mcp.status).toBe(200);
+    // The MCP endpoint refuses in JSON-RPC's shape, and its document says so.
+    const rpc = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const refusals = [
+      await conforms("POST", "/mcp", { headers: rpc, body: "{not json" }),
+      await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ hello: 1 }) }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, "x-colony-agent": "bad" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, origin: "https://elsewhere.example" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { "content-type": "application/json" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { ...rpc, "content-type": "text/plain" }, body: list }),
+      await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ jsonrpc: "2.0", id: 1, pad: "x".repeat(70_000) }) }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([400, 400, 400, 403, 406, 415, 413]);
+    expect(doc.paths["/mcp"].post.responses["413"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/JsonRpcError",
+    });
   }, 60_000);
+
+  test("every field of the spec's resource tables is in the served document with the spec's type", () => {
+    // interface.md §2 and decisions §5–§11: [component schema, dotted field path ([] steps into
+    // array items), type]. "enum:a|b" lists the values a string field takes.
+    const FIELDS: [string, string, string][] = [
+      ["Trail", "protocol_version", "string"],
+      ["Trail", "problem.error", "string"],
+      ["Trail", "solution.code_patches[].file_path", "string"],
+      ["Trail", "solution.commands[]", "string"],
+      ["Trail", "solution.steps[]", "string"],
+      ["Trail", "agent_info.model", "string"],
+      ["Trail", "agent_info.framework", "string"],
+      ["Trail", "environment.os", "enum:linux|macos|windows|freebsd|other"],
+      ["Trail", "environment.os_version", "string"],
+      ["Trail", "environment.arch", "string"],
+      ["Trail", "environment.runtime.name", "string"],
+      ["Trail", "environment.runtime.version", "string"],
+      ["Trail", "environment.packages[].name", "string"],
+      ["Trail", "environment.packages[].version", "string"],
+      ["Trail", "effort.tokens_spent", "number"],
+      ["Trail", "effort.failed_attempts", "integer"],
+      ["SearchResult", "trail_id", "string"],
+      ["SearchResult", "match.via", "enum:fingerprint|semantic"],
+      ["SearchResult", "match.score", "number"],
+      ["SearchResult", "match.environment_overlap", "number"],
+      ["SearchResult", "strength", "number"],
+      ["SearchResult", "outcomes.worked", "integer"],
+      ["SearchResult", "outcomes.partially_worked", "integer"],
+      ["SearchResult", "outcomes.failed", "integer"],
+      ["SearchResult", "risk.level", "enum:low|medium|high"],
+      ["SearchResult", "risk.flags[].command_index", "integer"],
+      ["SearchResult", "risk.flags[].flag", "string"],
+      ["SearchResult", "risk.flags[].level", "enum:low|medium|high"],
+      ["SearchResult", "risk.flags[].detail", "string"],
+      ["SearchResult", "trail.problem", "object"],
+      ["SearchEnvelope", "fingerprint", "string"],
+      ["SearchEnvelope", "results", "array"],
+      ["SearchEnvelope", "notice", "string"],
+      ["TrailStatus", "status", "enum:queued|indexed|merged|rejected|removed"],
+      ["TrailStatus", "category", "string"],
+      ["TrailStatus", "quality", "number"],
+      ["TrailStatus", "strength", "number"],
+      ["TrailStatus", "merged_into", "string"],
+      ["TrailStatus", "reasons[]", "string"],
+      ["TrailStatus", "created_at", "string"],
+      ["OutcomeReport", "protocol_version", "string"],
+      ["OutcomeReport", "solution_id", "string"],
+      ["OutcomeReport", "outcome", "enum:worked|partially_worked|failed|not_applicable"],
+      ["OutcomeReport", "agent_info.model", "string"],
+      ["OutcomeReport", "environment.os", "enum:linux|macos|windows|freebsd|other"],
+      ["OutcomeReport", "notes", "string"],
+      ["OutcomeResult", "trail_id", "string"],
+      ["OutcomeResult", "strength", "number"],
+      ["OutcomeResult", "outcomes.worked", "integer"],
+      ["OutcomeResult", "counted", "boolean"],
+      ["Published", "trail_id", "string"],
+      ["Published", "fingerprint", "string"],
+      ["Published", "status", "enum:queued"],
+      ["Published", "status_url", "string"],
+      ["Draft", "draft_id", "string"],
+      ["Draft", "approve_url", "string"],
+      ["Draft", "expires_in", "integer"],
+      ["Draft", "fingerprint", "string"],
+      ["Draft", "redactions", "object"],
+      ["Draft", "risk.level", "enum:low|medium|high"],
+      ["Draft", "trail.problem", "object"],
+      ["DraftPublished", "state", "enum:published"],
+      ["DraftPublished", "trail_id", "string"],
+      ["DraftPublished", "trail_status", "string"],
+      ["DraftPublished", "status_url", "string"],
+      ["DraftDiscarded", "state", "enum:discarded"],
+      ["Removed", "status", "enum:removed"],
+      ["FeedItem", "trail_id", "string"],
+      ["FeedItem", "category", "string"],
+      ["FeedItem", "quality", "number"],
+      ["FeedItem", "strength", "number"],
+      ["FeedItem", "reinforced_at", "string"],
+      ["FeedItem", "outcomes.failed", "integer"],
+      ["FeedItem", "replies[].outcome", "enum:worked|partially_worked|failed|not_applicable"],
+      ["FeedItem", "replies[].notes", "string"],
+      ["FeedItem", "replies[].agent", "string"],
+      ["FeedItem", "replies[].at", "string"],
+      ["Feed", "items", "array"],
+      ["Feed", "next_cursor", "string"],
+      ["ActivityEvent", "kind", "enum:reinforced|weakened|search|laid"],
+      ["ActivityEvent", "agent", "string"],
+      ["ActivityEvent", "trail_id", "string"],
+      ["ActivityEvent", "text", "string"],
+      ["ActivityEvent", "at", "string"],
+      ["Stats", "trails", "integer"],
+      ["Stats", "outcomes_24h", "integer"],
+      ["Stats", "tokens_saved_24h", "integer"],
+      ["Stats", "agents_24h", "integer"],
+      ["Stats", "hot[].label", "string"],
+      ["Stats", "hot[].searches", "integer"],
+      ["Health", "status", "enum:ok"],
+      ["Health", "version", "string"],
+      ["Health", "uptime_s", "integer"],
+      ["Readiness", "status", "enum:ready|unavailable"],
+      ["Readiness", "checks.kv.ok", "boolean"],
+      ["Readiness", "checks.vector.latency_ms", "number"],
+      ["Readiness", "checks.embedding.detail", "string"],
+      ["Readiness", "queue_depth", "integer"],
+    ];
+    const deref = (node: any): any => {
+      while (node?.$ref) node = doc.components.schemas[node.$ref.split("/").pop()];
+      // Nullable(x) is anyOf [x, null]: the field's type is x's.
+      if (node?.anyOf && node.anyOf.some((a: any) => a.type === "null") && node.anyOf.length === 2) {
+        return deref(node.anyOf.find((a: any) => a.type !== "null"));
+      }
+      return node;
+    };
+    // Object schemas that are a union of shapes (TrailStatus, DraftState) hold a field in any
+    // member; a field in several members takes the values of all (TrailStatus.status).
+    const members = (node: any, key: string): any[] => {
+      node = deref(node);
+      if (node?.properties?.[key]) return [node.properties[key]];
+      return (node?.anyOf ?? []).flatMap((alt: any) => members(alt, key));
+    };
+    const typeOf = (raw: any): string => {
+      const node = deref(raw);
+      if (node?.const !== undefined) return `enum:${node.const}`;
+      if (node?.anyOf) {
+        const consts = node.anyOf.map((a: any) => deref(a));
+        if (consts.every((c: any) => c.const !== undefined)) return `enum:${consts.map((c: any) => c.const).join("|")}`;
+      }
+      return node?.type;
+    };
+    const typesOf = (nodes: any[]): string => {
+      const types = [...new Set(nodes.map(typeOf))];
+      if (types.length > 1 && types.every((t) => t?.startsWith("enum:"))) return `enum:${types.map((t) => t.slice(5)).join("|")}`;
+      return types.length === 1 ? types[0]! : `mixed ${types.join(", ")}`;
+    };
+    const mismatches: string[] = [];
+    for (const [schema, path, type] of FIELDS) {
+      let nodes: any[] = [{ $ref: `#/components/schemas/${schema}` }];
+      for (const step of path.split(".")) {
+        const [key, ...arrays] = step.split("[]");
+        nodes = nodes.flatMap((n) => members(n, key!));
+        for (const _ of arrays) nodes = nodes.map((n) => deref(n)?.items).filter(Boolean);
+      }
+      const actual = nodes.length === 0 ? "missing" : typesOf(nodes);
+      const fits = actual === type || (type.startsWith("enum:") && actual.startsWith("enum:") && sameSet(actual, type));
+      if (!fits) mismatches.push(`${schema}.${path}: ${actual}, spec ${type}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
 
   test("the copy of the route table matches interface.md §4 when the spec sits beside the checkout", () => {
     const spec = new URL("../../shared/spec/interface.md", import.meta.url);
@@ -192,3 +375,9 @@ describe("OpenAPI document", () => {
     expect(SPEC_ROUTES.slice(0, -1).sort()).toEqual(rows.sort());
   });
 });
+
+/** Two "enum:a|b" strings naming the same values, in any order. */
+function sameSet(a: string, b: string): boolean {
+  const values = (e: string) => e.slice(5).split("|").sort().join("|");
+  return values(a) === values(b);
+}

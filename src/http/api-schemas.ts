@@ -186,16 +186,24 @@ export const Activity = Type.Object({ events: Type.Array(ActivityEvent) });
 export const Stats = Type.Object({
   trails: Type.Integer({ minimum: 0 }),
   outcomes_24h: Type.Integer({ minimum: 0 }),
-  tokens_saved_24h: Type.Number({ minimum: 0 }),
+  tokens_saved_24h: Type.Integer({ minimum: 0 }),
   agents_24h: Type.Integer({ minimum: 0 }),
   hot: Type.Array(Type.Object({ label: Type.String(), searches: Type.Integer({ minimum: 0 }) })),
 });
 
-export const Health = Type.Object({ status: Type.Literal("ok"), version: Type.String(), uptime_s: Type.Integer({ minimum: 0 }) });
+const Backend = Type.Union([Type.Literal("sqlite"), Type.Literal("postgres")], { description: "the store the colony runs on" });
+
+export const Health = Type.Object({
+  status: Type.Literal("ok"),
+  version: Type.String(),
+  uptime_s: Type.Integer({ minimum: 0 }),
+  backend: Backend,
+});
 
 const Probe = Type.Object({ ok: Type.Boolean(), latency_ms: Type.Number(), detail: Type.Optional(Type.String()) });
 export const Readiness = Type.Object({
   status: Type.Union([Type.Literal("ready"), Type.Literal("unavailable")]),
+  backend: Backend,
   checks: Type.Object({ kv: Probe, vector: Probe, embedding: Probe }),
   queue_depth: Type.Integer({ minimum: 0 }),
 });
@@ -203,6 +211,22 @@ export const Readiness = Type.Object({
 export const JsonRpcMessage = Type.Object(
   { jsonrpc: Type.Literal("2.0") },
   { additionalProperties: true, description: "an MCP JSON-RPC message (Streamable HTTP, stateless)" },
+);
+
+/** What POST /mcp answers when it refuses a request before a tool runs (docs/mcp.md, Errors). */
+export const JsonRpcError = Type.Object(
+  {
+    jsonrpc: Type.Literal("2.0"),
+    error: Type.Object({
+      code: Type.Integer({
+        description: "-32700 parse error, -32600 invalid request, -32603 internal error, -32000 the SDK's, -32010 to -32015 Colony's",
+      }),
+      message: Type.String(),
+      data: Type.Optional(Type.Object({ code: Type.String({ description: "the REST error code (docs/errors.md), or forbidden_origin" }) })),
+    }),
+    id: Type.Null(),
+  },
+  { description: "A JSON-RPC 2.0 error object: the MCP endpoint's refusals are not in the REST error shape" },
 );
 
 // ---- Operator console API (/v1/admin/…) --------------------------------------------------------
@@ -268,6 +292,8 @@ export const ExplainedSearch = Type.Object({
   fingerprint: FingerprintString,
   results: Type.Array(SearchResult),
   notice: Type.String(),
+  confidence: Type.Optional(ConfidenceLevel),
+  confidence_note: Type.Optional(Type.String({ description: "present when no result is at least likely" })),
   explanations: Type.Array(Explanation),
 });
 

@@ -34,6 +34,10 @@ export interface ApiRoute {
   answers: Record<number, Answer>;
   /** Error codes this route answers with, beyond those every route may give. */
   errors: ErrorCode[];
+  /** The body of this route's error answers when it is not the REST error shape (POST /mcp: JSON-RPC). */
+  errorBody?: TSchema;
+  /** Refusals no error code names, by status (POST /mcp: the SDK's and the Origin check's). */
+  moreErrors?: Record<number, string>;
   /** The answer is not JSON (text/html, text/plain). */
   contentType?: string;
 }
@@ -240,7 +244,13 @@ export const API_ROUTES: ApiRoute[] = [
     tag: "MCP",
     body: { schema: S.JsonRpcMessage, required: true },
     answers: { 200: { description: "the JSON-RPC answer", schema: S.JsonRpcMessage } },
-    errors: ["invalid_request", "too_large"],
+    errors: ["invalid_request", "too_large", "unavailable"],
+    errorBody: S.JsonRpcError,
+    moreErrors: {
+      403: "a web page of a foreign Origin (-32013)",
+      406: "Accept does not list both application/json and text/event-stream (-32000)",
+      415: "Content-Type is not application/json (-32000)",
+    },
   },
 ];
 
@@ -280,6 +290,7 @@ const NAMED: Record<string, TSchema> = {
   Health: S.Health,
   Readiness: S.Readiness,
   JsonRpcMessage: S.JsonRpcMessage,
+  JsonRpcError: S.JsonRpcError,
   AdminOverview: S.AdminOverview,
   AdminSeries: S.AdminSeries,
   Explanation: S.Explanation,
@@ -303,22 +314,25 @@ function plain(schema: TSchema, byText: Map<string, string>, self?: string): Jso
   return walk(JSON.parse(JSON.stringify(schema)) as Json, true);
 }
 
-/** Groups error codes by status, each with the error schema and the codes listed. */
-function errorAnswers(codes: ErrorCode[]): Record<string, Json> {
-  const byStatus = new Map<number, ErrorCode[]>();
+/**
+ * Groups error codes by status, each with the error schema (`schema`, the REST error shape unless
+ * the route has its own) and the codes listed; `more` adds statuses no code names.
+ */
+function errorAnswers(codes: ErrorCode[], schema: Json, more: Record<number, string> = {}): Record<string, Json> {
+  const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
     const status = ERROR_CODES[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `${code}: ${ERROR_CODES[code].message}`]);
+  }
+  for (const [status, description] of Object.entries(more)) {
+    byStatus.set(Number(status), [...(byStatus.get(Number(status)) ?? []), description]);
   }
   const out: Record<string, Json> = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers: { [key: string]: Json } = { ...RATE_LIMIT_HEADERS };
-    if (status === 429 || list.includes("busy")) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
-    out[String(status)] = {
-      description: list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join("; "),
-      headers,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-    };
+    // 503 unavailable carries Retry-After when a write could not be stored (disk full), busy always.
+    if (status === 429 || status === 503) headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+    out[String(status)] = { description: list.join("; "), headers, content: { "application/json": { schema } } };
   }
   return out;
 }
@@ -349,7 +363,7 @@ export function openApiDocument(routes: ApiRoute[] = API_ROUTES): Record<string,
     }
     const errors = [...r.errors, ...EVERY_ROUTE_ERRORS];
     if (r.body) errors.push("too_large");
-    Object.assign(responses, errorAnswers(errors));
+    Object.assign(responses, errorAnswers(errors, r.errorBody ? ref(r.errorBody) : { $ref: "#/components/schemas/Error" }, r.moreErrors));
     const operation: { [key: string]: Json } = {
       operationId: `${r.method}${r.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
       summary: r.summary,
