@@ -63,6 +63,11 @@ const PASTE_LINES: GatedRule[] = [
     /above for|lines? of output/i,
   ],
   [/^[ \t]{0,8}note: [^\n]{0,200}\bis (?:likely|probably) not a problem with [\w-]{1,40}\.?[ \t]*$/gim, "", /not a problem with/i],
+  // PostgreSQL's details under its message (DETAIL, HINT, CONTEXT lines, and the deadlock
+  // detector's one line per process): the message line says what failed; the details name the
+  // user's processes, transactions, rows and relations, and clients print them or not.
+  [/^[ \t]{0,8}(?:DETAIL|HINT|CONTEXT):[^\n]*$/gm, "", /^[ \t]{0,8}(?:DETAIL|HINT|CONTEXT):/m],
+  [/^[ \t]{0,8}Process \d{1,10} (?:waits for|blocked by|: )[^\n]*$/gm, "", /^[ \t]{0,8}Process \d/m],
   // A shell's job-control report after a background command ("[1]  + 13333 exit 1     kubectl …").
   [
     /^\[\d{1,4}\][ \t]{1,8}[+-]?[ \t]{0,8}(?:\d{1,8}[ \t]{1,8})?(?:exit \d{1,3}|done|terminated|killed|suspended|running)\b[^\n]*$/gm,
@@ -190,8 +195,9 @@ const V6_RULES: GatedRule[] = [
     "sql ",
   ],
   // The driver's exception class in parentheses in front of its message, as SQLAlchemy wraps it
-  // ("(sqlite3.OperationalError) no such column: x"; version 5 keeps "(operationalerror)").
-  [/^\((?:[\w]{1,100}\.){0,10}\w{0,100}(?:error|exception|warning)\) (?=\S)/, "", /^\(/],
+  // ("(sqlite3.OperationalError) no such column: x", "(psycopg2.errors.DeadlockDetected) deadlock
+  // detected"; version 5 keeps "(operationalerror)").
+  [/^\((?:(?:[\w]{1,100}\.){0,10}\w{0,100}(?:error|exception|warning)|(?:[a-z_][\w]{0,100}\.){1,10}[a-z_]\w{0,100})\) (?=\S)/, "", /^\(/],
   // An exception class in a namespace written with backslashes (PHP's
   // "Illuminate\Database\QueryException : SQLSTATE[HY000] …"), which version 5 reads as a path;
   // the driver's message after it identifies the error, as after a dotted class.
@@ -255,6 +261,13 @@ const V6_RULES: GatedRule[] = [
   // https://registry-1.docker.io/v2/…: net/http: TLS handshake timeout"): the user's URL (versions 2
   // to 5 already fold it) and words; the network error after them is the error.
   [/^(?:[^\n]{1,300}? )?<request> (?=(?:dial|read|write) (?:tcp|udp)\b|net\/http )/, "", "<request> "],
+  // The same details when a client prints them on the message's line ("(psycopg2.errors.
+  // DeadlockDetected) deadlock detected DETAIL: Process 974074 waits for …").
+  [/(?<=\S) detail (?:process|key|failing row|token|the)\b[^\n]*$/, "", " detail "],
+  // Node's error object printed around the message with its errno code ("{ [Error: socket hang
+  // up] code: 'ECONNRESET' }", "… socket hang up code: 'ECONNRESET'"): the code restates the
+  // message; callers print the object or only its message.
+  [/(?<=\S)\]? code e[a-z_]{2,30}$/, "", " code e"],
   // A dump of the user's configuration object after the message (Spring's "Failed to load
   // ApplicationContext for [WebMergedContextConfiguration@6b2efcae testClass = …]").
   [/(?<=\S) (?:for|in|of) \[[\w.$]{1,200}@<hash>(?![\w<>])[^\n]*\]$/, "", "@<hash>"],
