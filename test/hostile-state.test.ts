@@ -62,6 +62,25 @@ describe("the NUL character (U+0000)", () => {
       expect((await colony.fetch(path)).status).toBe(200);
     }
   });
+
+  test("inside an unknown field it refuses nothing: the field is dropped, as every unknown field is (decisions §1)", async () => {
+    // A newer client's extra field holding U+0000 failed the whole request with 400.
+    const trail: any = sampleTrail({ error: "ValueError: hostile state unknown field with NUL" });
+    trail.x_future = "a\u0000b";
+    trail.problem.x_future = { deep: ["\u0000"] };
+    const published = await body(await colony.fetch("/v1/trails", json(trail, agent("agent-hostile-author"))));
+    expect(published.status).toBe(202);
+    const stored = await body(await colony.fetch(`/v1/trails/${published.json.trail_id}`));
+    expect(stored.json.trail.x_future).toBeUndefined();
+    expect(stored.json.trail.problem.x_future).toBeUndefined();
+    const search = await colony.fetch("/v1/search", json({ query: "ValueError", environment: { x_future: "\u0000" }, x_hint: "\u0000" }));
+    expect(search.status).toBe(200);
+    const report = await colony.fetch(
+      "/v1/trails/00000000-0000-4000-8000-000000000000/outcomes",
+      json({ protocol_version: "1.0", outcome: "worked", x_future: "\u0000" }),
+    );
+    expect(report.status).toBe(404); // validated, then the unknown trail
+  });
 });
 
 describe("text cut to a length keeps whole characters", () => {
@@ -188,5 +207,33 @@ describe("one trail cannot stop the enrichment of the others", () => {
         TEST_BACKEND === "sqlite" ? "DROP TRIGGER refuse_marked" : "DROP TRIGGER refuse_marked ON trails; DROP FUNCTION refuse_marked()",
       );
     }
+  });
+});
+
+describe("search events do not pile up", () => {
+  // Every search appends an event, and nothing ever deleted one: the table grew with all traffic
+  // (a single address at the general quota adds 864,000 rows a day), though the activity list
+  // shows the latest 50 and nothing reads old searches.
+  test("maintenance deletes search events older than two days; other events and recent searches stay", async () => {
+    const id = await publishIndexed("ValueError: hostile state search events");
+    for (let i = 0; i < 6; i++) {
+      expect((await colony.fetch("/v1/search", json({ query: "ValueError: hostile state search events" }))).status).toBe(200);
+    }
+    const searches = async () =>
+      Number((await colony.query("SELECT count(*) AS n FROM events WHERE kind = 'search' AND trail_id = $1", id))[0].n);
+    expect(await searches()).toBe(6);
+    const threeDays = 3 * 24 * 3600 * 1000;
+    // Four of them (and the trail's laid event) as if written three days ago.
+    await colony.query(
+      `UPDATE events SET at = at - ${threeDays} WHERE trail_id = $1 AND id IN (
+         SELECT id FROM events WHERE trail_id = $1 AND kind = 'search' ORDER BY id LIMIT 4)`,
+      id,
+    );
+    await colony.query(`UPDATE events SET at = at - ${threeDays} WHERE trail_id = $1 AND kind = 'laid'`, id);
+    expect(await colony.service.purgeSearchEvents(colony.subsystems.store!)).toBeGreaterThanOrEqual(4);
+    expect(await searches()).toBe(2);
+    const history = await colony.query("SELECT kind FROM events WHERE trail_id = $1 AND kind = 'laid'", id);
+    expect(history.length).toBe(1);
+    expect((await colony.fetch("/v1/activity")).status).toBe(200);
   });
 });

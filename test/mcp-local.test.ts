@@ -87,6 +87,30 @@ describe("stdio, from source", () => {
     expect(r.json.trails.map((t: any) => t.trail_id)).toContain(yamlId);
   });
 
+  test("colony_search and colony_report redact every argument they send: package specs, model", async () => {
+    // Only the error, error_type and notes were redacted: a package named by its source with
+    // credentials and a model id holding a token went to the colony as typed.
+    const { client } = await local();
+    const since = proxy.seen.length;
+    const search = await callTool(client, "colony_search", {
+      error: "ModuleNotFoundError: No module named 'yaml'",
+      runtime: "python",
+      runtime_version: "3.11",
+      packages: ["pyyaml@6.0.1", "internal-lib@git+https://bob:S3cretPassw0rd@git.example.com/lib.git", `tool@${SECRET}`],
+    });
+    expect(search.isError).toBe(false);
+    const report = await callTool(client, "colony_report", { trail_id: yamlId, outcome: "not_applicable", model: `my-model ${SECRET}` });
+    expect(report.isError).toBe(false);
+    const bodies = [...sent("/v1/search", since), ...sent(`/v1/trails/${yamlId}/outcomes`, since)].map((r) => r.body);
+    expect(bodies.length).toBe(2);
+    for (const b of bodies) {
+      expect(b).not.toContain(SECRET);
+      expect(b).not.toContain("S3cretPassw0rd");
+    }
+    expect(JSON.parse(bodies[0]!).environment.packages[0]).toEqual({ name: "pyyaml", version: "6.0.1" });
+    expect(JSON.parse(bodies[1]!).agent_info.model).toBe("my-model <redacted:github_token>");
+  });
+
   test("colony_report sends an Outcome Report 1.0 with COLONY_AGENT_MODEL and redacted notes; COLONY_API_KEY is never sent", async () => {
     const apiKey = "reserved-api-key-never-sent-0123";
     const { client } = await local({ COLONY_API_KEY: apiKey });
@@ -163,6 +187,31 @@ describe("stdio, from source", () => {
     expect(asked[0]).not.toContain(SECRET);
     const [req] = sent("/v1/trails", since);
     expect(JSON.parse(req!.body)).toEqual(JSON.parse(asked[0]!.slice(asked[0]!.indexOf("{"))));
+  });
+
+  test("COLONY_PUBLISH=ask: characters a person cannot see are shown as \\u escapes of the same JSON", async () => {
+    // JSON.stringify leaves bidi overrides and zero-width characters raw: the dialog showed the
+    // command reversed (`rm -rf ~/\u202e...`) or a word split invisibly, and the person approved
+    // something other than what they read.
+    const asked: string[] = [];
+    const { client } = await local(
+      { COLONY_PUBLISH: "ask" },
+      {
+        elicit: (req) => {
+          asked.push((req.params as any).message);
+          return { action: "decline" };
+        },
+      },
+    );
+    const command = "rm -rf ./build/\u202etxt.exe && pip\u200b install fix==1.0\u00ad";
+    const r = await callTool(client, "colony_publish", { trail: secretTrail("RuntimeError: ask with hidden characters", command) });
+    expect(r.json.sent).toBe(false);
+    expect(asked.length).toBe(1);
+    expect(asked[0]).not.toMatch(/[\u202e\u200b\u00ad]/);
+    expect(asked[0]).toContain("./build/\\u202etxt.exe && pip\\u200b install fix==1.0\\u00ad");
+    // Still exactly the JSON of the payload: parsed, the command is the one given.
+    const shown = JSON.parse(asked[0]!.slice(asked[0]!.indexOf("{")));
+    expect(shown.solution.commands).toEqual([command]);
   });
 
   test("COLONY_PUBLISH=ask: a user who declines sends nothing", async () => {

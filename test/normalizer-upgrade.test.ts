@@ -42,7 +42,9 @@ function rewindToVersion1(dataDir: string): void {
     // And migration 9 (the ranking facts index).
     db.exec("DROP INDEX trails_ranking");
     // And migration 10 (merge credits per client address).
-    db.exec("DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;");
+    db.exec(
+      "DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;",
+    );
     db.exec("PRAGMA user_version = 6");
   } finally {
     db.close();

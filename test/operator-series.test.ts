@@ -42,7 +42,9 @@ test("an upgraded colony's series are filled from its trails, outcomes and searc
     db.exec("DROP TABLE series_hourly");
     db.exec("DROP INDEX events_by_trail");
     db.exec("DROP INDEX trails_ranking"); // migration 9, later still
-    db.exec("DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;"); // migration 10
+    db.exec(
+      "DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;",
+    ); // migration 10
     db.exec("PRAGMA user_version = 7");
     db.close();
 

@@ -180,6 +180,15 @@ const codePoints = (s: string) => {
 };
 
 /**
+ * The paths among `paths` that the parsed value keeps: an unknown field is accepted and dropped
+ * (decisions §1), so a NUL inside one refuses nothing.
+ */
+function keptPaths(schema: TSchema, value: unknown, paths: string[]): string[] {
+  const kept = Value.Clean(schema, Value.Clone(value));
+  return paths.filter((p) => p === "/" || at(kept, p) !== undefined);
+}
+
+/**
  * Validates value against schema: strings are trimmed, every failing path is reported once (a
  * JSON pointer with a message), lengths count characters (code points, not UTF-16 units), and
  * unknown fields are dropped from the returned value.
@@ -189,8 +198,9 @@ export function parseWith<T extends TSchema>(
   input: unknown,
   extraRules?: (value: Static<T>) => ValidationDetail[],
 ): Parsed<Static<T>> {
-  const nul: string[] = [];
-  const value = trimStrings(input, "", nul);
+  const found: string[] = [];
+  const value = trimStrings(input, "", found);
+  const nul = found.length === 0 ? found : keptPaths(schema, value, found);
   const seen = new Set<string>();
   const details: ValidationDetail[] = [];
   for (const path of nul) {

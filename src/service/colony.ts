@@ -4,6 +4,7 @@ import { startProgress } from "../progress";
 import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { Seams } from "../store/seams";
+import type { Store } from "../store/ports";
 import { VERSION } from "../version";
 import { EnrichmentWorker } from "./enrichment-worker";
 import { readiness, type Readiness } from "./health";
@@ -36,6 +37,13 @@ export interface ColonyDeps {
 const MAINTENANCE_INTERVAL_MS = 3600_000;
 /** How often a replica asks again for the lead of re-embedding that another replica holds. */
 const LEADERSHIP_RETRY_MS = 2_000;
+/**
+ * How long search events are kept: the activity list shows the latest 50, and nothing reads older
+ * searches (the hot labels and the series have their own counters).
+ */
+export const SEARCH_EVENT_RETENTION_MS = 2 * 24 * 3600 * 1000;
+const PURGE_BATCH = 5000;
+
 /** How often the queue depth is sampled for the console's hourly peak. */
 const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
 
@@ -216,8 +224,22 @@ export class ColonyService {
   }
 
   /**
+   * Search events past SEARCH_EVENT_RETENTION_MS, in batches, so a large backlog (the first purge
+   * after an upgrade) never holds the writer for long. Returns how many went.
+   */
+  async purgeSearchEvents(store: Store): Promise<number> {
+    const before = this.now() - SEARCH_EVENT_RETENTION_MS;
+    let purged = 0;
+    for (;;) {
+      const n = await store.events.purgeSearchesBefore(before, PURGE_BATCH);
+      purged += n;
+      if (n < PURGE_BATCH) return purged;
+    }
+  }
+
+  /**
    * Hourly, by the maintenance leader: expired drafts, tombstones and fingerprint aliases past 90
-   * days, aggregate buckets nothing reads any more.
+   * days, aggregate buckets nothing reads any more, search events past two days.
    */
   private async maintenance(): Promise<void> {
     const store = this.deps.subsystems.store;
@@ -227,11 +249,12 @@ export class ColonyService {
         const tombstones = await this.trails.purgeTombstones();
         const drafts = await this.drafts.purge();
         await store.stats.purgeBefore(this.now() - 2 * 24 * 3600 * 1000);
+        const searches = await this.purgeSearchEvents(store);
         await this.admin.purgeSeries();
         const aliases = await store.aliases.purgeBefore(this.now() - ALIAS_RETENTION_MS);
         const quotaWindows = await this.deps.seams.quotas.purgeExpired();
-        if (tombstones + drafts + aliases + quotaWindows > 0)
-          this.deps.logger.info("purged", { tombstones, drafts, aliases, quotaWindows });
+        if (tombstones + drafts + aliases + quotaWindows + searches > 0)
+          this.deps.logger.info("purged", { tombstones, drafts, aliases, quotaWindows, search_events: searches });
       });
     } catch (err) {
       this.deps.logger.error("maintenance failed", { error: errorMessage(err) });

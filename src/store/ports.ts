@@ -268,6 +268,12 @@ export interface EventLog {
   recent(limit: number): Promise<EventRecord[]>;
   /** A trail's events, newest first (for the operator console). */
   forTrail(trailId: string, limit: number): Promise<EventRecord[]>;
+  /**
+   * Deletes `search` events older than `before`, at most `batch` of them; returns how many. Every
+   * search appends one, so without this the table grows with all traffic (the other kinds follow
+   * publishes and counted reports, which their quotas bound).
+   */
+  purgeSearchesBefore(before: number, batch: number): Promise<number>;
 }
 
 /** What the operator console charts, counted per hour. */

@@ -455,6 +455,15 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.events.append({ kind: "laid", agent: "a", trailId: "t", text: "one", at: 1 });
         await store.events.append({ kind: "search", agent: "b", trailId: null, text: "two", at: 2 });
         expect(await store.events.recent(1)).toEqual([{ kind: "search", agent: "b", trailId: null, text: "two", at: 2 }]);
+        // Old search events go, oldest first and in batches; other kinds and newer searches stay.
+        await store.events.append({ kind: "search", agent: "b", trailId: "t", text: "three", at: 3 });
+        await store.events.append({ kind: "search", agent: "b", trailId: null, text: "four", at: 4 });
+        expect(await store.events.purgeSearchesBefore(4, 1)).toBe(1);
+        expect((await store.events.recent(10)).map((e) => e.text)).toEqual(["four", "three", "one"]);
+        expect(await store.events.purgeSearchesBefore(4, 10)).toBe(1);
+        expect(await store.events.purgeSearchesBefore(4, 10)).toBe(0);
+        expect((await store.events.recent(10)).map((e) => e.text)).toEqual(["four", "one"]);
+        expect((await store.events.forTrail("t", 10)).map((e) => e.text)).toEqual(["one"]);
 
         const draft = {
           tokenHash: "th",

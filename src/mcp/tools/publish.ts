@@ -160,6 +160,23 @@ function preview(p: Prepared, reason: string): CallToolResult {
   });
 }
 
+// Characters a person cannot see but that change what a text means or how it is laid out: bidi
+// controls (Trojan Source), zero-width and other format characters, C1 controls, fillers and
+// variation selectors. JSON.stringify leaves them raw (it escapes only C0 controls and lone
+// surrogates), so a client would show them as they act: a reversed command, an invisible word.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each escaped on its own
+const HIDDEN_IN_JSON = /[\p{Cf}\u007f-\u009f\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+
+/**
+ * The payload as JSON for a person to read: every hidden character written as its `\uXXXX`
+ * escape, so the text shown is still exactly the JSON of the payload that is sent.
+ */
+export function payloadForPerson(payload: unknown): string {
+  return JSON.stringify(payload, null, 2).replace(HIDDEN_IN_JSON, (c) =>
+    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+  );
+}
+
 /** MCP elicitation: the exact payload, its risk and redactions, and one box to tick. */
 function askUser(server: Server, client: ColonyClient, p: Prepared): Promise<ElicitResult> {
   const flags = p.risk.flags.length ? ` (${p.risk.flags.map((f) => f.flag).join(", ")})` : "";
@@ -169,7 +186,7 @@ function askUser(server: Server, client: ColonyClient, p: Prepared): Promise<Eli
       message:
         `Publish this trail to the colony at ${client.target}? It will be visible to other agents. ` +
         `Risk: ${p.risk.level}${flags}; ${countTotal(p.redactions)} value(s) redacted. Exact payload:\n\n` +
-        JSON.stringify(p.payload, null, 2),
+        payloadForPerson(p.payload),
       requestedSchema: {
         type: "object",
         properties: {

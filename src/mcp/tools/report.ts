@@ -36,7 +36,8 @@ const ReportOutput = Type.Object({
 async function report(args: Static<typeof ReportInput>, { client, cfg }: ToolContext): Promise<CallToolResult> {
   // Redaction can lengthen the notes (a placeholder is longer than a short e-mail address).
   const notes = args.notes ? truncateChars(redactText(args.notes).text.trim(), NOTES_MAX) : "";
-  const model = (args.model?.trim() || cfg.agentModel).slice(0, 200);
+  // Redacted like the notes: everything this tool sends leaves the machine (local mode).
+  const model = truncateChars(redactText(args.model?.trim() || cfg.agentModel).text, 200);
   const result = await client.report(args.trail_id.trim(), {
     protocol_version: "1.0",
     outcome: args.outcome,

@@ -113,16 +113,20 @@ const SearchOutput = Type.Object({
   next: Type.String(),
 });
 
+/** Caller text as it may leave this process: redacted, then cut to `max` characters. */
+const redacted = (text: string, max: number) => truncateChars(redactText(text).text.trim(), max);
+
 function searchEnvironment(args: SearchArgs): QueryEnvironment | undefined {
   const env: QueryEnvironment = {};
   if (args.os) env.os = normalizeOs(args.os);
   if (args.runtime || args.runtime_version) {
     env.runtime = {};
-    if (args.runtime) env.runtime.name = args.runtime.trim().slice(0, 40);
-    if (args.runtime_version) env.runtime.version = args.runtime_version.trim().slice(0, 40);
+    if (args.runtime) env.runtime.name = redacted(args.runtime, 40);
+    if (args.runtime_version) env.runtime.version = redacted(args.runtime_version, 40);
   }
+  // A package spec may name its source with credentials (`pkg@git+https://user:token@host/…`).
   const packages = (args.packages ?? [])
-    .map(parsePackage)
+    .map((spec) => parsePackage(redactText(spec).text))
     .filter((p) => p !== null)
     .slice(0, 100);
   if (packages.length > 0) env.packages = packages;
@@ -170,7 +174,7 @@ async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<C
   // Redacted here, before anything leaves this process (the colony fingerprints redacted errors too).
   const query = truncateChars(redactText(args.error).text.trim(), MAX_QUERY_CHARS);
   if (query === "") return failure("error is empty: pass the exact error line");
-  const errorType = args.error_type ? truncateChars(redactText(args.error_type).text.trim(), 200) : undefined;
+  const errorType = args.error_type ? redacted(args.error_type, 200) : undefined;
   const envelope = await client.search({
     query,
     error_type: errorType || undefined,

@@ -191,6 +191,12 @@ export class PgEventLog implements EventLog {
       .sql`SELECT kind, agent, trail_id, text, at FROM events WHERE trail_id = ${trailId} ORDER BY id DESC LIMIT ${limit}`;
     return rows.map(toEvent);
   }
+
+  async purgeSearchesBefore(before: number, batch: number): Promise<number> {
+    const r = await this.sql`DELETE FROM events WHERE id IN (
+      SELECT id FROM events WHERE kind = 'search' AND at < ${before} ORDER BY at LIMIT ${batch})`;
+    return r.count;
+  }
 }
 
 const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });

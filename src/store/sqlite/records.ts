@@ -186,6 +186,15 @@ export class SqliteEventLog implements EventLog {
       )
       .all(trailId, limit);
   }
+
+  async purgeSearchesBefore(before: number, batch: number): Promise<number> {
+    return this.db
+      .query(
+        `DELETE FROM events WHERE id IN (
+           SELECT id FROM events WHERE kind = 'search' AND at < ? ORDER BY at LIMIT ?)`,
+      )
+      .run(before, batch).changes;
+  }
 }
 
 const HOUR_MS = 3600_000;

@@ -33,7 +33,7 @@ const WRITES = {
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
   aliases: ["add", "purgeBefore"],
-  events: ["append"],
+  events: ["append", "purgeSearchesBefore"],
   lexical: ["add", "remove"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
