@@ -17,6 +17,8 @@ const REAL_TRAILS = QUICK ? 500 : 3000;
 const TRAILS = QUICK ? 10_000 : 100_000;
 const EVENTS = QUICK ? 100_000 : 1_000_000;
 const OUTCOMES = QUICK ? 20_000 : 200_000;
+/** Notes one address left on the trail at the top of the feed (uncounted repeats, 5.5 h at the general quota). */
+const HOT_NOTES = QUICK ? 20_000 : 200_000;
 const AGENTS_PER_HOUR = QUICK ? 300 : 3000;
 const SAMPLES = QUICK ? 200 : 1000;
 const HOUR = 3600_000;
@@ -97,6 +99,16 @@ try {
       );
     }
   })();
+  // One trail flooded with notes: the replies of a feed page must not read them all.
+  const hotSeq = db
+    .query<{ seq: number }, []>("SELECT seq FROM trails WHERE status = 'indexed' ORDER BY reinforced_at DESC, seq DESC LIMIT 1")
+    .get()!.seq;
+  const insertHot = db.query(
+    "INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at) VALUES (?, 'agent-spam', 'anon-spammer', 'failed', 0, ?, 'bench', ?)",
+  );
+  db.transaction(() => {
+    for (let i = 0; i < HOT_NOTES; i++) insertHot.run(hotSeq, `spam reply ${i} `.padEnd(200, "x"), now - i * 50);
+  })();
   const hourNow = Math.floor(now / HOUR);
   const insertStats = db.query("INSERT OR REPLACE INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (?, ?, ?)");
   // Agents active in the window: hourly buckets (schema up to v4) or one row per agent with its
@@ -132,7 +144,7 @@ try {
   figures.set("data", { real_trails: REAL_TRAILS, rows: sizes, real_s: realS, sql_s: sqlS, note: "ANALYZE run after the SQL inserts" });
 
   // Query plans of every query behind /v1/feed, /v1/activity and /v1/stats (same SQL as the store).
-  const seqs = Array.from({ length: 20 }, (_, i) => i + 1);
+  const seqs = [hotSeq, ...Array.from({ length: 19 }, (_, i) => i + 1)];
   const PLANS: [string, string, unknown[]][] = [
     ["feed, first page", "SELECT * FROM trails WHERE status = 'indexed' ORDER BY reinforced_at DESC, seq DESC LIMIT ?", [21]],
     [
@@ -156,10 +168,11 @@ try {
       "SELECT * FROM trails WHERE status = 'indexed' AND (reinforced_at, seq) < (?, ?) ORDER BY reinforced_at DESC, seq DESC LIMIT ?",
       [now - 45 * DAY, 1e9, 21],
     ],
+    // Run once per trail of the page (the flooded one here).
     [
-      "feed replies",
-      `SELECT * FROM (SELECT trail_seq, agent, outcome, counted, notes, model, at, row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${seqs.map(() => "?").join(",")})) WHERE n <= ? ORDER BY trail_seq, at DESC`,
-      [...seqs, 3],
+      "feed replies (per trail)",
+      "SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes INDEXED BY outcomes_with_notes WHERE trail_seq = ? AND notes IS NOT NULL ORDER BY at DESC, id DESC LIMIT ?",
+      [hotSeq, 3],
     ],
     ["activity", "SELECT kind, agent, trail_id AS trailId, text, at FROM events ORDER BY id DESC LIMIT ?", [20]],
     ["stats: trails", "SELECT value FROM counters WHERE name = 'trails_indexed'", []],
@@ -201,6 +214,20 @@ try {
     const note = full ? "   <- FULL SCAN" : scans.length ? "   (ordered scan, stops at LIMIT unless a WHERE term skips rows)" : "";
     log(`  ${name.padEnd(24)} p50 ${f2(q.p50).padStart(6)} ms  ${plans[name]!.join(" | ")}${note}`);
   }
+  // Before: one window over every note of the page's trails, the flooded trail's 200,000 included.
+  const windowed = db.query(
+    `SELECT * FROM (SELECT trail_seq, agent, outcome, counted, notes, model, at, row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${seqs.map(() => "?").join(",")})) WHERE n <= ? ORDER BY trail_seq, at DESC`,
+  );
+  const windowMs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    windowed.all(...seqs, 3);
+    windowMs.push(performance.now() - t);
+  }
+  log(
+    `  ${"feed replies (before)".padEnd(24)} p50 ${f2(summarize(windowMs).p50).padStart(6)} ms  one window over every note of 20 trails, ${HOT_NOTES} on one`,
+  );
+  queryMs["feed replies (before: one window)"] = summarize(windowMs);
   figures.set("query_ms", queryMs);
   log(`queries with a full table scan: ${fullScans}`);
   figures.set("plans", plans);

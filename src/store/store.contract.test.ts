@@ -416,6 +416,21 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.outcomes.countedSince(a.seq, "x", 21)).toBe(false);
         expect(await store.outcomes.countedSince(a.seq, "y", 0)).toBe(false);
         expect((await store.outcomes.latestWithNotes([a.seq], 1)).map((o) => [o.notes, o.client])).toEqual([["n2", "c1"]]);
+        // Per trail, newest first (a tie in time: the later report first), trails in seq order,
+        // a repeated seq read once, reports without notes skipped.
+        const report = (trailSeq: number, notes: string | null, at: number) =>
+          store.outcomes.insert({ trailSeq, agent: "z", client: "c2", outcome: "failed", counted: false, notes, model: null, at });
+        await report(b.seq, "b1", 30);
+        await report(b.seq, "b2", 30);
+        await report(b.seq, null, 31);
+        await report(a.seq, "n3", 21);
+        expect((await store.outcomes.latestWithNotes([b.seq, a.seq, b.seq], 2)).map((o) => [o.trailSeq, o.notes])).toEqual([
+          [a.seq, "n3"],
+          [a.seq, "n2"],
+          [b.seq, "b2"],
+          [b.seq, "b1"],
+        ]);
+        expect(await store.outcomes.latestWithNotes([], 3)).toEqual([]);
         expect(await store.outcomes.countedForClientSince(a.seq, "c1", 0)).toBe(1);
         expect(await store.outcomes.countedForClientSince(a.seq, "c2", 0)).toBe(0);
         expect(await store.credits.grant(a.seq, "x", "c1", "2026-01-01")).toBe(true);

@@ -88,12 +88,16 @@ export class PgOutcomeRepository implements OutcomeRepository {
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
     if (trailSeqs.length === 0) return [];
+    // One indexed read of `perTrail` rows per trail: ranking every note of the page's trails (a
+    // window over all of them) cost a feed page 0.3 s once one trail held 200,000 notes.
     const rows = await this.sql`
-      SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM (
-        SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
-               row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
-        FROM outcomes WHERE notes IS NOT NULL AND trail_seq = ANY(${trailSeqs}::bigint[])
-      ) ranked WHERE n <= ${perTrail} ORDER BY trail_seq, at DESC`;
+      SELECT o.trail_seq, o.agent, o.client, o.outcome, o.counted, o.notes, o.model, o.at
+      FROM (SELECT DISTINCT unnest(${trailSeqs}::bigint[]) AS seq) s
+      CROSS JOIN LATERAL (
+        SELECT id, trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes
+        WHERE trail_seq = s.seq AND notes IS NOT NULL ORDER BY at DESC, id DESC LIMIT ${perTrail}
+      ) o
+      ORDER BY o.trail_seq, o.at DESC, o.id DESC`;
     return rows.map(outcomeFromRow);
   }
 

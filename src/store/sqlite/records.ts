@@ -62,17 +62,17 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {
-    if (trailSeqs.length === 0) return [];
-    const rows = this.db
-      .query<any, number[]>(
-        `SELECT * FROM (
-           SELECT trail_seq, agent, client, outcome, counted, notes, model, at,
-                  row_number() OVER (PARTITION BY trail_seq ORDER BY at DESC, id DESC) AS n
-           FROM outcomes WHERE notes IS NOT NULL AND trail_seq IN (${trailSeqs.map(() => "?").join(",")})
-         ) WHERE n <= ? ORDER BY trail_seq, at DESC`,
-      )
-      .all(...trailSeqs, perTrail);
-    return rows.map(outcomeFromRow);
+    // One indexed read of `perTrail` rows per trail: ranking every note of the page's trails (a
+    // window over all of them) cost a feed page 0.4 s once one trail held 200,000 notes.
+    const latest = this.db.query<any, [number, number]>(
+      // The notes index, also when a trail holds many more reports without notes than with.
+      `SELECT trail_seq, agent, client, outcome, counted, notes, model, at FROM outcomes INDEXED BY outcomes_with_notes
+       WHERE trail_seq = ? AND notes IS NOT NULL ORDER BY at DESC, id DESC LIMIT ?`,
+    );
+    return [...new Set(trailSeqs)]
+      .sort((a, b) => a - b)
+      .flatMap((seq) => latest.all(seq, perTrail))
+      .map(outcomeFromRow);
   }
 
   async forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]> {
