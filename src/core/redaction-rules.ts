@@ -710,6 +710,7 @@ const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   { about: "mosquitto clients -P SECRET", command: "mosquitto_(?:pub|sub|rr)", option: "-P", form: "separate" },
   { about: "ssh-keygen -N/-P PASSPHRASE", command: "ssh-keygen", option: "-[NP]", form: "separate" },
   { about: "openssl enc -k PASSPHRASE (the legacy pass phrase option)", command: "openssl", option: "-k", form: "separate" },
+  { about: "twine upload -p PASSWORD (a PyPI password or token)", command: "twine", option: "-p", form: "separate" },
 ];
 
 const commandOptionRule = (c: CommandSecretOption): RedactionRule => {
@@ -1108,6 +1109,26 @@ export const REDACTION_RULES: RedactionRule[] = [
     ),
     group: 1,
     accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "token",
+    about: "Registry logins that take the token as their argument (cargo login TOKEN, vault login TOKEN)",
+    hint: /login/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])(?:cargo|vault)[ \t]+login[ \t]+(?!-)(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    // vault login -method=userpass username=bob: options and assignments, not a token.
+    accept: (s) => !isReferenceValue(s) && !s.includes("=") && stripQuotes(s).length >= 16,
+  },
+  {
+    kind: "password",
+    about: "Windows `net use \\\\server\\share PASSWORD /user:NAME`: the password before /user",
+    hint: /\/user:/i,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])[Nn][Ee][Tt][ \t]+[Uu][Ss][Ee][ \t]+(?:[A-Za-z]:[ \t]+)?\\\\\S+[ \t]+(${QUOTED}|${BARE})(?=[ \t]+/[Uu][Ss][Ee][Rr]:)`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s) && s !== "*",
   },
   {
     kind: "password",

@@ -445,6 +445,10 @@ describe("command-line forms the session 8 audit found", () => {
     ["password", `htpasswd -b .htpasswd bob ${PW}`, "htpasswd -b .htpasswd bob <redacted:password>"],
     ["password", `htpasswd -nbB bob "${PW}"; echo done`, '-nbB bob "<redacted:password>"; echo done'],
     ["password", `ConvertTo-SecureString '${PW}' -AsPlainText -Force`, "ConvertTo-SecureString '<redacted:password>' -AsPlainText"],
+    ["password", `twine upload -u __token__ -p ${PW} dist/*`, "-p <redacted:password> dist/*"],
+    ["token", `cargo login ${PW}cratesio`, "cargo login <redacted:token>"],
+    ["token", `vault login s.${PW}abcdefgh`, "vault login <redacted:token>"],
+    ["password", `net use Z: \\\\srv\\share ${PW} /user:corp\\bob`, "share <redacted:password> /user:corp"],
   ];
   for (const [kind, input, kept] of cases) {
     test(`${kind}: ${input.slice(0, 60)}`, () => {
@@ -471,6 +475,12 @@ describe("command-line forms the session 8 audit found", () => {
     "openssl req -new -keyout key.pem -out req.pem",
     "htpasswd -c .htpasswd bob",
     "ConvertTo-SecureString $plain -AsPlainText -Force",
+    "twine upload -p $PYPI_TOKEN dist/*",
+    "cargo login --registry internal",
+    "cargo login $CARGO_REGISTRY_TOKEN",
+    "vault login -method=userpass username=bob",
+    "net use Z: \\\\srv\\share * /user:bob",
+    "net use Z: \\\\srv\\share /user:bob",
   ]) {
     test(`stays: ${input.slice(0, 60)}`, () => {
       expect(redactText(input)).toEqual({ text: input, counts: {} });
