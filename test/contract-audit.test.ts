@@ -1,7 +1,8 @@
 // Contract statements no other test pinned (docs/contract-checklist.md lists every testable
-// statement of interface.md and decisions.md and where it is tested): every limit of the Trail
-// exactly at its bound and one past it, the body size and agent id bounds, result counts, the
-// outcome report's protocol version, retention of tombstones and drafts. Real colony, real HTTP.
+// statement of interface.md and decisions.md and where it is tested, and the last test here keeps
+// that list true): every limit of the Trail exactly at its bound and one past it, the body size and
+// agent id bounds, result counts and page sizes, the semantic score, outcome reports, activity
+// emission, quota scope, retention of tombstones and drafts. Real colony, real HTTP, real MCP client.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -188,6 +189,7 @@ describe("limits of the HTTP layer", () => {
   });
 
   test("X-Colony-Agent of exactly 8 and 64 characters from [A-Za-z0-9_-] is accepted and names the agent", async () => {
+    await colony.service.worker!.drain(); // no `laid` event of earlier trails lands between the two below
     for (const id of ["Ab_-0123", `${"Z".repeat(62)}_-`]) {
       const res = await colony.fetch("/v1/search", json({ query: `AgentBoundError: ${id.length}` }, agent(id)));
       expect({ id, status: res.status }).toEqual({ id, status: 200 });
