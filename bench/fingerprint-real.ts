@@ -9,7 +9,7 @@
 // holdout split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6] [--quiet]
 import { normalizeError, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../src/core/fingerprint";
 import { loadDevset } from "../test/support/devset";
-import { loadRealVariants } from "../test/support/real-variants";
+import { devsetTexts, formsSplitSince, loadRealVariants } from "../test/support/real-variants";
 import { errorLine, harvestErrorStrings } from "./lib/corpus";
 import { REPO_DIR, rng } from "./lib/report";
 
@@ -66,21 +66,9 @@ if (!quiet) {
 
 const devset = loadDevset();
 const rand = rng(7);
-const texts = [
-  ...devset.cases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)]),
-  ...devset.negatives.map((n) => n.text),
-  ...devset.distractors.flatMap((p) => [p.a, p.b]),
-  ...harvestErrorStrings(REPO_DIR).map((e) => errorLine(e, rand)),
-];
-const byV5 = new Map<string, Set<string>>();
-for (const t of texts) {
-  const v5 = normalizeError(t, 5);
-  const forms = byV5.get(v5) ?? new Set<string>();
-  forms.add(normalizeError(t));
-  byV5.set(v5, forms);
-}
-const split = [...byV5.values()].filter((forms) => forms.size > 1).length;
+const texts = [...devsetTexts(devset), ...harvestErrorStrings(REPO_DIR).map((e) => errorLine(e, rand))];
+const { forms, split } = formsSplitSince(texts, 5);
 console.log(
   `\nversion ${NORMALIZER_VERSION} against version 5 on ${texts.length} texts (dev set and distractor corpus): ` +
-    `${split} of ${byV5.size} version-5 forms split`,
+    `${split} of ${forms} version-5 forms split`,
 );

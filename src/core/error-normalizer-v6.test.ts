@@ -6,7 +6,7 @@
 // error strings by bench/devset.bench.ts).
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
-import { loadRealVariants } from "../../test/support/real-variants.ts";
+import { devsetTexts, formsSplitSince, loadRealVariants } from "../../test/support/real-variants.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 /** [rule, a, b, where the wording comes from]: the same error in two reports. */
@@ -247,21 +247,9 @@ describe("normalizer 6: the external set of real reports", () => {
 
 describe("normalizer 6: splits no pair version 5 joined", () => {
   test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-6 form per version-5 form", () => {
-    const devset = loadDevset();
-    const texts = [
-      ...devset.cases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)]),
-      ...devset.negatives.map((n) => n.text),
-      ...devset.distractors.flatMap((p) => [p.a, p.b]),
-    ];
-    const byV5 = new Map<string, Set<string>>();
-    for (const t of texts) {
-      const v5 = normalizeError(t, 5);
-      const forms = byV5.get(v5) ?? new Set<string>();
-      forms.add(normalizeError(t));
-      byV5.set(v5, forms);
-    }
+    const texts = devsetTexts(loadDevset());
     // Counted, not listed: the holdout split's texts are not printed.
-    const split = [...byV5.values()].filter((forms) => forms.size > 1).length;
+    const { split } = formsSplitSince(texts, 5);
     expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
   });
 });

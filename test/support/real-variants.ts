@@ -4,6 +4,8 @@
 // GitHub issue threads (each report's `source`), none of it from the retrieval dev set.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
+import type { DevSet, DistractorPair } from "./devset.ts";
 
 export const REAL_VARIANTS_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants.json");
 
@@ -22,14 +24,8 @@ export interface RealGroup {
   reports: RealReport[];
 }
 
-export interface ApartPair {
-  id: string;
-  a: string;
-  b: string;
-  /** What tells them apart: the error class, the code, or the message (another library, symbol, header, ...). */
-  differ: "class" | "code" | "message";
-  source_a: string;
-  source_b: string;
+/** Two different errors that look alike: a dev-set distractor pair, with why they differ. */
+export interface ApartPair extends DistractorPair {
   note: string;
 }
 
@@ -42,4 +38,29 @@ export interface RealVariants {
 
 export function loadRealVariants(file = REAL_VARIANTS_FILE): RealVariants {
   return JSON.parse(readFileSync(file, "utf8")) as RealVariants;
+}
+
+/** Every text of the dev set: case error lines, queries, negatives and both sides of the distractor pairs. */
+export function devsetTexts(devset: DevSet): string[] {
+  return [
+    ...devset.cases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)]),
+    ...devset.negatives.map((n) => n.text),
+    ...devset.distractors.flatMap((p) => [p.a, p.b]),
+  ];
+}
+
+/**
+ * How many normal forms of an older normalizer version the current one splits over `texts`
+ * (texts that shared a form under `older` but do not under the current version). The current
+ * version only rewrites version 5's form, so it must split none.
+ */
+export function formsSplitSince(texts: string[], older: NormalizerVersion): { forms: number; split: number } {
+  const byOlder = new Map<string, Set<string>>();
+  for (const t of texts) {
+    const key = normalizeError(t, older);
+    const forms = byOlder.get(key) ?? new Set<string>();
+    forms.add(normalizeError(t));
+    byOlder.set(key, forms);
+  }
+  return { forms: byOlder.size, split: [...byOlder.values()].filter((forms) => forms.size > 1).length };
 }
