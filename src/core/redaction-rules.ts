@@ -194,6 +194,14 @@ export function secretKindOfName(name: string): string | null {
   return null;
 }
 
+/** Accepts a value whose name (capture `nameGroup`) names a secret and that is no placeholder; the kind follows the name. */
+function secretNamedBy(nameGroup: number) {
+  return (value: string, m: RegExpExecArray): string | false => {
+    const kind = secretKindOfName(m[nameGroup]!);
+    return kind !== null && !isPlaceholderValue(value) ? kind : false;
+  };
+}
+
 // Names whose values are secret only when they look random (session ids, signatures, salts).
 const ENTROPY_NAME_SEGMENTS = new Set([
   "key",
@@ -1048,10 +1056,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
     pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
-    accept: (s, m) => {
-      const kind = secretKindOfName(m[1]!);
-      return kind !== null && !isPlaceholderValue(s) ? kind : false;
-    },
+    accept: secretNamedBy(1),
   },
   {
     kind: "password",
@@ -1060,10 +1065,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /=/,
     pattern: new RegExp(String.raw`(?<![\w\-])(?:--?[A-Za-z][A-Za-z0-9\-_]{0,40}=|-[DP])${NAME_HINT}(${NAME})=(${QUOTED}|${BARE})`, "dg"),
     group: 2,
-    accept: (s, m) => {
-      const kind = secretKindOfName(m[1]!);
-      return kind !== null && !isPlaceholderValue(s) ? kind : false;
-    },
+    accept: secretNamedBy(1),
   },
   {
     kind: "password",
@@ -1075,10 +1077,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       "dg",
     ),
     group: 3,
-    accept: (s, m) => {
-      const kind = secretKindOfName(m[2]!);
-      return kind !== null && !isPlaceholderValue(s) ? kind : false;
-    },
+    accept: secretNamedBy(2),
   },
   {
     kind: "password",
@@ -1217,10 +1216,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       "dg",
     ),
     group: 3,
-    accept: (s, m) => {
-      const kind = secretKindOfName(m[2]!);
-      return kind !== null && !isPlaceholderValue(s) ? kind : false;
-    },
+    accept: secretNamedBy(2),
   },
   {
     kind: "password",
