@@ -6,7 +6,7 @@
 // error strings by bench/devset.bench.ts).
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
-import { devsetTexts, formsSplitSince, loadRealVariants } from "../../test/support/real-variants.ts";
+import { devsetTexts, formsSplitSince, loadRealVariants, REAL_VARIANTS_2_FILE } from "../../test/support/real-variants.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 /** [rule, a, b, where the wording comes from]: the same error in two reports. */
@@ -243,6 +243,41 @@ describe("normalizer 6: the external set of real reports", () => {
       } else expect(normalizeError(p.a)).not.toBe(normalizeError(p.b));
     });
   }
+});
+
+// The second external set (test/fixtures/fingerprint-real-variants-2.json): gathered after version 6,
+// from other errors, without looking at any normalizer's output. Its figures are version 6's
+// out-of-sample figures (docs/fingerprint.md, Version 7); the rules written from it are version 7's
+// (error-normalizer-v7.test.ts pins what each version joins there).
+describe("the second external set of real reports", () => {
+  const first = loadRealVariants();
+  const second = loadRealVariants(REAL_VARIANTS_2_FILE);
+  test("at least 50 groups of 3 reports or more and 30 apart pairs, every report with its thread", () => {
+    expect(second.groups.length).toBeGreaterThanOrEqual(50);
+    expect(second.apart.length).toBeGreaterThanOrEqual(30);
+    for (const g of second.groups) {
+      expect(g.reports.length).toBeGreaterThanOrEqual(3);
+      for (const r of g.reports) expect(r.source).toMatch(/^https:\/\/github\.com\//);
+    }
+    for (const p of second.apart) {
+      expect(p.source_a).toMatch(/^https:\/\/github\.com\//);
+      expect(p.source_b).toMatch(/^https:\/\/github\.com\//);
+    }
+    const ids = [...first.groups, ...second.groups].map((g) => g.id).concat([...first.apart, ...second.apart].map((p) => p.id));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+  test("no report is a dev-set case or a report of the first set: none shares version 5's form with one", () => {
+    const devset = loadDevset();
+    const taken = new Set<string>();
+    for (const c of devset.cases) for (const t of [c.error_line, ...c.queries.map((q) => q.text)]) taken.add(normalizeError(t, 5));
+    for (const g of first.groups) for (const r of g.reports) taken.add(normalizeError(r.text, 5));
+    // Ids only: the holdout split's texts are not printed.
+    const overlapping = second.groups.filter((g) => g.reports.some((r) => taken.has(normalizeError(r.text, 5)))).map((g) => g.id);
+    const overlappingPairs = second.apart
+      .filter((p) => taken.has(normalizeError(p.a, 5)) || taken.has(normalizeError(p.b, 5)))
+      .map((p) => p.id);
+    expect({ overlapping, overlappingPairs }).toEqual({ overlapping: [], overlappingPairs: [] });
+  });
 });
 
 describe("normalizer 6: splits no pair version 5 joined", () => {

@@ -1,13 +1,17 @@
-// The external set of real error reports for the fingerprint normalizer
-// (test/fixtures/fingerprint-real-variants.json, issue 16): groups of reports of one error that
-// differ only in surroundings, and pairs of different errors that look alike. Gathered from public
-// GitHub issue threads (each report's `source`), none of it from the retrieval dev set.
+// The external sets of real error reports for the fingerprint normalizer (issue 16): groups of
+// reports of one error that differ only in surroundings, and pairs of different errors that look
+// alike. Gathered from public GitHub issue threads (each report's `source`), none of it from the
+// retrieval dev set. The first set (fingerprint-real-variants.json) was gathered before normalizer 6
+// and its rules were written from it; the second (fingerprint-real-variants-2.json) was gathered
+// after, from other errors, without looking at any normalizer's output, so version 6's figure on it
+// is out of sample.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
 import type { DevSet, DistractorPair } from "./devset.ts";
 
 export const REAL_VARIANTS_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants.json");
+export const REAL_VARIANTS_2_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-2.json");
 
 export interface RealReport {
   /** The report's text as the thread shows it (the error with whatever surrounds it there). */
@@ -38,6 +42,39 @@ export interface RealVariants {
 
 export function loadRealVariants(file = REAL_VARIANTS_FILE): RealVariants {
   return JSON.parse(readFileSync(file, "utf8")) as RealVariants;
+}
+
+/** Both external sets, by name ("first": before normalizer 6; "second": after it, out of sample for it). */
+export function loadRealVariantSets(): { name: "first" | "second"; set: RealVariants }[] {
+  return [
+    { name: "first", set: loadRealVariants(REAL_VARIANTS_FILE) },
+    { name: "second", set: loadRealVariants(REAL_VARIANTS_2_FILE) },
+  ];
+}
+
+/**
+ * How many pairs of reports within a group share a normal form, how many groups are wholly joined,
+ * and which apart pairs collide, under one normalizer version.
+ */
+export function realVariantFigures(
+  set: RealVariants,
+  version: NormalizerVersion,
+): { pairs: number; joined: number; wholeGroups: number; groups: number; collided: string[]; apart: number } {
+  let pairs = 0;
+  let joined = 0;
+  let wholeGroups = 0;
+  for (const g of set.groups) {
+    const forms = g.reports.map((r) => normalizeError(r.text, version));
+    for (let i = 0; i < forms.length; i++) {
+      for (let j = i + 1; j < forms.length; j++) {
+        pairs++;
+        if (forms[i] === forms[j]) joined++;
+      }
+    }
+    if (new Set(forms).size === 1) wholeGroups++;
+  }
+  const collided = set.apart.filter((p) => normalizeError(p.a, version) === normalizeError(p.b, version)).map((p) => p.id);
+  return { pairs, joined, wholeGroups, groups: set.groups.length, collided, apart: set.apart.length };
 }
 
 /** Every text of the dev set: case error lines, queries, negatives and both sides of the distractor pairs. */
