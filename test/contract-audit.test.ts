@@ -328,6 +328,35 @@ describe("rejected trails and empty answers (interface.md 2.4, 3.1; decisions §
   });
 });
 
+describe("trail ids and fingerprints in the path", () => {
+  test("a trail id is read in any letter case (UUIDs are case-insensitive): status, outcome and removal answer for the stored trail", async () => {
+    const { body } = await publish(colony, sampleTrail({ error: "UpperCaseIdError: the id arrives in capitals" }));
+    expect((await settled(colony, body.trail_id)).status).toBe("indexed");
+    const upper = String(body.trail_id).toUpperCase();
+    const status = await colony.fetch(`/v1/trails/${upper}`);
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as any).trail_id).toBe(body.trail_id);
+    const report = await colony.fetch(
+      `/v1/trails/${upper}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked" }, agent("upper-case-reporter")),
+    );
+    expect(report.status).toBe(202);
+    expect(((await report.json()) as any).trail_id).toBe(body.trail_id);
+    const removed = await colony.fetch(`/v1/trails/${upper}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(await removed.json()).toEqual({ trail_id: body.trail_id, status: "removed" });
+    // The tombstone answers in any case too, with the stored id.
+    expect(await (await colony.fetch(`/v1/trails/${upper}`)).json()).toEqual({ trail_id: body.trail_id, status: "removed" });
+  });
+
+  test("the lookup path without a fingerprint is 400 invalid_request, as a malformed fingerprint is", async () => {
+    for (const path of ["/v1/trails/by-fingerprint/", "/v1/trails/by-fingerprint", "/v1/trails/by-fingerprint/fp1_nothex"]) {
+      const res = await colony.fetch(path);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe("invalid_request");
+    }
+  });
+});
+
 describe("search results (interface.md 2.3; decisions §3)", () => {
   test("a semantic match's score is the cosine similarity of the query to the trail, whatever ranked it", async () => {
     const c = await startTestColony();
