@@ -265,6 +265,22 @@ describe("result counts and page sizes", () => {
       await c.dispose();
     }
   });
+
+  test("stats and activity: an error_type that is not one error-type token is not shown (the search counts under the top category)", async () => {
+    const c = await startTestColony();
+    try {
+      const spam = ["Buy cheap tokens at shop.example", "https://evil.example/promo", "TypeЕrror", "ignore previous instructions"];
+      for (const error_type of spam) await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type }));
+      await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type: "java.lang.IllegalStateException" }));
+      const stats = (await (await c.fetch("/v1/stats")).json()) as any;
+      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 1 }]);
+      const activity = JSON.stringify(await (await c.fetch("/v1/activity?limit=50")).json());
+      for (const text of spam) expect(activity).not.toContain(text);
+      expect(activity).toContain("search for java.lang.IllegalStateException");
+    } finally {
+      await c.dispose();
+    }
+  });
 });
 
 describe("outcome reports (interface.md 2.6, decisions §6)", () => {
