@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
@@ -306,6 +307,41 @@ describe("outcome reports (interface.md 2.6, decisions §6)", () => {
     const v2 = await send({ protocol_version: "2.0", outcome: "worked" }, "audit-reporter-3");
     expect(v2.status).toBe(400);
     expect(((await v2.json()) as any).error.details.map((d: { path: string }) => d.path)).toEqual(["/protocol_version"]);
+  });
+});
+
+describe("uncounted outcome reports (decisions §6; a decision of ours on storage)", () => {
+  test("one address's uncounted reports are kept up to 200 a day; more are answered the same and not stored; counted ones always are", async () => {
+    const { body } = await publish(colony, sampleTrail({ error: "UncountedFloodError: notes fill the disk" }));
+    expect((await settled(colony, body.trail_id)).status).toBe("indexed");
+    const from = { ...agentAt("flood-reporter-0001"), "X-Forwarded-For": "198.51.100.77" };
+    const notes = "n".repeat(2000);
+    const stored = async () =>
+      Number(
+        (await colony.query("SELECT count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", body.trail_id))[0]
+          .n,
+      );
+    const before = await stored();
+    for (let i = 0; i < UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 5; i++) {
+      const res = await colony.fetch(
+        `/v1/trails/${body.trail_id}/outcomes`,
+        json({ protocol_version: "1.0", outcome: "not_applicable", notes }, from),
+      );
+      expect(res.status).toBe(202);
+      expect(((await res.json()) as any).counted).toBe(false);
+    }
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
+    // A counted report from the same address is still stored and moves strength.
+    const worked = await colony.fetch(`/v1/trails/${body.trail_id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked" }, from));
+    expect(((await worked.json()) as any).counted).toBe(true);
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 1);
+    // Another address is not held back by the first one's flood.
+    const other = { ...agent("flood-bystander-01"), "X-Forwarded-For": "198.51.100.78" };
+    await colony.fetch(
+      `/v1/trails/${body.trail_id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "not_applicable", notes: "n/a here" }, other),
+    );
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 2);
   });
 });
 

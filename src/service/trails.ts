@@ -2,7 +2,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../core/fingerprint";
-import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
+import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
@@ -342,6 +342,14 @@ export class TrailService {
           agentRepeat: await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS),
           clientCountedToday: await tx.outcomes.countedForClientSince(target.seq, caller.client, utcDayStart(at)),
         });
+      const unchanged = { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted: false };
+      if (
+        !counted &&
+        (await tx.outcomes.uncountedForClientSince(caller.client, utcDayStart(at), UNCOUNTED_KEPT_PER_CLIENT_PER_DAY)) >=
+          UNCOUNTED_KEPT_PER_CLIENT_PER_DAY
+      ) {
+        return unchanged; // answered as any uncounted report, but not stored
+      }
       await tx.stats.touchAgent(caller.agent, at);
       const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
       await tx.stats.addOutcome(at, saved);
@@ -356,7 +364,7 @@ export class TrailService {
         model: model || null,
         at,
       });
-      if (!counted) return { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted };
+      if (!counted) return unchanged;
       const reinforcing = report.outcome !== "failed";
       const after = await countOutcome(tx, target.seq, report.outcome as keyof OutcomeCounts, reinforcing ? at : null);
       await tx.events.append({
