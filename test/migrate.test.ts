@@ -11,6 +11,7 @@ import { fingerprint } from "../src/core/fingerprint";
 import { COPIED_TABLES } from "../src/store/copy-ports";
 import { DATABASE_FILE } from "../src/store/sqlite/database";
 import { freePort, spawnColony, startTestColony, tempDir, type TestColony } from "./support/colony";
+import { rollBackSchema } from "./support/sqlite-schema";
 import { plainRows, type PostgresServer, startPostgres } from "./support/postgres";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -464,9 +465,7 @@ describe("colony migrate (the schema alone)", () => {
     const c = await startTestColony({ COLONY_DATA_DIR: dir });
     await c.stop();
     const db = new Database(join(dir, DATABASE_FILE));
-    db.exec(
-      "DROP INDEX outcomes_uncounted_by_client; DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client; DROP TABLE series_hourly; DROP INDEX events_by_trail; DROP INDEX trails_ranking; PRAGMA user_version = 7",
-    );
+    rollBackSchema(db, 7);
     db.close();
     const r = await migrate([], { COLONY_DATA_DIR: dir });
     expect(r.code).toBe(0);
