@@ -33,7 +33,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(6);
+    expect(NORMALIZER_VERSION).toBe(7);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -66,8 +66,8 @@ describe("fingerprint format", () => {
     const range = "Error: Node Sass version 5.0.0 is incompatible with ^4.0.0 || ^5.0.0.";
     expect(normalizeError(range, 4)).toBe("node sass version <ver> is incompatible with ^<ver> || ^<ver>");
     // Version 5 (frozen): a version range is one version, punctuation between words goes;
-    // version 4's forms otherwise. Version 6 (current) keeps version 5's form where none of its
-    // rules applies.
+    // version 4's forms otherwise. Versions 6 (frozen) and 7 (current) keep version 5's form where
+    // none of their rules applies.
     expect(normalizeError(range, 5)).toBe("node sass version <ver> is incompatible with <ver>");
     const bounds = "java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 3 (version 2.1)";
     expect(normalizeError(bounds, 5)).toBe("index <ver> out of bounds for length 3 (version <ver>)");
@@ -78,6 +78,13 @@ describe("fingerprint format", () => {
     expect(normalizeError(goDial)).toBe("<ip> dial tcp <ip>:<port> connect connection refused");
     expect(normalizeError(antialias)).toBe("module pil.image has no attribute antialias");
     expect(normalizeError("KeyError: 'user_id'")).toBe("keyerror user_id");
+    // Version 6 (frozen): a bounds error's values written <n>; version 7 drops Go's, as releases
+    // before Go 1.12 print none.
+    const goBounds = "panic: runtime error: index out of range [1] with length 1";
+    expect(normalizeError(goBounds, 6)).toBe("index out of range <n> with length <n>");
+    expect(fingerprint(goBounds, 6)).toBe(sha("index out of range <n> with length <n>"));
+    expect(normalizeError(goBounds)).toBe("index out of range");
+    expect(fingerprint(goBounds)).toBe(sha("index out of range"));
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 2),
@@ -641,6 +648,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v3.ts",
     "error-normalizer-v4.ts",
     "error-normalizer-v5.ts",
+    "error-normalizer-v6.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {

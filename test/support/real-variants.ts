@@ -89,7 +89,8 @@ export function devsetTexts(devset: DevSet): string[] {
 /**
  * How many normal forms of an older normalizer version the current one splits over `texts`
  * (texts that shared a form under `older` but do not under the current version). The current
- * version only rewrites version 5's form, so it must split none.
+ * version only rewrites the older versions' forms, except a few line rules before them, so it must
+ * split none.
  */
 export function formsSplitSince(texts: string[], older: NormalizerVersion): { forms: number; split: number } {
   const byOlder = new Map<string, Set<string>>();
