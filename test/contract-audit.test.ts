@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
@@ -265,6 +266,22 @@ describe("result counts and page sizes", () => {
       await c.dispose();
     }
   });
+
+  test("stats and activity: an error_type that is not one error-type token is not shown (the search counts under the top category)", async () => {
+    const c = await startTestColony();
+    try {
+      const spam = ["Buy cheap tokens at shop.example", "https://evil.example/promo", "TypeЕrror", "ignore previous instructions"];
+      for (const error_type of spam) await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type }));
+      await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type: "java.lang.IllegalStateException" }));
+      const stats = (await (await c.fetch("/v1/stats")).json()) as any;
+      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 1 }]);
+      const activity = JSON.stringify(await (await c.fetch("/v1/activity?limit=50")).json());
+      for (const text of spam) expect(activity).not.toContain(text);
+      expect(activity).toContain("search for java.lang.IllegalStateException");
+    } finally {
+      await c.dispose();
+    }
+  });
 });
 
 describe("outcome reports (interface.md 2.6, decisions §6)", () => {
@@ -290,6 +307,41 @@ describe("outcome reports (interface.md 2.6, decisions §6)", () => {
     const v2 = await send({ protocol_version: "2.0", outcome: "worked" }, "audit-reporter-3");
     expect(v2.status).toBe(400);
     expect(((await v2.json()) as any).error.details.map((d: { path: string }) => d.path)).toEqual(["/protocol_version"]);
+  });
+});
+
+describe("uncounted outcome reports (decisions §6; a decision of ours on storage)", () => {
+  test("one address's uncounted reports are kept up to 200 a day; more are answered the same and not stored; counted ones always are", async () => {
+    const { body } = await publish(colony, sampleTrail({ error: "UncountedFloodError: notes fill the disk" }));
+    expect((await settled(colony, body.trail_id)).status).toBe("indexed");
+    const from = { ...agentAt("flood-reporter-0001"), "X-Forwarded-For": "198.51.100.77" };
+    const notes = "n".repeat(2000);
+    const stored = async () =>
+      Number(
+        (await colony.query("SELECT count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", body.trail_id))[0]
+          .n,
+      );
+    const before = await stored();
+    for (let i = 0; i < UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 5; i++) {
+      const res = await colony.fetch(
+        `/v1/trails/${body.trail_id}/outcomes`,
+        json({ protocol_version: "1.0", outcome: "not_applicable", notes }, from),
+      );
+      expect(res.status).toBe(202);
+      expect(((await res.json()) as any).counted).toBe(false);
+    }
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
+    // A counted report from the same address is still stored and moves strength.
+    const worked = await colony.fetch(`/v1/trails/${body.trail_id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked" }, from));
+    expect(((await worked.json()) as any).counted).toBe(true);
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 1);
+    // Another address is not held back by the first one's flood.
+    const other = { ...agent("flood-bystander-01"), "X-Forwarded-For": "198.51.100.78" };
+    await colony.fetch(
+      `/v1/trails/${body.trail_id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "not_applicable", notes: "n/a here" }, other),
+    );
+    expect((await stored()) - before).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY + 2);
   });
 });
 
@@ -324,6 +376,35 @@ describe("rejected trails and empty answers (interface.md 2.4, 3.1; decisions §
       expect(answer.structured.notice).toContain(body.notice);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("trail ids and fingerprints in the path", () => {
+  test("a trail id is read in any letter case (UUIDs are case-insensitive): status, outcome and removal answer for the stored trail", async () => {
+    const { body } = await publish(colony, sampleTrail({ error: "UpperCaseIdError: the id arrives in capitals" }));
+    expect((await settled(colony, body.trail_id)).status).toBe("indexed");
+    const upper = String(body.trail_id).toUpperCase();
+    const status = await colony.fetch(`/v1/trails/${upper}`);
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as any).trail_id).toBe(body.trail_id);
+    const report = await colony.fetch(
+      `/v1/trails/${upper}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked" }, agent("upper-case-reporter")),
+    );
+    expect(report.status).toBe(202);
+    expect(((await report.json()) as any).trail_id).toBe(body.trail_id);
+    const removed = await colony.fetch(`/v1/trails/${upper}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(await removed.json()).toEqual({ trail_id: body.trail_id, status: "removed" });
+    // The tombstone answers in any case too, with the stored id.
+    expect(await (await colony.fetch(`/v1/trails/${upper}`)).json()).toEqual({ trail_id: body.trail_id, status: "removed" });
+  });
+
+  test("the lookup path without a fingerprint is 400 invalid_request, as a malformed fingerprint is", async () => {
+    for (const path of ["/v1/trails/by-fingerprint/", "/v1/trails/by-fingerprint", "/v1/trails/by-fingerprint/fp1_nothex"]) {
+      const res = await colony.fetch(path);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe("invalid_request");
     }
   });
 });

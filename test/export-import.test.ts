@@ -3,9 +3,10 @@
 // or agent id), a damaged bundle is refused, and an import into another colony's data directory
 // goes through the publish pipeline, is idempotent, and needs that colony stopped.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBundle, writeBundle } from "../src/cli/bundle";
+import { writeNewFile } from "../src/cli/export";
 import { spawnColony, startTestColony, type TestColony, tempDir } from "./support/colony";
 import { json, sampleTrail } from "./support/trails";
 
@@ -90,6 +91,37 @@ describe("colony export", () => {
     expect(r.stderr).toContain("exists already");
     expect(readFileSync(file, "utf8")).toBe("x");
     expect((await run(["export"], {})).stderr).toContain("export needs FILE");
+  });
+});
+
+describe("colony export: the file it writes (writeNewFile)", () => {
+  test("a file that appeared after the check is not replaced, and no temporary file is left", () => {
+    const file = join(work, "raced.bundle");
+    writeFileSync(file, "someone else's");
+    expect(() => writeNewFile(file, "bundle")).toThrow(/EEXIST|exists/);
+    expect(readFileSync(file, "utf8")).toBe("someone else's");
+    expect(readdirSync(work).filter((n) => n.startsWith("raced.bundle."))).toEqual([]);
+  });
+
+  test("a temporary file left by a killed export is removed; one of a running export is kept", () => {
+    const file = join(work, "stale.bundle");
+    const deadPid = [999_999, 4_000_001, 3_999_983].find((pid) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    })!;
+    const dead = `${file}.${deadPid}.tmp`;
+    const running = `${file}.${process.ppid}.tmp`; // the test runner's parent: alive
+    writeFileSync(dead, "half a bundle");
+    writeFileSync(running, "being written");
+    writeNewFile(file, "bundle");
+    expect(readFileSync(file, "utf8")).toBe("bundle");
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(running)).toBe(true);
+    rmSync(running);
   });
 });
 

@@ -11,6 +11,7 @@ import { fingerprint } from "../src/core/fingerprint";
 import { COPIED_TABLES } from "../src/store/copy-ports";
 import { DATABASE_FILE } from "../src/store/sqlite/database";
 import { freePort, spawnColony, startTestColony, tempDir, type TestColony } from "./support/colony";
+import { rollBackSchema } from "./support/sqlite-schema";
 import { plainRows, type PostgresServer, startPostgres } from "./support/postgres";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -464,16 +465,14 @@ describe("colony migrate (the schema alone)", () => {
     const c = await startTestColony({ COLONY_DATA_DIR: dir });
     await c.stop();
     const db = new Database(join(dir, DATABASE_FILE));
-    db.exec(
-      "DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client; DROP TABLE series_hourly; DROP INDEX events_by_trail; DROP INDEX trails_ranking; PRAGMA user_version = 7",
-    );
+    rollBackSchema(db, 7);
     db.close();
     const r = await migrate([], { COLONY_DATA_DIR: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `SQLite colony in ${dir}: schema version 7 -> 11 (applied 8 operator series and trail history, 9 ranking facts from an index, 10 merge credits per client address, 11 search events by time)\n`,
+      `SQLite colony in ${dir}: schema version 7 -> 12 (applied 8 operator series and trail history, 9 ranking facts from an index, 10 merge credits per client address, 11 search events by time, 12 uncounted reports per client address)\n`,
     );
-    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 11 }]);
+    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 12 }]);
   });
 });
 

@@ -13,6 +13,7 @@ import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
 import { createSqliteStore } from "../src/store/sqlite/store";
 import { startTestColony, tempDir, type TestColony } from "./support/colony";
+import { rollBackSchema } from "./support/sqlite-schema";
 import { json, sampleTrail } from "./support/trails";
 
 // Errors whose version-1 and version-2 fingerprints differ (quotes, a logger prefix, a stack).
@@ -33,19 +34,7 @@ function rewindToVersion1(dataDir: string): void {
         "UPDATE trails SET fingerprint = ?, merge_key = CASE WHEN merge_key IS NULL THEN NULL ELSE 'v1-merge-key' END WHERE seq = ?",
       ).run(fingerprint(error, 1), r.seq);
     }
-    db.exec("DROP INDEX trails_by_normalizer_version");
-    db.exec("ALTER TABLE trails DROP COLUMN normalizer_version");
-    db.exec("DROP TABLE fingerprint_aliases");
-    // Migration 8 (operator series) came later still.
-    db.exec("DROP TABLE series_hourly");
-    db.exec("DROP INDEX events_by_trail");
-    // And migration 9 (the ranking facts index).
-    db.exec("DROP INDEX trails_ranking");
-    // And migration 10 (merge credits per client address).
-    db.exec(
-      "DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;",
-    );
-    db.exec("PRAGMA user_version = 6");
+    rollBackSchema(db, 6);
   } finally {
     db.close();
   }

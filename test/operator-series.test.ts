@@ -6,6 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASE_FILE } from "../src/store/sqlite/database";
 import { startTestColony, tempDir } from "./support/colony";
+import { rollBackSchema } from "./support/sqlite-schema";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const TOKEN = "series-test-operator-token";
@@ -39,13 +40,7 @@ test("an upgraded colony's series are filled from its trails, outcomes and searc
 
     // Back to schema 7: no series table.
     const db = new Database(join(dataDir, DATABASE_FILE));
-    db.exec("DROP TABLE series_hourly");
-    db.exec("DROP INDEX events_by_trail");
-    db.exec("DROP INDEX trails_ranking"); // migration 9, later still
-    db.exec(
-      "DROP INDEX events_searches_by_time; DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client;",
-    ); // migration 10
-    db.exec("PRAGMA user_version = 7");
+    rollBackSchema(db, 7);
     db.close();
 
     const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir, COLONY_ADMIN_TOKEN: TOKEN });

@@ -3,7 +3,8 @@
 // colony whatever its store, and it can only carry what the API shows to anyone: trails as
 // indexed (both redaction passes applied), never removed, rejected or queued ones, never an
 // author, an outcome, a note or an agent id.
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { loadConfig } from "../config";
 import { errorMessage } from "../core/error-message";
 import { fingerprint } from "../core/fingerprint";
@@ -84,10 +85,8 @@ export async function runExport(args: string[]): Promise<number> {
     }
     const list = [...entries.values()];
     const text = writeBundle(list, `colony ${VERSION} at ${target.url}`);
-    const tmp = `${file}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, text, { flag: "wx", mode: 0o600 });
-      renameSync(tmp, file);
+      writeNewFile(file, text);
     } catch (err) {
       process.stderr.write(`colony: export failed: cannot write ${file}: ${errorMessage(err)}\n`);
       return EXIT.usage;
@@ -97,4 +96,58 @@ export async function runExport(args: string[]): Promise<number> {
     process.stdout.write(`exported ${list.length} trails to ${file} (${bytes.length} bytes, sha256 ${fileSha256(bytes)})\n`);
     return EXIT.ok;
   });
+}
+
+/**
+ * Writes FILE whole or not at all, and never over a file that appeared since the check at the
+ * start: the bytes go to FILE.<pid>.tmp, which is then hard-linked to FILE (refused if FILE exists,
+ * where a rename would replace it) and removed. A failed write removes its temporary file; one left
+ * by an export that was killed (its process gone) is removed by the next export to the same FILE.
+ */
+export function writeNewFile(file: string, text: string): void {
+  removeStaleTemporaries(file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { flag: "wx", mode: 0o600 });
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      // A file system without hard links (FAT, some network mounts): check again and rename.
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") || existsSync(file)) throw err;
+      renameSync(tmp, file);
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function removeStaleTemporaries(file: string): void {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // the write below reports what is wrong with the directory
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith(".tmp") ? name.slice(prefix.length, -4) : "";
+    // Our own pid too: this export has not written yet, so such a file is a dead process's whose pid we got.
+    if (!/^[1-9]\d{0,9}$/.test(pid) || (Number(pid) !== process.pid && processAlive(Number(pid)))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // removed by another export meanwhile, or not ours to remove: left as it is
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
+  }
 }

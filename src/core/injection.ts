@@ -5,7 +5,7 @@
 // 64 KB adversarial body stays linear.
 
 import { COMPACT_RULES, GATE_WORDS, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
-import { foldAccents, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";
+import { foldAccents, foldDigitLookalikes, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";
 
 export interface InjectionFinding {
   kind: string;
@@ -368,6 +368,12 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
     detectPlain(folded, inner);
     for (const f of inner)
       add({ kind: f.kind, detail: `${f.detail} (once look-alike letters, invisible characters and spacing are folded)` });
+  }
+  const lettered = foldDigitLookalikes(folded);
+  if (lettered !== folded) {
+    const inner: InjectionFinding[] = [];
+    detectPlain(lettered, inner);
+    for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once digits written for letters are read as letters)` });
   }
   for (const run of spacedLetterRuns(letters)) {
     if (run.length < 10) continue;

@@ -13,6 +13,14 @@ export const REPEAT_WINDOW_MS = 24 * 3600 * 1000;
  */
 export const COUNTED_PER_CLIENT_PER_DAY = 2;
 
+/**
+ * Uncounted reports kept per client address per UTC day, over all trails. An uncounted report
+ * moves nothing but is stored with its notes (up to 2,000 characters) for the operator console;
+ * past this many, further ones are answered as usual (counted: false) and not stored, so one
+ * address cannot fill the disk with them. Counted reports are always stored.
+ */
+export const UNCOUNTED_KEPT_PER_CLIENT_PER_DAY = 200;
+
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The start of the UTC day containing `at` (epoch milliseconds). */
@@ -28,7 +36,7 @@ export interface ReportFacts {
   clientCountedToday: number;
 }
 
-/** Whether a report moves strength. An uncounted report is still stored (counted: false). */
+/** Whether a report moves strength. An uncounted report is still stored (counted: false), up to UNCOUNTED_KEPT_PER_CLIENT_PER_DAY. */
 export function isCounted(f: ReportFacts): boolean {
   return f.outcome !== "not_applicable" && !f.byAuthor && !f.agentRepeat && f.clientCountedToday < COUNTED_PER_CLIENT_PER_DAY;
 }

@@ -202,6 +202,24 @@ export function foldForScreening(text: string): string {
   return collapseLetterSpacing(foldLetters(text)).replace(/[ \t\f\v\u00a0]+/g, " ");
 }
 
+/** Digits and signs written for the letters they resemble ("1gn0re prev1ous 1nstruct10ns"). */
+const DIGIT_LOOKALIKES: Record<string, string> = { "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", $: "s" };
+/**
+ * A word that may be letters written as digits: at least two characters, one of them a letter,
+ * nothing but letters and look-alike digits ("e0382", "utf8", "x86_64" keep other digits and are
+ * left alone), "@" and "$" only between letters.
+ */
+const LOOKALIKE_WORD = /(?<![a-z0-9@$])(?=[a-z0-9@$]*[a-z])(?=[a-z@$]*[013457])[a-z013457@$]{2,}(?![a-z0-9@$])/g;
+
+/**
+ * Folded text (foldForScreening's output) with look-alike digits in words read as letters, or the
+ * same string when no word has any. Only for a second reading by the phrase detectors: version
+ * strings and codes come out as nonsense words, which match no phrase.
+ */
+export function foldDigitLookalikes(folded: string): string {
+  return folded.replace(LOOKALIKE_WORD, (word) => word.replace(/[013457]|(?<=[a-z])[@$](?=[a-z])/g, (c) => DIGIT_LOOKALIKES[c] ?? c));
+}
+
 /** Each run of spaced-out letters in folded text, as its letters alone ("i g n o r e" → "ignore"). */
 export function spacedLetterRuns(folded: string): string[] {
   if (!MAYBE_SPACED.test(folded)) return [];

@@ -42,7 +42,10 @@ export interface ApiRoute {
   contentType?: string;
 }
 
-const TRAIL_ID = { schema: Type.String({ pattern: UUID_PATTERN.source }), description: "a trail id (a lowercase UUID)" };
+const TRAIL_ID = {
+  schema: Type.String({ pattern: UUID_PATTERN.source }),
+  description: "a trail id (a UUID, any letter case; answers write it in lower case)",
+};
 const DRAFT_ID = { schema: Type.String({ pattern: DRAFT_ID_PATTERN.source }), description: "the draft id from approve_url" };
 const FP = { schema: S.FingerprintString, description: "an error fingerprint" };
 

@@ -86,25 +86,30 @@ export function createFetchHandler(deps: ServerDeps) {
    * their response with every header at once (changing a built response's headers costs ~1.5 µs each).
    */
   function lookup(request: BunRequest<typeof LOOKUP_ROUTE>, server: Server<unknown>): Response | Promise<Response> {
+    return lookupOf(request.params.fp, request, server);
+  }
+
+  /** The lookup path without a fingerprint: the service refuses it as any malformed one (400). */
+  function lookupWithoutFingerprint(request: Request, server: Server<unknown>): Response | Promise<Response> {
+    return lookupOf("", request, server);
+  }
+
+  function lookupOf(fp: string, request: Request, server: Server<unknown>): Response | Promise<Response> {
     const begun = begin(request, server);
-    if (!(begun instanceof Promise)) return lookupPassed(request, begun, deps.lookups.catchUp());
+    if (!(begun instanceof Promise)) return lookupPassed(fp, request, begun, deps.lookups.catchUp());
     // Shared counters (replicas): the read-your-writes catch-up goes out beside the quota's round
     // trip rather than after it. Begun after the request arrived, it still sees every change
     // committed before; a refused request only wasted a read shared with the others in flight.
     const caughtUp = deps.lookups.catchUp();
-    return begun.then((pass) => lookupPassed(request, pass, caughtUp));
+    return begun.then((pass) => lookupPassed(fp, request, pass, caughtUp));
   }
 
-  function lookupPassed(
-    request: BunRequest<typeof LOOKUP_ROUTE>,
-    pass: Pass,
-    caughtUp: Promise<void> | null,
-  ): Response | Promise<Response> {
+  function lookupPassed(fp: string, request: Request, pass: Pass, caughtUp: Promise<void> | null): Response | Promise<Response> {
     let answer: LookupAnswer | Promise<LookupAnswer>;
     try {
       deps.quotas.refuseUnlessAllowed(pass.quota, "general");
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
-      answer = deps.lookups.answer(request.params.fp, caughtUp);
+      answer = deps.lookups.answer(fp, caughtUp);
     } catch (err) {
       return end(request, pass, failure(err), LOOKUP_ROUTE);
     }
@@ -128,6 +133,8 @@ export function createFetchHandler(deps: ServerDeps) {
 
   const routes = {
     [LOOKUP_ROUTE]: { GET: lookup },
+    "/v1/trails/by-fingerprint/": { GET: lookupWithoutFingerprint },
+    "/v1/trails/by-fingerprint": { GET: lookupWithoutFingerprint },
   };
 
   return Object.assign(fetch, { drain, routes });

@@ -96,9 +96,11 @@ export class AdminService {
   async trail(authorization: string | null, trailId: string) {
     this.authorize(authorization);
     const status = await this.deps.trails.status(trailId);
-    if (status.status === "removed") return { ...status, reports: [], history: await this.history(trailId) };
+    // status() answered, so the id is a UUID; its stored form is the one status() reports.
+    const id = status.trail_id as string;
+    if (status.status === "removed") return { ...status, reports: [], history: await this.history(id) };
     const store = this.store;
-    const record = (await store.trails.byId(trailId))!;
+    const record = (await store.trails.byId(id))!;
     const outcomes = await store.outcomes.forTrail(record.seq, HISTORY_LIMIT);
     return {
       ...status,
@@ -113,7 +115,7 @@ export class AdminService {
         notes: o.notes,
         at: new Date(o.at).toISOString(),
       })),
-      history: await this.history(trailId),
+      history: await this.history(id),
     };
   }
 

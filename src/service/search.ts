@@ -3,6 +3,7 @@
 import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
 import { lexicalTokens } from "../core/lexical";
+import { hotLabelOf } from "../core/hot-label";
 import { environmentOverlap } from "../core/overlap";
 import {
   OVERLAP_WEIGHT,
@@ -19,7 +20,7 @@ import {
   type Fusion,
   type FusionWeights,
 } from "../core/ranking";
-import { redactText, truncateChars } from "../core/redaction";
+import { redactText } from "../core/redaction";
 import { parseSearchRequest, type SearchRequest } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import { StoreUnavailableError, type Store, type TrailRecord, type VectorStore } from "../store/ports";
@@ -283,8 +284,8 @@ export class SearchService {
     topCategory: string | null,
   ): Promise<void> {
     const top = results[0];
-    // error_type is caller text: redacted like any content before it is kept.
-    const label = (req.error_type ? truncateChars(redactText(req.error_type).text, 100) : null) || topCategory;
+    // error_type is caller text: redacted like any content, and public only as one error-type token.
+    const label = hotLabelOf(req.error_type ? redactText(req.error_type).text : undefined) ?? topCategory;
     const at = this.deps.now();
     // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {

@@ -2,7 +2,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../core/fingerprint";
-import { isCounted, REPEAT_WINDOW_MS, utcDayStart } from "../core/outcome-counting";
+import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
@@ -23,7 +23,13 @@ export const UNTRUSTED_NOTICE =
 
 export const TOMBSTONE_RETENTION_MS = 90 * 24 * 3600 * 1000;
 const FINGERPRINT_LOOKUP_LIMIT = 5;
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A trail id as clients may write it: UUIDs are case-insensitive on input (RFC 9562 §4). */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The stored (lowercase) form of a trail id a client sent, or null when it is not a UUID. */
+export function canonicalTrailId(raw: string): string | null {
+  return UUID_PATTERN.test(raw) ? raw.toLowerCase() : null;
+}
 
 export interface SearchResult {
   trail_id: string;
@@ -202,11 +208,12 @@ export class TrailService {
   }
 
   /** Status and content of one trail (decisions §5). */
-  async status(trailId: string): Promise<Record<string, unknown>> {
+  async status(rawId: string): Promise<Record<string, unknown>> {
     const store = this.store;
-    const record = UUID_PATTERN.test(trailId) ? await store.trails.byId(trailId) : null;
+    const trailId = canonicalTrailId(rawId);
+    const record = trailId ? await store.trails.byId(trailId) : null;
     if (!record) {
-      if (UUID_PATTERN.test(trailId) && (await store.tombstones.has(trailId))) return { trail_id: trailId, status: "removed" };
+      if (trailId && (await store.tombstones.has(trailId))) return { trail_id: trailId, status: "removed" };
       throw new ServiceError("not_found", "no trail with this id");
     }
     const base: Record<string, unknown> = {
@@ -307,11 +314,12 @@ export class TrailService {
   }
 
   /** Records an outcome report (decisions §6). */
-  async reportOutcome(trailId: string, input: unknown, caller: Caller): Promise<OutcomeResult> {
+  async reportOutcome(rawId: string, input: unknown, caller: Caller): Promise<OutcomeResult> {
     const parsed = parseOutcomeReport(input);
     if (!parsed.ok) throw new ServiceError("invalid_request", "the outcome report does not validate", parsed.details);
     const store = this.store;
-    let record = UUID_PATTERN.test(trailId) ? await store.trails.byId(trailId) : null;
+    const trailId = canonicalTrailId(rawId);
+    let record = trailId ? await store.trails.byId(trailId) : null;
     if (record?.status === "merged" && record.mergedInto) record = await store.trails.byId(record.mergedInto);
     if (!record || record.status !== "indexed") {
       throw new ServiceError("not_found", "no indexed trail with this id");
@@ -334,6 +342,14 @@ export class TrailService {
           agentRepeat: await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS),
           clientCountedToday: await tx.outcomes.countedForClientSince(target.seq, caller.client, utcDayStart(at)),
         });
+      const unchanged = { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted: false };
+      if (
+        !counted &&
+        (await tx.outcomes.uncountedForClientSince(caller.client, utcDayStart(at), UNCOUNTED_KEPT_PER_CLIENT_PER_DAY)) >=
+          UNCOUNTED_KEPT_PER_CLIENT_PER_DAY
+      ) {
+        return unchanged; // answered as any uncounted report, but not stored
+      }
       await tx.stats.touchAgent(caller.agent, at);
       const saved = counted && report.outcome === "worked" ? tokensSaved(target.trail) : 0;
       await tx.stats.addOutcome(at, saved);
@@ -348,7 +364,7 @@ export class TrailService {
         model: model || null,
         at,
       });
-      if (!counted) return { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted };
+      if (!counted) return unchanged;
       const reinforcing = report.outcome !== "failed";
       const after = await countOutcome(tx, target.seq, report.outcome as keyof OutcomeCounts, reinforcing ? at : null);
       await tx.events.append({
@@ -364,14 +380,15 @@ export class TrailService {
   }
 
   /** Operator removal (decisions §8). */
-  async remove(trailId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
+  async remove(rawId: string, authorization: string | null, body?: unknown): Promise<{ trail_id: string; status: "removed" }> {
     authorizeOperator(this.deps.adminToken, authorization);
     if (body !== undefined) {
       const parsed = parseWith(RemoveRequest, body);
       if (!parsed.ok) throw new ServiceError("invalid_request", "the removal request is not valid", parsed.details);
     }
     const store = this.store;
-    if (!UUID_PATTERN.test(trailId)) throw new ServiceError("not_found", "no trail with this id");
+    const trailId = canonicalTrailId(rawId);
+    if (!trailId) throw new ServiceError("not_found", "no trail with this id");
     const record = await store.trails.byId(trailId);
     if (!record) {
       if (await store.tombstones.has(trailId)) return { trail_id: trailId, status: "removed" };

@@ -221,6 +221,11 @@ export interface OutcomeRepository {
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
   countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
+  /**
+   * How many uncounted reports this client (address pseudonym) made on any trail at or after
+   * `since`, counting no further than `atMost`.
+   */
+  uncountedForClientSince(client: string, since: number, atMost: number): Promise<number>;
   /** A trail's latest reports, newest first (for the operator console). */
   forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
 }

@@ -122,6 +122,12 @@ export class PgOutcomeRepository implements OutcomeRepository {
       WHERE trail_seq = ${trailSeq} AND client = ${client} AND counted AND at >= ${since}`;
     return n;
   }
+
+  async uncountedForClientSince(client: string, since: number, atMost: number): Promise<number> {
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM outcomes
+      WHERE client = ${client} AND NOT counted AND at >= ${since} LIMIT ${atMost}) AS recent`;
+    return n;
+  }
 }
 
 export class PgMergeCreditLedger implements MergeCreditLedger {

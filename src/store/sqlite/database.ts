@@ -31,29 +31,45 @@ export class DataDirUnusableError extends Error {
  * statements than that (and `IN (?, ?, …)` lists make one per length), so the cache thrashed and
  * most calls re-prepared their SQL (6–15 µs each). This keeps every statement the colony asks for,
  * up to a bound no real workload reaches (its SQL comes from a fixed set; IN lists add one per
- * length). A statement pushed out past the bound is only forgotten, not finalized, since a store
- * may still hold it; `close` finalizes the rest, as bun:sqlite does with its own cache, so that the
- * connection really closes (and checkpoints its WAL away).
+ * length). A statement pushed out past the bound is not finalized, since a store may still hold it
+ * (kv and lexical keep theirs); the cache keeps a weak reference to it instead. `close` finalizes
+ * every statement still alive, cached or pushed out, as bun:sqlite does with its own cache, so that
+ * the connection really closes (sqlite3_close_v2 waits for its statements) and checkpoints its WAL.
  */
 export class StatementCachingDatabase extends Database {
   static readonly MAX_STATEMENTS = 2000;
   private readonly statements = new Map<string, Statement<any, any>>();
+  /** Statements pushed out of the cache, until close; dead references are dropped as they pile up. */
+  private pushedOut: WeakRef<Statement<any, any>>[] = [];
+  private pruneAt = StatementCachingDatabase.MAX_STATEMENTS;
 
   override query<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(
     sql: string,
   ): Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]> {
     let statement = this.statements.get(sql);
     if (!statement) {
-      if (this.statements.size >= StatementCachingDatabase.MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
+      if (this.statements.size >= StatementCachingDatabase.MAX_STATEMENTS) this.pushOutOldest();
       statement = this.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement as Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]>;
   }
 
+  private pushOutOldest(): void {
+    const [sql, statement] = this.statements.entries().next().value!;
+    this.statements.delete(sql);
+    if (this.pushedOut.length >= this.pruneAt) {
+      this.pushedOut = this.pushedOut.filter((r) => r.deref());
+      this.pruneAt = Math.max(StatementCachingDatabase.MAX_STATEMENTS, 2 * this.pushedOut.length); // amortized
+    }
+    this.pushedOut.push(new WeakRef(statement));
+  }
+
   override close(throwOnError?: boolean): void {
     for (const statement of this.statements.values()) statement.finalize();
+    for (const ref of this.pushedOut) ref.deref()?.finalize();
     this.statements.clear();
+    this.pushedOut = [];
     super.close(throwOnError);
   }
 }

@@ -272,4 +272,13 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX events_searches_by_time ON events (at) WHERE kind = 'search';
     `,
   },
+  {
+    version: 12,
+    name: "uncounted reports per client address",
+    sql: `
+      -- An address's uncounted outcome reports of the day are counted before another is kept
+      -- (src/core/outcome-counting.ts UNCOUNTED_KEPT_PER_CLIENT_PER_DAY).
+      CREATE INDEX outcomes_uncounted_by_client ON outcomes (client, at) WHERE counted = 0;
+    `,
+  },
 ];

@@ -102,6 +102,14 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
       )
       .get(trailSeq, client, since)!.n;
   }
+
+  async uncountedForClientSince(client: string, since: number, atMost: number): Promise<number> {
+    return this.db
+      .query<{ n: number }, [string, number, number]>(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM outcomes WHERE client = ? AND counted = 0 AND at >= ? LIMIT ?)",
+      )
+      .get(client, since, atMost)!.n;
+  }
 }
 
 export class SqliteMergeCreditLedger implements MergeCreditLedger {

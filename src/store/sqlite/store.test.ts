@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
-import { migrate, openDatabase } from "./database";
+import { migrate, openDatabase, StatementCachingDatabase } from "./database";
 import { createSqliteStore } from "./store";
 import { StoreUnavailableError } from "../ports";
 
@@ -96,4 +96,16 @@ test("the database keeps every statement it prepared, past bun:sqlite's cache of
   expect(db.query("SELECT 1 AS one")).toBe(first); // not prepared again
   db.close();
   expect(() => first.get()).toThrow();
+});
+
+test("a statement pushed out of the cache past its bound still works while held, and is finalized on close", () => {
+  const db = open(tempDir());
+  // Prepared first, so the first pushed out; a store holding it (kv, lexical) keeps using it.
+  const held = db.query<{ one: number }, []>("SELECT 1 AS one");
+  for (let n = 1; n <= StatementCachingDatabase.MAX_STATEMENTS + 5; n++) db.query(`SELECT ${n} AS n`);
+  expect(db.query("SELECT 1 AS one")).not.toBe(held); // forgotten by the cache: prepared anew
+  expect(held.get()).toEqual({ one: 1 });
+  db.close();
+  // Left unfinalized, the connection would stay open (sqlite3_close_v2 waits for its statements).
+  expect(() => held.get()).toThrow();
 });

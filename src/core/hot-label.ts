@@ -1,0 +1,17 @@
+// The label a search counts under in /v1/stats `hot` and names in its activity event (decisions
+// §9: the error_type, else the top result's category). Both are public, so the error_type counts
+// only when it reads as an error type: one identifier-like token (`ModuleNotFoundError`,
+// `java.lang.NullPointerException`, `std::bad_alloc`, `E0382`, `ECONNREFUSED`). Prose, links,
+// look-alike letters and redaction placeholders would let any client write what every reader of
+// the stats sees; such a search counts under the category instead. Pure: no I/O.
+
+/** ASCII letters, digits and the separators of qualified names and codes, 1 to 100 characters. */
+const ERROR_TYPE_TOKEN = /^[A-Za-z0-9_][A-Za-z0-9_.:$/-]{0,99}$/;
+
+/** The error_type as a hot label (trimmed), or null when it is not one identifier-like token. */
+export function hotLabelOf(errorType: string | undefined): string | null {
+  if (!errorType) return null;
+  const t = errorType.trim();
+  // A URL is one token too, but not an error type.
+  return ERROR_TYPE_TOKEN.test(t) && !t.includes("//") ? t : null;
+}
