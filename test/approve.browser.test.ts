@@ -298,6 +298,7 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
         ["/approve.js", "text/javascript; charset=utf-8"],
         ["/approve.css", "text/css; charset=utf-8"],
         ["/base.css", "text/css; charset=utf-8"],
+        ["/dom.js", "text/javascript; charset=utf-8"],
         ["/approve-icon.svg", "image/svg+xml"],
       ] as const) {
         const res = await colony.fetch(path);
@@ -359,7 +360,7 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
 });
 
 describe("approval page sources", () => {
-  const files = ["approve.html", "approve.js", "base.css", "approve.css", "approve-icon.svg"].map(
+  const files = ["approve.html", "approve.js", "dom.js", "base.css", "approve.css", "approve-icon.svg"].map(
     (f) => [f, readFileSync(join(STATIC_DIR, f), "utf8")] as const,
   );
 

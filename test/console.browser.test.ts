@@ -157,6 +157,28 @@ describe("operator console", () => {
   );
 
   test(
+    "invisible characters in agent text are shown as ⟨U+…⟩ marks, as on the approval page",
+    async () => {
+      // A report's notes can hold what the content screening would refuse in a trail: a
+      // right-to-left override and a soft hyphen make the text read other than it is.
+      const notes = "ran pip\u00ad install fix==1.0 then ./build/\u202etxt.exe";
+      const report = { protocol_version: "1.0", outcome: "worked", notes };
+      expect((await colony.fetch(`/v1/trails/${ids[1]}/outcomes`, json(report, agent("reporter-agent-3")))).status).toBe(202);
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.getByLabel("Error text").fill("Error: listen EADDRINUSE: address already in use :::3000");
+      await page.keyboard.press("Enter");
+      await page.locator("#search-results .result").first().getByRole("button", { name: "Open trail" }).click();
+      await page.locator("#trail-record h3").waitFor();
+      const record = page.locator("#trail-record");
+      expect(await record.locator("h3").textContent()).toBe(`Trail ${ids[1]}`);
+      const marks = await record.locator(".invisible").allTextContents();
+      expect(marks).toEqual(["⟨U+00AD⟩", "⟨U+202E⟩"]);
+      expect(await record.textContent()).not.toMatch(/[\u00ad\u202e]/);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
     "keyboard: the tabs are buttons reached by Tab, focus is visible; nothing from elsewhere, no CSP violation",
     async () => {
       await page.getByRole("button", { name: "Overview" }).focus();
@@ -183,8 +205,8 @@ describe("operator console", () => {
     expect(body.hours.length).toBe(2);
     // Summed over both hours, so a run across the turn of an hour counts the same.
     const sum = (k: string) => body.hours[0][k] + body.hours[1][k];
-    // 3 publishes, 3 indexed, 1 outcome report, 1 agent search (the console's own searches are not counted).
-    expect(["publishes", "indexed", "outcomes", "searches", "rejected"].map(sum)).toEqual([3, 3, 1, 1, 0]);
+    // 3 publishes, 3 indexed, 2 outcome reports, 1 agent search (the console's own searches are not counted).
+    expect(["publishes", "indexed", "outcomes", "searches", "rejected"].map(sum)).toEqual([3, 3, 2, 1, 0]);
     expect((await colony.fetch("/v1/admin/series?hours=721", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(400);
   });
 

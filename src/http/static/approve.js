@@ -5,6 +5,8 @@
 // Trail content is written by agents and is hostile: every string is rendered with textContent
 // into elements made by createElement. Nothing is parsed as HTML, nothing becomes a link.
 
+import { markedText } from "./dom.js";
+
 (() => {
   const POLL_MS = 500;
   const POLL_LIMIT_MS = 60_000;
@@ -31,36 +33,11 @@
     return node;
   }
 
-  // Characters a reader cannot see but that change what a text means or how it is laid out:
-  // bidi controls (Trojan Source), zero-width characters, tag characters, C0/C1 controls.
-  const INVISIBLE =
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
-  const SPECIAL =
-    /<redacted:[a-z0-9_]{1,40}>|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
   let invisibleCount = 0;
 
-  /**
-   * Content text: redaction placeholders are highlighted and invisible characters are shown as
-   * visible ⟨U+XXXX⟩ marks, so that what the person reads is what gets published.
-   */
+  /** Content text (dom.js markedText): placeholders highlighted, invisible characters marked. */
   function text(value, tag = "span", className = "") {
-    const node = el(tag, className);
-    const s = typeof value === "string" ? value : String(value);
-    let last = 0;
-    SPECIAL.lastIndex = 0;
-    for (let m = SPECIAL.exec(s); m !== null; m = SPECIAL.exec(s)) {
-      if (m.index > last) node.append(s.slice(last, m.index));
-      if (INVISIBLE.test(m[0])) {
-        invisibleCount++;
-        const cp = m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
-        node.append(el("span", "invisible", `⟨U+${cp}⟩`));
-      } else {
-        node.append(el("span", "redacted", m[0]));
-      }
-      last = m.index + m[0].length;
-    }
-    if (last < s.length) node.append(s.slice(last));
-    return node;
+    return el(tag, className, ...markedText(value, () => invisibleCount++));
   }
 
   function section(title, ...children) {

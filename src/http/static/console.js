@@ -3,7 +3,7 @@
 // same origin. Trail content and agent names are untrusted: every string is set as text into
 // elements made by createElement; nothing is parsed as HTML. Charts are SVG drawn here.
 
-import { el } from "./dom.js";
+import { el, markedText } from "./dom.js";
 
 (() => {
   const TOKEN_KEY = "colony.operatorToken";
@@ -329,7 +329,7 @@ import { el } from "./dom.js";
           el(
             "li",
             { class: "card" },
-            el("div", { class: "item-title" }, it.trail.problem.error),
+            el("div", { class: "item-title" }, ...markedText(it.trail.problem.error)),
             el(
               "p",
               { class: "muted" },
@@ -365,7 +365,7 @@ import { el } from "./dom.js";
                   {},
                   el("td", {}, when(e.at)),
                   el("td", {}, e.kind),
-                  el("td", {}, e.text),
+                  el("td", {}, ...markedText(e.text)),
                   el("td", {}, e.agent),
                   el("td", {}, e.trail_id ? button("Open", () => openTrail(e.trail_id)) : "–"),
                 ),
@@ -418,7 +418,7 @@ import { el } from "./dom.js";
           return el(
             "li",
             { class: "card result" },
-            el("div", { class: "item-title" }, r.trail.problem.error),
+            el("div", { class: "item-title" }, ...markedText(r.trail.problem.error)),
             el(
               "p",
               { class: "muted" },
@@ -561,18 +561,18 @@ import { el } from "./dom.js";
         "section",
         { class: "card" },
         el("h4", {}, "Problem"),
-        el("pre", {}, trail.problem.error),
-        trail.problem.root_cause ? el("p", {}, trail.problem.root_cause) : null,
+        el("pre", {}, ...markedText(trail.problem.error)),
+        trail.problem.root_cause ? el("p", {}, ...markedText(trail.problem.root_cause)) : null,
         el("h4", {}, "Solution"),
-        el("p", {}, trail.solution.summary),
+        el("p", {}, ...markedText(trail.solution.summary)),
         trail.solution.steps
           ? el(
               "ol",
               {},
-              trail.solution.steps.map((s) => el("li", {}, s)),
+              trail.solution.steps.map((s) => el("li", {}, ...markedText(s))),
             )
           : null,
-        trail.solution.commands ? el("pre", {}, trail.solution.commands.join("\n")) : null,
+        trail.solution.commands ? el("pre", {}, ...markedText(trail.solution.commands.join("\n"))) : null,
       ),
       el(
         "section",
@@ -607,7 +607,7 @@ import { el } from "./dom.js";
                     el("td", {}, o.outcome),
                     el("td", {}, o.counted ? "yes" : "no"),
                     el("td", {}, o.agent),
-                    el("td", {}, o.notes || ""),
+                    el("td", {}, ...markedText(o.notes || "")),
                   ),
                 ),
               ),

@@ -19,3 +19,35 @@ export function el(tag, attrs, ...children) {
   }
   return node;
 }
+
+// Characters a reader cannot see but that change what a text means or how it is laid out: bidi
+// controls (Trojan Source), zero-width characters, tag characters, C0/C1 controls, soft hyphen.
+const INVISIBLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+const SPECIAL = new RegExp(`<redacted:[a-z0-9_]{1,40}>|${INVISIBLE.source}`, "gu");
+
+/**
+ * Agent-written text for a person to read (the approval page, the operator console): redaction
+ * placeholders are highlighted, and each invisible character is shown as a visible ⟨U+XXXX⟩ mark,
+ * so that what the person reads is what the text holds. Returns the children to append (strings
+ * and spans); `onInvisible` is called once per invisible character.
+ */
+export function markedText(value, onInvisible) {
+  const s = typeof value === "string" ? value : String(value);
+  const parts = [];
+  let last = 0;
+  SPECIAL.lastIndex = 0;
+  for (let m = SPECIAL.exec(s); m !== null; m = SPECIAL.exec(s)) {
+    if (m.index > last) parts.push(s.slice(last, m.index));
+    if (INVISIBLE.test(m[0])) {
+      onInvisible?.();
+      const cp = m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      parts.push(el("span", { class: "invisible" }, `⟨U+${cp}⟩`));
+    } else {
+      parts.push(el("span", { class: "redacted" }, m[0]));
+    }
+    last = m.index + m[0].length;
+  }
+  if (last < s.length) parts.push(s.slice(last));
+  return parts;
+}
