@@ -8,7 +8,7 @@ SHARED ?= ../shared
 # runs on CPU. package.json's allowScripts denies that script (npm 11.19+); this covers older npm.
 export ONNXRUNTIME_NODE_INSTALL := skip
 
-.PHONY: run test deps shared browser postgres build bench soak model check format clean
+.PHONY: run test deps shared browser postgres nginx build bench soak model check format clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -42,7 +42,17 @@ postgres:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; \
 	  else echo "PostgreSQL is not installed and this user cannot install it: the PostgreSQL tests will be skipped"; fi; }
 
-test: deps browser postgres
+# The compose example's nginx.conf is run by a real nginx (test/scale-out-compose.test.ts); Debian's
+# nginx-light is installed here when missing and we may, else that one test is skipped, said in one
+# line. The package would start a system nginx where nothing forbids it: stop that one again.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; } || true; \
+	    ! pgrep -x nginx >/dev/null || /usr/sbin/nginx -s quit || true; \
+	  else echo "nginx is not installed and this user cannot install it: the nginx test will be skipped"; fi; }
+
+test: deps browser postgres nginx
 	bash tools/test.sh
 
 build: deps
