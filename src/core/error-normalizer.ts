@@ -10,9 +10,10 @@
 // cause to an outer wrapper; a wrapper's word that says which check or whose code failed (a
 // kubelet probe's kind, the compiler's own thread in a Rust panic) is kept; and the value a message
 // is about (the package npm could not find, the two sizes of Cython's binary-compatibility check)
-// is kept. Each rule splits version-7 forms on purpose; bench/fingerprint-real.ts lists every
+// is kept; and a reporter's one-line sentence around the message they quote gives the quoted
+// message (this one only joins). The first three split version-7 forms on purpose; bench/fingerprint-real.ts lists every
 // version-7 form it splits among the dev set's texts and the distractor corpus's strings, and
-// error-normalizer-v8.test.ts checks that only these rules split any. docs/fingerprint.md lists
+// error-normalizer-v8.test.ts checks that none of the dev set's is split. docs/fingerprint.md lists
 // every rule with the reason the errors it separates are different.
 //
 // Any change here that alters the output for some input changes fingerprints: raise
@@ -182,13 +183,50 @@ function keepSubject(text: string, form: string): string {
 }
 
 /**
+ * A reporter's one-line sentence around the message they quote ("I am getting error \"SqliteError:
+ * database disk image is malformed\" and no images … are available", "\"TabError: inconsistent use
+ * of tabs and spaces in indentation\" reported by Python", "I keep getting `Readiness probe failed:
+ * …` error in gke cluster"): the quoted text is the message. Only when the words outside the quotes
+ * are a reporter's (a first or second person, getting, says, shows …), and the quoted text reads as
+ * an error (three words or more, an error word or a code in capitals), so a quoted command ("when I
+ * run `python train.py`") or a value inside a tool's own message ("relation \"my table\" does not
+ * exist") is not taken.
+ */
+const QUOTED_SPAN =
+  /(?<=^|[\s(:,])(?:"([A-Za-z./-][^"\n]{12,400}?)"|`([A-Za-z./-][^`\n]{12,400}?)`|[\u201c\u201d]([A-Za-z./-][^\u201c\u201d"\n]{12,400}?)[\u201c\u201d])(?=$|[\s.,:;!?)])/g;
+const REPORTER_WORDS =
+  /\b(?:i|i'm|im|i've|we|my|me|you|getting|get|got|gets|keep|says?|said|saying|display(?:s|ed)?|shows?|showing|reported|throws?|throwing|gives?|giving)\b/i;
+const ERROR_WORDS =
+  /error|exception|fail|cannot|can't|could not|unable|denied|refused|invalid|not found|no such|not allowed|occurred|malformed|abort|mismatch|timed out|timeout|unexpected|undefined|missing|exceeded/i;
+/** A code in capitals in front, as Redis answers ("LOADING …", "OOM …"; "-OOM …" as it is sent). */
+const CAPITALS_CODE = /^-?[A-Z]{3,}\b/;
+
+function quotedMessage(text: string): string {
+  const line = text.trim();
+  if (line.includes("\n") || !/["`\u201c\u201d]/.test(line)) return text;
+  const oneDoublePair = (line.match(/"/g) ?? []).length === 2;
+  const oneTypographicPair = (line.match(/[\u201c\u201d]/g) ?? []).length === 2;
+  for (const m of line.matchAll(QUOTED_SPAN)) {
+    // Double quotes nest ambiguously ("Got error: 2002: \"Can't connect … (2 \"No such file or
+    // directory\")\"" quotes the system's words inside the message): only a line with one pair.
+    if ((m[1] !== undefined && !oneDoublePair) || (m[3] !== undefined && !oneTypographicPair)) continue;
+    const span = (m[1] ?? m[2] ?? m[3]!).trim().replace(/^-(?=[A-Z]{3,} )/, "");
+    if (span.split(/\s+/).length < 3 || !(ERROR_WORDS.test(span) || CAPITALS_CODE.test(span))) continue;
+    const outside = line.slice(0, m.index) + " " + line.slice(m.index + m[0].length);
+    return REPORTER_WORDS.test(outside) ? span : text;
+  }
+  return text;
+}
+
+/**
  * The version-8 normal form of an error report (without redaction; fingerprint.ts redacts first).
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
 export function normalizeErrorText(errorText: string): string {
-  const cause = causeUnderBanner(errorText);
+  const text = quotedMessage(errorText);
+  const cause = causeUnderBanner(text);
   if (cause !== undefined) return cause;
-  return keepSubject(errorText, qualify(errorText, normalizeErrorTextV7(errorText)));
+  return keepSubject(text, qualify(text, normalizeErrorTextV7(text)));
 }
 
 const BY_VERSION: Record<NormalizerVersion, (errorText: string) => string> = {
