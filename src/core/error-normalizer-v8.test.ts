@@ -142,6 +142,27 @@ describe("normalizer 8: a message a reporter quotes in a sentence", () => {
       expect(normalizeError(report(id, i), 7)).not.toBe(normalizeError(report(id, j), 7));
     });
   }
+  // Out of sample (read after the rule was written): reporters' sentences from other threads,
+  // github.com/Andre0512/hon/issues/212, TruongKhang/DeViLoc/issues/2, Kaimary/CycleSQL/issues/4.
+  for (const [sentence, message] of [
+    [
+      "I still got the error \"ModuleNotFoundError: No module named 'imp'\" even though I am using Python 3.12. Do you have any ideas why?",
+      "ModuleNotFoundError: No module named 'imp'",
+    ],
+    [
+      "I encountered a `ModuleNotFoundError: No module named 'vlocnext'` error when running `train.py` using Python. Could you please provide some guidance on how to resolve this issue?",
+      "ModuleNotFoundError: No module named 'vlocnext'",
+    ],
+    [
+      "When attempting to run `bash run_infer.sh spider_dev resdsql data/spider/dev.json`, I encounter a `ModuleNotFoundError: No module named 'src.refiner'` error. This prevents the application from starting. How can I fix it?",
+      "ModuleNotFoundError: No module named 'src.refiner'",
+    ],
+  ] as const) {
+    test(`out of sample: ${message}`, () => {
+      expect(normalizeError(sentence)).toBe(normalizeError(message));
+      expect(normalizeError(sentence, 7)).not.toBe(normalizeError(message, 7));
+    });
+  }
   test("a quoted command, a value inside a tool's message, nested quotes and a short quote are not taken", () => {
     for (const text of [
       // The quoted text is a command, not an error.
