@@ -5,10 +5,12 @@
 // looking at any normalizer's output. Prints, per set and combined and per normalizer version, the
 // share of report pairs within a group that share a fingerprint, how many groups are wholly joined,
 // and the apart pairs that collide; then, for the current version, every group not wholly joined with
-// the normal forms of its reports (these sets are not the dev set: they are for reading). Last, the
-// check that the current version splits no pair an older version joined among the dev set's texts
-// and the distractor corpus's real error strings: counts only, nothing of the holdout split is
-// printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second]
+// the normal forms of its reports (these sets are not the dev set: they are for reading). Then the
+// forms of older versions the current version splits among the dev set's texts and the distractor
+// corpus's real error strings (counts), and which ones among the texts outside the holdout split
+// (listed); last, collisions of different errors per version outside the holdout split (the
+// distractor pairs, tune cases of another class or code, the corpus strings). Nothing of the holdout
+// split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second]
 import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeError } from "../src/core/fingerprint";
 import { loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";
@@ -68,12 +70,84 @@ if (!quiet) {
 
 const devset = loadDevset();
 const rand = rng(7);
-const texts = [...devsetTexts(devset), ...harvestErrorStrings(REPO_DIR).map((e) => errorLine(e, rand))];
+const harvested = harvestErrorStrings(REPO_DIR);
+const corpusLines = harvested.map((e) => errorLine(e, rand));
+const texts = [...devsetTexts(devset), ...corpusLines];
 for (const older of [...new Set<NormalizerVersion>([5, previous])]) {
   if (older === NORMALIZER_VERSION) continue;
-  const { forms, split } = formsSplitSince(texts, older);
+  const { forms, split, changed } = formsSplitSince(texts, older);
   console.log(
     `version ${NORMALIZER_VERSION} against version ${older} on ${texts.length} texts (dev set and distractor corpus): ` +
-      `${split} of ${forms} version-${older} forms split`,
+      `${split} of ${forms} version-${older} forms split; ${changed} texts change form`,
+  );
+}
+
+// The forms the current version splits, listed from texts without the holdout split: the tune
+// split's cases, queries and negatives, the distractor pairs, the corpus strings and both external
+// sets (the counts above include the holdout split; nothing of it is printed).
+const tuneCases = devset.cases.filter((c) => c.split === "tune");
+const readable = [
+  ...tuneCases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)]),
+  ...devset.negatives.filter((n) => n.split === "tune").map((n) => n.text),
+  ...devset.distractors.flatMap((p) => [p.a, p.b]),
+  ...corpusLines,
+  ...combined.groups.flatMap((g) => g.reports.map((r) => r.text)),
+  ...combined.apart.flatMap((p) => [p.a, p.b]),
+];
+const { forms, split, changed, splitForms } = formsSplitSince(readable, previous);
+console.log(
+  `version ${NORMALIZER_VERSION} against version ${previous} on ${readable.length} texts without the holdout split ` +
+    `(tune split, distractor pairs and corpus, both external sets): ${split} of ${forms} version-${previous} forms split; ${changed} texts change form`,
+);
+for (const f of splitForms) console.log(`  split: ${f.older}\n    -> ${f.current.join("\n    -> ")}`);
+
+// Collisions of different errors, per version, without the holdout split (bench/devset.bench.ts
+// computes them over both splits and prints holdout figures: it is not run while tuning): the dev
+// set's distractor pairs (not split), the error lines and variants of tune cases of another error
+// class or code, and the distractor corpus's real error strings of another class or template.
+const tuneLines = tuneCases.flatMap((c) =>
+  [c.error_line, ...c.queries.filter((q) => q.kind === "variant").map((q) => q.text)].map((text) => ({
+    id: c.id,
+    type: (c.error_type ?? "").toLowerCase(),
+    text,
+  })),
+);
+for (const v of versions) {
+  const distractors = devset.distractors.filter((p) => normalizeError(p.a, v) === normalizeError(p.b, v)).map((p) => p.id);
+  const forms = tuneLines.map((l) => normalizeError(l.text, v));
+  let pairs = 0;
+  const crossCase = new Set<string>();
+  let crossCollisions = 0;
+  for (let i = 0; i < tuneLines.length; i++) {
+    for (let j = i + 1; j < tuneLines.length; j++) {
+      const a = tuneLines[i]!;
+      const b = tuneLines[j]!;
+      if (a.id === b.id || a.type === b.type) continue;
+      pairs++;
+      if (forms[i] === forms[j]) {
+        crossCollisions++;
+        crossCase.add([a.id, b.id].sort().join("="));
+      }
+    }
+  }
+  const byForm = new Map<string, { cls: string; template: string }[]>();
+  harvested.forEach((e, i) => {
+    const f = normalizeError(corpusLines[i]!, v);
+    byForm.set(f, [...(byForm.get(f) ?? []), { cls: e.cls.toLowerCase(), template: `${e.cls}|${e.message}` }]);
+  });
+  let classCollisions = 0;
+  let templateCollisions = 0;
+  for (const g of byForm.values()) {
+    for (let i = 0; i < g.length; i++) {
+      for (let j = i + 1; j < g.length; j++) {
+        if (g[i]!.cls !== g[j]!.cls) classCollisions++;
+        if (g[i]!.template !== g[j]!.template) templateCollisions++;
+      }
+    }
+  }
+  console.log(
+    `version ${v} collisions: distractor pairs ${distractors.length}/${devset.distractors.length}${distractors.length ? ` [${distractors.join(" ")}]` : ""}; ` +
+      `tune cases' error lines and variants of another class or code ${crossCollisions}/${pairs}${crossCase.size ? ` [${[...crossCase].join(" ")}]` : ""}; ` +
+      `corpus strings (${harvested.length}) of another class ${classCollisions}, of another template ${templateCollisions}`,
   );
 }

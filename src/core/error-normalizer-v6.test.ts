@@ -285,7 +285,7 @@ describe("normalizer 6: splits no pair version 5 joined", () => {
   test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-6 form per version-5 form", () => {
     const texts = devsetTexts(loadDevset());
     // Counted, not listed: the holdout split's texts are not printed.
-    const { split } = formsSplitSince(texts, 5);
+    const { split } = formsSplitSince(texts, 5, 6);
     expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
   });
 });

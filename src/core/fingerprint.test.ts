@@ -33,7 +33,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(7);
+    expect(NORMALIZER_VERSION).toBe(8);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -83,8 +83,17 @@ describe("fingerprint format", () => {
     const goBounds = "panic: runtime error: index out of range [1] with length 1";
     expect(normalizeError(goBounds, 6)).toBe("index out of range <n> with length <n>");
     expect(fingerprint(goBounds, 6)).toBe(sha("index out of range <n> with length <n>"));
+    expect(normalizeError(goBounds, 7)).toBe("index out of range");
+    expect(fingerprint(goBounds, 7)).toBe(sha("index out of range"));
+    // Version 7 (frozen): a banner over its cause gave the banner; version 8 (current) gives the
+    // cause, and keeps version 7's form where none of its rules applies.
+    const jvm =
+      "Unrecognized VM option 'UseParNewGC'\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.";
+    expect(normalizeError(jvm, 7)).toBe("a fatal exception has occurred");
+    expect(fingerprint(jvm, 7)).toBe(sha("a fatal exception has occurred"));
+    expect(normalizeError(jvm)).toBe("unrecognized vm option useparnewgc");
+    expect(fingerprint(jvm)).toBe(sha("unrecognized vm option useparnewgc"));
     expect(normalizeError(goBounds)).toBe("index out of range");
-    expect(fingerprint(goBounds)).toBe(sha("index out of range"));
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 2),
@@ -649,6 +658,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v4.ts",
     "error-normalizer-v5.ts",
     "error-normalizer-v6.ts",
+    "error-normalizer-v7.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {

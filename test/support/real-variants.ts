@@ -7,7 +7,7 @@
 // is out of sample.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
+import { NORMALIZER_VERSION, normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
 import type { DevSet, DistractorPair } from "./devset.ts";
 
 export const REAL_VARIANTS_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants.json");
@@ -88,17 +88,26 @@ export function devsetTexts(devset: DevSet): string[] {
 
 /**
  * How many normal forms of an older normalizer version the current one splits over `texts`
- * (texts that shared a form under `older` but do not under the current version). The current
- * version only rewrites the older versions' forms, except a few line rules before them, so it must
- * split none.
+ * (texts that shared a form under `older` but do not under the current version), which ones, and
+ * how many texts the current version gives another form. Versions 6 and 7 only rewrite the older
+ * versions' forms, except a few line rules before them, so they split none; version 8 splits forms
+ * on purpose (a banner over two causes), and every split must be one of those.
  */
-export function formsSplitSince(texts: string[], older: NormalizerVersion): { forms: number; split: number } {
+export function formsSplitSince(
+  texts: string[],
+  older: NormalizerVersion,
+  newer: NormalizerVersion = NORMALIZER_VERSION,
+): { forms: number; split: number; changed: number; splitForms: { older: string; current: string[] }[] } {
   const byOlder = new Map<string, Set<string>>();
+  let changed = 0;
   for (const t of texts) {
     const key = normalizeError(t, older);
+    const current = normalizeError(t, newer);
+    if (current !== key) changed++;
     const forms = byOlder.get(key) ?? new Set<string>();
-    forms.add(normalizeError(t));
+    forms.add(current);
     byOlder.set(key, forms);
   }
-  return { forms: byOlder.size, split: [...byOlder.values()].filter((forms) => forms.size > 1).length };
+  const splitForms = [...byOlder].filter(([, forms]) => forms.size > 1).map(([key, forms]) => ({ older: key, current: [...forms] }));
+  return { forms: byOlder.size, split: splitForms.length, changed, splitForms };
 }
