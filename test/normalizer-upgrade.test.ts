@@ -316,29 +316,33 @@ const V6_ERRORS: [string, string][] = [
   ],
 ];
 
-test("a version-5 colony upgraded to version 6 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
-  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(6);
-  const errors = V6_ERRORS.map(([e]) => e);
-  for (const [error, other] of V6_ERRORS) {
-    expect(fingerprint(error, 5)).not.toBe(fingerprint(error));
-    expect(fingerprint(other, 5)).not.toBe(fingerprint(error, 5));
+/**
+ * A colony of normalizer `from` (itself upgraded from every older one) holding each error of
+ * `pairs` is upgraded: it answers by every older fingerprint and the new one, and the other report
+ * of each error, which the newer versions join to it and version `from` did not, finds its trail by
+ * lookup and first in search.
+ */
+async function expectUpgradeJoinsOtherReports(from: 5 | 6, pairs: [string, string][]): Promise<void> {
+  const errors = pairs.map(([e]) => e);
+  for (const [error, other] of pairs) {
+    expect(fingerprint(error, from)).not.toBe(fingerprint(error));
+    expect(fingerprint(other, from)).not.toBe(fingerprint(error, from));
     expect(fingerprint(other)).toBe(fingerprint(error));
   }
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v6-", errors, rewindTo(5));
+  const { dataDir, ids } = await publishedThenRewound(`colony-normalizer-upgrade-v${from + 1}-`, errors, rewindTo(from));
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
-    // The older aliases stay; each version-5 fingerprint now names the version-6 one.
+    // The older aliases stay; each version-`from` fingerprint now names the current one.
     expectRefingerprinted(
       dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, 5), 0),
+      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
     );
-    await expectFoundByFingerprints(upgraded, errors, ids, [1, 2, 3, 4, 5, 6]);
+    await expectFoundByFingerprints(upgraded, errors, ids, [...NORMALIZER_VERSIONS]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
-    // The other report of each error now names its trail by fingerprint: by lookup and first in search.
-    for (const [i, [, other]] of V6_ERRORS.entries()) {
+    for (const [i, [, other]] of pairs.entries()) {
       const found = await lookup(upgraded, fingerprint(other));
       expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
       const res = await search(upgraded, other);
@@ -348,6 +352,11 @@ test("a version-5 colony upgraded to version 6 or later answers by every older f
   } finally {
     await upgraded.stop();
   }
+}
+
+test("a version-5 colony upgraded to version 6 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(6);
+  await expectUpgradeJoinsOtherReports(5, V6_ERRORS);
 });
 
 // Errors whose fingerprints version 7 changes (Go's bounds values, V8's older wording, the JDK's
@@ -368,36 +377,7 @@ const V7_ERRORS: [string, string][] = [
 
 test("a version-6 colony upgraded to version 7 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
   expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(7);
-  const errors = V7_ERRORS.map(([e]) => e);
-  for (const [error, other] of V7_ERRORS) {
-    expect(fingerprint(error, 6)).not.toBe(fingerprint(error));
-    expect(fingerprint(other, 6)).not.toBe(fingerprint(error, 6));
-    expect(fingerprint(other)).toBe(fingerprint(error));
-  }
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v7-", errors, rewindTo(6));
-
-  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
-  try {
-    expect((await upgraded.fetch("/readyz")).status).toBe(200);
-    expect(await upgraded.service.refingerprinting).toBe(errors.length);
-    // The older aliases stay; each version-6 fingerprint now names the version-7 one.
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, 6), 0),
-    );
-    await expectFoundByFingerprints(upgraded, errors, ids, [...NORMALIZER_VERSIONS]);
-    expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
-    // The other report of each error now names its trail by fingerprint: by lookup and first in search.
-    for (const [i, [, other]] of V7_ERRORS.entries()) {
-      const found = await lookup(upgraded, fingerprint(other));
-      expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-      const res = await search(upgraded, other);
-      expect(res.results[0].trail_id).toBe(ids[i]);
-      expect(res.results[0].match.via).toBe("fingerprint");
-    }
-  } finally {
-    await upgraded.stop();
-  }
+  await expectUpgradeJoinsOtherReports(6, V7_ERRORS);
 });
 
 // Version 8 splits version-7 forms on purpose: one banner over two causes becomes two errors. Two
