@@ -15,7 +15,7 @@
 //
 // Every regex starts with a lookbehind, a word boundary, an anchor or a literal, and has no nested
 // ambiguous quantifiers, so the pass stays linear on adversarial input.
-import { applyGated, type GatedRule, normalizeErrorTextV5, V5_WORDING_RULES } from "./error-normalizer-v5.ts";
+import { applyGated, type GatedRule, V5_WORDING_RULES } from "./error-normalizer-v5.ts";
 import { normalizeErrorTextV6 } from "./error-normalizer-v6.ts";
 
 /**
