@@ -9,7 +9,10 @@
 // Measurement only: the normalizer and the thresholds are tuned on the tune split by hand.
 // `--backend postgres` runs the search on PostgreSQL, `--backend both` on each store and prints the
 // measures side by side with their difference (issue 18: within 0.02 on every measure).
-// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both]
+// `--split tune` reads, measures and prints the tune split only (the cases, variants and negatives
+// of the holdout split are dropped before anything is computed): for experiments that must not see
+// holdout figures, e.g. comparing embedding models (COLONY_MODEL_DIR).
+// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout]
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
 import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split, VARIANT_RELATIONS } from "../test/support/devset";
@@ -21,13 +24,28 @@ import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, rng } from "./lib/re
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
 const backends = chosenBackends();
-const figures = new Figures(backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`);
-const devset = loadDevset();
+const splitArg = process.argv.includes("--split") ? process.argv[process.argv.indexOf("--split") + 1] : undefined;
+if (splitArg !== undefined && !(SPLITS as readonly string[]).includes(splitArg)) {
+  throw new Error(`--split must be one of ${SPLITS.join(", ")}, not ${splitArg}`);
+}
+/** The splits measured: both, or the one `--split` names. */
+const splits: readonly Split[] = splitArg ? [splitArg as Split] : SPLITS;
+const figures = new Figures(
+  (backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`) + (splitArg ? `-${splitArg}` : ""),
+);
+const fullDevset = loadDevset();
+// Every case is still published as a trail (a store as large as without the option, so the tune
+// figures are those of a full run); only the chosen splits are queried and measured.
+const devset = {
+  ...fullDevset,
+  cases: fullDevset.cases.filter((c) => splits.includes(c.split)),
+  negatives: fullDevset.negatives.filter((n) => splits.includes(n.split as Split)),
+};
 log(`dev set: ${devset.cases.length} cases, ${devset.negatives.length} negatives, ${devset.distractors.length} distractor pairs`);
 
 // ---- Fingerprints ------------------------------------------------------------------------------
 const sameFp: Record<string, unknown> = {};
-for (const split of SPLITS) {
+for (const split of splits) {
   let n = 0;
   let same = 0;
   const byClass = new Map<string, [number, number]>();
@@ -163,8 +181,8 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
   try {
     const service = colony.service;
     const caller = DEVSET_CALLER;
-    const { published, expected, seeding } = await publishDevset(colony, devset.cases, distractors);
-    log(`loaded ${devset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
+    const { published, expected, seeding } = await publishDevset(colony, fullDevset.cases, distractors);
+    log(`loaded ${fullDevset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
 
     interface Row {
       split: Split;
@@ -195,16 +213,16 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         correct: idx === 0,
       });
     };
-    for (const p of published) {
+    for (const p of published.filter((p) => splits.includes(p.c.split))) {
       for (const q of p.c.queries) await run(q.text, p.c.split, q.kind, expected.get(p.c.id)!);
     }
     for (const n of devset.negatives) await run(n.text, n.split as Split, "negative", null);
     log(
-      `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${devset.cases.length + distractors.length} trails)`,
+      `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${fullDevset.cases.length + distractors.length} trails)`,
     );
 
     const recall: Record<string, unknown> = {};
-    for (const split of SPLITS) {
+    for (const split of splits) {
       for (const kind of QUERY_KINDS) {
         const rs = rows.filter((r) => r.split === split && r.kind === kind);
         const at = (k: number) => rs.filter((r) => r.rank !== null && r.rank <= k).length / rs.length;
@@ -230,7 +248,8 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     // share of right answers kept, for rules "cosine >= c and coverage >= v".
     const semantic = (split: Split) => rows.filter((r) => r.split === split && r.via === "semantic");
     const grid: unknown[] = [];
-    log("calibration grid, semantic top results (precision / recall of right answers), tune | holdout:");
+    const withHoldout = splits.includes("holdout");
+    log(`calibration grid, semantic top results (precision / recall of right answers), tune${withHoldout ? " | holdout" : ""}:`);
     for (const c of [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]) {
       const cells: string[] = [];
       for (const v of [0, 0.3, 0.5, 0.6, 0.7, 0.8]) {
@@ -242,9 +261,9 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
           return { n: kept.length, precision: kept.length ? right / kept.length : 1, recall: allRight ? right / allRight : 0 };
         };
         const t = cell("tune");
-        const h = cell("holdout");
-        grid.push({ cosine: c, coverage: v, tune: t, holdout: h });
-        cells.push(`${v.toFixed(1)}:${f3(t.precision)}/${f3(t.recall)}|${f3(h.precision)}`);
+        const h = withHoldout ? cell("holdout") : null;
+        grid.push({ cosine: c, coverage: v, tune: t, ...(h ? { holdout: h } : {}) });
+        cells.push(`${v.toFixed(1)}:${f3(t.precision)}/${f3(t.recall)}${h ? `|${f3(h.precision)}` : ""}`);
       }
       log(`  cos>=${c.toFixed(2)}  ${cells.join("  ")}`);
     }
@@ -302,7 +321,7 @@ if (searchBy.sqlite && searchBy.postgres) {
   const rows: unknown[] = [];
   let worst = 0;
   log("side by side (SQLite | PostgreSQL | difference):");
-  for (const split of SPLITS) {
+  for (const split of splits) {
     log(
       `  ${split}: same fingerprint ${f3((sameFp[split] as { rate: number }).rate)} on both (the fingerprint does not depend on the store)`,
     );

@@ -26,6 +26,8 @@ export async function inProcessColony(dataDir: string, env: Record<string, strin
     COLONY_PORT: "0",
     COLONY_LOG_LEVEL: "silent",
     ...UNLIMITED,
+    // The one setting a bench takes from its own environment: which model to compare.
+    ...(process.env.COLONY_MODEL_DIR ? { COLONY_MODEL_DIR: process.env.COLONY_MODEL_DIR } : {}),
     ...env,
     COLONY_DATA_DIR: dataDir,
   });

@@ -27,6 +27,8 @@ interface Source {
   /** Debian packages (or other origins) the files come from. */
   origin: string[];
   files: Array<{ path: string; kind: Kind }>;
+  /** Stop reading the source's files once this many tokens were taken (extra packages only). */
+  maxTokens?: number;
 }
 
 const MIN_TOKENS = 3;
@@ -63,7 +65,27 @@ function moMessageIds(buf: Buffer): string[] {
   return out;
 }
 
+// A package read from an unpacked .deb instead of an installed one (`dpkg-deb -x`), given as
+// MODEL_DEB_ROOTS="nodejs-doc=/tmp/nodejs-doc-root ...": on a machine whose Node.js comes from
+// NodeSource, installing nodejs-doc would remove nodejs itself.
+const debRoots = new Map(
+  (process.env.MODEL_DEB_ROOTS ?? "")
+    .split(/\s+/)
+    .filter((e) => e.includes("="))
+    .map((e) => e.split("=", 2) as [string, string]),
+);
+
+// Packages added to the recipe for an experiment (MODEL_EXTRA_PACKAGES, space-separated; train.sh
+// fills it from tools/model/corpus-extra-packages.txt when MODEL_EXTRA=1): their man pages,
+// catalogs and changelogs join the corpus, and each "-doc" package is read as documentation.
+const extraPackages = (process.env.MODEL_EXTRA_PACKAGES ?? "").split(/\s+/).filter(Boolean);
+// An extra documentation package gives at most this many tokens, so one large manual cannot
+// crowd out the rest (files are read in sorted order until the cap).
+const EXTRA_DOC_MAX_TOKENS = Number(process.env.MODEL_EXTRA_DOC_MAX_TOKENS ?? 1_500_000);
+
 function dpkgFiles(pkg: string): string[] {
+  const root = debRoots.get(pkg);
+  if (root) return walk(root, () => true).map((p) => p.slice(root.replace(/\/$/, "").length));
   const listFile = [`/var/lib/dpkg/info/${pkg}.list`, `/var/lib/dpkg/info/${pkg}:amd64.list`].find(existsSync);
   if (!listFile) return [];
   return readFileSync(listFile, "utf8")
@@ -80,7 +102,8 @@ const corpusPackages: Set<string> | null = existsSync(PACKAGES_FILE)
       readFileSync(PACKAGES_FILE, "utf8")
         .split("\n")
         .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith("#")),
+        .filter((l) => l && !l.startsWith("#"))
+        .concat(extraPackages),
     )
   : null;
 
@@ -130,7 +153,9 @@ function docSources(): Source[] {
     origin: [pkg],
     files: dpkgFiles(pkg).flatMap((path) => {
       const kind = pick(path);
-      return kind ? [{ path, kind }] : [];
+      // The picker sees the installed path; an unpacked .deb is read where it was unpacked.
+      const root = debRoots.get(pkg)?.replace(/\/$/, "") ?? "";
+      return kind ? [{ path: root + path, kind }] : [];
     }),
   });
   const byExt = (p: string): Kind | null => {
@@ -156,6 +181,17 @@ function docSources(): Source[] {
     pkgSource("libtool-doc", byExt),
     pkgSource("perl-doc", (p) => (p.endsWith(".pod") ? "pod" : null)),
   ];
+  for (const pkg of extraPackages.filter((p) => p.endsWith("-doc") || p.endsWith("-docs"))) {
+    const files = dpkgFiles(pkg);
+    // Sphinx manuals ship their sources: read those rather than the rendered pages.
+    const sphinx = files.some((p) => p.includes("/_sources/"));
+    const src = pkgSource(pkg, (p) => {
+      if (/\/(genindex|search|py-modindex)[^/]*\.html$|\/_static\/|\/javadoc\/|\/api\//.test(p)) return null;
+      if (sphinx) return p.includes("/_sources/") && /\.(txt|rst)$/.test(p) ? "text" : null;
+      return byExt(p);
+    });
+    sources.push({ ...src, maxTokens: EXTRA_DOC_MAX_TOKENS });
+  }
   // English man pages of every installed package (manpages, manpages-dev, glibc-doc, libssl-doc,
   // perl-doc, git, gcc, ...), mapped back to their packages through dpkg's file lists.
   const manOwners = fileOwners((p) => /^\/usr\/share\/man\/man[1-8][^/]*\/[^/]+\.gz$/.test(p));
@@ -240,7 +276,10 @@ function main(): void {
     const t0 = performance.now();
     let nLines = 0;
     let nTokens = 0;
+    let nFiles = 0;
     for (const { path, kind } of src.files) {
+      if (src.maxTokens !== undefined && nTokens >= src.maxTokens) break;
+      nFiles++;
       for (const para of paragraphsOf(path, kind)) {
         const toks = tokenize(para, 100_000);
         if (toks.length < MIN_TOKENS) continue;
@@ -257,9 +296,9 @@ function main(): void {
         }
       }
     }
-    stats.push({ id: src.id, origin: src.origin, files: src.files.length, lines: nLines, tokens: nTokens });
+    stats.push({ id: src.id, origin: src.origin, files: nFiles, lines: nLines, tokens: nTokens });
     console.error(
-      `${src.id}: ${src.files.length} files, ${nLines} lines, ${nTokens} tokens (${((performance.now() - t0) / 1000).toFixed(1)}s)`,
+      `${src.id}: ${nFiles} of ${src.files.length} files, ${nLines} lines, ${nTokens} tokens (${((performance.now() - t0) / 1000).toFixed(1)}s)`,
     );
   }
   const rand = rng(20261121);

@@ -303,7 +303,15 @@ function writeManifest(
         origin: "/usr/lib/python3.11",
         packages: [{ name: "libpython3.11-stdlib", version: versions.get("libpython3.11-stdlib") }],
       };
-    if (s.id === "python-dist-packages") return { ...base, origin: "/usr/lib/python3/dist-packages (Debian python3-* packages)" };
+    if (s.id === "python-dist-packages") {
+      // Which python3-* packages were installed is recorded since session 10 (python-dist-packages.txt).
+      const owners = existsSync(join(work, "python-dist-packages.txt"))
+        ? readFileSync(join(work, "python-dist-packages.txt"), "utf8").split("\n").filter(Boolean)
+        : [];
+      const origin = "/usr/lib/python3/dist-packages (Debian python3-* packages)";
+      if (owners.length === 0) return { ...base, origin };
+      return { ...base, origin, packages: owners.map((name) => ({ name, version: versions.get(name) ?? null })) };
+    }
     if (s.id === "errno") return { ...base, origin: "Python errno.errorcode and os.strerror (glibc messages)" };
     return { ...base, packages: s.origin.map((name) => ({ name, version: versions.get(name) ?? null })) };
   });
@@ -314,7 +322,7 @@ function writeManifest(
     files[f] = { sha256: sha256(b), bytes: b.length };
   }
   const manifest = {
-    name: "colony-static-v1",
+    name: process.env.MODEL_NAME ?? "colony-static-v1",
     kind: "static",
     dim: m.dim,
     description:

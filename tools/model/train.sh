@@ -29,21 +29,35 @@ TOOL_PACKAGES=(fasttext man-db python3)
 # Packages whose man pages, gettext catalogs and changelogs the corpus reads (most come with the
 # machine image; the list pins the set so that later installs do not change the corpus).
 mapfile -t CORPUS_PACKAGES < <(grep -v '^#' tools/model/corpus-packages.txt | grep -v '^$')
+# MODEL_EXTRA=1 adds tools/model/corpus-extra-packages.txt (an experiment: models/README.md
+# "A larger corpus"); the model is then named colony-static-v1-extra unless MODEL_NAME says otherwise.
+EXTRA_PACKAGES=()
+if [[ "${MODEL_EXTRA:-0}" == 1 ]]; then
+  mapfile -t EXTRA_PACKAGES < <(grep -v '^#' tools/model/corpus-extra-packages.txt | grep -v '^$')
+  export MODEL_EXTRA_PACKAGES="${EXTRA_PACKAGES[*]}"
+  export MODEL_NAME="${MODEL_NAME:-colony-static-v1-extra}"
+fi
+# MODEL_NODEJS_DOC_DEB=path/to/nodejs-doc_*.deb reads nodejs-doc from that file, unpacked, instead
+# of installing it (which would remove a NodeSource nodejs): `apt-get download nodejs-doc`.
+if [[ -n "${MODEL_NODEJS_DOC_DEB:-}" ]]; then
+  mapfile -t DOC_PACKAGES < <(printf '%s\n' "${DOC_PACKAGES[@]}" | grep -vx nodejs-doc)
+  export MODEL_DEB_ROOTS="nodejs-doc=$WORK/nodejs-doc-root"
+fi
 
 if [[ "${SKIP_INSTALL:-0}" != 1 ]]; then
   log "installing Debian packages"
   export DEBIAN_FRONTEND=noninteractive
   # Never let the recipe remove what the machine runs on: on a machine whose Node.js comes from
   # NodeSource, installing nodejs-doc removes nodejs itself. Simulate first and refuse.
-  removals=$(apt-get -s install --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" 2>/dev/null | awk '/^Remv /{print $2}' | tr '\n' ' ')
+  removals=$(apt-get -s install --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${EXTRA_PACKAGES[@]}" 2>/dev/null | awk '/^Remv /{print $2}' | tr '\n' ' ')
   if [[ -n "$removals" && "${MODEL_ALLOW_REMOVALS:-0}" != 1 ]]; then
     echo "make model: installing the documentation packages would remove: $removals" >&2
     echo "make model: refusing. Use a machine (or container) where they install cleanly, or set MODEL_ALLOW_REMOVALS=1." >&2
     exit 1
   fi
-  if ! apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" >"$WORK/apt.log" 2>&1; then
+  if ! apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${EXTRA_PACKAGES[@]}" >"$WORK/apt.log" 2>&1; then
     apt-get update >>"$WORK/apt.log" 2>&1
-    apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" >>"$WORK/apt.log" 2>&1
+    apt-get install -y --no-install-recommends "${DOC_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${EXTRA_PACKAGES[@]}" >>"$WORK/apt.log" 2>&1
   fi
   # Best effort for the pinned corpus set: one missing package only drops its man pages.
   missing=()
@@ -60,6 +74,13 @@ PYENV_SITE="${PYENV_SITE:-/root/.pyenv/versions/3.11.7/lib/python3.11/site-packa
 if [[ "${SKIP_CORPUS:-0}" != 1 ]]; then
   # Versions of everything the corpus comes from, for the manifest (taken with the corpus).
   dpkg-query -W -f '${Package}\t${Version}\n' >"$WORK/dpkg-versions.tsv"
+  if [[ -n "${MODEL_NODEJS_DOC_DEB:-}" ]]; then
+    rm -rf "$WORK/nodejs-doc-root"
+    dpkg-deb -x "$MODEL_NODEJS_DOC_DEB" "$WORK/nodejs-doc-root"
+    printf 'nodejs-doc\t%s\n' "$(dpkg-deb -f "$MODEL_NODEJS_DOC_DEB" Version)" >>"$WORK/dpkg-versions.tsv"
+  fi
+  # The Debian packages whose Python files the dist-packages source reads, for the manifest.
+  dpkg -S /usr/lib/python3/dist-packages/* 2>/dev/null | cut -d: -f1 | tr ',' '\n' | sed 's/^ *//' | sort -u >"$WORK/python-dist-packages.txt" || true
   log "extracting Python docstrings and exception messages"
   $PY tools/model/extract-python.py "$WORK/raw-python-stdlib.txt" /usr/lib/python3.11 &
   p1=$!
@@ -80,6 +101,16 @@ for code, name in sorted(errno.errorcode.items()):
     print(f"{name}: {os.strerror(code)} (errno {code})")
     print(f"[Errno {code}] {os.strerror(code)}")' >"$WORK/raw-errno.txt"
   RAW+=("errno=$WORK/raw-errno.txt")
+  # With MODEL_EXTRA=1 and Go installed: the go command's help topics (modules, go.sum, GOPROXY, ...).
+  if [[ "${MODEL_EXTRA:-0}" == 1 ]] && command -v go >/dev/null; then
+    for topic in $(go help 2>&1 | awk '/^\t[a-z]/{print $1}' | sort -u); do
+      go help "$topic" 2>&1 || true
+      # Subcommands (go help mod download); lines of examples that are not subcommands fail quietly.
+      for sub in $(go help "$topic" 2>&1 | awk '/^\t[a-z][a-z-]* +[A-Za-z]/{print $1}'); do go help "$topic" "$sub" 2>/dev/null || true; done
+      echo
+    done | awk 'BEGIN{RS=""} {gsub(/\n[ \t]*/, " "); print}' >"$WORK/raw-go-help.txt"
+    RAW+=("go-help=$WORK/raw-go-help.txt")
+  fi
   wait $p1 $p2
   log "building corpus"
   "$BUN" tools/model/build-corpus.ts "$WORK" "${RAW[@]}"
