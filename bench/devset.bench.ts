@@ -19,7 +19,7 @@ import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split, VARIANT_RE
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
-import { distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
+import { collisionsAmong, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
@@ -138,18 +138,10 @@ const pairsDiffering = (key: (l: (typeof harvestLines)[number]) => string) => {
   for (const k of counts.values()) same += (k * (k - 1)) / 2;
   return (harvestLines.length * (harvestLines.length - 1)) / 2 - same;
 };
-const byFp = new Map<string, typeof harvestLines>();
-for (const l of harvestLines) byFp.set(l.fp, [...(byFp.get(l.fp) ?? []), l]);
-let classCollisions = 0;
-let templateCollisions = 0;
-for (const g of byFp.values()) {
-  for (let i = 0; i < g.length; i++) {
-    for (let j = i + 1; j < g.length; j++) {
-      if (g[i]!.cls !== g[j]!.cls) classCollisions++;
-      if (g[i]!.template !== g[j]!.template) templateCollisions++;
-    }
-  }
-}
+const { otherClass: classCollisions, otherTemplate: templateCollisions } = collisionsAmong(
+  harvested,
+  harvestLines.map((l) => l.fp),
+);
 const classPairs = pairsDiffering((l) => l.cls);
 const templatePairs = pairsDiffering((l) => l.template);
 log(

@@ -14,7 +14,7 @@
 import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeError } from "../src/core/fingerprint";
 import { loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";
-import { errorLine, harvestErrorStrings } from "./lib/corpus";
+import { collisionsAmong, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { REPO_DIR, rng } from "./lib/report";
 
 const arg = (name: string) => {
@@ -130,21 +130,10 @@ for (const v of versions) {
       }
     }
   }
-  const byForm = new Map<string, { cls: string; template: string }[]>();
-  harvested.forEach((e, i) => {
-    const f = normalizeError(corpusLines[i]!, v);
-    byForm.set(f, [...(byForm.get(f) ?? []), { cls: e.cls.toLowerCase(), template: `${e.cls}|${e.message}` }]);
-  });
-  let classCollisions = 0;
-  let templateCollisions = 0;
-  for (const g of byForm.values()) {
-    for (let i = 0; i < g.length; i++) {
-      for (let j = i + 1; j < g.length; j++) {
-        if (g[i]!.cls !== g[j]!.cls) classCollisions++;
-        if (g[i]!.template !== g[j]!.template) templateCollisions++;
-      }
-    }
-  }
+  const { otherClass: classCollisions, otherTemplate: templateCollisions } = collisionsAmong(
+    harvested,
+    corpusLines.map((line) => normalizeError(line, v)),
+  );
   console.log(
     `version ${v} collisions: distractor pairs ${distractors.length}/${devset.distractors.length}${distractors.length ? ` [${distractors.join(" ")}]` : ""}; ` +
       `tune cases' error lines and variants of another class or code ${crossCollisions}/${pairs}${crossCase.size ? ` [${[...crossCase].join(" ")}]` : ""}; ` +

@@ -415,3 +415,29 @@ export function synthesizedQueries(repoDir: string, n: number, seed = 3): string
     return e.func ? `${msg} when calling ${e.func}` : `${msg} in ${e.module}`;
   });
 }
+
+/**
+ * Collisions among the corpus's error strings: pairs that share a key (a fingerprint, a normal
+ * form; `keys[i]` is the key of `strings[i]`) while their error class, or their message template
+ * (class and message), differs.
+ */
+export function collisionsAmong(strings: ErrorString[], keys: string[]): { otherClass: number; otherTemplate: number } {
+  const byKey = new Map<string, { cls: string; template: string }[]>();
+  strings.forEach((e, i) => {
+    const entry = { cls: e.cls.toLowerCase(), template: `${e.cls}|${e.message}` };
+    const group = byKey.get(keys[i]!);
+    if (group) group.push(entry);
+    else byKey.set(keys[i]!, [entry]);
+  });
+  let otherClass = 0;
+  let otherTemplate = 0;
+  for (const g of byKey.values()) {
+    for (let i = 0; i < g.length; i++) {
+      for (let j = i + 1; j < g.length; j++) {
+        if (g[i]!.cls !== g[j]!.cls) otherClass++;
+        if (g[i]!.template !== g[j]!.template) otherTemplate++;
+      }
+    }
+  }
+  return { otherClass, otherTemplate };
+}
