@@ -15,7 +15,15 @@
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout]
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
-import { loadDevset, QUERY_KINDS, type QueryKind, SPLITS, type Split, VARIANT_RELATIONS } from "../test/support/devset";
+import {
+  crossCaseCollisions,
+  loadDevset,
+  QUERY_KINDS,
+  type QueryKind,
+  SPLITS,
+  type Split,
+  VARIANT_RELATIONS,
+} from "../test/support/devset";
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
@@ -95,28 +103,7 @@ figures.set("same_fingerprint", sameFp);
 
 const distractorCollisions = devset.distractors.filter((p) => fingerprint(p.a) === fingerprint(p.b)).map((p) => p.id);
 // Every error line and variant of every case, against those of every other case whose error_type differs.
-const lines = devset.cases.flatMap((c) =>
-  [c.error_line, ...c.queries.filter((q) => q.kind === "variant").map((q) => q.text)].map((text) => ({
-    id: c.id,
-    type: (c.error_type ?? "").toLowerCase(),
-    fp: fingerprint(text),
-  })),
-);
-let pairs = 0;
-let collisions = 0;
-const collided = new Set<string>();
-for (let i = 0; i < lines.length; i++) {
-  for (let j = i + 1; j < lines.length; j++) {
-    const a = lines[i]!;
-    const b = lines[j]!;
-    if (a.id === b.id || a.type === b.type) continue;
-    pairs++;
-    if (a.fp === b.fp) {
-      collisions++;
-      collided.add([a.id, b.id].sort().join("="));
-    }
-  }
-}
+const { pairs, collisions, collided } = crossCaseCollisions(devset.cases, fingerprint);
 log(
   `collisions: distractor pairs ${distractorCollisions.length}/${devset.distractors.length}; ` +
     `error lines and variants of different cases with another error class or code ${collisions}/${pairs} = ${f3((100 * collisions) / pairs)}% (goal < 0.5%)${collided.size ? ` [${[...collided].join(" ")}]` : ""}`,

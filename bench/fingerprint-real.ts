@@ -12,7 +12,7 @@
 // distractor pairs, tune cases of another class or code, the corpus strings). Nothing of the holdout
 // split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second]
 import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeError } from "../src/core/fingerprint";
-import { loadDevset } from "../test/support/devset";
+import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";
 import { collisionsAmong, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { REPO_DIR, rng } from "./lib/report";
@@ -105,38 +105,16 @@ for (const f of splitForms) console.log(`  split: ${f.older}\n    -> ${f.current
 // computes them over both splits and prints holdout figures: it is not run while tuning): the dev
 // set's distractor pairs (not split), the error lines and variants of tune cases of another error
 // class or code, and the distractor corpus's real error strings of another class or template.
-const tuneLines = tuneCases.flatMap((c) =>
-  [c.error_line, ...c.queries.filter((q) => q.kind === "variant").map((q) => q.text)].map((text) => ({
-    id: c.id,
-    type: (c.error_type ?? "").toLowerCase(),
-    text,
-  })),
-);
 for (const v of versions) {
   const distractors = devset.distractors.filter((p) => normalizeError(p.a, v) === normalizeError(p.b, v)).map((p) => p.id);
-  const forms = tuneLines.map((l) => normalizeError(l.text, v));
-  let pairs = 0;
-  const crossCase = new Set<string>();
-  let crossCollisions = 0;
-  for (let i = 0; i < tuneLines.length; i++) {
-    for (let j = i + 1; j < tuneLines.length; j++) {
-      const a = tuneLines[i]!;
-      const b = tuneLines[j]!;
-      if (a.id === b.id || a.type === b.type) continue;
-      pairs++;
-      if (forms[i] === forms[j]) {
-        crossCollisions++;
-        crossCase.add([a.id, b.id].sort().join("="));
-      }
-    }
-  }
+  const cross = crossCaseCollisions(tuneCases, (text) => normalizeError(text, v));
   const { otherClass: classCollisions, otherTemplate: templateCollisions } = collisionsAmong(
     harvested,
     corpusLines.map((line) => normalizeError(line, v)),
   );
   console.log(
     `version ${v} collisions: distractor pairs ${distractors.length}/${devset.distractors.length}${distractors.length ? ` [${distractors.join(" ")}]` : ""}; ` +
-      `tune cases' error lines and variants of another class or code ${crossCollisions}/${pairs}${crossCase.size ? ` [${[...crossCase].join(" ")}]` : ""}; ` +
+      `tune cases' error lines and variants of another class or code ${cross.collisions}/${cross.pairs}${cross.collided.size ? ` [${[...cross.collided].join(" ")}]` : ""}; ` +
       `corpus strings (${harvested.length}) of another class ${classCollisions}, of another template ${templateCollisions}`,
   );
 }

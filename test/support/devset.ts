@@ -115,3 +115,34 @@ export function expectedSplits(set: DevSet, sha256Hex: (s: string) => string): M
   for (const n of set.negatives) if (idNumber(n.id) > V1_LAST_NEGATIVE) out.set(n.id, v2(n.id));
   return out;
 }
+
+/**
+ * Collisions across cases: pairs of error lines and variants of two cases whose error_type differs
+ * that share a key (a fingerprint, a normal form). `pairs` counts every such pair of texts,
+ * `collided` names the colliding cases ("d001=d042").
+ */
+export function crossCaseCollisions(cases: DevCase[], keyOf: (text: string) => string) {
+  const lines = cases.flatMap((c) =>
+    [c.error_line, ...c.queries.filter((q) => q.kind === "variant").map((q) => q.text)].map((text) => ({
+      id: c.id,
+      type: (c.error_type ?? "").toLowerCase(),
+      key: keyOf(text),
+    })),
+  );
+  let pairs = 0;
+  let collisions = 0;
+  const collided = new Set<string>();
+  for (let i = 0; i < lines.length; i++) {
+    for (let j = i + 1; j < lines.length; j++) {
+      const a = lines[i]!;
+      const b = lines[j]!;
+      if (a.id === b.id || a.type === b.type) continue;
+      pairs++;
+      if (a.key === b.key) {
+        collisions++;
+        collided.add([a.id, b.id].sort().join("="));
+      }
+    }
+  }
+  return { pairs, collisions, collided };
+}
