@@ -240,3 +240,31 @@ describe("search events do not pile up", () => {
     expect((await colony.fetch("/v1/activity")).status).toBe(200);
   });
 });
+
+describe("an error line that normalizes to nothing", () => {
+  // "npm ERR!", "fatal error:", "[ERROR]", "panic:", ":" or zero-width characters normalize to the
+  // empty text, so they share one fingerprint (that of ""). One trail published with such an error
+  // line was then the exact fingerprint match, score 1 and confidence strong, of every search for
+  // any of them: a junk trail first for everyone whose error line says nothing.
+  test("is no fingerprint match for a search or a lookup; the trail is still found by its words", async () => {
+    const trail = sampleTrail({ error: "npm ERR!", commands: ["npm cache clean --force"] });
+    trail.problem.error_type = "NpmError";
+    const published = await body(await colony.fetch("/v1/trails", json(trail, agent("agent-hostile-author"))));
+    expect(published.status).toBe(202);
+    await colony.service.worker!.drain();
+    expect(((await (await colony.fetch(`/v1/trails/${published.json.trail_id}`)).json()) as any).status).toBe("indexed");
+    const empty = published.json.fingerprint as string;
+
+    for (const query of ["fatal error:", "[ERROR]", "panic:", "\u200b\u200b", "npm ERR!"]) {
+      const search = await body(await colony.fetch("/v1/search", json({ query })));
+      expect(search.status).toBe(200);
+      expect(search.json.fingerprint).toBe(empty);
+      expect(search.json.results.filter((r: any) => r.match.via === "fingerprint")).toEqual([]);
+    }
+    const lookup = await body(await colony.fetch(`/v1/trails/by-fingerprint/${empty}`));
+    expect([lookup.status, lookup.json.error.code]).toEqual([404, "not_found"]);
+
+    const byWords = await body(await colony.fetch("/v1/search", json({ query: "npm ERR! npm cache clean NpmError", limit: 10 })));
+    expect(byWords.json.results.map((r: any) => r.trail_id)).toContain(published.json.trail_id);
+  });
+});

@@ -62,6 +62,14 @@ export function olderFingerprints(
   return [...older];
 }
 
+/**
+ * The fingerprint of an error line with nothing left once normalized ("npm ERR!", "fatal error:",
+ * "[ERROR]", ":", zero-width characters): every normalizer version hashes the same empty text. It
+ * names no error, so it matches nothing (a trail published with such a line would otherwise be the
+ * exact match of every search whose line says nothing).
+ */
+export const EMPTY_FINGERPRINT = FINGERPRINT_PREFIX + createHash("sha256").update("", "utf8").digest("hex").slice(0, 32);
+
 export function isFingerprint(value: string): boolean {
   return FINGERPRINT_PATTERN.test(value);
 }

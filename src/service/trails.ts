@@ -1,7 +1,14 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID } from "node:crypto";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
-import { fingerprint, FINGERPRINT_PATTERN, NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion } from "../core/fingerprint";
+import {
+  EMPTY_FINGERPRINT,
+  fingerprint,
+  FINGERPRINT_PATTERN,
+  NORMALIZER_VERSION,
+  NORMALIZER_VERSIONS,
+  type NormalizerVersion,
+} from "../core/fingerprint";
 import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -258,19 +265,20 @@ export class TrailService {
    * Fingerprint matches for search and lookups: stable order, same error_type first, then strength.
    * `fps` are the fingerprints the query is known by (the current one first, then what older
    * normalizers gave it); each also resolves through the aliases of re-fingerprinted trails
-   * (decisions §2). A trail found under several of them is returned once.
+   * (decisions §2). A trail found under several of them is returned once. The fingerprint of an
+   * error line that normalizes to nothing (EMPTY_FINGERPRINT) matches nothing, nor do its aliases.
    */
   async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
     // Aliases chain across upgrades (a version-1 fingerprint names the version-2 one, which names
     // the current one): follow them, at most one step per normalizer version.
-    const wanted = new Set<string>(typeof fps === "string" ? [fps] : fps);
+    const wanted = new Set<string>((typeof fps === "string" ? [fps] : fps).filter((fp) => fp !== EMPTY_FINGERPRINT));
     let frontier = [...wanted];
     // Each step's reads are sent together (with a database, side by side on the pool).
     for (let step = 1; step < NORMALIZER_VERSIONS.length && frontier.length > 0; step++) {
       const next: string[] = [];
       for (const targets of await Promise.all(frontier.map((fp) => this.store.aliases.resolve(fp)))) {
         for (const target of targets) {
-          if (wanted.has(target)) continue;
+          if (wanted.has(target) || target === EMPTY_FINGERPRINT) continue;
           wanted.add(target);
           next.push(target);
         }
