@@ -61,6 +61,53 @@ describe("counted reports per client address", () => {
     expect(new Set(rows.map((r) => r.client)).size).toBe(3);
   });
 
+  test("an IPv6 client is its /64 network: thirty addresses of one network count as one address", async () => {
+    // One home or one server on IPv6 holds a /64 (2^64 addresses): the rule per address counted
+    // each of them, so thirty reports from thirty addresses of one network all counted.
+    const id = await publish("ValueError: outcome manipulation from one IPv6 network");
+    await colony.service.worker!.drain();
+    const counted: boolean[] = [];
+    for (let i = 1; i <= 30; i++) {
+      const res = await report(id, "failed", from(`2001:db8:7:9:${i.toString(16)}::1`, `agent-v6-puppet-${String(i).padStart(2, "0")}`));
+      expect(res.status).toBe(202);
+      counted.push(((await res.json()) as any).counted);
+    }
+    expect(counted.filter(Boolean).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    // The same network written another way (leading zeros, capitals, IPv4 tail) is the same client.
+    const same = await report(id, "failed", from("2001:0DB8:0007:0009:ffff:ffff:1.2.3.4", "agent-v6-puppet-31"));
+    expect(((await same.json()) as any).counted).toBe(false);
+    // A neighbouring network is another client; an IPv4-mapped address is its IPv4 address.
+    expect(((await (await report(id, "worked", from("2001:db8:7:a::1", "agent-v6-other-01"))).json()) as any).counted).toBe(true);
+    for (const address of ["198.51.100.60", "::ffff:198.51.100.60", "198.51.100.60"]) {
+      await report(id, "worked", from(address, `agent-v4-mapped-${address.length}`));
+    }
+    const rows = await colony.query(
+      "SELECT o.client, o.counted FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1 AND o.outcome = 'worked' AND o.agent LIKE 'agent-v4-mapped-%'",
+      id,
+    );
+    expect(new Set(rows.map((r) => r.client)).size).toBe(1);
+    expect(rows.filter((r) => r.counted).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+  });
+
+  test("an IPv6 network shares one publish quota", async () => {
+    const limited = await startTestColony({ COLONY_TRUST_PROXY: "1", COLONY_RATE_LIMIT: "100000", COLONY_PUBLISH_LIMIT: "3" });
+    try {
+      const codes: number[] = [];
+      for (let i = 1; i <= 5; i++) {
+        const trail = sampleTrail({ error: `ValueError: IPv6 publish quota ${i}` });
+        codes.push((await limited.fetch("/v1/trails", json(trail, from(`2001:db8:5::${i}`, "agent-v6-publisher")))).status);
+      }
+      expect(codes).toEqual([202, 202, 202, 429, 429]);
+      const other = await limited.fetch(
+        "/v1/trails",
+        json(sampleTrail({ error: "ValueError: IPv6 other network" }), from("2001:db8:6::1", "agent-v6-publisher")),
+      );
+      expect(other.status).toBe(202);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   test("the hosted MCP colony_report path obeys the same rule", async () => {
     const id = await publish("ValueError: outcome manipulation over mcp");
     await colony.service.worker!.drain();

@@ -86,3 +86,49 @@ export function forwardedClient(forwardedFor: string | null, peer: string | null
   }
   return chosen.length <= MAX_ENTRY_LENGTH ? chosen : fallback;
 }
+
+/** The eight 16-bit groups of an IPv6 address (an IPv4 tail and a zone allowed), or null. */
+function ipv6Groups(address: string): number[] | null {
+  const zone = address.indexOf("%");
+  const text = zone < 0 ? address : address.slice(0, zone);
+  if (isIP(text) !== 6) return null;
+  const [left = "", right] = text.split("::");
+  const groups = (s: string): number[] => {
+    if (s === "") return [];
+    const out: number[] = [];
+    for (const part of s.split(":")) {
+      if (part.includes(".")) {
+        // An IPv4 tail is the last two groups.
+        const [a = 0, b = 0, c = 0, d = 0] = part.split(".").map(Number);
+        out.push((a << 8) | b, (c << 8) | d);
+      } else out.push(Number.parseInt(part, 16));
+    }
+    return out;
+  };
+  const l = groups(left);
+  const r = right === undefined ? [] : groups(right);
+  const zeros = 8 - l.length - r.length;
+  for (let k = 0; k < zeros; k++) l.push(0);
+  return l.concat(r);
+}
+
+/**
+ * The client a request is counted and named under (quotas, counted reports, merge credits, the
+ * address pseudonym): an IPv4 address as it is; an IPv6 address as its /64 network, since one home
+ * or one server holds a whole /64 (2^64 addresses: a quota per address would be none); an
+ * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as its IPv4 address. Anything else as it is.
+ */
+export function clientNetwork(address: string): string {
+  if (!address.includes(":")) return address; // IPv4 (the common case, kept cheap) or not an address
+  const groups = ipv6Groups(address);
+  if (groups === null) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return `${groups[6]! >> 8}.${groups[6]! & 255}.${groups[7]! >> 8}.${groups[7]! & 255}`;
+  }
+  // The network's four groups in hex, trailing zero groups left to the "::".
+  let last = 3;
+  while (last >= 0 && groups[last] === 0) last--;
+  let network = "";
+  for (let k = 0; k <= last; k++) network += (k > 0 ? ":" : "") + groups[k]!.toString(16);
+  return `${network}::/64`;
+}

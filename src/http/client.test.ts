@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ServiceError } from "../service/errors";
 import { clientAddress, identify, MAX_PSEUDONYMS, pseudonym, pseudonymMemoSize } from "./client";
-import { parseTrustProxy, type TrustProxy } from "../core/proxy-trust";
+import { clientNetwork, parseTrustProxy, type TrustProxy } from "../core/proxy-trust";
 
 const trust = (setting: string): TrustProxy => parseTrustProxy(setting)!;
 const address = (xff: string | null, peer: string | null, setting: string) =>
@@ -27,11 +27,31 @@ describe("client address behind proxies (COLONY_TRUST_PROXY)", () => {
     const list = "10.0.0.0/8, 2001:db8::/32, 192.0.2.1";
     expect(address("1.2.3.4, 198.51.100.7, 10.1.2.3, 192.0.2.1", "10.0.0.2", list)).toBe("198.51.100.7");
     expect(address("1.2.3.4, 2001:db8:ffff::9, 2001:db8::1", "2001:db8::2", list)).toBe("1.2.3.4");
-    expect(address("1.2.3.4, 2606:4700::1111", "[2001:db8::2]:443", list)).toBe("2606:4700::1111");
+    expect(address("1.2.3.4, 2606:4700::1111", "[2001:db8::2]:443", list)).toBe("2606:4700::/64");
     // An IPv4 peer seen on a dual-stack socket matches its IPv4 block.
     expect(address("1.2.3.4, 198.51.100.7", "::ffff:10.0.0.2", list)).toBe("198.51.100.7");
     // Every entry a proxy: the left-most is all there is.
     expect(address("10.9.9.9, 10.0.0.3", "10.0.0.2", list)).toBe("10.9.9.9");
+  });
+
+  test("an IPv6 client is its /64 network, however the address is written; IPv4-mapped is IPv4", () => {
+    for (const [written, network] of [
+      ["2001:db8:7:9:a::1", "2001:db8:7:9::/64"],
+      ["2001:0DB8:0007:0009:ffff:ffff:1.2.3.4", "2001:db8:7:9::/64"],
+      ["2001:db8:7:9::", "2001:db8:7:9::/64"],
+      ["2001:db8::1", "2001:db8::/64"],
+      ["2001:0:0:5::1", "2001:0:0:5::/64"],
+      ["fe80::1%eth0", "fe80::/64"],
+      ["::1", "::/64"],
+      ["::ffff:198.51.100.60", "198.51.100.60"],
+      ["198.51.100.60", "198.51.100.60"],
+      ["unknown", "unknown"],
+      ["not:an:address", "not:an:address"],
+    ]) {
+      expect(clientNetwork(written!)).toBe(network!);
+    }
+    // The peer itself too, with no proxy trusted.
+    expect(address(null, "2001:db8:7:9:a::1", "off")).toBe("2001:db8:7:9::/64");
   });
 
   test("with a list, a peer that is not a listed proxy is the client whatever it forwards", () => {
@@ -40,7 +60,7 @@ describe("client address behind proxies (COLONY_TRUST_PROXY)", () => {
 
   test("ports are dropped; no header or an empty one gives the peer", () => {
     expect(address("1.2.3.4, 198.51.100.7:5123", "10.0.0.2", "1")).toBe("198.51.100.7");
-    expect(address("[2606:4700::1111]:80", "10.0.0.2", "1")).toBe("2606:4700::1111");
+    expect(address("[2606:4700::1111]:80", "10.0.0.2", "1")).toBe("2606:4700::/64");
     expect(address(null, "10.0.0.2", "1")).toBe("10.0.0.2");
     expect(address(" , ", "10.0.0.2", "1")).toBe("10.0.0.2");
   });

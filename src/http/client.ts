@@ -2,7 +2,7 @@
 // proxy) and the agent id (X-Colony-Agent, else a keyed pseudonym of the address).
 import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
-import { forwardedClient, type TrustProxy } from "../core/proxy-trust";
+import { clientNetwork, forwardedClient, type TrustProxy } from "../core/proxy-trust";
 
 /**
  * A declared agent id: 8 to 64 of [A-Za-z0-9_-], not starting with `anon-`, the prefix of the
@@ -16,10 +16,13 @@ export const AGENT_ID_RULE = "8 to 64 characters from [A-Za-z0-9_-], not startin
 
 export type ClientIdentity = Caller;
 
-/** `request.headers` is read only behind a trusted proxy: materialising Bun's headers costs ~1.5 µs. */
+/**
+ * The client a request counts for: its address, an IPv6 one as its /64 network (clientNetwork).
+ * `request.headers` is read only behind a trusted proxy: materialising Bun's headers costs ~1.5 µs.
+ */
 export function clientAddress(request: Pick<Request, "headers">, peer: string | null, trust: TrustProxy): string {
-  if (trust.kind === "off") return peer ?? "unknown";
-  return forwardedClient(request.headers.get("x-forwarded-for"), peer, trust);
+  if (trust.kind === "off") return peer === null ? "unknown" : clientNetwork(peer);
+  return clientNetwork(forwardedClient(request.headers.get("x-forwarded-for"), peer, trust));
 }
 
 /**
