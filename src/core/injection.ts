@@ -42,20 +42,37 @@ const isNonLatinLetter = (s: string) => /[\p{L}\p{M}]/u.test(s) && !/[A-Za-z]/.t
 interface HiddenScan {
   tags: number;
   tagText: string;
+  /** Variation selectors that select nothing (each after another one): a run of them carries bytes. */
+  selectors: number;
+  selectorText: string;
   zeroWidth: number;
   bidi: number;
   /** The text with every invisible character removed, for the phrase detectors. */
   visible: string;
 }
 
-const ANY_HIDDEN = /[\u180e\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/;
+const ANY_HIDDEN = /[\u180e\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
+
+/**
+ * The byte a variation selector stands for in the known smuggling scheme (VS1–VS16 are 0–15,
+ * VS17–VS256 are 16–255), or -1 for any other character. One selector after a character picks
+ * its glyph (an emoji's presentation, an ideograph's variant); text never holds two in a row, but
+ * a run of them after one emoji shows as that emoji alone and can spell any text for a model.
+ */
+function selectorByte(cp: number): number {
+  if (cp >= 0xfe00 && cp <= 0xfe0f) return cp - 0xfe00;
+  if (cp >= 0xe0100 && cp <= 0xe01ef) return cp - 0xe0100 + 16;
+  return -1;
+}
 
 function scanHidden(text: string): HiddenScan {
-  if (!ANY_HIDDEN.test(text)) return { tags: 0, tagText: "", zeroWidth: 0, bidi: 0, visible: text };
+  if (!ANY_HIDDEN.test(text)) return { tags: 0, tagText: "", selectors: 0, selectorText: "", zeroWidth: 0, bidi: 0, visible: text };
   let tags = 0;
   let zeroWidth = 0;
   let bidi = 0;
   let tagText = "";
+  let selectors = 0;
+  const selectorBytes: number[] = [];
   const visible: string[] = [];
   const chars = Array.from(text); // code points; lone surrogates stay as single units
   for (let i = 0; i < chars.length; i++) {
@@ -64,6 +81,23 @@ function scanHidden(text: string): HiddenScan {
     if (cp >= 0xe0000 && cp <= 0xe007f) {
       tags++;
       if (cp >= 0xe0020 && cp <= 0xe007e) tagText += String.fromCharCode(cp - 0xe0000);
+      continue;
+    }
+    const byte = selectorByte(cp);
+    if (byte >= 0) {
+      const previous = i > 0 ? chars[i - 1]!.codePointAt(0)! : -1;
+      if (selectorByte(previous) < 0) {
+        visible.push(ch); // selects the glyph of the character before it
+        continue;
+      }
+      // A selector after a selector selects nothing: the run, from its first one, is data.
+      if (selectorByte(chars[i - 2]?.codePointAt(0) ?? -1) < 0) {
+        selectors++;
+        selectorBytes.push(selectorByte(previous));
+        visible.pop();
+      }
+      selectors++;
+      selectorBytes.push(byte);
       continue;
     }
     if (BIDI_CONTROLS.has(cp)) {
@@ -84,7 +118,9 @@ function scanHidden(text: string): HiddenScan {
     }
     visible.push(ch);
   }
-  return { tags, tagText, zeroWidth, bidi, visible: visible.join("") };
+  const selectorText =
+    selectors > 0 ? new TextDecoder().decode(new Uint8Array(selectorBytes)).replace(/[\u0000-\u0008\u000b-\u001f\u007f\ufffd]/g, "") : "";
+  return { tags, tagText, selectors, selectorText, zeroWidth, bidi, visible: visible.join("") };
 }
 
 // --- Phrase detectors (run on normalized text: NFKC, lower case, single spaces) ----------------
@@ -424,6 +460,13 @@ export function detectInjection(text: string): InjectionFinding[] {
     const smuggled = hidden.tagText ? `; they spell "${excerpt(hidden.tagText, 60)}"` : "";
     findings.push({ kind: "hidden_unicode", detail: `${hidden.tags} invisible Unicode tag character(s) (U+E0000–E007F)${smuggled}` });
   }
+  if (hidden.selectors > 0) {
+    const smuggled = hidden.selectorText.trim() ? `; they spell "${excerpt(hidden.selectorText, 60)}"` : "";
+    findings.push({
+      kind: "hidden_unicode",
+      detail: `${hidden.selectors} variation selectors in a row (data hidden after a character)${smuggled}`,
+    });
+  }
   if (hidden.zeroWidth > 0) findings.push({ kind: "hidden_unicode", detail: `${hidden.zeroWidth} zero-width character(s)` });
   if (hidden.bidi > 0) findings.push({ kind: "hidden_unicode", detail: `${hidden.bidi} bidirectional override character(s)` });
 
@@ -431,6 +474,7 @@ export function detectInjection(text: string): InjectionFinding[] {
   detectPlain(norm, findings);
   detectFolded(hidden.visible, norm, findings);
   if (hidden.tagText) detectPlain(normalize(hidden.tagText), findings);
+  if (hidden.selectorText) detectPlain(normalize(hidden.selectorText), findings);
 
   for (const { encoding, decoded } of decodeCandidates(hidden.visible)) {
     const inner: InjectionFinding[] = [];
