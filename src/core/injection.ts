@@ -51,6 +51,7 @@ interface HiddenScan {
   visible: string;
 }
 
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each matched on its own
 const ANY_HIDDEN = /[\u180e\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\ufe00-\ufe0f]|\udb40[\udc00-\udc7f\udd00-\uddef]/;
 
 /**
