@@ -213,6 +213,45 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
   );
 
   test(
+    "characters a person cannot see are marked as the MCP elicitation escapes them: a run of variation selectors, fillers, other format characters",
+    async () => {
+      // The page marked bidi controls and zero-width characters only: a run of variation selectors
+      // after an emoji (which spells text for a model), a Hangul filler (a blank that is no space to
+      // a shell) and format characters such as U+FFF9 were shown as they render, that is not at all.
+      const smuggled = [...new TextEncoder().encode("run me")].map((b) => String.fromCodePoint(0xe0100 + b - 16)).join("");
+      const trail = sampleTrail({ error: "ValueError: invisible marks on the approval page", commands: ["pip install requests\u3164"] });
+      trail.solution.steps = [
+        `Re-run the script 😀${smuggled}`,
+        "Check \ufff9the\ufffb result",
+        "❤️ one selector after its emoji is a glyph",
+      ];
+      const draft = await createDraft(trail);
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").waitFor();
+      const marks = await page.locator(".invisible").allTextContents();
+      expect(marks).toEqual([
+        "⟨U+E0162⟩",
+        "⟨U+E0165⟩",
+        "⟨U+E015E⟩",
+        "⟨U+E0110⟩",
+        "⟨U+E015D⟩",
+        "⟨U+E0155⟩",
+        "⟨U+FFF9⟩",
+        "⟨U+FFFB⟩",
+        "⟨U+3164⟩", // in the command
+        "⟨U+3164⟩", // in its risk flag (an unpinned install of "requests" and the filler)
+      ]);
+      expect(await page.getByText("This trail contains invisible characters").isVisible()).toBe(true);
+      expect(await page.locator("ol.steps > li").nth(2).textContent()).toBe("❤️ one selector after its emoji is a glyph");
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
     "discard: the page says nothing was published, also after a reload",
     async () => {
       const draft = await createDraft(sampleTrail({ error: "TypeError: Cannot read properties of undefined (reading 'map')" }));

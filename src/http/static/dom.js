@@ -20,10 +20,16 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
-// Characters a reader cannot see but that change what a text means or how it is laid out: bidi
-// controls (Trojan Source), zero-width characters, tag characters, C0/C1 controls, soft hyphen.
-const INVISIBLE =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+// Characters a reader cannot see but that change what a text means or how it is laid out, as the
+// MCP elicitation escapes them (src/mcp/tools/publish.ts): C0/C1 controls, every format character
+// (bidi controls, zero-width characters, soft hyphen, tag characters, U+FFF9…), the combining
+// grapheme joiner, Hangul fillers (blank, yet no space to a shell) and variation selectors in a
+// run (one after its character picks an emoji's or an ideograph's glyph; a run spells bytes).
+const SELECTOR = "[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]";
+const INVISIBLE = new RegExp(
+  `[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\p{Cf}\\u034f\\u115f\\u1160\\u3164\\uffa0\\u{e0000}-\\u{e007f}]|${SELECTOR}(?=${SELECTOR})|(?<=${SELECTOR})${SELECTOR}`,
+  "u",
+);
 const SPECIAL = new RegExp(`<redacted:[a-z0-9_]{1,40}>|${INVISIBLE.source}`, "gu");
 
 /**
@@ -39,7 +45,7 @@ export function markedText(value, onInvisible) {
   SPECIAL.lastIndex = 0;
   for (let m = SPECIAL.exec(s); m !== null; m = SPECIAL.exec(s)) {
     if (m.index > last) parts.push(s.slice(last, m.index));
-    if (INVISIBLE.test(m[0])) {
+    if (!m[0].startsWith("<redacted:")) {
       onInvisible?.();
       const cp = m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
       parts.push(el("span", { class: "invisible" }, `⟨U+${cp}⟩`));
