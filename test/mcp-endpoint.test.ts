@@ -83,6 +83,33 @@ describe("errors are JSON-RPC error objects", () => {
     }
   });
 
+  test("a batch whose requests share an id: 400, invalid request -32600, and nothing runs", async () => {
+    // The transport answers one request per id: a search and a ping both sent as id 7 ran the
+    // search (and counted it) and answered only the ping, a lone object where a batch was sent.
+    for (const [, url] of endpoints()) {
+      const batch = JSON.stringify([
+        {
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name: "colony_search", arguments: { error: "TypeError: duplicate id", error_type: "DuplicateIdProbe" } },
+        },
+        { jsonrpc: "2.0", id: 7, method: "ping" },
+      ]);
+      const body = await expectRpcError(await fetch(url, { method: "POST", headers: MCP_HEADERS, body: batch }), 400, -32600);
+      expect(body.error.message).toContain("id 7");
+    }
+    expect(await colony.query("SELECT label FROM search_hourly WHERE label = 'DuplicateIdProbe'")).toEqual([]);
+    // The same id as a number and as a string are two ids; notifications carry none.
+    const distinct = JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: "1", method: "ping" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ]);
+    const answers = (await (await fetch(`${colony.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: distinct })).json()) as any[];
+    expect(answers.map((a) => a.id)).toEqual([1, "1"]);
+  });
+
   test("a body over 64 KB: 413, server error -32010", async () => {
     for (const [where, url] of endpoints()) {
       const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });

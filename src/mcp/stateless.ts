@@ -12,12 +12,34 @@ import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
  */
 function invalidRequest(parsedBody: unknown): Response | null {
   const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
-  if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return null;
+  if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return duplicateId(messages);
   return jsonRpcErrorResponse(
     400,
     JSON_RPC_ERRORS.invalidRequest,
     'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
   );
+}
+
+/**
+ * A batch whose requests share an id is refused before any runs: the transport answers one
+ * response per id, so the others would run (a search counted, a report stored) unanswered.
+ */
+function duplicateId(messages: unknown[]): Response | null {
+  const seen = new Set<string>();
+  for (const m of messages) {
+    const id = (m as { id?: unknown; method?: unknown }).id;
+    if (id === undefined || (m as { method?: unknown }).method === undefined) continue; // a notification or a response
+    const key = `${typeof id}:${String(id)}`;
+    if (seen.has(key)) {
+      return jsonRpcErrorResponse(
+        400,
+        JSON_RPC_ERRORS.invalidRequest,
+        `Invalid Request: the requests of a batch need distinct ids; id ${JSON.stringify(id)} is used more than once`,
+      );
+    }
+    seen.add(key);
+  }
+  return null;
 }
 
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
