@@ -192,6 +192,36 @@ describe("tool list", () => {
     expect((await callTool(client, "colony_search", { error: YAML_ERROR })).isError).toBe(false);
   });
 
+  test("malformed params of initialize or tools/list are -32602 with a plain message, not an internal error", async () => {
+    // The same as tools/call for the methods the SDK parses itself: a numeric protocolVersion, no
+    // clientInfo or a numeric cursor answered -32603 with a JSON dump of the parser's issues.
+    const send = async (method: string, params: unknown) => {
+      const res = await colony.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 10, method, params }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as any).error;
+    };
+    const info = { name: "sloppy-client", version: "1" };
+    expect(await send("initialize", { protocolVersion: 20250618, capabilities: {}, clientInfo: info })).toEqual({
+      code: -32602,
+      message: "Invalid params for initialize: params.protocolVersion: expected string, received number.",
+    });
+    expect(await send("initialize", { protocolVersion: "2025-06-18", capabilities: {} })).toEqual({
+      code: -32602,
+      message: "Invalid params for initialize: params.clientInfo: expected object, received undefined.",
+    });
+    expect(await send("tools/list", { cursor: 12 })).toEqual({
+      code: -32602,
+      message: "Invalid params for tools/list: params.cursor: expected string, received number.",
+    });
+    // Well-formed, they are answered as before.
+    expect(await send("tools/list", {})).toBeUndefined();
+    expect(await send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: info })).toBeUndefined();
+  });
+
   test("wrong arguments are a tool error in plain sentences", async () => {
     const r = await callTool(client, "colony_report", { trail_id: "", outcome: "great" });
     expect(r.isError).toBe(true);

@@ -57,6 +57,50 @@ export function invalidArguments(tool: string, details: ValidationDetail[]): Cal
   return failure(`Invalid arguments for ${tool}: ${lines.join(" ")}`);
 }
 
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** The issues of the SDK's schema parser (zod), when err is its refusal of a request. */
+function schemaIssues(err: unknown): SchemaIssue[] | null {
+  const issues = (err as { issues?: unknown } | null)?.issues;
+  return err instanceof Error && !("code" in err && Number.isSafeInteger(err.code)) && Array.isArray(issues) ? issues : null;
+}
+
+/** "params.protocolVersion: expected string, received number" for each issue (the first three). */
+function issueSentence(method: string, issues: SchemaIssue[]): string {
+  const parts = issues.slice(0, 3).map((i) => {
+    const path = i.path.map((p, k) => (typeof p === "number" ? `[${p}]` : k === 0 ? String(p) : `.${String(p)}`)).join("") || "the request";
+    return `${path}: ${String(i.message).replace(/^Invalid input: /, "")}`;
+  });
+  return `Invalid params for ${method}: ${parts.join("; ")}.`;
+}
+
+/**
+ * Every request the SDK parses with its own schema (initialize, ping, tools/list): malformed params
+ * became -32603 "internal error" with a JSON dump of the parser's issues, which reads as a colony
+ * defect to retry; they are -32602 invalid params with one plain sentence, as tools/call.
+ */
+function plainInvalidParams(server: Server): void {
+  // The SDK keeps its handlers in a private map; each is wrapped, none replaced.
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (err) {
+        const issues = schemaIssues(err);
+        if (issues === null) throw err;
+        throw protocolError(ErrorCode.InvalidParams, issueSentence(method, issues));
+      }
+    });
+  }
+}
+
 /** A new Server with the four tools, bound to one colony client and deployment. */
 export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server {
   const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
@@ -69,6 +113,7 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
     if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, "Method not found");
     return callTool(request.params);
   };
+  plainInvalidParams(server);
   async function callTool(params: unknown): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") {
