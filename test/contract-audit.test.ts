@@ -284,6 +284,56 @@ describe("result counts and page sizes", () => {
   });
 });
 
+describe("activity texts name a trail by an error-type token, else its category", () => {
+  test("a trail's error_type that is prose or empty is not written into laid, reinforced and weakened events", async () => {
+    // The hot-label rule covered searches only: a published trail's error_type went into every
+    // event about it as written ("laid a trail for Cheap watches at shop.example — 90% off"), and
+    // an empty one left "laid a trail for  (fp1_…)".
+    const c = await startTestColony({ COLONY_TRUST_PROXY: "1" });
+    try {
+      const spam = "Cheap watches at shop.example — 90% off today";
+      const ids: string[] = [];
+      for (const [error_type, i] of [
+        [spam, 1],
+        ["   ", 2],
+        ["java.lang.IllegalStateException", 3],
+      ] as const) {
+        const trail = sampleTrail({ error: `EventLabelError: activity subject ${i}`, commands: [`pip install event-label-${i}==1.0`] });
+        trail.problem.error_type = error_type;
+        const { body } = await publish(c, trail);
+        expect((await settled(c, body.trail_id)).status).toBe("indexed");
+        ids.push(body.trail_id);
+      }
+      for (const [outcome, who] of [
+        ["worked", "activity-reporter-1"],
+        ["failed", "activity-reporter-2"],
+      ]) {
+        const res = await c.fetch(`/v1/trails/${ids[0]}/outcomes`, json({ protocol_version: "1.0", outcome }, agentAt(who!)));
+        expect(((await res.json()) as any).counted).toBe(true);
+      }
+      const events = ((await (await c.fetch("/v1/activity?limit=50")).json()) as any).events as {
+        kind: string;
+        trail_id: string;
+        text: string;
+      }[];
+      const about = (id: string) => events.filter((e) => e.trail_id === id).map((e) => e.text);
+      expect(JSON.stringify(events)).not.toContain("shop.example");
+      expect(about(ids[1]!)).toEqual([expect.stringMatching(/^laid a trail for [a-z_]+ \(fp1_[0-9a-f]{32}\)$/)]);
+      const first = (await settled(c, ids[0]!)) as { category: string; fingerprint: string };
+      expect(about(ids[0]!).sort()).toEqual(
+        [
+          `failed for ${first.category}`,
+          `laid a trail for ${first.category} (${first.fingerprint})`,
+          `worked for ${first.category}`,
+        ].sort(),
+      );
+      expect(about(ids[2]!)).toEqual([expect.stringMatching(/^laid a trail for java\.lang\.IllegalStateException \(fp1_/)]);
+    } finally {
+      await c.dispose();
+    }
+  });
+});
+
 describe("outcome reports (interface.md 2.6, decisions §6)", () => {
   test("protocol_version 1.N is accepted, another major refused at /protocol_version; only outcome and protocol_version are required", async () => {
     const { body } = await publish(colony, sampleTrail({ error: "OutcomeVersionError: 1.N reports" }));

@@ -15,3 +15,13 @@ export function hotLabelOf(errorType: string | undefined): string | null {
   // A URL is one token too, but not an error type.
   return ERROR_TYPE_TOKEN.test(t) && !t.includes("//") ? t : null;
 }
+
+/**
+ * What an activity event calls a trail (laid, reinforced, weakened): its error_type when that is
+ * one error-type token, else its category, else its fingerprint. The error_type is the publisher's
+ * text, and every reader of /v1/activity sees the event: prose, links or an empty string are not
+ * shown there, as for the search labels.
+ */
+export function trailSubject(trail: { errorType: string | null; category: string | null; fingerprint: string }): string {
+  return hotLabelOf(trail.errorType ?? undefined) ?? trail.category ?? trail.fingerprint;
+}

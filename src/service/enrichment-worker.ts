@@ -6,6 +6,7 @@
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
 import { type Analysis, embeddingText, lexicalFields } from "../core/enrichment";
 import { settle, triage } from "../core/enrichment-decision";
+import { trailSubject } from "../core/hot-label";
 import type { Trail } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
@@ -289,7 +290,7 @@ export class EnrichmentWorker {
               kind: "laid",
               agent: record.author,
               trailId: record.id,
-              text: `laid a trail for ${record.errorType ?? settlement.category} (${record.fingerprint})`,
+              text: `laid a trail for ${trailSubject({ ...record, category: settlement.category })} (${record.fingerprint})`,
               at,
             });
             changed.add(record.fingerprint);
@@ -358,7 +359,7 @@ export class EnrichmentWorker {
       kind: "reinforced",
       agent: submitter,
       trailId: existing.id,
-      text: `reinforced by an equivalent trail for ${existing.errorType ?? existing.category ?? existing.fingerprint}`,
+      text: `reinforced by an equivalent trail for ${trailSubject(existing)}`,
       at,
     });
   }

@@ -9,6 +9,7 @@ import {
   NORMALIZER_VERSIONS,
   type NormalizerVersion,
 } from "../core/fingerprint";
+import { trailSubject } from "../core/hot-label";
 import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -379,7 +380,7 @@ export class TrailService {
         kind: reinforcing ? "reinforced" : "weakened",
         agent: caller.agent,
         trailId: target.id,
-        text: `${report.outcome.replace("_", " ")} for ${target.errorType ?? target.category ?? target.fingerprint}`,
+        text: `${report.outcome.replace("_", " ")} for ${trailSubject(target)}`,
         at,
       });
       tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [target.fingerprint] }));
