@@ -10,6 +10,7 @@ import {
   type NormalizerVersion,
 } from "../core/fingerprint";
 import { trailSubject } from "../core/hot-label";
+import { detectInjection } from "../core/injection";
 import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -337,6 +338,16 @@ export class TrailService {
     const report = parsed.value;
     const at = this.deps.now();
     const notes = report.notes ? redactText(report.notes).text : null;
+    // Notes are replies every reader of the feed sees: screened as a trail is before it is served.
+    const injection = notes ? detectInjection(notes)[0] : undefined;
+    if (injection) {
+      throw new ServiceError("invalid_request", "the outcome report does not validate", [
+        {
+          path: "/notes",
+          message: `reads as instructions to an agent (${injection.kind}: ${injection.detail}); notes must say what was different in this environment`,
+        },
+      ]);
+    }
     // The model id is caller text kept with the report (the operator console shows it): redacted too.
     const model = report.agent_info?.model ? truncateChars(redactText(report.agent_info.model).text, 200) : null;
     return store.transaction(async (tx) => {
