@@ -97,6 +97,24 @@ describe("errors", () => {
     expectRateHeaders(res);
   });
 
+  test("a compressed body (Content-Encoding gzip): 400 invalid_request saying so, not that the JSON is invalid", async () => {
+    const { gzipSync } = await import("node:zlib");
+    const res = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: gzipSync(JSON.stringify({ query: "TypeError: compressed" })),
+    });
+    const body = await expectErrorShape(res, 400, "invalid_request");
+    expect(body.error.message).toBe("Content-Encoding gzip is not supported: send the body uncompressed");
+    // identity is no encoding at all.
+    const plain = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "identity" },
+      body: JSON.stringify({ query: "TypeError: plain" }),
+    });
+    expect(plain.status).toBe(200);
+  });
+
   test("body over 64 KB streamed without Content-Length: 413 too_large", async () => {
     const chunk = new TextEncoder().encode("x".repeat(8192));
     let n = 0;

@@ -73,6 +73,11 @@ export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES):
     if (Number(declared) > limit) throw tooLarge();
   }
   if (!request.body) return null;
+  // Bodies are read as sent: a compressed one would only fail later as "not valid JSON".
+  const encoding = request.headers.get("content-encoding")?.trim();
+  if (encoding && encoding.toLowerCase() !== "identity") {
+    throw new ServiceError("invalid_request", `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed`);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
