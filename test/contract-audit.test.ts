@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
+import { HOT_LABELS_PER_CLIENT_PER_HOUR } from "../src/service/quotas";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
@@ -281,6 +282,30 @@ describe("result counts and page sizes", () => {
     } finally {
       await c.dispose();
     }
+  });
+});
+
+describe("one address's share of the hot labels", () => {
+  test("an address's searches count under their error_type up to the hourly bound, then under the category", async () => {
+    // Every search with a new error-type token added a row to the hot counts: one address at the
+    // general quota added 864,000 distinct labels a day, and /v1/stats, which groups them, took
+    // 0.36-0.45 s per call for everyone (and one address could put its own token first in hot).
+    const from = { "X-Forwarded-For": "198.51.100.77" };
+    const n = HOT_LABELS_PER_CLIENT_PER_HOUR + 20;
+    for (let i = 0; i < n; i++) {
+      const res = await colony.fetch("/v1/search", json({ query: "HotFloodError: nothing here", error_type: `HotFlood${i}` }, from));
+      expect(res.status).toBe(200);
+    }
+    const rows = await colony.query("SELECT count(*) AS n FROM search_hourly WHERE label LIKE 'HotFlood%'");
+    expect(Number(rows[0].n)).toBe(HOT_LABELS_PER_CLIENT_PER_HOUR);
+    const activity = ((await (await colony.fetch("/v1/activity?limit=20")).json()) as any).events as { text: string }[];
+    expect(activity.filter((e) => e.text.includes("HotFlood"))).toEqual([]);
+    // Another address still names its error type.
+    await colony.fetch(
+      "/v1/search",
+      json({ query: "HotFloodError: nothing here", error_type: "HotFloodOther" }, { "X-Forwarded-For": "198.51.100.78" }),
+    );
+    expect((await colony.query("SELECT label FROM search_hourly WHERE label = 'HotFloodOther'")).length).toBe(1);
   });
 });
 

@@ -94,7 +94,15 @@ export class ColonyService {
       fingerprintChanges: seams.fingerprints,
       vectorChanges: seams.vectors,
     });
-    this.search = new SearchService({ store, vectors, embedder, trails: this.trails, now: this.now, metrics: this.metrics });
+    this.search = new SearchService({
+      store,
+      vectors,
+      embedder,
+      trails: this.trails,
+      now: this.now,
+      metrics: this.metrics,
+      takeHotLabel: (address) => deps.quotas.takeHotLabel(address),
+    });
     this.drafts = new DraftService({
       store,
       trails: this.trails,

@@ -42,6 +42,8 @@ export interface SearchDeps {
   trails: TrailService;
   now: () => number;
   metrics?: Metrics;
+  /** Whether a search of this address may still count under its error_type this hour (Quotas.takeHotLabel); always, when omitted. */
+  takeHotLabel?: (address: string) => Promise<boolean>;
 }
 
 /** Why a result is where it is: the inputs and terms of the fusion (src/core/ranking.ts). */
@@ -276,7 +278,7 @@ export class SearchService {
   }
 
   /** The search event and the hot-label counter. Never the query text. */
-  private recordSearch(
+  private async recordSearch(
     store: Store,
     caller: Caller,
     req: SearchRequest,
@@ -284,8 +286,11 @@ export class SearchService {
     topCategory: string | null,
   ): Promise<void> {
     const top = results[0];
-    // error_type is caller text: redacted like any content, and public only as one error-type token.
-    const label = hotLabelOf(req.error_type ? redactText(req.error_type).text : undefined) ?? topCategory;
+    // error_type is caller text: redacted like any content, and public only as one error-type token,
+    // and only for an address's first HOT_LABELS_PER_CLIENT_PER_HOUR such searches of the hour.
+    const token = hotLabelOf(req.error_type ? redactText(req.error_type).text : undefined);
+    const counted = token !== null && (await (this.deps.takeHotLabel?.(caller.address) ?? true));
+    const label = (counted ? token : null) ?? topCategory;
     const at = this.deps.now();
     // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {
