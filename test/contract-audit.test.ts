@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
-import { HOT_LABELS_PER_CLIENT_PER_HOUR } from "../src/service/quotas";
+import { AGENTS_SEEN_PER_CLIENT_PER_HOUR, HOT_LABELS_PER_CLIENT_PER_HOUR } from "../src/service/quotas";
 import { startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
@@ -306,6 +306,24 @@ describe("one address's share of the hot labels", () => {
       json({ query: "HotFloodError: nothing here", error_type: "HotFloodOther" }, { "X-Forwarded-For": "198.51.100.78" }),
     );
     expect((await colony.query("SELECT label FROM search_hourly WHERE label = 'HotFloodOther'")).length).toBe(1);
+  });
+});
+
+describe("one address's share of agents_24h", () => {
+  test("searches under invented agent ids add at most the hourly bound of agents from one address", async () => {
+    // Agent ids are free to invent: every search under a new X-Colony-Agent added a row that each
+    // /v1/stats call counts (a million from one address in a day: 41-65 ms per call, from 8 ms).
+    const n = AGENTS_SEEN_PER_CLIENT_PER_HOUR + 30;
+    for (let i = 0; i < n; i++) {
+      const headers = { "X-Forwarded-For": "198.51.100.88", "X-Colony-Agent": `agent-invented-${String(i).padStart(4, "0")}` };
+      expect((await colony.fetch("/v1/search", json({ query: "AgentFloodError: nothing" }, headers))).status).toBe(200);
+    }
+    const rows = await colony.query("SELECT count(*) AS n FROM agent_activity WHERE agent LIKE 'agent-invented-%'");
+    expect(Number(rows[0].n)).toBe(AGENTS_SEEN_PER_CLIENT_PER_HOUR);
+    // Another address's agent is still seen.
+    const other = { "X-Forwarded-For": "198.51.100.89", "X-Colony-Agent": "agent-invented-other" };
+    await colony.fetch("/v1/search", json({ query: "AgentFloodError: nothing" }, other));
+    expect((await colony.query("SELECT agent FROM agent_activity WHERE agent = 'agent-invented-other'")).length).toBe(1);
   });
 });
 

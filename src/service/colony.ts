@@ -102,6 +102,7 @@ export class ColonyService {
       now: this.now,
       metrics: this.metrics,
       takeHotLabel: (address) => deps.quotas.takeHotLabel(address),
+      takeAgentSeen: (address) => deps.quotas.takeAgentSeen(address),
     });
     this.drafts = new DraftService({
       store,

@@ -65,11 +65,21 @@ export type QuotaLimits = Record<QuotaName, number>;
  */
 export const HOT_LABELS_PER_CLIENT_PER_HOUR = 100;
 
+/**
+ * How many searches under a declared agent id one address makes count that agent as seen
+ * (`agents_24h`) an hour. Agent ids are free to invent: one address at the general quota added
+ * 864,000 agents a day, each a row every /v1/stats call counts. An agent seen earlier in the hour
+ * stays counted.
+ */
+export const AGENTS_SEEN_PER_CLIENT_PER_HOUR = 100;
+
 /** The quota windows of a colony, over the counters compose.ts chose. */
 export class Quotas {
   private readonly windows: Record<QuotaName, QuotaWindow>;
   /** Not a refusal: searches past it are served, their error_type is not counted (HOT_LABELS_PER_CLIENT_PER_HOUR). */
   private readonly hotLabels: QuotaWindow;
+  /** Not a refusal either: searches past it do not mark their declared agent as seen (AGENTS_SEEN_PER_CLIENT_PER_HOUR). */
+  private readonly agentsSeen: QuotaWindow;
 
   constructor(
     limits: QuotaLimits,
@@ -80,6 +90,12 @@ export class Quotas {
     const make = (name: QuotaName) => counters.window(name, limits[name], QUOTAS[name].windowMs);
     this.windows = { general: make("general"), publish: make("publish"), draft: make("draft") };
     this.hotLabels = counters.window("hot_label", HOT_LABELS_PER_CLIENT_PER_HOUR, 3600_000);
+    this.agentsSeen = counters.window("agent_seen", AGENTS_SEEN_PER_CLIENT_PER_HOUR, 3600_000);
+  }
+
+  /** Counts one search of the address under a declared agent id; false once its hourly share is used. */
+  async takeAgentSeen(address: string): Promise<boolean> {
+    return (await this.agentsSeen.take(address)).allowed;
   }
 
   /** Counts one labelled search of the address; false once its hourly share of hot labels is used. */

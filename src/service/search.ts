@@ -44,6 +44,8 @@ export interface SearchDeps {
   metrics?: Metrics;
   /** Whether a search of this address may still count under its error_type this hour (Quotas.takeHotLabel); always, when omitted. */
   takeHotLabel?: (address: string) => Promise<boolean>;
+  /** Whether a search under a declared agent id of this address still marks it seen (Quotas.takeAgentSeen); always, when omitted. */
+  takeAgentSeen?: (address: string) => Promise<boolean>;
 }
 
 /** Why a result is where it is: the inputs and terms of the fusion (src/core/ranking.ts). */
@@ -291,6 +293,8 @@ export class SearchService {
     const token = hotLabelOf(req.error_type ? redactText(req.error_type).text : undefined);
     const counted = token !== null && (await (this.deps.takeHotLabel?.(caller.address) ?? true));
     const label = (counted ? token : null) ?? topCategory;
+    // An address's pseudonym is one agent; declared ids are free to invent, so only a share is seen.
+    const seen = !caller.agentDeclared || (await (this.deps.takeAgentSeen?.(caller.address) ?? true));
     const at = this.deps.now();
     // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {
@@ -306,7 +310,7 @@ export class SearchService {
         }),
         label ? tx.searches.add(label, at) : undefined,
         tx.stats.bump("searches", at),
-        tx.stats.touchAgent(caller.agent, at),
+        seen ? tx.stats.touchAgent(caller.agent, at) : undefined,
       ]);
     });
   }
