@@ -159,9 +159,10 @@ describe("operator console", () => {
   test(
     "invisible characters in agent text are shown as ⟨U+…⟩ marks, as on the approval page",
     async () => {
-      // A report's notes can hold what the content screening would refuse in a trail: a
-      // right-to-left override and a soft hyphen make the text read other than it is.
-      const notes = "ran pip\u00ad install fix==1.0 then ./build/\u202etxt.exe";
+      // A report's notes can hold invisible characters screening lets through (notes are screened
+      // as trails are since session 11, so a right-to-left override is refused): a soft hyphen
+      // and an Arabic letter mark still make the text read other than it is.
+      const notes = "ran pip\u00ad install fix==1.0 then ./build/\u061ctxt.exe";
       const report = { protocol_version: "1.0", outcome: "worked", notes };
       expect((await colony.fetch(`/v1/trails/${ids[1]}/outcomes`, json(report, agent("reporter-agent-3")))).status).toBe(202);
       await page.getByRole("button", { name: "Search" }).click();
@@ -172,8 +173,8 @@ describe("operator console", () => {
       const record = page.locator("#trail-record");
       expect(await record.locator("h3").textContent()).toBe(`Trail ${ids[1]}`);
       const marks = await record.locator(".invisible").allTextContents();
-      expect(marks).toEqual(["⟨U+00AD⟩", "⟨U+202E⟩"]);
-      expect(await record.textContent()).not.toMatch(/[\u00ad\u202e]/);
+      expect(marks).toEqual(["⟨U+00AD⟩", "⟨U+061C⟩"]);
+      expect(await record.textContent()).not.toMatch(/[\u00ad\u061c]/);
     },
     BROWSER_TEST_MS,
   );
