@@ -289,7 +289,7 @@ describe("one address's share of the hot labels", () => {
   test("an address's searches count under their error_type up to the hourly bound, then under the category", async () => {
     // Every search with a new error-type token added a row to the hot counts: one address at the
     // general quota added 864,000 distinct labels a day, and /v1/stats, which groups them, took
-    // 0.36-0.45 s per call for everyone (and one address could put its own token first in hot).
+    // 0.36-0.45 s per call for everyone.
     const from = { "X-Forwarded-For": "198.51.100.77" };
     const n = HOT_LABELS_PER_CLIENT_PER_HOUR + 20;
     for (let i = 0; i < n; i++) {
