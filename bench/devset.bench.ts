@@ -32,7 +32,7 @@ import {
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
-import { collisionsAmong, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
+import { collisionsAmong, corpusIdentity, corpusLine, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { f1, f3, Figures, flag, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
@@ -118,6 +118,9 @@ log(
 // fingerprint): pairs whose error class differs, or whose message template differs, that share a
 // fingerprint.
 const harvested = harvestErrorStrings(REPO_DIR);
+const corpus = corpusIdentity(REPO_DIR);
+log(corpusLine(corpus));
+figures.set("corpus", corpus);
 const harvestRand = rng(7);
 const harvestLines = harvested.map((e) => ({
   cls: e.cls.toLowerCase(),
