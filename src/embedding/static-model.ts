@@ -173,8 +173,15 @@ export function isStaticModelDir(dir: string): boolean {
   }
 }
 
-/** Texts per ONNX run: bounds the padded [batch, seq, dim] intermediate. */
-const RUN_BATCH = 64;
+/**
+ * Texts per ONNX run: one. ONNX Runtime sums a batch of several texts, padded to the longest, in
+ * another order than one text alone, so a text's vector would differ in its last bits with the
+ * texts it was batched with (the enrichment worker's batches depend on timing), and a near tie in
+ * search could go either way between two runs. One at a time, a trail's vector is the one a query
+ * of the same text gets, and enrichment is no slower, since nothing is padded (2,000 distractor
+ * texts: 0.44–0.50 s one by one, 0.51–0.55 s in runs of 32; bench/RESULTS.md, Session 11).
+ */
+const RUN_BATCH = 1;
 
 class StaticEmbedder implements Embedder {
   constructor(
