@@ -13,7 +13,7 @@
 // of the holdout split are dropped before anything is computed): for experiments that must not see
 // holdout figures, e.g. comparing embedding models (COLONY_MODEL_DIR).
 // `--dump FILE` writes every query's outcome as JSON lines (its case, kind, the rank of the trail it
-// should find, and its first three results, named by case id or distractor number, with their
+// should find, and its first three results, named by case id or x and distractor number, with their
 // cosine and confidence; FILE.sqlite and FILE.postgres with `--backend both`): two runs' dumps
 // diffed show which queries moved.
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE]
@@ -171,9 +171,9 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     const caller = DEVSET_CALLER;
     const { published, expected, seeding } = await publishDevset(colony, fullDevset.cases, distractors);
     log(`loaded ${fullDevset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
-    // Names that are the same in every run (trail ids are random): the case, or the distractor's number.
+    // Names that are the same in every run (trail ids are random): the case id, or x and the distractor's number.
     const label = new Map<string, string>([
-      ...seeding.ids.map((id, i): [string, string] => [id, `d${i}`]),
+      ...seeding.ids.map((id, i): [string, string] => [id, `x${i}`]),
       ...published.map((p): [string, string] => [p.id, p.c.id]),
     ]);
     const dumped: string[] = [];
