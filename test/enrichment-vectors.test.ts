@@ -10,7 +10,9 @@ import { sampleTrail } from "./support/trails";
 const caller: Caller = { address: "127.0.0.1", client: "anon-loopback", agent: "vector-author", agentDeclared: true };
 const trail = sampleTrail({ error: "ModuleNotFoundError: No module named 'yaml'" });
 // A longer text, so the batch holding both is padded to its length.
-const longer = sampleTrail({ error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported." });
+const longer = sampleTrail({
+  error: "Error [ERR_REQUIRE_ESM]: require() of ES Module /app/node_modules/node-fetch/src/index.js not supported.",
+});
 longer.problem.error_type = "Error";
 longer.problem.description = "A CommonJS script loads node-fetch with require after an upgrade. ".repeat(8);
 longer.solution.summary = "Pin node-fetch 2, or load version 3 with a dynamic import from the CommonJS script.";
