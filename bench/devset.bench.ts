@@ -12,7 +12,12 @@
 // `--split tune` reads, measures and prints the tune split only (the cases, variants and negatives
 // of the holdout split are dropped before anything is computed): for experiments that must not see
 // holdout figures, e.g. comparing embedding models (COLONY_MODEL_DIR).
-// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout]
+// `--dump FILE` writes every query's outcome as JSON lines (its case, kind, the rank of the trail it
+// should find, and its first three results, named by case id or x and distractor number, with their
+// cosine and confidence; FILE.sqlite and FILE.postgres with `--backend both`): two runs' dumps
+// diffed show which queries moved.
+// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE]
+import { writeFileSync } from "node:fs";
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { fingerprint } from "../src/core/fingerprint";
 import {
@@ -27,8 +32,8 @@ import {
 import { type Backend, backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
-import { collisionsAmong, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
-import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
+import { collisionsAmong, corpusIdentity, corpusLine, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
+import { f1, f3, Figures, flag, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
 const backends = chosenBackends();
@@ -38,6 +43,7 @@ if (splitArg !== undefined && !(SPLITS as readonly string[]).includes(splitArg))
 }
 /** The splits measured: both, or the one `--split` names. */
 const splits: readonly Split[] = splitArg ? [splitArg as Split] : SPLITS;
+const dumpFile = flag("--dump");
 const figures = new Figures(
   (backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`) + (splitArg ? `-${splitArg}` : ""),
 );
@@ -112,6 +118,9 @@ log(
 // fingerprint): pairs whose error class differs, or whose message template differs, that share a
 // fingerprint.
 const harvested = harvestErrorStrings(REPO_DIR);
+const corpus = corpusIdentity(REPO_DIR);
+log(corpusLine(corpus));
+figures.set("corpus", corpus);
 const harvestRand = rng(7);
 const harvestLines = harvested.map((e) => ({
   cls: e.cls.toLowerCase(),
@@ -162,6 +171,12 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     const caller = DEVSET_CALLER;
     const { published, expected, seeding } = await publishDevset(colony, fullDevset.cases, distractors);
     log(`loaded ${fullDevset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
+    // Names that are the same in every run (trail ids are random): the case id, or x and the distractor's number.
+    const label = new Map<string, string>([
+      ...seeding.ids.map((id, i): [string, string] => [id, `x${i}`]),
+      ...published.map((p): [string, string] => [p.id, p.c.id]),
+    ]);
+    const dumped: string[] = [];
 
     interface Row {
       split: Split;
@@ -175,7 +190,7 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     }
     const rows: Row[] = [];
     const ms: number[] = [];
-    const run = async (query: string, split: Split, kind: Row["kind"], want: string | null) => {
+    const run = async (query: string, split: Split, kind: Row["kind"], want: string | null, name: string) => {
       const s0 = performance.now();
       const env = await service.search.search({ query, limit: 5 }, caller);
       ms.push(performance.now() - s0);
@@ -191,11 +206,22 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         confidence: top?.match.confidence ?? null,
         correct: idx === 0,
       });
+      if (dumpFile) {
+        const top3 = env.results
+          .slice(0, 3)
+          .map((r) => [label.get(r.trail_id) ?? r.trail_id, r.match.via, r.match.score, r.match.confidence]);
+        dumped.push(JSON.stringify({ query: name, kind, rank: idx >= 0 ? idx + 1 : null, top3 }));
+      }
     };
     for (const p of published.filter((p) => splits.includes(p.c.split))) {
-      for (const q of p.c.queries) await run(q.text, p.c.split, q.kind, expected.get(p.c.id)!);
+      for (const [i, q] of p.c.queries.entries()) await run(q.text, p.c.split, q.kind, expected.get(p.c.id)!, `${p.c.id}#${i}`);
     }
-    for (const n of devset.negatives) await run(n.text, n.split as Split, "negative", null);
+    for (const n of devset.negatives) await run(n.text, n.split as Split, "negative", null, n.id);
+    if (dumpFile) {
+      const file = backends.length > 1 ? `${dumpFile}.${backend}` : dumpFile;
+      writeFileSync(file, `${dumped.join("\n")}\n`);
+      log(`per-query results written to ${file}`);
+    }
     log(
       `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${fullDevset.cases.length + distractors.length} trails)`,
     );

@@ -10,7 +10,7 @@ import { evalTrails } from "../test/support/eval-trails";
 import { loadSharedEval } from "../test/support/paths";
 import { backendEnv, chosenBackends, stopBackends } from "./lib/backend";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
-import { distractorTrails } from "./lib/corpus";
+import { corpusIdentity, corpusLine, distractorTrails } from "./lib/corpus";
 import { f1, f3, Figures, log, percentile, QUICK, REPO_DIR, verdict } from "./lib/report";
 
 const DISTRACTORS = QUICK ? 2000 : 12_000;
@@ -49,6 +49,9 @@ const { negatives } = loadSharedEval();
 const t0 = performance.now();
 const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 5);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);
+const distractorCorpus = corpusIdentity(REPO_DIR);
+log(corpusLine(distractorCorpus));
+figures.set("distractor_corpus", distractorCorpus);
 
 const dir = benchDir();
 const colony = await inProcessColony(dir, await backendEnv(backend));

@@ -43,27 +43,31 @@ const seeder = (i: number): Caller => ({
 
 /**
  * Publishes trails through the service (validation, redaction, fingerprint, one transaction each)
- * in chunks, draining the enrichment worker after each chunk. Returns the seconds taken.
+ * in chunks, draining the enrichment worker after each chunk. Returns the seconds taken and each
+ * trail's id, in input order.
  */
 export async function seedTrails(
   colony: RunningColony,
   trails: Trail[],
   opts: { chunk?: number; onProgress?: (done: number) => void } = {},
-): Promise<{ publishS: number; drainS: number; totalS: number }> {
+): Promise<{ publishS: number; drainS: number; totalS: number; ids: string[] }> {
   const chunk = opts.chunk ?? 5000;
+  const ids: string[] = [];
   let publishMs = 0;
   let drainMs = 0;
   const t0 = performance.now();
   for (let i = 0; i < trails.length; i += chunk) {
     const p0 = performance.now();
-    for (let j = i; j < Math.min(trails.length, i + chunk); j++) await colony.service.trails.publish(trails[j], seeder(j));
+    for (let j = i; j < Math.min(trails.length, i + chunk); j++) {
+      ids.push((await colony.service.trails.publish(trails[j], seeder(j))).body.trail_id);
+    }
     const p1 = performance.now();
     await colony.service.worker!.drain(3600_000);
     drainMs += performance.now() - p1;
     publishMs += p1 - p0;
     opts.onProgress?.(Math.min(trails.length, i + chunk));
   }
-  return { publishS: publishMs / 1000, drainS: drainMs / 1000, totalS: (performance.now() - t0) / 1000 };
+  return { publishS: publishMs / 1000, drainS: drainMs / 1000, totalS: (performance.now() - t0) / 1000, ids };
 }
 
 export interface ColonyProcess {

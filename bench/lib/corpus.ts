@@ -3,7 +3,14 @@
 // a solution written from its surrounding code (the guarding condition, the enclosing function
 // and its docstring). Deterministic: files are read in sorted order, placeholders are filled
 // from a seeded PRNG. The harvest is cached in bench/out/error-strings.json.
+// The harvest is the machine's at the time of a checkout's first run: packages installed later
+// (an apt-get install at 03:43Z on 2026-11-27 added 3,045 strings) are in the corpora of
+// checkouts that ran later, and a different corpus gives other distractors and other figures
+// (bench/RESULTS.md, Session 11). `corpusIdentity` names the corpus a run measured on;
+// BENCH_ERROR_STRINGS=FILE reads a given harvest instead of this checkout's cache, so that
+// checkouts can measure on one corpus.
 import { existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { basename, dirname, join, relative } from "node:path";
 import { fingerprint } from "../../src/core/fingerprint";
 import type { Trail } from "../../src/core/trail";
@@ -181,12 +188,21 @@ function scanNode(file: string, out: ErrorString[]): void {
   }
 }
 
-/** Every distinct error string on this machine (deduplicated on the rendered error line). */
+/** The harvest file runs read: BENCH_ERROR_STRINGS when set, else this checkout's cache. */
+export const corpusFile = (): string => process.env.BENCH_ERROR_STRINGS || CACHE;
+
+/**
+ * Every distinct error string on this machine (deduplicated on the rendered error line): the
+ * harvest file's, when there is one of this version (BENCH_ERROR_STRINGS must be one).
+ */
 export function harvestErrorStrings(repoDir: string): ErrorString[] {
-  if (existsSync(CACHE)) {
-    const cached = JSON.parse(readFileSync(CACHE, "utf8"));
+  const file = corpusFile();
+  if (existsSync(file)) {
+    const cached = JSON.parse(readFileSync(file, "utf8"));
     if (cached.version === CACHE_VERSION) return cached.strings;
   }
+  if (file !== CACHE)
+    throw new Error(`BENCH_ERROR_STRINGS=${file} is not a harvest of version ${CACHE_VERSION} (bench/out/error-strings.json is one)`);
   const found: ErrorString[] = [];
   for (const root of pythonRoots()) for (const f of files(root, "**/*.py")) scanPython(root, f, found);
   for (const root of nodeRoots(repoDir)) {
@@ -200,9 +216,38 @@ export function harvestErrorStrings(repoDir: string): ErrorString[] {
     return true;
   });
   mkdirSync(OUT_DIR, { recursive: true });
-  writeFileSync(CACHE, JSON.stringify({ version: CACHE_VERSION, strings }));
+  writeFileSync(CACHE, JSON.stringify({ version: CACHE_VERSION, harvested_at: new Date().toISOString(), strings }));
   return strings;
 }
+
+/**
+ * The corpus a run measures on: how many strings, a content hash (the first 12 hex digits of the
+ * sha256 of the strings as JSON), the file, when it was harvested (null for caches written before
+ * the date was kept) and when the file was written. Runs on different ids are not comparable.
+ */
+export function corpusIdentity(repoDir: string): {
+  strings: number;
+  id: string;
+  file: string;
+  harvested_at: string | null;
+  written_at: string;
+} {
+  const strings = harvestErrorStrings(repoDir);
+  const file = corpusFile();
+  const { harvested_at } = JSON.parse(readFileSync(file, "utf8")) as { harvested_at?: string };
+  return {
+    strings: strings.length,
+    id: createHash("sha256").update(JSON.stringify(strings)).digest("hex").slice(0, 12),
+    file: relative(repoDir, file).startsWith("..") ? file : relative(repoDir, file),
+    harvested_at: harvested_at ?? null,
+    written_at: statSync(file).mtime.toISOString(),
+  };
+}
+
+/** The line benches print about their corpus. */
+export const corpusLine = (c: ReturnType<typeof corpusIdentity>) =>
+  `distractor corpus: ${c.strings} real error strings, id ${c.id} (${c.file}, ${c.harvested_at ? `harvested ${c.harvested_at}` : `written ${c.written_at}`}); ` +
+  "figures compare only between runs on the same id";
 
 // Values placeholders are filled with: the kind of thing error messages interpolate.
 const IDENTS = [

@@ -173,8 +173,15 @@ export function isStaticModelDir(dir: string): boolean {
   }
 }
 
-/** Texts per ONNX run: bounds the padded [batch, seq, dim] intermediate. */
-const RUN_BATCH = 64;
+/**
+ * One text per ONNX run. ONNX Runtime sums a batch of several texts, padded to the longest, in
+ * another order than one text alone, so a text's vector would differ in its last bits with the
+ * texts it was batched with (the enrichment worker's batches depend on timing), and a near tie in
+ * search could go either way between two runs. One at a time, a trail's vector is the one a query
+ * of the same text gets. The runs of a call are sent together, at most IN_FLIGHT at once, so
+ * enrichment is no slower than with batches (bench/RESULTS.md, Session 11).
+ */
+const IN_FLIGHT = 64;
 
 class StaticEmbedder implements Embedder {
   constructor(
@@ -187,30 +194,31 @@ class StaticEmbedder implements Embedder {
     const session = this.session;
     if (!session) throw new Error("static embedder is closed");
     const out: Float32Array[] = [];
-    for (let s = 0; s < texts.length; s += RUN_BATCH) {
-      const chunk = texts.slice(s, s + RUN_BATCH);
-      const { ids, weights, seqLen } = this.tokenizer.encodeBatch(chunk);
-      const dims = [chunk.length, seqLen];
-      const feeds: Record<string, Tensor> = {
-        input_ids: new ort.Tensor("int64", ids, dims),
-        weights: new ort.Tensor("float32", weights, dims),
-      };
-      const result = await session.run(feeds);
-      try {
-        const emb = result.embedding as Tensor;
-        const data = emb.data as Float32Array;
-        const dim = this.info.dim;
-        // A manifest whose dim is not the graph's would cut each vector at the wrong place: every
-        // text would get pieces of its neighbours' vectors, and nothing would look wrong.
-        if (data.length !== chunk.length * dim) {
-          throw new Error(`the model gives ${data.length / chunk.length} numbers per text, but manifest.json says dim ${dim}`);
-        }
-        for (let b = 0; b < chunk.length; b++) out.push(data.slice(b * dim, (b + 1) * dim));
-      } finally {
-        for (const t of Object.values(result)) (t as Tensor).dispose?.();
-      }
+    for (let s = 0; s < texts.length; s += IN_FLIGHT) {
+      out.push(...(await Promise.all(texts.slice(s, s + IN_FLIGHT).map((text) => this.embedOne(session, text)))));
     }
     return out;
+  }
+
+  private async embedOne(session: InferenceSession, text: string): Promise<Float32Array> {
+    const { ids, weights, seqLen } = this.tokenizer.encodeBatch([text]);
+    const dims = [1, seqLen];
+    const feeds: Record<string, Tensor> = {
+      input_ids: new ort.Tensor("int64", ids, dims),
+      weights: new ort.Tensor("float32", weights, dims),
+    };
+    const result = await session.run(feeds);
+    try {
+      const data = (result.embedding as Tensor).data as Float32Array;
+      // A manifest whose dim is not the graph's would give vectors of the wrong length, or cut
+      // them at the wrong place in a batch.
+      if (data.length !== this.info.dim) {
+        throw new Error(`the model gives ${data.length} numbers per text, but manifest.json says dim ${this.info.dim}`);
+      }
+      return data.slice();
+    } finally {
+      for (const t of Object.values(result)) (t as Tensor).dispose?.();
+    }
   }
 
   async close(): Promise<void> {
