@@ -10,6 +10,7 @@
 // changes with --list-final), the collisions it adds, and its CPU cost.
 // Run: node_modules/.bin/bun bench/fingerprint-line-choice.ts [--weights]
 import {
+  type BlockLine,
   candidateLines,
   chooseErrorForm,
   type LineChoiceModel,
@@ -19,7 +20,7 @@ import {
   logistic,
   pickLine,
 } from "./lib/error-line-choice";
-import { normalizeErrorTextAt } from "../src/core/error-normalizer";
+import { causeUnderBanner, keepSubject, normalizeErrorTextAt, qualify } from "../src/core/error-normalizer";
 import { redactedErrorText } from "../src/core/fingerprint";
 import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { loadRealVariantSets } from "../test/support/real-variants";
@@ -29,6 +30,13 @@ import { REPO_DIR, rng } from "./lib/report";
 /** The rules the model sits on: version 8 (the block's form and each line's form). */
 const BASE = 8 as const;
 const base = (text: string) => normalizeErrorTextAt(text, BASE);
+/**
+ * A line's form: the line normalized alone, then what version 8 reads from the whole report (the
+ * value a message is about, which check failed), so that choosing a line keeps them.
+ */
+const lineFormIn = (text: string) => (line: string) => keepSubject(text, qualify(text, base(line)));
+/** A report in which version 8 found a cause under a banner keeps that form: the rules chose. */
+const rulesChose = (text: string) => causeUnderBanner(text) !== undefined || /^[ \t]*=[ \t]*note:/m.test(text);
 
 interface Example {
   /** Where it comes from ("first", "second", "tune") and its group or case, the CV unit. */
@@ -37,7 +45,7 @@ interface Example {
   text: string;
   target: string;
   blockForm: string;
-  lines: string[];
+  lines: BlockLine[];
   lineForms: string[];
   lineFeats: number[][];
 }
@@ -45,8 +53,9 @@ interface Example {
 function example(source: Example["source"], group: string, raw: string, target: string): Example {
   const text = redactedErrorText(raw);
   const blockForm = base(text);
-  const multi = text.includes("\n");
+  const multi = text.includes("\n") && !rulesChose(text);
   const lines = multi ? candidateLines(text) : [];
+  const formOfLine = lineFormIn(text);
   return {
     source,
     group,
@@ -54,8 +63,8 @@ function example(source: Example["source"], group: string, raw: string, target: 
     target,
     blockForm,
     lines,
-    lineForms: lines.map((l) => (l === "" ? "" : base(l))),
-    lineFeats: lines.map((l, i) => lineFeatures(l, i, lines.length)),
+    lineForms: lines.map((l) => (l.text === "" ? "" : formOfLine(l.raw))),
+    lineFeats: lines.map((_, i) => lineFeatures(lines, i)),
   };
 }
 
@@ -88,7 +97,16 @@ for (const source of ["first", "second", "tune"] as const) {
   const byWindow = missed.filter((e) => {
     if (e.lineForms.includes(e.target)) return false;
     for (let w = 2; w <= 4; w++)
-      for (let i = 0; i + w <= e.lines.length; i++) if (base(e.lines.slice(i, i + w).join("\n")) === e.target) return true;
+      for (let i = 0; i + w <= e.lines.length; i++)
+        if (
+          base(
+            e.lines
+              .slice(i, i + w)
+              .map((l) => l.raw)
+              .join("\n"),
+          ) === e.target
+        )
+          return true;
     return false;
   });
   console.log(
@@ -124,15 +142,14 @@ function train(rows: number[][], labels: boolean[], l2 = L2, iterations = 1500, 
 }
 
 const PICK_THRESHOLD = Number(process.env.PICK_THRESHOLD ?? 0.3);
-const KEEP_THRESHOLD = Number(process.env.KEEP_THRESHOLD ?? 0.5);
+const KEEP_THRESHOLD = Number(process.env.KEEP_THRESHOLD ?? 0.6);
 
 function fit(trainSet: Example[]): LineChoiceModel {
   const rows: number[][] = [];
   const labels: boolean[] = [];
   for (const e of trainSet) {
-    if (/^[ \t]*=[ \t]*note:/m.test(e.text)) continue;
     e.lineFeats.forEach((f, i) => {
-      if (e.lines[i] === "") return;
+      if (e.lines[i]!.text === "") return;
       rows.push(f);
       labels.push(e.lineForms[i] === e.target);
     });
@@ -141,14 +158,13 @@ function fit(trainSet: Example[]): LineChoiceModel {
   const keepRows: number[][] = [];
   const keepLabels: boolean[] = [];
   for (const e of trainSet) {
-    if (/^[ \t]*=[ \t]*note:/m.test(e.text)) continue;
     // Every line that reads as the error, not only the top one, so the keep model sees enough cases.
     e.lines.forEach((l, i) => {
       const form = e.lineForms[i]!;
-      if (l === "" || form === "" || form === e.blockForm) return;
+      if (l.text === "" || form === "" || form === e.blockForm) return;
       const score = logistic(pick, e.lineFeats[i]!);
       if (score < PICK_THRESHOLD) return;
-      keepRows.push(keepFeatures(score, l, e.lines[i + 1] ?? "", form, e.blockForm));
+      keepRows.push(keepFeatures(score, e.lines, i, form, e.blockForm));
       keepLabels.push(form === e.target && e.blockForm !== e.target);
     });
   }
@@ -156,12 +172,12 @@ function fit(trainSet: Example[]): LineChoiceModel {
 }
 
 function chosenForm(e: Example, model: LineChoiceModel): string {
-  if (e.lines.length < 2 || /^[ \t]*=[ \t]*note:/m.test(e.text)) return e.blockForm;
+  if (e.lines.length < 2) return e.blockForm;
   const picked = pickLine(e.lines, model.pick);
   if (!picked || picked.score < model.pick.threshold) return e.blockForm;
   const form = e.lineForms[picked.index]!;
   if (form === "" || form === e.blockForm) return e.blockForm;
-  const keep = keepFeatures(picked.score, e.lines[picked.index]!, e.lines[picked.index + 1] ?? "", form, e.blockForm);
+  const keep = keepFeatures(picked.score, e.lines, picked.index, form, e.blockForm);
   return logistic(model.keep, keep) >= model.keep.threshold ? form : e.blockForm;
 }
 
@@ -205,10 +221,12 @@ function report(label: string, formOf: (e: Example) => string) {
     if (formOf(e) === caseForm.get(e.group)) hits++;
   }
   const changed = examples.filter((e) => formOf(e) !== e.blockForm);
+  const away = changed.filter((e) => e.blockForm === e.target);
+  const bySource = (["first", "second", "tune"] as const).map((s) => `${s} ${away.filter((e) => e.source === s).length}`).join(", ");
   const broke = changed.filter((e) => e.blockForm === e.target).length;
   const fixed = changed.filter((e) => formOf(e) === e.target).length;
   console.log(
-    `${label}: ${parts.join(", ")}, tune same ${hits}/${same} = ${(hits / same).toFixed(3)}; forms changed ${changed.length} (to the target ${fixed}, away from it ${broke})`,
+    `${label}: ${parts.join(", ")}, tune same ${hits}/${same} = ${(hits / same).toFixed(3)}; forms changed ${changed.length} (to the target ${fixed}, away from it ${broke}: ${bySource})`,
   );
 }
 
@@ -217,10 +235,30 @@ const ceiling = (e: Example) => (e.blockForm !== e.target && e.lineForms.include
 report("ceiling (a perfect line choice)", ceiling);
 
 const cvForm = new Map<Example, string>();
+// Of the texts a perfect choice would fix, how many the pick model's top line (cross-validated) is
+// one that gives the target, and how many the keep model then accepts.
+let fixable = 0;
+let pickedRight = 0;
 for (let fold = 0; fold < 5; fold++) {
   const model = fit(examples.filter((e) => foldOf(e.group) !== fold));
-  for (const e of examples.filter((x) => foldOf(x.group) === fold)) cvForm.set(e, chosenForm(e, model));
+  for (const e of examples.filter((x) => foldOf(x.group) === fold)) {
+    cvForm.set(e, chosenForm(e, model));
+    if (e.blockForm === e.target || !e.lineForms.includes(e.target)) continue;
+    fixable++;
+    const picked = pickLine(e.lines, model.pick);
+    if (picked && e.lineForms[picked.index] === e.target) pickedRight++;
+    if (process.argv.includes("--fixable")) {
+      const right = e.lineForms.indexOf(e.target);
+      console.log(
+        `fixable ${e.group}: picked line ${picked?.index} (${picked?.score.toFixed(2)}), the target's line ${right}; chosen ${cvForm.get(e) === e.target ? "right" : "wrong"}\n  block ${e.blockForm}\n  want  ${e.target}\n  raw   ${e.text.slice(0, 400).replace(/\n/g, "⏎")}`,
+      );
+    }
+  }
 }
+console.log(
+  `cross-validated pick: of ${fixable} texts a line would fix, the top-scored line gives the target for ${pickedRight}; ` +
+    `the choice fixes ${[...cvForm].filter(([e, f]) => f === e.target && e.blockForm !== e.target).length}`,
+);
 report(`cross-validated (5 folds by group; pick >= ${PICK_THRESHOLD}, keep >= ${KEEP_THRESHOLD})`, (e) => cvForm.get(e)!);
 if (process.argv.includes("--list")) {
   for (const e of examples) {
@@ -229,8 +267,18 @@ if (process.argv.includes("--list")) {
     console.log(
       `${f === e.target ? "FIXED" : e.blockForm === e.target ? "BROKE" : "OTHER"} ${e.group}\n  was ${e.blockForm}\n  now ${f}\n  want ${e.target}`,
     );
+    if (process.argv.includes("--raw")) console.log(`  raw ${e.text.slice(0, 600).replace(/\n/g, "⏎")}`);
   }
 }
+
+// Leave one source out: a model trained on the other two sources only, applied to the third (the
+// harder question: does a choice learned from one kind of reports carry over to another?).
+const lossForm = new Map<Example, string>();
+for (const held of ["first", "second", "tune"] as const) {
+  const model = fit(examples.filter((e) => e.source !== held));
+  for (const e of examples.filter((x) => x.source === held)) lossForm.set(e, chosenForm(e, model));
+}
+report("leave one source out (first, second, tune each scored by a model trained on the other two)", (e) => lossForm.get(e)!);
 
 const final = fit(examples);
 report("trained on all (in sample)", (e) => chosenForm(e, final));
@@ -249,7 +297,7 @@ if (process.argv.includes("--weights")) console.log(JSON.stringify(final));
 // apart pairs, the dev set's distractor pairs, tune cases of another class or code, the corpus.
 const withModel = (raw: string) => {
   const text = redactedErrorText(raw);
-  return chooseErrorForm(text, base(text), base, final);
+  return rulesChose(text) ? base(text) : chooseErrorForm(text, base(text), lineFormIn(text), final);
 };
 const plain = (raw: string) => base(redactedErrorText(raw));
 const apart = loadRealVariantSets().flatMap((s) => s.set.apart);
@@ -273,29 +321,37 @@ for (const [label, f] of [
   );
 }
 
-// ---- CPU per text (tune texts and both external sets, redaction included), interleaved rounds.
-const cpuTexts = examples.map((e) => e.text);
+// ---- CPU per text, redaction included, interleaved rounds: on this bench's texts (both external
+// sets and the tune split's error lines and variants: more than half are blocks) and on the tune
+// split's error lines and queries of every kind (bench/normalizer.bench.ts's mix without the holdout
+// split: about a third are blocks).
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-const cost = { plain: 0, model: 0 };
-for (let round = 0; round < 6; round++) {
-  for (const [key, f] of (round % 2 === 0
-    ? [
-        ["plain", plain],
-        ["model", withModel],
-      ]
-    : [
-        ["model", withModel],
-        ["plain", plain],
-      ]) as ["plain" | "model", (t: string) => string][]) {
-    const c0 = cpuMs();
-    for (const t of cpuTexts) f(t);
-    if (round > 0) cost[key] += cpuMs() - c0;
+function cpuPerText(texts: string[]): { plain: number; model: number } {
+  const total = { plain: 0, model: 0 };
+  for (let round = 0; round < 6; round++) {
+    const order: ["plain" | "model", (t: string) => string][] = [
+      ["plain", plain],
+      ["model", withModel],
+    ];
+    if (round % 2 === 1) order.reverse();
+    for (const [key, f] of order) {
+      const c0 = cpuMs();
+      for (const t of texts) f(t);
+      if (round > 0) total[key] += cpuMs() - c0; // round 0 warms up
+    }
   }
+  return { plain: (total.plain * 1000) / (5 * texts.length), model: (total.model * 1000) / (5 * texts.length) };
 }
-const per = (ms: number) => ((ms * 1000) / (5 * cpuTexts.length)).toFixed(1);
-console.log(
-  `CPU per text (${cpuTexts.length} texts, 5 rounds after a warm-up): version 8 ${per(cost.plain)} µs, with the model ${per(cost.model)} µs`,
-);
+for (const [label, texts] of [
+  ["this bench's texts", examples.map((e) => e.text)],
+  ["tune error lines and queries", tuneCases.flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)])],
+] as const) {
+  const blocks = texts.filter((t) => t.trim().includes("\n")).length;
+  const { plain: a, model: b } = cpuPerText([...texts]);
+  console.log(
+    `CPU per text, ${label} (${texts.length}, ${blocks} blocks; 5 rounds after a warm-up): version 8 ${a.toFixed(1)} µs, with the model ${b.toFixed(1)} µs (${b >= a ? "+" : ""}${(((b - a) / a) * 100).toFixed(0)}%)`,
+  );
+}

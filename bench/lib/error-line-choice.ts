@@ -14,6 +14,8 @@
 // Pure and deterministic, written so that it could move to src/core with frozen weights (a retrain
 // would then be a new normalizer version); it stays here because it was not adopted.
 
+import { stripLinePrefixes } from "../../src/core/error-normalizer-v2";
+
 /** A logistic model over a fixed feature vector: weights[0] is the bias. */
 export interface LogisticModel {
   weights: readonly number[];
@@ -65,37 +67,56 @@ function countMatches(re: RegExp, s: string, cap: number): number {
   return n;
 }
 
-/** The block's lines worth scoring: non-blank, each at most MAX_LINE_CHARS long, with their place. */
-export function candidateLines(text: string): string[] {
+/** A line of a block: as pasted, without a logger's or runner's prefix, and how far it is indented. */
+export interface BlockLine {
+  raw: string;
+  /** Without the prefix version 2 strips from every line (timestamps, levels, a pod's column, …), trimmed. */
+  text: string;
+  /** Blanks between that prefix and the text (a continuation line is indented under its message). */
+  indent: number;
+}
+
+/** The block's lines worth scoring: non-blank, at most MAX_LINE_CHARS long (else blank), in order. */
+export function candidateLines(text: string): BlockLine[] {
   let lines = text.split("\n").filter((l) => l.trim() !== "");
   if (lines.length > MAX_CANDIDATE_LINES) lines = [...lines.slice(0, MAX_CANDIDATE_LINES / 2), ...lines.slice(-MAX_CANDIDATE_LINES / 2)];
-  return lines.map((l) => (l.length > MAX_LINE_CHARS ? "" : l));
+  return lines.map((raw) => {
+    if (raw.length > MAX_LINE_CHARS) return { raw: "", text: "", indent: 0 };
+    const stripped = stripLinePrefixes(raw).trim();
+    const at = raw.lastIndexOf(stripped);
+    let indent = 0;
+    for (let i = at - 1; i >= 0 && (raw[i] === " " || raw[i] === "\t"); i--) indent += raw[i] === "\t" ? 4 : 1;
+    return { raw, text: stripped, indent };
+  });
 }
 
 /** Features of one line from its own text and its place in the block (the pick model's input). */
-export function lineFeatures(line: string, index: number, count: number): number[] {
+export function lineFeatures(lines: readonly BlockLine[], index: number): number[] {
+  const { raw, text: line, indent } = lines[index]!;
+  const count = lines.length;
   const letters = countMatches(/[A-Za-z]/g, line, 4000);
-  const words = line.trim().split(/\s+/).length;
+  const words = line === "" ? 0 : line.split(/\s+/).length;
   const fromEnd = count > 1 ? (count - 1 - index) / (count - 1) : 0;
   const errorWords = countMatches(ERROR_WORD, line, 3);
+  const previous = lines[index - 1];
   return [
     1,
     errorWords > 0 ? 1 : 0,
     errorWords / 3,
     EXCEPTION_CLASS.test(line) ? 1 : 0,
     ERROR_CODE.test(line) ? 1 : 0,
-    LEVEL_PREFIX.test(line) ? 1 : 0,
+    LEVEL_PREFIX.test(raw) ? 1 : 0,
     SEVERITY_WORD.test(line) ? 1 : 0,
-    QUIET_LEVEL.test(line) ? 1 : 0,
+    QUIET_LEVEL.test(raw) ? 1 : 0,
     FRAME.test(line) ? 1 : 0,
     GUTTER.test(line) ? 1 : 0,
     CAUSED_BY.test(line) ? 1 : 0,
     NOTE_HINT.test(line) ? 1 : 0,
     REPORTER.test(line) ? 1 : 0,
-    PROMPT.test(line) ? 1 : 0,
+    PROMPT.test(raw) ? 1 : 0,
     JSON_LIKE.test(line) ? 1 : 0,
     PATH.test(line) ? 1 : 0,
-    /^[ \t]/.test(line) ? 1 : 0,
+    previous !== undefined && indent > previous.indent ? 1 : 0,
     line.length > 0 ? letters / line.length : 0,
     clamp01(words / 30),
     words <= 2 ? 1 : 0,
@@ -103,6 +124,7 @@ export function lineFeatures(line: string, index: number, count: number): number
     index === count - 1 ? 1 : 0,
     index === 0 ? 1 : 0,
     clamp01(Math.log2(count) / 6),
+    /^[a-z]/.test(line) ? 1 : 0,
   ];
 }
 
@@ -110,18 +132,22 @@ const wordsOf = (form: string) => (form === "" ? 0 : form.split(" ").length);
 
 /**
  * Features of the picked line's normal form against the block's (the keep model's input): whether
- * the block's form holds it and what the rest says (an error of its own, a reporter's words), and
- * whether the line reads as complete or runs on into the next one (a message wrapped over lines).
+ * the block's form holds it and what the rest says (an error of its own, a reporter's words, words
+ * of the line itself that the line alone loses), and whether the line reads as complete or runs on
+ * into the next one (a message wrapped over lines, an indented continuation, a list after a colon).
  */
-export function keepFeatures(pickScore: number, line: string, nextLine: string, lineForm: string, blockForm: string): number[] {
+export function keepFeatures(pickScore: number, lines: readonly BlockLine[], index: number, lineForm: string, blockForm: string): number[] {
+  const line = lines[index]!;
+  const next = lines[index + 1];
   const lineWords = wordsOf(lineForm);
   const blockWords = wordsOf(blockForm);
   const inside = blockForm.includes(lineForm);
   const rest = inside ? blockForm.replace(lineForm, " ").trim() : blockForm;
-  const lineHasError = countMatches(ERROR_WORD, lineForm, 1) > 0 || EXCEPTION_CLASS.test(line);
+  const restWords = rest === "" ? [] : rest.split(" ");
+  const own = line.text.toLowerCase();
+  const restFromLine = restWords.length > 0 ? restWords.filter((w) => own.includes(w)).length / restWords.length : 0;
+  const lineHasError = countMatches(ERROR_WORD, lineForm, 1) > 0 || EXCEPTION_CLASS.test(line.text);
   const restHasError = countMatches(ERROR_WORD, rest, 1) > 0;
-  const trimmed = line.trimEnd();
-  const next = nextLine.trimStart();
   return [
     1,
     pickScore,
@@ -129,21 +155,22 @@ export function keepFeatures(pickScore: number, line: string, nextLine: string, 
     inside && blockForm.startsWith(lineForm) ? 1 : 0,
     inside && blockForm.endsWith(lineForm) ? 1 : 0,
     blockWords > 0 ? clamp01(lineWords / blockWords) : 1,
-    clamp01(wordsOf(rest) / 30),
+    clamp01(restWords.length / 30),
     clamp01(lineWords / 20),
     lineWords <= 2 ? 1 : 0,
     lineHasError ? 1 : 0,
     restHasError ? 1 : 0,
     REPORTER.test(rest) ? 1 : 0,
-    /[.!?)\]'"`}>]$/.test(trimmed) ? 1 : 0,
-    /[:,;(]$/.test(trimmed) ? 1 : 0,
-    /^[a-z]/.test(next) ? 1 : 0,
-    nextLine !== "" && /^[ \t]/.test(nextLine) ? 1 : 0,
-    nextLine === "" ? 1 : 0,
+    /[.!?)\]'"`}>]$/.test(line.text) ? 1 : 0,
+    /[:,;(]$/.test(line.text) ? 1 : 0,
+    next !== undefined && /^[a-z]/.test(next.text) ? 1 : 0,
+    next !== undefined && next.indent > line.indent ? 1 : 0,
+    next === undefined ? 1 : 0,
     /\d/.test(rest) ? 1 : 0,
     ERROR_CODE.test(rest) || /\b[a-z_]+\(\)/.test(rest) ? 1 : 0,
-    wordsOf(rest) <= 3 ? 1 : 0,
-    /^[A-Z]/.test(next) ? 1 : 0,
+    restWords.length <= 3 ? 1 : 0,
+    restFromLine,
+    /\w$/.test(line.text) && next !== undefined ? 1 : 0,
   ];
 }
 
@@ -154,11 +181,11 @@ export function logistic(model: LogisticModel, features: readonly number[]): num
 }
 
 /** The line the pick model finds most likely to be the error, with its score (first on ties). */
-export function pickLine(lines: readonly string[], model: LogisticModel): { index: number; score: number } | undefined {
+export function pickLine(lines: readonly BlockLine[], model: LogisticModel): { index: number; score: number } | undefined {
   let best: { index: number; score: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i] === "") continue;
-    const score = logistic(model, lineFeatures(lines[i]!, i, lines.length));
+    if (lines[i]!.text === "") continue;
+    const score = logistic(model, lineFeatures(lines, i));
     if (!best || score > best.score) best = { index: i, score };
   }
   return best;
@@ -166,17 +193,17 @@ export function pickLine(lines: readonly string[], model: LogisticModel): { inde
 
 /**
  * The normal form of a block: `blockForm` (the rules' reading of the whole block) unless the model
- * picks one of its lines and judges that line's form to be the error's. A one-line text keeps its
- * form: the choice is only among the lines of a block.
+ * picks one of its lines and judges that line's form (`lineForm`: the line normalized alone, with
+ * what the rules read from the whole report, such as the value a message is about) to be the
+ * error's. A one-line text keeps its form: the choice is only among the lines of a block.
  */
-export function chooseErrorForm(text: string, blockForm: string, normalizeLine: (line: string) => string, model: LineChoiceModel): string {
+export function chooseErrorForm(text: string, blockForm: string, lineForm: (line: string) => string, model: LineChoiceModel): string {
   if (!text.includes("\n") || RUSTC_NOTE.test(text)) return blockForm;
   const lines = candidateLines(text);
   if (lines.length < 2) return blockForm;
   const picked = pickLine(lines, model.pick);
   if (!picked || picked.score < model.pick.threshold) return blockForm;
-  const lineForm = normalizeLine(lines[picked.index]!);
-  if (lineForm === "" || lineForm === blockForm) return blockForm;
-  const keep = keepFeatures(picked.score, lines[picked.index]!, lines[picked.index + 1] ?? "", lineForm, blockForm);
-  return logistic(model.keep, keep) >= model.keep.threshold ? lineForm : blockForm;
+  const form = lineForm(lines[picked.index]!.raw);
+  if (form === "" || form === blockForm) return blockForm;
+  return logistic(model.keep, keepFeatures(picked.score, lines, picked.index, form, blockForm)) >= model.keep.threshold ? form : blockForm;
 }
