@@ -11,6 +11,7 @@
 // Run: node_modules/.bin/bun bench/fingerprint-line-choice.ts [--weights]
 import {
   type BlockLine,
+  blockFormIsLine,
   candidateLines,
   chooseErrorForm,
   type LineChoiceModel,
@@ -174,7 +175,7 @@ function fit(trainSet: Example[]): LineChoiceModel {
 function chosenForm(e: Example, model: LineChoiceModel): string {
   if (e.lines.length < 2) return e.blockForm;
   const picked = pickLine(e.lines, model.pick);
-  if (!picked || picked.score < model.pick.threshold) return e.blockForm;
+  if (!picked || picked.score < model.pick.threshold || blockFormIsLine(e.lines[picked.index]!, e.blockForm)) return e.blockForm;
   const form = e.lineForms[picked.index]!;
   if (form === "" || form === e.blockForm) return e.blockForm;
   const keep = keepFeatures(picked.score, e.lines, picked.index, form, e.blockForm);

@@ -125,7 +125,24 @@ export function lineFeatures(lines: readonly BlockLine[], index: number): number
     index === 0 ? 1 : 0,
     clamp01(Math.log2(count) / 6),
     /^[a-z]/.test(line) ? 1 : 0,
+    // Gradle and others nest a cause under its wrapper with deeper "> " marks.
+    quoteDepth(raw) > quoteDepth(lines[0]!.raw) ? 1 : 0,
+    previous !== undefined && /:$/.test(previous.text) ? 1 : 0,
   ];
+}
+
+function quoteDepth(raw: string): number {
+  const m = /^[ \t]{0,40}((?:>[ \t]{0,8}){1,10})/.exec(raw);
+  return m ? (m[1]!.match(/>/g) ?? []).length : 0;
+}
+
+/**
+ * Whether the block's form reads as this line alone: every word of it (placeholders aside) is in
+ * the line, so normalizing the line could only give the same form; the choice skips that work.
+ */
+export function blockFormIsLine(line: BlockLine, blockForm: string): boolean {
+  const own = line.raw.toLowerCase();
+  return blockForm.split(" ").every((w) => w.startsWith("<") || own.includes(w));
 }
 
 const wordsOf = (form: string) => (form === "" ? 0 : form.split(" ").length);
@@ -202,7 +219,7 @@ export function chooseErrorForm(text: string, blockForm: string, lineForm: (line
   const lines = candidateLines(text);
   if (lines.length < 2) return blockForm;
   const picked = pickLine(lines, model.pick);
-  if (!picked || picked.score < model.pick.threshold) return blockForm;
+  if (!picked || picked.score < model.pick.threshold || blockFormIsLine(lines[picked.index]!, blockForm)) return blockForm;
   const form = lineForm(lines[picked.index]!.raw);
   if (form === "" || form === blockForm) return blockForm;
   return logistic(model.keep, keepFeatures(picked.score, lines, picked.index, form, blockForm)) >= model.keep.threshold ? form : blockForm;
