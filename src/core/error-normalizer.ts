@@ -120,7 +120,7 @@ const BANNERS_OVER_CAUSES: BannerOverCause[] = [
   { banner: /HTTP 000 CONNECTION FAILED/i, cause: condaHttp000Cause },
 ];
 
-function causeUnderBanner(text: string): string | undefined {
+export function causeUnderBanner(text: string): string | undefined {
   for (const { banner, cause } of BANNERS_OVER_CAUSES) {
     if (!banner.test(text)) continue;
     const form = cause(text);
@@ -142,7 +142,7 @@ const QUALIFIERS: [RegExp, (m: RegExpExecArray) => string][] = [
   [/\bthread 'rustc' panicked\b/, () => "internal compiler error"],
 ];
 
-function qualify(text: string, form: string): string {
+export function qualify(text: string, form: string): string {
   for (const [pattern, word] of QUALIFIERS) {
     const m = pattern.exec(text);
     if (!m) continue;
@@ -165,7 +165,7 @@ const NPM_404_REQUEST = /\b404 Not Found\s{0,4}-\s{0,4}(GET|PUT|DELETE) https?:\
 const CYTHON_SIZE_CHECK =
   /size changed, may indicate binary incompatibility\.?\s{0,8}Expected (\d{1,5}) from C header, got (\d{1,5}) from PyObject/i;
 
-function keepSubject(text: string, form: string): string {
+export function keepSubject(text: string, form: string): string {
   if (form.includes("404 not found - <request>")) {
     const m = NPM_404_REQUEST.exec(text);
     if (m) {

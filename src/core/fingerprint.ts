@@ -35,7 +35,12 @@ function neutralizeRedactions(text: string): string {
  * between machines. Exposed for tests and debugging.
  */
 export function normalizeError(errorLine: string, version: NormalizerVersion = NORMALIZER_VERSION): string {
-  return normalizeErrorTextAt(neutralizeRedactions(redactText(errorLine).text), version);
+  return normalizeErrorTextAt(redactedErrorText(errorLine), version);
+}
+
+/** The text the normalizer reads: secrets redacted, their placeholders as plain words (for benches). */
+export function redactedErrorText(errorLine: string): string {
+  return neutralizeRedactions(redactText(errorLine).text);
 }
 
 /**
