@@ -3,7 +3,7 @@
 // lives in the rows themselves (each carries the normalizer version of its fingerprint), so a crash
 // loses at most the batch in flight and the next start resumes where this one stopped. The old
 // fingerprint stays an alias of the new one (purged after ALIAS_RETENTION_MS by maintenance).
-import { fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
+import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, olderFingerprints } from "../core/fingerprint";
 import { mergeKey } from "../core/merge-key";
 import type { Store } from "../store/ports";
 
@@ -46,8 +46,15 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
           mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
         });
         if (fp === r.fingerprint) continue;
-        await tx.aliases.add(r.fingerprint, fp, at);
-        changed.push(r.fingerprint, fp);
+        // The empty text's fingerprint names no error (it matches nothing), so an alias from it
+        // would lead nowhere and a chain through it stops: the fingerprints the other versions gave
+        // this error name the new one directly.
+        const oldFps =
+          r.fingerprint === EMPTY_FINGERPRINT
+            ? olderFingerprints(r.trail.problem.error, fp).filter((old) => old !== EMPTY_FINGERPRINT)
+            : [r.fingerprint];
+        for (const old of oldFps) await tx.aliases.add(old, fp, at);
+        changed.push(...oldFps, fp);
       }
     });
     after = batch[batch.length - 1]!.seq;
