@@ -15,6 +15,7 @@ import {
   isFetch,
   isInterpreterName,
   nestedSource,
+  installedPackages,
   type PathClass,
   PRIVATE_KEY_PATH,
   positional,
@@ -31,7 +32,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { foldConfusables } from "./screening-text.ts";
+import { foldConfusables, removeInvisible } from "./screening-text.ts";
 import { parseShell } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
@@ -889,6 +890,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
 
+  // package names written with look-alike letters or invisible characters (see deceptivePackage)
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) =>
+      installedPackages(v).packages.flatMap((name) => {
+        const reads = deceptiveHosts(name) === null ? deceptivePackage(name) : null; // a look-alike host is flagged once, as a host
+        return reads === null
+          ? []
+          : [`the package name ${short(shown(name), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package`];
+      }),
+  },
+
   // database tools
   {
     flag: "database_destructive",
@@ -1044,6 +1058,30 @@ export function deceptiveHost(host: string): string | null {
   if (!NON_ASCII.test(folded)) return folded;
   const mixed = normalized.split(".").some((label) => LATIN.test(label) && OTHER_LETTER.test(label));
   return mixed ? folded : null;
+}
+
+// Package names that read as another package: `pip install rеquests` (a Cyrillic е), `npm i ｌodash`
+// (a fullwidth ｌ), `npm install lo<U+200B>dash` (a zero-width space). The registry serves whoever
+// published the look-alike, or the install fails in a way the reader cannot see. Unlike hosts, width
+// forms are not folded by any registry, so they count too; names in one other script, and Latin
+// letters with accents, read as what they are.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each shown on its own
+const INVISIBLE_SHOWN = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0]/gu;
+/** The name with invisible characters written as <U+XXXX>, so the detail shows them. */
+const shown = (name: string) =>
+  name.replace(INVISIBLE_SHOWN, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
+
+/** What a package name written with look-alike letters or invisible characters reads as, and how it is written; null when it is not one. */
+export function deceptivePackage(name: string): { as: string; how: string } | null {
+  if (!NON_ASCII.test(name)) return null;
+  const visible = removeInvisible(name);
+  if (visible !== name) return { as: foldConfusables(visible.normalize("NFKC")), how: "holds invisible characters" };
+  const normalized = visible.normalize("NFKC");
+  if (!NON_ASCII.test(normalized)) return { as: normalized, how: "is written with width or compatibility forms" };
+  const folded = foldConfusables(normalized);
+  if (!NON_ASCII.test(folded) || (LATIN.test(normalized) && OTHER_LETTER.test(normalized)))
+    return { as: folded, how: "is written with look-alike letters" };
+  return null;
 }
 
 function deceptiveHosts(t: string): string | null {
