@@ -44,6 +44,21 @@ describe("runtimeMajor", () => {
     expect(canonicalRuntime("golang")).toBe("go");
     expect(canonicalRuntime("Python")).toBe("python");
   });
+  test("names of Object's prototype members are names like any other (session 11 audit)", () => {
+    // A plain-object lookup returned Object.prototype.constructor (a function) and
+    // Object.prototype itself for these, not a string.
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      expect(canonicalRuntime(name)).toBe(name.toLowerCase());
+      expect(canonicalArch(name)).toBe(name.toLowerCase());
+    }
+    expect(canonicalRuntime(" Constructor ")).toBe("constructor");
+  });
+  test("two runtimes named after prototype members overlap only when they are the same name", () => {
+    const env = (name: string): OverlapEnvironment => ({ runtime: { name } });
+    expect(environmentOverlap(env("constructor"), env("constructor"))).toBe(0.15);
+    expect(environmentOverlap(env("constructor"), env("__proto__"))).toBe(0);
+    expect(environmentOverlap({ arch: "constructor" }, { arch: "toString" })).toBe(0);
+  });
 });
 
 describe("environmentOverlap (decisions §3)", () => {
