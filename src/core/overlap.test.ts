@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalArch, canonicalRuntime, environmentOverlap, runtimeMajor, type OverlapEnvironment } from "./overlap.ts";
+import { canonicalArch, canonicalRuntime, environmentOverlap, type OverlapEnvironment, runtimeMajor, runtimeSpellings } from "./overlap.ts";
 import type { QueryEnvironment, TrailEnvironment } from "./trail.ts";
 
 const full: TrailEnvironment = {
@@ -52,6 +52,14 @@ describe("runtimeMajor", () => {
       expect(canonicalArch(name)).toBe(name.toLowerCase());
     }
     expect(canonicalRuntime(" Constructor ")).toBe("constructor");
+  });
+  test("runtimeSpellings: the canonical name and every alias of it, for any spelling asked", () => {
+    for (const asked of ["node", "NodeJS", " node.js "]) expect(runtimeSpellings(asked)).toEqual(["node", "nodejs", "node.js"]);
+    expect(runtimeSpellings("Java")).toEqual(["jvm", "java", "openjdk"]);
+    expect(runtimeSpellings("deno")).toEqual(["deno"]);
+    expect(runtimeSpellings("constructor")).toEqual(["constructor"]);
+    // each spelling folds back to the same runtime
+    for (const s of runtimeSpellings("python")) expect(canonicalRuntime(s)).toBe("python");
   });
   test("two runtimes named after prototype members overlap only when they are the same name", () => {
     const env = (name: string): OverlapEnvironment => ({ runtime: { name } });

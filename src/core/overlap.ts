@@ -52,6 +52,16 @@ export function canonicalRuntime(name: string): string {
 }
 
 /**
+ * Every lowercased spelling of the runtime `name` names, as canonicalRuntime folds them: the
+ * canonical name first, then its aliases (node, NodeJS, node.js → node, nodejs, node.js).
+ */
+export function runtimeSpellings(name: string): string[] {
+  const canonical = canonicalRuntime(name);
+  const aliases = [...RUNTIME_ALIASES].filter(([, to]) => to === canonical).map(([alias]) => alias);
+  return [canonical, ...aliases];
+}
+
+/**
  * The major version: the first number in the version string ("3.11.4" → "3", "v18.17.0" → "18",
  * "go1.22" → "1"). For the JVM, the legacy "1.8.0_292" form means major 8. Undefined when the
  * version is missing or has no number.

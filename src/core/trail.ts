@@ -108,7 +108,12 @@ export const FeedQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
   category: Type.Optional(Str(100)),
-  runtime: Type.Optional(Str(100)),
+  runtime: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: "any spelling of one runtime, case-insensitive: node, nodejs and Node.js find the same trails",
+    }),
+  ),
 });
 
 /** Query of GET /v1/activity. */
