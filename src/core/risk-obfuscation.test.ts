@@ -102,6 +102,8 @@ const BENIGN: string[] = [
   "gem install caf\u00e9-menu -v 1.0",
   "pip install \u043f\u0440\u0438\u043c\u0435\u0440==1.0",
   "npm install vue-\u65e5\u672c\u8a9e@2.0.0",
+  "pip install django-\u0440\u0443\u0441\u0441\u043a\u0438\u0439==1.2",
+  "go get \u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444/x/tool@v1.0.0",
   "sudo apt-get install -y fonts-noto-cjk language-pack-ru",
   'git commit -m "r\u0435quests: pin \u0432\u0435\u0440\u0441\u0438\u044f"',
   "echo \uff4codash",

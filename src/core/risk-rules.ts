@@ -1071,6 +1071,9 @@ const INVISIBLE_SHOWN = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0]/gu;
 const shown = (name: string) =>
   name.replace(INVISIBLE_SHOWN, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 
+/** What separates the parts of a package argument: scope, path, name words, version. */
+const PACKAGE_NAME_SEPARATOR = /[-_./@:+=<>~!^,\s]/;
+
 /** What a package name written with look-alike letters or invisible characters reads as, and how it is written; null when it is not one. */
 export function deceptivePackage(name: string): { as: string; how: string } | null {
   if (!NON_ASCII.test(name)) return null;
@@ -1079,8 +1082,9 @@ export function deceptivePackage(name: string): { as: string; how: string } | nu
   const normalized = visible.normalize("NFKC");
   if (!NON_ASCII.test(normalized)) return { as: normalized, how: "is written with width or compatibility forms" };
   const folded = foldConfusables(normalized);
-  if (!NON_ASCII.test(folded) || (LATIN.test(normalized) && OTHER_LETTER.test(normalized)))
-    return { as: folded, how: "is written with look-alike letters" };
+  // mixing is judged per part, as per label for hosts: django-русский and пример.рф/x/tool read as what they are
+  const mixed = normalized.split(PACKAGE_NAME_SEPARATOR).some((part) => LATIN.test(part) && OTHER_LETTER.test(part));
+  if (!NON_ASCII.test(folded) || mixed) return { as: folded, how: "is written with look-alike letters" };
   return null;
 }
 
