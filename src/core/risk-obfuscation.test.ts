@@ -138,6 +138,23 @@ describe("ordinary fix commands are not flagged as obfuscated", () => {
   }
 });
 
+describe("look-alike package names", () => {
+  test("the detail names the package it reads as, shows invisible characters, and counts the others in one flag", () => {
+    const [one] = analyzeCommand("npm install lo\u200bdash").filter((f) => f.flag === "obfuscated_command");
+    expect(one!.detail).toBe("the package name lo<U+200B>dash holds invisible characters: it reads as lodash but is another package");
+    const many = analyzeCommand("pip install r\u0435quests fl\u0430sk numpy dj\u0430ngo").filter((f) => f.flag === "obfuscated_command");
+    expect(many.map((f) => f.detail)).toEqual([
+      "the package name r\u0435quests is written with look-alike letters: it reads as requests but is another package (and 2 more package names like it)",
+    ]);
+  });
+  test("a look-alike host in a go module path is flagged once, as a host", () => {
+    const flags = analyzeCommand("go install g\u0456thub.com/golangci/golangci-lint/cmd/golangci-lint@v1.55.2").filter(
+      (f) => f.flag === "obfuscated_command",
+    );
+    expect(flags.map((f) => f.detail)).toEqual([expect.stringContaining("the host name")]);
+  });
+});
+
 describe("the rule table", () => {
   const rows = [...COMMAND_RULES, ...PIPELINE_RULES, ...TEXT_RULES, ...PATCH_RULES];
   test("every row raises a known flag, and every flag has a row", () => {

@@ -894,13 +894,14 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   {
     flag: "obfuscated_command",
     level: "high",
-    match: (v) =>
-      installedPackages(v).packages.flatMap((name) => {
-        const reads = deceptiveHosts(name) === null ? deceptivePackage(name) : null; // a look-alike host is flagged once, as a host
-        return reads === null
-          ? []
-          : [`the package name ${short(shown(name), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package`];
-      }),
+    match: (v) => {
+      // a look-alike host is flagged once, as a host
+      const hits = installedPackages(v).packages.filter((name) => deceptiveHosts(name) === null && deceptivePackage(name) !== null);
+      if (hits.length === 0) return null;
+      const reads = deceptivePackage(hits[0]!)!;
+      const more = hits.length > 1 ? ` (and ${hits.length - 1} more package name${hits.length > 2 ? "s" : ""} like it)` : "";
+      return `the package name ${short(shown(hits[0]!), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package${more}`;
+    },
   },
 
   // database tools
