@@ -84,6 +84,46 @@ describe("feed", () => {
     expect((await feed("?category=no-such-category")).body).toEqual({ items: [], next_cursor: null });
   });
 
+  test("the runtime filter finds every spelling of the runtime (session 11 audit)", async () => {
+    // The colony treats nodejs, Node.js and node as one runtime everywhere else (canonicalRuntime);
+    // the filter compared the stored name as written, so ?runtime=node missed the other two.
+    const c = await startTestColony();
+    try {
+      const runtimes = ["nodejs", "Node.js", "node", "python3", "Python", "deno"];
+      const laid = new Map<string, string>();
+      for (const [i, runtime] of runtimes.entries()) {
+        const t = sampleTrail({
+          error: `ValueError: runtime spelling case ${["one", "two", "three", "four", "five", "six"][i]}`,
+          commands: [`echo ${i}`],
+        });
+        t.environment.runtime = { name: runtime, version: "20.1.0" };
+        const res = await c.fetch("/v1/trails", json(t, agent("agent-runtime-spellings")));
+        expect(res.status).toBe(202);
+        laid.set(((await res.json()) as any).trail_id, runtime);
+        await Bun.sleep(2); // distinct reinforcement times, so the order below is the laying order
+      }
+      await c.service.worker!.drain();
+      const names = async (query: string) => {
+        const res = await c.fetch(`/v1/feed${query}`);
+        expect(res.status).toBe(200);
+        return ((await res.json()) as any).items.map((i: any) => laid.get(i.trail_id));
+      };
+      for (const asked of ["node", "nodejs", "Node.js", "NODE"])
+        expect(await names(`?runtime=${encodeURIComponent(asked)}`)).toEqual(["node", "Node.js", "nodejs"]);
+      expect(await names("?runtime=python")).toEqual(["Python", "python3"]);
+      expect(await names("?runtime=cpython")).toEqual(["Python", "python3"]);
+      expect(await names("?runtime=deno")).toEqual(["deno"]);
+      expect(await names("?runtime=constructor")).toEqual([]);
+      // Paging across spellings neither repeats nor skips.
+      const first = (await (await c.fetch("/v1/feed?runtime=node&limit=2")).json()) as any;
+      expect(first.items.map((i: any) => laid.get(i.trail_id))).toEqual(["node", "Node.js"]);
+      const rest = await names(`?runtime=node&limit=2&cursor=${first.next_cursor}`);
+      expect(rest).toEqual(["nodejs"]);
+    } finally {
+      await c.dispose();
+    }
+  });
+
   test("bad parameters are 400 invalid_request", async () => {
     for (const q of ["?limit=0", "?limit=51", "?limit=abc", "?cursor=garbage", "?cursor=" + Buffer.from("[1,2.5]").toString("base64url")]) {
       const { res, body } = await feed(q);

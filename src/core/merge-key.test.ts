@@ -111,6 +111,16 @@ describe("mergeKey", () => {
     expect(key({ commands: [], steps: ["Reinstall the driver"] })).not.toBe(a);
   });
 
+  test("a runtime named after an Object prototype member is named in the key (session 11 audit)", () => {
+    // The runtime came back as a function for "constructor" (JSON.stringify drops it, so the key
+    // did not name the runtime) and as Object.prototype for "__proto__".
+    expect(mergeKeyParts(trail({ runtime: { name: "constructor", version: "1.0" } })).runtime).toBe("constructor");
+    expect(mergeKeyParts(trail({ runtime: { name: "__proto__", version: "1.0" } })).runtime).toBe("__proto__");
+    // Both were functions, dropped alike: two runtimes shared one key.
+    expect(key({ runtime: { name: "constructor", version: "1.0" } })).not.toBe(key({ runtime: { name: "toString", version: "1.0" } }));
+    expect(key({ runtime: { name: "constructor", version: "1.0" } })).not.toBe(key({ runtime: { name: "__proto__", version: "1.0" } }));
+  });
+
   test("parts expose the fingerprint and the normalized environment", () => {
     const p = mergeKeyParts(trail({ runtime: { name: "Java", version: "1.8.0_292" } }));
     expect(p.fingerprint).toBe(fingerprint("Error: connect ECONNREFUSED 127.0.0.1:5432"));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalArch, canonicalRuntime, environmentOverlap, runtimeMajor, type OverlapEnvironment } from "./overlap.ts";
+import { canonicalArch, canonicalRuntime, environmentOverlap, type OverlapEnvironment, runtimeMajor, runtimeSpellings } from "./overlap.ts";
 import type { QueryEnvironment, TrailEnvironment } from "./trail.ts";
 
 const full: TrailEnvironment = {
@@ -43,6 +43,29 @@ describe("runtimeMajor", () => {
     expect(canonicalRuntime("NodeJS")).toBe("node");
     expect(canonicalRuntime("golang")).toBe("go");
     expect(canonicalRuntime("Python")).toBe("python");
+  });
+  test("names of Object's prototype members are names like any other (session 11 audit)", () => {
+    // A plain-object lookup returned Object.prototype.constructor (a function) and
+    // Object.prototype itself for these, not a string.
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      expect(canonicalRuntime(name)).toBe(name.toLowerCase());
+      expect(canonicalArch(name)).toBe(name.toLowerCase());
+    }
+    expect(canonicalRuntime(" Constructor ")).toBe("constructor");
+  });
+  test("runtimeSpellings: the canonical name and every alias of it, for any spelling asked", () => {
+    for (const asked of ["node", "NodeJS", " node.js "]) expect(runtimeSpellings(asked)).toEqual(["node", "nodejs", "node.js"]);
+    expect(runtimeSpellings("Java")).toEqual(["jvm", "java", "openjdk"]);
+    expect(runtimeSpellings("deno")).toEqual(["deno"]);
+    expect(runtimeSpellings("constructor")).toEqual(["constructor"]);
+    // each spelling folds back to the same runtime
+    for (const s of runtimeSpellings("python")) expect(canonicalRuntime(s)).toBe("python");
+  });
+  test("two runtimes named after prototype members overlap only when they are the same name", () => {
+    const env = (name: string): OverlapEnvironment => ({ runtime: { name } });
+    expect(environmentOverlap(env("constructor"), env("constructor"))).toBe(0.15);
+    expect(environmentOverlap(env("constructor"), env("__proto__"))).toBe(0);
+    expect(environmentOverlap({ arch: "constructor" }, { arch: "toString" })).toBe(0);
   });
 });
 

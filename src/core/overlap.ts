@@ -19,34 +19,46 @@ export type EnvironmentInput = QueryEnvironment | OverlapEnvironment;
 
 export const OVERLAP_WEIGHTS = { os: 0.3, arch: 0.1, runtime: 0.3, runtimeNameOnly: 0.15, packages: 0.3 } as const;
 
-const ARCH_ALIASES: Record<string, string> = {
-  amd64: "x86_64",
-  x64: "x86_64",
-  "x86-64": "x86_64",
-  aarch64: "arm64",
-  armv8: "arm64",
-};
+// Maps, not object literals: a caller's name such as "constructor" or "__proto__" must not find
+// Object.prototype's members (a function, an object) where a string is expected.
+const ARCH_ALIASES: ReadonlyMap<string, string> = new Map([
+  ["amd64", "x86_64"],
+  ["x64", "x86_64"],
+  ["x86-64", "x86_64"],
+  ["aarch64", "arm64"],
+  ["armv8", "arm64"],
+]);
 
 /** amd64/x64 → x86_64, aarch64 → arm64; anything else lowercased and trimmed. */
 export function canonicalArch(arch: string): string {
   const a = arch.trim().toLowerCase();
-  return ARCH_ALIASES[a] ?? a;
+  return ARCH_ALIASES.get(a) ?? a;
 }
 
-const RUNTIME_ALIASES: Record<string, string> = {
-  nodejs: "node",
-  "node.js": "node",
-  python3: "python",
-  cpython: "python",
-  golang: "go",
-  java: "jvm",
-  openjdk: "jvm",
-};
+const RUNTIME_ALIASES: ReadonlyMap<string, string> = new Map([
+  ["nodejs", "node"],
+  ["node.js", "node"],
+  ["python3", "python"],
+  ["cpython", "python"],
+  ["golang", "go"],
+  ["java", "jvm"],
+  ["openjdk", "jvm"],
+]);
 
 /** Lowercased runtime name with common aliases folded (nodejs → node, golang → go, java → jvm). */
 export function canonicalRuntime(name: string): string {
   const n = name.trim().toLowerCase();
-  return RUNTIME_ALIASES[n] ?? n;
+  return RUNTIME_ALIASES.get(n) ?? n;
+}
+
+/**
+ * Every lowercased spelling of the runtime `name` names, as canonicalRuntime folds them: the
+ * canonical name first, then its aliases (node, NodeJS, node.js → node, nodejs, node.js).
+ */
+export function runtimeSpellings(name: string): string[] {
+  const canonical = canonicalRuntime(name);
+  const aliases = [...RUNTIME_ALIASES].filter(([, to]) => to === canonical).map(([alias]) => alias);
+  return [canonical, ...aliases];
 }
 
 /**

@@ -39,6 +39,23 @@ const OBFUSCATED: [string, string, RiskLevel][] = [
   ["npm install --registry https://registry.npmj\u0455.org lodash@4.17.21", "obfuscated_command", "high"],
   ["git remote add origin git@g\u0456tlab.com:team/app.git", "obfuscated_command", "high"],
   ["curl https://\u0430\u0440\u0440le.com/x -o x", "obfuscated_command", "high"],
+  // Package names written with look-alike letters, width forms or invisible characters (session 11
+  // audit): the registry serves whoever published the look-alike.
+  ["pip install r\u0435quests", "obfuscated_command", "high"],
+  ["pip3 install --upgrade r\u0435quests==2.31.0", "obfuscated_command", "high"],
+  ["python3 -m pip install fl\u0430sk", "obfuscated_command", "high"],
+  ["npm i \uff4codash", "obfuscated_command", "high"],
+  ["npm install lo\u200bdash@4.17.21", "obfuscated_command", "high"],
+  ["yarn add react-d\u043em", "obfuscated_command", "high"],
+  ["pnpm add expr\u0435ss", "obfuscated_command", "high"],
+  ["bun add zo\u0501", "obfuscated_command", "high"],
+  ["cargo add s\u0435rde", "obfuscated_command", "high"],
+  ["cargo install r\u0456pgrep", "obfuscated_command", "high"],
+  ["gem install r\u0430ils", "obfuscated_command", "high"],
+  ["sudo apt-get install -y \u0441url", "obfuscated_command", "high"],
+  ["brew install jq\u202e", "obfuscated_command", "high"],
+  ["composer require monolog/mon\u03bflog", "obfuscated_command", "high"],
+  ["npm install \u0440\u043e\u0440", "obfuscated_command", "high"],
 ];
 
 /** Ordinary fix commands: none is obfuscated or runs a remote script. */
@@ -79,6 +96,17 @@ const BENIGN: string[] = [
   "curl https://\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444/",
   "curl https://\uff47\uff49\uff54\uff48\uff55\uff42.com/",
   "cat \u0444\u0430\u0439\u043b.txt",
+  // Package names that read as what they are: Latin letters with accents, a name wholly in another
+  // script, Latin beside CJK; look-alike text outside an install command is not a package.
+  "pip install m\u00fcnchen-transit==0.3.1",
+  "gem install caf\u00e9-menu -v 1.0",
+  "pip install \u043f\u0440\u0438\u043c\u0435\u0440==1.0",
+  "npm install vue-\u65e5\u672c\u8a9e@2.0.0",
+  "pip install django-\u0440\u0443\u0441\u0441\u043a\u0438\u0439==1.2",
+  "go get \u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444/x/tool@v1.0.0",
+  "sudo apt-get install -y fonts-noto-cjk language-pack-ru",
+  'git commit -m "r\u0435quests: pin \u0432\u0435\u0440\u0441\u0438\u044f"',
+  "echo \uff4codash",
 ];
 
 describe("obfuscated commands are flagged", () => {
@@ -108,6 +136,23 @@ describe("ordinary fix commands are not flagged as obfuscated", () => {
       expect(flags).not.toContain("remote_script_execution");
     });
   }
+});
+
+describe("look-alike package names", () => {
+  test("the detail names the package it reads as, shows invisible characters, and counts the others in one flag", () => {
+    const [one] = analyzeCommand("npm install lo\u200bdash").filter((f) => f.flag === "obfuscated_command");
+    expect(one!.detail).toBe("the package name lo<U+200B>dash holds invisible characters: it reads as lodash but is another package");
+    const many = analyzeCommand("pip install r\u0435quests fl\u0430sk numpy dj\u0430ngo").filter((f) => f.flag === "obfuscated_command");
+    expect(many.map((f) => f.detail)).toEqual([
+      "the package name r\u0435quests is written with look-alike letters: it reads as requests but is another package (and 2 more package names like it)",
+    ]);
+  });
+  test("a look-alike host in a go module path is flagged once, as a host", () => {
+    const flags = analyzeCommand("go install g\u0456thub.com/golangci/golangci-lint/cmd/golangci-lint@v1.55.2").filter(
+      (f) => f.flag === "obfuscated_command",
+    );
+    expect(flags.map((f) => f.detail)).toEqual([expect.stringContaining("the host name")]);
+  });
 });
 
 describe("the rule table", () => {

@@ -15,6 +15,7 @@ import {
   isFetch,
   isInterpreterName,
   nestedSource,
+  installedPackages,
   type PathClass,
   PRIVATE_KEY_PATH,
   positional,
@@ -31,7 +32,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { foldConfusables } from "./screening-text.ts";
+import { foldConfusables, removeInvisible } from "./screening-text.ts";
 import { parseShell } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
@@ -889,6 +890,20 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
 
+  // package names written with look-alike letters or invisible characters (see deceptivePackage)
+  {
+    flag: "obfuscated_command",
+    level: "high",
+    match: (v) => {
+      // a look-alike host is flagged once, as a host
+      const hits = installedPackages(v).packages.filter((name) => deceptiveHosts(name) === null && deceptivePackage(name) !== null);
+      if (hits.length === 0) return null;
+      const reads = deceptivePackage(hits[0]!)!;
+      const more = hits.length > 1 ? ` (and ${hits.length - 1} more package name${hits.length > 2 ? "s" : ""} like it)` : "";
+      return `the package name ${short(shown(hits[0]!), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package${more}`;
+    },
+  },
+
   // database tools
   {
     flag: "database_destructive",
@@ -1044,6 +1059,34 @@ export function deceptiveHost(host: string): string | null {
   if (!NON_ASCII.test(folded)) return folded;
   const mixed = normalized.split(".").some((label) => LATIN.test(label) && OTHER_LETTER.test(label));
   return mixed ? folded : null;
+}
+
+// Package names that read as another package: `pip install rеquests` (a Cyrillic е), `npm i ｌodash`
+// (a fullwidth ｌ), `npm install lo<U+200B>dash` (a zero-width space). The registry serves whoever
+// published the look-alike, or the install fails in a way the reader cannot see. Unlike hosts, width
+// forms are not folded by any registry, so they count too; names in one other script, and Latin
+// letters with accents, read as what they are.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each shown on its own
+const INVISIBLE_SHOWN = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0]/gu;
+/** The name with invisible characters written as <U+XXXX>, so the detail shows them. */
+const shown = (name: string) =>
+  name.replace(INVISIBLE_SHOWN, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
+
+/** What separates the parts of a package argument: scope, path, name words, version. */
+const PACKAGE_NAME_SEPARATOR = /[-_./@:+=<>~!^,\s]/;
+
+/** What a package name written with look-alike letters or invisible characters reads as, and how it is written; null when it is not one. */
+export function deceptivePackage(name: string): { as: string; how: string } | null {
+  if (!NON_ASCII.test(name)) return null;
+  const visible = removeInvisible(name);
+  if (visible !== name) return { as: foldConfusables(visible.normalize("NFKC")), how: "holds invisible characters" };
+  const normalized = visible.normalize("NFKC");
+  if (!NON_ASCII.test(normalized)) return { as: normalized, how: "is written with width or compatibility forms" };
+  const folded = foldConfusables(normalized);
+  // mixing is judged per part, as per label for hosts: django-русский and пример.рф/x/tool read as what they are
+  const mixed = normalized.split(PACKAGE_NAME_SEPARATOR).some((part) => LATIN.test(part) && OTHER_LETTER.test(part));
+  if (!NON_ASCII.test(folded) || mixed) return { as: folded, how: "is written with look-alike letters" };
+  return null;
 }
 
 function deceptiveHosts(t: string): string | null {

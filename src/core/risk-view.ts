@@ -389,11 +389,39 @@ export const SECRET_FLAG_EQ =
 
 const PIP_BOOTSTRAP = new Set(["pip", "setuptools", "wheel"]);
 
+/** The package arguments of an install command, and how to tell a pinned one (null: the manager pins no versions the unpinned rule asks for). */
+export interface Installed {
+  packages: string[];
+  pinned: ((p: string) => boolean) | null;
+}
+
+/** Packages a command installs whose version is not pinned. */
 export function unpinnedPackages(v: View): string[] {
+  const { packages, pinned } = installedPackages(v);
+  return pinned ? packages.filter((p) => !pinned(p)) : [];
+}
+
+/** System package managers: their packages follow the distribution, so they count for look-alike names only. */
+const SYSTEM_INSTALL: Record<string, string> = {
+  apt: "install",
+  "apt-get": "install",
+  brew: "install",
+  dnf: "install",
+  yum: "install",
+  zypper: "install",
+  apk: "add",
+  choco: "install",
+  winget: "install",
+  snap: "install",
+  port: "install",
+};
+
+/** The package arguments of an install command of a common package manager (none for any other command). */
+export function installedPackages(v: View): Installed {
   const n = v.name;
   const a = v.a;
   let pkgs: string[] = [];
-  let pinned: (p: string) => boolean = () => false;
+  let pinned: ((p: string) => boolean) | null = () => false;
   const skipAfter = new Set([
     "-r",
     "--requirement",
@@ -443,9 +471,11 @@ export function unpinnedPackages(v: View): string[] {
     ((n.startsWith("python") || n === "py") && a[0] === "-m" && /^pip\d?$/.test(a[1] ?? ""));
   const pipArgsFrom = n.startsWith("python") || n === "py" ? 2 : 0;
   if (pipCmd && a[pipArgsFrom] === "install") {
-    if (a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"))) return [];
     pkgs = args(pipArgsFrom + 1).filter((p) => !isPathOrFile(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
-    pinned = (p) => /[=<>~!@]/.test(p) || /^git\+.*@[0-9a-f]{7,}/.test(p) || /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
+    // a requirements file pins what it installs, or is where the pins are reviewed
+    const fromRequirements = a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"));
+    pinned = (p) =>
+      fromRequirements || /[=<>~!@]/.test(p) || /^git\+.*@[0-9a-f]{7,}/.test(p) || /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
   } else if (
     (n === "uv" && a[0] === "pip" && a[1] === "install") ||
     ((n === "uv" || n === "poetry" || n === "pdm" || n === "rye") && a[0] === "add") ||
@@ -469,6 +499,10 @@ export function unpinnedPackages(v: View): string[] {
   } else if (n === "cargo" && a[0] === "install") {
     pkgs = args(1).filter((p) => !isPathOrFile(p));
     pinned = (p) => has(v, "--version", "--vers", "--rev", "--tag") || p.includes("@");
+  } else if (n === "cargo" && a[0] === "add") {
+    // Cargo.toml records the requirement and Cargo.lock the version: reviewed like any manifest change
+    pkgs = args(1).filter((p) => !isPathOrFile(p));
+    pinned = null;
   } else if (n === "go" && (a[0] === "install" || a[0] === "get")) {
     pkgs = args(1).filter((p) => !isPathOrFile(p) && p.includes("/"));
     pinned = (p) => /@v?\d/.test(p) || /@[0-9a-f]{7,}$/.test(p);
@@ -484,8 +518,14 @@ export function unpinnedPackages(v: View): string[] {
   } else if (n === "install-module" || n === "install-package") {
     pkgs = args(0).slice(0, 1);
     pinned = () => a.some((x) => /^-(requiredversion|maximumversion)$/i.test(x));
+  } else if (Object.hasOwn(SYSTEM_INSTALL, n) && a.includes(SYSTEM_INSTALL[n]!)) {
+    pkgs = args(a.indexOf(SYSTEM_INSTALL[n]!) + 1).filter((p) => !isPathOrFile(p));
+    pinned = null;
+  } else if (n === "pacman" && a.some((x) => /^-S[a-z]*$/.test(x))) {
+    pkgs = args(0);
+    pinned = null;
   }
-  return pkgs.filter((p) => !pinned(p));
+  return { packages: pkgs, pinned };
 }
 export function downloadedFiles(v: View): { file: string; url: string }[] {
   const a = v.a;

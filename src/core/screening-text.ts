@@ -144,6 +144,11 @@ const CONFUSABLE_PATTERN = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, 
 const INVISIBLE = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
 const LATIN_WITH_MARKS = /([A-Za-z])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g;
 
+/** The text without invisible characters (format characters, variation selectors, fillers). */
+export function removeInvisible(text: string): string {
+  return text.replace(INVISIBLE, "");
+}
+
 /** Folds look-alike letters of other scripts onto Latin ones (keeps case; other characters stay). */
 export function foldConfusables(text: string): string {
   return text.replace(CONFUSABLE_PATTERN, (c) => CONFUSABLES[c] ?? c);

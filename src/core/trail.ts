@@ -108,7 +108,12 @@ export const FeedQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
   category: Type.Optional(Str(100)),
-  runtime: Type.Optional(Str(100)),
+  runtime: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: "any spelling of one runtime, case-insensitive: node, nodejs and Node.js find the same trails",
+    }),
+  ),
 });
 
 /** Query of GET /v1/activity. */
@@ -167,10 +172,36 @@ function at(value: unknown, pointer: string): unknown {
   let cur: any = value;
   for (const raw of pointer.split("/").slice(1)) {
     const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (cur === null || typeof cur !== "object") return undefined;
+    // own keys only: "/constructor" must not find Object's constructor
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, key)) return undefined;
     cur = cur[key];
   }
   return cur;
+}
+
+/**
+ * Value.Clean, and then every key an object schema does not own is dropped: Clean tests a key
+ * with `in`, so unknown fields named after Object.prototype members (`constructor`, `toString`,
+ * `hasOwnProperty`) survived it, were stored and served. Mutates value, as Clean does.
+ */
+function clean(schema: TSchema, value: unknown): unknown {
+  const cleaned = Value.Clean(schema, value);
+  dropInheritedNames(schema, cleaned);
+  return cleaned;
+}
+
+function dropInheritedNames(schema: TSchema, value: unknown): void {
+  const s = schema as { type?: string; items?: TSchema; properties?: Record<string, TSchema>; additionalProperties?: unknown };
+  if (Array.isArray(value)) {
+    if (s.type === "array" && s.items) for (const item of value) dropInheritedNames(s.items, item);
+    return;
+  }
+  if (value === null || typeof value !== "object" || s.type !== "object" || !s.properties) return;
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    if (Object.hasOwn(s.properties, key)) dropInheritedNames(s.properties[key]!, object[key]);
+    else if (key in s.properties && !s.additionalProperties) delete object[key];
+  }
 }
 
 const codePoints = (s: string) => {
@@ -184,7 +215,7 @@ const codePoints = (s: string) => {
  * (decisions §1), so a NUL inside one refuses nothing.
  */
 function keptPaths(schema: TSchema, value: unknown, paths: string[]): string[] {
-  const kept = Value.Clean(schema, Value.Clone(value));
+  const kept = clean(schema, Value.Clone(value));
   return paths.filter((p) => p === "/" || at(kept, p) !== undefined);
 }
 
@@ -222,7 +253,7 @@ export function parseWith<T extends TSchema>(
   // Cross-field rules run even when the schema failed elsewhere, so every failure is listed.
   if (extraRules) for (const d of extraRules(value as Static<T>)) if (!seen.has(d.path)) details.push(d);
   if (details.length > 0) return { ok: false, details };
-  return { ok: true, value: Value.Clean(schema, value) as Static<T> };
+  return { ok: true, value: clean(schema, value) as Static<T> };
 }
 
 function trailRules(trail: Trail): ValidationDetail[] {

@@ -2,6 +2,7 @@
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
+import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
 import { requireStore, ServiceError } from "./errors";
 
@@ -47,7 +48,9 @@ export class FeedService {
     const after = cursor ? decodeCursor(cursor) : undefined;
     const store = this.store;
     // One extra row tells whether another page exists.
-    const rows = await store.trails.feed({ limit: limit + 1, after, category, runtime });
+    // Every stored spelling of the runtime asked for (nodejs, Node.js, node): one runtime, as in search
+    const runtimes = runtime === undefined ? undefined : runtimeSpellings(runtime);
+    const rows = await store.trails.feed({ limit: limit + 1, after, category, runtimes });
     const page = rows.slice(0, limit);
     const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
     for (const r of await store.outcomes.latestWithNotes(

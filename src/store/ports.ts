@@ -176,8 +176,18 @@ export interface TrailRepository {
   delete(seq: number): Promise<void>;
   /** How many trails are in each state (for the operator: metrics and console). */
   countByStatus(): Promise<Record<TrailStatus, number>>;
-  /** Indexed trails, most recently reinforced first, after a keyset cursor. */
-  feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]>;
+  /**
+   * Indexed trails, most recently reinforced first, after a keyset cursor; with `runtimes`, those
+   * whose runtime name is any of them (case-insensitively: the spellings of one runtime).
+   */
+  feed(opts: FeedOptions): Promise<TrailRecord[]>;
+}
+
+export interface FeedOptions {
+  limit: number;
+  after?: FeedCursor;
+  category?: string;
+  runtimes?: readonly string[];
 }
 
 export interface FeedCursor {

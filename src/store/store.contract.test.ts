@@ -386,7 +386,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         });
         expect((await store.trails.rankingFacts([a.seq], { environment: false }))[0]!.environment).toBeNull();
         expect((await store.trails.feed({ limit: 5 })).map((r) => r.id)).toEqual([a.id]);
-        expect(await store.trails.feed({ limit: 5, runtime: "Python", category: "dependency" })).toHaveLength(1);
+        expect(await store.trails.feed({ limit: 5, runtimes: ["Python"], category: "dependency" })).toHaveLength(1);
         expect(await store.trails.feed({ limit: 5, category: "network" })).toHaveLength(0);
         expect(await store.trails.feed({ limit: 5, after: { reinforcedAt: 10, seq: a.seq } })).toHaveLength(0);
         expect(await store.trails.feed({ limit: 5, after: { reinforcedAt: 10, seq: a.seq + 1 } })).toHaveLength(1);

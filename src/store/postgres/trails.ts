@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type {
-  FeedCursor,
+  FeedOptions,
   NewTrail,
   OutcomeCounts,
   RankingFacts,
@@ -190,15 +190,15 @@ export class PgTrailRepository implements TrailRepository {
     await this.sql`DELETE FROM trails WHERE seq = ${seq}`;
   }
 
-  async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
+  async feed(opts: FeedOptions): Promise<TrailRecord[]> {
     const where = ["status = 'indexed'"];
-    const args: (string | number)[] = [];
-    const param = (v: string | number) => {
+    const args: (string | number | string[])[] = [];
+    const param = (v: string | number | string[]) => {
       args.push(v);
       return `$${args.length}`;
     };
     if (opts.category) where.push(`category = ${param(opts.category)}`);
-    if (opts.runtime) where.push(`runtime = ${param(opts.runtime.toLowerCase())}`);
+    if (opts.runtimes?.length) where.push(`runtime = ANY(${param(opts.runtimes.map((r) => r.toLowerCase()))}::text[])`);
     // A row comparison, so PostgreSQL seeks into the (reinforced_at, seq) index.
     if (opts.after) where.push(`(reinforced_at, seq) < (${param(opts.after.reinforcedAt)}::bigint, ${param(opts.after.seq)}::bigint)`);
     const limit = param(opts.limit);

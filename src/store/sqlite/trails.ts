@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type {
-  FeedCursor,
+  FeedOptions,
   NewTrail,
   OutcomeCounts,
   RankingFacts,
@@ -243,16 +243,19 @@ export class SqliteTrailRepository implements TrailRepository {
     return counts;
   }
 
-  async feed(opts: { limit: number; after?: FeedCursor; category?: string; runtime?: string }): Promise<TrailRecord[]> {
+  async feed(opts: FeedOptions): Promise<TrailRecord[]> {
     const where = ["status = 'indexed'"];
     const args: (string | number)[] = [];
     if (opts.category) {
       where.push("category = ?");
       args.push(opts.category);
     }
-    if (opts.runtime) {
-      where.push("runtime = ?");
-      args.push(opts.runtime.toLowerCase());
+    if (opts.runtimes?.length) {
+      // IN keeps to the (runtime, reinforced_at, seq) index: SQLite reads each name's rows in order
+      // into a top-N sorter and stops each at the limit (0.03 ms a page with 180,000 matches among
+      // 300,000 trails, against 0.013 ms for one name)
+      where.push(`runtime IN (${opts.runtimes.map(() => "?").join(", ")})`);
+      args.push(...opts.runtimes.map((r) => r.toLowerCase()));
     }
     if (opts.after) {
       // A row value, so SQLite seeks into the (reinforced_at, seq) index instead of scanning it.
