@@ -32,7 +32,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { foldConfusables, removeInvisible } from "./screening-text.ts";
+import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
@@ -900,7 +900,7 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       if (hits.length === 0) return null;
       const reads = deceptivePackage(hits[0]!)!;
       const more = hits.length > 1 ? ` (and ${hits.length - 1} more package name${hits.length > 2 ? "s" : ""} like it)` : "";
-      return `the package name ${short(shown(hits[0]!), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package${more}`;
+      return `the package name ${short(showInvisible(hits[0]!), 60)} ${reads.how}: it reads as ${short(reads.as, 60)} but is another package${more}`;
     },
   },
 
@@ -1066,11 +1066,6 @@ export function deceptiveHost(host: string): string | null {
 // published the look-alike, or the install fails in a way the reader cannot see. Unlike hosts, width
 // forms are not folded by any registry, so they count too; names in one other script, and Latin
 // letters with accents, read as what they are.
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each shown on its own
-const INVISIBLE_SHOWN = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0]/gu;
-/** The name with invisible characters written as <U+XXXX>, so the detail shows them. */
-const shown = (name: string) =>
-  name.replace(INVISIBLE_SHOWN, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 
 /** What separates the parts of a package argument: scope, path, name words, version. */
 const PACKAGE_NAME_SEPARATOR = /[-_./@:+=<>~!^,\s]/;

@@ -149,6 +149,11 @@ export function removeInvisible(text: string): string {
   return text.replace(INVISIBLE, "");
 }
 
+/** The text with each invisible character removeInvisible drops written as <U+XXXX>, so a reader sees it. */
+export function showInvisible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
 /** Folds look-alike letters of other scripts onto Latin ones (keeps case; other characters stay). */
 export function foldConfusables(text: string): string {
   return text.replace(CONFUSABLE_PATTERN, (c) => CONFUSABLES[c] ?? c);

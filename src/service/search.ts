@@ -291,10 +291,13 @@ export class SearchService {
     // error_type is caller text: redacted like any content, and public only as one error-type token,
     // and only for an address's first HOT_LABELS_PER_CLIENT_PER_HOUR such searches of the hour.
     const token = hotLabelOf(req.error_type ? redactText(req.error_type).text : undefined);
-    const counted = token !== null && (await (this.deps.takeHotLabel?.(caller.address) ?? true));
-    const label = (counted ? token : null) ?? topCategory;
     // An address's pseudonym is one agent; declared ids are free to invent, so only a share is seen.
-    const seen = !caller.agentDeclared || (await (this.deps.takeAgentSeen?.(caller.address) ?? true));
+    // The two counters are independent: asked together (shared counters are a round trip each).
+    const [counted, seen] = await Promise.all([
+      token !== null && (this.deps.takeHotLabel?.(caller.address) ?? true),
+      !caller.agentDeclared || (this.deps.takeAgentSeen?.(caller.address) ?? true),
+    ]);
+    const label = (counted ? token : null) ?? topCategory;
     const at = this.deps.now();
     // The writes are independent: sent together, a database pipelines them in one round trip.
     return store.transaction(async (tx) => {
