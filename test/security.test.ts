@@ -132,7 +132,8 @@ describe("operator token", () => {
       `Bearer ${TOKEN.slice(0, -1)}X`,
       `Bearer X${TOKEN.slice(1)}`,
       `Basic ${TOKEN}`,
-      `bearer ${TOKEN}`,
+      `Bearer-${TOKEN}`,
+      `Bearer\t${TOKEN}`,
       TOKEN,
     ];
     const bodies = new Set<string>();
@@ -150,6 +151,13 @@ describe("operator token", () => {
       headers: { Authorization: `Bearer ${TOKEN}` },
     });
     expect(right.status).toBe(404); // authorized; the trail does not exist
+  });
+
+  test("the scheme is case-insensitive and may be followed by several spaces (RFC 9110 §11.1)", async () => {
+    for (const auth of [`bearer ${TOKEN}`, `BEARER ${TOKEN}`, `BeArEr ${TOKEN}`, `Bearer   ${TOKEN}`]) {
+      const res = await colony.fetch(`/v1/trails/${crypto.randomUUID()}`, { method: "DELETE", headers: { Authorization: auth } });
+      expect(res.status).toBe(404); // authorized; the trail does not exist
+    }
   });
 
   test("timing sanity: a mismatch in the first or the last character costs the same", () => {
