@@ -8,7 +8,7 @@
 import { loadavg } from "node:os";
 import { getLoadablePath } from "sqlite-vec";
 import { lexicalFields } from "../src/core/enrichment";
-import { lexicalTokens, selectQueryTerms } from "../src/core/lexical";
+import { lexicalIndexTokens, selectQueryTerms } from "../src/core/lexical";
 import type { LexicalDoc } from "../src/store/ports";
 import { openPostgresStore } from "../src/store/postgres/store";
 import { openDatabase } from "../src/store/sqlite/database";
@@ -71,7 +71,7 @@ try {
   const load0 = loadavg()[0]!;
   for (let round = 0; round < 2; round++) {
     for (const q of queries) {
-      const tokens = lexicalTokens(q);
+      const tokens = lexicalIndexTokens(q);
       for (const [name, run] of systems) {
         const s0 = performance.now();
         await run(tokens);

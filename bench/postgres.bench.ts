@@ -21,7 +21,7 @@ import { SQL } from "bun";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { lexicalTokens } from "../src/core/lexical";
+import { lexicalIndexTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { PgQuotaCounters } from "../src/store/postgres/seams";
 import { VECTORS_CHANNEL } from "../src/store/postgres/store";
@@ -493,7 +493,7 @@ async function searchParts(colony: Awaited<ReturnType<typeof inProcessColony>>) 
   };
   const out = {
     vector_search: await time((i) => vectors!.search(vecs[i]!, CANDIDATES_PER_RETRIEVER)),
-    lexical_search: await time((i) => store!.lexical.search(lexicalTokens(qs[i]!), CANDIDATES_PER_RETRIEVER)),
+    lexical_search: await time((i) => store!.lexical.search(lexicalIndexTokens(qs[i]!), CANDIDATES_PER_RETRIEVER)),
     whole_search: await time((i) => colony.service.search.search({ query: qs[i]!, limit: 5 }, caller)),
   };
   log(

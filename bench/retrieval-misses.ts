@@ -1,6 +1,6 @@
 // Tune-split misses of the retrieval dev set: for each paraphrase / related query of the tune split
 // whose trail is not first, where the trail stood in each retriever. Run: bun bench/retrieval-misses.ts
-import { lexicalTokens } from "../src/core/lexical";
+import { lexicalIndexTokens } from "../src/core/lexical";
 import { loadDevset } from "../test/support/devset";
 import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { publishDevset } from "./lib/devset-colony";
@@ -30,7 +30,7 @@ try {
       if (idx === 0) continue;
       n++;
       const [qv] = await embedder!.embed([q.text]);
-      const lex = await store!.lexical.search(lexicalTokens(q.text), 200);
+      const lex = await store!.lexical.search(lexicalIndexTokens(q.text), 200);
       const vec = await vectors!.search(qv!, 200);
       const seq = seqOf.get(p.c.id);
       const lr = lex.findIndex((h) => h.id === seq);

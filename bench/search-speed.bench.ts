@@ -9,7 +9,7 @@
 // (publish + worker drain in big chunks); the colony process then starts on that data dir.
 // Targets: p50 < 15 ms at 100k, whole search < 1.5 x the sum of its raw parts, RSS < 400 MB.
 // Run: node_modules/.bin/bun bench/search-speed.bench.ts [--quick] [--sizes 10000,100000]
-import { lexicalTokens } from "../src/core/lexical";
+import { lexicalIndexTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { firstPassSize, type SqliteVectorStore } from "../src/store/sqlite/vectors";
 import { loadSharedEval } from "../test/support/paths";
@@ -101,7 +101,7 @@ try {
       vec0Knn.all(vecs[i]!, firstPassSize(k));
     });
     const rescoreMs = await time((i) => vectors!.similarities(vecs[i]!, candidates[i]!));
-    const ftsMs = await time((i) => store!.lexical.search(lexicalTokens(qs[i]!), k));
+    const ftsMs = await time((i) => store!.lexical.search(lexicalIndexTokens(qs[i]!), k));
     const wholeMs: number[] = [];
     for (const q of qs) {
       const t0 = performance.now();

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
+import { setLexicalStems } from "../../src/core/lexical";
 import type { Trail } from "../../src/core/trail";
 import { startColony, type RunningColony } from "../../src/serve";
 import type { Caller } from "../../src/service/errors";
@@ -17,6 +18,11 @@ export const UNLIMITED = {
   COLONY_DRAFT_LIMIT: "1000000",
   COLONY_MAX_QUEUE: "10000000",
 };
+
+// The stemming experiment (bench/RESULTS.md, Session 12): every in-process colony of this run adds
+// stem tokens to its lexical documents and queries. Each bench colony starts empty, so nothing was
+// indexed the other way. Not for spawned colonies (spawnColony): they tokenize as shipped.
+if (process.env.BENCH_LEXICAL_STEMS === "1") setLexicalStems(true);
 
 export const benchDir = (prefix = "colony-bench-") => mkdtempSync(join(tmpdir(), prefix));
 

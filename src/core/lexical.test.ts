@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_DIR } from "../../test/support/paths";
-import { lexicalQuery, lexicalTokens, MAX_TOKEN_CHARS, wordTokens } from "./lexical";
+import { lexicalDocument, lexicalIndexTokens, lexicalQuery, lexicalTokens, MAX_TOKEN_CHARS, setLexicalStems, wordTokens } from "./lexical";
 
 test("identifiers are kept whole and split into parts", () => {
   expect(lexicalTokens("Error [ERR_REQUIRE_ESM]: require() of ES Module")).toEqual(
@@ -54,7 +54,44 @@ test("tokens are the ones existing lexical indexes were built with", () => {
   for (const { text, tokens } of cases) {
     expect(lexicalTokens(text)).toEqual(tokens);
     expect(lexicalTokens(text)).toEqual(tokens); // the memo, warm
+    // What the stores index and are queried by, with the stemming experiment off (as shipped).
+    expect(lexicalDocument(text)).toBe(tokens.join(" "));
+    expect(lexicalIndexTokens(text)).toEqual(tokens);
   }
+});
+
+/** Runs `fn` with the stemming experiment on (bench/RESULTS.md, Session 12). */
+function withStems<T>(fn: () => T): T {
+  setLexicalStems(true);
+  try {
+    return fn();
+  } finally {
+    setLexicalStems(false);
+  }
+}
+
+test("with the stemming experiment on, prose words add their stem and identifiers stay as written", () => {
+  // Real wordings of one error (PostgreSQL, npm, Python reports): the word forms differ, the stems meet.
+  const stemsOf = (text: string) => withStems(() => lexicalIndexTokens(text)).filter((t) => !lexicalTokens(text).includes(t));
+  expect(withStems(() => lexicalIndexTokens('FATAL: password authentication failed for user "postgres"'))).toEqual([
+    "fatal",
+    "password",
+    "authentication",
+    "authent",
+    "failed",
+    "fail",
+    "user",
+    "postgres",
+    "postgr",
+  ]);
+  const query = new Set(withStems(() => lexicalIndexTokens("psql fails to authenticate the postgres user")));
+  expect(["authent", "fail", "postgres", "user"].every((t) => query.has(t))).toBe(true);
+  expect(stemsOf("Error: ECONNREFUSED 127.0.0.1:5432, connections refused")).toEqual(["connect", "refus"]);
+  expect(stemsOf("npm ERR! Could not resolve dependency: peer dependencies conflict")).toEqual(["resolv", "depend", "depend"]);
+  // Codes, identifiers and words of three letters get no stem.
+  expect(stemsOf("Error [ERR_REQUIRE_ESM] EACCES getServerSideProps libGL.so.1 HTTPServer ran npm")).toEqual([]);
+  // Without the experiment the index tokens are lexicalTokens.
+  expect(lexicalIndexTokens("password authentication failed")).toEqual(["password", "authentication", "failed"]);
 });
 
 test("the fast path and the memo give each word's own tokens", () => {

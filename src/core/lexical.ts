@@ -3,6 +3,8 @@
 // identifier matches strongly) and also split into its parts (so "require esm" finds it).
 // Tokens are [a-z0-9_] only, which also makes FTS5 query syntax in user input inert.
 
+import { porterStem } from "./stem";
+
 const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu;
 const MAX_TOKENS = 400;
 /**
@@ -105,21 +107,80 @@ function memoizedWordTokens(word: string): readonly string[] {
 
 /** The tokens of a text, identifiers whole and split, in order, without stop words. */
 export function lexicalTokens(text: string): string[] {
+  return tokenize(text, false);
+}
+
+/**
+ * A word written in prose: lowercase letters, or one capital then lowercase, 4 to 64 letters.
+ * Only these get a stem token: identifiers (ERR_REQUIRE_ESM, getServerSideProps, libGL), codes
+ * (EACCES, E0382) and versions stay as they are written.
+ */
+const PROSE_WORD = /^[A-Za-z][a-z]{3,63}$/;
+const stems = new Map<string, string>();
+
+/** The Porter stem of a prose word when it differs from the word itself, else undefined. */
+export function stemToken(word: string): string | undefined {
+  if (!PROSE_WORD.test(word) || STOP.has(word.toLowerCase())) return undefined;
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= MEMO_LIMIT) stems.clear();
+    stem = porterStem(word.toLowerCase());
+    stems.set(word, stem);
+  }
+  return stem === word.toLowerCase() || STOP.has(stem) ? undefined : stem;
+}
+
+let indexStems = false;
+
+/**
+ * Stem tokens in the lexical index: an experiment, off (bench/RESULTS.md, Session 12: measured on
+ * the dev set's tune split, not adopted). Only benches switch it on, in their own process
+ * (BENCH_LEXICAL_STEMS=1, bench/lib/colony.ts), before any document is indexed: both stores count
+ * each term from the documents as tokenized when added and removed, so a colony that indexed
+ * documents one way must rebuild its lexical index before it uses the other.
+ */
+export function setLexicalStems(on: boolean): void {
+  indexStems = on;
+}
+
+/**
+ * The tokens the lexical index stores and is queried by: lexicalTokens, and (with the experiment
+ * on) after each prose word its stem when it differs ("connections" connect, "authentication"
+ * authent), so that another form of the same word still matches. A word then matches its own form
+ * twice (word and stem) and another form once (the stem), so exact wording keeps ranking first.
+ * At most MAX_TOKENS words, each with its stem.
+ */
+export function lexicalIndexTokens(text: string): string[] {
+  return tokenize(text, indexStems);
+}
+
+function tokenize(text: string, withStems: boolean): string[] {
   const out: string[] = [];
+  let words = 0;
   for (const m of text.normalize("NFKC").matchAll(WORD)) {
     const word = m[0];
     if (PLAIN_WORD.test(word)) {
-      if (!STOP.has(word)) out.push(bounded(word));
+      if (STOP.has(word)) continue;
+      out.push(bounded(word));
+      words++;
     } else {
-      for (const t of memoizedWordTokens(word)) out.push(bounded(t));
+      for (const t of memoizedWordTokens(word)) {
+        if (words >= MAX_TOKENS) break;
+        out.push(bounded(t));
+        words++;
+      }
     }
-    if (out.length >= MAX_TOKENS) break;
+    if (withStems) {
+      const stem = stemToken(word);
+      if (stem !== undefined) out.push(stem);
+    }
+    if (words >= MAX_TOKENS) break;
   }
-  return out.length > MAX_TOKENS ? out.slice(0, MAX_TOKENS) : out;
+  return out;
 }
 
-/** The text stored in an FTS5 column: tokens separated by spaces. */
-export const lexicalDocument = (text: string) => lexicalTokens(text).join(" ");
+/** The text stored in an FTS5 column: its index tokens separated by spaces. */
+export const lexicalDocument = (text: string) => lexicalIndexTokens(text).join(" ");
 
 /** The distinct terms of a lexical document (or several). */
 export const documentTerms = (...docs: string[]) => [...new Set(docs.join(" ").split(" ").filter(Boolean))];

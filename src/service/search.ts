@@ -2,7 +2,7 @@
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
 import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
-import { lexicalTokens } from "../core/lexical";
+import { lexicalIndexTokens } from "../core/lexical";
 import { hotLabelOf } from "../core/hot-label";
 import { environmentOverlap } from "../core/overlap";
 import {
@@ -167,7 +167,7 @@ export class SearchService {
       const embedding = embedder.embed([req.query]);
       const lexicalSearch = async () => {
         if (mode === "vector") return [];
-        const hits = await store.lexical.search(lexicalTokens(req.query), CANDIDATES_PER_RETRIEVER);
+        const hits = await store.lexical.search(lexicalIndexTokens(req.query), CANDIDATES_PER_RETRIEVER);
         metrics.searchPhase("lexical", (performance.now() - started) / 1000);
         return hits;
       };

@@ -57,7 +57,7 @@ export interface LexicalIndex {
   add(id: number, doc: LexicalDoc): Promise<void>;
   /** `doc` must be the document that was added, so term statistics stay exact. */
   remove(id: number, doc: LexicalDoc): Promise<void>;
-  /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalTokens of the query). */
+  /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalIndexTokens of the query). */
   search(tokens: string[], k: number): Promise<LexicalHit[]>;
 }
 
