@@ -305,6 +305,9 @@ describe("one address's share of the hot labels", () => {
     }
     const rows = await colony.query("SELECT count(*) AS n FROM search_hourly WHERE label LIKE 'HotFlood%'");
     expect(Number(rows[0].n)).toBe(HOT_LABELS_PER_CLIENT_PER_HOUR);
+    // Each label's clients (the ranking of `hot`) are bounded alike: one row per label of the address.
+    const clients = await colony.query("SELECT count(*) AS n FROM search_clients WHERE label LIKE 'HotFlood%'");
+    expect(Number(clients[0].n)).toBe(HOT_LABELS_PER_CLIENT_PER_HOUR);
     const activity = ((await (await colony.fetch("/v1/activity?limit=20")).json()) as any).events as { text: string }[];
     expect(activity.filter((e) => e.text.includes("HotFlood"))).toEqual([]);
     // Another address still names its error type.
