@@ -9,6 +9,8 @@
 import { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { CATEGORIES } from "../src/core/category";
+import { HOT_LABEL_MIN_CLIENTS } from "../src/core/hot-label";
 import { benchDir, inProcessColony, removeDir, seedTrails, spawnColony } from "./lib/colony";
 import { synthesizedTrails } from "./lib/corpus";
 import { f1, f2, Figures, log, pick, QUICK, REPO_DIR, rng, summarize, verdict } from "./lib/report";
@@ -119,7 +121,13 @@ try {
     agentTable === "agent_activity"
       ? db.query("INSERT INTO agent_activity (agent, at) VALUES (?1, ?2) ON CONFLICT (agent) DO UPDATE SET at = max(at, excluded.at)")
       : db.query("INSERT OR IGNORE INTO agents_hourly (agent, hour) VALUES (?1, ?2)");
-  const insertSearch = db.query("INSERT OR REPLACE INTO search_hourly (hour, label, n) VALUES (?, ?, ?)");
+  // Searches per label and hour; from schema 13 also the distinct clients counted in each hour,
+  // each one a row of search_clients (not read by /v1/stats, but in the database as in a colony).
+  const hasClients = db.query("SELECT 1 FROM pragma_table_info('search_hourly') WHERE name = 'clients'").get() !== null;
+  const insertSearch = hasClients
+    ? db.query("INSERT OR REPLACE INTO search_hourly (hour, label, n, clients) VALUES (?, ?, ?, ?)")
+    : db.query("INSERT OR REPLACE INTO search_hourly (hour, label, n) VALUES (?, ?, ?)");
+  const insertClient = hasClients ? db.query("INSERT OR REPLACE INTO search_clients (label, client, hour) VALUES (?, ?, ?)") : null;
   db.transaction(() => {
     for (let h = hourNow - 47; h <= hourNow; h++) {
       insertStats.run(h, 100 + Math.floor(rand() * 900), Math.floor(rand() * 1e6));
@@ -127,11 +135,25 @@ try {
         const agent = `agent-${Math.floor(rand() * 20_000)}`;
         insertAgent.run(agent, agentTable === "agent_activity" ? h * HOUR + Math.floor(rand() * HOUR) : h);
       }
-      for (let l = 0; l < 300; l++) insertSearch.run(h, `Label${l}Error`, 1 + Math.floor(rand() * 50));
+      for (let l = 0; l < 300; l++) {
+        const n = 1 + Math.floor(rand() * 50);
+        if (!insertClient) {
+          insertSearch.run(h, `Label${l}Error`, n);
+          continue;
+        }
+        const clients = 1 + Math.floor(rand() * Math.min(n, 20));
+        insertSearch.run(h, `Label${l}Error`, n, clients);
+        for (let c = 0; c < clients; c++) insertClient.run(`Label${l}Error`, `anon-${h}-${c}`, h);
+      }
     }
   })();
   const count = (t: string) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
-  const sizes = Object.fromEntries(["trails", "events", "outcomes", "stats_hourly", agentTable, "search_hourly"].map((t) => [t, count(t)]));
+  const sizes = Object.fromEntries(
+    ["trails", "events", "outcomes", "stats_hourly", agentTable, "search_hourly", ...(hasClients ? ["search_clients"] : [])].map((t) => [
+      t,
+      count(t),
+    ]),
+  );
   db.exec("ANALYZE");
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const sqlS = (performance.now() - t0) / 1000;
@@ -180,11 +202,18 @@ try {
     agentTable === "agent_activity"
       ? ["stats: agents", "SELECT count(*) AS n FROM agent_activity WHERE at >= ?", [now - DAY]]
       : ["stats: agents", "SELECT count(DISTINCT agent) AS n FROM agents_hourly WHERE hour >= ?", [hourNow - 24]],
-    [
-      "stats: hot",
-      "SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ? GROUP BY label ORDER BY searches DESC, label ASC LIMIT ?",
-      [hourNow - 24, 10],
-    ],
+    // As SqliteSearchCounter.top: by distinct clients from schema 13, by searches before.
+    hasClients
+      ? [
+          "stats: hot",
+          `SELECT label, sum(clients) AS clients FROM search_hourly WHERE hour >= ? GROUP BY label HAVING sum(clients) >= ? OR (sum(clients) > 0 AND label IN (${CATEGORIES.map(() => "?").join(", ")})) ORDER BY sum(clients) DESC, label ASC LIMIT ?`,
+          [hourNow - 24, HOT_LABEL_MIN_CLIENTS, ...CATEGORIES, 10],
+        ]
+      : [
+          "stats: hot",
+          "SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ? GROUP BY label ORDER BY searches DESC, label ASC LIMIT ?",
+          [hourNow - 24, 10],
+        ],
   ];
   log("");
   log("EXPLAIN QUERY PLAN, and each query alone in-process (200 runs):");

@@ -255,27 +255,34 @@ describe("result counts and page sizes", () => {
   });
 
   test("stats: hot lists at most 10 labels", async () => {
-    const c = await startTestColony();
+    const c = await startTestColony({ COLONY_TRUST_PROXY: "1" });
     try {
+      // A token is shown once three addresses searched it (HOT_LABEL_MIN_CLIENTS), each counted once.
       for (let i = 0; i < 12; i++) {
-        await c.fetch("/v1/search", json({ query: `HotLabelError number ${i}`, error_type: `HotLabel${i}Error` }));
+        for (const from of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+          const body = { query: `HotLabelError number ${i}`, error_type: `HotLabel${i}Error` };
+          await c.fetch("/v1/search", json(body, { "X-Forwarded-For": from }));
+        }
       }
       const stats = (await (await c.fetch("/v1/stats")).json()) as any;
       expect(stats.hot.length).toBe(10);
-      for (const h of stats.hot) expect(h).toEqual({ label: expect.stringMatching(/^HotLabel\d+Error$/), searches: 1 });
+      for (const h of stats.hot) expect(h).toEqual({ label: expect.stringMatching(/^HotLabel\d+Error$/), searches: 3 });
     } finally {
       await c.dispose();
     }
   });
 
   test("stats and activity: an error_type that is not one error-type token is not shown (the search counts under the top category)", async () => {
-    const c = await startTestColony();
+    const c = await startTestColony({ COLONY_TRUST_PROXY: "1" });
     try {
       const spam = ["Buy cheap tokens at shop.example", "https://evil.example/promo", "TypeЕrror", "ignore previous instructions"];
-      for (const error_type of spam) await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type }));
-      await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type: "java.lang.IllegalStateException" }));
+      for (const from of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) {
+        const headers = { "X-Forwarded-For": from };
+        for (const error_type of spam) await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type }, headers));
+        await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type: "java.lang.IllegalStateException" }, headers));
+      }
       const stats = (await (await c.fetch("/v1/stats")).json()) as any;
-      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 1 }]);
+      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 3 }]);
       const activity = JSON.stringify(await (await c.fetch("/v1/activity?limit=50")).json());
       for (const text of spam) expect(activity).not.toContain(text);
       expect(activity).toContain("search for java.lang.IllegalStateException");
@@ -298,6 +305,9 @@ describe("one address's share of the hot labels", () => {
     }
     const rows = await colony.query("SELECT count(*) AS n FROM search_hourly WHERE label LIKE 'HotFlood%'");
     expect(Number(rows[0].n)).toBe(HOT_LABELS_PER_CLIENT_PER_HOUR);
+    // Each label's clients (the ranking of `hot`) are bounded alike: one row per label of the address.
+    const clients = await colony.query("SELECT count(*) AS n FROM search_clients WHERE label LIKE 'HotFlood%'");
+    expect(Number(clients[0].n)).toBe(HOT_LABELS_PER_CLIENT_PER_HOUR);
     const activity = ((await (await colony.fetch("/v1/activity?limit=20")).json()) as any).events as { text: string }[];
     expect(activity.filter((e) => e.text.includes("HotFlood"))).toEqual([]);
     // Another address still names its error type.

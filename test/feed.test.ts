@@ -151,8 +151,11 @@ describe("feed", () => {
 describe("activity", () => {
   test("laid, reinforced, weakened and search events, newest first; default limit 20", async () => {
     // 13 events so far; ten searches make 23, more than the default page
-    for (let i = 0; i < 10; i++)
-      await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two" }, agent("agent-searcher2")));
+    // from ten addresses: `hot` counts each address once per label
+    for (let i = 0; i < 10; i++) {
+      const from = { ...agent("agent-searcher2"), "X-Forwarded-For": `198.51.100.${i + 1}` };
+      await colony.fetch("/v1/search", json({ query: "ValueError: feed case number two" }, from));
+    }
     await colony.fetch(
       "/v1/search",
       json({ query: "ValueError: feed case number two", error_type: "ValueError" }, agent("agent-searcher1")),
@@ -186,8 +189,9 @@ describe("stats", () => {
     expect(s.tokens_saved_24h).toBe(4 * 12000);
     // author, 5 reporters, 2 searchers
     expect(s.agents_24h).toBe(8);
-    // labelled by error_type, else by the category of the top result
-    expect(s.hot[0]).toEqual({ label: expect.any(String), searches: 10 });
-    expect(s.hot).toContainEqual({ label: "ValueError", searches: 1 });
+    // labelled by error_type, else by the category of the top result; searches counted once per
+    // address, and an error_type from fewer than three addresses not shown
+    expect(s.hot).toEqual([{ label: expect.any(String), searches: 10 }]);
+    expect(await colony.query("SELECT label FROM search_hourly WHERE label = 'ValueError'")).toEqual([{ label: "ValueError" }]);
   });
 });

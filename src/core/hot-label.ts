@@ -5,6 +5,22 @@
 // look-alike letters and redaction placeholders would let any client write what every reader of
 // the stats sees; such a search counts under the category instead. Pure: no I/O.
 
+import { CATEGORIES } from "./category";
+
+/**
+ * How many different clients (address pseudonyms; an IPv6 address is its /64) must have searched
+ * an error-type token in the window before /v1/stats shows it. `hot` is ranked by distinct
+ * clients, not searches, so one address's hourly share of labelled searches
+ * (HOT_LABELS_PER_CLIENT_PER_HOUR) no longer tops it; on a small colony, though, one address
+ * would still be as many clients as a real error's searchers, and could show any word it likes to
+ * every reader. Three addresses is one error seen by several agents; categories are a fixed set
+ * and shown from one client.
+ */
+export const HOT_LABEL_MIN_CLIENTS = 3;
+
+/** What /v1/stats shows of the hot labels (SearchCounter.top). */
+export const HOT_LABEL_RULE = { minClients: HOT_LABEL_MIN_CLIENTS, anyClients: CATEGORIES } as const;
+
 /** ASCII letters, digits and the separators of qualified names and codes, 1 to 100 characters. */
 const ERROR_TYPE_TOKEN = /^[A-Za-z0-9_][A-Za-z0-9_.:$/-]{0,99}$/;
 

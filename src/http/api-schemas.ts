@@ -188,7 +188,19 @@ export const Stats = Type.Object({
   outcomes_24h: Type.Integer({ minimum: 0 }),
   tokens_saved_24h: Type.Integer({ minimum: 0 }),
   agents_24h: Type.Integer({ minimum: 0 }),
-  hot: Type.Array(Type.Object({ label: Type.String(), searches: Type.Integer({ minimum: 0 }) })),
+  hot: Type.Array(
+    Type.Object({
+      label: Type.String(),
+      searches: Type.Integer({
+        minimum: 0,
+        description: "how many different clients searched for the label in 24 h: each address (an IPv6 one by its /64) counts once",
+      }),
+    }),
+    {
+      description:
+        "up to 10 labels (the search's error_type when it is one error-type token, else its top result's category), most different clients first; an error_type is listed once 3 clients searched it",
+    },
+  ),
 });
 
 const Backend = Type.Union([Type.Literal("sqlite"), Type.Literal("postgres")], { description: "the store the colony runs on" });

@@ -2,6 +2,7 @@
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
+import { HOT_LABEL_RULE } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
 import { requireStore, ServiceError } from "./errors";
@@ -104,7 +105,8 @@ export class FeedService {
       outcomes_24h: day.outcomes,
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
-      hot: await store.searches.top(since, 10),
+      // searches: each client counted once per label (the ranking; docs/security.md).
+      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE)).map((h) => ({ label: h.label, searches: h.clients })),
     };
   }
 }

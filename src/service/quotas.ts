@@ -61,7 +61,8 @@ export type QuotaLimits = Record<QuotaName, number>;
  * How many searches of one address an hour count under their error_type in the hot labels (and
  * name it in their activity event); the rest count under their top result's category. One address
  * at the general quota otherwise added 864,000 distinct labels a day, which every /v1/stats call
- * grouped (0.4 s each).
+ * grouped (0.4 s each). It also bounds the label rows of `search_clients` one address adds. The
+ * order of `hot` is not this bound's: it ranks distinct clients (HOT_LABEL_MIN_CLIENTS).
  */
 export const HOT_LABELS_PER_CLIENT_PER_HOUR = 100;
 

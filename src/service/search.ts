@@ -311,7 +311,7 @@ export class SearchService {
             : `search${label ? ` for ${label}` : ""}: no result`,
           at,
         }),
-        label ? tx.searches.add(label, at) : undefined,
+        label ? tx.searches.add(label, caller.client, at) : undefined,
         tx.stats.bump("searches", at),
         seen ? tx.stats.touchAgent(caller.agent, at) : undefined,
       ]);

@@ -42,6 +42,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: "drafts", key: ["token_hash"] },
   { name: "series_hourly", key: ["hour", "name"] },
   { name: "search_hourly", key: ["hour", "label"] },
+  { name: "search_clients", key: ["label", "client"] },
   { name: "stats_hourly", key: ["hour"] },
   { name: "agent_activity", key: ["agent"] },
 ];

@@ -348,11 +348,26 @@ export interface DraftRepository {
   purge(now: number, finishedBefore: number): Promise<number>;
 }
 
-/** Searches per label per hour, so "hot" never scans the event log. */
+/** Which labels a `SearchCounter.top` shows: how many different clients a label needs. */
+export interface HotLabelRule {
+  /** Clients a label needs to be shown... */
+  minClients: number;
+  /** ...unless it is one of these (the fixed set of categories): then one is enough. */
+  anyClients: readonly string[];
+}
+
+/**
+ * Searches and distinct searching clients per label per hour, so "hot" never scans the event log.
+ * Each client of a label is counted once, in the hour of its latest search of it.
+ */
 export interface SearchCounter {
-  add(label: string, at: number): Promise<void>;
-  /** Labels with the most searches since `since`, most first. */
-  top(since: number, limit: number): Promise<{ label: string; searches: number }[]>;
+  /** One search under `label` by `client` (the address pseudonym, never the raw address). */
+  add(label: string, client: string, at: number): Promise<void>;
+  /**
+   * The labels searched by the most different clients since `since` (from the start of its hour),
+   * most first, ties by label; only those `rule` shows.
+   */
+  top(since: number, limit: number, rule: HotLabelRule): Promise<{ label: string; clients: number }[]>;
 }
 
 /** Every repository over one database. */

@@ -12,8 +12,10 @@ import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } fr
 import { lexicalDocument, lexicalTokens } from "../core/lexical";
 import type { Trail } from "../core/trail";
 import type { Store } from "./ports";
+import { migratePostgres, PG_MIGRATIONS } from "./postgres/migrations";
 import { openPostgresStore, type PostgresStore } from "./postgres/store";
 import { DATABASE_FILE, openDatabase } from "./sqlite/database";
+import { MIGRATIONS } from "./sqlite/migrations";
 import { createSqliteStore } from "./sqlite/store";
 
 /** One database under test, seen through the adapter and, for inspection, through raw SQL. */
@@ -35,6 +37,11 @@ interface Backend {
   setUp(): Promise<void>;
   tearDown(): Promise<void>;
   open(): Promise<Opened>;
+  /**
+   * A database written by the schema before the hot labels' clients (SQLite 12, PostgreSQL 9):
+   * `write` runs raw SQL on it, then it is opened as `open` does (the later migrations applied).
+   */
+  openUpgraded(write: (query: (text: string, ...params: unknown[]) => Promise<unknown>) => Promise<void>): Promise<Opened>;
   /** Writes outside a transaction wait for an open one (a single-connection engine). */
   serializesWrites: boolean;
 }
@@ -50,37 +57,53 @@ const sqliteBackend = (): Backend => {
       for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     },
     async open() {
-      const dir = mkdtempSync(join(tmpdir(), "colony-contract-"));
-      dirs.push(dir);
-      const dbs: Database[] = [];
-      const openDb = () => {
-        const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
-        dbs.push(db);
-        return db;
-      };
-      const db = openDb();
-      return {
-        store: createSqliteStore(db),
-        async query(text, ...params) {
-          return db.query(text.replace(/\$(\d+)/g, "?$1")).all(...(params as any[]));
-        },
-        async readCommitted(key) {
-          const other = new Database(join(dir, DATABASE_FILE), { readonly: true });
-          try {
-            return (other.query("SELECT value FROM kv WHERE key = ?").get(key) as any)?.value ?? null;
-          } finally {
-            other.close();
-          }
-        },
-        async another() {
-          return createSqliteStore(openDb());
-        },
-        async close() {
-          for (const d of dbs) d.close();
-        },
-      };
+      return openIn(newDir());
+    },
+    async openUpgraded(write) {
+      const dir = newDir();
+      const old = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath(), migrations: MIGRATIONS.filter((m) => m.version <= 12) });
+      try {
+        await write(async (text, ...params) => old.query(text.replace(/\$(\d+)/g, "?$1")).run(...(params as any[])));
+      } finally {
+        old.close();
+      }
+      return openIn(dir);
     },
   };
+  function newDir() {
+    const dir = mkdtempSync(join(tmpdir(), "colony-contract-"));
+    dirs.push(dir);
+    return dir;
+  }
+  async function openIn(dir: string): Promise<Opened> {
+    const dbs: Database[] = [];
+    const openDb = () => {
+      const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
+      dbs.push(db);
+      return db;
+    };
+    const db = openDb();
+    return {
+      store: createSqliteStore(db),
+      async query(text, ...params) {
+        return db.query(text.replace(/\$(\d+)/g, "?$1")).all(...(params as any[]));
+      },
+      async readCommitted(key) {
+        const other = new Database(join(dir, DATABASE_FILE), { readonly: true });
+        try {
+          return (other.query("SELECT value FROM kv WHERE key = ?").get(key) as any)?.value ?? null;
+        } finally {
+          other.close();
+        }
+      },
+      async another() {
+        return createSqliteStore(openDb());
+      },
+      async close() {
+        for (const d of dbs) d.close();
+      },
+    };
+  }
 };
 
 const postgresBackend = (): Backend => {
@@ -96,32 +119,48 @@ const postgresBackend = (): Backend => {
       await server?.stop();
     },
     async open() {
+      return openAt(await server!.createDatabase());
+    },
+    async openUpgraded(write) {
       const url = await server!.createDatabase();
-      const stores: PostgresStore[] = [];
-      const openStore = async () => {
-        const s = await openPostgresStore({ url, poolSize: 4 });
-        stores.push(s);
-        return s;
-      };
-      const store = await openStore();
-      const raw = new SQL(url, { max: 1 });
-      return {
-        store,
-        async query(text, ...params) {
-          return plainRows(await raw.unsafe(text, params));
-        },
-        async readCommitted(key) {
-          const [row] = await raw`SELECT value FROM kv WHERE key = ${key}`;
-          return row?.value ?? null;
-        },
-        another: openStore,
-        async close() {
-          await raw.close();
-          for (const s of stores) await s.close();
-        },
-      };
+      const old = new SQL(url, { max: 1 });
+      try {
+        await migratePostgres(
+          old,
+          PG_MIGRATIONS.filter((m) => m.version <= 9),
+        );
+        await write((text, ...params) => old.unsafe(text, params));
+      } finally {
+        await old.close();
+      }
+      return openAt(url);
     },
   };
+  async function openAt(url: string): Promise<Opened> {
+    const stores: PostgresStore[] = [];
+    const openStore = async () => {
+      const s = await openPostgresStore({ url, poolSize: 4 });
+      stores.push(s);
+      return s;
+    };
+    const store = await openStore();
+    const raw = new SQL(url, { max: 1 });
+    return {
+      store,
+      async query(text, ...params) {
+        return plainRows(await raw.unsafe(text, params));
+      },
+      async readCommitted(key) {
+        const [row] = await raw`SELECT value FROM kv WHERE key = ${key}`;
+        return row?.value ?? null;
+      },
+      another: openStore,
+      async close() {
+        await raw.close();
+        for (const s of stores) await s.close();
+      },
+    };
+  }
 };
 
 function unit(seed: number, dim: number): Float32Array {
@@ -575,18 +614,102 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.sizeBytes()).toBeGreaterThan(0);
       }));
 
-    test("search counter: hourly buckets summed over a window", () =>
-      withStore(async ({ store: { searches } }) => {
+    const ANY_LABEL = { minClients: 1, anyClients: [] };
+
+    test("search counter: labels ranked by distinct clients over a window, each client counted once", () =>
+      withStore(async ({ store: { searches }, query }) => {
         const h = 3600_000;
-        await searches.add("ModuleNotFoundError", 100 * h);
-        await searches.add("ModuleNotFoundError", 100 * h + 10);
-        await searches.add("dependency", 101 * h);
-        await searches.add("old", 50 * h);
-        expect(await searches.top(90 * h, 10)).toEqual([
-          { label: "ModuleNotFoundError", searches: 2 },
-          { label: "dependency", searches: 1 },
+        // One client's 100 searches of a made-up token, over five hours.
+        for (let i = 0; i < 100; i++) await searches.add("BuyMyTokenNow", "anon-spammer", 100 * h + i * 180_000);
+        await searches.add("ModuleNotFoundError", "anon-a", 100 * h);
+        await searches.add("ModuleNotFoundError", "anon-a", 100 * h + 10);
+        await searches.add("ModuleNotFoundError", "anon-b", 101 * h);
+        await searches.add("ModuleNotFoundError", "anon-c", 103 * h);
+        await searches.add("dependency", "anon-a", 101 * h);
+        await searches.add("old", "anon-d", 50 * h);
+        expect(await searches.top(90 * h, 10, ANY_LABEL)).toEqual([
+          { label: "ModuleNotFoundError", clients: 3 },
+          { label: "BuyMyTokenNow", clients: 1 },
+          { label: "dependency", clients: 1 },
         ]);
-        expect((await searches.top(90 * h, 1)).length).toBe(1);
+        expect(await searches.top(90 * h, 1, ANY_LABEL)).toEqual([{ label: "ModuleNotFoundError", clients: 3 }]);
+        // A client counts in the hour of its latest search: from 102 h on, anon-a and anon-b are
+        // out of ModuleNotFoundError's window, the spammer (last at 104 h) is still in.
+        expect(await searches.top(102 * h, 10, ANY_LABEL)).toEqual([
+          { label: "BuyMyTokenNow", clients: 1 },
+          { label: "ModuleNotFoundError", clients: 1 },
+        ]);
+        // A token needs minClients; a label of anyClients (a category) one.
+        expect(await searches.top(90 * h, 10, { minClients: 3, anyClients: ["dependency", "network"] })).toEqual([
+          { label: "ModuleNotFoundError", clients: 3 },
+          { label: "dependency", clients: 1 },
+        ]);
+        // Every search is still counted; the clients of the hours sum to the distinct clients.
+        const [row] = await query("SELECT sum(n) AS n, sum(clients) AS clients FROM search_hourly WHERE label = 'BuyMyTokenNow'");
+        expect([Number(row.n), Number(row.clients)]).toEqual([100, 1]);
+        expect(await query("SELECT client FROM search_clients WHERE label = 'BuyMyTokenNow'")).toEqual([{ client: "anon-spammer" }]);
       }));
+
+    test("search counter: two stores on one database (replicas) counting at once count each client once", () =>
+      withStore(async ({ store, another, query }) => {
+        const h = 3600_000;
+        const other = await another();
+        // Ten clients, each searching the label six times from either store, across two hours.
+        await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            (Math.floor(i / 10) % 2 ? store : other).searches.add("SharedLabelError", `anon-${i % 10}`, (i < 30 ? 200 : 201) * h + i),
+          ),
+        );
+        expect(await store.searches.top(190 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10 }]);
+        expect(await other.searches.top(201 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10 }]);
+        const [row] = await query("SELECT sum(n) AS n FROM search_hourly");
+        expect(Number(row.n)).toBe(60);
+      }));
+
+    test("search counter: the purge drops old clients with their hours, so the tables stay bounded", () =>
+      withStore(async ({ store, query }) => {
+        const h = 3600_000;
+        for (let i = 0; i < 50; i++) await store.searches.add(`FloodLabel${i}`, `anon-flood-${i}`, 300 * h);
+        await store.searches.add("KeptLabel", "anon-kept", 300 * h);
+        await store.searches.add("KeptLabel", "anon-kept", 302 * h);
+        await store.stats.purgeBefore(301 * h);
+        expect(await query("SELECT label, client, hour FROM search_clients")).toEqual([
+          { label: "KeptLabel", client: "anon-kept", hour: expect.anything() },
+        ]);
+        expect((await query("SELECT label FROM search_hourly")).map((r) => r.label)).toEqual(["KeptLabel"]);
+        expect(await store.searches.top(0, 10, ANY_LABEL)).toEqual([{ label: "KeptLabel", clients: 1 }]);
+      }));
+
+    test("search counter: counts from before clients were recorded survive the upgrade as one client per label", async () => {
+      const h = 3600_000;
+      const opened = await backend.openUpgraded(async (oldQuery) => {
+        // Written by the previous schema's counter: hour, label and searches only.
+        for (const [hour, label, n] of [
+          [400, "LegacyTokenError", 40],
+          [401, "LegacyTokenError", 2],
+          [401, "network", 5],
+        ] as const) {
+          await oldQuery("INSERT INTO search_hourly (hour, label, n) VALUES ($1, $2, $3)", hour, label, n);
+        }
+      });
+      try {
+        const { searches } = opened.store;
+        expect(await searches.top(400 * h, 10, ANY_LABEL)).toEqual([
+          { label: "LegacyTokenError", clients: 1 },
+          { label: "network", clients: 1 },
+        ]);
+        // Counting goes on over the old rows: new clients add, a category shows from one.
+        await searches.add("LegacyTokenError", "anon-new-1", 401 * h);
+        await searches.add("LegacyTokenError", "anon-new-2", 402 * h);
+        expect(await searches.top(400 * h, 10, { minClients: 3, anyClients: ["network"] })).toEqual([
+          { label: "LegacyTokenError", clients: 3 },
+          { label: "network", clients: 1 },
+        ]);
+        const [row] = await opened.query("SELECT sum(n) AS n FROM search_hourly WHERE label = 'LegacyTokenError'");
+        expect(Number(row.n)).toBe(44);
+      } finally {
+        await opened.close();
+      }
+    });
   });
 }

@@ -347,6 +347,31 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX outcomes_uncounted_by_client ON outcomes (client, at) WHERE NOT counted;
     `,
   },
+  {
+    version: 10,
+    name: "hot labels ranked by distinct clients",
+    sql: `
+      -- /v1/stats ranks the hot labels by how many different clients (address pseudonyms) searched
+      -- each in the window, not by how often (src/core/hot-label.ts): one address's 100 labelled
+      -- searches an hour put any token at the top. search_clients holds each label's clients with
+      -- the hour of their latest search; search_hourly.clients counts, per hour, the clients whose
+      -- latest search of the label fell in it, so the window's sum is its distinct clients and
+      -- /v1/stats still reads one row per label and hour. prev_hour is the hour a client's latest
+      -- search had before the one that moved it (the upsert reads it back to move the count).
+      ALTER TABLE search_hourly ADD COLUMN clients integer NOT NULL DEFAULT 0;
+      -- Earlier counts did not record their clients: each label had at least one, counted at its
+      -- latest hour (the fewest it can have had).
+      UPDATE search_hourly SET clients = 1 WHERE (label, hour) IN (SELECT label, max(hour) FROM search_hourly GROUP BY label);
+      CREATE TABLE search_clients (
+        label     text NOT NULL,
+        client    text NOT NULL,
+        hour      bigint NOT NULL,
+        prev_hour bigint,
+        PRIMARY KEY (label, client)
+      );
+      CREATE INDEX search_clients_by_hour ON search_clients (hour);
+    `,
+  },
 ];
 
 /**

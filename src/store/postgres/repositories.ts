@@ -9,6 +9,7 @@ import type {
   EventLog,
   EventRecord,
   FingerprintAliasRepository,
+  HotLabelRule,
   JobQueue,
   KeyValueStore,
   MergeCreditLedger,
@@ -271,7 +272,8 @@ export class PgStatsRepository implements StatsRepository {
   async purgeBefore(before: number): Promise<void> {
     const hour = Math.floor(before / HOUR_MS);
     await this.sql`WITH s AS (DELETE FROM stats_hourly WHERE hour < ${hour}),
-      a AS (DELETE FROM agent_activity WHERE at < ${before})
+      a AS (DELETE FROM agent_activity WHERE at < ${before}),
+      c AS (DELETE FROM search_clients WHERE hour < ${hour})
       DELETE FROM search_hourly WHERE hour < ${hour}`;
   }
 }
@@ -279,15 +281,34 @@ export class PgStatsRepository implements StatsRepository {
 export class PgSearchCounter implements SearchCounter {
   constructor(private readonly sql: SQL) {}
 
-  async add(label: string, at: number): Promise<void> {
-    await this.sql`INSERT INTO search_hourly (hour, label, n) VALUES (${Math.floor(at / HOUR_MS)}, ${label.slice(0, 200)}, 1)
-      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1`;
+  /**
+   * One statement, so a search still costs one round trip: the client's row moves to this hour
+   * (returned when it is new to the label or was last counted in an earlier hour, with that hour
+   * as prev_hour), the earlier hour loses the client and this one gains it. The row lock on the
+   * client's row orders concurrent searches of one client on every replica; a search that finds
+   * the row already at this hour moves nothing.
+   */
+  async add(label: string, client: string, at: number): Promise<void> {
+    const hour = Math.floor(at / HOUR_MS);
+    const l = label.slice(0, 200);
+    await this.sql`WITH moved AS (
+        INSERT INTO search_clients (label, client, hour) VALUES (${l}, ${client}, ${hour})
+        ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
+          WHERE search_clients.hour < excluded.hour
+        RETURNING prev_hour
+      ), earlier AS (
+        UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
+        WHERE s.hour = moved.prev_hour AND s.label = ${l} AND s.clients > 0
+      )
+      INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, ${l}, 1, (SELECT count(*)::int FROM moved))
+      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
   }
 
-  async top(since: number, limit: number) {
-    const rows = await this.sql`SELECT label, sum(n)::int AS searches FROM search_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)}
-      GROUP BY label ORDER BY searches DESC, label ASC LIMIT ${limit}`;
-    return rows.map((r: any) => ({ label: r.label, searches: r.searches }));
+  async top(since: number, limit: number, rule: HotLabelRule) {
+    const rows = await this.sql`SELECT label, sum(clients)::int AS clients FROM search_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)}
+      GROUP BY label HAVING sum(clients) >= ${Math.max(1, rule.minClients)} OR (sum(clients) > 0 AND label = ANY(${[...rule.anyClients]}::text[]))
+      ORDER BY sum(clients) DESC, label ASC LIMIT ${limit}`;
+    return rows.map((r: any) => ({ label: r.label, clients: r.clients }));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { FIELD_WEIGHTS } from "../../core/bm25";
 import { documentTerms, ftsMatch, selectQueryTerms } from "../../core/lexical";
-import type { LexicalDoc, LexicalHit, LexicalIndex, SearchCounter } from "../ports";
+import type { HotLabelRule, LexicalDoc, LexicalHit, LexicalIndex, SearchCounter } from "../ports";
 
 export class SqliteLexicalIndex implements LexicalIndex {
   private readonly del;
@@ -63,21 +63,37 @@ const HOUR_MS = 3600_000;
 export class SqliteSearchCounter implements SearchCounter {
   constructor(private readonly db: Database) {}
 
-  async add(label: string, at: number): Promise<void> {
+  async add(label: string, client: string, at: number): Promise<void> {
+    const hour = Math.floor(at / HOUR_MS);
+    const l = label.slice(0, 200);
+    // The client's latest search of the label moves to this hour: a row back when it is new to
+    // the label (prev_hour null) or was last counted in an earlier hour (prev_hour that hour).
+    const moved = this.db
+      .query<{ prev_hour: number | null }, [string, string, number]>(
+        `INSERT INTO search_clients (label, client, hour) VALUES (?1, ?2, ?3)
+         ON CONFLICT (label, client) DO UPDATE SET prev_hour = hour, hour = excluded.hour WHERE hour < excluded.hour
+         RETURNING prev_hour`,
+      )
+      .get(l, client, hour);
+    if (moved?.prev_hour != null) {
+      this.db.query("UPDATE search_hourly SET clients = clients - 1 WHERE hour = ? AND label = ? AND clients > 0").run(moved.prev_hour, l);
+    }
     this.db
       .query(
-        `INSERT INTO search_hourly (hour, label, n) VALUES (?, ?, 1)
-         ON CONFLICT (hour, label) DO UPDATE SET n = n + 1`,
+        `INSERT INTO search_hourly (hour, label, n, clients) VALUES (?, ?, 1, ?)
+         ON CONFLICT (hour, label) DO UPDATE SET n = n + 1, clients = clients + excluded.clients`,
       )
-      .run(Math.floor(at / HOUR_MS), label.slice(0, 200));
+      .run(hour, l, moved ? 1 : 0);
   }
 
-  async top(since: number, limit: number) {
+  async top(since: number, limit: number, rule: HotLabelRule) {
+    const any = rule.anyClients.map(() => "?").join(", ") || "NULL";
     return this.db
-      .query<{ label: string; searches: number }, [number, number]>(
-        `SELECT label, sum(n) AS searches FROM search_hourly WHERE hour >= ?
-         GROUP BY label ORDER BY searches DESC, label ASC LIMIT ?`,
+      .query<{ label: string; clients: number }, (string | number)[]>(
+        `SELECT label, sum(clients) AS clients FROM search_hourly WHERE hour >= ?
+         GROUP BY label HAVING sum(clients) >= ? OR (sum(clients) > 0 AND label IN (${any}))
+         ORDER BY sum(clients) DESC, label ASC LIMIT ?`,
       )
-      .all(Math.floor(since / HOUR_MS), limit);
+      .all(Math.floor(since / HOUR_MS), Math.max(1, rule.minClients), ...rule.anyClients, limit);
   }
 }

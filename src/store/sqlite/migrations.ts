@@ -281,4 +281,29 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX outcomes_uncounted_by_client ON outcomes (client, at) WHERE counted = 0;
     `,
   },
+  {
+    version: 13,
+    name: "hot labels ranked by distinct clients",
+    sql: `
+      -- /v1/stats ranks the hot labels by how many different clients (address pseudonyms) searched
+      -- each in the window, not by how often (src/core/hot-label.ts): one address's 100 labelled
+      -- searches an hour put any token at the top. search_clients holds each label's clients with
+      -- the hour of their latest search; search_hourly.clients counts, per hour, the clients whose
+      -- latest search of the label fell in it, so the window's sum is its distinct clients and
+      -- /v1/stats still reads one row per label and hour. prev_hour is the hour a client's latest
+      -- search had before the one that moved it (the upsert reads it back to move the count).
+      ALTER TABLE search_hourly ADD COLUMN clients INTEGER NOT NULL DEFAULT 0;
+      -- Earlier counts did not record their clients: each label had at least one, counted at its
+      -- latest hour (the fewest it can have had).
+      UPDATE search_hourly SET clients = 1 WHERE (label, hour) IN (SELECT label, max(hour) FROM search_hourly GROUP BY label);
+      CREATE TABLE search_clients (
+        label     TEXT NOT NULL,
+        client    TEXT NOT NULL,
+        hour      INTEGER NOT NULL,
+        prev_hour INTEGER,
+        PRIMARY KEY (label, client)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX search_clients_by_hour ON search_clients (hour);
+    `,
+  },
 ];

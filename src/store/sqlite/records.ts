@@ -289,5 +289,6 @@ export class SqliteStatsRepository implements StatsRepository {
     this.db.query("DELETE FROM stats_hourly WHERE hour < ?").run(hour);
     this.db.query("DELETE FROM agent_activity WHERE at < ?").run(before);
     this.db.query("DELETE FROM search_hourly WHERE hour < ?").run(hour);
+    this.db.query("DELETE FROM search_clients WHERE hour < ?").run(hour);
   }
 }
