@@ -266,7 +266,7 @@ describe("result counts and page sizes", () => {
       }
       const stats = (await (await c.fetch("/v1/stats")).json()) as any;
       expect(stats.hot.length).toBe(10);
-      for (const h of stats.hot) expect(h).toEqual({ label: expect.stringMatching(/^HotLabel\d+Error$/), searches: 3 });
+      for (const h of stats.hot) expect(h).toEqual({ label: expect.stringMatching(/^HotLabel\d+Error$/), searches: 3, clients: 3 });
     } finally {
       await c.dispose();
     }
@@ -282,7 +282,7 @@ describe("result counts and page sizes", () => {
         await c.fetch("/v1/search", json({ query: "HotLabelSpamError: nothing", error_type: "java.lang.IllegalStateException" }, headers));
       }
       const stats = (await (await c.fetch("/v1/stats")).json()) as any;
-      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 3 }]);
+      expect(stats.hot).toEqual([{ label: "java.lang.IllegalStateException", searches: 3, clients: 3 }]);
       const activity = JSON.stringify(await (await c.fetch("/v1/activity?limit=50")).json());
       for (const text of spam) expect(activity).not.toContain(text);
       expect(activity).toContain("search for java.lang.IllegalStateException");

@@ -15,7 +15,9 @@ type Send = (path: string, init?: RequestInit) => Promise<Response>;
 const search = (send: Send, errorType: string, address: string) =>
   send("/v1/search", json({ query: `${errorType}: nothing stored about it`, error_type: errorType }, { "X-Forwarded-For": address }));
 
-const hot = async (send: Send) => ((await (await send("/v1/stats")).json()) as { hot: { label: string; searches: number }[] }).hot;
+type Hot = { label: string; searches: number; clients: number }[];
+
+const hot = async (send: Send) => ((await (await send("/v1/stats")).json()) as { hot: Hot }).hot;
 
 /** One address's whole hourly share for a made-up token; a real error from several addresses. */
 async function floodAndRealError(send: Send): Promise<void> {
@@ -31,10 +33,10 @@ async function floodAndRealError(send: Send): Promise<void> {
   }
 }
 
-function expectRankedByClients(list: { label: string; searches: number }[]): void {
-  // The label three addresses searched is at the top, counted once per address; tokens from fewer
+function expectRankedByClients(list: Hot, searches = 3): void {
+  // The label three addresses searched is at the top, each address counted once; tokens from fewer
   // than HOT_LABEL_MIN_CLIENTS (3) addresses are not shown at all.
-  expect(list[0]).toEqual({ label: "ModuleNotFoundError", searches: 3 });
+  expect(list[0]).toEqual({ label: "ModuleNotFoundError", searches, clients: 3 });
   expect(list.map((h) => h.label)).not.toContain("BuyCheapTokensAtShopExample");
   expect(list.map((h) => h.label)).not.toContain("AnotherMadeUpToken");
 }
@@ -50,6 +52,24 @@ describe("hot labels on SQLite", () => {
     const send: Send = (path, init) => fetch(colony.url + path, init);
     await floodAndRealError(send);
     expectRankedByClients(await hot(send));
+  });
+
+  test("a colony whose agents all search from one address still sees its error types, by searches", async () => {
+    const local = await startQuietColony({ COLONY_DATA_DIR: tempDir() });
+    try {
+      const send: Send = (path, init) => fetch(local.url + path, init);
+      for (const errorType of ["ECONNREFUSED", "ModuleNotFoundError", "ECONNREFUSED", "ECONNREFUSED", "ModuleNotFoundError", "E0382"]) {
+        expect((await search(send, errorType, "ignored: no trusted proxy")).status).toBe(200);
+      }
+      const list = await hot(send);
+      expect(list.filter((h) => h.label.startsWith("E") || h.label.startsWith("Module"))).toEqual([
+        { label: "ECONNREFUSED", searches: 3, clients: 1 },
+        { label: "ModuleNotFoundError", searches: 2, clients: 1 },
+        { label: "E0382", searches: 1, clients: 1 },
+      ]);
+    } finally {
+      await local.stop();
+    }
   });
 });
 
@@ -90,6 +110,6 @@ describe.skipIf(unavailable !== null)("hot labels on PostgreSQL", () => {
     for (const address of ["198.51.100.21", "198.51.100.22", "2001:db8:5:6::2", "198.51.100.21", "198.51.100.22", "2001:db8:5:6::3"]) {
       expect((await search(send, "ModuleNotFoundError", address)).status).toBe(200);
     }
-    for (const replica of replicas) expectRankedByClients(await hot((path, init) => fetch(replica.url + path, init)));
+    for (const replica of replicas) expectRankedByClients(await hot((path, init) => fetch(replica.url + path, init)), 9);
   });
 });

@@ -10,11 +10,13 @@ import { CATEGORIES } from "./category";
 /**
  * How many different clients (address pseudonyms; an IPv6 address is its /64) must have searched
  * an error-type token in the window before /v1/stats shows it. `hot` is ranked by distinct
- * clients, not searches, so one address's hourly share of labelled searches
+ * clients, then searches, so one address's hourly share of labelled searches
  * (HOT_LABELS_PER_CLIENT_PER_HOUR) no longer tops it; on a small colony, though, one address
  * would still be as many clients as a real error's searchers, and could show any word it likes to
  * every reader. Three addresses is one error seen by several agents; categories are a fixed set
- * and shown from one client.
+ * and shown from one client. When no label of the window has that many clients (a colony whose
+ * agents all run on one machine: every search comes from one address), the most any label has is
+ * enough, so such a colony still sees its own error types, ranked by searches.
  */
 export const HOT_LABEL_MIN_CLIENTS = 3;
 

@@ -191,14 +191,15 @@ export const Stats = Type.Object({
   hot: Type.Array(
     Type.Object({
       label: Type.String(),
-      searches: Type.Integer({
+      searches: Type.Integer({ minimum: 0, description: "searches that counted under the label in 24 h" }),
+      clients: Type.Integer({
         minimum: 0,
         description: "how many different clients searched for the label in 24 h: each address (an IPv6 one by its /64) counts once",
       }),
     }),
     {
       description:
-        "up to 10 labels (the search's error_type when it is one error-type token, else its top result's category), most different clients first; an error_type is listed once 3 clients searched it",
+        "up to 10 labels (the search's error_type when it is one error-type token, else its top result's category), most different clients first, then most searches; an error_type is listed once 3 clients searched it, or as many as the most widely searched label has when fewer",
     },
   ),
 });

@@ -105,8 +105,12 @@ export class FeedService {
       outcomes_24h: day.outcomes,
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
-      // searches: each client counted once per label (the ranking; docs/security.md).
-      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE)).map((h) => ({ label: h.label, searches: h.clients })),
+      // Ranked by clients, then searches (docs/security.md); `clients` is an additive field.
+      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE)).map((h) => ({
+        label: h.label,
+        searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
+        clients: h.clients,
+      })),
     };
   }
 }

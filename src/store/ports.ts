@@ -350,7 +350,11 @@ export interface DraftRepository {
 
 /** Which labels a `SearchCounter.top` shows: how many different clients a label needs. */
 export interface HotLabelRule {
-  /** Clients a label needs to be shown... */
+  /**
+   * Clients a label needs to be shown, or as many as the most widely searched label of the window
+   * has when that is fewer (a colony whose agents all search from one address still sees its
+   * error types)...
+   */
   minClients: number;
   /** ...unless it is one of these (the fixed set of categories): then one is enough. */
   anyClients: readonly string[];
@@ -365,9 +369,9 @@ export interface SearchCounter {
   add(label: string, client: string, at: number): Promise<void>;
   /**
    * The labels searched by the most different clients since `since` (from the start of its hour),
-   * most first, ties by label; only those `rule` shows.
+   * most first, then by searches, then by label; only those `rule` shows.
    */
-  top(since: number, limit: number, rule: HotLabelRule): Promise<{ label: string; clients: number }[]>;
+  top(since: number, limit: number, rule: HotLabelRule): Promise<{ label: string; clients: number; searches: number }[]>;
 }
 
 /** Every repository over one database. */

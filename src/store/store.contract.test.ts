@@ -628,21 +628,28 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await searches.add("dependency", "anon-a", 101 * h);
         await searches.add("old", "anon-d", 50 * h);
         expect(await searches.top(90 * h, 10, ANY_LABEL)).toEqual([
-          { label: "ModuleNotFoundError", clients: 3 },
-          { label: "BuyMyTokenNow", clients: 1 },
-          { label: "dependency", clients: 1 },
+          { label: "ModuleNotFoundError", clients: 3, searches: 4 },
+          { label: "BuyMyTokenNow", clients: 1, searches: 100 },
+          { label: "dependency", clients: 1, searches: 1 },
         ]);
-        expect(await searches.top(90 * h, 1, ANY_LABEL)).toEqual([{ label: "ModuleNotFoundError", clients: 3 }]);
+        expect(await searches.top(90 * h, 1, ANY_LABEL)).toEqual([{ label: "ModuleNotFoundError", clients: 3, searches: 4 }]);
         // A client counts in the hour of its latest search: from 102 h on, anon-a and anon-b are
         // out of ModuleNotFoundError's window, the spammer (last at 104 h) is still in.
+        // Equal clients: more searches first.
         expect(await searches.top(102 * h, 10, ANY_LABEL)).toEqual([
-          { label: "BuyMyTokenNow", clients: 1 },
-          { label: "ModuleNotFoundError", clients: 1 },
+          { label: "BuyMyTokenNow", clients: 1, searches: 60 },
+          { label: "ModuleNotFoundError", clients: 1, searches: 1 },
         ]);
         // A token needs minClients; a label of anyClients (a category) one.
         expect(await searches.top(90 * h, 10, { minClients: 3, anyClients: ["dependency", "network"] })).toEqual([
-          { label: "ModuleNotFoundError", clients: 3 },
-          { label: "dependency", clients: 1 },
+          { label: "ModuleNotFoundError", clients: 3, searches: 4 },
+          { label: "dependency", clients: 1, searches: 1 },
+        ]);
+        // ...or as many as the most widely searched label has, when that is fewer: a window where
+        // every label has one client (a colony whose agents share one address) shows its tokens.
+        expect(await searches.top(102 * h, 10, { minClients: 3, anyClients: ["dependency", "network"] })).toEqual([
+          { label: "BuyMyTokenNow", clients: 1, searches: 60 },
+          { label: "ModuleNotFoundError", clients: 1, searches: 1 },
         ]);
         // Every search is still counted; the clients of the hours sum to the distinct clients.
         const [row] = await query("SELECT sum(n) AS n, sum(clients) AS clients FROM search_hourly WHERE label = 'BuyMyTokenNow'");
@@ -660,8 +667,8 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
             (Math.floor(i / 10) % 2 ? store : other).searches.add("SharedLabelError", `anon-${i % 10}`, (i < 30 ? 200 : 201) * h + i),
           ),
         );
-        expect(await store.searches.top(190 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10 }]);
-        expect(await other.searches.top(201 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10 }]);
+        expect(await store.searches.top(190 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10, searches: 60 }]);
+        expect(await other.searches.top(201 * h, 10, ANY_LABEL)).toEqual([{ label: "SharedLabelError", clients: 10, searches: 30 }]);
         const [row] = await query("SELECT sum(n) AS n FROM search_hourly");
         expect(Number(row.n)).toBe(60);
       }));
@@ -677,7 +684,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
           { label: "KeptLabel", client: "anon-kept", hour: expect.anything() },
         ]);
         expect((await query("SELECT label FROM search_hourly")).map((r) => r.label)).toEqual(["KeptLabel"]);
-        expect(await store.searches.top(0, 10, ANY_LABEL)).toEqual([{ label: "KeptLabel", clients: 1 }]);
+        expect(await store.searches.top(0, 10, ANY_LABEL)).toEqual([{ label: "KeptLabel", clients: 1, searches: 1 }]);
       }));
 
     test("search counter: counts from before clients were recorded survive the upgrade as one client per label", async () => {
@@ -695,15 +702,15 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       try {
         const { searches } = opened.store;
         expect(await searches.top(400 * h, 10, ANY_LABEL)).toEqual([
-          { label: "LegacyTokenError", clients: 1 },
-          { label: "network", clients: 1 },
+          { label: "LegacyTokenError", clients: 1, searches: 42 },
+          { label: "network", clients: 1, searches: 5 },
         ]);
         // Counting goes on over the old rows: new clients add, a category shows from one.
         await searches.add("LegacyTokenError", "anon-new-1", 401 * h);
         await searches.add("LegacyTokenError", "anon-new-2", 402 * h);
         expect(await searches.top(400 * h, 10, { minClients: 3, anyClients: ["network"] })).toEqual([
-          { label: "LegacyTokenError", clients: 3 },
-          { label: "network", clients: 1 },
+          { label: "LegacyTokenError", clients: 3, searches: 44 },
+          { label: "network", clients: 1, searches: 5 },
         ]);
         const [row] = await opened.query("SELECT sum(n) AS n FROM search_hourly WHERE label = 'LegacyTokenError'");
         expect(Number(row.n)).toBe(44);

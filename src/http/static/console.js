@@ -303,11 +303,23 @@ import { el, markedText } from "./dom.js";
             el(
               "table",
               {},
-              el("thead", {}, el("tr", {}, el("th", {}, "label"), el("th", { class: "num" }, "searches"))),
+              el(
+                "thead",
+                {},
+                el("tr", {}, el("th", {}, "label"), el("th", { class: "num" }, "clients"), el("th", { class: "num" }, "searches")),
+              ),
               el(
                 "tbody",
                 {},
-                o.stats.hot.map((h) => el("tr", {}, el("td", {}, h.label), el("td", { class: "num" }, String(h.searches)))),
+                o.stats.hot.map((h) =>
+                  el(
+                    "tr",
+                    {},
+                    el("td", {}, h.label),
+                    el("td", { class: "num" }, String(h.clients)),
+                    el("td", { class: "num" }, String(h.searches)),
+                  ),
+                ),
               ),
             ),
           )

@@ -305,10 +305,14 @@ export class PgSearchCounter implements SearchCounter {
   }
 
   async top(since: number, limit: number, rule: HotLabelRule) {
-    const rows = await this.sql`SELECT label, sum(clients)::int AS clients FROM search_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)}
-      GROUP BY label HAVING sum(clients) >= ${Math.max(1, rule.minClients)} OR (sum(clients) > 0 AND label = ANY(${[...rule.anyClients]}::text[]))
-      ORDER BY sum(clients) DESC, label ASC LIMIT ${limit}`;
-    return rows.map((r: any) => ({ label: r.label, clients: r.clients }));
+    const rows = await this.sql`WITH labels AS MATERIALIZED (
+        SELECT label, sum(clients)::int AS clients, sum(n)::bigint AS searches FROM search_hourly
+        WHERE hour >= ${Math.floor(since / HOUR_MS)} GROUP BY label)
+      SELECT label, clients, searches FROM labels
+      WHERE clients > 0 AND (clients >= least(${Math.max(1, rule.minClients)}::int, (SELECT max(clients) FROM labels))
+                             OR label = ANY(${[...rule.anyClients]}::text[]))
+      ORDER BY clients DESC, searches DESC, label ASC LIMIT ${limit}`;
+    return rows.map((r: any) => ({ label: r.label, clients: r.clients, searches: num(r.searches) }));
   }
 }
 

@@ -89,10 +89,12 @@ export class SqliteSearchCounter implements SearchCounter {
   async top(since: number, limit: number, rule: HotLabelRule) {
     const any = rule.anyClients.map(() => "?").join(", ") || "NULL";
     return this.db
-      .query<{ label: string; clients: number }, (string | number)[]>(
-        `SELECT label, sum(clients) AS clients FROM search_hourly WHERE hour >= ?
-         GROUP BY label HAVING sum(clients) >= ? OR (sum(clients) > 0 AND label IN (${any}))
-         ORDER BY sum(clients) DESC, label ASC LIMIT ?`,
+      .query<{ label: string; clients: number; searches: number }, (string | number)[]>(
+        `WITH labels AS MATERIALIZED (
+           SELECT label, sum(clients) AS clients, sum(n) AS searches FROM search_hourly WHERE hour >= ? GROUP BY label)
+         SELECT label, clients, searches FROM labels
+         WHERE clients > 0 AND (clients >= min(?, (SELECT max(clients) FROM labels)) OR label IN (${any}))
+         ORDER BY clients DESC, searches DESC, label ASC LIMIT ?`,
       )
       .all(Math.floor(since / HOUR_MS), Math.max(1, rule.minClients), ...rule.anyClients, limit);
   }
