@@ -102,12 +102,41 @@ export interface TrailRecord {
   reinforcedAt: number | null;
   /** The normalizer version `fingerprint` was computed with (core/error-normalizer.ts). */
   normalizerVersion: number;
+  /** The content rules version the content was last redacted and screened with (core/content-rules.ts); 0 before it was kept. */
+  contentRulesVersion: number;
 }
 
 export type NewTrail = Pick<
   TrailRecord,
-  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "client" | "createdAt"
+  | "id"
+  | "fingerprint"
+  | "normalizerVersion"
+  | "contentRulesVersion"
+  | "errorType"
+  | "trail"
+  | "contentHash"
+  | "author"
+  | "client"
+  | "createdAt"
 >;
+
+/**
+ * A stored trail re-checked by newer content rules (service/rescreen.ts): its re-redacted content
+ * and what is derived from it. Applied only while the trail still has the status and version it was
+ * read with, so a verdict, a removal or another run in between wins.
+ */
+export interface Rescreen {
+  /** The status and content rules version the trail was read with. */
+  was: { status: TrailStatus; contentRulesVersion: number };
+  trail: Trail;
+  contentHash: string;
+  errorType: string | null;
+  contentRulesVersion: number;
+  /** The risk of an indexed trail that stays indexed; the stored risk is kept when absent. */
+  risk?: StoredRisk;
+  /** The current rules refuse it: it becomes rejected for these reasons (its outcomes stay). */
+  rejectedFor?: string[];
+}
 
 /** A stored trail's fingerprint and merge key recomputed by a newer normalizer. */
 export interface Refingerprint {
@@ -159,6 +188,10 @@ export interface TrailRepository {
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
   refingerprint(seq: number, r: Refingerprint): Promise<void>;
+  /** Trails of any status last checked by content rules older than `version`, seq > `afterSeq`, in seq order. */
+  checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Stores a re-check by newer content rules; false when the trail changed since it was read (or is gone). */
+  rescreen(seq: number, r: Rescreen): Promise<boolean>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**

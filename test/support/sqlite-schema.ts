@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 
 const UNDO: Record<number, string> = {
+  13: "DROP INDEX trails_by_content_rules_version; ALTER TABLE trails DROP COLUMN content_rules_version",
   12: "DROP INDEX outcomes_uncounted_by_client",
   11: "DROP INDEX events_searches_by_time",
   10: "DROP INDEX merge_credits_by_client; ALTER TABLE merge_credits DROP COLUMN client; ALTER TABLE trails DROP COLUMN client",
