@@ -8,7 +8,7 @@
 // BUMP THIS whenever a release changes what any of those files catch or flag (a new secret
 // pattern, a new injection phrase, a new risk row, a changed level). A change that catches
 // nothing new (a refactoring, a faster regex with the same matches) needs no bump: a bump costs
-// one pass over every stored trail at the next start. See docs/content-safety.md §6.
+// one pass over every stored trail at the next start. See docs/content-safety.md §7.
 //
 // History: 1 = session 12, the first release that records the version (rows stored before it
 // read 0, so each is re-checked once).
