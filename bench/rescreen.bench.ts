@@ -44,7 +44,7 @@ async function storeAsOlderRelease(c: RunningColony, trail: Trail): Promise<void
       createdAt: at,
     });
     const verdict = { category: "dependency", quality: 0.8, risk: assessRisk(trail), strength: 0.5, mergeKey: mergeKey(trail), at };
-    await tx.trails.applyVerdict(r.seq, { status: "indexed", trail, ...verdict });
+    await tx.trails.applyVerdict(r.seq, { status: "indexed", trail, ...verdict, contentRulesVersion: 0 });
     await tx.jobs.remove(r.seq);
     await tx.vectors!.upsert(r.seq, vector!);
     await tx.lexical.add(r.seq, lexicalFields(trail));

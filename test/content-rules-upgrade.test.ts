@@ -89,6 +89,7 @@ async function storeAsOlderRelease(c: TestColony, trail: Trail, risk = assessRis
       strength: 0.5,
       mergeKey: mk,
       at,
+      contentRulesVersion: 0,
     });
     await tx.jobs.remove(r.seq);
     await tx.vectors!.upsert(r.seq, vector!);

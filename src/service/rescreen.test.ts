@@ -41,14 +41,12 @@ describe("planRescreen", () => {
     }
   });
 
-  test("a queued trail is only re-redacted (its enrichment screens it); a rejected one keeps its reasons", () => {
-    for (const status of ["queued", "rejected"] as const) {
-      expect(planRescreen(stored(status, injected)).rejectedFor).toBeUndefined();
-      const plan = planRescreen(stored(status, secretInDescription));
-      expect(plan.contentChanged).toBe(true);
-      expect(JSON.stringify(plan.trail)).not.toContain(TOKEN);
-      expect(plan.risk).toBeUndefined();
-    }
+  test("a rejected trail is re-redacted and keeps its reasons", () => {
+    expect(planRescreen(stored("rejected", injected)).rejectedFor).toBeUndefined();
+    const plan = planRescreen(stored("rejected", secretInDescription));
+    expect(plan.contentChanged).toBe(true);
+    expect(JSON.stringify(plan.trail)).not.toContain(TOKEN);
+    expect(plan.risk).toBeUndefined();
   });
 
   test("low quality does not reject a stored trail", () => {

@@ -1,4 +1,4 @@
-// Re-screening (docs/content-safety.md §6): when a release changes the content rules (redaction,
+// Re-screening (docs/content-safety.md §7): when a release changes the content rules (redaction,
 // prompt-injection and sensitive-content screening, risk flags; CONTENT_RULES_VERSION), stored
 // trails are checked again with the current rules, in the background at start, as
 // re-fingerprinting does for the normalizer (refingerprint.ts). Progress lives in the rows (each
@@ -44,10 +44,10 @@ export interface RescreenPlan {
 }
 
 /**
- * Runs the current rules on a stored trail (the enrichment analysis). A queued trail is only
- * re-redacted: its enrichment, still to come, screens it. A rejected one is re-redacted and keeps
- * its reasons. An indexed or merged one the rules refuse becomes rejected; an indexed one that
- * stays gets its current risk.
+ * Runs the current rules on a stored trail (the enrichment analysis). An indexed or merged one the
+ * rules refuse becomes rejected; an indexed one that stays gets its current risk. A rejected one is
+ * re-redacted and keeps its reasons. (Queued trails are not read: their enrichment runs the current
+ * rules.)
  */
 export function planRescreen(record: TrailRecord, analyze: (trail: Trail) => Analysis = analyzeTrail): RescreenPlan {
   const analysis = analyze(record.trail);
@@ -126,6 +126,7 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
 
     let applied = 0;
     await store.transaction(async (tx) => {
+      applied = 0;
       const at = now();
       const fingerprints = new Set<string>();
       const upserted: number[] = [];
@@ -143,7 +144,7 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
           risk: p.risk,
           rejectedFor: p.rejectedFor,
         };
-        // A verdict, a removal or another run since the read wins: this trail is left as it is now.
+        // A removal or another run since the read wins: this trail is left as it is now.
         if (!(await tx.trails.rescreen(record.seq, update))) continue;
         applied++;
         if (p.contentChanged) {

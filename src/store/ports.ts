@@ -123,7 +123,7 @@ export type NewTrail = Pick<
 /**
  * A stored trail re-checked by newer content rules (service/rescreen.ts): its re-redacted content
  * and what is derived from it. Applied only while the trail still has the status and version it was
- * read with, so a verdict, a removal or another run in between wins.
+ * read with, so an operator's removal or another run in between wins.
  */
 export interface Rescreen {
   /** The status and content rules version the trail was read with. */
@@ -146,8 +146,11 @@ export interface Refingerprint {
   mergeKey: string | null;
 }
 
-/** The verdict of enrichment, applied once to a queued trail. */
-export type Verdict =
+/**
+ * The verdict of enrichment, applied once to a queued trail, with the content rules version its
+ * analysis ran (core/content-rules.ts).
+ */
+export type Verdict = { contentRulesVersion: number } & (
   | {
       status: "indexed";
       trail: Trail;
@@ -159,7 +162,8 @@ export type Verdict =
       at: number;
     }
   | { status: "merged"; trail: Trail; mergedInto: string; at: number }
-  | { status: "rejected"; trail: Trail; reasons: string[]; at: number };
+  | { status: "rejected"; trail: Trail; reasons: string[]; at: number }
+);
 
 export interface RankingFacts {
   seq: number;
@@ -188,7 +192,11 @@ export interface TrailRepository {
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
   refingerprint(seq: number, r: Refingerprint): Promise<void>;
-  /** Trails of any status last checked by content rules older than `version`, seq > `afterSeq`, in seq order. */
+  /**
+   * Enriched trails (indexed, merged, rejected) last checked by content rules older than `version`,
+   * seq > `afterSeq`, in seq order. Queued trails are left to their enrichment, whose verdict runs
+   * the current rules and records their version.
+   */
   checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-check by newer content rules; false when the trail changed since it was read (or is gone). */
   rescreen(seq: number, r: Rescreen): Promise<boolean>;

@@ -355,10 +355,19 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
           strength: 0.4,
           mergeKey: "mk",
           at: 10,
+          contentRulesVersion: 1,
         } as const;
         expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(true);
         expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(false); // once only
-        expect(await store.trails.applyVerdict(b.seq, { status: "merged", trail: sampleTrail, mergedInto: a.id, at: 11 })).toBe(true);
+        expect(
+          await store.trails.applyVerdict(b.seq, {
+            status: "merged",
+            trail: sampleTrail,
+            mergedInto: a.id,
+            at: 11,
+            contentRulesVersion: 1,
+          }),
+        ).toBe(true);
         await store.jobs.remove(a.seq);
         expect(await store.jobs.depth()).toBe(1);
         expect(await store.stats.trailsIndexed()).toBe(1);
@@ -576,31 +585,39 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.sizeBytes()).toBeGreaterThan(0);
       }));
 
-    test("re-screening: trails on older content rules in seq order, a re-check applied only while the trail is as it was read", () =>
+    test("re-screening: enriched trails on older content rules in seq order, a re-check applied only while the trail is as it was read", () =>
       withStore(async ({ store, query }) => {
         const a = await store.trails.insertQueued({ ...newTrail(1), contentRulesVersion: 0 });
         const b = await store.trails.insertQueued({ ...newTrail(2), contentRulesVersion: 0 });
         const c = await store.trails.insertQueued(newTrail(3));
-        expect(c.contentRulesVersion).toBe(1);
+        const d = await store.trails.insertQueued({ ...newTrail(4), contentRulesVersion: 0 });
+        expect([a.contentRulesVersion, c.contentRulesVersion]).toEqual([0, 1]);
+        // Queued trails are left to their enrichment.
+        expect(await store.trails.checkedBefore(1, 0, 10)).toEqual([]);
+        const risk = { level: "low", flags: [] } as any;
+        const indexed = {
+          status: "indexed",
+          trail: sampleTrail,
+          category: "dependency",
+          quality: 0.5,
+          risk,
+          strength: 0.4,
+          at: 10,
+        } as const;
+        // a and b enriched by an older release's rules; d by the current ones (the verdict records them).
+        await store.trails.applyVerdict(a.seq, { ...indexed, mergeKey: "mk-a", contentRulesVersion: 0 });
+        await store.trails.applyVerdict(b.seq, { ...indexed, mergeKey: "mk-b", contentRulesVersion: 0 });
+        await store.trails.applyVerdict(d.seq, {
+          status: "rejected",
+          trail: sampleTrail,
+          reasons: ["low_quality"],
+          at: 10,
+          contentRulesVersion: 1,
+        });
+        expect((await store.trails.byId(d.id))!.contentRulesVersion).toBe(1);
         expect((await store.trails.checkedBefore(1, 0, 10)).map((r) => r.seq)).toEqual([a.seq, b.seq]);
         expect((await store.trails.checkedBefore(1, a.seq, 10)).map((r) => r.seq)).toEqual([b.seq]);
         expect((await store.trails.checkedBefore(1, 0, 1)).map((r) => r.seq)).toEqual([a.seq]);
-        const risk = { level: "low", flags: [] } as any;
-        for (const [seq, mk] of [
-          [a.seq, "mk-a"],
-          [b.seq, "mk-b"],
-        ] as const) {
-          await store.trails.applyVerdict(seq, {
-            status: "indexed",
-            trail: sampleTrail,
-            category: "dependency",
-            quality: 0.5,
-            risk,
-            strength: 0.4,
-            mergeKey: mk,
-            at: 10,
-          });
-        }
         expect(await store.stats.trailsIndexed()).toBe(2);
 
         // An indexed trail that stays: new content, hash, error type, runtime (the feed filter) and risk.

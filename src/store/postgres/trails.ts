@@ -145,7 +145,7 @@ export class PgTrailRepository implements TrailRepository {
 
   async checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
     const rows = await this.sql.unsafe(
-      `SELECT ${COLUMNS} FROM trails WHERE content_rules_version < $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      `SELECT ${COLUMNS} FROM trails WHERE content_rules_version < $1 AND seq > $2 AND status <> 'queued' ORDER BY seq LIMIT $3`,
       [version, afterSeq, limit],
     );
     return rows.map(toRecord);
@@ -176,14 +176,15 @@ export class PgTrailRepository implements TrailRepository {
     if (v.status === "indexed") {
       rows = await this.sql`UPDATE trails SET status = 'indexed', content = ${content}, category = ${v.category},
           quality = ${v.quality}, risk = ${JSON.stringify(v.risk)}, strength = ${v.strength}, merge_key = ${v.mergeKey},
-          indexed_at = ${v.at}, reinforced_at = ${v.at}
+          indexed_at = ${v.at}, reinforced_at = ${v.at}, content_rules_version = ${v.contentRulesVersion}
         WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     } else if (v.status === "merged") {
-      rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at}
+      rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at},
+          content_rules_version = ${v.contentRulesVersion}
         WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     } else {
       rows = await this.sql`UPDATE trails SET status = 'rejected', content = ${content}, reasons = ${JSON.stringify(v.reasons)},
-        indexed_at = ${v.at} WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
+        indexed_at = ${v.at}, content_rules_version = ${v.contentRulesVersion} WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     }
     return rows.count === 1;
   }

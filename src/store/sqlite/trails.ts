@@ -195,7 +195,9 @@ export class SqliteTrailRepository implements TrailRepository {
 
   async checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
     return this.db
-      .query<Row, [number, number, number]>("SELECT * FROM trails WHERE content_rules_version < ? AND seq > ? ORDER BY seq LIMIT ?")
+      .query<Row, [number, number, number]>(
+        "SELECT * FROM trails WHERE content_rules_version < ? AND seq > ? AND status <> 'queued' ORDER BY seq LIMIT ?",
+      )
       .all(version, afterSeq, limit)
       .map(toRecord);
   }
@@ -232,18 +234,33 @@ export class SqliteTrailRepository implements TrailRepository {
       changes = this.db
         .query(
           `UPDATE trails SET status = 'indexed', content = ?, category = ?, quality = ?, risk = ?, strength = ?,
-             merge_key = ?, indexed_at = ?, reinforced_at = ? WHERE seq = ? AND status = 'queued'`,
+             merge_key = ?, indexed_at = ?, reinforced_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'`,
         )
-        .run(content, v.category, v.quality, JSON.stringify(v.risk), v.strength, v.mergeKey, v.at, v.at, seq).changes;
+        .run(
+          content,
+          v.category,
+          v.quality,
+          JSON.stringify(v.risk),
+          v.strength,
+          v.mergeKey,
+          v.at,
+          v.at,
+          v.contentRulesVersion,
+          seq,
+        ).changes;
       if (changes === 1) this.bumpIndexed(1);
     } else if (v.status === "merged") {
       changes = this.db
-        .query("UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
-        .run(content, v.mergedInto, v.at, seq).changes;
+        .query(
+          "UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, v.mergedInto, v.at, v.contentRulesVersion, seq).changes;
     } else {
       changes = this.db
-        .query("UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
-        .run(content, JSON.stringify(v.reasons), v.at, seq).changes;
+        .query(
+          "UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, JSON.stringify(v.reasons), v.at, v.contentRulesVersion, seq).changes;
     }
     return changes === 1;
   }
