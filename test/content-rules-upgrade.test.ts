@@ -256,6 +256,52 @@ test("re-screening goes in batches, each one committed: a run that stops or fail
   }
 });
 
+test("a trail whose re-check the database refuses is left for the next start; the others of its batch are re-checked", async () => {
+  const c = await startTestColony();
+  try {
+    const records = [];
+    for (let i = 0; i < 3; i++) records.push(await storeAsOlderRelease(c, trailWithSecret(`refused-${i}`)));
+    const refused = records[1]!.seq;
+    const store = c.subsystems.store!;
+    // The store, but its transactions refuse the re-check of one trail (as a database refuses a value).
+    const refusing = new Proxy(store, {
+      get(target, key) {
+        if (key !== "transaction") return Reflect.get(target, key);
+        return (fn: (tx: any) => Promise<unknown>) =>
+          target.transaction((tx) => {
+            const trails = new Proxy(tx.trails, {
+              get(t, k) {
+                if (k !== "rescreen") return Reflect.get(t, k).bind(t);
+                return (seq: number, r: any) => (seq === refused ? Promise.reject(new Error("value too long")) : t.rescreen(seq, r));
+              },
+            });
+            return fn(new Proxy(tx, { get: (x, k) => (k === "trails" ? trails : Reflect.get(x, k)) }));
+          });
+      },
+    });
+    const errors: unknown[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (_: string, f: unknown) => errors.push(f) } as any;
+    const noChanges = { announce: async () => {}, subscribe: () => () => {} };
+    const run = await rescreenStoredTrails({
+      store: refusing,
+      embed: (t) => c.subsystems.embedder!.embed(t),
+      now: Date.now,
+      logger,
+      fingerprintChanges: noChanges,
+      vectorChanges: noChanges,
+    });
+    expect(run).toEqual({ checked: 2, redacted: 2, rejected: 0 });
+    expect(errors).toEqual([{ trail_id: records[1]!.id, error: "Error: value too long" }]);
+    const versions = await c.query("SELECT id, content_rules_version AS v FROM trails ORDER BY seq");
+    expect(versions.map((r: any) => Number(r.v))).toEqual([CONTENT_RULES_VERSION, 0, CONTENT_RULES_VERSION]);
+    // The next run (the next start) re-checks it.
+    expect((await (c.service as any).rescreen()).checked).toBe(1);
+    expect((await get(c, `/v1/trails/${records[1]!.id}`)).text).not.toContain(TOKEN);
+  } finally {
+    await c.dispose();
+  }
+});
+
 test.skipIf(TEST_BACKEND !== "sqlite")(
   "a colony from before the version was kept (schema 12) re-checks every stored trail once",
   async () => {

@@ -13,7 +13,7 @@ import { errorMessage } from "../core/error-message";
 import type { RejectionReason } from "../core/rejection";
 import type { Trail } from "../core/trail";
 import type { Logger } from "../log";
-import type { Rescreen, Store, TrailRecord } from "../store/ports";
+import { type Rescreen, type Store, StoreUnavailableError, type TrailRecord } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { refingerprintTrail } from "./refingerprint";
 import { contentHash } from "./trails";
@@ -99,31 +99,10 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
   const { store, now, logger } = deps;
   const result: RescreenResult = { checked: 0, redacted: 0, rejected: 0 };
   const size = deps.batchSize ?? BATCH;
-  let after = 0;
-  while (!deps.stopped?.()) {
-    const batch = await store.trails.checkedBefore(CONTENT_RULES_VERSION, after, size);
-    if (batch.length === 0) break;
-    after = batch[batch.length - 1]!.seq;
-    const plans: RescreenPlan[] = [];
-    let slice = performance.now();
-    for (const record of batch) {
-      // About 1 ms of analysis a trail: requests get the event loop back every few milliseconds.
-      if (performance.now() - slice >= YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-      try {
-        plans.push(planRescreen(record));
-      } catch (err) {
-        // Left on its version: the next start tries it again.
-        logger.error("re-screening a stored trail failed", { trail_id: record.id, error: errorMessage(err, { withName: true }) });
-      }
-    }
-    // Embedded before the transaction, which then holds the writer only for the writes.
-    const reembedded = plans.filter((p) => p.reembed);
-    const vectors = reembedded.length ? await deps.embed(reembedded.map((p) => embeddingText(p.trail))) : [];
-    const vectorOf = new Map(reembedded.map((p, i) => [p.record.seq, vectors[i]!]));
-
+  /** A trail that could not be re-checked stays on its version: the next start tries it again. */
+  const failed = (record: TrailRecord, err: unknown) =>
+    logger.error("re-screening a stored trail failed", { trail_id: record.id, error: errorMessage(err, { withName: true }) });
+  const write = async (plans: RescreenPlan[], vectorOf: Map<number, Float32Array>): Promise<number> => {
     let applied = 0;
     await store.transaction(async (tx) => {
       applied = 0;
@@ -187,6 +166,52 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
         if (fingerprints.size > 0) await deps.fingerprintChanges.announce({ fingerprints: [...fingerprints] });
       });
     });
+    return applied;
+  };
+  let after = 0;
+  while (!deps.stopped?.()) {
+    const batch = await store.trails.checkedBefore(CONTENT_RULES_VERSION, after, size);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.seq;
+    const plans: RescreenPlan[] = [];
+    let slice = performance.now();
+    for (const record of batch) {
+      // About 1 ms of analysis a trail: requests get the event loop back every few milliseconds.
+      if (performance.now() - slice >= YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+      try {
+        plans.push(planRescreen(record));
+      } catch (err) {
+        failed(record, err);
+      }
+    }
+    // Embedded before the transaction, which then holds the writer only for the writes.
+    const reembedded = plans.filter((p) => p.reembed);
+    const vectors = reembedded.length ? await deps.embed(reembedded.map((p) => embeddingText(p.trail))) : [];
+    const vectorOf = new Map(reembedded.map((p, i) => [p.record.seq, vectors[i]!]));
+
+    let applied = 0;
+    try {
+      applied = await write(plans, vectorOf);
+    } catch (err) {
+      // Something in one trail the database refuses must not hold back the others (nor stop the
+      // pass for good): each is written alone, and one that fails alone is left on its version
+      // for the next start. A store that is unavailable fails the pass: it is tried again later.
+      if (err instanceof StoreUnavailableError) throw err;
+      if (plans.length === 1) failed(plans[0]!.record, err);
+      else {
+        for (const p of plans) {
+          try {
+            applied += await write([p], vectorOf);
+          } catch (one) {
+            if (one instanceof StoreUnavailableError) throw one;
+            failed(p.record, one);
+          }
+        }
+      }
+    }
     await deps.onBatch?.(applied);
     // Let requests run between batches: this is background work.
     await new Promise((resolve) => setImmediate(resolve));
