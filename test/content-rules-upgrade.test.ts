@@ -20,7 +20,8 @@ import { rescreenStoredTrails } from "../src/service/rescreen";
 import { contentHash } from "../src/service/trails";
 import { DATABASE_FILE } from "../src/store/sqlite/database";
 import type { TrailRecord } from "../src/store/ports";
-import { startTestColony, TEST_BACKEND, tempDir, type TestColony } from "./support/colony";
+import { startQuietColony, startTestColony, TEST_BACKEND, tempDir, testPostgres, type TestColony } from "./support/colony";
+import { postgresUnavailable } from "./support/postgres";
 import { rollBackSchema } from "./support/sqlite-schema";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -62,7 +63,7 @@ function trailWithStaleRisk(): Trail {
  * screening missed what the current ones catch), its lexical document and vector built from that
  * content, risk as given, content rules version 0.
  */
-async function storeAsOlderRelease(c: TestColony, trail: Trail, risk = assessRisk(trail)): Promise<TrailRecord> {
+async function storeAsOlderRelease(c: Pick<TestColony, "subsystems">, trail: Trail, risk = assessRisk(trail)): Promise<TrailRecord> {
   const { store, embedder } = c.subsystems;
   const [vector] = await embedder!.embed([embeddingText(trail)]);
   const at = Date.now();
@@ -335,4 +336,40 @@ test.skipIf(TEST_BACKEND !== "sqlite")(
       await again.dispose();
     }
   },
+);
+
+// Once per suite run (its own database, whatever the backend of the pass).
+test.skipIf(TEST_BACKEND !== "sqlite" || postgresUnavailable() !== null)(
+  "two replicas starting together on PostgreSQL re-check each stored trail once, one leading",
+  async () => {
+    const url = await (await testPostgres()).createDatabase();
+    const start = () => startQuietColony({ COLONY_DATABASE_URL: url, COLONY_DATA_DIR: tempDir("colony-content-rules-replica-") });
+    const seeding = await start();
+    const ids: string[] = [];
+    try {
+      // More than two batches, so the second replica starts while the first is at work.
+      for (let i = 0; i < 230; i++) ids.push((await storeAsOlderRelease(seeding, trailWithSecret(`replica-${i}`))).id);
+    } finally {
+      await seeding.stop();
+    }
+    const replicas = await Promise.all([start(), start()]);
+    try {
+      const runs = await Promise.all(replicas.map((r) => r.service.rescreening));
+      // One replica led the whole pass; the other waited for it and found nothing left.
+      expect(runs.map((r) => r.checked).sort((a, b) => a - b)).toEqual([0, 230]);
+      expect(runs.reduce((sum, r) => sum + r.redacted, 0)).toBe(230);
+      const store = replicas[0]!.subsystems.store!;
+      expect(await store.trails.checkedBefore(CONTENT_RULES_VERSION, 0, 1)).toEqual([]);
+      for (const id of [ids[0]!, ids[229]!]) {
+        for (const r of replicas) {
+          const body = await (await fetch(`${r.url}/v1/trails/${id}`)).text();
+          expect(body).not.toContain(TOKEN);
+          expect(JSON.parse(body).status).toBe("indexed");
+        }
+      }
+    } finally {
+      for (const r of replicas) await r.stop();
+    }
+  },
+  60_000,
 );
