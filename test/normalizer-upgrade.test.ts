@@ -8,6 +8,7 @@ import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
 import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, NORMALIZER_VERSIONS, olderFingerprints } from "../src/core/fingerprint";
+import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import { mergeKey } from "../src/core/merge-key";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
@@ -448,6 +449,7 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
       id: `00000000-0000-4000-8000-00000000000${i}`,
       fingerprint: fingerprint(error, 1),
       normalizerVersion: 1,
+      contentRulesVersion: CONTENT_RULES_VERSION,
       errorType: null,
       trail: sampleTrail({ error }) as any,
       contentHash: `h${i}`,

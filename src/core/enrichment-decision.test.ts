@@ -57,6 +57,7 @@ describe("triage (before the embedding)", () => {
     if (decision.action === "reject") {
       expect(decision.reasons).toContain("prompt_injection");
       expect(decision.trail).toEqual(analyzeTrail(injected).trail);
+      expect(decision.analyzed).toBe(true); // checked with the current content rules
     }
   });
 

@@ -27,8 +27,11 @@ export interface TriageFacts {
 export type Triage =
   /** Nothing to do (gone, or already final): the job goes. */
   | { action: "drop" }
-  /** `error` says why the analysis failed, for `enrichment_failed`. */
-  | { action: "reject"; reasons: string[]; trail: Trail; error?: string }
+  /**
+   * `error` says why the analysis failed, for `enrichment_failed`; `analyzed` when the reasons come
+   * from the analysis (the trail was checked with the current content rules).
+   */
+  | { action: "reject"; reasons: string[]; trail: Trail; error?: string; analyzed?: true }
   /** The analysis failed: record the failure, try again later. */
   | { action: "retry"; error: string }
   /** Passed every check: embed, then settle. */
@@ -53,7 +56,7 @@ export function triage(f: TriageFacts, analyze: (trail: Trail) => Analysis = ana
       ? { action: "reject", reasons: ["enrichment_failed"], trail: f.trail, error }
       : { action: "retry", error };
   }
-  if (analysis.reasons.length > 0) return { action: "reject", reasons: analysis.reasons, trail: analysis.trail };
+  if (analysis.reasons.length > 0) return { action: "reject", reasons: analysis.reasons, trail: analysis.trail, analyzed: true };
   return { action: "candidate", analysis };
 }
 

@@ -5,6 +5,8 @@
 // is written "precedentes" here). Like the English rules, an override needs a qualifier that
 // points at the reader's own instructions ("previous", "all", "your", "system"), and a role change
 // needs a role noun, so "Sie sind jetzt angemeldet" or "ignoriere die Warnung" stay clean. Pure.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 
 export interface LanguageRule {
   lang: string;

@@ -3,6 +3,8 @@
 // chat-template tokens, hidden characters, fetch-and-run orders and exfiltration requests are
 // refused. Pure: no I/O. Every pattern is anchored on a keyword and uses bounded gaps, so a
 // 64 KB adversarial body stays linear.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 
 import { COMPACT_RULES, GATE_WORDS, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
 import { foldAccents, foldDigitLookalikes, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";

@@ -3,6 +3,8 @@
 // (provider tokens) run before generic ones (assignments, entropy, e-mail, addresses).
 // Every pattern is linear-ish on adversarial input: bounded repeats, no nested unbounded
 // quantifiers, lookbehinds that stop a match from starting mid-word.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 
 export const PLACEHOLDER_PREFIX = "<redacted:";
 export const placeholder = (kind: string) => `${PLACEHOLDER_PREFIX}${kind}>`;

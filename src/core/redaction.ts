@@ -5,6 +5,8 @@
 // Guarantees: a second pass changes nothing and counts nothing (no rule matches a placeholder or
 // what a placeholder leaves around it); only string values change, so a JSON document keeps its
 // shape; the input is never mutated.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
 import { Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";

@@ -1,6 +1,8 @@
 // Rejection verdicts for the enrichment worker: content redaction cannot make safe
 // (sensitive_content), text aimed at the reading agent (prompt_injection), and trails too thin to
 // help (low_quality). Runs on the already-redacted trail. Pure: no I/O.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 import type { Trail } from "./trail.ts";
 import { detectInjection } from "./injection.ts";
 import { LOW_QUALITY_THRESHOLD } from "./quality.ts";

@@ -3,6 +3,8 @@
 // of a command is risk-view.ts. Adding a rule is adding a row here and a line in
 // docs/content-safety.md. A row whose level is "graded" decides its level per hit (a path class,
 // a shared branch, a later network sink). Pure: no I/O.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 import {
   CRITICAL_PROCESSES,
   chmodInfo,

@@ -2,6 +2,8 @@
 // sudo, wrappers and env prefixes and through the tricks that hide its name; its arguments; the
 // path classes; and the predicates several rules share (fetchers, decoders, interpreters,
 // nested scripts). Pure: no I/O.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 import { allCommands, type Script, type SimpleCommand, type Word } from "./shell.ts";
 
 export const short = (s: string, max = 60) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

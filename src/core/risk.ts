@@ -4,6 +4,8 @@
 // parsed (shell.ts) so pipes, lists, sudo, env prefixes, `bash -c`, substitutions and PowerShell
 // forms are seen; patches are checked on their added lines. Pure: no I/O.
 // The level rules are documented in docs/content-safety.md; keep the two in step.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 import {
   COMMAND_RULES,
   type CommandContext,

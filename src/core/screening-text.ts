@@ -16,6 +16,8 @@
 // 5. Letter-spacing is collapsed: runs of three or more single letters separated by spaces, dots,
 //    dashes, underscores, stars or bullets ("i g n o r e", "i.g.n.o.r.e") become words; a separator
 //    unlike the run's usual one (three spaces between spaced words) is kept as a word break.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 
 /**
  * Look-alikes of Latin letters, from Unicode TR39 confusables.txt (the entries whose prototype is a

@@ -3,6 +3,8 @@
 // `&`, newlines), honours quotes and escapes, records redirections, and parses `$(…)`, `…`,
 // `<(…)` and PowerShell `( … )` into nested scripts. It never throws and never recurses deeper
 // than MAX_DEPTH, so hostile input costs linear time. Pure: no I/O.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
 
 export interface Word {
   /** The word after quote removal (substitutions keep their source text). */

@@ -16,6 +16,8 @@ import type { Quotas } from "./quotas";
 import { NO_METRICS, type Metrics } from "./metrics";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { NORMALIZER_VERSION } from "../core/fingerprint";
+import { CONTENT_RULES_VERSION } from "../core/content-rules";
+import { type RescreenResult, rescreenStoredTrails } from "./rescreen";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -135,6 +137,7 @@ export class ColonyService {
     this.worker?.notify();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.refingerprinting = this.refingerprint();
+    this.rescreening = this.rescreen();
   }
 
   /** Resolves when the re-embedding this process started or waits to take over has ended (tests, stop). */
@@ -205,6 +208,46 @@ export class ColonyService {
     return done;
   }
 
+  /** Resolves when the start-time re-screening of stored trails has finished (tests, tools). */
+  rescreening: Promise<RescreenResult> = Promise.resolve({ checked: 0, redacted: 0, rejected: 0 });
+
+  /**
+   * After a content rules change, stored trails are re-redacted and re-screened in the background
+   * (by the leader, until no stored trail is left on older rules; see leadWhilePending), after the
+   * re-fingerprinting, whose fingerprints it would otherwise race. It embeds what redaction changed
+   * with the enrichment model, so it runs where enrichment can (the store, the vector index and the
+   * model started); elsewhere the next start does it.
+   */
+  private async rescreen(): Promise<RescreenResult> {
+    const { logger, subsystems, seams } = this.deps;
+    const result: RescreenResult = { checked: 0, redacted: 0, rejected: 0 };
+    await this.refingerprinting;
+    const { store, vectors, embedder } = subsystems;
+    if (!store || !vectors || !embedder) return result;
+    const pending = async () => (await store.trails.checkedBefore(CONTENT_RULES_VERSION, 0, 1)).length > 0;
+    await this.leadWhilePending("rescreen", "re-screening", pending, async () => {
+      let progress: ReturnType<typeof startProgress> | null = null;
+      const run = await rescreenStoredTrails({
+        store,
+        embed: (texts) => embedder.embed(texts),
+        now: this.now,
+        logger,
+        fingerprintChanges: seams.fingerprints,
+        vectorChanges: seams.vectors,
+        onBatch: (n) => {
+          progress ??= startProgress({ label: "re-screening stored trails with the current content rules", unit: "trails", logger });
+          progress.tick(n);
+        },
+        stopped: () => this.stopping,
+      });
+      result.checked += run.checked;
+      result.redacted += run.redacted;
+      result.rejected += run.rejected;
+      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    });
+    return result;
+  }
+
   /**
    * After a model change, stored trails are re-embedded in the background (by the leader). A
    * failure is thrown to leadWhilePending, which tries again; a stop midway leaves the work
@@ -228,6 +271,7 @@ export class ColonyService {
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.queueTimer) clearInterval(this.queueTimer);
     await this.refingerprinting;
+    await this.rescreening;
     await this.worker?.stop(); // ends a re-embedding in progress
     await this.reindexing;
   }

@@ -4,6 +4,7 @@
 // applies each verdict in one transaction with the vector insert and the event, so a crash at any
 // point leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
+import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { type Analysis, embeddingText, lexicalFields } from "../core/enrichment";
 import { settle, triage } from "../core/enrichment-decision";
 import { trailSubject } from "../core/hot-label";
@@ -36,7 +37,15 @@ export interface WorkerDeps {
 const RETRY_DELAY_MS = 1000;
 
 type Planned =
-  | { seq: number; record: TrailRecord; kind: "rejected"; reasons: string[]; trail: TrailRecord["trail"] }
+  | {
+      seq: number;
+      record: TrailRecord;
+      kind: "rejected";
+      reasons: string[];
+      trail: TrailRecord["trail"];
+      /** The current rules' version when the analysis ran; the stored one when it did not (removed content, failures). */
+      contentRulesVersion: number;
+    }
   | { seq: number; record: TrailRecord; kind: "candidate"; analysis: Analysis };
 
 type Job = { trailSeq: number; attempts: number };
@@ -213,7 +222,14 @@ export class EnrichmentWorker {
       }
       planned.push(
         decision.action === "reject"
-          ? { seq, record: record!, kind: "rejected", reasons: decision.reasons, trail: decision.trail }
+          ? {
+              seq,
+              record: record!,
+              kind: "rejected",
+              reasons: decision.reasons,
+              trail: decision.trail,
+              contentRulesVersion: decision.analyzed ? CONTENT_RULES_VERSION : record!.contentRulesVersion,
+            }
           : { seq, record: record!, kind: "candidate", analysis: decision.analysis },
       );
     }
@@ -249,7 +265,16 @@ export class EnrichmentWorker {
       };
       for (const p of planned) {
         if (p.kind === "rejected") {
-          await counted("rejected", await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at }));
+          await counted(
+            "rejected",
+            await tx.trails.applyVerdict(p.seq, {
+              status: "rejected",
+              trail: p.trail,
+              reasons: p.reasons,
+              at,
+              contentRulesVersion: p.contentRulesVersion,
+            }),
+          );
           await tx.jobs.remove(p.seq);
           continue;
         }
@@ -265,7 +290,15 @@ export class EnrichmentWorker {
           nearestCategory: target || analysis.category.confident ? null : nearestCategory(vector, centroids!).category,
         });
         if (settlement.action === "merge") {
-          if (await tx.trails.applyVerdict(p.seq, { status: "merged", trail: analysis.trail, mergedInto: settlement.into, at })) {
+          if (
+            await tx.trails.applyVerdict(p.seq, {
+              status: "merged",
+              trail: analysis.trail,
+              mergedInto: settlement.into,
+              at,
+              contentRulesVersion: CONTENT_RULES_VERSION,
+            })
+          ) {
             await counted("merged", true);
             if (settlement.credit) await this.creditMerge(tx, target!, record, at);
             changed.add(target!.fingerprint);
@@ -280,6 +313,7 @@ export class EnrichmentWorker {
             strength: settlement.strength,
             mergeKey: analysis.mergeKey,
             at,
+            contentRulesVersion: CONTENT_RULES_VERSION,
           });
           if (applied) {
             await counted("indexed", true);

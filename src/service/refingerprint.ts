@@ -5,7 +5,7 @@
 // fingerprint stays an alias of the new one (purged after ALIAS_RETENTION_MS by maintenance).
 import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, olderFingerprints } from "../core/fingerprint";
 import { mergeKey } from "../core/merge-key";
-import type { Store } from "../store/ports";
+import type { Store, TrailRecord, Transaction } from "../store/ports";
 
 /** How long an old fingerprint keeps resolving after its trail was re-fingerprinted (≥ 90 days). */
 export const ALIAS_RETENTION_MS = 90 * 24 * 3600 * 1000;
@@ -38,24 +38,7 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     const changed: string[] = [];
     await store.transaction(async (tx) => {
       const at = now();
-      for (const r of batch) {
-        const fp = fingerprint(r.trail.problem.error);
-        await tx.trails.refingerprint(r.seq, {
-          fingerprint: fp,
-          normalizerVersion: NORMALIZER_VERSION,
-          mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
-        });
-        if (fp === r.fingerprint) continue;
-        // The empty text's fingerprint names no error (it matches nothing), so an alias from it
-        // would lead nowhere and a chain through it stops: the fingerprints the other versions gave
-        // this error name the new one directly.
-        const oldFps =
-          r.fingerprint === EMPTY_FINGERPRINT
-            ? olderFingerprints(r.trail.problem.error, fp).filter((old) => old !== EMPTY_FINGERPRINT)
-            : [r.fingerprint];
-        for (const old of oldFps) await tx.aliases.add(old, fp, at);
-        changed.push(...oldFps, fp);
-      }
+      for (const r of batch) changed.push(...(await refingerprintTrail(tx, r, at)));
     });
     after = batch[batch.length - 1]!.seq;
     done += batch.length;
@@ -64,4 +47,29 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     await new Promise((resolve) => setImmediate(resolve));
   }
   return done;
+}
+
+/**
+ * Gives one stored trail the fingerprint the current normalizer gives its error (and its merge key,
+ * when it has one), in the caller's transaction; the old fingerprint stays an alias of the new one.
+ * Returns the fingerprints whose lookups changed (none when the fingerprint stayed). Also used when
+ * re-screening changed the error line (service/rescreen.ts).
+ */
+export async function refingerprintTrail(tx: Transaction, r: TrailRecord, at: number): Promise<string[]> {
+  const fp = fingerprint(r.trail.problem.error);
+  await tx.trails.refingerprint(r.seq, {
+    fingerprint: fp,
+    normalizerVersion: NORMALIZER_VERSION,
+    mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
+  });
+  if (fp === r.fingerprint) return [];
+  // The empty text's fingerprint names no error (it matches nothing), so an alias from it
+  // would lead nowhere and a chain through it stops: the fingerprints the other versions gave
+  // this error name the new one directly.
+  const oldFps =
+    r.fingerprint === EMPTY_FINGERPRINT
+      ? olderFingerprints(r.trail.problem.error, fp).filter((old) => old !== EMPTY_FINGERPRINT)
+      : [r.fingerprint];
+  for (const old of oldFps) await tx.aliases.add(old, fp, at);
+  return [...oldFps, fp];
 }

@@ -1,5 +1,6 @@
 // The trail lifecycle (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §5, §6, §8).
 import { createHash, randomUUID } from "node:crypto";
+import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { canonicalJson, lexicalFields } from "../core/enrichment";
 import {
   EMPTY_FINGERPRINT,
@@ -178,6 +179,7 @@ export class TrailService {
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,
       normalizerVersion: NORMALIZER_VERSION,
+      contentRulesVersion: CONTENT_RULES_VERSION,
       errorType: trail.problem.error_type ?? null,
       trail,
       contentHash: contentHash(trail),

@@ -102,12 +102,41 @@ export interface TrailRecord {
   reinforcedAt: number | null;
   /** The normalizer version `fingerprint` was computed with (core/error-normalizer.ts). */
   normalizerVersion: number;
+  /** The content rules version the content was last redacted and screened with (core/content-rules.ts); 0 before it was kept. */
+  contentRulesVersion: number;
 }
 
 export type NewTrail = Pick<
   TrailRecord,
-  "id" | "fingerprint" | "normalizerVersion" | "errorType" | "trail" | "contentHash" | "author" | "client" | "createdAt"
+  | "id"
+  | "fingerprint"
+  | "normalizerVersion"
+  | "contentRulesVersion"
+  | "errorType"
+  | "trail"
+  | "contentHash"
+  | "author"
+  | "client"
+  | "createdAt"
 >;
+
+/**
+ * A stored trail re-checked by newer content rules (service/rescreen.ts): its re-redacted content
+ * and what is derived from it. Applied only while the trail still has the status and version it was
+ * read with, so an operator's removal or another run in between wins.
+ */
+export interface Rescreen {
+  /** The status and content rules version the trail was read with. */
+  was: { status: TrailStatus; contentRulesVersion: number };
+  trail: Trail;
+  contentHash: string;
+  errorType: string | null;
+  contentRulesVersion: number;
+  /** The risk of an indexed trail that stays indexed; the stored risk is kept when absent. */
+  risk?: StoredRisk;
+  /** The current rules refuse it: it becomes rejected for these reasons (its outcomes stay). */
+  rejectedFor?: string[];
+}
 
 /** A stored trail's fingerprint and merge key recomputed by a newer normalizer. */
 export interface Refingerprint {
@@ -117,8 +146,11 @@ export interface Refingerprint {
   mergeKey: string | null;
 }
 
-/** The verdict of enrichment, applied once to a queued trail. */
-export type Verdict =
+/**
+ * The verdict of enrichment, applied once to a queued trail, with the content rules version its
+ * analysis ran (core/content-rules.ts).
+ */
+export type Verdict = { contentRulesVersion: number } & (
   | {
       status: "indexed";
       trail: Trail;
@@ -130,7 +162,8 @@ export type Verdict =
       at: number;
     }
   | { status: "merged"; trail: Trail; mergedInto: string; at: number }
-  | { status: "rejected"; trail: Trail; reasons: string[]; at: number };
+  | { status: "rejected"; trail: Trail; reasons: string[]; at: number }
+);
 
 export interface RankingFacts {
   seq: number;
@@ -159,6 +192,14 @@ export interface TrailRepository {
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
   refingerprint(seq: number, r: Refingerprint): Promise<void>;
+  /**
+   * Enriched trails (indexed, merged, rejected) last checked by content rules older than `version`,
+   * seq > `afterSeq`, in seq order. Queued trails are left to their enrichment, whose verdict runs
+   * the current rules and records their version.
+   */
+  checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Stores a re-check by newer content rules; false when the trail changed since it was read (or is gone). */
+  rescreen(seq: number, r: Rescreen): Promise<boolean>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**

@@ -174,6 +174,7 @@ const newTrail = (n: number) => ({
   id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
   fingerprint: `fp1_${String(n).padStart(32, "0")}`,
   normalizerVersion: 2,
+  contentRulesVersion: 1,
   errorType: null,
   trail: sampleTrail,
   contentHash: `h${n}`,
@@ -393,10 +394,19 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
           strength: 0.4,
           mergeKey: "mk",
           at: 10,
+          contentRulesVersion: 1,
         } as const;
         expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(true);
         expect(await store.trails.applyVerdict(a.seq, verdict)).toBe(false); // once only
-        expect(await store.trails.applyVerdict(b.seq, { status: "merged", trail: sampleTrail, mergedInto: a.id, at: 11 })).toBe(true);
+        expect(
+          await store.trails.applyVerdict(b.seq, {
+            status: "merged",
+            trail: sampleTrail,
+            mergedInto: a.id,
+            at: 11,
+            contentRulesVersion: 1,
+          }),
+        ).toBe(true);
         await store.jobs.remove(a.seq);
         expect(await store.jobs.depth()).toBe(1);
         expect(await store.stats.trailsIndexed()).toBe(1);
@@ -612,6 +622,89 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.stats.purgeSeriesBefore(11 * h);
         expect(await store.stats.series(0)).toEqual([{ hour: 12 * h, name: "outcomes", value: 1 }]);
         expect(await store.sizeBytes()).toBeGreaterThan(0);
+      }));
+
+    test("re-screening: enriched trails on older content rules in seq order, a re-check applied only while the trail is as it was read", () =>
+      withStore(async ({ store, query }) => {
+        const a = await store.trails.insertQueued({ ...newTrail(1), contentRulesVersion: 0 });
+        const b = await store.trails.insertQueued({ ...newTrail(2), contentRulesVersion: 0 });
+        const c = await store.trails.insertQueued(newTrail(3));
+        const d = await store.trails.insertQueued({ ...newTrail(4), contentRulesVersion: 0 });
+        expect([a.contentRulesVersion, c.contentRulesVersion]).toEqual([0, 1]);
+        // Queued trails are left to their enrichment.
+        expect(await store.trails.checkedBefore(1, 0, 10)).toEqual([]);
+        const risk = { level: "low", flags: [] } as any;
+        const indexed = {
+          status: "indexed",
+          trail: sampleTrail,
+          category: "dependency",
+          quality: 0.5,
+          risk,
+          strength: 0.4,
+          at: 10,
+        } as const;
+        // a and b enriched by an older release's rules; d by the current ones (the verdict records them).
+        await store.trails.applyVerdict(a.seq, { ...indexed, mergeKey: "mk-a", contentRulesVersion: 0 });
+        await store.trails.applyVerdict(b.seq, { ...indexed, mergeKey: "mk-b", contentRulesVersion: 0 });
+        await store.trails.applyVerdict(d.seq, {
+          status: "rejected",
+          trail: sampleTrail,
+          reasons: ["low_quality"],
+          at: 10,
+          contentRulesVersion: 1,
+        });
+        expect((await store.trails.byId(d.id))!.contentRulesVersion).toBe(1);
+        expect((await store.trails.checkedBefore(1, 0, 10)).map((r) => r.seq)).toEqual([a.seq, b.seq]);
+        expect((await store.trails.checkedBefore(1, a.seq, 10)).map((r) => r.seq)).toEqual([b.seq]);
+        expect((await store.trails.checkedBefore(1, 0, 1)).map((r) => r.seq)).toEqual([a.seq]);
+        expect(await store.stats.trailsIndexed()).toBe(2);
+
+        // An indexed trail that stays: new content, hash, error type, runtime (the feed filter) and risk.
+        const redacted = { ...sampleTrail, environment: { os: "linux", runtime: { name: "Node" } } } as unknown as Trail;
+        const high = { level: "high", flags: [{ command_index: 0, flag: "remote_script_execution", level: "high", detail: "d" }] } as any;
+        const stays = { trail: redacted, contentHash: "h1-new", errorType: "E", contentRulesVersion: 1, risk: high };
+        // Read as queued, but indexed meanwhile: not applied.
+        expect(await store.trails.rescreen(a.seq, { ...stays, was: { status: "queued", contentRulesVersion: 0 } })).toBe(false);
+        expect(await store.trails.rescreen(a.seq, { ...stays, was: { status: "indexed", contentRulesVersion: 0 } })).toBe(true);
+        // Once only: the version it was read with is gone.
+        expect(await store.trails.rescreen(a.seq, { ...stays, was: { status: "indexed", contentRulesVersion: 0 } })).toBe(false);
+        expect(await store.trails.byId(a.id)).toMatchObject({
+          status: "indexed",
+          trail: redacted,
+          contentHash: "h1-new",
+          errorType: "E",
+          risk: high,
+          contentRulesVersion: 1,
+          strength: 0.4,
+          mergeKey: "mk-a",
+        });
+        expect((await store.trails.feed({ limit: 5, runtimes: ["node"] })).map((r) => r.id)).toEqual([a.id]);
+
+        // An indexed trail the rules now refuse: rejected with its reasons, its risk and counts kept.
+        await store.trails.countOutcome(b.seq, "worked", 20);
+        const refused = {
+          trail: sampleTrail,
+          contentHash: "h2",
+          errorType: null,
+          contentRulesVersion: 1,
+          rejectedFor: ["prompt_injection"],
+        };
+        expect(await store.trails.rescreen(b.seq, { ...refused, was: { status: "indexed", contentRulesVersion: 0 } })).toBe(true);
+        expect(await store.trails.byId(b.id)).toMatchObject({
+          status: "rejected",
+          reasons: ["prompt_injection"],
+          risk,
+          counts: { worked: 1, partially_worked: 0, failed: 0 },
+          contentRulesVersion: 1,
+        });
+        expect(await store.stats.trailsIndexed()).toBe(1);
+        expect(await store.trails.indexedByFingerprint(b.fingerprint, 5)).toEqual([]);
+        expect((await store.trails.feed({ limit: 5 })).map((r) => r.id)).toEqual([a.id]);
+        expect(await store.trails.checkedBefore(1, 0, 10)).toEqual([]);
+        // A removed trail is not brought back.
+        await store.trails.delete(c.seq);
+        expect(await store.trails.rescreen(c.seq, { ...refused, was: { status: "queued", contentRulesVersion: 1 } })).toBe(false);
+        expect(await query("SELECT count(*) AS n FROM trails WHERE seq = $1", c.seq)).toEqual([{ n: 0 }]);
       }));
 
     const ANY_LABEL = { minClients: 1, anyClients: [] };

@@ -5,6 +5,7 @@ import type {
   OutcomeCounts,
   RankingFacts,
   Refingerprint,
+  Rescreen,
   TrailRecord,
   TrailRepository,
   TrailStatus,
@@ -35,12 +36,14 @@ function toRecord(r: any): TrailRecord {
     mergeKey: r.merge_key,
     reinforcedAt: numOrNull(r.reinforced_at),
     normalizerVersion: r.normalizer_version,
+    contentRulesVersion: r.content_rules_version,
   };
 }
 
 // The columns a record needs (runtime and tokens_spent are for filters and migration only).
 const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, client, created_at, indexed_at, category,
-  quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version`;
+  quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version,
+  content_rules_version`;
 
 export class PgTrailRepository implements TrailRepository {
   constructor(private readonly sql: SQL) {}
@@ -49,9 +52,9 @@ export class PgTrailRepository implements TrailRepository {
   async insertQueued(t: NewTrail): Promise<TrailRecord> {
     const [row] = await this.sql`
       WITH t AS (
-        INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, client, created_at,
-                            runtime, tokens_spent)
-        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author}, ${t.client},
+        INSERT INTO trails (id, status, fingerprint, normalizer_version, content_rules_version, error_type, content, content_hash, author,
+                            client, created_at, runtime, tokens_spent)
+        VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.contentRulesVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author}, ${t.client},
                 ${t.createdAt}, ${t.trail.environment.runtime.name.toLowerCase()}, ${t.trail.effort?.tokens_spent ?? null})
         RETURNING *
       ), j AS (
@@ -140,6 +143,26 @@ export class PgTrailRepository implements TrailRepository {
       WHERE seq = ${seq}`;
   }
 
+  async checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    const rows = await this.sql.unsafe(
+      `SELECT ${COLUMNS} FROM trails WHERE content_rules_version < $1 AND seq > $2 AND status <> 'queued' ORDER BY seq LIMIT $3`,
+      [version, afterSeq, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async rescreen(seq: number, r: Rescreen): Promise<boolean> {
+    const rejected = r.rejectedFor !== undefined;
+    const rows = await this.sql`UPDATE trails SET content = ${JSON.stringify(r.trail)}, content_hash = ${r.contentHash},
+        error_type = ${r.errorType}, runtime = ${r.trail.environment.runtime.name.toLowerCase()},
+        content_rules_version = ${r.contentRulesVersion},
+        risk = coalesce(${r.risk === undefined ? null : JSON.stringify(r.risk)}::text, risk),
+        status = coalesce(${rejected ? "rejected" : null}::text, status),
+        reasons = coalesce(${rejected ? JSON.stringify(r.rejectedFor) : null}::text, reasons)
+      WHERE seq = ${seq} AND status = ${r.was.status} AND content_rules_version = ${r.was.contentRulesVersion} RETURNING seq`;
+    return rows.count === 1;
+  }
+
   async countByStatus(): Promise<Record<TrailStatus, number>> {
     const counts: Record<TrailStatus, number> = { queued: 0, indexed: 0, merged: 0, rejected: 0 };
     const rows = await this.sql`SELECT status, count(*)::int AS n FROM trails GROUP BY status`;
@@ -153,14 +176,15 @@ export class PgTrailRepository implements TrailRepository {
     if (v.status === "indexed") {
       rows = await this.sql`UPDATE trails SET status = 'indexed', content = ${content}, category = ${v.category},
           quality = ${v.quality}, risk = ${JSON.stringify(v.risk)}, strength = ${v.strength}, merge_key = ${v.mergeKey},
-          indexed_at = ${v.at}, reinforced_at = ${v.at}
+          indexed_at = ${v.at}, reinforced_at = ${v.at}, content_rules_version = ${v.contentRulesVersion}
         WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     } else if (v.status === "merged") {
-      rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at}
+      rows = await this.sql`UPDATE trails SET status = 'merged', content = ${content}, merged_into = ${v.mergedInto}, indexed_at = ${v.at},
+          content_rules_version = ${v.contentRulesVersion}
         WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     } else {
       rows = await this.sql`UPDATE trails SET status = 'rejected', content = ${content}, reasons = ${JSON.stringify(v.reasons)},
-        indexed_at = ${v.at} WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
+        indexed_at = ${v.at}, content_rules_version = ${v.contentRulesVersion} WHERE seq = ${seq} AND status = 'queued' RETURNING seq`;
     }
     return rows.count === 1;
   }

@@ -306,4 +306,14 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX search_clients_by_hour ON search_clients (hour);
     `,
   },
+  {
+    version: 14,
+    name: "content rules version",
+    sql: `
+      -- The content rules version (src/core/content-rules.ts) each trail's content was last redacted
+      -- and screened with. Rows stored before read 0: the next start re-checks each of them once.
+      ALTER TABLE trails ADD COLUMN content_rules_version INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX trails_by_content_rules_version ON trails (content_rules_version, seq);
+    `,
+  },
 ];

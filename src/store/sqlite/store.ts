@@ -27,7 +27,7 @@ import { SqliteVectorStore } from "./vectors";
 /** The methods of each port that write: outside a transaction they wait for the mutex. */
 const WRITES = {
   kv: ["set", "delete"],
-  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete", "refingerprint"],
+  trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete", "refingerprint", "rescreen"],
   jobs: ["recordFailure", "remove"],
   outcomes: ["insert"],
   credits: ["grant"],

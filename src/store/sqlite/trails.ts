@@ -5,6 +5,7 @@ import type {
   OutcomeCounts,
   RankingFacts,
   Refingerprint,
+  Rescreen,
   TrailRecord,
   TrailRepository,
   TrailStatus,
@@ -35,6 +36,7 @@ interface Row {
   merge_key: string | null;
   reinforced_at: number | null;
   normalizer_version: number;
+  content_rules_version: number;
 }
 
 interface CountRow {
@@ -67,6 +69,7 @@ function toRecord(r: Row): TrailRecord {
     mergeKey: r.merge_key,
     reinforcedAt: r.reinforced_at,
     normalizerVersion: r.normalizer_version,
+    contentRulesVersion: r.content_rules_version,
   };
 }
 
@@ -82,8 +85,9 @@ export class SqliteTrailRepository implements TrailRepository {
 
   constructor(private readonly db: Database) {
     this.insertTrail = db.query<Row, any[]>(
-      `INSERT INTO trails (id, status, fingerprint, normalizer_version, error_type, content, content_hash, author, client, created_at, runtime, tokens_spent)
-       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT INTO trails (id, status, fingerprint, normalizer_version, content_rules_version, error_type, content, content_hash, author,
+         client, created_at, runtime, tokens_spent)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     this.insertJob = db.query("INSERT INTO jobs (trail_seq, enqueued_at) VALUES (?, ?)");
     this.byIdStmt = db.query<Row, [string]>("SELECT * FROM trails WHERE id = ?");
@@ -111,6 +115,7 @@ export class SqliteTrailRepository implements TrailRepository {
         t.id,
         t.fingerprint,
         t.normalizerVersion,
+        t.contentRulesVersion,
         t.errorType,
         JSON.stringify(t.trail),
         t.contentHash,
@@ -188,6 +193,40 @@ export class SqliteTrailRepository implements TrailRepository {
       .run(r.fingerprint, r.normalizerVersion, r.mergeKey, seq);
   }
 
+  async checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
+    return this.db
+      .query<Row, [number, number, number]>(
+        "SELECT * FROM trails WHERE content_rules_version < ? AND seq > ? AND status <> 'queued' ORDER BY seq LIMIT ?",
+      )
+      .all(version, afterSeq, limit)
+      .map(toRecord);
+  }
+
+  async rescreen(seq: number, r: Rescreen): Promise<boolean> {
+    const rejected = r.rejectedFor !== undefined;
+    const changes = this.db
+      .query(
+        `UPDATE trails SET content = ?, content_hash = ?, error_type = ?, runtime = ?, content_rules_version = ?,
+           risk = coalesce(?, risk), status = coalesce(?, status), reasons = coalesce(?, reasons)
+         WHERE seq = ? AND status = ? AND content_rules_version = ?`,
+      )
+      .run(
+        JSON.stringify(r.trail),
+        r.contentHash,
+        r.errorType,
+        r.trail.environment.runtime.name.toLowerCase(),
+        r.contentRulesVersion,
+        r.risk === undefined ? null : JSON.stringify(r.risk),
+        rejected ? "rejected" : null,
+        rejected ? JSON.stringify(r.rejectedFor) : null,
+        seq,
+        r.was.status,
+        r.was.contentRulesVersion,
+      ).changes;
+    if (changes === 1 && rejected && r.was.status === "indexed") this.bumpIndexed(-1);
+    return changes === 1;
+  }
+
   async applyVerdict(seq: number, v: Verdict): Promise<boolean> {
     const content = JSON.stringify(v.trail);
     let changes: number;
@@ -195,18 +234,33 @@ export class SqliteTrailRepository implements TrailRepository {
       changes = this.db
         .query(
           `UPDATE trails SET status = 'indexed', content = ?, category = ?, quality = ?, risk = ?, strength = ?,
-             merge_key = ?, indexed_at = ?, reinforced_at = ? WHERE seq = ? AND status = 'queued'`,
+             merge_key = ?, indexed_at = ?, reinforced_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'`,
         )
-        .run(content, v.category, v.quality, JSON.stringify(v.risk), v.strength, v.mergeKey, v.at, v.at, seq).changes;
+        .run(
+          content,
+          v.category,
+          v.quality,
+          JSON.stringify(v.risk),
+          v.strength,
+          v.mergeKey,
+          v.at,
+          v.at,
+          v.contentRulesVersion,
+          seq,
+        ).changes;
       if (changes === 1) this.bumpIndexed(1);
     } else if (v.status === "merged") {
       changes = this.db
-        .query("UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
-        .run(content, v.mergedInto, v.at, seq).changes;
+        .query(
+          "UPDATE trails SET status = 'merged', content = ?, merged_into = ?, indexed_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, v.mergedInto, v.at, v.contentRulesVersion, seq).changes;
     } else {
       changes = this.db
-        .query("UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ? WHERE seq = ? AND status = 'queued'")
-        .run(content, JSON.stringify(v.reasons), v.at, seq).changes;
+        .query(
+          "UPDATE trails SET status = 'rejected', content = ?, reasons = ?, indexed_at = ?, content_rules_version = ? WHERE seq = ? AND status = 'queued'",
+        )
+        .run(content, JSON.stringify(v.reasons), v.at, v.contentRulesVersion, seq).changes;
     }
     return changes === 1;
   }
