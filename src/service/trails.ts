@@ -422,6 +422,9 @@ export class TrailService {
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
       if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
       await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
+      // Its events named its author and reporters in the public activity list (interface.md 3.1:
+      // outcome data and author are deleted).
+      await tx.events.forgetTrail(record.id);
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });
         await this.deps.fingerprintChanges.announce({ fingerprints: [record.fingerprint] });

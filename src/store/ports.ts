@@ -289,6 +289,11 @@ export interface EventLog {
    * publishes and counted reports, which their quotas bound).
    */
   purgeSearchesBefore(before: number, batch: number): Promise<number>;
+  /**
+   * A removed trail's events go (laid, reinforced, weakened: they name its author and its
+   * reporters); searches whose top result it was stay, without its id.
+   */
+  forgetTrail(trailId: string): Promise<void>;
 }
 
 /** What the operator console charts, counted per hour. */

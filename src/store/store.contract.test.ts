@@ -479,6 +479,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.events.purgeSearchesBefore(4, 10)).toBe(0);
         expect((await store.events.recent(10)).map((e) => e.text)).toEqual(["four", "one"]);
         expect((await store.events.forTrail("t", 10)).map((e) => e.text)).toEqual(["one"]);
+        // A removed trail's own events go; a search whose top result it was stays, without its id.
+        await store.events.append({ kind: "search", agent: "c", trailId: "t", text: "five", at: 5 });
+        await store.events.append({ kind: "reinforced", agent: "d", trailId: "u", text: "six", at: 6 });
+        await store.events.forgetTrail("t");
+        expect((await store.events.recent(10)).map((e) => [e.text, e.trailId])).toEqual([
+          ["six", "u"],
+          ["five", null],
+          ["four", null],
+        ]);
+        expect(await store.events.forTrail("t", 10)).toEqual([]);
 
         const draft = {
           tokenHash: "th",

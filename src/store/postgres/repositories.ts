@@ -207,6 +207,11 @@ export class PgEventLog implements EventLog {
       SELECT id FROM events WHERE kind = 'search' AND at < ${before} ORDER BY at LIMIT ${batch})`;
     return r.count;
   }
+
+  async forgetTrail(trailId: string): Promise<void> {
+    await this.sql`DELETE FROM events WHERE trail_id = ${trailId} AND kind <> 'search'`;
+    await this.sql`UPDATE events SET trail_id = NULL WHERE trail_id = ${trailId}`;
+  }
 }
 
 const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });

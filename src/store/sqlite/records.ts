@@ -203,6 +203,11 @@ export class SqliteEventLog implements EventLog {
       )
       .run(before, batch).changes;
   }
+
+  async forgetTrail(trailId: string): Promise<void> {
+    this.db.query("DELETE FROM events WHERE trail_id = ? AND kind <> 'search'").run(trailId);
+    this.db.query("UPDATE events SET trail_id = NULL WHERE trail_id = ?").run(trailId);
+  }
 }
 
 const HOUR_MS = 3600_000;
