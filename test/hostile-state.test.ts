@@ -119,6 +119,27 @@ describe("outcome reports", () => {
     const rows = await colony.query("SELECT o.model FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", id);
     expect(rows.map((r) => r.model)).toEqual(["my-model <redacted:github_token>"]);
   });
+
+  test("notes that redaction lengthens are kept within the notes limit of 2,000 characters (feed replies too)", async () => {
+    const id = await publishIndexed("ValueError: hostile state target for notes that redaction lengthens");
+    // 285 e-mail addresses of 6 characters: 1,994 characters sent, 4,844 once each is <redacted:email>.
+    const notes = Array(285).fill("a@b.io").join(" ");
+    expect([...notes].length).toBeLessThanOrEqual(2000);
+    const res = await colony.fetch(
+      `/v1/trails/${id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked", notes }, agent("agent-long-notes")),
+    );
+    expect(res.status).toBe(202);
+    const rows = await colony.query("SELECT o.notes FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", id);
+    expect(rows.length).toBe(1);
+    const stored = rows[0].notes as string;
+    expect([...stored].length).toBeLessThanOrEqual(2000);
+    expect(stored).toStartWith("<redacted:email> <redacted:email>");
+    expect(stored).toEndWith("<redacted:email>"); // never half a placeholder
+    const feed = (await (await colony.fetch("/v1/feed?limit=50")).json()) as any;
+    const replies = feed.items.find((i: any) => i.trail_id === id).replies;
+    expect(replies.map((r: any) => r.notes)).toEqual([stored]);
+  });
 });
 
 describe("quotas under a concurrent burst", () => {

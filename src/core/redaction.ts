@@ -6,7 +6,7 @@
 // what a placeholder leaves around it); only string values change, so a JSON document keeps its
 // shape; the input is never mutated.
 import type { TSchema } from "@sinclair/typebox";
-import { Trail } from "./trail.ts";
+import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
@@ -259,6 +259,15 @@ function fitToSchema(schema: TSchema, value: unknown): unknown {
 export function redactTrail<T>(trail: T): { value: T; counts: RedactionCounts } {
   const r = redactDeep(trail);
   return { value: fitToSchema(Trail, r.value) as T, counts: r.counts };
+}
+
+/**
+ * redactDeep for an Outcome Report, every string then cut back to its schema limit as in
+ * redactTrail: its notes are kept and shown as feed replies, and its model id in the operator
+ * console, so they must hold to the limits they were validated against.
+ */
+export function redactOutcomeReport(report: OutcomeReport): OutcomeReport {
+  return fitToSchema(OutcomeReportSchema, redactDeep(report).value) as OutcomeReport;
 }
 
 /** Total number of redactions in a counts map. */

@@ -15,7 +15,7 @@ import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayS
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
-import { redactText, truncateChars } from "../core/redaction";
+import { redactOutcomeReport } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
@@ -337,7 +337,10 @@ export class TrailService {
     const target = record;
     const report = parsed.value;
     const at = this.deps.now();
-    const notes = report.notes ? redactText(report.notes).text : null;
+    // Notes and the model id are caller text kept with the report (feed replies, the operator
+    // console): redacted, and held to their limits once placeholders lengthened them.
+    const redacted = redactOutcomeReport(report);
+    const notes = redacted.notes || null;
     // Notes are replies every reader of the feed sees: screened as a trail is before it is served.
     const injection = notes ? detectInjection(notes)[0] : undefined;
     if (injection) {
@@ -348,8 +351,7 @@ export class TrailService {
         },
       ]);
     }
-    // The model id is caller text kept with the report (the operator console shows it): redacted too.
-    const model = report.agent_info?.model ? truncateChars(redactText(report.agent_info.model).text, 200) : null;
+    const model = redacted.agent_info?.model || null;
     return store.transaction(async (tx) => {
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
@@ -380,8 +382,8 @@ export class TrailService {
         client: caller.client,
         outcome: report.outcome,
         counted,
-        notes: notes && notes.length > 0 ? notes : null,
-        model: model || null,
+        notes,
+        model,
         at,
       });
       if (!counted) return unchanged;
