@@ -345,9 +345,13 @@ export interface DraftRecord {
 export interface DraftRepository {
   insert(d: DraftRecord): Promise<void>;
   byHash(tokenHash: string): Promise<DraftRecord | null>;
-  /** pending → published; false when the draft was not pending. */
+  /**
+   * pending → published; false when the draft was not pending. The payload (trail, fingerprint,
+   * redactions, risk) and the author are dropped (read back empty): the trail now lives as a trail,
+   * which an operator's removal must delete whole.
+   */
   markPublished(tokenHash: string, trailId: string): Promise<boolean>;
-  /** pending → discarded; false when the draft was not pending. */
+  /** pending → discarded, the payload and author dropped as by markPublished; false when the draft was not pending. */
   markDiscarded(tokenHash: string): Promise<boolean>;
   /** Deletes pending drafts past their expiry and finished ones older than `finishedBefore`. */
   purge(now: number, finishedBefore: number): Promise<number>;

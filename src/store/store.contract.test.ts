@@ -510,6 +510,10 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.drafts.markDiscarded("th")).toBe(false);
         expect(await store.drafts.markDiscarded("th2")).toBe(true);
         expect((await store.drafts.byHash("th"))!.state).toBe("published");
+        // A finished draft keeps its state and trail id only: its payload and author are dropped.
+        const finished = { trail: {}, fingerprint: "", redactions: {}, risk: {}, author: "" };
+        expect(await store.drafts.byHash("th")).toMatchObject({ ...finished, trailId: expect.stringMatching(/^tid2?$/) });
+        expect(await store.drafts.byHash("th2")).toMatchObject({ ...finished, state: "discarded", trailId: null });
         expect(await store.drafts.purge(2000, 500)).toBe(0);
         expect(await store.drafts.purge(2000, 1001)).toBe(2);
 

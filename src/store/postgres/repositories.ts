@@ -325,12 +325,16 @@ export class PgDraftRepository implements DraftRepository {
   /** pending → published, once: the row lock makes a concurrent publish on another replica see `published`. */
   async markPublished(tokenHash: string, trailId: string): Promise<boolean> {
     const r = await this
-      .sql`UPDATE drafts SET state = 'published', trail_id = ${trailId} WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+      .sql`UPDATE drafts SET state = 'published', trail_id = ${trailId}, trail = '{}', fingerprint = '', redactions = '{}', risk = '{}', author = ''
+           WHERE token_hash = ${tokenHash} AND state = 'pending'`;
     return r.count === 1;
   }
 
   async markDiscarded(tokenHash: string): Promise<boolean> {
-    const r = await this.sql`UPDATE drafts SET state = 'discarded' WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+    // The payload and author go, as in markPublished (DraftRepository).
+    const r = await this
+      .sql`UPDATE drafts SET state = 'discarded', trail = '{}', fingerprint = '', redactions = '{}', risk = '{}', author = ''
+      WHERE token_hash = ${tokenHash} AND state = 'pending'`;
     return r.count === 1;
   }
 
