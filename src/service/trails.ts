@@ -353,9 +353,12 @@ export class TrailService {
     }
     const model = redacted.agent_info?.model || null;
     return store.transaction(async (tx) => {
+      // Every report takes its trail first (concurrent reports wait: the counts below stay true),
+      // then the shared counters: one order, so reports never deadlock one another on PostgreSQL.
+      // A trail removed since it was read is not found, as it would be now.
+      if (!(await tx.outcomes.holdTrail(target.seq))) throw new ServiceError("not_found", "no indexed trail with this id");
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
-      if (countable) await tx.outcomes.holdTrail(target.seq); // concurrent reports wait: the counts below stay true
       const counted =
         countable &&
         isCounted({

@@ -220,13 +220,15 @@ export interface OutcomeRepository {
   /** The latest `perTrail` reports with notes for each trail. */
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /**
-   * Holds the other reports on this trail back until the calling transaction ends, so that the
-   * counts it reads next are the ones its report is judged by (decisions §6: at most so many
-   * counted per client and day). Called first in a report's transaction. PostgreSQL locks the
-   * trail's row (concurrent transactions each read the counts before any inserted: a burst of
-   * eight reports from one address all counted); SQLite's writers already run one at a time.
+   * Holds the other reports on this trail (and its removal) back until the calling transaction
+   * ends, so that the counts it reads next are the ones its report is judged by (decisions §6: at
+   * most so many counted per client and day); false when the trail is no longer indexed (removed
+   * meanwhile). Called first in every report's transaction, counted or not, so that all of them
+   * take the trail's row before the shared counters. PostgreSQL locks the trail's row (concurrent
+   * transactions each read the counts before any inserted: a burst of eight reports from one
+   * address all counted); SQLite's writers already run one at a time.
    */
-  holdTrail(trailSeq: number): Promise<void>;
+  holdTrail(trailSeq: number): Promise<boolean>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */

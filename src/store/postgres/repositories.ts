@@ -101,8 +101,9 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  async holdTrail(trailSeq: number): Promise<void> {
-    await this.sql`SELECT 1 FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+  async holdTrail(trailSeq: number): Promise<boolean> {
+    const rows = await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+    return rows.length > 0 && rows[0].status === "indexed";
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
