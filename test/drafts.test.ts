@@ -144,6 +144,45 @@ describe("state table", () => {
     expect(await trailCount()).toBe(before);
   });
 
+  test("a discarded draft keeps no payload; a published one keeps none beside its trail, which removal then deletes", async () => {
+    const ADMIN = "drafts-operator-token-0123";
+    const c = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN });
+    try {
+      const marker = (what: string) => sampleTrail({ error: `KeyError: 'draft-payload-${what}'` });
+      const stored = async (what: string) =>
+        (await c.query("SELECT state, trail, risk, redactions, author, fingerprint FROM drafts")).filter((r) =>
+          JSON.stringify(r).includes(what),
+        );
+      const discarded = (await (await c.fetch("/v1/drafts", json(marker("discarded"), agent("agent-drafter-dd")))).json()) as any;
+      expect((await stored("draft-payload-discarded")).length).toBe(1);
+      expect((await c.fetch(`/v1/drafts/${discarded.draft_id}/discard`, { method: "POST" })).status).toBe(200);
+      // The person refused to publish it: its text is not kept for the week a finished draft stays.
+      expect(await stored("draft-payload-discarded")).toEqual([]);
+      expect(await stored("agent-drafter-dd")).toEqual([]);
+      expect(((await (await c.fetch(`/v1/drafts/${discarded.draft_id}`)).json()) as any).state).toBe("discarded");
+
+      const published = (await (await c.fetch("/v1/drafts", json(marker("published"), agent("agent-drafter-pp")))).json()) as any;
+      const approved = (await (await c.fetch(`/v1/drafts/${published.draft_id}/publish`, { method: "POST" })).json()) as any;
+      expect(approved.state).toBe("published");
+      expect(await stored("draft-payload-published")).toEqual([]);
+      expect(await stored("agent-drafter-pp")).toEqual([]);
+      await c.service.worker!.drain();
+      const removal = await c.fetch(`/v1/trails/${approved.trail_id}`, { method: "DELETE", headers: { Authorization: `Bearer ${ADMIN}` } });
+      expect(removal.status).toBe(200);
+      // After removal nothing of the trail's content remains in the store (interface.md 3.1).
+      const anywhere = await c.query("SELECT count(*) AS n FROM trails WHERE content LIKE $1", "%draft-payload-published%");
+      expect(anywhere[0].n).toBe(0);
+      expect((await stored("draft-payload-published")).length).toBe(0);
+      expect((await (await c.fetch(`/v1/drafts/${published.draft_id}`)).json()) as any).toMatchObject({
+        state: "published",
+        trail_id: approved.trail_id,
+        trail_status: "removed",
+      });
+    } finally {
+      await c.dispose();
+    }
+  });
+
   test("concurrent approvals publish exactly once", async () => {
     const before = await trailCount();
     const { body: draft } = await create(colony, sampleTrail({ error: "Error: EMFILE: too many open files (race)" }));

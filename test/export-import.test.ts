@@ -138,6 +138,41 @@ describe("colony import", () => {
     expect((await run(["import", notABundle], { COLONY_DATA_DIR: target })).stderr).toContain("not a colony export");
   });
 
+  // A checksum proves integrity, not origin: a bundle from elsewhere whose lines are not trail
+  // entries crashed the import with a stack trace (a null line, a line without a trail, a trail
+  // nested 200,000 levels deep overflowing the stack of the idempotency key's walk).
+  test("a bundle whose lines are not trail entries is refused with one line naming the line, nothing stored", async () => {
+    const good = { fingerprint: "", category: null, trail: sampleTrail({ error: "Error: hostile bundle neighbour" }) };
+    const withBody = (body: string) => {
+      const sha = new Bun.CryptoHasher("sha256").update(body).digest("hex");
+      const manifest = {
+        format: "colony-export",
+        version: 1,
+        created_at: new Date().toISOString(),
+        source: "elsewhere",
+        trails: 2,
+        sha256: sha,
+      };
+      return `${JSON.stringify(manifest)}\n${body}`;
+    };
+    const cases: [string, string, string][] = [
+      ["null", withBody(`${JSON.stringify(good)}\nnull\n`), "line 3 is not a trail entry"],
+      ["no trail", withBody(`${JSON.stringify(good)}\n{"fingerprint":"x"}\n`), "line 3 is not a trail entry"],
+      ["a number", withBody(`5\n${JSON.stringify(good)}\n`), "line 2 is not a trail entry"],
+      ["nested deep", withBody(`${JSON.stringify(good)}\n{"trail":${"[".repeat(200_000)}${"]".repeat(200_000)}}\n`), "line 3 nests"],
+    ];
+    const dir = join(work, "hostile-target");
+    for (const [what, text, message] of cases) {
+      const file = join(work, `hostile-${what.replace(" ", "-")}.bundle`);
+      writeFileSync(file, text);
+      const r = await run(["import", file], { COLONY_DATA_DIR: dir });
+      expect({ what, code: r.code }).toEqual({ what, code: 2 });
+      expect(r.stderr).toContain(message);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(existsSync(join(dir, "colony.db"))).toBe(false);
+    }
+  });
+
   test("publishes through the pipeline into a stopped colony; repeating it adds nothing", async () => {
     const file = join(work, "colony.bundle");
     const first = await run(["import", file], { COLONY_DATA_DIR: target });

@@ -119,6 +119,58 @@ describe("outcome reports", () => {
     const rows = await colony.query("SELECT o.model FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", id);
     expect(rows.map((r) => r.model)).toEqual(["my-model <redacted:github_token>"]);
   });
+
+  test("notes that redaction lengthens are kept within the notes limit of 2,000 characters (feed replies too)", async () => {
+    const id = await publishIndexed("ValueError: hostile state target for notes that redaction lengthens");
+    // 285 e-mail addresses of 6 characters: 1,994 characters sent, 4,844 once each is <redacted:email>.
+    const notes = Array(285).fill("a@b.io").join(" ");
+    expect([...notes].length).toBeLessThanOrEqual(2000);
+    const res = await colony.fetch(
+      `/v1/trails/${id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked", notes }, agent("agent-long-notes")),
+    );
+    expect(res.status).toBe(202);
+    const rows = await colony.query("SELECT o.notes FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = $1", id);
+    expect(rows.length).toBe(1);
+    const stored = rows[0].notes as string;
+    expect([...stored].length).toBeLessThanOrEqual(2000);
+    expect(stored).toStartWith("<redacted:email> <redacted:email>");
+    expect(stored).toEndWith("<redacted:email>"); // never half a placeholder
+    const feed = (await (await colony.fetch("/v1/feed?limit=50")).json()) as any;
+    const replies = feed.items.find((i: any) => i.trail_id === id).replies;
+    expect(replies.map((r: any) => r.notes)).toEqual([stored]);
+  });
+});
+
+describe("a trail rejected as sensitive_content", () => {
+  // Enrichment rejects a trail holding key material redaction did not recognise ("content redaction
+  // cannot make safe"), yet stored it as it came and served it at GET /v1/trails/{id}: the key body
+  // to whoever holds the id, and in the database file.
+  test("keeps none of the flagged content: not in its status record, the console or the database", async () => {
+    const keyBody = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACBsensitiveProbe";
+    const keyFile = "+key-file-body-sensitiveProbe-0123456789";
+    const trail = sampleTrail({ error: "Permission denied (publickey): sensitive rejection probe" });
+    trail.solution.steps = ["Generate a deploy key", `Put this key in ~/.ssh/id_ed25519: ${keyBody}`];
+    trail.solution.code_patches = [
+      { file_path: "deploy/.ssh/id_ed25519", diff: `--- a/deploy/.ssh/id_ed25519\n+++ b/deploy/.ssh/id_ed25519\n${keyFile}` },
+    ];
+    const res = await colony.fetch("/v1/trails", json(trail, agent("agent-sensitive-author")));
+    expect(res.status).toBe(202);
+    const id = ((await res.json()) as any).trail_id as string;
+    await colony.service.worker!.drain();
+    const status = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(status.status).toBe("rejected");
+    expect(status.reasons).toContain("sensitive_content");
+    const admin = await (await colony.fetch(`/v1/admin/trails/${id}`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const rows = await colony.query("SELECT content FROM trails WHERE id = $1", id);
+    for (const seen of [JSON.stringify(status), admin, JSON.stringify(rows)]) {
+      expect(seen).not.toContain("sensitiveProbe");
+    }
+    // The rest of the trail stays, for the publisher and the operator to see what was refused where.
+    expect(status.trail.problem.error).toBe("Permission denied (publickey): sensitive rejection probe");
+    expect(status.trail.solution.steps).toEqual(["Generate a deploy key", "<redacted:secret>"]);
+    expect(status.trail.solution.code_patches[0]).toEqual({ file_path: "deploy/.ssh/id_ed25519", diff: "<redacted:secret>" });
+  });
 });
 
 describe("quotas under a concurrent burst", () => {

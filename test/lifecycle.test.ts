@@ -495,6 +495,46 @@ describe("operator removal", () => {
     expect((await report(colony, t.trail_id, "worked", "agent-after-removal")).status).toBe(404);
   });
 
+  test("removal deletes the trail's author and outcomes from /v1/activity too; searches stay, without the trail", async () => {
+    const t = await publishAndSettle(
+      colony,
+      sampleTrail({ error: "OSError: [Errno 28] No space left on device: '/tmp/pip-build-env' (removal of events)" }),
+      "agent-author-of-removed",
+    );
+    await report(colony, t.trail_id, "worked", "agent-reporter-before-rm");
+    await report(colony, t.trail_id, "failed", "agent-reporter-failed-rm");
+    const search = await colony.fetch(
+      "/v1/search",
+      json(
+        { query: "OSError: [Errno 28] No space left on device: '/tmp/pip-build-env' (removal of events)" },
+        agent("agent-searcher-rm-01"),
+      ),
+    );
+    expect(((await search.json()) as any).results[0].trail_id).toBe(t.trail_id);
+    const events = async () => ((await (await colony.fetch("/v1/activity?limit=50")).json()) as any).events as any[];
+    const before = (await events()).filter((e) => e.trail_id === t.trail_id).map((e) => `${e.kind} ${e.agent}`);
+    expect(before).toEqual([
+      "search agent-searcher-rm-01",
+      "weakened agent-reporter-failed-rm",
+      "reinforced agent-reporter-before-rm",
+      "laid agent-author-of-removed",
+    ]);
+
+    expect((await remove(colony, t.trail_id)).status).toBe(200);
+    // interface.md 3.1: the removed trail's outcome data and author are deleted; decisions §5: only
+    // its id and status remain. Its events named both, to anyone reading the activity list.
+    const after = await events();
+    expect(after.filter((e) => e.trail_id === t.trail_id)).toEqual([]);
+    expect(after.filter((e) => /agent-(author-of-removed|reporter-before-rm|reporter-failed-rm)/.test(e.agent))).toEqual([]);
+    // The search happened all the same: it stays, its top result no longer named.
+    expect(after.filter((e) => e.agent === "agent-searcher-rm-01").map((e) => [e.kind, e.trail_id])).toEqual([["search", null]]);
+    expect((await colony.query("SELECT count(*) AS n FROM events WHERE trail_id = $1", t.trail_id))[0].n).toBe(0);
+    const console = (await (
+      await colony.fetch(`/v1/admin/trails/${t.trail_id}`, { headers: { Authorization: `Bearer ${ADMIN}` } })
+    ).json()) as any;
+    expect(console).toEqual({ trail_id: t.trail_id, status: "removed", reports: [], history: [] });
+  });
+
   test("a trail removed while queued is never indexed afterwards, and its content cannot come back", async () => {
     const c = await startTestColony({ COLONY_ADMIN_TOKEN: ADMIN });
     try {

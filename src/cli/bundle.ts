@@ -4,6 +4,8 @@
 // not origin: whoever can change the file can recompute it. `colony export` prints the whole
 // file's sha256 so a team can compare it over a channel they trust.
 
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
+
 export const BUNDLE_FORMAT = "colony-export";
 export const BUNDLE_VERSION = 1;
 
@@ -68,14 +70,24 @@ export function readBundle(text: string): { manifest: BundleManifest; entries: B
   if (lines.length !== manifest.trails)
     throw new BundleError(`the manifest counts ${manifest.trails} trails, the file holds ${lines.length}`);
   const entries = lines.map((line, i) => {
+    // A checksum proves integrity, not origin: every line is checked as a request body would be.
+    if (nestsDeeperThan(line, MAX_JSON_DEPTH)) {
+      throw new BundleError(`line ${i + 2} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    let entry: unknown;
     try {
-      return JSON.parse(line) as BundleEntry;
+      entry = JSON.parse(line);
     } catch {
       throw new BundleError(`line ${i + 2} is not JSON`);
     }
+    if (!isEntry(entry)) throw new BundleError(`line ${i + 2} is not a trail entry (an object with a trail object)`);
+    return entry;
   });
   return { manifest, entries };
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isEntry = (v: unknown): v is BundleEntry => isObject(v) && isObject(v.trail);
 
 /** The idempotency key of a trail: SHA-256 of its JSON with keys sorted at every level. */
 export function entryKey(trail: unknown): string {

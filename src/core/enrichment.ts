@@ -5,7 +5,7 @@ import { categoryByRules, type Category } from "./category";
 import { lexicalDocument } from "./lexical";
 import { mergeKey } from "./merge-key";
 import { redactTrail, type RedactionCounts } from "./redaction";
-import { rejectionReasons, type RejectionReason } from "./rejection";
+import { explainRejection, reasonsOf, type RejectionReason, withoutSensitiveFields } from "./rejection";
 import { assessRisk, type Risk } from "./risk";
 import { scoreQuality } from "./quality";
 import { strength } from "./strength";
@@ -24,13 +24,17 @@ export interface Analysis {
 }
 
 export function analyzeTrail(input: Trail): Analysis {
-  const { value: trail, counts: redactions } = redactTrail(input);
-  const quality = scoreQuality(trail);
+  const { value: redacted, counts: redactions } = redactTrail(input);
+  const quality = scoreQuality(redacted);
+  const findings = explainRejection(redacted, quality);
+  const reasons = reasonsOf(findings);
+  // What redaction could not make safe is not kept in the rejected trail either.
+  const trail = reasons.includes("sensitive_content") ? withoutSensitiveFields(redacted, findings) : redacted;
   return {
     trail,
     redactions,
     quality,
-    reasons: rejectionReasons(trail, quality),
+    reasons,
     category: categoryByRules(trail),
     risk: assessRisk(trail),
     mergeKey: mergeKey(trail),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { REDACTION_KINDS, redactDeep, redactText, redactTrail, truncateChars } from "./redaction.ts";
-import { parseTrail, type Trail } from "./trail.ts";
+import { REDACTION_KINDS, redactDeep, redactOutcomeReport, redactText, redactTrail, truncateChars } from "./redaction.ts";
+import { parseOutcomeReport, parseTrail, type Trail } from "./trail.ts";
 import { evalTexts, evalTrails } from "../../test/support/eval-trails.ts";
 
 // Fake credentials of the right shape, assembled at run time so no scanner mistakes this file
@@ -302,6 +302,26 @@ describe("redactTrail", () => {
     expect([...value.problem.error].length).toBeLessThanOrEqual(2000);
     expect(parseTrail(value).ok).toBe(true);
     expect(truncateChars("abc <redacted:email>", 10)).toBe("abc");
+  });
+});
+
+describe("redactOutcomeReport", () => {
+  test("notes and model are redacted and cut back to their limits; the report still validates", () => {
+    // A reporter pasting the addresses it saw: 1,994 characters sent, 4,844 once redacted.
+    const notes = Array(285).fill("a@b.io").join(" ");
+    const report = {
+      protocol_version: "1.0",
+      outcome: "worked" as const,
+      notes,
+      agent_info: { model: `${GH} ${Array(22).fill("a@b.io").join(" ")}` },
+    };
+    const value = redactOutcomeReport(report);
+    expect([...value.notes!].length).toBeLessThanOrEqual(2000);
+    expect(value.notes).toEndWith("<redacted:email>");
+    expect(value.agent_info!.model).toStartWith("<redacted:github_token> <redacted:email>");
+    expect([...value.agent_info!.model!].length).toBeLessThanOrEqual(200);
+    expect(parseOutcomeReport(value).ok).toBe(true);
+    expect(report.notes).toBe(notes); // the input is not changed
   });
 });
 

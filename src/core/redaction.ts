@@ -8,7 +8,7 @@
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
-import { Trail } from "./trail.ts";
+import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
@@ -261,6 +261,15 @@ function fitToSchema(schema: TSchema, value: unknown): unknown {
 export function redactTrail<T>(trail: T): { value: T; counts: RedactionCounts } {
   const r = redactDeep(trail);
   return { value: fitToSchema(Trail, r.value) as T, counts: r.counts };
+}
+
+/**
+ * redactDeep for an Outcome Report, every string then cut back to its schema limit as in
+ * redactTrail: its notes are kept and shown as feed replies, and its model id in the operator
+ * console, so they must hold to the limits they were validated against.
+ */
+export function redactOutcomeReport(report: OutcomeReport): OutcomeReport {
+  return fitToSchema(OutcomeReportSchema, redactDeep(report).value) as OutcomeReport;
 }
 
 /** Total number of redactions in a counts map. */

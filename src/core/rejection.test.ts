@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { explainRejection, injectionFindings, rejectionReasons, sensitiveFindings } from "./rejection.ts";
+import { explainRejection, injectionFindings, rejectionReasons, sensitiveFindings, withoutSensitiveFields } from "./rejection.ts";
+import { analyzeTrail } from "./enrichment.ts";
 import { redactTrail } from "./redaction.ts";
 import { LOW_QUALITY_THRESHOLD, scoreQuality } from "./quality.ts";
 import type { Trail } from "./trail.ts";
@@ -181,6 +182,36 @@ describe("reasons", () => {
   });
   test("an ordinary trail is accepted", () => {
     expect(verdict(trail())).toEqual([]);
+  });
+});
+
+describe("withoutSensitiveFields", () => {
+  test("a rejected trail keeps no field a sensitive_content finding names; the rest stays", () => {
+    const keyBody = j("b3BlbnNzaC1rZXktdjE", "AAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACB0keybody");
+    const t = trail(
+      {
+        steps: ["Generate a key", `Put it in ~/.ssh/id_ed25519: ${keyBody}`],
+        code_patches: [{ file_path: "ops/.ssh/id_rsa", diff: "--- a/ops/.ssh/id_rsa\n+++ b/ops/.ssh/id_rsa\n+keyfile0body0text" }],
+      },
+      { description: "PuTTY-User-Key-File-2: ssh-rsa" },
+    );
+    const analysis = analyzeTrail(t);
+    expect(analysis.reasons).toEqual(["sensitive_content"]);
+    const kept = JSON.stringify(analysis.trail);
+    for (const leaked of ["keybody", "keyfile0body0text", "PuTTY-User-Key-File"]) expect(kept).not.toContain(leaked);
+    expect(analysis.trail.solution.steps).toEqual(["Generate a key", "<redacted:secret>"]);
+    expect(analysis.trail.solution.code_patches).toEqual([{ file_path: "ops/.ssh/id_rsa", diff: "<redacted:secret>" }]);
+    expect(analysis.trail.problem.description).toBe("<redacted:secret>");
+    expect(analysis.trail.problem.error).toBe(t.problem.error);
+    // Findings about the whole trail, other reasons and paths that are not there change nothing.
+    const plain = trail();
+    const others = [
+      { reason: "sensitive_content" as const, path: "/", detail: "7 secrets across the trail" },
+      { reason: "prompt_injection" as const, path: "/problem/error", detail: "x" },
+      { reason: "sensitive_content" as const, path: "/solution/steps/9", detail: "x" },
+    ];
+    expect(withoutSensitiveFields(plain, others)).toEqual(plain);
+    expect(analyzeTrail(plain).trail).toEqual(redactTrail(plain).value);
   });
 });
 

@@ -143,8 +143,41 @@ export function explainRejection(trail: Trail, quality: number): RejectionDetail
   return details;
 }
 
+/**
+ * The trail with every field a sensitive_content finding names replaced by a secret placeholder
+ * (a patch: its diff), as it is kept once rejected: the finding is what redaction could not make
+ * safe, so the rejected trail must not hold it either. A finding about the whole trail ("/": many
+ * secrets, already placeholders) changes nothing. Returns a fresh value.
+ */
+export function withoutSensitiveFields(trail: Trail, details: readonly RejectionDetail[]): Trail {
+  const out = structuredClone(trail) as unknown as Record<string, unknown>;
+  for (const d of details) {
+    if (d.reason !== "sensitive_content" || d.path === "/") continue;
+    const keys = d.path
+      .split("/")
+      .slice(1)
+      .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const last = keys.pop()!;
+    let parent: any = out;
+    for (const k of keys) parent = parent !== null && typeof parent === "object" && Object.hasOwn(parent, k) ? parent[k] : undefined;
+    if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, last)) continue;
+    const target = parent[last];
+    if (typeof target === "string") parent[last] = SENSITIVE_PLACEHOLDER;
+    else if (target !== null && typeof target === "object" && typeof target.diff === "string") target.diff = SENSITIVE_PLACEHOLDER;
+  }
+  return out as unknown as Trail;
+}
+
+/** What a field refused as sensitive_content holds once the trail is rejected. */
+export const SENSITIVE_PLACEHOLDER = "<redacted:secret>";
+
 /** [] means accept. Reasons come in a fixed order: sensitive_content, prompt_injection, low_quality. */
 export function rejectionReasons(trail: Trail, quality: number): RejectionReason[] {
-  const found = new Set(explainRejection(trail, quality).map((d) => d.reason));
+  return reasonsOf(explainRejection(trail, quality));
+}
+
+/** The reasons behind some findings, in the fixed order. */
+export function reasonsOf(details: readonly RejectionDetail[]): RejectionReason[] {
+  const found = new Set(details.map((d) => d.reason));
   return REJECTION_REASONS.filter((r) => found.has(r));
 }

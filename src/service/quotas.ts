@@ -42,10 +42,13 @@ export const METERED = {
 
 export type MeteredOperation = keyof typeof METERED;
 
-/** "POST /v1/drafts/:id/publish" → the method and a pattern for the path. */
+/**
+ * "POST /v1/drafts/:id/publish" → the method and a pattern for the path, with or without the
+ * trailing slash the router also serves it with.
+ */
 const ROUTES = Object.entries(METERED).map(([operation, m]) => {
   const [method, template] = m.http.split(" ") as [string, string];
-  const pattern = new RegExp(`^${template.replace(/:[a-z]+/g, "[^/]+")}$`);
+  const pattern = new RegExp(`^${template.replace(/:[a-z]+/g, "[^/]+")}/?$`);
   return { operation: operation as MeteredOperation, method, pattern };
 });
 

@@ -16,7 +16,7 @@ import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayS
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
-import { redactText, truncateChars } from "../core/redaction";
+import { redactOutcomeReport } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
@@ -339,7 +339,10 @@ export class TrailService {
     const target = record;
     const report = parsed.value;
     const at = this.deps.now();
-    const notes = report.notes ? redactText(report.notes).text : null;
+    // Notes and the model id are caller text kept with the report (feed replies, the operator
+    // console): redacted, and held to their limits once placeholders lengthened them.
+    const redacted = redactOutcomeReport(report);
+    const notes = redacted.notes || null;
     // Notes are replies every reader of the feed sees: screened as a trail is before it is served.
     const injection = notes ? detectInjection(notes)[0] : undefined;
     if (injection) {
@@ -350,12 +353,14 @@ export class TrailService {
         },
       ]);
     }
-    // The model id is caller text kept with the report (the operator console shows it): redacted too.
-    const model = report.agent_info?.model ? truncateChars(redactText(report.agent_info.model).text, 200) : null;
+    const model = redacted.agent_info?.model || null;
     return store.transaction(async (tx) => {
+      // Every report takes its trail first (concurrent reports wait: the counts below stay true),
+      // then the shared counters: one order, so reports never deadlock one another on PostgreSQL.
+      // A trail removed since it was read is not found, as it would be now.
+      if (!(await tx.outcomes.holdTrail(target.seq))) throw new ServiceError("not_found", "no indexed trail with this id");
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
-      if (countable) await tx.outcomes.holdTrail(target.seq); // concurrent reports wait: the counts below stay true
       const counted =
         countable &&
         isCounted({
@@ -382,8 +387,8 @@ export class TrailService {
         client: caller.client,
         outcome: report.outcome,
         counted,
-        notes: notes && notes.length > 0 ? notes : null,
-        model: model || null,
+        notes,
+        model,
         at,
       });
       if (!counted) return unchanged;
@@ -424,6 +429,9 @@ export class TrailService {
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
       if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
       await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
+      // Its events named its author and reporters in the public activity list (interface.md 3.1:
+      // outcome data and author are deleted).
+      await tx.events.forgetTrail(record.id);
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });
         await this.deps.fingerprintChanges.announce({ fingerprints: [record.fingerprint] });

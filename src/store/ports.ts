@@ -261,13 +261,15 @@ export interface OutcomeRepository {
   /** The latest `perTrail` reports with notes for each trail. */
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /**
-   * Holds the other reports on this trail back until the calling transaction ends, so that the
-   * counts it reads next are the ones its report is judged by (decisions §6: at most so many
-   * counted per client and day). Called first in a report's transaction. PostgreSQL locks the
-   * trail's row (concurrent transactions each read the counts before any inserted: a burst of
-   * eight reports from one address all counted); SQLite's writers already run one at a time.
+   * Holds the other reports on this trail (and its removal) back until the calling transaction
+   * ends, so that the counts it reads next are the ones its report is judged by (decisions §6: at
+   * most so many counted per client and day); false when the trail is no longer indexed (removed
+   * meanwhile). Called first in every report's transaction, counted or not, so that all of them
+   * take the trail's row before the shared counters. PostgreSQL locks the trail's row (concurrent
+   * transactions each read the counts before any inserted: a burst of eight reports from one
+   * address all counted); SQLite's writers already run one at a time.
    */
-  holdTrail(trailSeq: number): Promise<void>;
+  holdTrail(trailSeq: number): Promise<boolean>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */
@@ -330,6 +332,11 @@ export interface EventLog {
    * publishes and counted reports, which their quotas bound).
    */
   purgeSearchesBefore(before: number, batch: number): Promise<number>;
+  /**
+   * A removed trail's events go (laid, reinforced, weakened: they name its author and its
+   * reporters); searches whose top result it was stay, without its id.
+   */
+  forgetTrail(trailId: string): Promise<void>;
 }
 
 /** What the operator console charts, counted per hour. */
@@ -381,9 +388,13 @@ export interface DraftRecord {
 export interface DraftRepository {
   insert(d: DraftRecord): Promise<void>;
   byHash(tokenHash: string): Promise<DraftRecord | null>;
-  /** pending → published; false when the draft was not pending. */
+  /**
+   * pending → published; false when the draft was not pending. The payload (trail, fingerprint,
+   * redactions, risk) and the author are dropped (read back empty): the trail now lives as a trail,
+   * which an operator's removal must delete whole.
+   */
   markPublished(tokenHash: string, trailId: string): Promise<boolean>;
-  /** pending → discarded; false when the draft was not pending. */
+  /** pending → discarded, the payload and author dropped as by markPublished; false when the draft was not pending. */
   markDiscarded(tokenHash: string): Promise<boolean>;
   /** Deletes pending drafts past their expiry and finished ones older than `finishedBefore`. */
   purge(now: number, finishedBefore: number): Promise<number>;

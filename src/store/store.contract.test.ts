@@ -528,6 +528,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.events.purgeSearchesBefore(4, 10)).toBe(0);
         expect((await store.events.recent(10)).map((e) => e.text)).toEqual(["four", "one"]);
         expect((await store.events.forTrail("t", 10)).map((e) => e.text)).toEqual(["one"]);
+        // A removed trail's own events go; a search whose top result it was stays, without its id.
+        await store.events.append({ kind: "search", agent: "c", trailId: "t", text: "five", at: 5 });
+        await store.events.append({ kind: "reinforced", agent: "d", trailId: "u", text: "six", at: 6 });
+        await store.events.forgetTrail("t");
+        expect((await store.events.recent(10)).map((e) => [e.text, e.trailId])).toEqual([
+          ["six", "u"],
+          ["five", null],
+          ["four", null],
+        ]);
+        expect(await store.events.forTrail("t", 10)).toEqual([]);
 
         const draft = {
           tokenHash: "th",
@@ -549,6 +559,10 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.drafts.markDiscarded("th")).toBe(false);
         expect(await store.drafts.markDiscarded("th2")).toBe(true);
         expect((await store.drafts.byHash("th"))!.state).toBe("published");
+        // A finished draft keeps its state and trail id only: its payload and author are dropped.
+        const finished = { trail: {}, fingerprint: "", redactions: {}, risk: {}, author: "" };
+        expect(await store.drafts.byHash("th")).toMatchObject({ ...finished, trailId: expect.stringMatching(/^tid2?$/) });
+        expect(await store.drafts.byHash("th2")).toMatchObject({ ...finished, state: "discarded", trailId: null });
         expect(await store.drafts.purge(2000, 500)).toBe(0);
         expect(await store.drafts.purge(2000, 1001)).toBe(2);
 

@@ -102,8 +102,9 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  async holdTrail(trailSeq: number): Promise<void> {
-    await this.sql`SELECT 1 FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+  async holdTrail(trailSeq: number): Promise<boolean> {
+    const rows = await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+    return rows.length > 0 && rows[0].status === "indexed";
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
@@ -207,6 +208,11 @@ export class PgEventLog implements EventLog {
     const r = await this.sql`DELETE FROM events WHERE id IN (
       SELECT id FROM events WHERE kind = 'search' AND at < ${before} ORDER BY at LIMIT ${batch})`;
     return r.count;
+  }
+
+  async forgetTrail(trailId: string): Promise<void> {
+    await this.sql`DELETE FROM events WHERE trail_id = ${trailId} AND kind <> 'search'`;
+    await this.sql`UPDATE events SET trail_id = NULL WHERE trail_id = ${trailId}`;
   }
 }
 
@@ -345,12 +351,16 @@ export class PgDraftRepository implements DraftRepository {
   /** pending → published, once: the row lock makes a concurrent publish on another replica see `published`. */
   async markPublished(tokenHash: string, trailId: string): Promise<boolean> {
     const r = await this
-      .sql`UPDATE drafts SET state = 'published', trail_id = ${trailId} WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+      .sql`UPDATE drafts SET state = 'published', trail_id = ${trailId}, trail = '{}', fingerprint = '', redactions = '{}', risk = '{}', author = ''
+           WHERE token_hash = ${tokenHash} AND state = 'pending'`;
     return r.count === 1;
   }
 
   async markDiscarded(tokenHash: string): Promise<boolean> {
-    const r = await this.sql`UPDATE drafts SET state = 'discarded' WHERE token_hash = ${tokenHash} AND state = 'pending'`;
+    // The payload and author go, as in markPublished (DraftRepository).
+    const r = await this
+      .sql`UPDATE drafts SET state = 'discarded', trail = '{}', fingerprint = '', redactions = '{}', risk = '{}', author = ''
+      WHERE token_hash = ${tokenHash} AND state = 'pending'`;
     return r.count === 1;
   }
 

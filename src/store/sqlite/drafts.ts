@@ -14,6 +14,9 @@ interface Row {
   trail_id: string | null;
 }
 
+/** A finished draft keeps its state and trail id only (see DraftRepository.markPublished). */
+export const DROP_PAYLOAD = "trail = '{}', fingerprint = '', redactions = '{}', risk = '{}', author = ''";
+
 export class SqliteDraftRepository implements DraftRepository {
   constructor(private readonly db: Database) {}
 
@@ -57,13 +60,16 @@ export class SqliteDraftRepository implements DraftRepository {
   async markPublished(tokenHash: string, trailId: string): Promise<boolean> {
     return (
       this.db
-        .query("UPDATE drafts SET state = 'published', trail_id = ? WHERE token_hash = ? AND state = 'pending'")
+        .query(`UPDATE drafts SET state = 'published', trail_id = ?, ${DROP_PAYLOAD} WHERE token_hash = ? AND state = 'pending'`)
         .run(trailId, tokenHash).changes === 1
     );
   }
 
   async markDiscarded(tokenHash: string): Promise<boolean> {
-    return this.db.query("UPDATE drafts SET state = 'discarded' WHERE token_hash = ? AND state = 'pending'").run(tokenHash).changes === 1;
+    return (
+      this.db.query(`UPDATE drafts SET state = 'discarded', ${DROP_PAYLOAD} WHERE token_hash = ? AND state = 'pending'`).run(tokenHash)
+        .changes === 1
+    );
   }
 
   async purge(now: number, finishedBefore: number): Promise<number> {

@@ -84,8 +84,10 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold. */
-  async holdTrail(_trailSeq: number): Promise<void> {}
+  /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold, only to check. */
+  async holdTrail(trailSeq: number): Promise<boolean> {
+    return this.db.query("SELECT 1 FROM trails WHERE seq = ? AND status = 'indexed'").get(trailSeq) !== null;
+  }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
     return (
@@ -202,6 +204,11 @@ export class SqliteEventLog implements EventLog {
            SELECT id FROM events WHERE kind = 'search' AND at < ? ORDER BY at LIMIT ?)`,
       )
       .run(before, batch).changes;
+  }
+
+  async forgetTrail(trailId: string): Promise<void> {
+    this.db.query("DELETE FROM events WHERE trail_id = ? AND kind <> 'search'").run(trailId);
+    this.db.query("UPDATE events SET trail_id = NULL WHERE trail_id = ?").run(trailId);
   }
 }
 

@@ -33,7 +33,7 @@ const WRITES = {
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
   aliases: ["add", "purgeBefore"],
-  events: ["append", "purgeSearchesBefore"],
+  events: ["append", "purgeSearchesBefore", "forgetTrail"],
   lexical: ["add", "remove"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
