@@ -222,6 +222,26 @@ describe("tool list", () => {
     expect(await send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: info })).toBeUndefined();
   });
 
+  test("a request augmented with a task is served normally, its task metadata ignored: the server declares no tasks", async () => {
+    // MCP 2025-11-25, tasks: a receiver that does not declare the task capability for a request
+    // type MUST process it normally. It was -32603 "Server does not support task creation".
+    const send = async (method: string, params: Record<string, unknown>) => {
+      const res = await colony.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 11, method, params: { ...params, task: { ttl: 60_000 } } }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as any;
+    };
+    const search = await send("tools/call", { name: "colony_search", arguments: { error: YAML_ERROR } });
+    expect(search.error).toBeUndefined();
+    expect(search.result.task).toBeUndefined();
+    expect(search.result.structuredContent.trails[0].trail_id).toBe(ids.yaml);
+    expect((await send("tools/list", {})).result.tools).toHaveLength(4);
+    expect((await send("tools/call", { name: "colony_nope", arguments: {} })).error.code).toBe(-32602); // errors as before
+  });
+
   test("wrong arguments are a tool error in plain sentences", async () => {
     const r = await callTool(client, "colony_report", { trail_id: "", outcome: "great" });
     expect(r.isError).toBe(true);

@@ -114,6 +114,10 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
     return callTool(request.params);
   };
   plainInvalidParams(server);
+  // A request augmented with a task (`params.task`, MCP 2025-11-25) failed with -32603 "Server
+  // does not support task creation", which reads as a colony defect; a server that declares no
+  // tasks capability MUST process such a request normally, ignoring the task metadata.
+  (server as unknown as { assertTaskHandlerCapability: (method: string) => void }).assertTaskHandlerCapability = () => {};
   async function callTool(params: unknown): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") {
