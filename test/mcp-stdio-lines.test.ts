@@ -111,9 +111,11 @@ describe("lines that are no JSON-RPC message", () => {
     expect(code).toBe(0);
   }, 30_000);
 
-  test("CRLF line ends, a message split over writes, and a last message without its newline are all read", async () => {
-    const { answers, code } = await session([INITIALIZE, '{"jsonrpc":"2.0",', '"id":2,"method":"ping"}\r\n', ping(3).trim()]);
-    expect(answers.filter((a) => a.id !== 1)).toEqual([
+  test("a byte order mark, CRLF line ends, a message split over writes, and a last message without its newline are all read", async () => {
+    // Windows PowerShell pipes UTF-8 with a byte order mark: the first message (initialize) was dropped.
+    const { answers, code } = await session([`\ufeff${INITIALIZE}`, '{"jsonrpc":"2.0",', '"id":2,"method":"ping"}\r\n', ping(3).trim()]);
+    expect(answers[0].result.protocolVersion).toBe("2025-06-18");
+    expect(answers.slice(1)).toEqual([
       { jsonrpc: "2.0", id: 2, result: {} },
       { jsonrpc: "2.0", id: 3, result: {} },
     ]);

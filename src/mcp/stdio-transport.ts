@@ -19,6 +19,7 @@ import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
+const UTF8 = new TextDecoder();
 
 /** The id to answer a refused line with: a request's own id, else null (JSON-RPC 2.0 §5). */
 function requestIdOf(value: unknown): RequestId | null {
@@ -110,7 +111,9 @@ export class StdioLineTransport implements Transport {
       this.refuse(null, JSON_RPC_ERRORS.tooLarge, `the line is over ${this.maxLineBytes / (1024 * 1024)} MB; it was not read`);
       return;
     }
-    const line = Buffer.concat(this.parts, this.bytes).toString("utf8").replace(/\r$/, "");
+    // Decoded as the HTTP endpoints decode a body: a leading byte order mark (Windows PowerShell
+    // writes one) is dropped, and invalid UTF-8 becomes U+FFFD.
+    const line = UTF8.decode(Buffer.concat(this.parts, this.bytes)).replace(/\r$/, "");
     this.parts = [];
     this.bytes = 0;
     if (line.trim() === "") return;
