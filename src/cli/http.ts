@@ -76,7 +76,7 @@ export function exitCodeFor(status: number): number {
 
 /** Prints an error answer as "colony: CODE: message" (+ details) on stderr; returns the exit code. */
 export function reportError(answer: Answer, json: boolean): number {
-  if (json) process.stdout.write(`${JSON.stringify(answer.body)}\n`);
+  if (json) printJson(answer.body);
   const e = (answer.body as ErrorBody | null)?.error;
   const code = typeof e?.code === "string" ? e.code : `http_${answer.status}`;
   const message = typeof e?.message === "string" ? e.message : `the colony answered ${answer.status}`;
@@ -104,7 +104,15 @@ export async function withColony(run: (target: ClientTarget) => Promise<number>)
   }
 }
 
+/**
+ * JSON as printed on stdout: one line, with DEL and the 8-bit controls (C1: CSI, OSC) escaped as
+ * well, which JSON.stringify leaves raw; a terminal acts on them, and trails hold them.
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** Prints a value as JSON on stdout (one line, for scripts). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${terminalJson(value)}\n`);
 }
