@@ -110,6 +110,33 @@ describe("errors are JSON-RPC error objects", () => {
     expect(answers.map((a) => a.id)).toEqual([1, "1"]);
   });
 
+  test("a batch that cancels one of its own requests is answered whole: the cancellation is ignored", async () => {
+    // The SDK never answers a cancelled request, and the transport waited for that answer forever:
+    // the POST hung (the connection and the server held), on both endpoints, for two messages.
+    const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
+    for (const [where, url] of endpoints()) {
+      const batch = JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        cancel(1),
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+        },
+        cancel(2),
+      ]);
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: batch, signal: AbortSignal.timeout(5000) });
+      expect({ where, status: res.status }).toEqual({ where, status: 200 });
+      const answers = (await res.json()) as any[];
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1].result.structuredContent.envelope).toBe("untrusted_data");
+      // A cancellation alone (or of an id not in the POST) is accepted as any notification.
+      const alone = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(cancel(9)) });
+      expect(alone.status).toBe(202);
+    }
+  });
+
   test("a body over 64 KB: 413, server error -32010", async () => {
     for (const [where, url] of endpoints()) {
       const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });

@@ -42,6 +42,19 @@ function duplicateId(messages: unknown[]): Response | null {
   return null;
 }
 
+const isCancellation = (m: unknown) => (m as { method?: unknown } | null)?.method === "notifications/cancelled";
+
+/**
+ * A batch without its cancellations. A stateless server holds nothing but the requests of this
+ * POST, so a cancellation can only name one of them: the SDK then never answered that request, and
+ * the transport waited for the answer forever, holding the connection and the server for as long
+ * as the client kept waiting (a batch of a ping and its cancellation hung either endpoint). MCP
+ * lets a receiver ignore a cancellation; every request of a batch is answered.
+ */
+function withoutCancellations(parsedBody: unknown): unknown {
+  return Array.isArray(parsedBody) && parsedBody.some(isCancellation) ? parsedBody.filter((m) => !isCancellation(m)) : parsedBody;
+}
+
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
 export async function handleStatelessPost(
   server: Server,
@@ -63,7 +76,7 @@ export async function handleStatelessPost(
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) });
   } finally {
     void server.close().catch(() => {});
   }
