@@ -131,6 +131,16 @@ describe("errors are JSON-RPC error objects", () => {
       const answers = (await res.json()) as any[];
       expect(answers.map((a) => a.id)).toEqual([1, 2]);
       expect(answers[1].result.structuredContent.envelope).toBe("untrusted_data");
+      // A request of that name (it has an id) is still answered: method not found.
+      const asRequest = JSON.stringify([
+        { ...cancel(1), id: 3 },
+        { jsonrpc: "2.0", id: 4, method: "ping" },
+      ]);
+      const both = (await (await fetch(url, { method: "POST", headers: MCP_HEADERS, body: asRequest })).json()) as any[];
+      expect(both.map((a) => [a.id, a.error?.code ?? null])).toEqual([
+        [3, -32601],
+        [4, null],
+      ]);
       // A cancellation alone (or of an id not in the POST) is accepted as any notification.
       const alone = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(cancel(9)) });
       expect(alone.status).toBe(202);

@@ -42,7 +42,9 @@ function duplicateId(messages: unknown[]): Response | null {
   return null;
 }
 
-const isCancellation = (m: unknown) => (m as { method?: unknown } | null)?.method === "notifications/cancelled";
+/** A cancellation notification (a request of that name, with an id, is answered as any other). */
+const isCancellation = (m: unknown) =>
+  m !== null && typeof m === "object" && (m as { method?: unknown }).method === "notifications/cancelled" && !("id" in m);
 
 /**
  * A batch without its cancellations. A stateless server holds nothing but the requests of this
