@@ -110,6 +110,24 @@ describe("errors are JSON-RPC error objects", () => {
     expect(answers.map((a) => a.id)).toEqual([1, "1"]);
   });
 
+  test("a batch of one request is answered with an array of one answer; a lone message with a lone answer", async () => {
+    // JSON-RPC 2.0 §6: a batch's answer is an array. The SDK's transport answered a lone object.
+    for (const [where, url] of endpoints()) {
+      const post = async (body: unknown) => {
+        const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+        expect({ where, status: res.status }).toEqual({ where, status: 200 });
+        return res.json();
+      };
+      const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+      expect(await post([ping])).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+      expect(await post([ping, { jsonrpc: "2.0", method: "notifications/initialized" }])).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+      expect(await post([{ jsonrpc: "2.0", id: 2, method: "resources/list" }])).toEqual([
+        { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } },
+      ]);
+      expect(await post(ping)).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    }
+  });
+
   test("a batch that cancels one of its own requests is answered whole: the cancellation is ignored", async () => {
     // The SDK never answers a cancelled request, and the transport waited for that answer forever:
     // the POST hung (the connection and the server held), on both endpoints, for two messages.

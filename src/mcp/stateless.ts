@@ -57,6 +57,20 @@ function withoutCancellations(parsedBody: unknown): unknown {
   return Array.isArray(parsedBody) && parsedBody.some(isCancellation) ? parsedBody.filter((m) => !isCancellation(m)) : parsedBody;
 }
 
+/**
+ * The answer to a batch is an array (JSON-RPC 2.0 §6), also when the batch holds one request: the
+ * SDK's transport answered a lone object then, which a client matching a batch to its answer
+ * cannot read.
+ */
+async function asBatchAnswer(answer: Response): Promise<Response> {
+  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
+  const text = await answer.text();
+  const body = text.trimStart().startsWith("{") ? `[${text}]` : text;
+  const headers = new Headers(answer.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: answer.status, headers });
+}
+
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
 export async function handleStatelessPost(
   server: Server,
@@ -78,7 +92,11 @@ export async function handleStatelessPost(
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) });
+    const answer = await transport.handleRequest(
+      request,
+      parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) },
+    );
+    return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
   } finally {
     void server.close().catch(() => {});
   }
