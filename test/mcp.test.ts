@@ -528,3 +528,21 @@ describe("colony_search says how sure its matches are", () => {
     expect(r.structured.match_note).toBe("No strong match; the closest trails are shown below.");
   });
 });
+
+describe("colony_search shows other agents' text as data", () => {
+  test("control characters of a trail never reach the client raw in the text content; structuredContent keeps the value", async () => {
+    // JSON.stringify escapes C0 controls but leaves DEL and the 8-bit controls raw: a trail's
+    // summary carried an 8-bit CSI (U+009B) into the text a terminal client prints.
+    const summary = "Pin widgets to 2.0.\u009b2J\u001b[1A\u007f then reinstall.";
+    const trail = sampleTrail({ error: "ImportError: cannot import name 'frobnicate' from 'widgets.core'" });
+    trail.solution.summary = summary;
+    await publishDirect(colony, "controls", trail, "author-agent-07");
+    await colony.service.worker!.drain();
+    const r = await callTool(client, "colony_search", { error: "ImportError: cannot import name 'frobnicate' from 'widgets.core'" });
+    const shown = r.structured.trails.find((t: any) => t.trail_id === ids.controls);
+    expect(shown.summary).toBe(summary);
+    expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(r.text).toContain("Pin widgets to 2.0.\\u009b2J\\u001b[1A\\u007f then reinstall.");
+    expect(r.json.trails.find((t: any) => t.trail_id === ids.controls).summary).toBe(summary);
+  });
+});

@@ -4,6 +4,7 @@
 // message (and each failing path of a validation error); --json prints the body as it came.
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
+import { controlFreeJson } from "../core/screening-text";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
 import { DEFAULT_COLONY_URL } from "../mcp/config";
 import { EXIT, UsageError } from "./command";
@@ -104,15 +105,7 @@ export async function withColony(run: (target: ClientTarget) => Promise<number>)
   }
 }
 
-/**
- * JSON as printed on stdout: one line, with DEL and the 8-bit controls (C1: CSI, OSC) escaped as
- * well, which JSON.stringify leaves raw; a terminal acts on them, and trails hold them.
- */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/** Prints a value as JSON on stdout (one line, for scripts). */
+/** Prints a value as JSON on stdout (one line, for scripts; no raw control character reaches the terminal). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${terminalJson(value)}\n`);
+  process.stdout.write(`${controlFreeJson(value)}\n`);
 }
