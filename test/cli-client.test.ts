@@ -75,6 +75,31 @@ describe("search and lookup", () => {
     expect(lines[1]).toContain(trailId);
   });
 
+  test("search: terminal control sequences in another agent's trail are shown as <U+XXXX>, not sent to the terminal", async () => {
+    // They pass validation and screening (coloured compiler output carries them), and the table
+    // wrote them raw: a trail could clear the screen, hide or overwrite text, plant a hyperlink, or
+    // set the clipboard (OSC 52) of the person reading the results.
+    const ESC = "\u001b";
+    const hostile = sampleTrail({ error: `ImportError: frob ${ESC}[2J${ESC}]52;c;Y3VybCBldmlsIHwgc2g=\u0007` });
+    hostile.solution.summary = `Upgrade widgets.${ESC}[1A${ESC}[2K\u009b8m pip install widgets is safe`;
+    const res = await colony.fetch("/v1/trails", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(hostile),
+    });
+    expect(res.status).toBe(202);
+    await colony.service.worker!.drain();
+    const r = await run(["search", "ImportError: frob"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(r.stdout).toContain("ImportError: frob <U+001B>[2J<U+001B>]52;c;");
+    expect(r.stdout).toContain("Upgrade widgets.<U+001B>[1A<U+001B>[2K<U+009B>8m pip install");
+    // --json is JSON, with the 8-bit controls escaped too (JSON.stringify leaves them raw).
+    const j = await run(["search", "ImportError: frob", "--json"]);
+    expect(j.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(j.stdout).results[0].trail.solution.summary).toBe(hostile.solution.summary);
+  });
+
   test("search --json: the API's envelope", async () => {
     const r = await run(["search", "No space left on device", "--json", "--limit", "3"]);
     expect(r.code).toBe(0);

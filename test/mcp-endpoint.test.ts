@@ -110,6 +110,61 @@ describe("errors are JSON-RPC error objects", () => {
     expect(answers.map((a) => a.id)).toEqual([1, "1"]);
   });
 
+  test("a batch of one request is answered with an array of one answer; a lone message with a lone answer", async () => {
+    // JSON-RPC 2.0 §6: a batch's answer is an array. The SDK's transport answered a lone object.
+    for (const [where, url] of endpoints()) {
+      const post = async (body: unknown) => {
+        const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+        expect({ where, status: res.status }).toEqual({ where, status: 200 });
+        return res.json();
+      };
+      const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+      expect(await post([ping])).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+      expect(await post([ping, { jsonrpc: "2.0", method: "notifications/initialized" }])).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+      expect(await post([{ jsonrpc: "2.0", id: 2, method: "resources/list" }])).toEqual([
+        { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } },
+      ]);
+      expect(await post(ping)).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    }
+  });
+
+  test("a batch that cancels one of its own requests is answered whole: the cancellation is ignored", async () => {
+    // The SDK never answers a cancelled request, and the transport waited for that answer forever:
+    // the POST hung (the connection and the server held), on both endpoints, for two messages.
+    const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
+    for (const [where, url] of endpoints()) {
+      const batch = JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        cancel(1),
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+        },
+        cancel(2),
+      ]);
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: batch, signal: AbortSignal.timeout(5000) });
+      expect({ where, status: res.status }).toEqual({ where, status: 200 });
+      const answers = (await res.json()) as any[];
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1].result.structuredContent.envelope).toBe("untrusted_data");
+      // A request of that name (it has an id) is still answered: method not found.
+      const asRequest = JSON.stringify([
+        { ...cancel(1), id: 3 },
+        { jsonrpc: "2.0", id: 4, method: "ping" },
+      ]);
+      const both = (await (await fetch(url, { method: "POST", headers: MCP_HEADERS, body: asRequest })).json()) as any[];
+      expect(both.map((a) => [a.id, a.error?.code ?? null])).toEqual([
+        [3, -32601],
+        [4, null],
+      ]);
+      // A cancellation alone (or of an id not in the POST) is accepted as any notification.
+      const alone = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(cancel(9)) });
+      expect(alone.status).toBe(202);
+    }
+  });
+
   test("a body over 64 KB: 413, server error -32010", async () => {
     for (const [where, url] of endpoints()) {
       const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });

@@ -227,6 +227,31 @@ describe("stdio, from source", () => {
     expect(sent("/v1/trails", since)).toEqual([]);
   });
 
+  test("COLONY_PUBLISH=ask: a call the client cancels while the person is asked withdraws the prompt and sends nothing", async () => {
+    // The user stopped the agent (or the client's request timeout ran out) while the prompt was
+    // open: the prompt stayed, and a person who then ticked Publish published for a call nobody
+    // was waiting for any more.
+    const call = new AbortController();
+    let withdrawn = false;
+    const { client } = await local(
+      { COLONY_PUBLISH: "ask" },
+      {
+        elicit: async (_req, signal) => {
+          call.abort();
+          await Promise.race([new Promise((resolve) => signal.addEventListener("abort", resolve)), Bun.sleep(2000)]);
+          withdrawn = signal.aborted;
+          return { action: "accept", content: { publish: true } }; // ticked on a prompt left open
+        },
+      },
+    );
+    const since = proxy.seen.length;
+    const trail = secretTrail("RuntimeError: ask cancelled by the client", "pip install cancelled-fix==1.0");
+    await expect(client.callTool({ name: "colony_publish", arguments: { trail } }, undefined, { signal: call.signal })).rejects.toThrow();
+    await Bun.sleep(1000); // time for an approval to reach the colony, were it sent
+    expect(withdrawn).toBe(true);
+    expect(sent("/v1/trails", since)).toEqual([]);
+  });
+
   test("COLONY_PUBLISH=ask with a client without elicitation: the preview, nothing sent", async () => {
     const { client } = await local({ COLONY_PUBLISH: "ask" });
     const since = proxy.seen.length;

@@ -222,6 +222,26 @@ describe("tool list", () => {
     expect(await send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: info })).toBeUndefined();
   });
 
+  test("a request augmented with a task is served normally, its task metadata ignored: the server declares no tasks", async () => {
+    // MCP 2025-11-25, tasks: a receiver that does not declare the task capability for a request
+    // type MUST process it normally. It was -32603 "Server does not support task creation".
+    const send = async (method: string, params: Record<string, unknown>) => {
+      const res = await colony.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 11, method, params: { ...params, task: { ttl: 60_000 } } }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as any;
+    };
+    const search = await send("tools/call", { name: "colony_search", arguments: { error: YAML_ERROR } });
+    expect(search.error).toBeUndefined();
+    expect(search.result.task).toBeUndefined();
+    expect(search.result.structuredContent.trails[0].trail_id).toBe(ids.yaml);
+    expect((await send("tools/list", {})).result.tools).toHaveLength(4);
+    expect((await send("tools/call", { name: "colony_nope", arguments: {} })).error.code).toBe(-32602); // errors as before
+  });
+
   test("wrong arguments are a tool error in plain sentences", async () => {
     const r = await callTool(client, "colony_report", { trail_id: "", outcome: "great" });
     expect(r.isError).toBe(true);
@@ -506,5 +526,23 @@ describe("colony_search says how sure its matches are", () => {
     expect(r.text.startsWith("No strong match; the closest trails are shown below.")).toBe(true);
     expect(Object.keys(r.structured)[0]).toBe("match_note");
     expect(r.structured.match_note).toBe("No strong match; the closest trails are shown below.");
+  });
+});
+
+describe("colony_search shows other agents' text as data", () => {
+  test("control characters of a trail never reach the client raw in the text content; structuredContent keeps the value", async () => {
+    // JSON.stringify escapes C0 controls but leaves DEL and the 8-bit controls raw: a trail's
+    // summary carried an 8-bit CSI (U+009B) into the text a terminal client prints.
+    const summary = "Pin widgets to 2.0.\u009b2J\u001b[1A\u007f then reinstall.";
+    const trail = sampleTrail({ error: "ImportError: cannot import name 'frobnicate' from 'widgets.core'" });
+    trail.solution.summary = summary;
+    await publishDirect(colony, "controls", trail, "author-agent-07");
+    await colony.service.worker!.drain();
+    const r = await callTool(client, "colony_search", { error: "ImportError: cannot import name 'frobnicate' from 'widgets.core'" });
+    const shown = r.structured.trails.find((t: any) => t.trail_id === ids.controls);
+    expect(shown.summary).toBe(summary);
+    expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(r.text).toContain("Pin widgets to 2.0.\\u009b2J\\u001b[1A\\u007f then reinstall.");
+    expect(r.json.trails.find((t: any) => t.trail_id === ids.controls).summary).toBe(summary);
   });
 });

@@ -4,6 +4,7 @@
 // message (and each failing path of a validation error); --json prints the body as it came.
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
+import { controlFreeJson } from "../core/screening-text";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
 import { DEFAULT_COLONY_URL } from "../mcp/config";
 import { EXIT, UsageError } from "./command";
@@ -76,7 +77,7 @@ export function exitCodeFor(status: number): number {
 
 /** Prints an error answer as "colony: CODE: message" (+ details) on stderr; returns the exit code. */
 export function reportError(answer: Answer, json: boolean): number {
-  if (json) process.stdout.write(`${JSON.stringify(answer.body)}\n`);
+  if (json) printJson(answer.body);
   const e = (answer.body as ErrorBody | null)?.error;
   const code = typeof e?.code === "string" ? e.code : `http_${answer.status}`;
   const message = typeof e?.message === "string" ? e.message : `the colony answered ${answer.status}`;
@@ -104,7 +105,7 @@ export async function withColony(run: (target: ClientTarget) => Promise<number>)
   }
 }
 
-/** Prints a value as JSON on stdout (one line, for scripts). */
+/** Prints a value as JSON on stdout (one line, for scripts; no raw control character reaches the terminal). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  process.stdout.write(`${controlFreeJson(value)}\n`);
 }

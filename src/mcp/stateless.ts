@@ -42,6 +42,35 @@ function duplicateId(messages: unknown[]): Response | null {
   return null;
 }
 
+/** A cancellation notification (a request of that name, with an id, is answered as any other). */
+const isCancellation = (m: unknown) =>
+  m !== null && typeof m === "object" && (m as { method?: unknown }).method === "notifications/cancelled" && !("id" in m);
+
+/**
+ * A batch without its cancellations. A stateless server holds nothing but the requests of this
+ * POST, so a cancellation can only name one of them: the SDK then never answered that request, and
+ * the transport waited for the answer forever, holding the connection and the server for as long
+ * as the client kept waiting (a batch of a ping and its cancellation hung either endpoint). MCP
+ * lets a receiver ignore a cancellation; every request of a batch is answered.
+ */
+function withoutCancellations(parsedBody: unknown): unknown {
+  return Array.isArray(parsedBody) && parsedBody.some(isCancellation) ? parsedBody.filter((m) => !isCancellation(m)) : parsedBody;
+}
+
+/**
+ * The answer to a batch is an array (JSON-RPC 2.0 §6), also when the batch holds one request: the
+ * SDK's transport answered a lone object then, which a client matching a batch to its answer
+ * cannot read.
+ */
+async function asBatchAnswer(answer: Response): Promise<Response> {
+  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
+  const text = await answer.text();
+  const body = text.trimStart().startsWith("{") ? `[${text}]` : text;
+  const headers = new Headers(answer.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: answer.status, headers });
+}
+
 /** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
 export async function handleStatelessPost(
   server: Server,
@@ -63,7 +92,11 @@ export async function handleStatelessPost(
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const answer = await transport.handleRequest(
+      request,
+      parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) },
+    );
+    return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
   } finally {
     void server.close().catch(() => {});
   }

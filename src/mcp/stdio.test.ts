@@ -35,3 +35,18 @@ test("the drain is bounded: a call that never answers is given up after maxMs", 
   expect(performance.now() - started).toBeGreaterThanOrEqual(45);
   expect(t.inFlight).toBe(1);
 });
+
+test("a request the client cancelled is not waited for: the SDK never answers it", async () => {
+  const { inner, receive } = fakeInner();
+  const t = new DrainingTransport(inner);
+  t.onmessage = () => {};
+  receive({ jsonrpc: "2.0", id: 4, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", id: 5, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "4" } }); // another id: a string
+  expect(t.inFlight).toBe(2);
+  receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } });
+  expect(t.inFlight).toBe(1);
+  const drained = t.drained(5000);
+  receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "stopped" } });
+  expect(await drained).toBe(true);
+});

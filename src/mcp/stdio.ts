@@ -6,12 +6,18 @@
 // down): the requests already read are still answered. On the end of stdin, SIGTERM or SIGINT the
 // server stops reading, waits for the answers of calls in flight (at most DRAIN_MS), flushes
 // stdout, then exits.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log";
 import { HttpColonyClient } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
+import { StdioLineTransport } from "./stdio-transport";
 import { createToolServer } from "./tool-server";
 
 /** The longest the server waits for calls in flight once it is told to stop. */
@@ -19,7 +25,7 @@ export const DRAIN_MS = 30_000;
 
 type RequestId = string | number;
 
-/** The SDK's stdio transport, counting the requests read and not answered yet. */
+/** The stdio transport, counting the requests read and not answered yet. */
 export class DrainingTransport implements Transport {
   onclose?: Transport["onclose"];
   onerror?: Transport["onerror"];
@@ -27,13 +33,25 @@ export class DrainingTransport implements Transport {
   private readonly pending = new Set<RequestId>();
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly inner: Transport = new StdioServerTransport()) {
+  constructor(private readonly inner: Transport) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
       if (isJSONRPCRequest(message)) this.pending.add(message.id);
       this.onmessage?.(message, extra);
+      // The SDK never answers a request the client cancelled: waiting for its answer held the
+      // process for the whole drain once stdin closed.
+      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (id !== undefined) this.settle(id);
+      }
     };
+  }
+
+  private settle(id: RequestId): void {
+    if (this.pending.delete(id) && this.pending.size === 0) {
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
   }
 
   start(): Promise<void> {
@@ -47,9 +65,7 @@ export class DrainingTransport implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     await this.inner.send(message, options);
     const answered = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
-    if (answered !== undefined && this.pending.delete(answered) && this.pending.size === 0) {
-      for (const wake of this.idleWaiters.splice(0)) wake();
-    }
+    if (answered !== undefined && answered !== null) this.settle(answered);
   }
 
   /** Requests read and not answered yet. */
@@ -77,7 +93,7 @@ function flushStdout(): Promise<void> {
 export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_MS): Promise<void> {
   const client = new HttpColonyClient({ baseUrl: cfg.colonyUrl, agentId: cfg.agentId });
   const server = createToolServer(client, localToolConfig(cfg));
-  const transport = new DrainingTransport();
+  const transport = new DrainingTransport(new StdioLineTransport(logger));
   let closing = false;
   const close = async (why: string) => {
     if (closing) return;
@@ -94,10 +110,11 @@ export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_M
     await server.close().catch(() => {});
     process.exit(0);
   };
-  // The client closing our stdin ends the session, once the calls it sent are answered.
-  process.stdin.on("end", () => void close("stdin closed"));
   process.on("SIGTERM", () => void close("SIGTERM"));
   process.on("SIGINT", () => void close("SIGINT"));
   await server.connect(transport);
+  // The client closing our stdin ends the session, once the calls it sent are answered. Listened
+  // to after the transport's own listener, which reads a last line that lacks its newline first.
+  process.stdin.on("end", () => void close("stdin closed"));
   logger.info("colony mcp serving over stdio", { colony_url: cfg.colonyUrl, publish: cfg.publish });
 }

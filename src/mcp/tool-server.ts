@@ -104,17 +104,25 @@ function plainInvalidParams(server: Server): void {
 /** A new Server with the four tools, bound to one colony client and deployment. */
 export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server {
   const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
-  const ctx: ToolContext = { server, client, cfg };
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
   // tools/call is answered by the fallback handler, not a registered one: the SDK parses a
   // registered request with its own schema first, and a malformed call (arguments an array or a
   // string, no tool name) became -32603 "internal error" with a dump of the parser's issues.
-  server.fallbackRequestHandler = async (request) => {
+  server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, "Method not found");
-    return callTool(request.params);
+    return callTool(request.params, { server, client, cfg, signal: extra.signal });
   };
   plainInvalidParams(server);
-  async function callTool(params: unknown): Promise<CallToolResult> {
+  // A request augmented with a task (`params.task`, MCP 2025-11-25) failed with -32603 "Server
+  // does not support task creation", which reads as a colony defect; a server that declares no
+  // tasks capability MUST process such a request normally, ignoring the task metadata.
+  (server as unknown as { assertTaskHandlerCapability: (method: string) => void }).assertTaskHandlerCapability = () => {};
+  // The SDK numbers the server's own requests (elicitations) from 0, and its Protocol ignores the
+  // cancellation of a request whose id is 0 (`if (!requestId) return`): an SDK client would never
+  // close the first prompt of a session when the call behind it is cancelled.
+  const numbering = server as unknown as { _requestMessageId?: unknown };
+  if (numbering._requestMessageId === 0) numbering._requestMessageId = 1;
+  async function callTool(params: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") {
       throw protocolError(ErrorCode.InvalidParams, "tools/call needs params.name, the name of a tool (a string)");

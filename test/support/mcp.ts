@@ -10,8 +10,8 @@ import { REPO_DIR } from "./paths";
 export const BUN = join(REPO_DIR, "node_modules/.bin/bun");
 
 export interface ClientOptions {
-  /** Declare elicitation and answer each request with this function. */
-  elicit?: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  /** Declare elicitation and answer each request with this function; `signal` aborts when the server withdraws it. */
+  elicit?: (request: ElicitRequest, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>;
   name?: string;
 }
 
@@ -20,7 +20,7 @@ function newClient(opts: ClientOptions): Client {
     { name: opts.name ?? "colony-test-client", version: "1.0.0" },
     { capabilities: opts.elicit ? { elicitation: { form: {} } } : {} },
   );
-  if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, (req) => opts.elicit!(req));
+  if (opts.elicit) client.setRequestHandler(ElicitRequestSchema, (req, extra) => opts.elicit!(req, extra.signal));
   return client;
 }
 

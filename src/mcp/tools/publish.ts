@@ -178,7 +178,7 @@ export function payloadForPerson(payload: unknown): string {
 }
 
 /** MCP elicitation: the exact payload, its risk and redactions, and one box to tick. */
-function askUser(server: Server, client: ColonyClient, p: Prepared): Promise<ElicitResult> {
+function askUser(server: Server, client: ColonyClient, p: Prepared, signal: AbortSignal): Promise<ElicitResult> {
   const flags = p.risk.flags.length ? ` (${p.risk.flags.map((f) => f.flag).join(", ")})` : "";
   return server.elicitInput(
     {
@@ -195,11 +195,12 @@ function askUser(server: Server, client: ColonyClient, p: Prepared): Promise<Eli
         required: ["publish"],
       },
     },
-    { timeout: ELICIT_TIMEOUT_MS },
+    // A cancelled call withdraws the prompt (the SDK sends notifications/cancelled for it).
+    { timeout: ELICIT_TIMEOUT_MS, signal },
   );
 }
 
-async function publish(args: PublishArgs, { server, client, cfg }: ToolContext): Promise<CallToolResult> {
+async function publish(args: PublishArgs, { server, client, cfg, signal }: ToolContext): Promise<CallToolResult> {
   // A stateless (hosted) server never sees the initialize request, so it cannot know the client.
   const framework = server.getClientVersion()?.name ?? "unknown";
   const { trail: filledTrail, filled } = fillTrail(args.trail, cfg, args.model, framework);
@@ -258,7 +259,7 @@ async function publish(args: PublishArgs, { server, client, cfg }: ToolContext):
     }
     let answer: ElicitResult;
     try {
-      answer = await askUser(server, client, prepared);
+      answer = await askUser(server, client, prepared, signal);
     } catch (err) {
       const why = errorMessage(err);
       return preview(prepared, `the user could not be asked (${why}): nothing was sent.`);
@@ -271,6 +272,9 @@ async function publish(args: PublishArgs, { server, client, cfg }: ToolContext):
     }
   }
 
+  // Nothing is sent for a call the client cancelled (the user stopped the agent): its answer would
+  // be dropped, and an approval given on a prompt left open is for a call nobody waits for.
+  if (signal.aborted) return preview(prepared, "the call was cancelled by the client: nothing was sent.");
   const accepted = await client.publish(prepared.payload);
   const verdict = await waitForVerdict(client, accepted.trail_id, cfg.publishWaitS, cfg.pollIntervalMs);
   return structured({

@@ -3,16 +3,21 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ColonyClient, ColonyClientError } from "../colony-client";
 import { errorMessage } from "../../core/error-message";
+import { controlFreeJson } from "../../core/screening-text";
 
-/** A successful answer: compact JSON text (tool results land in a model's context) and the same object as structuredContent. */
+/**
+ * A successful answer: compact JSON text (tool results land in a model's context, and terminal
+ * clients print them: no raw control character, as trails may hold them) and the same object as
+ * structuredContent.
+ */
 export const structured = (value: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value) }],
+  content: [{ type: "text", text: controlFreeJson(value) }],
   structuredContent: value,
 });
 
 export const failure = (message: string, extra?: Record<string, unknown>): CallToolResult => ({
   isError: true,
-  content: [{ type: "text", text: extra ? JSON.stringify({ error: message, ...extra }) : message }],
+  content: [{ type: "text", text: extra ? controlFreeJson({ error: message, ...extra }) : message }],
 });
 
 /** A message a model can act on, for every way the colony can refuse or fail. */

@@ -10,6 +10,8 @@ export interface ToolContext {
   server: Server;
   client: ColonyClient;
   cfg: ToolConfig;
+  /** Aborted when the client cancels the call (notifications/cancelled): the answer is dropped. */
+  signal: AbortSignal;
 }
 
 export interface ColonyTool<I extends TObject = TObject> {

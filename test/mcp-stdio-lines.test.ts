@@ -1,0 +1,140 @@
+// `colony mcp` over stdio as a sloppy or hostile client writes to it (session 12 MCP audit): raw
+// lines into the real process, against a real colony. A line that is no JSON-RPC message is
+// answered with a JSON-RPC error, as the HTTP endpoints answer such a body, and the session goes
+// on; a call the client cancelled does not hold the process once stdin closes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { startTestColony, type TestColony } from "./support/colony";
+import { BUN, mcpEnv } from "./support/mcp";
+import { REPO_DIR } from "./support/paths";
+import { agent, json, sampleTrail } from "./support/trails";
+
+const HOLD_MS = 3000;
+let colony: TestColony;
+let slow: ReturnType<typeof Bun.serve>;
+
+beforeAll(async () => {
+  colony = await startTestColony();
+  await colony.fetch("/v1/trails", json(sampleTrail(), agent("author-agent-01")));
+  await colony.service.worker!.drain();
+  // A colony that takes HOLD_MS to answer anything, so a call is surely in flight when cancelled.
+  slow = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const body = req.method === "GET" ? undefined : await req.text();
+      const headers = new Headers(req.headers);
+      headers.delete("host");
+      await Bun.sleep(HOLD_MS);
+      const answer = await fetch(colony.url + url.pathname + url.search, { method: req.method, headers, body });
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
+    },
+  });
+});
+afterAll(async () => {
+  await slow?.stop(true);
+  await colony?.dispose();
+});
+
+const line = (message: unknown) => `${JSON.stringify(message)}\n`;
+const INITIALIZE =
+  line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdio-lines-test", version: "1" } },
+  }) + line({ jsonrpc: "2.0", method: "notifications/initialized" });
+const ping = (id: number) => line({ jsonrpc: "2.0", id, method: "ping" });
+
+/** Runs `colony mcp`, writes each chunk in turn, closes stdin; every answer, stderr and the exit. */
+async function session(chunks: (string | Uint8Array)[], colonyUrl = colony.url) {
+  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
+    cwd: REPO_DIR,
+    env: mcpEnv({ COLONY_URL: colonyUrl, COLONY_AGENT_ID: "stdio-lines-01" }),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  for (const chunk of chunks) {
+    proc.stdin.write(chunk);
+    await proc.stdin.flush();
+    await Bun.sleep(50);
+  }
+  const closedAt = Date.now();
+  await proc.stdin.end();
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const answers = stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  return { answers, stderr, code, exitMs: Date.now() - closedAt };
+}
+
+const errorsOf = (answers: any[]) => answers.filter((a) => a.error).map((a) => ({ id: a.id, code: a.error.code }));
+
+describe("lines that are no JSON-RPC message", () => {
+  test("are answered with a JSON-RPC error (the request's id when it has one), logged, and the session goes on", async () => {
+    const deep = `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"colony_search","arguments":{"error":"ModuleNotFoundError: x","extra":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}\n`;
+    const { answers, stderr, code } = await session([
+      INITIALIZE,
+      "{not json\n",
+      // params must be an object: the SDK's transport dropped it, and the call waited for the client's timeout
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["colony_search"]}\n',
+      // nesting deeper than the HTTP endpoints parse: an internal error -32603 ("Maximum call stack size exceeded") before
+      deep,
+      `[${line({ jsonrpc: "2.0", id: 7, method: "ping" }).trim()}]\n`,
+      '{"jsonrpc":"2.0","id":8,"result":{"action"\n', // a broken answer to an elicitation is no request of the client's
+      ping(2),
+    ]);
+    expect(errorsOf(answers)).toEqual([
+      { id: null, code: -32700 },
+      { id: 5, code: -32600 },
+      { id: null, code: -32700 },
+      { id: null, code: -32600 },
+      { id: null, code: -32700 },
+    ]);
+    expect(answers.find((a) => a.id === null && a.error.code === -32600).error.message).toContain("one message per line");
+    expect(answers.filter((a) => a.error?.code === -32700)[1].error.message).toContain("deeper than 64 levels");
+    expect(answers.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(stderr.match(/refused a line of stdin/g)).toHaveLength(5);
+    expect(code).toBe(0);
+  }, 30_000);
+
+  test("a line over 10 MB is refused with -32010 without being read, and the session goes on", async () => {
+    // The SDK's transport closed the session on it: the next call went unanswered and the process exited 0 in silence.
+    const huge = line({ jsonrpc: "2.0", id: 3, method: "ping", params: { pad: "x".repeat(11 * 1024 * 1024) } });
+    const { answers, stderr, code } = await session([INITIALIZE, huge, ping(4)]);
+    expect(errorsOf(answers)).toEqual([{ id: null, code: -32010 }]);
+    expect(answers.at(-1)).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+    expect(stderr).toContain("the line is over 10 MB");
+    expect(code).toBe(0);
+  }, 30_000);
+
+  test("a byte order mark, CRLF line ends, a message split over writes, and a last message without its newline are all read", async () => {
+    // Windows PowerShell pipes UTF-8 with a byte order mark: the first message (initialize) was dropped.
+    const { answers, code } = await session([`\ufeff${INITIALIZE}`, '{"jsonrpc":"2.0",', '"id":2,"method":"ping"}\r\n', ping(3).trim()]);
+    expect(answers[0].result.protocolVersion).toBe("2025-06-18");
+    expect(answers.slice(1)).toEqual([
+      { jsonrpc: "2.0", id: 2, result: {} },
+      { jsonrpc: "2.0", id: 3, result: {} },
+    ]);
+    expect(code).toBe(0);
+  }, 30_000);
+});
+
+test("a call the client cancelled does not hold the process for the drain once stdin closes", async () => {
+  const search = line({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+  });
+  const cancel = line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped it" } });
+  const { answers, stderr, code, exitMs } = await session([INITIALIZE, search, cancel], `http://127.0.0.1:${slow.port}`);
+  // The SDK never answers a cancelled request; the drain waited 30 s for it before.
+  expect(answers.map((a) => a.id)).toEqual([1]);
+  expect(code).toBe(0);
+  expect(stderr).not.toContain("calls still running");
+  expect(exitMs).toBeLessThan(HOLD_MS);
+}, 60_000);
