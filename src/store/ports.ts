@@ -172,8 +172,12 @@ export interface TrailRepository {
     reinforcedAt: number | null,
   ): Promise<{ counts: OutcomeCounts; quality: number | null } | null>;
   setStrength(seq: number, strength: number): Promise<void>;
-  /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
-  delete(seq: number): Promise<void>;
+  /**
+   * Deletes the trail and everything hanging off it (job, outcomes, credits); returns the trail as
+   * it was when deleted (null when there was none). A removal works from this row, not from one
+   * read before: a worker may have indexed the trail, and rewritten its content, in between.
+   */
+  delete(seq: number): Promise<TrailRecord | null>;
   /** How many trails are in each state (for the operator: metrics and console). */
   countByStatus(): Promise<Record<TrailStatus, number>>;
   /**
@@ -220,13 +224,16 @@ export interface OutcomeRepository {
   /** The latest `perTrail` reports with notes for each trail. */
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /**
-   * Holds the other reports on this trail back until the calling transaction ends, so that the
-   * counts it reads next are the ones its report is judged by (decisions §6: at most so many
-   * counted per client and day). Called first in a report's transaction. PostgreSQL locks the
-   * trail's row (concurrent transactions each read the counts before any inserted: a burst of
-   * eight reports from one address all counted); SQLite's writers already run one at a time.
+   * Called first in a report's transaction: holds the trail until the transaction ends and says
+   * whether it is still indexed (an operator on another replica may have removed it since the
+   * report read it: its report would then fail on the missing row). `judging`: the report could
+   * count, so the other reports on this trail are held back too, and the counts it reads next are
+   * the ones it is judged by (decisions §6: at most so many counted per client and day).
+   * PostgreSQL locks the trail's row, for update when judging (concurrent transactions each read
+   * the counts before any inserted: a burst of eight reports from one address all counted), else
+   * only against its deletion; SQLite's writers already run one at a time.
    */
-  holdTrail(trailSeq: number): Promise<void>;
+  holdTrail(trailSeq: number, judging: boolean): Promise<boolean>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */

@@ -438,7 +438,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-01")).toBe(false); // the client's credit of the day
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-02")).toBe(true);
         expect(await store.credits.grant(a.seq, "z", "c3", "2026-01-01")).toBe(true);
-        await store.trails.delete(a.seq);
+        // The row as deleted comes back (a removal works from it); a second delete finds none.
+        const deleted = await store.trails.delete(a.seq);
+        expect(deleted?.id).toBe(a.id);
+        expect([deleted?.status, deleted?.strength, deleted?.trail]).toEqual(["indexed", 0.9, sampleTrail]);
+        expect(await store.trails.delete(a.seq)).toBeNull();
         expect(await store.trails.byId(a.id)).toBeNull();
         expect(await store.outcomes.latestWithNotes([a.seq], 5)).toEqual([]);
         expect(await store.stats.trailsIndexed()).toBe(0);

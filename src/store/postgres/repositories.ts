@@ -101,8 +101,11 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  async holdTrail(trailSeq: number): Promise<void> {
-    await this.sql`SELECT 1 FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
+  async holdTrail(trailSeq: number, judging: boolean): Promise<boolean> {
+    const [row] = judging
+      ? await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR UPDATE`
+      : await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR KEY SHARE`;
+    return row?.status === "indexed";
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {

@@ -186,8 +186,10 @@ export class PgTrailRepository implements TrailRepository {
     await this.sql`UPDATE trails SET strength = ${strength} WHERE seq = ${seq}`;
   }
 
-  async delete(seq: number): Promise<void> {
-    await this.sql`DELETE FROM trails WHERE seq = ${seq}`;
+  /** Waits for a transaction holding the row (a worker applying its verdict), then deletes the row as that one left it. */
+  async delete(seq: number): Promise<TrailRecord | null> {
+    const [r] = await this.sql.unsafe(`DELETE FROM trails WHERE seq = $1 RETURNING ${COLUMNS}`, [seq]);
+    return r ? toRecord(r) : null;
   }
 
   async feed(opts: FeedOptions): Promise<TrailRecord[]> {

@@ -85,7 +85,9 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
   }
 
   /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold. */
-  async holdTrail(_trailSeq: number): Promise<void> {}
+  async holdTrail(trailSeq: number, _judging: boolean): Promise<boolean> {
+    return this.db.query<{ status: string }, [number]>("SELECT status FROM trails WHERE seq = ?").get(trailSeq)?.status === "indexed";
+  }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {
     return (

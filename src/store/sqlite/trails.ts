@@ -226,9 +226,10 @@ export class SqliteTrailRepository implements TrailRepository {
     this.setStrengthStmt.run(strength, seq);
   }
 
-  async delete(seq: number): Promise<void> {
-    const removed = this.db.query<{ status: string }, [number]>("DELETE FROM trails WHERE seq = ? RETURNING status").get(seq);
+  async delete(seq: number): Promise<TrailRecord | null> {
+    const removed = this.db.query<Row, [number]>("DELETE FROM trails WHERE seq = ? RETURNING *").get(seq);
     if (removed?.status === "indexed") this.bumpIndexed(-1);
+    return removed ? toRecord(removed) : null;
   }
 
   /** The running count behind stats.trails, kept in the caller's transaction. */

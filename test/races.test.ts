@@ -1,0 +1,163 @@
+// Races between requests, enrichment workers and replicas (docs/scale-out.md, "Races"): two
+// replicas on one PostgreSQL database behind the round-robin proxy, each with its own worker. Where
+// a race's window is a few milliseconds wide, the test holds one side at the point where it
+// loses (a read that returns, then waits for the other side to commit), so the interleaving that
+// happens in production now and then happens every time.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import type { RunningColony } from "../src/serve";
+import type { PostgresStore } from "../src/store/postgres/store";
+import type { TrailRecord, TrailRepository } from "../src/store/ports";
+import { startQuietColony, tempDir } from "./support/colony";
+import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
+import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
+import { agentAt, json, sampleTrail } from "./support/trails";
+
+const unavailable = postgresUnavailable();
+if (unavailable) console.warn(`race tests on replicas skipped: ${unavailable}`);
+
+const ADMIN = "race-admin-token-0123456789abcdef";
+const operator = { Authorization: `Bearer ${ADMIN}` };
+
+describe.skipIf(unavailable !== null)("races between requests, workers and two replicas on one PostgreSQL database", () => {
+  let server: PostgresServer;
+  let proxy: RoundRobinProxy;
+  const replicas: RunningColony[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase();
+    for (let i = 0; i < 2; i++) {
+      const dir = tempDir("colony-race-");
+      dirs.push(dir);
+      replicas.push(
+        await startQuietColony({
+          COLONY_DATABASE_URL: url,
+          COLONY_DATA_DIR: dir,
+          COLONY_ADMIN_TOKEN: ADMIN,
+          COLONY_TRUST_PROXY: "1",
+          COLONY_RATE_LIMIT: "100000",
+          COLONY_PUBLISH_LIMIT: "100000",
+          COLONY_DRAFT_LIMIT: "100000",
+        }),
+      );
+    }
+    proxy = startRoundRobinProxy(replicas.map((r) => r.url));
+  });
+
+  afterAll(async () => {
+    proxy?.stop();
+    for (const r of replicas) await r.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  const storeOf = (r: RunningColony) => r.subsystems.store as unknown as PostgresStore;
+  const sql = () => storeOf(replicas[0]!).sql;
+  const on = (i: number, path: string, init?: RequestInit) => fetch(replicas[i]!.url + path, init);
+
+  async function publish(i: number, error: string, who: string, commands?: string[]): Promise<string> {
+    const res = await on(i, "/v1/trails", json(sampleTrail({ error, commands }), agentAt(who)));
+    expect(res.status).toBe(202);
+    return ((await res.json()) as any).trail_id;
+  }
+
+  async function statusOf(trailId: string): Promise<any> {
+    return (await (await on(0, `/v1/trails/${trailId}`)).json()) as any;
+  }
+
+  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await Bun.sleep(10);
+    }
+  }
+
+  const untilStatus = (trailId: string, status: string) =>
+    until(`trail ${trailId} ${status}`, async () => ((await statusOf(trailId)).status === status ? true : null));
+
+  /**
+   * Replaces `byId` of a replica's trail repository for one trail: the read returns what it read,
+   * but only once `hold` resolves (the other side of the race runs meanwhile). Returns the undo.
+   */
+  function holdReadOf(replica: RunningColony, trailId: string, hold: (read: TrailRecord | null) => Promise<void>): () => void {
+    const store = storeOf(replica);
+    const original = store.trails;
+    const held: TrailRepository = Object.create(original);
+    let once = false;
+    held.byId = async (id: string) => {
+      const read = await original.byId(id);
+      if (id === trailId && !once) {
+        once = true;
+        await hold(read);
+      }
+      return read;
+    };
+    store.trails = held;
+    return () => {
+      store.trails = original;
+    };
+  }
+
+  /** Lexical documents without a trail, and the index's document total against its rows. */
+  async function lexicalLeftovers(): Promise<{ orphans: number; totalsOff: number }> {
+    const [{ orphans }] =
+      await sql()`SELECT count(*)::int AS orphans FROM lexical l WHERE NOT EXISTS (SELECT 1 FROM trails t WHERE t.seq = l.id)`;
+    const [{ off }] = await sql()`SELECT (SELECT docs FROM lexical_totals) - (SELECT count(*) FROM lexical) AS off`;
+    return { orphans, totalsOff: Number(off) };
+  }
+
+  test("a removal that read the trail queued, then the worker indexed it: the trail leaves the lexical index too", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `redis.exceptions.ConnectionError: Error 111 connecting to cache-removal-${round}:6379. Connection refused.`;
+      // Published on replica 1, removed on replica 0: its read says queued, and it waits for a
+      // worker to index the trail before it deletes it.
+      const trailId = await publish(1, error, `race-remove-${round}`);
+      const undo = holdReadOf(replicas[0]!, trailId, async (read) => {
+        if (read?.status === "queued") await untilStatus(trailId, "indexed");
+      });
+      try {
+        const removed = await on(0, `/v1/trails/${trailId}`, { method: "DELETE", headers: operator });
+        expect(removed.status).toBe(200);
+      } finally {
+        undo();
+      }
+      expect((await statusOf(trailId)).status).toBe("removed");
+      expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+      // Gone from search on both replicas.
+      for (const i of [0, 1]) {
+        const res = await on(i, "/v1/search", json({ protocol_version: "1.0", query: error }));
+        expect(((await res.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(trailId);
+      }
+    }
+  });
+
+  test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `psycopg2.errors.UndefinedTable: relation "report_race_${round}" does not exist`;
+      const trailId = await publish(0, error, `race-report-author-${round}`);
+      await untilStatus(trailId, "indexed");
+      const undo = holdReadOf(replicas[0]!, trailId, async () => {
+        const removed = await on(1, `/v1/trails/${trailId}`, { method: "DELETE", headers: operator });
+        expect(removed.status).toBe(200);
+      });
+      let report: Response;
+      try {
+        report = await on(
+          0,
+          `/v1/trails/${trailId}/outcomes`,
+          json({ protocol_version: "1.0", outcome: round === 2 ? "not_applicable" : "worked" }, agentAt(`race-reporter-${round}`)),
+        );
+      } finally {
+        undo();
+      }
+      expect(report.status).toBe(404);
+      expect(((await report.json()) as any).error.code).toBe("not_found");
+      expect(await sql()`SELECT 1 FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = ${trailId}`).toHaveLength(0);
+    }
+  });
+});
