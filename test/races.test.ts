@@ -136,6 +136,31 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   });
 
+  test("the same trail published on both replicas at once: one indexed, the other merged into it, one merge credit, no failure", async () => {
+    const failedBefore = await failedEnrichments();
+    for (let round = 0; round < 8; round++) {
+      const error = `OSError: [Errno 98] Address already in use: ('0.0.0.0', ${8100 + round}) (twin race)`;
+      const commands = [`fuser -k ${8100 + round}/tcp`];
+      const ids = await Promise.all([publish(0, error, `twin-a-${round}`, commands), publish(1, error, `twin-b-${round}`, commands)]);
+      const final = await until(`round ${round} final`, async () => {
+        const s = await Promise.all(ids.map(statusOf));
+        return s.every((x) => x.status === "indexed" || x.status === "merged") ? s : null;
+      });
+      const indexed = final.filter((s) => s.status === "indexed");
+      expect(indexed).toHaveLength(1);
+      const merged = final.find((s) => s.status === "merged")!;
+      expect(merged.merged_into).toBe(indexed[0].trail_id);
+      expect((await statusOf(indexed[0].trail_id)).outcomes.worked).toBe(1);
+    }
+    // A verdict refused by the unique merge key counted as a failed enrichment (and an attempt).
+    expect((await failedEnrichments()) - failedBefore).toBe(0);
+  });
+
+  async function failedEnrichments(): Promise<number> {
+    const [{ n }] = await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM series_hourly WHERE name = 'failed'`;
+    return n;
+  }
+
   test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
     for (let round = 0; round < 3; round++) {
       const error = `psycopg2.errors.UndefinedTable: relation "report_race_${round}" does not exist`;

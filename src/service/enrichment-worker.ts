@@ -247,6 +247,9 @@ export class EnrichmentWorker {
         verdicts.push(outcome);
         await tx.stats.bump(outcome, at);
       };
+      // Another replica's worker may be indexing a trail with one of these merge keys right now:
+      // wait for it, so the lookups below find its trail and merge into it.
+      await tx.trails.holdMergeKeys(candidates.map((c) => c.analysis.mergeKey));
       for (const p of planned) {
         if (p.kind === "rejected") {
           await counted("rejected", await tx.trails.applyVerdict(p.seq, { status: "rejected", trail: p.trail, reasons: p.reasons, at }));

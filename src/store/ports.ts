@@ -153,6 +153,15 @@ export interface TrailRepository {
   /** Indexed trails with this fingerprint, strongest first. */
   indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
+  /**
+   * Holds these merge keys until the calling transaction ends; another transaction holding one of
+   * them waits for it, and its `indexedByMergeKey` then finds the trail this one indexed. Called by
+   * the enrichment worker before it looks for merge targets: two replicas enriching the same trail
+   * at once both found none, and the unique key refused the second verdict (counted as a failed
+   * enrichment). PostgreSQL takes advisory locks, in one order so two batches never deadlock;
+   * SQLite's writers already run one at a time.
+   */
+  holdMergeKeys(mergeKeys: string[]): Promise<void>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
   indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */

@@ -38,6 +38,9 @@ function toRecord(r: any): TrailRecord {
   };
 }
 
+/** Advisory lock namespace of merge keys (two-key form: apart from the lexical writers' one-key lock). */
+const MERGE_KEY_LOCKS = 0x636f6d6b;
+
 // The columns a record needs (runtime and tokens_spent are for filters and migration only).
 const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, client, created_at, indexed_at, category,
   quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version`;
@@ -106,6 +109,13 @@ export class PgTrailRepository implements TrailRepository {
       [mergeKey],
     );
     return r ? toRecord(r) : null;
+  }
+
+  async holdMergeKeys(mergeKeys: string[]): Promise<void> {
+    if (mergeKeys.length === 0) return;
+    // Sorted in a subquery, locked row by row in that order (the same order in every transaction).
+    await this.sql`SELECT pg_advisory_xact_lock(${MERGE_KEY_LOCKS}::int, k) FROM (
+        SELECT DISTINCT hashtext(m) AS k FROM unnest(${mergeKeys}::text[]) m ORDER BY k) keys`;
   }
 
   async indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]> {

@@ -226,6 +226,9 @@ export class SqliteTrailRepository implements TrailRepository {
     this.setStrengthStmt.run(strength, seq);
   }
 
+  /** Nothing to hold: SQLite's writers run one at a time. */
+  async holdMergeKeys(_mergeKeys: string[]): Promise<void> {}
+
   async delete(seq: number): Promise<TrailRecord | null> {
     const removed = this.db.query<Row, [number]>("DELETE FROM trails WHERE seq = ? RETURNING *").get(seq);
     if (removed?.status === "indexed") this.bumpIndexed(-1);
