@@ -57,8 +57,8 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
   const sql = () => storeOf(replicas[0]!).sql;
   const on = (i: number, path: string, init?: RequestInit) => fetch(replicas[i]!.url + path, init);
 
-  async function publish(i: number, error: string, who: string, commands?: string[]): Promise<string> {
-    const res = await on(i, "/v1/trails", json(sampleTrail({ error, commands }), agentAt(who)));
+  async function publish(i: number, error: string, who: string, commands?: string[], tag?: string): Promise<string> {
+    const res = await on(i, "/v1/trails", json(sampleTrail({ error, commands, tag }), agentAt(who)));
     expect(res.status).toBe(202);
     return ((await res.json()) as any).trail_id;
   }
@@ -155,6 +155,100 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     // A verdict refused by the unique merge key counted as a failed enrichment (and an attempt).
     expect((await failedEnrichments()) - failedBefore).toBe(0);
   });
+
+  test("a draft approved on both replicas at once publishes once; approved and discarded at once, one wins and the other is told which", async () => {
+    const makeDraft = async (n: number) => {
+      const res = await on(
+        n % 2,
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: draft race ${n} waited 30000 ms` }), agentAt(`draft-race-${n}`)),
+      );
+      expect(res.status).toBe(201);
+      return ((await res.json()) as any).draft_id as string;
+    };
+    const approve = (i: number, id: string) => on(i, `/v1/drafts/${id}/publish`, json({}, agentAt("approver")));
+    const discard = (i: number, id: string) => on(i, `/v1/drafts/${id}/discard`, json({}, agentAt("approver")));
+    for (let round = 0; round < 10; round++) {
+      const id = await makeDraft(round);
+      const both = await Promise.all([approve(0, id), approve(1, id)]);
+      const statuses = both.map((r) => r.status).sort();
+      expect(statuses).toEqual([202, 409]);
+      const refused = (await both.find((r) => r.status === 409)!.json()) as any;
+      expect(refused.error.code).toBe("published");
+      const [{ n }] = await sql()`SELECT count(*)::int AS n FROM trails WHERE author = ${`draft-race-${round}`}`;
+      expect(n).toBe(1);
+    }
+    for (let round = 10; round < 20; round++) {
+      const id = await makeDraft(round);
+      const [published, discarded] = await Promise.all([approve(round % 2, id), discard(1 - (round % 2), id)]);
+      const [{ n }] = await sql()`SELECT count(*)::int AS n FROM trails WHERE author = ${`draft-race-${round}`}`;
+      const state = ((await (await on(0, `/v1/drafts/${id}`)).json()) as any).state;
+      if (published.status === 202) {
+        expect(discarded.status).toBe(409);
+        expect(((await discarded.json()) as any).error.code).toBe("published");
+        expect([n, state]).toEqual([1, "published"]);
+      } else {
+        expect([published.status, discarded.status]).toEqual([409, 200]);
+        expect(((await published.json()) as any).error.code).toBe("discarded");
+        expect([n, state]).toEqual([0, "discarded"]);
+      }
+    }
+  });
+
+  test("a trail removed while a worker merges a twin into it: no failed enrichment, and the twin is final", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `java.net.SocketTimeoutException: Read timed out (merge into removed ${round})`;
+      const commands = [`export JAVA_TOOL_OPTIONS=-Dsun.net.client.defaultReadTimeout=${60000 + round}`];
+      const target = await publish(0, error, `merge-target-${round}`, commands);
+      await untilStatus(target, "indexed");
+      const failedBefore = await failedEnrichments();
+      // Whichever replica's worker takes the twin: once it has found the target, the target is
+      // removed on replica 0 (the worker waits for the removal, or half a second if it is held up).
+      let removal: Promise<Response> | null = null;
+      const undo = replicas.map((r) =>
+        holdTxReadOf(r, "indexedByMergeKey", async (found) => {
+          if ((found as TrailRecord | null)?.id !== target || removal) return;
+          removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator });
+          await Promise.race([removal, Bun.sleep(500)]);
+        }),
+      );
+      let twin: string;
+      try {
+        // Another tag: the same fix (merge key), not the removed content (its tombstone would reject it).
+        twin = await publish(1, error, `merge-twin-${round}`, commands, "twin");
+        await until("the twin final", async () => ["indexed", "merged"].includes((await statusOf(twin)).status));
+      } finally {
+        for (const u of undo) u();
+      }
+      expect(removal).not.toBeNull();
+      expect((await removal!).status).toBe(200);
+      expect((await statusOf(target)).status).toBe("removed");
+      // The merge holds the target against deletion: it commits first, the removal after it, as
+      // when the operator removes a trail some time after a twin merged into it.
+      expect(await statusOf(twin!)).toMatchObject({ status: "merged", merged_into: target });
+      expect((await failedEnrichments()) - failedBefore).toBe(0);
+      expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+    }
+  }, 20_000);
+
+  /** Wraps one read of the trail repository inside every transaction of a replica; returns the undo. */
+  function holdTxReadOf(replica: RunningColony, method: "indexedByMergeKey", hold: (read: unknown) => Promise<void>): () => void {
+    const store = storeOf(replica);
+    const original = store.transaction;
+    store.transaction = (fn) =>
+      original((tx) => {
+        const trails: TrailRepository = Object.create(tx.trails);
+        trails[method] = async (...args: Parameters<TrailRepository[typeof method]>) => {
+          const read = await tx.trails[method](...args);
+          await hold(read);
+          return read;
+        };
+        return fn({ ...tx, trails });
+      });
+    return () => {
+      store.transaction = original;
+    };
+  }
 
   async function failedEnrichments(): Promise<number> {
     const [{ n }] = await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM series_hourly WHERE name = 'failed'`;

@@ -152,6 +152,10 @@ export interface TrailRepository {
   rankingFacts(seqs: number[], opts: { environment: boolean }): Promise<RankingFacts[]>;
   /** Indexed trails with this fingerprint, strongest first. */
   indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
+  /**
+   * The indexed trail with this merge key, held until the calling transaction ends so that an
+   * operator's removal of it waits for a merge into it (PostgreSQL: a row lock against deletion).
+   */
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /**
    * Holds these merge keys until the calling transaction ends; another transaction holding one of

@@ -103,9 +103,14 @@ export class PgTrailRepository implements TrailRepository {
     return rows.map(toRecord);
   }
 
+  /**
+   * Locked against deletion (FOR KEY SHARE): a removal of the trail found waits for the merge into
+   * it, and a lookup meeting a removal in progress waits for it and finds nothing. Without it the
+   * merge credit's row met a trail deleted meanwhile, and the batch failed.
+   */
   async indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null> {
     const [r] = await this.sql.unsafe(
-      `SELECT ${COLUMNS} FROM trails WHERE merge_key = $1 AND status = 'indexed' ORDER BY seq ASC LIMIT 1`,
+      `SELECT ${COLUMNS} FROM trails WHERE merge_key = $1 AND status = 'indexed' ORDER BY seq ASC LIMIT 1 FOR KEY SHARE`,
       [mergeKey],
     );
     return r ? toRecord(r) : null;
