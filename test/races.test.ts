@@ -195,6 +195,40 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   });
 
+  test("a draft that expires and is purged while it is being approved or discarded is not found, not 409 published or in_progress", async () => {
+    for (const action of ["publish", "discard"] as const) {
+      const res = await on(
+        0,
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: draft purged during ${action}` }), agentAt("purge-race")),
+      );
+      const id = ((await res.json()) as any).draft_id as string;
+      // The request reads the draft pending; then it expires and the other replica's maintenance purges it.
+      const store = storeOf(replicas[0]!);
+      const drafts = store.drafts;
+      const held = Object.create(drafts) as typeof drafts;
+      let once = false;
+      held.byHash = async (hash: string) => {
+        const read = await drafts.byHash(hash);
+        if (!once) {
+          once = true;
+          await sql()`UPDATE drafts SET expires_at = 0 WHERE token_hash = ${hash}`;
+          expect(await replicas[1]!.service.drafts.purge()).toBeGreaterThanOrEqual(1);
+        }
+        return read;
+      };
+      store.drafts = held;
+      let answer: Response;
+      try {
+        answer = await on(0, `/v1/drafts/${id}/${action}`, json({}, agentAt("approver")));
+      } finally {
+        store.drafts = drafts;
+      }
+      expect([answer.status, ((await answer.json()) as any).error?.code]).toEqual([404, "not_found"]);
+      expect(await sql()`SELECT 1 FROM trails WHERE author = 'purge-race'`).toHaveLength(0);
+    }
+  });
+
   test("a trail removed while a worker merges a twin into it: no failed enrichment, and the twin is final", async () => {
     for (let round = 0; round < 3; round++) {
       const error = `java.net.SocketTimeoutException: Read timed out (merge into removed ${round})`;
@@ -254,6 +288,26 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     const [{ n }] = await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM series_hourly WHERE name = 'failed'`;
     return n;
   }
+
+  test("a trail removed on one replica is gone at once from the other's lookup cache and search, without its notices", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    const feed = (storeOf(b) as unknown as { fingerprintFeed: { received(payload: string): void } }).fingerprintFeed;
+    const received = feed.received;
+    feed.received = () => {};
+    try {
+      const error = "kafka.errors.NoBrokersAvailable: NoBrokersAvailable (removal seen across replicas)";
+      const trailId = await publish(0, error, "cache-removal-author");
+      const { fingerprint } = await untilStatus(trailId, "indexed").then(() => statusOf(trailId));
+      for (let i = 0; i < 2; i++) expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fingerprint}`)).status).toBe(200); // cached on b
+      expect((await fetch(`${a.url}/v1/trails/${trailId}`, { method: "DELETE", headers: operator })).status).toBe(200);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fingerprint}`)).status).toBe(404);
+      const searched = await fetch(`${b.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+      expect(((await searched.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(trailId);
+      expect(((await (await fetch(`${b.url}/v1/trails/${trailId}`)).json()) as any).status).toBe("removed");
+    } finally {
+      feed.received = received;
+    }
+  });
 
   test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
     for (let round = 0; round < 3; round++) {
