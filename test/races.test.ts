@@ -334,3 +334,92 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   });
 });
+
+describe("races between requests and the worker on one SQLite colony", () => {
+  let colony: RunningColony;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir("colony-race-sqlite-");
+    colony = await startQuietColony({
+      COLONY_DATA_DIR: dir,
+      COLONY_ADMIN_TOKEN: ADMIN,
+      COLONY_TRUST_PROXY: "1",
+      COLONY_RATE_LIMIT: "100000",
+      COLONY_PUBLISH_LIMIT: "100000",
+      COLONY_DRAFT_LIMIT: "100000",
+    });
+  });
+  afterAll(async () => {
+    await colony?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = (path: string, init?: RequestInit) => fetch(colony.url + path, init);
+  const rows = (text: string, ...params: any[]) => colony.subsystems.db!.query(text).all(...params) as any[];
+  const publish = async (error: string, who: string, commands?: string[]) => {
+    const res = await call("/v1/trails", json(sampleTrail({ error, commands }), agentAt(who)));
+    expect(res.status).toBe(202);
+    return ((await res.json()) as any).trail_id as string;
+  };
+  const statusOf = async (id: string) => (await (await call(`/v1/trails/${id}`)).json()) as any;
+
+  test("publishes removed at once, while the worker indexes them: none searchable, the lexical index holds only indexed trails", async () => {
+    const errors = Array.from({ length: 12 }, (_, i) => `PermissionError: [Errno 13] Permission denied: '/var/run/race-${i}.sock'`);
+    const ids = await Promise.all(errors.map((e, i) => publish(e, `sqlite-remove-${i}`)));
+    // Removed at staggered moments: before, during and after their enrichment.
+    const removals = await Promise.all(
+      ids.map(async (id, i) => {
+        await Bun.sleep(i * 3);
+        return (await call(`/v1/trails/${id}`, { method: "DELETE", headers: operator })).status;
+      }),
+    );
+    expect(removals).toEqual(ids.map(() => 200));
+    await colony.service.worker!.drain();
+    for (const id of ids) expect((await statusOf(id)).status).toBe("removed");
+    const [{ n }] = rows("SELECT count(*) AS n FROM lexical WHERE rowid NOT IN (SELECT seq FROM trails WHERE status = 'indexed')");
+    expect(n).toBe(0);
+    const [{ docs }] = rows("SELECT value AS docs FROM counters WHERE name = 'lexical_docs'");
+    expect(docs).toBe(rows("SELECT count(*) AS n FROM lexical")[0].n);
+    const res = await call("/v1/search", json({ protocol_version: "1.0", query: errors[0] }));
+    expect(((await res.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(ids[0]);
+  });
+
+  test("the same trail published twice at once: one indexed, one merged, one credit; drafts approved twice publish once", async () => {
+    const error = "OSError: [Errno 98] Address already in use (sqlite twins)";
+    const ids = await Promise.all([publish(error, "sqlite-twin-a"), publish(error, "sqlite-twin-b")]);
+    await colony.service.worker!.drain();
+    const final = await Promise.all(ids.map(statusOf));
+    const indexed = final.find((s) => s.status === "indexed");
+    expect(final.map((s) => s.status).sort()).toEqual(["indexed", "merged"]);
+    expect(final.find((s) => s.status === "merged").merged_into).toBe(indexed.trail_id);
+    expect((await statusOf(indexed.trail_id)).outcomes.worked).toBe(1);
+
+    for (let round = 0; round < 5; round++) {
+      const made = await call(
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: sqlite draft ${round}` }), agentAt(`sqlite-draft-${round}`)),
+      );
+      const id = ((await made.json()) as any).draft_id;
+      const answers = await Promise.all([0, 1, 2].map(() => call(`/v1/drafts/${id}/publish`, json({}, agentAt("approver")))));
+      expect(answers.map((r) => r.status).sort()).toEqual([202, 409, 409]);
+      expect(rows("SELECT count(*) AS n FROM trails WHERE author = ?", `sqlite-draft-${round}`)[0].n).toBe(1);
+    }
+  });
+
+  test("outcome reports sent with the trail's removal: each answered 202 or 404, never 500; none stored for the removed trail", async () => {
+    const id = await publish("ssl.SSLCertVerificationError: certificate verify failed (sqlite report race)", "sqlite-report-author");
+    await colony.service.worker!.drain();
+    const report = (i: number) =>
+      call(
+        `/v1/trails/${id}/outcomes`,
+        json({ protocol_version: "1.0", outcome: i % 3 === 0 ? "not_applicable" : "worked" }, agentAt(`sqlite-reporter-${i}`)),
+      );
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => report(i)),
+      call(`/v1/trails/${id}`, { method: "DELETE", headers: operator }),
+      ...Array.from({ length: 10 }, (_, i) => report(10 + i)),
+    ]);
+    for (const a of answers) expect([200, 202, 404]).toContain(a.status);
+    expect(rows("SELECT count(*) AS n FROM outcomes WHERE trail_seq NOT IN (SELECT seq FROM trails)")[0].n).toBe(0);
+  });
+});
