@@ -5,7 +5,9 @@
 // happens in production now and then happens every time.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
+import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
+import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import type { PostgresStore } from "../src/store/postgres/store";
 import type { TrailRecord, TrailRepository } from "../src/store/ports";
 import { startQuietColony, tempDir } from "./support/colony";
@@ -264,6 +266,40 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
       expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
     }
   }, 20_000);
+
+  test("re-fingerprinting gives a stored trail the merge key a worker is indexing a twin under: no failed enrichment, no failed run", async () => {
+    const error = "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (re-fingerprint race)";
+    const commands = ["pip install 'markupsafe==2.0.1'"];
+    const stored = await publish(0, error, "refingerprint-stored", commands);
+    await untilStatus(stored, "indexed");
+    // As an older release left it: an older fingerprint, and a merge key that release computed.
+    await sql()`UPDATE trails SET normalizer_version = 1, fingerprint = ${fingerprint(error, 1)}, merge_key = 'older-release-key' WHERE id = ${stored}`;
+    const failedBefore = await failedEnrichments();
+    // Once a worker found no trail under the twin's merge key, the stored trail is re-fingerprinted
+    // (the worker waits for that, or half a second if it is held up).
+    let run: Promise<number> | null = null;
+    const undo = replicas.map((r) =>
+      holdTxReadOf(r, "indexedByMergeKey", async (found) => {
+        if (found !== null || run) return;
+        run = refingerprintStoredTrails({ store: storeOf(replicas[0]!), now: Date.now, onBatch: () => {} });
+        await Promise.race([run, Bun.sleep(500)]);
+      }),
+    );
+    let twin: string;
+    try {
+      twin = await publish(1, error, "refingerprint-twin", commands, "twin");
+      await until("the twin final", async () => ["indexed", "merged"].includes((await statusOf(twin)).status));
+    } finally {
+      for (const u of undo) u();
+    }
+    expect(run).not.toBeNull();
+    expect(await run!).toBe(1);
+    expect((await failedEnrichments()) - failedBefore).toBe(0);
+    const [{ v }] = await sql()`SELECT normalizer_version AS v FROM trails WHERE id = ${stored}`;
+    expect(v).toBe(NORMALIZER_VERSION);
+    const keys = await sql()`SELECT merge_key FROM trails WHERE status = 'indexed' AND id IN (${stored}, ${twin!})`;
+    expect(new Set(keys.map((k: any) => k.merge_key)).size).toBe(keys.length); // unique among indexed trails
+  });
 
   /** Wraps one read of the trail repository inside every transaction of a replica; returns the undo. */
   function holdTxReadOf(replica: RunningColony, method: "indexedByMergeKey", hold: (read: unknown) => Promise<void>): () => void {

@@ -36,14 +36,19 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     const batch = await store.trails.fingerprintedBefore(NORMALIZER_VERSION, after, size);
     if (batch.length === 0) break;
     const changed: string[] = [];
+    const mergeKeys = new Map(batch.filter((r) => r.mergeKey !== null).map((r) => [r.seq, mergeKey(r.trail)]));
     await store.transaction(async (tx) => {
       const at = now();
+      // A worker may be indexing a new trail under one of these merge keys right now (replicas keep
+      // serving while one re-fingerprints): wait for it, so the store sees that trail and this one
+      // keeps its old key, rather than both taking the key and one of the two failing.
+      await tx.trails.holdMergeKeys([...mergeKeys.values()]);
       for (const r of batch) {
         const fp = fingerprint(r.trail.problem.error);
         await tx.trails.refingerprint(r.seq, {
           fingerprint: fp,
           normalizerVersion: NORMALIZER_VERSION,
-          mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
+          mergeKey: mergeKeys.get(r.seq) ?? null,
         });
         if (fp === r.fingerprint) continue;
         // The empty text's fingerprint names no error (it matches nothing), so an alias from it

@@ -160,10 +160,12 @@ export interface TrailRepository {
   /**
    * Holds these merge keys until the calling transaction ends; another transaction holding one of
    * them waits for it, and its `indexedByMergeKey` then finds the trail this one indexed. Called by
-   * the enrichment worker before it looks for merge targets: two replicas enriching the same trail
-   * at once both found none, and the unique key refused the second verdict (counted as a failed
-   * enrichment). PostgreSQL takes advisory locks, in one order so two batches never deadlock;
-   * SQLite's writers already run one at a time.
+   * the enrichment worker before it looks for merge targets (two replicas enriching the same trail
+   * at once both found none, and the unique key refused the second verdict, counted as a failed
+   * enrichment), and by re-fingerprinting before it gives stored trails recomputed keys (the same
+   * with a worker indexing a new trail under one of them). Called first in the transaction, so no
+   * row lock is held while waiting. PostgreSQL takes advisory locks, in one order so two
+   * transactions never deadlock over them; SQLite's writers already run one at a time.
    */
   holdMergeKeys(mergeKeys: string[]): Promise<void>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
