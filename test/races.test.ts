@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
+import { strength } from "../src/core/strength";
 import type { RunningColony } from "../src/serve";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import type { PostgresStore } from "../src/store/postgres/store";
@@ -343,6 +344,36 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     } finally {
       feed.received = received;
     }
+  });
+
+  test("reports on both replicas racing merges of twins into the trail: every count kept, strength from the final counts; a removal on both replicas at once", async () => {
+    const error = "botocore.exceptions.NoCredentialsError: Unable to locate credentials (reports racing merges)";
+    const commands = ["aws configure sso"];
+    const target = await publish(0, error, "merge-report-author", commands);
+    await untilStatus(target, "indexed");
+    const reports = Array.from({ length: 12 }, (_, i) =>
+      on(
+        i % 2,
+        `/v1/trails/${target}/outcomes`,
+        json({ protocol_version: "1.0", outcome: i % 4 === 3 ? "failed" : "worked" }, agentAt(`merge-reporter-${i}`)),
+      ),
+    );
+    const twins = Array.from({ length: 4 }, (_, i) => publish(i % 2, error, `merge-report-twin-${i}`, commands, `twin-${i}`));
+    const answers = await Promise.all(reports);
+    const twinIds = await Promise.all(twins);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+    for (const id of twinIds) await untilStatus(id, "merged");
+    const [row] = await sql()`SELECT worked, partially_worked, failed, quality, strength FROM trails WHERE id = ${target}`;
+    expect([row.worked, row.failed]).toEqual([9 + 4, 3]);
+    expect(row.strength).toBeCloseTo(
+      strength({ worked: row.worked, partially_worked: row.partially_worked, failed: row.failed }, row.quality),
+      12,
+    );
+
+    const both = await Promise.all([0, 1].map((i) => on(i, `/v1/trails/${target}`, { method: "DELETE", headers: operator })));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(await sql()`SELECT 1 FROM tombstones WHERE trail_id = ${target}`).toHaveLength(1);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
   });
 
   test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
