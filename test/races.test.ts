@@ -302,6 +302,38 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     expect(new Set(keys.map((k: any) => k.merge_key)).size).toBe(keys.length); // unique among indexed trails
   });
 
+  test("a trail removed while a re-embedding (after a model change) writes its vector: no vector is left without its trail", async () => {
+    const error = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (re-embedding race)";
+    const target = await publish(0, error, "reindex-author");
+    await untilStatus(target, "indexed");
+    const [{ seq }] = await sql()`SELECT seq FROM trails WHERE id = ${target}`;
+    // The re-embedding on replica 1 is about to write the trail's vector when replica 0 removes it
+    // (it waits for the removal, or half a second if it is held up).
+    let removal: Promise<Response> | null = null;
+    const store = storeOf(replicas[1]!);
+    const original = store.transaction;
+    store.transaction = (fn) =>
+      original((tx) => {
+        const vectors = Object.create(tx.vectors!) as NonNullable<typeof tx.vectors>;
+        vectors.upsert = async (id, vector) => {
+          if (id === Number(seq) && !removal) {
+            removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator });
+            await Promise.race([removal, Bun.sleep(500)]);
+          }
+          return tx.vectors!.upsert(id, vector);
+        };
+        return fn({ ...tx, vectors });
+      });
+    try {
+      await replicas[1]!.service.worker!.reindex();
+    } finally {
+      store.transaction = original;
+    }
+    expect(removal).not.toBeNull();
+    expect((await removal!).status).toBe(200);
+    expect(await sql()`SELECT id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM trails t WHERE t.seq = v.id)`).toHaveLength(0);
+  });
+
   /** Wraps one read of the trail repository inside every transaction of a replica; returns the undo. */
   function holdTxReadOf(replica: RunningColony, method: "indexedByMergeKey", hold: (read: unknown) => Promise<void>): () => void {
     const store = storeOf(replica);

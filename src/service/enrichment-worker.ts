@@ -335,8 +335,11 @@ export class EnrichmentWorker {
       const embedded = await embedder.embed(batch.map((r) => embeddingText(r.trail)));
       await store.transaction(async (tx) => {
         const upserted: number[] = [];
+        // Still indexed, and held so: a removal meanwhile (on any replica) waits for this commit,
+        // then deletes the vector written here with its trail.
+        const indexed = await tx.trails.holdIndexed(batch.map((r) => r.seq));
         for (const [i, r] of batch.entries()) {
-          if ((await tx.trails.bySeq(r.seq))?.status !== "indexed") continue;
+          if (!indexed.has(r.seq)) continue;
           await tx.vectors!.upsert(r.seq, embedded[i]!);
           upserted.push(r.seq);
         }

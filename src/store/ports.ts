@@ -170,6 +170,13 @@ export interface TrailRepository {
   holdMergeKeys(mergeKeys: string[]): Promise<void>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
   indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /**
+   * Those of these trails that are indexed, held against deletion until the calling transaction
+   * ends: an operator's removal waits for a re-embedding that writes their vectors (PostgreSQL: a
+   * row lock; before it, a removal committed between the re-embedding's check and its write left a
+   * vector without a trail). SQLite's writers already run one at a time.
+   */
+  holdIndexed(seqs: number[]): Promise<Set<number>>;
   /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */

@@ -377,6 +377,8 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect((await store.trails.indexedByFingerprint(a.fingerprint, 5)).map((r) => r.id)).toEqual([a.id]);
         expect((await store.trails.indexedByMergeKey("mk"))!.id).toBe(a.id);
         expect((await store.trails.indexedAfter(0, 10)).map((r) => r.id)).toEqual([a.id]);
+        expect(await store.transaction((tx) => tx.trails.holdIndexed([a.seq, b.seq, 999]))).toEqual(new Set([a.seq]));
+        await store.transaction((tx) => tx.trails.holdMergeKeys(["mk", "mk", "other"]));
         const facts = await store.trails.rankingFacts([a.seq, b.seq], { environment: true });
         expect(facts.find((f) => f.seq === a.seq)).toEqual({
           seq: a.seq,

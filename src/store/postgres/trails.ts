@@ -116,6 +116,13 @@ export class PgTrailRepository implements TrailRepository {
     return r ? toRecord(r) : null;
   }
 
+  async holdIndexed(seqs: number[]): Promise<Set<number>> {
+    if (seqs.length === 0) return new Set();
+    const rows = await this.sql`SELECT seq FROM trails WHERE seq = ANY(${seqs}::bigint[]) AND status = 'indexed'
+      ORDER BY seq FOR KEY SHARE`;
+    return new Set(rows.map((r: any) => num(r.seq)));
+  }
+
   async holdMergeKeys(mergeKeys: string[]): Promise<void> {
     if (mergeKeys.length === 0) return;
     // Sorted in a subquery, locked row by row in that order (the same order in every transaction).

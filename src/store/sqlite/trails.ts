@@ -226,6 +226,14 @@ export class SqliteTrailRepository implements TrailRepository {
     this.setStrengthStmt.run(strength, seq);
   }
 
+  async holdIndexed(seqs: number[]): Promise<Set<number>> {
+    if (seqs.length === 0) return new Set();
+    const rows = this.db
+      .query<{ seq: number }, number[]>(`SELECT seq FROM trails WHERE status = 'indexed' AND seq IN (${seqs.map(() => "?").join(",")})`)
+      .all(...seqs);
+    return new Set(rows.map((r) => r.seq));
+  }
+
   /** Nothing to hold: SQLite's writers run one at a time. */
   async holdMergeKeys(_mergeKeys: string[]): Promise<void> {}
 
