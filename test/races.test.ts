@@ -432,6 +432,11 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
       expect(await sql()`SELECT 1 FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = ${trailId}`).toHaveLength(0);
     }
   });
+
+  test("after every race above: no enrichment batch failed on either replica (a deadlock or a store failure would retry it), and the queue is empty", async () => {
+    expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual([0, 0]);
+    await until("the queue empty", async () => (await sql()`SELECT 1 FROM jobs`).length === 0);
+  });
 });
 
 describe("races between requests and the worker on one SQLite colony", () => {
