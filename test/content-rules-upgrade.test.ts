@@ -63,7 +63,13 @@ function trailWithStaleRisk(): Trail {
  * screening missed what the current ones catch), its lexical document and vector built from that
  * content, risk as given, content rules version 0.
  */
-async function storeAsOlderRelease(c: Pick<TestColony, "subsystems">, trail: Trail, risk = assessRisk(trail)): Promise<TrailRecord> {
+async function storeAsOlderRelease(
+  c: Pick<TestColony, "subsystems" | "service"> & { replicas?: TestColony["replicas"] },
+  trail: Trail,
+  risk = assessRisk(trail),
+): Promise<TrailRecord> {
+  // This start's own pass first: one still reading would re-check the row as soon as it is written.
+  await Promise.all((c.replicas ?? [c]).map((r) => r.service.rescreening));
   const { store, embedder } = c.subsystems;
   const [vector] = await embedder!.embed([embeddingText(trail)]);
   const at = Date.now();
@@ -97,6 +103,14 @@ async function storeAsOlderRelease(c: Pick<TestColony, "subsystems">, trail: Tra
     await tx.lexical.add(r.seq, lexicalFields(trail));
     return (await tx.trails.bySeq(r.seq))!;
   });
+}
+
+/** A trail whose description holds a private key's header: rejected as sensitive_content. */
+function trailWithKeyFile(): Trail {
+  const t = sampleTrail({ error: 'Load key "deploy.ppk": invalid format' });
+  t.problem.error_type = "SshKeyError";
+  t.problem.description = "PuTTY-User-Key-File-2: ssh-rsa (the key file was pasted here whole)";
+  return t;
 }
 
 const get = async (c: TestColony, path: string) => {
@@ -373,3 +387,55 @@ test.skipIf(TEST_BACKEND !== "sqlite" || postgresUnavailable() !== null)(
   },
   60_000,
 );
+
+test("a trail an older release rejected as sensitive_content, keeping what was refused, keeps none of it after the upgrade", async () => {
+  const trail = trailWithKeyFile();
+  expect(rejectionReasons(trail, 0.8)).toEqual(["sensitive_content"]);
+  const dataDir = tempDir("colony-content-rules-sensitive-");
+  const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  let id: string;
+  try {
+    await rescreened(first); // this start's own pass is over: it would re-check the row below
+    // Rejected by the release before version 2: redacted, but the flagged field kept as it was.
+    const { store } = first.subsystems;
+    const at = Date.now();
+    id = await store!.transaction(async (tx) => {
+      const r = await tx.trails.insertQueued({
+        id: randomUUID(),
+        fingerprint: fingerprint(trail.problem.error),
+        normalizerVersion: NORMALIZER_VERSION,
+        contentRulesVersion: CONTENT_RULES_VERSION - 1,
+        errorType: trail.problem.error_type ?? null,
+        trail,
+        contentHash: contentHash(trail),
+        author: "older-release-agent",
+        client: null,
+        createdAt: at,
+      });
+      await tx.trails.applyVerdict(r.seq, {
+        status: "rejected",
+        trail,
+        reasons: ["sensitive_content"],
+        at,
+        contentRulesVersion: CONTENT_RULES_VERSION - 1,
+      });
+      await tx.jobs.remove(r.seq);
+      return r.id;
+    });
+    expect((await get(first, `/v1/trails/${id}`)).text).toContain("PuTTY-User-Key-File");
+  } finally {
+    await first.stop();
+  }
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    expect(await rescreened(upgraded)).toEqual({ checked: 1, redacted: 1, rejected: 0 });
+    const status = await get(upgraded, `/v1/trails/${id}`);
+    expect(status.body).toMatchObject({ status: "rejected", reasons: ["sensitive_content"] });
+    expect(status.body.trail.problem.description).toBe("<redacted:secret>");
+    expect(status.body.trail.problem.error).toBe(trail.problem.error);
+    const [row] = await upgraded.query("SELECT content FROM trails WHERE id = $1", id);
+    expect(row.content).not.toContain("PuTTY-User-Key-File");
+  } finally {
+    await upgraded.stop();
+  }
+});

@@ -17,7 +17,7 @@
 # release's schema), export-import (the CLI imports into a stopped colony's file) and migrate
 # (copies between a SQLite colony and PostgreSQL, both named by the test itself). Files without
 # startTestColony (crash and crash-rounds: SIGKILL against SQLite's WAL; binary; fuzz; schema and
-# source checks) run once; test/replicas.test.ts has the multi-replica tests proper.
+# source checks) run once; test/replicas.test.ts and test/races.test.ts have the multi-replica tests proper.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)

@@ -11,5 +11,7 @@
 // one pass over every stored trail at the next start. See docs/content-safety.md §7.
 //
 // History: 1 = session 12, the first release that records the version (rows stored before it
-// read 0, so each is re-checked once).
-export const CONTENT_RULES_VERSION = 1;
+// read 0, so each is re-checked once). 2 = a trail rejected as sensitive_content keeps none of the
+// fields its findings name (rejection.ts withoutSensitiveFields): rejected trails stored before
+// still held them.
+export const CONTENT_RULES_VERSION = 2;

@@ -22,6 +22,18 @@ export interface DraftDeps {
   quotas: Quotas;
 }
 
+/**
+ * Why a draft read pending could not be marked: another request published or discarded it
+ * meanwhile (409 naming its state), or it expired and maintenance purged it (404, as it would have
+ * been a moment later; it was reported as published or in_progress).
+ */
+function finishedMeanwhile(now: DraftRecord | null): ServiceError {
+  if (!now) return notFound();
+  return now.state === "pending"
+    ? new ServiceError("in_progress", "the draft is being published")
+    : new ServiceError(now.state, `the draft is already ${now.state}`);
+}
+
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
@@ -123,10 +135,7 @@ export class DraftService {
         const inserted = await trails.insertQueued(tx, d.trail, caller, undefined, d.author);
         // In the same transaction as the trail: a second approval finds the draft published and
         // rolls its own insert back.
-        if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) {
-          const now = await tx.drafts.byHash(d.tokenHash);
-          throw new ServiceError(now?.state === "discarded" ? "discarded" : "published", "the draft is no longer pending");
-        }
+        if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) throw finishedMeanwhile(await tx.drafts.byHash(d.tokenHash));
         return inserted;
       }),
     );
@@ -144,10 +153,8 @@ export class DraftService {
 
   async discard(token: string) {
     const d = await this.find(token);
-    if (d.state !== "pending" || !(await this.store.drafts.markDiscarded(d.tokenHash))) {
-      const state = (await this.store.drafts.byHash(d.tokenHash))?.state ?? d.state;
-      throw new ServiceError(state === "pending" ? "in_progress" : state, `the draft is already ${state}`);
-    }
+    if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
+    if (!(await this.store.drafts.markDiscarded(d.tokenHash))) throw finishedMeanwhile(await this.store.drafts.byHash(d.tokenHash));
     return { draft_id: token, state: "discarded" as const };
   }
 

@@ -263,6 +263,9 @@ export class EnrichmentWorker {
         verdicts.push(outcome);
         await tx.stats.bump(outcome, at);
       };
+      // Another replica's worker may be indexing a trail with one of these merge keys right now:
+      // wait for it, so the lookups below find its trail and merge into it.
+      await tx.trails.holdMergeKeys(candidates.map((c) => c.analysis.mergeKey));
       for (const p of planned) {
         if (p.kind === "rejected") {
           await counted(
@@ -366,8 +369,11 @@ export class EnrichmentWorker {
       const embedded = await embedder.embed(batch.map((r) => embeddingText(r.trail)));
       await store.transaction(async (tx) => {
         const upserted: number[] = [];
+        // Still indexed, and held so: a removal meanwhile (on any replica) waits for this commit,
+        // then deletes the vector written here with its trail.
+        const indexed = await tx.trails.holdIndexed(batch.map((r) => r.seq));
         for (const [i, r] of batch.entries()) {
-          if ((await tx.trails.bySeq(r.seq))?.status !== "indexed") continue;
+          if (!indexed.has(r.seq)) continue;
           await tx.vectors!.upsert(r.seq, embedded[i]!);
           upserted.push(r.seq);
         }

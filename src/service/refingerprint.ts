@@ -36,8 +36,13 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     const batch = await store.trails.fingerprintedBefore(NORMALIZER_VERSION, after, size);
     if (batch.length === 0) break;
     const changed: string[] = [];
+    const mergeKeys = new Map(batch.filter((r) => r.mergeKey !== null).map((r) => [r.seq, mergeKey(r.trail)]));
     await store.transaction(async (tx) => {
       const at = now();
+      // A worker may be indexing a new trail under one of these merge keys right now (replicas keep
+      // serving while one re-fingerprints): wait for it, so the store sees that trail and this one
+      // keeps its old key, rather than both taking the key and one of the two failing.
+      await tx.trails.holdMergeKeys([...mergeKeys.values()]);
       for (const r of batch) changed.push(...(await refingerprintTrail(tx, r, at)));
     });
     after = batch[batch.length - 1]!.seq;

@@ -15,6 +15,7 @@ import type { Trail } from "../core/trail";
 import type { Logger } from "../log";
 import { type Rescreen, type Store, StoreUnavailableError, type TrailRecord } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
+import { mergeKey } from "../core/merge-key";
 import { refingerprintTrail } from "./refingerprint";
 import { contentHash } from "./trails";
 
@@ -107,6 +108,9 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
     await store.transaction(async (tx) => {
       applied = 0;
       const at = now();
+      // A redacted trail gets a new merge key: wait for a worker indexing a copy under it, as
+      // re-fingerprinting does (src/service/refingerprint.ts), so the two never both take the key.
+      await tx.trails.holdMergeKeys(plans.filter((p) => p.contentChanged && p.record.mergeKey !== null).map((p) => mergeKey(p.trail)));
       const fingerprints = new Set<string>();
       const upserted: number[] = [];
       const removed: number[] = [];

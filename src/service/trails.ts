@@ -355,12 +355,15 @@ export class TrailService {
     }
     const model = redacted.agent_info?.model || null;
     return store.transaction(async (tx) => {
-      // Every report takes its trail first (concurrent reports wait: the counts below stay true),
-      // then the shared counters: one order, so reports never deadlock one another on PostgreSQL.
-      // A trail removed since it was read is not found, as it would be now.
-      if (!(await tx.outcomes.holdTrail(target.seq))) throw new ServiceError("not_found", "no indexed trail with this id");
       // Facts asked only while the report could still count: each is one indexed lookup.
       const countable = report.outcome !== "not_applicable" && caller.agent !== target.author;
+      // Every report takes its trail first, then the shared counters: one order, so reports never
+      // deadlock one another on PostgreSQL. Concurrent reports that could count wait: the counts
+      // below stay true. A trail removed since it was read above is not found, as it would have
+      // been a moment later.
+      if (!(await tx.outcomes.holdTrail(target.seq, countable))) {
+        throw new ServiceError("not_found", "no indexed trail with this id");
+      }
       const counted =
         countable &&
         isCounted({
@@ -424,17 +427,20 @@ export class TrailService {
     await store.transaction(async (tx) => {
       // The trail row first, the shared index rows last: the order the worker's transactions
       // take them in, so on a multi-connection store the two never wait for each other in a circle.
-      await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
+      // The row as deleted, not `record`: a worker (on any replica) may have indexed the trail and
+      // rewritten its content since it was read, and its lexical document must go with it.
+      const deleted = await tx.trails.delete(record.seq); // cascades to its job, outcomes and merge credits
       await tx.vectors?.remove(record.seq);
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
-      if (record.status === "indexed") await tx.lexical.remove(record.seq, lexicalFields(record.trail));
+      if (deleted?.status === "indexed") await tx.lexical.remove(deleted.seq, lexicalFields(deleted.trail));
       await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
       // Its events named its author and reporters in the public activity list (interface.md 3.1:
       // outcome data and author are deleted).
       await tx.events.forgetTrail(record.id);
+      const fingerprints = [...new Set([record.fingerprint, deleted?.fingerprint ?? record.fingerprint])];
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });
-        await this.deps.fingerprintChanges.announce({ fingerprints: [record.fingerprint] });
+        await this.deps.fingerprintChanges.announce({ fingerprints });
       });
     });
     return { trail_id: trailId, status: "removed" };

@@ -185,9 +185,31 @@ export interface TrailRepository {
   rankingFacts(seqs: number[], opts: { environment: boolean }): Promise<RankingFacts[]>;
   /** Indexed trails with this fingerprint, strongest first. */
   indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
+  /**
+   * The indexed trail with this merge key, held until the calling transaction ends so that an
+   * operator's removal of it waits for a merge into it (PostgreSQL: a row lock against deletion).
+   */
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
+  /**
+   * Holds these merge keys until the calling transaction ends; another transaction holding one of
+   * them waits for it, and its `indexedByMergeKey` then finds the trail this one indexed. Called by
+   * the enrichment worker before it looks for merge targets (two replicas enriching the same trail
+   * at once both found none, and the unique key refused the second verdict, counted as a failed
+   * enrichment), and by re-fingerprinting before it gives stored trails recomputed keys (the same
+   * with a worker indexing a new trail under one of them). Called first in the transaction, so no
+   * row lock is held while waiting. PostgreSQL takes advisory locks, in one order so two
+   * transactions never deadlock over them; SQLite's writers already run one at a time.
+   */
+  holdMergeKeys(mergeKeys: string[]): Promise<void>;
   /** Indexed trails with seq greater than `afterSeq`, in seq order (for re-embedding). */
   indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /**
+   * Those of these trails that are indexed, held against deletion until the calling transaction
+   * ends: an operator's removal waits for a re-embedding that writes their vectors (PostgreSQL: a
+   * row lock; before it, a removal committed between the re-embedding's check and its write left a
+   * vector without a trail). SQLite's writers already run one at a time.
+   */
+  holdIndexed(seqs: number[]): Promise<Set<number>>;
   /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
@@ -213,8 +235,12 @@ export interface TrailRepository {
     reinforcedAt: number | null,
   ): Promise<{ counts: OutcomeCounts; quality: number | null } | null>;
   setStrength(seq: number, strength: number): Promise<void>;
-  /** Deletes the trail and everything hanging off it (job, outcomes, credits). */
-  delete(seq: number): Promise<void>;
+  /**
+   * Deletes the trail and everything hanging off it (job, outcomes, credits); returns the trail as
+   * it was when deleted (null when there was none). A removal works from this row, not from one
+   * read before: a worker may have indexed the trail, and rewritten its content, in between.
+   */
+  delete(seq: number): Promise<TrailRecord | null>;
   /** How many trails are in each state (for the operator: metrics and console). */
   countByStatus(): Promise<Record<TrailStatus, number>>;
   /**
@@ -261,15 +287,16 @@ export interface OutcomeRepository {
   /** The latest `perTrail` reports with notes for each trail. */
   latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]>;
   /**
-   * Holds the other reports on this trail (and its removal) back until the calling transaction
-   * ends, so that the counts it reads next are the ones its report is judged by (decisions §6: at
-   * most so many counted per client and day); false when the trail is no longer indexed (removed
-   * meanwhile). Called first in every report's transaction, counted or not, so that all of them
-   * take the trail's row before the shared counters. PostgreSQL locks the trail's row (concurrent
-   * transactions each read the counts before any inserted: a burst of eight reports from one
-   * address all counted); SQLite's writers already run one at a time.
+   * Called first in a report's transaction: holds the trail until the transaction ends and says
+   * whether it is still indexed (an operator on another replica may have removed it since the
+   * report read it: its report would then fail on the missing row). `judging`: the report could
+   * count, so the other reports on this trail are held back too, and the counts it reads next are
+   * the ones it is judged by (decisions §6: at most so many counted per client and day).
+   * PostgreSQL locks the trail's row, for update when judging (concurrent transactions each read
+   * the counts before any inserted: a burst of eight reports from one address all counted), else
+   * only against its deletion; SQLite's writers already run one at a time.
    */
-  holdTrail(trailSeq: number): Promise<boolean>;
+  holdTrail(trailSeq: number, judging: boolean): Promise<boolean>;
   /** Whether this agent already had a counted report on this trail at or after `since`. */
   countedSince(trailSeq: number, agent: string, since: number): Promise<boolean>;
   /** How many counted reports this client (address pseudonym) made on this trail at or after `since`, whatever their agents. */

@@ -426,6 +426,8 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect((await store.trails.indexedByFingerprint(a.fingerprint, 5)).map((r) => r.id)).toEqual([a.id]);
         expect((await store.trails.indexedByMergeKey("mk"))!.id).toBe(a.id);
         expect((await store.trails.indexedAfter(0, 10)).map((r) => r.id)).toEqual([a.id]);
+        expect(await store.transaction((tx) => tx.trails.holdIndexed([a.seq, b.seq, 999]))).toEqual(new Set([a.seq]));
+        await store.transaction((tx) => tx.trails.holdMergeKeys(["mk", "mk", "other"]));
         const facts = await store.trails.rankingFacts([a.seq, b.seq], { environment: true });
         expect(facts.find((f) => f.seq === a.seq)).toEqual({
           seq: a.seq,
@@ -487,7 +489,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-01")).toBe(false); // the client's credit of the day
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-02")).toBe(true);
         expect(await store.credits.grant(a.seq, "z", "c3", "2026-01-01")).toBe(true);
-        await store.trails.delete(a.seq);
+        // The row as deleted comes back (a removal works from it); a second delete finds none.
+        const deleted = await store.trails.delete(a.seq);
+        expect(deleted?.id).toBe(a.id);
+        expect([deleted?.status, deleted?.strength, deleted?.trail]).toEqual(["indexed", 0.9, sampleTrail]);
+        expect(await store.trails.delete(a.seq)).toBeNull();
         expect(await store.trails.byId(a.id)).toBeNull();
         expect(await store.outcomes.latestWithNotes([a.seq], 5)).toEqual([]);
         expect(await store.stats.trailsIndexed()).toBe(0);

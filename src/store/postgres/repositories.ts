@@ -102,9 +102,11 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  async holdTrail(trailSeq: number): Promise<boolean> {
-    const rows = await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR UPDATE`;
-    return rows.length > 0 && rows[0].status === "indexed";
+  async holdTrail(trailSeq: number, judging: boolean): Promise<boolean> {
+    const [row] = judging
+      ? await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR UPDATE`
+      : await this.sql`SELECT status FROM trails WHERE seq = ${trailSeq} FOR KEY SHARE`;
+    return row?.status === "indexed";
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {

@@ -40,6 +40,9 @@ function toRecord(r: any): TrailRecord {
   };
 }
 
+/** Advisory lock namespace of merge keys (two-key form: apart from the lexical writers' one-key lock). */
+const MERGE_KEY_LOCKS = 0x636f6d6b;
+
 // The columns a record needs (runtime and tokens_spent are for filters and migration only).
 const COLUMNS = `seq, id, status, fingerprint, error_type, content, content_hash, author, client, created_at, indexed_at, category,
   quality, risk, worked, partially_worked, failed, strength, merged_into, reasons, merge_key, reinforced_at, normalizer_version,
@@ -103,12 +106,31 @@ export class PgTrailRepository implements TrailRepository {
     return rows.map(toRecord);
   }
 
+  /**
+   * Locked against deletion (FOR KEY SHARE): a removal of the trail found waits for the merge into
+   * it, and a lookup meeting a removal in progress waits for it and finds nothing. Without it the
+   * merge credit's row met a trail deleted meanwhile, and the batch failed.
+   */
   async indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null> {
     const [r] = await this.sql.unsafe(
-      `SELECT ${COLUMNS} FROM trails WHERE merge_key = $1 AND status = 'indexed' ORDER BY seq ASC LIMIT 1`,
+      `SELECT ${COLUMNS} FROM trails WHERE merge_key = $1 AND status = 'indexed' ORDER BY seq ASC LIMIT 1 FOR KEY SHARE`,
       [mergeKey],
     );
     return r ? toRecord(r) : null;
+  }
+
+  async holdIndexed(seqs: number[]): Promise<Set<number>> {
+    if (seqs.length === 0) return new Set();
+    const rows = await this.sql`SELECT seq FROM trails WHERE seq = ANY(${seqs}::bigint[]) AND status = 'indexed'
+      ORDER BY seq FOR KEY SHARE`;
+    return new Set(rows.map((r: any) => num(r.seq)));
+  }
+
+  async holdMergeKeys(mergeKeys: string[]): Promise<void> {
+    if (mergeKeys.length === 0) return;
+    // Sorted in a subquery, locked row by row in that order (the same order in every transaction).
+    await this.sql`SELECT pg_advisory_xact_lock(${MERGE_KEY_LOCKS}::int, k) FROM (
+        SELECT DISTINCT hashtext(m) AS k FROM unnest(${mergeKeys}::text[]) m ORDER BY k) keys`;
   }
 
   async indexedAfter(afterSeq: number, limit: number): Promise<TrailRecord[]> {
@@ -210,8 +232,10 @@ export class PgTrailRepository implements TrailRepository {
     await this.sql`UPDATE trails SET strength = ${strength} WHERE seq = ${seq}`;
   }
 
-  async delete(seq: number): Promise<void> {
-    await this.sql`DELETE FROM trails WHERE seq = ${seq}`;
+  /** Waits for a transaction holding the row (a worker applying its verdict), then deletes the row as that one left it. */
+  async delete(seq: number): Promise<TrailRecord | null> {
+    const [r] = await this.sql.unsafe(`DELETE FROM trails WHERE seq = $1 RETURNING ${COLUMNS}`, [seq]);
+    return r ? toRecord(r) : null;
   }
 
   async feed(opts: FeedOptions): Promise<TrailRecord[]> {

@@ -84,9 +84,9 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
     return rows.map(outcomeFromRow);
   }
 
-  /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold, only to check. */
-  async holdTrail(trailSeq: number): Promise<boolean> {
-    return this.db.query("SELECT 1 FROM trails WHERE seq = ? AND status = 'indexed'").get(trailSeq) !== null;
+  /** Transactions run one at a time on SQLite (a writer holds the store's mutex): nothing to hold. */
+  async holdTrail(trailSeq: number, _judging: boolean): Promise<boolean> {
+    return this.db.query<{ status: string }, [number]>("SELECT status FROM trails WHERE seq = ?").get(trailSeq)?.status === "indexed";
   }
 
   async countedSince(trailSeq: number, agent: string, since: number): Promise<boolean> {

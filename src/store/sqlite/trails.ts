@@ -280,9 +280,21 @@ export class SqliteTrailRepository implements TrailRepository {
     this.setStrengthStmt.run(strength, seq);
   }
 
-  async delete(seq: number): Promise<void> {
-    const removed = this.db.query<{ status: string }, [number]>("DELETE FROM trails WHERE seq = ? RETURNING status").get(seq);
+  async holdIndexed(seqs: number[]): Promise<Set<number>> {
+    if (seqs.length === 0) return new Set();
+    const rows = this.db
+      .query<{ seq: number }, number[]>(`SELECT seq FROM trails WHERE status = 'indexed' AND seq IN (${seqs.map(() => "?").join(",")})`)
+      .all(...seqs);
+    return new Set(rows.map((r) => r.seq));
+  }
+
+  /** Nothing to hold: SQLite's writers run one at a time. */
+  async holdMergeKeys(_mergeKeys: string[]): Promise<void> {}
+
+  async delete(seq: number): Promise<TrailRecord | null> {
+    const removed = this.db.query<Row, [number]>("DELETE FROM trails WHERE seq = ? RETURNING *").get(seq);
     if (removed?.status === "indexed") this.bumpIndexed(-1);
+    return removed ? toRecord(removed) : null;
   }
 
   /** The running count behind stats.trails, kept in the caller's transaction. */

@@ -1,0 +1,529 @@
+// Races between requests, enrichment workers and replicas (docs/scale-out.md, "Races"): two
+// replicas on one PostgreSQL database behind the round-robin proxy, each with its own worker. Where
+// a race's window is a few milliseconds wide, the test holds one side at the point where it
+// loses (a read that returns, then waits for the other side to commit), so the interleaving that
+// happens in production now and then happens every time.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
+import { strength } from "../src/core/strength";
+import type { RunningColony } from "../src/serve";
+import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import type { PostgresStore } from "../src/store/postgres/store";
+import type { TrailRecord, TrailRepository } from "../src/store/ports";
+import { startQuietColony, tempDir } from "./support/colony";
+import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
+import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
+import { agentAt, json, sampleTrail } from "./support/trails";
+
+const unavailable = postgresUnavailable();
+if (unavailable) console.warn(`race tests on replicas skipped: ${unavailable}`);
+
+const ADMIN = "race-admin-token-0123456789abcdef";
+const operator = { Authorization: `Bearer ${ADMIN}` };
+
+describe.skipIf(unavailable !== null)("races between requests, workers and two replicas on one PostgreSQL database", () => {
+  let server: PostgresServer;
+  let proxy: RoundRobinProxy;
+  const replicas: RunningColony[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase();
+    for (let i = 0; i < 2; i++) {
+      const dir = tempDir("colony-race-");
+      dirs.push(dir);
+      replicas.push(
+        await startQuietColony({
+          COLONY_DATABASE_URL: url,
+          COLONY_DATA_DIR: dir,
+          COLONY_ADMIN_TOKEN: ADMIN,
+          COLONY_TRUST_PROXY: "1",
+          COLONY_RATE_LIMIT: "100000",
+          COLONY_PUBLISH_LIMIT: "100000",
+          COLONY_DRAFT_LIMIT: "100000",
+        }),
+      );
+    }
+    proxy = startRoundRobinProxy(replicas.map((r) => r.url));
+  });
+
+  afterAll(async () => {
+    proxy?.stop();
+    for (const r of replicas) await r.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  const storeOf = (r: RunningColony) => r.subsystems.store as unknown as PostgresStore;
+  const sql = () => storeOf(replicas[0]!).sql;
+  const on = (i: number, path: string, init?: RequestInit) => fetch(replicas[i]!.url + path, init);
+
+  async function publish(i: number, error: string, who: string, commands?: string[], tag?: string): Promise<string> {
+    const res = await on(i, "/v1/trails", json(sampleTrail({ error, commands, tag }), agentAt(who)));
+    expect(res.status).toBe(202);
+    return ((await res.json()) as any).trail_id;
+  }
+
+  async function statusOf(trailId: string): Promise<any> {
+    return (await (await on(0, `/v1/trails/${trailId}`)).json()) as any;
+  }
+
+  async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await Bun.sleep(10);
+    }
+  }
+
+  const untilStatus = (trailId: string, status: string) =>
+    until(`trail ${trailId} ${status}`, async () => ((await statusOf(trailId)).status === status ? true : null));
+
+  /**
+   * Replaces `byId` of a replica's trail repository for one trail: the read returns what it read,
+   * but only once `hold` resolves (the other side of the race runs meanwhile). Returns the undo.
+   */
+  function holdReadOf(replica: RunningColony, trailId: string, hold: (read: TrailRecord | null) => Promise<void>): () => void {
+    const store = storeOf(replica);
+    const original = store.trails;
+    const held: TrailRepository = Object.create(original);
+    let once = false;
+    held.byId = async (id: string) => {
+      const read = await original.byId(id);
+      if (id === trailId && !once) {
+        once = true;
+        await hold(read);
+      }
+      return read;
+    };
+    store.trails = held;
+    return () => {
+      store.trails = original;
+    };
+  }
+
+  /** Lexical documents without a trail, and the index's document total against its rows. */
+  async function lexicalLeftovers(): Promise<{ orphans: number; totalsOff: number }> {
+    const [{ orphans }] =
+      await sql()`SELECT count(*)::int AS orphans FROM lexical l WHERE NOT EXISTS (SELECT 1 FROM trails t WHERE t.seq = l.id)`;
+    const [{ off }] = await sql()`SELECT (SELECT docs FROM lexical_totals) - (SELECT count(*) FROM lexical) AS off`;
+    return { orphans, totalsOff: Number(off) };
+  }
+
+  test("a removal that read the trail queued, then the worker indexed it: the trail leaves the lexical index too", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `redis.exceptions.ConnectionError: Error 111 connecting to cache-removal-${round}:6379. Connection refused.`;
+      // Published on replica 1, removed on replica 0: its read says queued, and it waits for a
+      // worker to index the trail before it deletes it.
+      const trailId = await publish(1, error, `race-remove-${round}`);
+      const undo = holdReadOf(replicas[0]!, trailId, async (read) => {
+        if (read?.status === "queued") await untilStatus(trailId, "indexed");
+      });
+      try {
+        const removed = await on(0, `/v1/trails/${trailId}`, { method: "DELETE", headers: operator });
+        expect(removed.status).toBe(200);
+      } finally {
+        undo();
+      }
+      expect((await statusOf(trailId)).status).toBe("removed");
+      expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+      // Gone from search on both replicas.
+      for (const i of [0, 1]) {
+        const res = await on(i, "/v1/search", json({ protocol_version: "1.0", query: error }));
+        expect(((await res.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(trailId);
+      }
+    }
+  });
+
+  test("the same trail published on both replicas at once: one indexed, the other merged into it, one merge credit, no failure", async () => {
+    const failedBefore = await failedEnrichments();
+    for (let round = 0; round < 8; round++) {
+      const error = `OSError: [Errno 98] Address already in use: ('0.0.0.0', ${8100 + round}) (twin race)`;
+      const commands = [`fuser -k ${8100 + round}/tcp`];
+      const ids = await Promise.all([publish(0, error, `twin-a-${round}`, commands), publish(1, error, `twin-b-${round}`, commands)]);
+      const final = await until(`round ${round} final`, async () => {
+        const s = await Promise.all(ids.map(statusOf));
+        return s.every((x) => x.status === "indexed" || x.status === "merged") ? s : null;
+      });
+      const indexed = final.filter((s) => s.status === "indexed");
+      expect(indexed).toHaveLength(1);
+      const merged = final.find((s) => s.status === "merged")!;
+      expect(merged.merged_into).toBe(indexed[0].trail_id);
+      expect((await statusOf(indexed[0].trail_id)).outcomes.worked).toBe(1);
+    }
+    // A verdict refused by the unique merge key counted as a failed enrichment (and an attempt).
+    expect((await failedEnrichments()) - failedBefore).toBe(0);
+  });
+
+  test("a draft approved on both replicas at once publishes once; approved and discarded at once, one wins and the other is told which", async () => {
+    const makeDraft = async (n: number) => {
+      const res = await on(
+        n % 2,
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: draft race ${n} waited 30000 ms` }), agentAt(`draft-race-${n}`)),
+      );
+      expect(res.status).toBe(201);
+      return ((await res.json()) as any).draft_id as string;
+    };
+    const approve = (i: number, id: string) => on(i, `/v1/drafts/${id}/publish`, json({}, agentAt("approver")));
+    const discard = (i: number, id: string) => on(i, `/v1/drafts/${id}/discard`, json({}, agentAt("approver")));
+    for (let round = 0; round < 10; round++) {
+      const id = await makeDraft(round);
+      const both = await Promise.all([approve(0, id), approve(1, id)]);
+      const statuses = both.map((r) => r.status).sort();
+      expect(statuses).toEqual([202, 409]);
+      const refused = (await both.find((r) => r.status === 409)!.json()) as any;
+      expect(refused.error.code).toBe("published");
+      const [{ n }] = await sql()`SELECT count(*)::int AS n FROM trails WHERE author = ${`draft-race-${round}`}`;
+      expect(n).toBe(1);
+    }
+    for (let round = 10; round < 20; round++) {
+      const id = await makeDraft(round);
+      const [published, discarded] = await Promise.all([approve(round % 2, id), discard(1 - (round % 2), id)]);
+      const [{ n }] = await sql()`SELECT count(*)::int AS n FROM trails WHERE author = ${`draft-race-${round}`}`;
+      const state = ((await (await on(0, `/v1/drafts/${id}`)).json()) as any).state;
+      if (published.status === 202) {
+        expect(discarded.status).toBe(409);
+        expect(((await discarded.json()) as any).error.code).toBe("published");
+        expect([n, state]).toEqual([1, "published"]);
+      } else {
+        expect([published.status, discarded.status]).toEqual([409, 200]);
+        expect(((await published.json()) as any).error.code).toBe("discarded");
+        expect([n, state]).toEqual([0, "discarded"]);
+      }
+    }
+  });
+
+  test("a draft that expires and is purged while it is being approved or discarded is not found, not 409 published or in_progress", async () => {
+    for (const action of ["publish", "discard"] as const) {
+      const res = await on(
+        0,
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: draft purged during ${action}` }), agentAt("purge-race")),
+      );
+      const id = ((await res.json()) as any).draft_id as string;
+      // The request reads the draft pending; then it expires and the other replica's maintenance purges it.
+      const store = storeOf(replicas[0]!);
+      const drafts = store.drafts;
+      const held = Object.create(drafts) as typeof drafts;
+      let once = false;
+      held.byHash = async (hash: string) => {
+        const read = await drafts.byHash(hash);
+        if (!once) {
+          once = true;
+          await sql()`UPDATE drafts SET expires_at = 0 WHERE token_hash = ${hash}`;
+          expect(await replicas[1]!.service.drafts.purge()).toBeGreaterThanOrEqual(1);
+        }
+        return read;
+      };
+      store.drafts = held;
+      let answer: Response;
+      try {
+        answer = await on(0, `/v1/drafts/${id}/${action}`, json({}, agentAt("approver")));
+      } finally {
+        store.drafts = drafts;
+      }
+      expect([answer.status, ((await answer.json()) as any).error?.code]).toEqual([404, "not_found"]);
+      expect(await sql()`SELECT 1 FROM trails WHERE author = 'purge-race'`).toHaveLength(0);
+    }
+  });
+
+  test("a trail removed while a worker merges a twin into it: no failed enrichment, and the twin is final", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `java.net.SocketTimeoutException: Read timed out (merge into removed ${round})`;
+      const commands = [`export JAVA_TOOL_OPTIONS=-Dsun.net.client.defaultReadTimeout=${60000 + round}`];
+      const target = await publish(0, error, `merge-target-${round}`, commands);
+      await untilStatus(target, "indexed");
+      const failedBefore = await failedEnrichments();
+      // Whichever replica's worker takes the twin: once it has found the target, the target is
+      // removed on replica 0 (the worker waits for the removal, or half a second if it is held up).
+      let removal: Promise<Response> | null = null;
+      const undo = replicas.map((r) =>
+        holdTxReadOf(r, "indexedByMergeKey", async (found) => {
+          if ((found as TrailRecord | null)?.id !== target || removal) return;
+          removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator });
+          await Promise.race([removal, Bun.sleep(500)]);
+        }),
+      );
+      let twin: string;
+      try {
+        // Another tag: the same fix (merge key), not the removed content (its tombstone would reject it).
+        twin = await publish(1, error, `merge-twin-${round}`, commands, "twin");
+        await until("the twin final", async () => ["indexed", "merged"].includes((await statusOf(twin)).status));
+      } finally {
+        for (const u of undo) u();
+      }
+      expect(removal).not.toBeNull();
+      expect((await removal!).status).toBe(200);
+      expect((await statusOf(target)).status).toBe("removed");
+      // The merge holds the target against deletion: it commits first, the removal after it, as
+      // when the operator removes a trail some time after a twin merged into it.
+      expect(await statusOf(twin!)).toMatchObject({ status: "merged", merged_into: target });
+      expect((await failedEnrichments()) - failedBefore).toBe(0);
+      expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+    }
+  }, 20_000);
+
+  test("re-fingerprinting gives a stored trail the merge key a worker is indexing a twin under: no failed enrichment, no failed run", async () => {
+    const error = "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (re-fingerprint race)";
+    const commands = ["pip install 'markupsafe==2.0.1'"];
+    const stored = await publish(0, error, "refingerprint-stored", commands);
+    await untilStatus(stored, "indexed");
+    // As an older release left it: an older fingerprint, and a merge key that release computed.
+    await sql()`UPDATE trails SET normalizer_version = 1, fingerprint = ${fingerprint(error, 1)}, merge_key = 'older-release-key' WHERE id = ${stored}`;
+    const failedBefore = await failedEnrichments();
+    // Once a worker found no trail under the twin's merge key, the stored trail is re-fingerprinted
+    // (the worker waits for that, or half a second if it is held up).
+    let run: Promise<number> | null = null;
+    const undo = replicas.map((r) =>
+      holdTxReadOf(r, "indexedByMergeKey", async (found) => {
+        if (found !== null || run) return;
+        run = refingerprintStoredTrails({ store: storeOf(replicas[0]!), now: Date.now, onBatch: () => {} });
+        await Promise.race([run, Bun.sleep(500)]);
+      }),
+    );
+    let twin: string;
+    try {
+      twin = await publish(1, error, "refingerprint-twin", commands, "twin");
+      await until("the twin final", async () => ["indexed", "merged"].includes((await statusOf(twin)).status));
+    } finally {
+      for (const u of undo) u();
+    }
+    expect(run).not.toBeNull();
+    expect(await run!).toBe(1);
+    expect((await failedEnrichments()) - failedBefore).toBe(0);
+    const [{ v }] = await sql()`SELECT normalizer_version AS v FROM trails WHERE id = ${stored}`;
+    expect(v).toBe(NORMALIZER_VERSION);
+    const keys = await sql()`SELECT merge_key FROM trails WHERE status = 'indexed' AND id IN (${stored}, ${twin!})`;
+    expect(new Set(keys.map((k: any) => k.merge_key)).size).toBe(keys.length); // unique among indexed trails
+  });
+
+  test("a trail removed while a re-embedding (after a model change) writes its vector: no vector is left without its trail", async () => {
+    const error = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (re-embedding race)";
+    const target = await publish(0, error, "reindex-author");
+    await untilStatus(target, "indexed");
+    const [{ seq }] = await sql()`SELECT seq FROM trails WHERE id = ${target}`;
+    // The re-embedding on replica 1 is about to write the trail's vector when replica 0 removes it
+    // (it waits for the removal, or half a second if it is held up).
+    let removal: Promise<Response> | null = null;
+    const store = storeOf(replicas[1]!);
+    const original = store.transaction;
+    store.transaction = (fn) =>
+      original((tx) => {
+        const vectors = Object.create(tx.vectors!) as NonNullable<typeof tx.vectors>;
+        vectors.upsert = async (id, vector) => {
+          if (id === Number(seq) && !removal) {
+            removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator });
+            await Promise.race([removal, Bun.sleep(500)]);
+          }
+          return tx.vectors!.upsert(id, vector);
+        };
+        return fn({ ...tx, vectors });
+      });
+    try {
+      await replicas[1]!.service.worker!.reindex();
+    } finally {
+      store.transaction = original;
+    }
+    expect(removal).not.toBeNull();
+    expect((await removal!).status).toBe(200);
+    expect(await sql()`SELECT id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM trails t WHERE t.seq = v.id)`).toHaveLength(0);
+  });
+
+  /** Wraps one read of the trail repository inside every transaction of a replica; returns the undo. */
+  function holdTxReadOf(replica: RunningColony, method: "indexedByMergeKey", hold: (read: unknown) => Promise<void>): () => void {
+    const store = storeOf(replica);
+    const original = store.transaction;
+    store.transaction = (fn) =>
+      original((tx) => {
+        const trails: TrailRepository = Object.create(tx.trails);
+        trails[method] = async (...args: Parameters<TrailRepository[typeof method]>) => {
+          const read = await tx.trails[method](...args);
+          await hold(read);
+          return read;
+        };
+        return fn({ ...tx, trails });
+      });
+    return () => {
+      store.transaction = original;
+    };
+  }
+
+  async function failedEnrichments(): Promise<number> {
+    const [{ n }] = await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM series_hourly WHERE name = 'failed'`;
+    return n;
+  }
+
+  test("a trail removed on one replica is gone at once from the other's lookup cache and search, without its notices", async () => {
+    const [a, b] = replicas as [RunningColony, RunningColony];
+    const feed = (storeOf(b) as unknown as { fingerprintFeed: { received(payload: string): void } }).fingerprintFeed;
+    const received = feed.received;
+    feed.received = () => {};
+    try {
+      const error = "kafka.errors.NoBrokersAvailable: NoBrokersAvailable (removal seen across replicas)";
+      const trailId = await publish(0, error, "cache-removal-author");
+      const { fingerprint } = await untilStatus(trailId, "indexed").then(() => statusOf(trailId));
+      for (let i = 0; i < 2; i++) expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fingerprint}`)).status).toBe(200); // cached on b
+      expect((await fetch(`${a.url}/v1/trails/${trailId}`, { method: "DELETE", headers: operator })).status).toBe(200);
+      expect((await fetch(`${b.url}/v1/trails/by-fingerprint/${fingerprint}`)).status).toBe(404);
+      const searched = await fetch(`${b.url}/v1/search`, json({ protocol_version: "1.0", query: error }));
+      expect(((await searched.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(trailId);
+      expect(((await (await fetch(`${b.url}/v1/trails/${trailId}`)).json()) as any).status).toBe("removed");
+    } finally {
+      feed.received = received;
+    }
+  });
+
+  test("reports on both replicas racing merges of twins into the trail: every count kept, strength from the final counts; a removal on both replicas at once", async () => {
+    const error = "botocore.exceptions.NoCredentialsError: Unable to locate credentials (reports racing merges)";
+    const commands = ["aws configure sso"];
+    const target = await publish(0, error, "merge-report-author", commands);
+    await untilStatus(target, "indexed");
+    const reports = Array.from({ length: 12 }, (_, i) =>
+      on(
+        i % 2,
+        `/v1/trails/${target}/outcomes`,
+        json({ protocol_version: "1.0", outcome: i % 4 === 3 ? "failed" : "worked" }, agentAt(`merge-reporter-${i}`)),
+      ),
+    );
+    const twins = Array.from({ length: 4 }, (_, i) => publish(i % 2, error, `merge-report-twin-${i}`, commands, `twin-${i}`));
+    const answers = await Promise.all(reports);
+    const twinIds = await Promise.all(twins);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+    for (const id of twinIds) await untilStatus(id, "merged");
+    const [row] = await sql()`SELECT worked, partially_worked, failed, quality, strength FROM trails WHERE id = ${target}`;
+    expect([row.worked, row.failed]).toEqual([9 + 4, 3]);
+    expect(row.strength).toBeCloseTo(
+      strength({ worked: row.worked, partially_worked: row.partially_worked, failed: row.failed }, row.quality),
+      12,
+    );
+
+    const both = await Promise.all([0, 1].map((i) => on(i, `/v1/trails/${target}`, { method: "DELETE", headers: operator })));
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(await sql()`SELECT 1 FROM tombstones WHERE trail_id = ${target}`).toHaveLength(1);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+  });
+
+  test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
+    for (let round = 0; round < 3; round++) {
+      const error = `psycopg2.errors.UndefinedTable: relation "report_race_${round}" does not exist`;
+      const trailId = await publish(0, error, `race-report-author-${round}`);
+      await untilStatus(trailId, "indexed");
+      const undo = holdReadOf(replicas[0]!, trailId, async () => {
+        const removed = await on(1, `/v1/trails/${trailId}`, { method: "DELETE", headers: operator });
+        expect(removed.status).toBe(200);
+      });
+      let report: Response;
+      try {
+        report = await on(
+          0,
+          `/v1/trails/${trailId}/outcomes`,
+          json({ protocol_version: "1.0", outcome: round === 2 ? "not_applicable" : "worked" }, agentAt(`race-reporter-${round}`)),
+        );
+      } finally {
+        undo();
+      }
+      expect(report.status).toBe(404);
+      expect(((await report.json()) as any).error.code).toBe("not_found");
+      expect(await sql()`SELECT 1 FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE t.id = ${trailId}`).toHaveLength(0);
+    }
+  });
+
+  test("after every race above: no enrichment batch failed on either replica (a deadlock or a store failure would retry it), and the queue is empty", async () => {
+    expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual([0, 0]);
+    await until("the queue empty", async () => (await sql()`SELECT 1 FROM jobs`).length === 0);
+  });
+});
+
+describe("races between requests and the worker on one SQLite colony", () => {
+  let colony: RunningColony;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir("colony-race-sqlite-");
+    colony = await startQuietColony({
+      COLONY_DATA_DIR: dir,
+      COLONY_ADMIN_TOKEN: ADMIN,
+      COLONY_TRUST_PROXY: "1",
+      COLONY_RATE_LIMIT: "100000",
+      COLONY_PUBLISH_LIMIT: "100000",
+      COLONY_DRAFT_LIMIT: "100000",
+    });
+  });
+  afterAll(async () => {
+    await colony?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = (path: string, init?: RequestInit) => fetch(colony.url + path, init);
+  const rows = (text: string, ...params: any[]) => colony.subsystems.db!.query(text).all(...params) as any[];
+  const publish = async (error: string, who: string, commands?: string[]) => {
+    const res = await call("/v1/trails", json(sampleTrail({ error, commands }), agentAt(who)));
+    expect(res.status).toBe(202);
+    return ((await res.json()) as any).trail_id as string;
+  };
+  const statusOf = async (id: string) => (await (await call(`/v1/trails/${id}`)).json()) as any;
+
+  test("publishes removed at once, while the worker indexes them: none searchable, the lexical index holds only indexed trails", async () => {
+    const errors = Array.from({ length: 12 }, (_, i) => `PermissionError: [Errno 13] Permission denied: '/var/run/race-${i}.sock'`);
+    const ids = await Promise.all(errors.map((e, i) => publish(e, `sqlite-remove-${i}`)));
+    // Removed at staggered moments: before, during and after their enrichment.
+    const removals = await Promise.all(
+      ids.map(async (id, i) => {
+        await Bun.sleep(i * 3);
+        return (await call(`/v1/trails/${id}`, { method: "DELETE", headers: operator })).status;
+      }),
+    );
+    expect(removals).toEqual(ids.map(() => 200));
+    await colony.service.worker!.drain();
+    for (const id of ids) expect((await statusOf(id)).status).toBe("removed");
+    const [{ n }] = rows("SELECT count(*) AS n FROM lexical WHERE rowid NOT IN (SELECT seq FROM trails WHERE status = 'indexed')");
+    expect(n).toBe(0);
+    const [{ docs }] = rows("SELECT value AS docs FROM counters WHERE name = 'lexical_docs'");
+    expect(docs).toBe(rows("SELECT count(*) AS n FROM lexical")[0].n);
+    const res = await call("/v1/search", json({ protocol_version: "1.0", query: errors[0] }));
+    expect(((await res.json()) as any).results.map((r: any) => r.trail_id)).not.toContain(ids[0]);
+  });
+
+  test("the same trail published twice at once: one indexed, one merged, one credit; drafts approved twice publish once", async () => {
+    const error = "OSError: [Errno 98] Address already in use (sqlite twins)";
+    const ids = await Promise.all([publish(error, "sqlite-twin-a"), publish(error, "sqlite-twin-b")]);
+    await colony.service.worker!.drain();
+    const final = await Promise.all(ids.map(statusOf));
+    const indexed = final.find((s) => s.status === "indexed");
+    expect(final.map((s) => s.status).sort()).toEqual(["indexed", "merged"]);
+    expect(final.find((s) => s.status === "merged").merged_into).toBe(indexed.trail_id);
+    expect((await statusOf(indexed.trail_id)).outcomes.worked).toBe(1);
+
+    for (let round = 0; round < 5; round++) {
+      const made = await call(
+        "/v1/drafts",
+        json(sampleTrail({ error: `TimeoutError: sqlite draft ${round}` }), agentAt(`sqlite-draft-${round}`)),
+      );
+      const id = ((await made.json()) as any).draft_id;
+      const answers = await Promise.all([0, 1, 2].map(() => call(`/v1/drafts/${id}/publish`, json({}, agentAt("approver")))));
+      expect(answers.map((r) => r.status).sort()).toEqual([202, 409, 409]);
+      expect(rows("SELECT count(*) AS n FROM trails WHERE author = ?", `sqlite-draft-${round}`)[0].n).toBe(1);
+    }
+  });
+
+  test("outcome reports sent with the trail's removal: each answered 202 or 404, never 500; none stored for the removed trail", async () => {
+    const id = await publish("ssl.SSLCertVerificationError: certificate verify failed (sqlite report race)", "sqlite-report-author");
+    await colony.service.worker!.drain();
+    const report = (i: number) =>
+      call(
+        `/v1/trails/${id}/outcomes`,
+        json({ protocol_version: "1.0", outcome: i % 3 === 0 ? "not_applicable" : "worked" }, agentAt(`sqlite-reporter-${i}`)),
+      );
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => report(i)),
+      call(`/v1/trails/${id}`, { method: "DELETE", headers: operator }),
+      ...Array.from({ length: 10 }, (_, i) => report(10 + i)),
+    ]);
+    for (const a of answers) expect([200, 202, 404]).toContain(a.status);
+    expect(rows("SELECT count(*) AS n FROM outcomes WHERE trail_seq NOT IN (SELECT seq FROM trails)")[0].n).toBe(0);
+  });
+});
