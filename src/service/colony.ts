@@ -18,6 +18,7 @@ import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { type RescreenResult, rescreenStoredTrails } from "./rescreen";
+import { type LexicalRebuildResult, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -135,6 +136,14 @@ export class ColonyService {
       this.queueTimer.unref?.();
     }
     this.worker?.notify();
+    const store = this.deps.subsystems.store;
+    // A colony with nothing indexed (a new one) records its tokens now, so it is never unready for it.
+    try {
+      if (store && (await lexicalIndexOutdated(store)) && (await store.stats.trailsIndexed()) === 0) await rebuildLexicalIndex({ store });
+    } catch {
+      // The background pass below tries again.
+    }
+    this.lexicalRebuilding = this.rebuildLexical();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.refingerprinting = this.refingerprint();
     this.rescreening = this.rescreen();
@@ -172,6 +181,62 @@ export class ColonyService {
       () => vectors.needsReindex(),
       () => this.reindex(worker),
     );
+  }
+
+  /** Resolves when the start-time rebuild of the lexical index has finished (tests, tools). */
+  lexicalRebuilding: Promise<LexicalRebuildResult | null> = Promise.resolve(null);
+  /** This process's rebuild of the lexical index, while it leads one: trails done and in all. */
+  private lexicalProgress: { done: number; total: number } | null = null;
+
+  /**
+   * After a release changes the lexical tokens (core/lexical.ts LEXICAL_VERSION), the index is
+   * rebuilt from the stored trails (service/lexical-rebuild.ts), by the leader, until it is current
+   * (see leadWhilePending). Until then readiness says unavailable (lexicalStatus): search would
+   * miss what the index does not hold yet.
+   */
+  private async rebuildLexical(): Promise<LexicalRebuildResult | null> {
+    const { logger, subsystems } = this.deps;
+    const store = subsystems.store;
+    if (!store) return null;
+    let result: LexicalRebuildResult | null = null;
+    await this.leadWhilePending(
+      "lexical",
+      "rebuilding the lexical index",
+      () => lexicalIndexOutdated(store),
+      async () => {
+        const total = await store.stats.trailsIndexed();
+        const label = "rebuilding the lexical index for the current tokens";
+        const progress = total > 0 ? startProgress({ label, unit: "trails", total, logger }) : null;
+        this.lexicalProgress = { done: 0, total };
+        try {
+          result = await rebuildLexicalIndex({
+            store,
+            onBatch: (n) => {
+              progress?.tick(n);
+              if (this.lexicalProgress) this.lexicalProgress.done += n;
+            },
+            stopped: () => this.stopping,
+          });
+        } finally {
+          this.lexicalProgress = null;
+        }
+        if (result.current) progress?.finish({ trails: result.trails, resumed: !result.started });
+      },
+    );
+    return result;
+  }
+
+  /**
+   * Null when the lexical index is on the current tokens, else what readiness reports: the rebuild
+   * under way, here or on another replica, or about to start.
+   */
+  async lexicalStatus(): Promise<string | null> {
+    const store = this.deps.subsystems.store;
+    if (!store || !(await lexicalIndexOutdated(store))) return null;
+    const p = this.lexicalProgress;
+    if (p)
+      return `the lexical index is being rebuilt for new tokens: ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} trails`;
+    return "the lexical index is being rebuilt for new tokens (by this or another replica); search waits for it";
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
@@ -270,6 +335,7 @@ export class ColonyService {
     this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.queueTimer) clearInterval(this.queueTimer);
+    await this.lexicalRebuilding;
     await this.refingerprinting;
     await this.rescreening;
     await this.worker?.stop(); // ends a re-embedding in progress
@@ -344,7 +410,11 @@ export class ColonyService {
   }
 
   readiness(): Promise<Readiness> {
-    return readiness(this.deps.subsystems, () => this.queueDepth());
+    return readiness(
+      this.deps.subsystems,
+      () => this.queueDepth(),
+      () => this.lexicalStatus(),
+    );
   }
 
   /** Trails waiting for enrichment. */

@@ -59,6 +59,19 @@ export interface LexicalIndex {
   remove(id: number, doc: LexicalDoc): Promise<void>;
   /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalIndexTokens of the query). */
   search(tokens: string[], k: number): Promise<LexicalHit[]>;
+  /**
+   * Adds the documents whose id the index does not hold yet (a rebuild meets trails that live
+   * writes added meanwhile with the current tokens) and leaves the others as they are.
+   */
+  addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number>;
+  /** Empties the index: documents, term statistics, totals (a rebuild's first step). */
+  clear(): Promise<void>;
+  /**
+   * Holds the other writers of the index back until the calling transaction ends, so that trails
+   * read next are not removed or changed before this transaction indexes them. Called first in
+   * the transaction. PostgreSQL takes the index writers' lock; SQLite's writers already run one at a time.
+   */
+  holdWriters(): Promise<void>;
 }
 
 /** A subsystem's answer to a readiness probe. */

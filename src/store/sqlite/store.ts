@@ -34,7 +34,7 @@ const WRITES = {
   tombstones: ["add", "purgeBefore"],
   aliases: ["add", "purgeBefore"],
   events: ["append", "purgeSearchesBefore"],
-  lexical: ["add", "remove"],
+  lexical: ["add", "remove", "addMissing", "clear"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
   stats: ["touchAgent", "addOutcome", "purgeBefore", "bump", "peak", "purgeSeriesBefore"],
