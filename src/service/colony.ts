@@ -17,7 +17,7 @@ import { NO_METRICS, type Metrics } from "./metrics";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
-import { type RescreenResult, rescreenStoredTrails } from "./rescreen";
+import { type NotesRescreenResult, type RescreenResult, rescreenOutcomeNotes, rescreenStoredTrails } from "./rescreen";
 import { type LexicalRebuildResult, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
@@ -147,6 +147,7 @@ export class ColonyService {
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.refingerprinting = this.refingerprint();
     this.rescreening = this.rescreen();
+    this.notesRescreening = this.rescreenNotes();
   }
 
   /** Resolves when the re-embedding this process started or waits to take over has ended (tests, stop). */
@@ -313,6 +314,40 @@ export class ColonyService {
     return result;
   }
 
+  /** Resolves when the start-time re-screening of outcome notes has finished (tests, tools). */
+  notesRescreening: Promise<NotesRescreenResult> = Promise.resolve({ checked: 0, redacted: 0, dropped: 0 });
+
+  /**
+   * After a content rules change, the notes of stored outcome reports are re-redacted and
+   * re-screened in the background (by the leader, until no note is left on older rules), after the
+   * trails' pass. Needs only the store.
+   */
+  private async rescreenNotes(): Promise<NotesRescreenResult> {
+    const { logger, subsystems } = this.deps;
+    const result: NotesRescreenResult = { checked: 0, redacted: 0, dropped: 0 };
+    await this.rescreening;
+    const store = subsystems.store;
+    if (!store) return result;
+    const pending = async () => (await store.outcomes.notesCheckedBefore(CONTENT_RULES_VERSION, 0, 1)).length > 0;
+    await this.leadWhilePending("rescreen-notes", "re-screening outcome notes", pending, async () => {
+      let progress: ReturnType<typeof startProgress> | null = null;
+      const run = await rescreenOutcomeNotes({
+        store,
+        logger,
+        onBatch: (n) => {
+          progress ??= startProgress({ label: "re-screening outcome notes with the current content rules", unit: "notes", logger });
+          progress.tick(n);
+        },
+        stopped: () => this.stopping,
+      });
+      result.checked += run.checked;
+      result.redacted += run.redacted;
+      result.dropped += run.dropped;
+      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    });
+    return result;
+  }
+
   /**
    * After a model change, stored trails are re-embedded in the background (by the leader). A
    * failure is thrown to leadWhilePending, which tries again; a stop midway leaves the work
@@ -338,6 +373,7 @@ export class ColonyService {
     await this.lexicalRebuilding;
     await this.refingerprinting;
     await this.rescreening;
+    await this.notesRescreening;
     await this.worker?.stop(); // ends a re-embedding in progress
     await this.reindexing;
   }

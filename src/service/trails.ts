@@ -11,7 +11,7 @@ import {
   type NormalizerVersion,
 } from "../core/fingerprint";
 import { trailSubject } from "../core/hot-label";
-import { detectInjection } from "../core/injection";
+import { screenNotes } from "../core/outcome-notes";
 import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -339,9 +339,10 @@ export class TrailService {
     const target = record;
     const report = parsed.value;
     const at = this.deps.now();
-    const notes = report.notes ? redactText(report.notes).text : null;
     // Notes are replies every reader of the feed sees: screened as a trail is before it is served.
-    const injection = notes ? detectInjection(notes)[0] : undefined;
+    const screened = report.notes ? screenNotes(report.notes) : null;
+    const notes = screened?.text ?? null;
+    const injection = screened?.injection;
     if (injection) {
       throw new ServiceError("invalid_request", "the outcome report does not validate", [
         {
@@ -385,6 +386,7 @@ export class TrailService {
         notes: notes && notes.length > 0 ? notes : null,
         model: model || null,
         at,
+        contentRulesVersion: CONTENT_RULES_VERSION,
       });
       if (!counted) return unchanged;
       const reinforcing = report.outcome !== "failed";

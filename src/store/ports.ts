@@ -267,6 +267,20 @@ export interface OutcomeRecord {
   notes: string | null;
   model: string | null;
   at: number;
+  /**
+   * The content rules version its notes were redacted and screened with (core/content-rules.ts),
+   * stored with a new report; 0 when absent (checked again at the next start).
+   */
+  contentRulesVersion?: number;
+}
+
+/** A stored report's notes, as re-screening reads them (service/rescreen.ts rescreenOutcomeNotes). */
+export interface StoredNotes {
+  /** The report's row id. */
+  id: number;
+  trailSeq: number;
+  notes: string;
+  contentRulesVersion: number;
 }
 
 export interface OutcomeRepository {
@@ -292,6 +306,13 @@ export interface OutcomeRepository {
   uncountedForClientSince(client: string, since: number, atMost: number): Promise<number>;
   /** A trail's latest reports, newest first (for the operator console). */
   forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
+  /** Reports with notes last checked by content rules older than `version`, id > `afterId`, in id order. */
+  notesCheckedBefore(version: number, afterId: number, limit: number): Promise<StoredNotes[]>;
+  /**
+   * Stores a report's notes as newer content rules leave them (null: dropped) with that version;
+   * applied only while the row still has the version it was read with (false otherwise, or gone).
+   */
+  rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean>;
 }
 
 export interface MergeCreditLedger {

@@ -29,7 +29,7 @@ const WRITES = {
   kv: ["set", "delete"],
   trails: ["insertQueued", "applyVerdict", "countOutcome", "setStrength", "delete", "refingerprint", "rescreen"],
   jobs: ["recordFailure", "remove"],
-  outcomes: ["insert"],
+  outcomes: ["insert", "rescreenNotes"],
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
   aliases: ["add", "purgeBefore"],

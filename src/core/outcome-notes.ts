@@ -1,0 +1,21 @@
+// The content rules for the notes of an outcome report (docs/content-safety.md): the one place that
+// says what a note goes through, both when it is reported (service/trails.ts reportOutcome) and when
+// a stored note is checked again by newer rules (service/rescreen.ts rescreenOutcomeNotes). Notes
+// are replies every reader of the feed sees, so they are redacted and screened for text addressed
+// to the reading agent, as a trail is before it is served.
+import { detectInjection, type InjectionFinding } from "./injection";
+import { redactText } from "./redaction";
+
+export interface ScreenedNotes {
+  /** The notes after redaction. */
+  text: string;
+  /** The first finding of prompt-injection screening on the redacted notes; none when they pass. */
+  injection?: InjectionFinding;
+}
+
+/** Redacts a note and screens the result for prompt injection, with the current content rules. */
+export function screenNotes(notes: string): ScreenedNotes {
+  const text = redactText(notes).text;
+  const injection = detectInjection(text)[0];
+  return injection ? { text, injection } : { text };
+}
