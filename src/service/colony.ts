@@ -237,7 +237,7 @@ export class ColonyService {
     const p = this.lexicalProgress;
     if (p)
       return `the lexical index is being rebuilt for new tokens: ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} trails`;
-    return "the lexical index is being rebuilt for new tokens (by this or another replica); search waits for it";
+    return "the lexical index is being rebuilt for new tokens (here or by another replica): until it ends, search misses the trails it has not reached";
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
@@ -328,7 +328,7 @@ export class ColonyService {
     await this.rescreening;
     const store = subsystems.store;
     if (!store) return result;
-    const pending = async () => (await store.outcomes.notesCheckedBefore(CONTENT_RULES_VERSION, 0, 1)).length > 0;
+    const pending = () => store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION);
     await this.leadWhilePending("rescreen-notes", "re-screening outcome notes", pending, async () => {
       let progress: ReturnType<typeof startProgress> | null = null;
       const run = await rescreenOutcomeNotes({

@@ -78,6 +78,7 @@ function suite(name: string, open: () => Promise<{ store: Store; close: () => Pr
       const { store, close } = await open();
       try {
         const seq = await seed(store);
+        expect(await store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION)).toBe(true);
         let batches = 0;
         // Stopped after the first batch, as a stop or crash would leave it.
         const first = await rescreenOutcomeNotes({ store, logger, batchSize: 1, stopped: () => batches++ > 0 });
@@ -86,6 +87,7 @@ function suite(name: string, open: () => Promise<{ store: Store; close: () => Pr
         expect(rest).toEqual({ checked: 2, redacted: 0, dropped: 1 });
         expect(await rescreenOutcomeNotes({ store, logger })).toEqual({ checked: 0, redacted: 0, dropped: 0 });
         expect(await store.outcomes.notesCheckedBefore(CONTENT_RULES_VERSION, 0, 10)).toEqual([]);
+        expect(await store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION)).toBe(false);
 
         const reports = (await store.outcomes.forTrail(seq, 10)).sort((a, b) => a.at - b.at);
         expect(reports.map((r) => [r.at, r.outcome, r.counted])).toEqual([

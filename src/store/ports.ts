@@ -308,6 +308,8 @@ export interface OutcomeRepository {
   forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
   /** Reports with notes last checked by content rules older than `version`, id > `afterId`, in id order. */
   notesCheckedBefore(version: number, afterId: number, limit: number): Promise<StoredNotes[]>;
+  /** Whether any report's notes were last checked by content rules older than `version` (one index probe: asked at every start). */
+  hasNotesCheckedBefore(version: number): Promise<boolean>;
   /**
    * Stores a report's notes as newer content rules leave them (null: dropped) with that version;
    * applied only while the row still has the version it was read with (false otherwise, or gone).

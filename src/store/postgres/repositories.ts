@@ -99,6 +99,11 @@ export class PgOutcomeRepository implements OutcomeRepository {
     }));
   }
 
+  async hasNotesCheckedBefore(version: number): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM outcomes WHERE notes IS NOT NULL AND content_rules_version < ${version} LIMIT 1`;
+    return rows.length > 0;
+  }
+
   async rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean> {
     const rows = await this.sql`UPDATE outcomes SET notes = ${r.notes}, content_rules_version = ${r.contentRulesVersion}
       WHERE id = ${id} AND content_rules_version = ${r.wasVersion} RETURNING id`;

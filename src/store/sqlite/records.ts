@@ -74,6 +74,15 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
       .map((r) => ({ id: r.id, trailSeq: r.trail_seq, notes: r.notes, contentRulesVersion: r.content_rules_version }));
   }
 
+  async hasNotesCheckedBefore(version: number): Promise<boolean> {
+    // Without ORDER BY id the planner takes the notes' version index, not a walk of every report.
+    return (
+      this.db
+        .query<{ one: number }, [number]>("SELECT 1 AS one FROM outcomes WHERE notes IS NOT NULL AND content_rules_version < ? LIMIT 1")
+        .get(version) !== null
+    );
+  }
+
   async rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean> {
     return (
       this.db
