@@ -114,7 +114,7 @@ describe("dist/colony", () => {
       const { res } = await pollUntilOk(`http://127.0.0.1:${port}/readyz`, 30_000);
       const body = (await res.json()) as { status: string; checks: Record<string, { ok: boolean }> };
       expect(body.status).toBe("ready");
-      expect(Object.keys(body.checks).sort()).toEqual(["embedding", "kv", "vector"]);
+      expect(Object.keys(body.checks).sort()).toEqual(["embedding", "kv", "lexical", "vector"]);
       for (const [name, check] of Object.entries(body.checks)) expect({ name, ok: check.ok }).toEqual({ name, ok: true });
       expectPrivateCache(cache);
 

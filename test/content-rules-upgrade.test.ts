@@ -352,6 +352,65 @@ test.skipIf(TEST_BACKEND !== "sqlite")(
   },
 );
 
+test("an upgraded colony re-redacts the outcome notes its older release stored and drops the text of one the current rules flag, keeping the reports", async () => {
+  const dataDir = tempDir("colony-notes-rescreen-");
+  const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  let trail: TrailRecord;
+  const NOTE_WITH_SECRET = `Worked after rotating the token; the old one was ${TOKEN} in the remote URL.`;
+  try {
+    trail = await storeAsOlderRelease(first, trailWithStaleRisk());
+    // Reported through the API (screened by the current rules), then two as an older release stored them.
+    const report = { protocol_version: "1.0", outcome: "worked", notes: "Worked on Debian 12 as well." };
+    expect((await first.fetch(`/v1/trails/${trail.id}/outcomes`, json(report, agent("current-agent")))).status).toBe(202);
+    for (const [i, notes] of [NOTE_WITH_SECRET, `Worked. ${INJECTION}`].entries()) {
+      await first.subsystems.store!.outcomes.insert({
+        trailSeq: trail.seq,
+        agent: `older-agent-${i}`,
+        client: `older-client-${i}`,
+        outcome: "worked",
+        counted: false,
+        notes,
+        model: null,
+        at: Date.now() + i + 1,
+        contentRulesVersion: 0,
+      });
+    }
+    expect((await get(first, "/v1/feed?limit=10")).text).toContain(TOKEN);
+  } finally {
+    await first.stop();
+  }
+
+  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
+  try {
+    const runs = await Promise.all(upgraded.replicas.map((r) => r.service.notesRescreening));
+    expect(
+      runs.reduce((a, b) => ({ checked: a.checked + b.checked, redacted: a.redacted + b.redacted, dropped: a.dropped + b.dropped })),
+    ).toEqual({
+      checked: 2,
+      redacted: 1,
+      dropped: 1,
+    });
+    const feed = await get(upgraded, "/v1/feed?limit=10");
+    expect(feed.text).not.toContain(TOKEN);
+    expect(feed.text).not.toContain("Ignore all previous instructions");
+    const item = feed.body.items.find((i: any) => i.trail_id === trail.id);
+    expect(item.replies.map((r: any) => r.notes)).toEqual([
+      NOTE_WITH_SECRET.replace(TOKEN, "<redacted:github_token>"),
+      "Worked on Debian 12 as well.",
+    ]);
+    // The reports stay, the dropped one without its text; the counts are as they were.
+    const reports = await upgraded.query("SELECT agent, notes FROM outcomes WHERE trail_seq = $1 ORDER BY id", trail.seq);
+    expect(reports.map((r: any) => [r.agent, r.notes === null])).toEqual([
+      [expect.any(String), false],
+      ["older-agent-0", false],
+      ["older-agent-1", true],
+    ]);
+    expect(item.outcomes).toMatchObject({ worked: 1 });
+  } finally {
+    await upgraded.dispose();
+  }
+});
+
 // Once per suite run (its own database, whatever the backend of the pass).
 test.skipIf(TEST_BACKEND !== "sqlite" || postgresUnavailable() !== null)(
   "two replicas starting together on PostgreSQL re-check each stored trail once, one leading",

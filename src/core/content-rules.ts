@@ -4,11 +4,13 @@
 // records the version its content was last checked with; at start, the colony re-checks in the
 // background every trail checked with an older version (src/service/rescreen.ts): a newly
 // detected secret is redacted, a trail the rules now refuse is rejected, risk flags are redone.
+// Every outcome report records it for its notes too (outcome-notes.ts): a stored note is
+// re-redacted, and one the rules now flag as prompt injection loses its text.
 //
 // BUMP THIS whenever a release changes what any of those files catch or flag (a new secret
 // pattern, a new injection phrase, a new risk row, a changed level). A change that catches
 // nothing new (a refactoring, a faster regex with the same matches) needs no bump: a bump costs
-// one pass over every stored trail at the next start. See docs/content-safety.md §7.
+// one pass over every stored trail and note at the next start. See docs/content-safety.md §7.
 //
 // History: 1 = session 12, the first release that records the version (rows stored before it
 // read 0, so each is re-checked once). 2 = a trail rejected as sensitive_content keeps none of the

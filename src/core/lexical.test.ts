@@ -2,7 +2,16 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_DIR } from "../../test/support/paths";
-import { lexicalDocument, lexicalIndexTokens, lexicalQuery, lexicalTokens, MAX_TOKEN_CHARS, setLexicalStems, wordTokens } from "./lexical";
+import {
+  LEXICAL_VERSION,
+  lexicalDocument,
+  lexicalIndexTokens,
+  lexicalQuery,
+  lexicalTokens,
+  MAX_TOKEN_CHARS,
+  setLexicalStems,
+  wordTokens,
+} from "./lexical";
 
 test("identifiers are kept whole and split into parts", () => {
   expect(lexicalTokens("Error [ERR_REQUIRE_ESM]: require() of ES Module")).toEqual(
@@ -47,6 +56,9 @@ test("no token is longer than 200 characters (PostgreSQL's B-tree entries hold 2
 test("tokens are the ones existing lexical indexes were built with", () => {
   // Recorded before the tokenizer's fast path and memo (test/fixtures/lexical-tokens.json): an
   // index stores these tokens, so a change would leave stored trails unmatched by new queries.
+  // They are LEXICAL_VERSION 1's: a release that changes them bumps the version (stored indexes
+  // are then rebuilt at start, service/lexical-rebuild.ts) and records the fixture again.
+  expect(LEXICAL_VERSION).toBe(1);
   const { cases } = JSON.parse(readFileSync(join(REPO_DIR, "test/fixtures/lexical-tokens.json"), "utf8")) as {
     cases: { text: string; tokens: string[] }[];
   };

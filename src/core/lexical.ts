@@ -5,6 +5,17 @@
 
 import { porterStem } from "./stem";
 
+/**
+ * The version of the tokens the lexical index stores. BUMP THIS whenever a release changes the
+ * tokens of any text (the stop words, MAX_TOKENS, MAX_TOKEN_CHARS, the splitting rules, the
+ * stems): both stores count each term from a document as tokenized when it is added and removed,
+ * so an index built by other tokens would subtract terms it never counted. A database records the
+ * version its index was built with, and at start a colony whose index is on another one rebuilds
+ * it from the stored trails (src/service/lexical-rebuild.ts, docs/architecture.md). History: 1 =
+ * session 12, the first release that records it (databases from before read none and rebuild once).
+ */
+export const LEXICAL_VERSION = 1;
+
 const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.-]*[\p{L}\p{N}_]|[\p{L}\p{N}_]/gu;
 const MAX_TOKENS = 400;
 /**
@@ -137,11 +148,15 @@ let indexStems = false;
  * the dev set's tune split, not adopted). Only benches switch it on, in their own process
  * (BENCH_LEXICAL_STEMS=1, bench/lib/colony.ts), before any document is indexed: both stores count
  * each term from the documents as tokenized when added and removed, so a colony that indexed
- * documents one way must rebuild its lexical index before it uses the other.
+ * documents one way rebuilds its lexical index at its next start with the other
+ * (lexicalIndexVersion).
  */
 export function setLexicalStems(on: boolean): void {
   indexStems = on;
 }
+
+/** What a database records its lexical index was built with: LEXICAL_VERSION, and the stems when on. */
+export const lexicalIndexVersion = (): string => `${LEXICAL_VERSION}${indexStems ? "+stems" : ""}`;
 
 /**
  * The tokens the lexical index stores and is queried by: lexicalTokens, and (with the experiment

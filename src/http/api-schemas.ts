@@ -217,7 +217,7 @@ const Probe = Type.Object({ ok: Type.Boolean(), latency_ms: Type.Number(), detai
 export const Readiness = Type.Object({
   status: Type.Union([Type.Literal("ready"), Type.Literal("unavailable")]),
   backend: Backend,
-  checks: Type.Object({ kv: Probe, vector: Probe, embedding: Probe }),
+  checks: Type.Object({ kv: Probe, vector: Probe, embedding: Probe, lexical: Probe }),
   queue_depth: Type.Integer({ minimum: 0 }),
 });
 

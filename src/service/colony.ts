@@ -17,7 +17,8 @@ import { NO_METRICS, type Metrics } from "./metrics";
 import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
 import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
-import { type RescreenResult, rescreenStoredTrails } from "./rescreen";
+import { type NotesRescreenResult, type RescreenResult, rescreenOutcomeNotes, rescreenStoredTrails } from "./rescreen";
+import { type LexicalRebuildResult, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -135,9 +136,18 @@ export class ColonyService {
       this.queueTimer.unref?.();
     }
     this.worker?.notify();
+    const store = this.deps.subsystems.store;
+    // A colony with nothing indexed (a new one) records its tokens now, so it is never unready for it.
+    try {
+      if (store && (await lexicalIndexOutdated(store)) && (await store.stats.trailsIndexed()) === 0) await rebuildLexicalIndex({ store });
+    } catch {
+      // The background pass below tries again.
+    }
+    this.lexicalRebuilding = this.rebuildLexical();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.refingerprinting = this.refingerprint();
     this.rescreening = this.rescreen();
+    this.notesRescreening = this.rescreenNotes();
   }
 
   /** Resolves when the re-embedding this process started or waits to take over has ended (tests, stop). */
@@ -172,6 +182,62 @@ export class ColonyService {
       () => vectors.needsReindex(),
       () => this.reindex(worker),
     );
+  }
+
+  /** Resolves when the start-time rebuild of the lexical index has finished (tests, tools). */
+  lexicalRebuilding: Promise<LexicalRebuildResult | null> = Promise.resolve(null);
+  /** This process's rebuild of the lexical index, while it leads one: trails done and in all. */
+  private lexicalProgress: { done: number; total: number } | null = null;
+
+  /**
+   * After a release changes the lexical tokens (core/lexical.ts LEXICAL_VERSION), the index is
+   * rebuilt from the stored trails (service/lexical-rebuild.ts), by the leader, until it is current
+   * (see leadWhilePending). Until then readiness says unavailable (lexicalStatus): search would
+   * miss what the index does not hold yet.
+   */
+  private async rebuildLexical(): Promise<LexicalRebuildResult | null> {
+    const { logger, subsystems } = this.deps;
+    const store = subsystems.store;
+    if (!store) return null;
+    let result: LexicalRebuildResult | null = null;
+    await this.leadWhilePending(
+      "lexical",
+      "rebuilding the lexical index",
+      () => lexicalIndexOutdated(store),
+      async () => {
+        const total = await store.stats.trailsIndexed();
+        const label = "rebuilding the lexical index for the current tokens";
+        const progress = total > 0 ? startProgress({ label, unit: "trails", total, logger }) : null;
+        this.lexicalProgress = { done: 0, total };
+        try {
+          result = await rebuildLexicalIndex({
+            store,
+            onBatch: (n) => {
+              progress?.tick(n);
+              if (this.lexicalProgress) this.lexicalProgress.done += n;
+            },
+            stopped: () => this.stopping,
+          });
+        } finally {
+          this.lexicalProgress = null;
+        }
+        if (result.current) progress?.finish({ trails: result.trails, resumed: !result.started });
+      },
+    );
+    return result;
+  }
+
+  /**
+   * Null when the lexical index is on the current tokens, else what readiness reports: the rebuild
+   * under way, here or on another replica, or about to start.
+   */
+  async lexicalStatus(): Promise<string | null> {
+    const store = this.deps.subsystems.store;
+    if (!store || !(await lexicalIndexOutdated(store))) return null;
+    const p = this.lexicalProgress;
+    if (p)
+      return `the lexical index is being rebuilt for new tokens: ${p.done.toLocaleString("en-US")} of ${p.total.toLocaleString("en-US")} trails`;
+    return "the lexical index is being rebuilt for new tokens (here or by another replica): until it ends, search misses the trails it has not reached";
   }
 
   /** Resolves when the start-time re-fingerprinting of stored trails has finished (tests, tools). */
@@ -248,6 +314,40 @@ export class ColonyService {
     return result;
   }
 
+  /** Resolves when the start-time re-screening of outcome notes has finished (tests, tools). */
+  notesRescreening: Promise<NotesRescreenResult> = Promise.resolve({ checked: 0, redacted: 0, dropped: 0 });
+
+  /**
+   * After a content rules change, the notes of stored outcome reports are re-redacted and
+   * re-screened in the background (by the leader, until no note is left on older rules), after the
+   * trails' pass. Needs only the store.
+   */
+  private async rescreenNotes(): Promise<NotesRescreenResult> {
+    const { logger, subsystems } = this.deps;
+    const result: NotesRescreenResult = { checked: 0, redacted: 0, dropped: 0 };
+    await this.rescreening;
+    const store = subsystems.store;
+    if (!store) return result;
+    const pending = () => store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION);
+    await this.leadWhilePending("rescreen-notes", "re-screening outcome notes", pending, async () => {
+      let progress: ReturnType<typeof startProgress> | null = null;
+      const run = await rescreenOutcomeNotes({
+        store,
+        logger,
+        onBatch: (n) => {
+          progress ??= startProgress({ label: "re-screening outcome notes with the current content rules", unit: "notes", logger });
+          progress.tick(n);
+        },
+        stopped: () => this.stopping,
+      });
+      result.checked += run.checked;
+      result.redacted += run.redacted;
+      result.dropped += run.dropped;
+      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    });
+    return result;
+  }
+
   /**
    * After a model change, stored trails are re-embedded in the background (by the leader). A
    * failure is thrown to leadWhilePending, which tries again; a stop midway leaves the work
@@ -270,8 +370,10 @@ export class ColonyService {
     this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.queueTimer) clearInterval(this.queueTimer);
+    await this.lexicalRebuilding;
     await this.refingerprinting;
     await this.rescreening;
+    await this.notesRescreening;
     await this.worker?.stop(); // ends a re-embedding in progress
     await this.reindexing;
   }
@@ -344,7 +446,11 @@ export class ColonyService {
   }
 
   readiness(): Promise<Readiness> {
-    return readiness(this.deps.subsystems, () => this.queueDepth());
+    return readiness(
+      this.deps.subsystems,
+      () => this.queueDepth(),
+      () => this.lexicalStatus(),
+    );
   }
 
   /** Trails waiting for enrichment. */

@@ -1,7 +1,7 @@
 // Liveness and readiness (decisions §11). Readiness really exercises each subsystem: a read and a
 // write on the key-value table (so a full disk makes the colony unready while writes fail, and
 // ready again by itself once they succeed), a query on the vector table and an embedding of a
-// probe string.
+// probe string. The lexical check fails while the lexical index is rebuilt for new tokens.
 import type { ProbeResult } from "../store/ports";
 import type { CheckName, Subsystems } from "./subsystems";
 import { errorMessage } from "../core/error-message";
@@ -34,7 +34,15 @@ const round = (ms: number) => Math.round(ms * 1000) / 1000;
 const PROBE_KEY = "readiness.probe";
 const PROBE_TEXT = "readiness probe: ModuleNotFoundError: No module named 'colony'";
 
-export async function readiness(s: Subsystems, queueDepth: () => Promise<number>): Promise<Readiness> {
+/**
+ * `lexicalStatus`: null when the lexical index is on the current tokens, else what its rebuild is
+ * doing (the colony is not ready meanwhile: search would miss what the index does not hold yet).
+ */
+export async function readiness(
+  s: Subsystems,
+  queueDepth: () => Promise<number>,
+  lexicalStatus: () => Promise<string | null> = async () => null,
+): Promise<Readiness> {
   const kv = await probe(s.failures.kv, async () => {
     await s.store!.kv.get(PROBE_KEY);
     await s.store!.kv.set(PROBE_KEY, new Date().toISOString());
@@ -50,7 +58,11 @@ export async function readiness(s: Subsystems, queueDepth: () => Promise<number>
       throw new Error("the model returned no usable vector");
     }
   });
-  const checks = { kv, vector, embedding };
-  const ok = kv.ok && vector.ok && embedding.ok;
+  const lexical = await probe(s.failures.lexical ?? s.failures.kv, async () => {
+    const rebuilding = await lexicalStatus();
+    if (rebuilding) throw new Error(rebuilding);
+  });
+  const checks = { kv, vector, embedding, lexical };
+  const ok = kv.ok && vector.ok && embedding.ok && lexical.ok;
   return { status: ok ? "ready" : "unavailable", backend: s.backend, checks, queue_depth: await queueDepth() };
 }

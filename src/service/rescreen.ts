@@ -6,14 +6,17 @@
 // in flight and the next start resumes. The rules themselves are not repeated here: each trail goes
 // through the enrichment analysis (core/enrichment.ts analyzeTrail: redaction, screening, risk), and
 // what publish and enrichment derive from the content (fingerprint and merge key, lexical
-// document, embedding) is derived again by the same functions.
+// document, embedding) is derived again by the same functions. The notes of outcome reports,
+// which the feed shows as replies, are checked again too (rescreenOutcomeNotes), by the function a
+// report's notes go through when reported (core/outcome-notes.ts).
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { type Analysis, analyzeTrail, canonicalJson, embeddingText, lexicalFields } from "../core/enrichment";
 import { errorMessage } from "../core/error-message";
 import type { RejectionReason } from "../core/rejection";
 import type { Trail } from "../core/trail";
 import type { Logger } from "../log";
-import { type Rescreen, type Store, StoreUnavailableError, type TrailRecord } from "../store/ports";
+import { screenNotes } from "../core/outcome-notes";
+import { type Rescreen, type Store, type StoredNotes, StoreUnavailableError, type TrailRecord } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { mergeKey } from "../core/merge-key";
 import { refingerprintTrail } from "./refingerprint";
@@ -218,6 +221,125 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
     }
     await deps.onBatch?.(applied);
     // Let requests run between batches: this is background work.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return result;
+}
+
+export interface NotesRescreenDeps {
+  store: Store;
+  logger: Logger;
+  /** Called after each batch's commit with its size, for progress. */
+  onBatch?: (notes: number) => void | Promise<void>;
+  /** Stops between batches (the colony is stopping). */
+  stopped?: () => boolean;
+  /** Notes per transaction. */
+  batchSize?: number;
+}
+
+export interface NotesRescreenResult {
+  /** Reports whose notes were checked and brought to the current rules version. */
+  checked: number;
+  /** Of those, notes the current redaction changed (and kept). */
+  redacted: number;
+  /** Of those, notes the current screening flags as prompt injection: their text is dropped (the report and its counts stay). */
+  dropped: number;
+}
+
+/**
+ * Re-checks the notes of outcome reports last checked by older content rules, with the rules a
+ * report's notes go through when reported (core/outcome-notes.ts screenNotes): a note is
+ * re-redacted, and one the current screening flags as prompt injection loses its text (a report
+ * with such notes is refused now; a stored one keeps its outcome, its counts and its place in the
+ * trail's history). Batched and resumable like the trails' pass: progress is each row's version.
+ */
+export async function rescreenOutcomeNotes(deps: NotesRescreenDeps): Promise<NotesRescreenResult> {
+  const { store, logger } = deps;
+  const result: NotesRescreenResult = { checked: 0, redacted: 0, dropped: 0 };
+  const size = deps.batchSize ?? BATCH;
+  type Plan = {
+    id: number;
+    trailSeq: number;
+    wasVersion: number;
+    notes: string | null;
+    change: "none" | "redacted" | "dropped";
+    kind?: string;
+  };
+  const plan = (n: StoredNotes): Plan => {
+    const screened = screenNotes(n.notes);
+    const base = { id: n.id, trailSeq: n.trailSeq, wasVersion: n.contentRulesVersion };
+    if (screened.injection) return { ...base, notes: null, change: "dropped", kind: screened.injection.kind };
+    return { ...base, notes: screened.text, change: screened.text === n.notes ? "none" : "redacted" };
+  };
+  const write = async (plans: Plan[]): Promise<number> => {
+    let applied = 0;
+    await store.transaction(async (tx) => {
+      applied = 0;
+      const counts = { redacted: 0, dropped: 0 };
+      const dropped: Plan[] = [];
+      for (const p of plans) {
+        const update = { wasVersion: p.wasVersion, notes: p.notes, contentRulesVersion: CONTENT_RULES_VERSION };
+        // A report removed with its trail, or checked by another run since the read, is left as it is.
+        if (!(await tx.outcomes.rescreenNotes(p.id, update))) continue;
+        applied++;
+        if (p.change === "redacted") counts.redacted++;
+        if (p.change === "dropped") dropped.push(p);
+      }
+      tx.afterCommit(() => {
+        result.checked += applied;
+        result.redacted += counts.redacted;
+        result.dropped += dropped.length;
+        for (const p of dropped)
+          logger.warn("the notes of a stored outcome report are dropped by the current content rules", {
+            outcome_id: p.id,
+            trail_seq: p.trailSeq,
+            kind: p.kind,
+          });
+      });
+    });
+    return applied;
+  };
+  let after = 0;
+  while (!deps.stopped?.()) {
+    const batch = await store.outcomes.notesCheckedBefore(CONTENT_RULES_VERSION, after, size);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.id;
+    const plans: Plan[] = [];
+    let slice = performance.now();
+    for (const n of batch) {
+      if (performance.now() - slice >= YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+      try {
+        plans.push(plan(n));
+      } catch (err) {
+        logger.error("re-screening the notes of an outcome report failed", {
+          outcome_id: n.id,
+          error: errorMessage(err, { withName: true }),
+        });
+      }
+    }
+    let applied = 0;
+    try {
+      applied = await write(plans);
+    } catch (err) {
+      // As for trails: one row the database refuses must not hold back the others; it stays on
+      // its version for the next start. An unavailable store fails the pass (tried again later).
+      if (err instanceof StoreUnavailableError) throw err;
+      for (const p of plans) {
+        try {
+          applied += await write([p]);
+        } catch (one) {
+          if (one instanceof StoreUnavailableError) throw one;
+          logger.error("re-screening the notes of an outcome report failed", {
+            outcome_id: p.id,
+            error: errorMessage(one, { withName: true }),
+          });
+        }
+      }
+    }
+    await deps.onBatch?.(applied);
     await new Promise((resolve) => setImmediate(resolve));
   }
   return result;

@@ -4,7 +4,7 @@
 import type { Embedder } from "../embedding/embedder";
 import type { Store, VectorStore } from "../store/ports";
 
-export type CheckName = "kv" | "vector" | "embedding";
+export type CheckName = "kv" | "vector" | "embedding" | "lexical";
 
 /** Where the colony keeps its data: the embedded SQLite file, or a PostgreSQL shared by replicas. */
 export type Backend = "sqlite" | "postgres";

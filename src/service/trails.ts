@@ -11,7 +11,7 @@ import {
   type NormalizerVersion,
 } from "../core/fingerprint";
 import { trailSubject } from "../core/hot-label";
-import { detectInjection } from "../core/injection";
+import { screenNotes } from "../core/outcome-notes";
 import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
@@ -339,12 +339,13 @@ export class TrailService {
     const target = record;
     const report = parsed.value;
     const at = this.deps.now();
-    // Notes and the model id are caller text kept with the report (feed replies, the operator
-    // console): redacted, and held to their limits once placeholders lengthened them.
+    // The model id is caller text kept with the report (the operator console shows it): redacted,
+    // and held to its limit once placeholders lengthened it. Notes go through screenNotes below.
     const redacted = redactOutcomeReport(report);
-    const notes = redacted.notes || null;
     // Notes are replies every reader of the feed sees: screened as a trail is before it is served.
-    const injection = notes ? detectInjection(notes)[0] : undefined;
+    const screened = report.notes ? screenNotes(report.notes) : null;
+    const notes = screened?.text ?? null;
+    const injection = screened?.injection;
     if (injection) {
       throw new ServiceError("invalid_request", "the outcome report does not validate", [
         {
@@ -393,6 +394,7 @@ export class TrailService {
         notes,
         model,
         at,
+        contentRulesVersion: CONTENT_RULES_VERSION,
       });
       if (!counted) return unchanged;
       const reinforcing = report.outcome !== "failed";

@@ -59,6 +59,19 @@ export interface LexicalIndex {
   remove(id: number, doc: LexicalDoc): Promise<void>;
   /** Best BM25 matches for any of the tokens (core/lexical.ts lexicalIndexTokens of the query). */
   search(tokens: string[], k: number): Promise<LexicalHit[]>;
+  /**
+   * Adds the documents whose id the index does not hold yet (a rebuild meets trails that live
+   * writes added meanwhile with the current tokens) and leaves the others as they are.
+   */
+  addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number>;
+  /** Empties the index: documents, term statistics, totals (a rebuild's first step). */
+  clear(): Promise<void>;
+  /**
+   * Holds the other writers of the index back until the calling transaction ends, so that trails
+   * read next are not removed or changed before this transaction indexes them. Called first in
+   * the transaction. PostgreSQL takes the index writers' lock; SQLite's writers already run one at a time.
+   */
+  holdWriters(): Promise<void>;
 }
 
 /** A subsystem's answer to a readiness probe. */
@@ -280,6 +293,20 @@ export interface OutcomeRecord {
   notes: string | null;
   model: string | null;
   at: number;
+  /**
+   * The content rules version its notes were redacted and screened with (core/content-rules.ts),
+   * stored with a new report; 0 when absent (checked again at the next start).
+   */
+  contentRulesVersion?: number;
+}
+
+/** A stored report's notes, as re-screening reads them (service/rescreen.ts rescreenOutcomeNotes). */
+export interface StoredNotes {
+  /** The report's row id. */
+  id: number;
+  trailSeq: number;
+  notes: string;
+  contentRulesVersion: number;
 }
 
 export interface OutcomeRepository {
@@ -308,6 +335,15 @@ export interface OutcomeRepository {
   uncountedForClientSince(client: string, since: number, atMost: number): Promise<number>;
   /** A trail's latest reports, newest first (for the operator console). */
   forTrail(trailSeq: number, limit: number): Promise<OutcomeRecord[]>;
+  /** Reports with notes last checked by content rules older than `version`, id > `afterId`, in id order. */
+  notesCheckedBefore(version: number, afterId: number, limit: number): Promise<StoredNotes[]>;
+  /** Whether any report's notes were last checked by content rules older than `version` (one index probe: asked at every start). */
+  hasNotesCheckedBefore(version: number): Promise<boolean>;
+  /**
+   * Stores a report's notes as newer content rules leave them (null: dropped) with that version;
+   * applied only while the row still has the version it was read with (false otherwise, or gone).
+   */
+  rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean>;
 }
 
 export interface MergeCreditLedger {

@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 
 const UNDO: Record<number, string> = {
+  15: "DROP INDEX outcomes_notes_by_content_rules_version; ALTER TABLE outcomes DROP COLUMN content_rules_version",
   14: "DROP INDEX trails_by_content_rules_version; ALTER TABLE trails DROP COLUMN content_rules_version",
   13: "DROP TABLE search_clients; ALTER TABLE search_hourly DROP COLUMN clients",
   12: "DROP INDEX outcomes_uncounted_by_client",

@@ -270,7 +270,9 @@ class PgCopySide implements CopySide {
           if (!this.vectors) throw new Error("the target's vectors were not opened");
           await this.vectors.on(conn, kv).upsert(id, vector);
         },
-        addLexical: (docs) => new PgLexicalIndex(conn, true).addMany(docs),
+        addLexical: async (docs) => {
+          await new PgLexicalIndex(conn, true).addMany(docs);
+        },
         setKv: (key, value) => kv.set(key, value),
       };
       await fn(writer);

@@ -99,17 +99,37 @@ export class PgLexicalIndex implements LexicalIndex {
     return this.inTransaction ? run(this.sql) : this.sql.begin(run).then(() => {});
   }
 
-  add(id: number, doc: LexicalDoc): Promise<void> {
-    return this.addMany([{ id, doc }]);
+  async add(id: number, doc: LexicalDoc): Promise<void> {
+    await this.addMany([{ id, doc }]);
+  }
+
+  /** Documents of ids not in the index yet (addMany's own rule: a held id is left as it is). */
+  addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number> {
+    return this.addMany(entries);
+  }
+
+  clear(): Promise<void> {
+    return this.write(async (sql) => {
+      await sql`DELETE FROM lexical_postings`;
+      await sql`DELETE FROM lexical_terms`;
+      await sql`DELETE FROM lexical`;
+      await sql`UPDATE lexical_totals SET docs = 0, tokens = 0`;
+    });
+  }
+
+  async holdWriters(): Promise<void> {
+    if (!this.inTransaction) throw new Error("holdWriters holds the lock of a transaction: call it on the transaction's index");
+    await this.sql`SELECT pg_advisory_xact_lock(${LEXICAL_WRITERS})`;
   }
 
   /**
    * Documents in one statement (`add` is one; a copy between stores passes a batch): each row with
    * its token counts, the totals, each term's document count raised once per statement, and the
    * postings of the terms that keep them; a term that passes the postings limit here loses its own.
+   * An id the index holds already is left as it is. Returns how many were added.
    */
-  async addMany(entries: { id: number; doc: LexicalDoc }[]): Promise<void> {
-    if (entries.length === 0) return;
+  async addMany(entries: { id: number; doc: LexicalDoc }[]): Promise<number> {
+    if (entries.length === 0) return 0;
     const ids: number[] = [];
     const docs: string[] = [];
     const errorTokens: number[] = [];
@@ -132,8 +152,9 @@ export class PgLexicalIndex implements LexicalIndex {
         termTokens.push(length);
       }
     }
-    await this.write(
-      (sql) => sql`
+    let added = 0;
+    await this.write(async (sql) => {
+      const [row] = await sql`
       WITH l AS (
         INSERT INTO lexical (id, doc, error_tokens, tokens)
         SELECT id, doc::tsvector, error_tokens, tokens
@@ -155,10 +176,14 @@ export class PgLexicalIndex implements LexicalIndex {
         RETURNING term, postings
       ), dropped AS (
         DELETE FROM lexical_postings WHERE term IN (SELECT term FROM terms WHERE NOT postings)
+      ), postings AS (
+        INSERT INTO lexical_postings (term, id, count, tokens)
+        SELECT p.term, p.id, p.count, p.tokens FROM p JOIN terms USING (term) WHERE terms.postings
       )
-      INSERT INTO lexical_postings (term, id, count, tokens)
-      SELECT p.term, p.id, p.count, p.tokens FROM p JOIN terms USING (term) WHERE terms.postings`,
-    );
+      SELECT count(*)::int AS added FROM l`;
+      added = row.added;
+    });
+    return added;
   }
 
   async remove(id: number, doc: LexicalDoc): Promise<void> {

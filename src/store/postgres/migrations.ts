@@ -382,6 +382,17 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX trails_by_content_rules_version ON trails (content_rules_version, seq);
     `,
   },
+  {
+    version: 12,
+    name: "outcome notes content rules version",
+    sql: `
+      -- The content rules version each report's notes were last redacted and screened with. Rows
+      -- stored before read 0: the next start re-checks each note once (reports without notes have
+      -- nothing to check, and the index leaves them out).
+      ALTER TABLE outcomes ADD COLUMN content_rules_version integer NOT NULL DEFAULT 0;
+      CREATE INDEX outcomes_notes_by_content_rules_version ON outcomes (content_rules_version, id) WHERE notes IS NOT NULL;
+    `,
+  },
 ];
 
 /**

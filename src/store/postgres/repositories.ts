@@ -14,6 +14,7 @@ import type {
   KeyValueStore,
   MergeCreditLedger,
   OutcomeRecord,
+  StoredNotes,
   OutcomeRepository,
   SearchCounter,
   SeriesName,
@@ -83,8 +84,30 @@ export class PgOutcomeRepository implements OutcomeRepository {
   constructor(private readonly sql: SQL) {}
 
   async insert(o: OutcomeRecord): Promise<void> {
-    await this.sql`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at)
-      VALUES (${o.trailSeq}, ${o.agent}, ${o.client}, ${o.outcome}, ${o.counted}, ${o.notes}, ${o.model}, ${o.at})`;
+    await this.sql`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at, content_rules_version)
+      VALUES (${o.trailSeq}, ${o.agent}, ${o.client}, ${o.outcome}, ${o.counted}, ${o.notes}, ${o.model}, ${o.at}, ${o.contentRulesVersion ?? 0})`;
+  }
+
+  async notesCheckedBefore(version: number, afterId: number, limit: number): Promise<StoredNotes[]> {
+    const rows = await this.sql`SELECT id, trail_seq, notes, content_rules_version FROM outcomes
+      WHERE notes IS NOT NULL AND content_rules_version < ${version} AND id > ${afterId} ORDER BY id LIMIT ${limit}`;
+    return rows.map((r: any) => ({
+      id: num(r.id),
+      trailSeq: num(r.trail_seq),
+      notes: r.notes,
+      contentRulesVersion: r.content_rules_version,
+    }));
+  }
+
+  async hasNotesCheckedBefore(version: number): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM outcomes WHERE notes IS NOT NULL AND content_rules_version < ${version} LIMIT 1`;
+    return rows.length > 0;
+  }
+
+  async rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean> {
+    const rows = await this.sql`UPDATE outcomes SET notes = ${r.notes}, content_rules_version = ${r.contentRulesVersion}
+      WHERE id = ${id} AND content_rules_version = ${r.wasVersion} RETURNING id`;
+    return rows.length > 0;
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {

@@ -10,6 +10,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
   private readonly termDown;
   private readonly docsBy;
   private readonly totalDocs;
+  private readonly held;
 
   constructor(private readonly db: Database) {
     this.del = db.query("DELETE FROM lexical WHERE rowid = ?");
@@ -18,6 +19,7 @@ export class SqliteLexicalIndex implements LexicalIndex {
     this.termDown = db.query("UPDATE lexical_terms SET docs = docs - 1 WHERE term = ?");
     this.docsBy = db.query("UPDATE counters SET value = value + ? WHERE name = 'lexical_docs'");
     this.totalDocs = db.query<{ value: number }, []>("SELECT value FROM counters WHERE name = 'lexical_docs'");
+    this.held = db.query<{ id: number }, [number]>("SELECT id FROM lexical_docsize WHERE id = ?");
   }
 
   async add(id: number, doc: LexicalDoc): Promise<void> {
@@ -34,6 +36,32 @@ export class SqliteLexicalIndex implements LexicalIndex {
       for (const term of documentTerms(doc.error, doc.body)) this.termDown.run(term);
       this.docsBy.run(-1);
     })();
+  }
+
+  async addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number> {
+    let added = 0;
+    this.db.transaction(() => {
+      for (const { id, doc } of entries) {
+        if (this.held.get(id)) continue;
+        this.ins.run(id, doc.error, doc.body);
+        for (const term of documentTerms(doc.error, doc.body)) this.termUp.run(term);
+        added++;
+      }
+      this.docsBy.run(added);
+    })();
+    return added;
+  }
+
+  async clear(): Promise<void> {
+    this.db.transaction(() => {
+      this.db.run("INSERT INTO lexical (lexical) VALUES ('delete-all')");
+      this.db.run("DELETE FROM lexical_terms");
+      this.db.run("UPDATE counters SET value = 0 WHERE name = 'lexical_docs'");
+    })();
+  }
+
+  async holdWriters(): Promise<void> {
+    // The store's transactions already run one at a time.
   }
 
   async search(tokens: string[], k: number): Promise<LexicalHit[]> {

@@ -6,6 +6,7 @@ import type {
   JobQueue,
   MergeCreditLedger,
   OutcomeRecord,
+  StoredNotes,
   OutcomeRepository,
   SeriesName,
   SeriesPoint,
@@ -57,8 +58,37 @@ export class SqliteOutcomeRepository implements OutcomeRepository {
 
   async insert(o: OutcomeRecord): Promise<void> {
     this.db
-      .query("INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(o.trailSeq, o.agent, o.client, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at);
+      .query(
+        "INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at, content_rules_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(o.trailSeq, o.agent, o.client, o.outcome, o.counted ? 1 : 0, o.notes, o.model, o.at, o.contentRulesVersion ?? 0);
+  }
+
+  async notesCheckedBefore(version: number, afterId: number, limit: number): Promise<StoredNotes[]> {
+    return this.db
+      .query<{ id: number; trail_seq: number; notes: string; content_rules_version: number }, [number, number, number]>(
+        `SELECT id, trail_seq, notes, content_rules_version FROM outcomes
+         WHERE notes IS NOT NULL AND content_rules_version < ? AND id > ? ORDER BY id LIMIT ?`,
+      )
+      .all(version, afterId, limit)
+      .map((r) => ({ id: r.id, trailSeq: r.trail_seq, notes: r.notes, contentRulesVersion: r.content_rules_version }));
+  }
+
+  async hasNotesCheckedBefore(version: number): Promise<boolean> {
+    // Without ORDER BY id the planner takes the notes' version index, not a walk of every report.
+    return (
+      this.db
+        .query<{ one: number }, [number]>("SELECT 1 AS one FROM outcomes WHERE notes IS NOT NULL AND content_rules_version < ? LIMIT 1")
+        .get(version) !== null
+    );
+  }
+
+  async rescreenNotes(id: number, r: { wasVersion: number; notes: string | null; contentRulesVersion: number }): Promise<boolean> {
+    return (
+      this.db
+        .query("UPDATE outcomes SET notes = ?, content_rules_version = ? WHERE id = ? AND content_rules_version = ?")
+        .run(r.notes, r.contentRulesVersion, id, r.wasVersion).changes > 0
+    );
   }
 
   async latestWithNotes(trailSeqs: number[], perTrail: number): Promise<OutcomeRecord[]> {

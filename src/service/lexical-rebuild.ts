@@ -1,0 +1,108 @@
+// Rebuilding the lexical index when the tokens change (docs/architecture.md, "The lexical index
+// version"). Both stores keep BM25 term statistics counted from each document as it was tokenized
+// when added, and a removal subtracts the document as the current code tokenizes it: an index
+// built by other tokens (another release's, or the stemming experiment's) would subtract terms it
+// never counted and keep those it did. So each database records the tokens its index was built
+// with (core/lexical.ts lexicalIndexVersion, in the key-value table), and at start a colony whose
+// index is on other tokens empties it and indexes every indexed trail again, in batches.
+//
+// Crash safety: the pass writes its progress (the version it builds and the last trail done) in the
+// same transaction as each batch, so a crash loses at most the batch in flight and the next start
+// resumes after the last committed one; the version is recorded as built only with the last batch.
+// Live writes while it runs stay exact: each batch first holds the index's writers back, then reads
+// its trails, so a trail removed or re-screened is either not read or changed after its batch
+// commits; a trail indexed meanwhile is added by enrichment with the current tokens, and the pass
+// leaves a document the index holds already as it is (LexicalIndex.addMissing); a removal of a
+// trail the pass has not reached yet finds no document and subtracts nothing.
+import { lexicalFields } from "../core/enrichment";
+import { lexicalIndexVersion } from "../core/lexical";
+import type { Store } from "../store/ports";
+
+/** Key-value key: the tokens (lexicalIndexVersion) the whole lexical index was built with. */
+export const LEXICAL_VERSION_KEY = "lexical.version";
+/** Key-value key of a rebuild in progress: `{"version": "...", "after": seq}` (the last trail indexed). */
+export const LEXICAL_REBUILD_KEY = "lexical.rebuild";
+
+const BATCH = 500;
+
+interface RebuildMark {
+  version: string;
+  after: number;
+}
+
+const parseMark = (raw: string | null): RebuildMark | null => {
+  if (!raw) return null;
+  try {
+    const m = JSON.parse(raw) as RebuildMark;
+    return typeof m.version === "string" && Number.isSafeInteger(m.after) ? m : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Whether the stored lexical index was built with other tokens than this process makes (or none recorded). */
+export async function lexicalIndexOutdated(store: Store): Promise<boolean> {
+  return (await store.kv.get(LEXICAL_VERSION_KEY)) !== lexicalIndexVersion();
+}
+
+export interface LexicalRebuildDeps {
+  store: Store;
+  /** Called after each batch's commit with the trails it indexed again. */
+  onBatch?: (trails: number) => void | Promise<void>;
+  /** Stops between batches (the colony is stopping): the next start resumes. */
+  stopped?: () => boolean;
+  /** Trails per transaction. */
+  batchSize?: number;
+}
+
+export interface LexicalRebuildResult {
+  /** Trails indexed again by this run. */
+  trails: number;
+  /** The index is on the current tokens now (false: stopped midway; the next start resumes). */
+  current: boolean;
+  /** This run emptied the index (false when it resumed one a crash or stop left). */
+  started: boolean;
+}
+
+/**
+ * Brings the lexical index to the current tokens: empties it and indexes every indexed trail
+ * again, or resumes such a rebuild. Does nothing when the index is current.
+ */
+export async function rebuildLexicalIndex(deps: LexicalRebuildDeps): Promise<LexicalRebuildResult> {
+  const { store } = deps;
+  const version = lexicalIndexVersion();
+  const size = deps.batchSize ?? BATCH;
+  const result: LexicalRebuildResult = { trails: 0, current: false, started: false };
+  while (!deps.stopped?.()) {
+    const step = await store.transaction(async (tx) => {
+      await tx.lexical.holdWriters();
+      // Read again under the writers' hold: another replica may have done this meanwhile.
+      if ((await tx.kv.get(LEXICAL_VERSION_KEY)) === version) return { done: true, n: 0 };
+      let mark = parseMark(await tx.kv.get(LEXICAL_REBUILD_KEY));
+      if (mark?.version !== version) {
+        // No rebuild to these tokens under way (a first one, or one to other tokens a crash left).
+        await tx.lexical.clear();
+        mark = { version, after: 0 };
+        result.started = true;
+      }
+      const batch = await tx.trails.indexedAfter(mark.after, size);
+      if (batch.length === 0) {
+        await tx.kv.set(LEXICAL_VERSION_KEY, version);
+        await tx.kv.delete(LEXICAL_REBUILD_KEY);
+        return { done: true, n: 0 };
+      }
+      await tx.lexical.addMissing(batch.map((r) => ({ id: r.seq, doc: lexicalFields(r.trail) })));
+      await tx.kv.set(LEXICAL_REBUILD_KEY, JSON.stringify({ version, after: batch[batch.length - 1]!.seq }));
+      return { done: false, n: batch.length };
+    });
+    result.trails += step.n;
+    if (step.n > 0) await deps.onBatch?.(step.n);
+    if (step.done) {
+      result.current = true;
+      break;
+    }
+    // Let requests run between batches: this is background work.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return result;
+}
