@@ -254,7 +254,7 @@ export class ColonyService {
     const store = subsystems.store;
     if (!store) return 0;
     let done = 0;
-    const pending = async () => (await store.trails.fingerprintedBefore(NORMALIZER_VERSION, 0, 1)).length > 0;
+    const pending = () => store.trails.anyFingerprintedBefore(NORMALIZER_VERSION);
     await this.leadWhilePending("refingerprint", "re-fingerprinting", pending, async () => {
       let progress: ReturnType<typeof startProgress> | null = null;
       done += await refingerprintStoredTrails({
@@ -290,7 +290,7 @@ export class ColonyService {
     await this.refingerprinting;
     const { store, vectors, embedder } = subsystems;
     if (!store || !vectors || !embedder) return result;
-    const pending = async () => (await store.trails.checkedBefore(CONTENT_RULES_VERSION, 0, 1)).length > 0;
+    const pending = () => store.trails.anyCheckedBefore(CONTENT_RULES_VERSION);
     await this.leadWhilePending("rescreen", "re-screening", pending, async () => {
       let progress: ReturnType<typeof startProgress> | null = null;
       const run = await rescreenStoredTrails({

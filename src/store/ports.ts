@@ -225,6 +225,11 @@ export interface TrailRepository {
   holdIndexed(seqs: number[]): Promise<Set<number>>;
   /** Trails of any status whose fingerprint an older normalizer than `version` computed, seq > `afterSeq`, in seq order. */
   fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /**
+   * Whether any trail's fingerprint is older than `version`: the start-time check, answered from
+   * the version index (fingerprintedBefore's seq order walks every row when none is left).
+   */
+  anyFingerprintedBefore(version: number): Promise<boolean>;
   /** Stores a re-computed fingerprint (and merge key) with the normalizer version that computed it. */
   refingerprint(seq: number, r: Refingerprint): Promise<void>;
   /**
@@ -233,6 +238,8 @@ export interface TrailRepository {
    * the current rules and records their version.
    */
   checkedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]>;
+  /** Whether checkedBefore has anything for `version`, from the version index (the start-time check). */
+  anyCheckedBefore(version: number): Promise<boolean>;
   /** Stores a re-check by newer content rules; false when the trail changed since it was read (or is gone). */
   rescreen(seq: number, r: Rescreen): Promise<boolean>;
   /** Applies a verdict to a trail that is still queued; false when it is not (removed meanwhile). */

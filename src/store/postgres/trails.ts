@@ -141,6 +141,14 @@ export class PgTrailRepository implements TrailRepository {
     return rows.map(toRecord);
   }
 
+  async anyFingerprintedBefore(version: number): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM trails WHERE normalizer_version < ${version} LIMIT 1`).length > 0;
+  }
+
+  async anyCheckedBefore(version: number): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM trails WHERE content_rules_version < ${version} AND status <> 'queued' LIMIT 1`).length > 0;
+  }
+
   async fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
     const rows = await this.sql.unsafe(`SELECT ${COLUMNS} FROM trails WHERE normalizer_version < $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
       version,

@@ -180,6 +180,16 @@ export class SqliteTrailRepository implements TrailRepository {
       .map(toRecord);
   }
 
+  // No ORDER BY: the planner then takes the version index instead of walking every row by seq
+  // (150 ms at 50,000 trails when nothing is left, on every start).
+  async anyFingerprintedBefore(version: number): Promise<boolean> {
+    return this.db.query("SELECT 1 FROM trails WHERE normalizer_version < ? LIMIT 1").get(version) !== null;
+  }
+
+  async anyCheckedBefore(version: number): Promise<boolean> {
+    return this.db.query("SELECT 1 FROM trails WHERE content_rules_version < ? AND status <> 'queued' LIMIT 1").get(version) !== null;
+  }
+
   async fingerprintedBefore(version: number, afterSeq: number, limit: number): Promise<TrailRecord[]> {
     return this.db
       .query<Row, [number, number, number]>("SELECT * FROM trails WHERE normalizer_version < ? AND seq > ? ORDER BY seq LIMIT ?")
