@@ -6,14 +6,7 @@
 // and times the start-time re-screening: clean trails only get the version, the others are
 // re-redacted, re-fingerprinted and re-embedded. SQLite, in-process.
 // Run: node_modules/.bin/bun bench/rescreen.bench.ts [--quick]
-import { randomUUID } from "node:crypto";
-import { embeddingText, lexicalFields } from "../src/core/enrichment";
-import { assessRisk } from "../src/core/risk";
-import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
-import { mergeKey } from "../src/core/merge-key";
-import type { Trail } from "../src/core/trail";
-import { contentHash } from "../src/service/trails";
-import type { RunningColony } from "../src/serve";
+import { storeAsOlderRelease } from "../test/support/older-release";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, Figures, log, QUICK, REPO_DIR } from "./lib/report";
@@ -25,32 +18,6 @@ const TOKEN = `ghp_${"R8xk2Lq9ZpW4vN7mT3bY6cJ1hF5dS0aGeU2i"}`;
 const figures = new Figures("rescreen");
 const pool = distractorTrails(REPO_DIR, N + SECRETS, 17);
 
-/** Stores a trail as an older release's enrichment left it, its content as given. */
-async function storeAsOlderRelease(c: RunningColony, trail: Trail): Promise<void> {
-  const { store, embedder } = c.subsystems;
-  const [vector] = await embedder!.embed([embeddingText(trail)]);
-  const at = Date.now();
-  await store!.transaction(async (tx) => {
-    const r = await tx.trails.insertQueued({
-      id: randomUUID(),
-      fingerprint: fingerprint(trail.problem.error),
-      normalizerVersion: NORMALIZER_VERSION,
-      contentRulesVersion: 0,
-      errorType: trail.problem.error_type ?? null,
-      trail,
-      contentHash: contentHash(trail),
-      author: "older-release-agent",
-      client: null,
-      createdAt: at,
-    });
-    const verdict = { category: "dependency", quality: 0.8, risk: assessRisk(trail), strength: 0.5, mergeKey: mergeKey(trail), at };
-    await tx.trails.applyVerdict(r.seq, { status: "indexed", trail, ...verdict, contentRulesVersion: 0 });
-    await tx.jobs.remove(r.seq);
-    await tx.vectors!.upsert(r.seq, vector!);
-    await tx.lexical.add(r.seq, lexicalFields(trail));
-  });
-}
-
 const dir = benchDir("colony-bench-rescreen-");
 try {
   const seeding = await inProcessColony(dir);
@@ -59,7 +26,7 @@ try {
     const withSecret = structuredClone(t);
     withSecret.problem.description = `${withSecret.problem.description ?? ""} The CI token ${TOKEN} was in the remote URL.`;
     withSecret.solution.commands = [`git remote set-url origin https://x-access-token:${TOKEN}@github.com/acme/repo-${i}.git`];
-    await storeAsOlderRelease(seeding, withSecret);
+    await storeAsOlderRelease(seeding.subsystems, withSecret);
   }
   seeding.subsystems.db!.exec("UPDATE trails SET content_rules_version = 0");
   const counts = await seeding.subsystems.store!.trails.countByStatus();

@@ -7,12 +7,9 @@
 // SQLite, and on PostgreSQL (one or two replicas) with COLONY_TEST_BACKEND=postgres|replicas.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
-import { embeddingText, lexicalFields } from "../src/core/enrichment";
-import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
-import { mergeKey } from "../src/core/merge-key";
+import { fingerprint } from "../src/core/fingerprint";
 import { rejectionReasons } from "../src/core/rejection";
 import { assessRisk } from "../src/core/risk";
 import type { Trail } from "../src/core/trail";
@@ -22,6 +19,7 @@ import { DATABASE_FILE } from "../src/store/sqlite/database";
 import type { TrailRecord } from "../src/store/ports";
 import { startQuietColony, startTestColony, TEST_BACKEND, tempDir, testPostgres, type TestColony } from "./support/colony";
 import { postgresUnavailable } from "./support/postgres";
+import { type OlderRow, storeAsOlderRelease as writeOlderRow } from "./support/older-release";
 import { rollBackSchema } from "./support/sqlite-schema";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -58,51 +56,14 @@ function trailWithStaleRisk(): Trail {
   return t;
 }
 
-/**
- * Stores a trail as an older release left it: indexed with its content as given (its redaction and
- * screening missed what the current ones catch), its lexical document and vector built from that
- * content, risk as given, content rules version 0.
- */
+/** An older release's row (test/support/older-release.ts), once this start's own pass is over: one still reading would re-check the row as soon as it is written. */
 async function storeAsOlderRelease(
   c: Pick<TestColony, "subsystems" | "service"> & { replicas?: TestColony["replicas"] },
   trail: Trail,
-  risk = assessRisk(trail),
+  row: OlderRow = {},
 ): Promise<TrailRecord> {
-  // This start's own pass first: one still reading would re-check the row as soon as it is written.
   await Promise.all((c.replicas ?? [c]).map((r) => r.service.rescreening));
-  const { store, embedder } = c.subsystems;
-  const [vector] = await embedder!.embed([embeddingText(trail)]);
-  const at = Date.now();
-  return store!.transaction(async (tx) => {
-    const r = await tx.trails.insertQueued({
-      id: randomUUID(),
-      fingerprint: fingerprint(trail.problem.error),
-      normalizerVersion: NORMALIZER_VERSION,
-      contentRulesVersion: 0,
-      errorType: trail.problem.error_type ?? null,
-      trail,
-      contentHash: contentHash(trail),
-      author: "older-release-agent",
-      client: null,
-      createdAt: at,
-    });
-    const mk = mergeKey(trail);
-    await tx.trails.applyVerdict(r.seq, {
-      status: "indexed",
-      trail,
-      category: "dependency",
-      quality: 0.8,
-      risk,
-      strength: 0.5,
-      mergeKey: mk,
-      at,
-      contentRulesVersion: 0,
-    });
-    await tx.jobs.remove(r.seq);
-    await tx.vectors!.upsert(r.seq, vector!);
-    await tx.lexical.add(r.seq, lexicalFields(trail));
-    return (await tx.trails.bySeq(r.seq))!;
-  });
+  return writeOlderRow(c.subsystems, trail, row);
 }
 
 /** A trail whose description holds a private key's header: rejected as sensitive_content. */
@@ -136,7 +97,7 @@ test("an upgraded colony redacts a secret its older release stored, rejects a tr
   try {
     secret = await storeAsOlderRelease(first, trailWithSecret());
     injected = await storeAsOlderRelease(first, trailWithInjection());
-    stale = await storeAsOlderRelease(first, trailWithStaleRisk(), { level: "low", flags: [] });
+    stale = await storeAsOlderRelease(first, trailWithStaleRisk(), { risk: { level: "low", flags: [] } });
     // A clean trail published through the API, then set back to an older release's version.
     cleanId = ((await (await first.fetch("/v1/trails", json(sampleTrail()))).json()) as any).trail_id;
     await first.service.worker!.drain();
@@ -454,33 +415,9 @@ test("a trail an older release rejected as sensitive_content, keeping what was r
   const first = await startTestColony({ COLONY_DATA_DIR: dataDir });
   let id: string;
   try {
-    await rescreened(first); // this start's own pass is over: it would re-check the row below
     // Rejected by the release before version 2: redacted, but the flagged field kept as it was.
-    const { store } = first.subsystems;
-    const at = Date.now();
-    id = await store!.transaction(async (tx) => {
-      const r = await tx.trails.insertQueued({
-        id: randomUUID(),
-        fingerprint: fingerprint(trail.problem.error),
-        normalizerVersion: NORMALIZER_VERSION,
-        contentRulesVersion: CONTENT_RULES_VERSION - 1,
-        errorType: trail.problem.error_type ?? null,
-        trail,
-        contentHash: contentHash(trail),
-        author: "older-release-agent",
-        client: null,
-        createdAt: at,
-      });
-      await tx.trails.applyVerdict(r.seq, {
-        status: "rejected",
-        trail,
-        reasons: ["sensitive_content"],
-        at,
-        contentRulesVersion: CONTENT_RULES_VERSION - 1,
-      });
-      await tx.jobs.remove(r.seq);
-      return r.id;
-    });
+    const row: OlderRow = { status: "rejected", reasons: ["sensitive_content"], contentRulesVersion: CONTENT_RULES_VERSION - 1 };
+    id = (await storeAsOlderRelease(first, trail, row)).id;
     expect((await get(first, `/v1/trails/${id}`)).text).toContain("PuTTY-User-Key-File");
   } finally {
     await first.stop();
