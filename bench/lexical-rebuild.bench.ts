@@ -5,15 +5,11 @@
 // indexing them again in batches of 500, on a SQLite file and on PostgreSQL (a local server, started
 // by test/support/postgres.ts). Also times the check a start makes when the index is current.
 // Run: node_modules/.bin/bun bench/lexical-rebuild.bench.ts [--quick]
-import { randomUUID } from "node:crypto";
+import { indexStored } from "../test/support/trail-rows";
 import { cpus, loadavg } from "node:os";
 import { getLoadablePath } from "sqlite-vec";
-import { lexicalFields } from "../src/core/enrichment";
-import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
-import { mergeKey } from "../src/core/merge-key";
 import type { Trail } from "../src/core/trail";
 import { LEXICAL_VERSION_KEY, lexicalIndexOutdated, rebuildLexicalIndex } from "../src/service/lexical-rebuild";
-import { contentHash } from "../src/service/trails";
 import type { Store } from "../src/store/ports";
 import { openPostgresStore } from "../src/store/postgres/store";
 import { openDatabase } from "../src/store/sqlite/database";
@@ -29,27 +25,10 @@ const pool = distractorTrails(REPO_DIR, N, 23);
 log(`${pool.length} trails; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()[0]!.toFixed(2)}`);
 
 async function seed(store: Store, trails: Trail[]): Promise<void> {
-  const at = Date.now();
+  const as = { author: "bench-agent", createdAt: Date.now(), risk: { level: "low" as const, flags: [] }, contentRulesVersion: 1 };
   for (let i = 0; i < trails.length; i += 250) {
     await store.transaction(async (tx) => {
-      for (const trail of trails.slice(i, i + 250)) {
-        const r = await tx.trails.insertQueued({
-          id: randomUUID(),
-          fingerprint: fingerprint(trail.problem.error),
-          normalizerVersion: NORMALIZER_VERSION,
-          contentRulesVersion: 1,
-          errorType: trail.problem.error_type ?? null,
-          trail,
-          contentHash: contentHash(trail),
-          author: "bench-agent",
-          client: null,
-          createdAt: at,
-        });
-        const verdict = { category: "dependency", quality: 0.8, risk: { level: "low" as const, flags: [] }, strength: 0.5, at };
-        await tx.trails.applyVerdict(r.seq, { status: "indexed", trail, ...verdict, mergeKey: mergeKey(trail), contentRulesVersion: 1 });
-        await tx.jobs.remove(r.seq);
-        await tx.lexical.add(r.seq, lexicalFields(trail));
-      }
+      for (const trail of trails.slice(i, i + 250)) await indexStored(tx, trail, as);
     });
   }
 }

@@ -4,10 +4,10 @@
 // (content rules version 0) on one trail, then rescreenOutcomeNotes is timed, on a SQLite file and
 // on PostgreSQL (a local server started by test/support/postgres.ts).
 // Run: node_modules/.bin/bun bench/rescreen-notes.bench.ts [--quick]
+import { trailRow } from "../test/support/trail-rows";
 import { cpus, loadavg } from "node:os";
 import { getLoadablePath } from "sqlite-vec";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
-import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
 import type { Logger } from "../src/log";
 import { rescreenOutcomeNotes } from "../src/service/rescreen";
 import type { Store } from "../src/store/ports";
@@ -35,18 +35,9 @@ const noteOf = (i: number) =>
 
 async function measure(name: string, store: Store) {
   const trail = sampleTrail();
-  const t = await store.trails.insertQueued({
-    id: "00000000-0000-4000-8000-000000000001",
-    fingerprint: fingerprint(trail.problem.error),
-    normalizerVersion: NORMALIZER_VERSION,
-    contentRulesVersion: CONTENT_RULES_VERSION,
-    errorType: null,
-    trail,
-    contentHash: "h",
-    author: "a",
-    client: null,
-    createdAt: 1,
-  });
+  const t = await store.trails.insertQueued(
+    trailRow(trail, { id: "00000000-0000-4000-8000-000000000001", errorType: null, contentHash: "h", author: "a", createdAt: 1 }),
+  );
   for (let i = 0; i < N; i += 500) {
     await store.transaction(async (tx) => {
       for (let j = i; j < Math.min(N, i + 500); j++) {

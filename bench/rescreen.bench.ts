@@ -6,7 +6,7 @@
 // and times the start-time re-screening: clean trails only get the version, the others are
 // re-redacted, re-fingerprinted and re-embedded. SQLite, in-process.
 // Run: node_modules/.bin/bun bench/rescreen.bench.ts [--quick]
-import { storeAsOlderRelease } from "../test/support/older-release";
+import { storeAsOlderRelease } from "../test/support/trail-rows";
 import { benchDir, inProcessColony, removeDir, seedTrails } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, Figures, log, QUICK, REPO_DIR } from "./lib/report";

@@ -19,7 +19,7 @@ import { DATABASE_FILE } from "../src/store/sqlite/database";
 import type { TrailRecord } from "../src/store/ports";
 import { startQuietColony, startTestColony, TEST_BACKEND, tempDir, testPostgres, type TestColony } from "./support/colony";
 import { postgresUnavailable } from "./support/postgres";
-import { type OlderRow, storeAsOlderRelease as writeOlderRow } from "./support/older-release";
+import { type OlderRow, storeAsOlderRelease as writeOlderRow } from "./support/trail-rows";
 import { rollBackSchema } from "./support/sqlite-schema";
 import { agent, json, sampleTrail } from "./support/trails";
 

@@ -4,25 +4,22 @@
 // with the current tokens has them; a rebuild that dies midway resumes. On real SQLite files and
 // on PostgreSQL (test/support/postgres.ts). The trails are the dev set's tune cases.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { trailFromCase } from "../../test/support/case-trail";
+import { indexStored } from "../../test/support/trail-rows";
 import { loadDevset } from "../../test/support/devset";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "../../test/support/postgres";
 import { lexicalFields } from "../core/enrichment";
-import { fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
 import { lexicalIndexVersion, lexicalTokens, setLexicalStems } from "../core/lexical";
-import { mergeKey } from "../core/merge-key";
 import type { Trail } from "../core/trail";
 import type { Store } from "../store/ports";
 import { openPostgresStore } from "../store/postgres/store";
 import { openDatabase } from "../store/sqlite/database";
 import { createSqliteStore } from "../store/sqlite/store";
 import { LEXICAL_REBUILD_KEY, LEXICAL_VERSION_KEY, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
-import { contentHash } from "./trails";
 
 const trails: Trail[] = loadDevset()
   .cases.filter((c) => c.split === "tune")
@@ -87,35 +84,8 @@ async function openPostgres(url: string): Promise<Opened> {
 
 /** Stores trails as enrichment indexes them: indexed, with the lexical document of the tokens in force. */
 async function storeIndexed(store: Store, list: Trail[]): Promise<void> {
-  for (const trail of list) {
-    await store.transaction(async (tx) => {
-      const r = await tx.trails.insertQueued({
-        id: randomUUID(),
-        fingerprint: fingerprint(trail.problem.error),
-        normalizerVersion: NORMALIZER_VERSION,
-        contentRulesVersion: 1,
-        errorType: trail.problem.error_type ?? null,
-        trail,
-        contentHash: contentHash(trail),
-        author: "test-agent",
-        client: null,
-        createdAt: 1_700_000_000_000,
-      });
-      await tx.trails.applyVerdict(r.seq, {
-        status: "indexed",
-        trail,
-        category: "dependency",
-        quality: 0.8,
-        risk: { level: "low", flags: [] },
-        strength: 0.5,
-        mergeKey: mergeKey(trail),
-        at: 1_700_000_000_000,
-        contentRulesVersion: 1,
-      });
-      await tx.jobs.remove(r.seq);
-      await tx.lexical.add(r.seq, lexicalFields(trail));
-    });
-  }
+  for (const trail of list)
+    await store.transaction((tx) => indexStored(tx, trail, { risk: { level: "low", flags: [] }, contentRulesVersion: 1 }));
 }
 
 /** Removes trails as TrailService.remove does: the row, and its lexical document as tokenized now. */

@@ -2,6 +2,7 @@
 // a real SQLite file and on PostgreSQL: notes an older release's rules let through are re-redacted,
 // a note the current screening flags as prompt injection loses its text (the report stays), a clean
 // note only gets the version; the pass resumes after a stop, and never reads a note again.
+import { trailRow } from "../../test/support/trail-rows";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,6 @@ import { getLoadablePath } from "sqlite-vec";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "../../test/support/postgres";
 import { sampleTrail } from "../../test/support/trails";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
-import { fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
 import { screenNotes } from "../core/outcome-notes";
 import type { Logger } from "../log";
 import type { OutcomeRecord, Store } from "../store/ports";
@@ -42,18 +42,15 @@ test("screenNotes: redaction and screening of a note, as a report's notes go thr
 
 async function seed(store: Store): Promise<number> {
   const trail = sampleTrail();
-  const r = await store.trails.insertQueued({
-    id: "00000000-0000-4000-8000-000000000001",
-    fingerprint: fingerprint(trail.problem.error),
-    normalizerVersion: NORMALIZER_VERSION,
-    contentRulesVersion: CONTENT_RULES_VERSION,
-    errorType: null,
-    trail,
-    contentHash: "h",
-    author: "author-agent",
-    client: null,
-    createdAt: 1,
-  });
+  const r = await store.trails.insertQueued(
+    trailRow(trail, {
+      id: "00000000-0000-4000-8000-000000000001",
+      errorType: null,
+      contentHash: "h",
+      author: "author-agent",
+      createdAt: 1,
+    }),
+  );
   const report = (notes: string | null, at: number, contentRulesVersion?: number): OutcomeRecord => ({
     trailSeq: r.seq,
     agent: `agent-${at}`,
