@@ -173,6 +173,34 @@ export class ColonyService {
     }
   }
 
+  /**
+   * A start-time pass over stored rows (re-fingerprinting, re-screening): run by the leader while
+   * any row is pending (leadWhilePending), with a progress line from its first batch; its counts
+   * summed over the runs this process led.
+   */
+  private async storedPass<R extends { [K in keyof R]: number }>(pass: {
+    name: string;
+    what: string;
+    label: string;
+    unit: string;
+    empty: R;
+    pending: () => Promise<boolean>;
+    run: (tick: (n: number) => void, stopped: () => boolean) => Promise<R>;
+  }): Promise<R> {
+    const total: Record<string, number> = { ...pass.empty };
+    await this.leadWhilePending(pass.name, pass.what, pass.pending, async () => {
+      let progress: ReturnType<typeof startProgress> | null = null;
+      const tick = (n: number) => {
+        progress ??= startProgress({ label: pass.label, unit: pass.unit, logger: this.deps.logger });
+        progress.tick(n);
+      };
+      const run = await pass.run(tick, () => this.stopping);
+      for (const [k, v] of Object.entries(run) as [string, number][]) total[k] = (total[k] ?? 0) + v;
+      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    });
+    return total as R;
+  }
+
   /** Re-embeds after a model change (by the leader; see leadWhilePending). */
   private reindexWhileNeeded(worker: EnrichmentWorker): Promise<void> {
     const vectors = this.deps.subsystems.vectors!;
@@ -250,24 +278,27 @@ export class ColonyService {
    * and new fingerprints of each batch are announced to the lookup caches.
    */
   private async refingerprint(): Promise<number> {
-    const { logger, subsystems, seams } = this.deps;
+    const { subsystems, seams } = this.deps;
     const store = subsystems.store;
     if (!store) return 0;
-    let done = 0;
-    const pending = () => store.trails.anyFingerprintedBefore(NORMALIZER_VERSION);
-    await this.leadWhilePending("refingerprint", "re-fingerprinting", pending, async () => {
-      let progress: ReturnType<typeof startProgress> | null = null;
-      done += await refingerprintStoredTrails({
-        store,
-        now: this.now,
-        onBatch: async (n, fingerprints) => {
-          progress ??= startProgress({ label: "re-fingerprinting stored trails for the current normalizer", unit: "trails", logger });
-          progress.tick(n);
-          if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
-        },
-        stopped: () => this.stopping,
-      });
-      (progress as ReturnType<typeof startProgress> | null)?.finish({ trails: done });
+    const { trails: done } = await this.storedPass({
+      name: "refingerprint",
+      what: "re-fingerprinting",
+      label: "re-fingerprinting stored trails for the current normalizer",
+      unit: "trails",
+      empty: { trails: 0 },
+      pending: () => store.trails.anyFingerprintedBefore(NORMALIZER_VERSION),
+      run: async (tick, stopped) => ({
+        trails: await refingerprintStoredTrails({
+          store,
+          now: this.now,
+          onBatch: async (n, fingerprints) => {
+            tick(n);
+            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+          },
+          stopped,
+        }),
+      }),
     });
     // Searches stop computing the fingerprints of versions no stored trail carries any more.
     if (!this.stopping) await this.trails.checkOlderVersions().catch(() => {});
@@ -286,32 +317,29 @@ export class ColonyService {
    */
   private async rescreen(): Promise<RescreenResult> {
     const { logger, subsystems, seams } = this.deps;
-    const result: RescreenResult = { checked: 0, redacted: 0, rejected: 0 };
+    const empty: RescreenResult = { checked: 0, redacted: 0, rejected: 0 };
     await this.refingerprinting;
     const { store, vectors, embedder } = subsystems;
-    if (!store || !vectors || !embedder) return result;
-    const pending = () => store.trails.anyCheckedBefore(CONTENT_RULES_VERSION);
-    await this.leadWhilePending("rescreen", "re-screening", pending, async () => {
-      let progress: ReturnType<typeof startProgress> | null = null;
-      const run = await rescreenStoredTrails({
-        store,
-        embed: (texts) => embedder.embed(texts),
-        now: this.now,
-        logger,
-        fingerprintChanges: seams.fingerprints,
-        vectorChanges: seams.vectors,
-        onBatch: (n) => {
-          progress ??= startProgress({ label: "re-screening stored trails with the current content rules", unit: "trails", logger });
-          progress.tick(n);
-        },
-        stopped: () => this.stopping,
-      });
-      result.checked += run.checked;
-      result.redacted += run.redacted;
-      result.rejected += run.rejected;
-      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    if (!store || !vectors || !embedder) return empty;
+    return this.storedPass({
+      name: "rescreen",
+      what: "re-screening",
+      label: "re-screening stored trails with the current content rules",
+      unit: "trails",
+      empty,
+      pending: () => store.trails.anyCheckedBefore(CONTENT_RULES_VERSION),
+      run: (tick, stopped) =>
+        rescreenStoredTrails({
+          store,
+          embed: (texts) => embedder.embed(texts),
+          now: this.now,
+          logger,
+          fingerprintChanges: seams.fingerprints,
+          vectorChanges: seams.vectors,
+          onBatch: tick,
+          stopped,
+        }),
     });
-    return result;
   }
 
   /** Resolves when the start-time re-screening of outcome notes has finished (tests, tools). */
@@ -324,28 +352,19 @@ export class ColonyService {
    */
   private async rescreenNotes(): Promise<NotesRescreenResult> {
     const { logger, subsystems } = this.deps;
-    const result: NotesRescreenResult = { checked: 0, redacted: 0, dropped: 0 };
+    const empty: NotesRescreenResult = { checked: 0, redacted: 0, dropped: 0 };
     await this.rescreening;
     const store = subsystems.store;
-    if (!store) return result;
-    const pending = () => store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION);
-    await this.leadWhilePending("rescreen-notes", "re-screening outcome notes", pending, async () => {
-      let progress: ReturnType<typeof startProgress> | null = null;
-      const run = await rescreenOutcomeNotes({
-        store,
-        logger,
-        onBatch: (n) => {
-          progress ??= startProgress({ label: "re-screening outcome notes with the current content rules", unit: "notes", logger });
-          progress.tick(n);
-        },
-        stopped: () => this.stopping,
-      });
-      result.checked += run.checked;
-      result.redacted += run.redacted;
-      result.dropped += run.dropped;
-      (progress as ReturnType<typeof startProgress> | null)?.finish({ ...run });
+    if (!store) return empty;
+    return this.storedPass({
+      name: "rescreen-notes",
+      what: "re-screening outcome notes",
+      label: "re-screening outcome notes with the current content rules",
+      unit: "notes",
+      empty,
+      pending: () => store.outcomes.hasNotesCheckedBefore(CONTENT_RULES_VERSION),
+      run: (tick, stopped) => rescreenOutcomeNotes({ store, logger, onBatch: tick, stopped }),
     });
-    return result;
   }
 
   /**
