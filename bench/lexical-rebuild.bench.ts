@@ -5,17 +5,12 @@
 // indexing them again in batches of 500, on a SQLite file and on PostgreSQL (a local server, started
 // by test/support/postgres.ts). Also times the check a start makes when the index is current.
 // Run: node_modules/.bin/bun bench/lexical-rebuild.bench.ts [--quick]
+import { onBothStores } from "./lib/backend";
 import { indexStored } from "../test/support/trail-rows";
 import { cpus, loadavg } from "node:os";
-import { getLoadablePath } from "sqlite-vec";
 import type { Trail } from "../src/core/trail";
 import { LEXICAL_VERSION_KEY, lexicalIndexOutdated, rebuildLexicalIndex } from "../src/service/lexical-rebuild";
 import type { Store } from "../src/store/ports";
-import { openPostgresStore } from "../src/store/postgres/store";
-import { openDatabase } from "../src/store/sqlite/database";
-import { createSqliteStore } from "../src/store/sqlite/store";
-import { startPostgres } from "../test/support/postgres";
-import { benchDir, removeDir } from "./lib/colony";
 import { distractorTrails } from "./lib/corpus";
 import { f1, Figures, log, QUICK, REPO_DIR } from "./lib/report";
 
@@ -53,18 +48,6 @@ async function measure(name: string, store: Store) {
   figures.set(name, { trails: result.trails, wall_s: wallS, cpu_s: cpuS, trails_per_s: result.trails / wallS, check_ms: checkMs });
 }
 
-const dir = benchDir("colony-bench-lexical-rebuild-");
-const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
-const server = await startPostgres();
-const postgres = await openPostgresStore({ url: await server.createDatabase(), poolSize: 4 });
-try {
-  await measure("sqlite", createSqliteStore(db));
-  await measure("postgres", postgres);
-  figures.set("load_1m", loadavg()[0]);
-  figures.write();
-} finally {
-  await postgres.close();
-  db.close();
-  await server.stop();
-  removeDir(dir);
-}
+await onBothStores("colony-bench-lexical-rebuild-", measure);
+figures.set("load_1m", loadavg()[0]);
+figures.write();

@@ -4,19 +4,14 @@
 // (content rules version 0) on one trail, then rescreenOutcomeNotes is timed, on a SQLite file and
 // on PostgreSQL (a local server started by test/support/postgres.ts).
 // Run: node_modules/.bin/bun bench/rescreen-notes.bench.ts [--quick]
+import { onBothStores } from "./lib/backend";
 import { trailRow } from "../test/support/trail-rows";
 import { cpus, loadavg } from "node:os";
-import { getLoadablePath } from "sqlite-vec";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import type { Logger } from "../src/log";
 import { rescreenOutcomeNotes } from "../src/service/rescreen";
 import type { Store } from "../src/store/ports";
-import { openPostgresStore } from "../src/store/postgres/store";
-import { openDatabase } from "../src/store/sqlite/database";
-import { createSqliteStore } from "../src/store/sqlite/store";
-import { startPostgres } from "../test/support/postgres";
 import { sampleTrail } from "../test/support/trails";
-import { benchDir, removeDir } from "./lib/colony";
 import { f1, Figures, log, QUICK } from "./lib/report";
 
 const N = QUICK ? 2000 : 20_000;
@@ -71,18 +66,6 @@ async function measure(name: string, store: Store) {
   figures.set(name, { ...result, wall_s: wallS, cpu_s: cpuS, notes_per_s: result.checked / wallS, check_ms: checkMs });
 }
 
-const dir = benchDir("colony-bench-rescreen-notes-");
-const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
-const server = await startPostgres();
-const postgres = await openPostgresStore({ url: await server.createDatabase(), poolSize: 4 });
-try {
-  await measure("sqlite", createSqliteStore(db));
-  await measure("postgres", postgres);
-  figures.set("load_1m", loadavg()[0]);
-  figures.write();
-} finally {
-  await postgres.close();
-  db.close();
-  await server.stop();
-  removeDir(dir);
-}
+await onBothStores("colony-bench-rescreen-notes-", measure);
+figures.set("load_1m", loadavg()[0]);
+figures.write();

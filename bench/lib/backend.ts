@@ -1,7 +1,13 @@
 // The store a benchmark's colony runs on: `--backend sqlite|postgres|both` (or COLONY_BENCH_BACKEND),
 // SQLite by default. PostgreSQL is a throwaway server started here (test/support/postgres.ts), a
 // fresh database per colony.
+import { getLoadablePath } from "sqlite-vec";
+import type { Store } from "../../src/store/ports";
+import { openPostgresStore } from "../../src/store/postgres/store";
+import { openDatabase } from "../../src/store/sqlite/database";
+import { createSqliteStore } from "../../src/store/sqlite/store";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "../../test/support/postgres";
+import { benchDir, removeDir } from "./colony";
 import { args, flag } from "./report";
 
 export const BACKENDS = ["sqlite", "postgres"] as const;
@@ -32,4 +38,24 @@ export async function backendEnv(backend: Backend): Promise<Record<string, strin
 export async function stopBackends(): Promise<void> {
   if (server) await (await server).stop();
   server = null;
+}
+
+/**
+ * Runs `measure` on a store over a SQLite file and on one over a fresh PostgreSQL database (a
+ * throwaway server), one after the other, then closes both and removes the SQLite directory.
+ */
+export async function onBothStores(dirPrefix: string, measure: (name: Backend, store: Store) => Promise<void>): Promise<void> {
+  const dir = benchDir(dirPrefix);
+  const db = openDatabase({ dataDir: dir, sqliteVecPath: getLoadablePath() });
+  const pg = await startPostgres();
+  const postgres = await openPostgresStore({ url: await pg.createDatabase(), poolSize: 4 });
+  try {
+    await measure("sqlite", createSqliteStore(db));
+    await measure("postgres", postgres);
+  } finally {
+    await postgres.close();
+    db.close();
+    await pg.stop();
+    removeDir(dir);
+  }
 }
