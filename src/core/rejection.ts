@@ -6,6 +6,7 @@
 import type { Trail } from "./trail.ts";
 import { detectInjection } from "./injection.ts";
 import { LOW_QUALITY_THRESHOLD } from "./quality.ts";
+import { type ReadRun, readingRuns, readingText } from "./reading-order.ts";
 
 export type RejectionReason = "sensitive_content" | "prompt_injection" | "low_quality";
 export const REJECTION_REASONS: readonly RejectionReason[] = ["sensitive_content", "prompt_injection", "low_quality"];
@@ -121,17 +122,74 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
   return out;
 }
 
-/** Every string of the trail that addresses the reading agent. */
+/**
+ * Every string of the trail that addresses the reading agent, and every instruction split across
+ * adjacent fields that a reader meets as one text (reading-order.ts: the trail's JSON as served,
+ * the schema's order, colony_search's view).
+ */
 export function injectionFindings(trail: Trail): RejectionDetail[] {
   const out: RejectionDetail[] = [];
   const all = [...strings(trail, "")];
-  // One pass over all fields (blank lines keep them apart) finds the usual clean trail fast;
-  // only then is each field checked, to name where the injection sits.
-  if (detectInjection(all.map((s) => s.text).join("\n\n")).length === 0) return out;
+  const runs = readingRuns(trail);
+  // One pass over all fields (blank lines keep them apart) and one over the runs a reader reads
+  // find the usual clean trail fast; only then is each field checked, to name where the injection
+  // sits, and then each run, for one no field holds alone.
+  const apart = detectInjection(all.map((s) => s.text).join("\n\n")).length > 0;
+  const together = detectInjection(runs.map((r) => readingText(r.fields)).join("\n\n")).length > 0;
+  if (!apart && !together) return out;
   for (const { path, text } of all) {
     for (const f of detectInjection(text)) out.push({ reason: "prompt_injection", path, detail: `${f.kind}: ${f.detail}` });
   }
+  if (out.length > 0 || !together) return out;
+  for (const run of runs) {
+    const found = splitInjection(run);
+    if (found.length > 0) return found;
+  }
   return out;
+}
+
+/** A run longer than this is not searched for the fields that hold its injection (the cost of naming them). */
+const MAX_LOCATED_CHARS = 65536;
+
+/**
+ * Where an injection no single field holds sits in a run of adjacent fields: the shortest stretch
+ * found by two binary searches (the first end that holds it, then the last start), named by its
+ * first field (the detail lists them all); the whole trail ("/") when the run is too long to search
+ * or the search does not settle; none when the run does not hold it.
+ */
+function splitInjection(run: ReadRun): RejectionDetail[] {
+  const { fields } = run;
+  const whole = detectInjection(readingText(fields));
+  if (whole.length === 0) return [];
+  const fires = (from: number, to: number) => detectInjection(readingText(fields.slice(from, to))).length > 0;
+  if (readingText(fields).length <= MAX_LOCATED_CHARS) {
+    let lo = 1;
+    let hi = fields.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (fires(0, mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    const to = lo;
+    lo = 0;
+    hi = to - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (fires(mid, to)) lo = mid;
+      else hi = mid - 1;
+    }
+    const stretch = fields.slice(lo, to);
+    const found = detectInjection(readingText(stretch));
+    if (found.length > 0) {
+      const across = `split across ${stretch.map((f) => f.path).join(", ")}, read ${run.reading}`;
+      return found.map((f) => ({ reason: "prompt_injection", path: stretch[0]!.path, detail: `${f.kind}: ${f.detail} (${across})` }));
+    }
+  }
+  return whole.map((f) => ({
+    reason: "prompt_injection",
+    path: "/",
+    detail: `${f.kind}: ${f.detail} (split across the trail's fields, read ${run.reading})`,
+  }));
 }
 
 /** Reasons with the fields and details behind them, for logs and operators. */
