@@ -104,6 +104,8 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
     for (const k of LEFTOVER_KEY) if (k.re.test(t)) add(path, k.detail);
     if (base64PrivateKey(t)) add(path, "a base64-encoded private key (e.g. kubeconfig client-key-data)");
     for (const c of CREDENTIAL_FILES) if (c.re.test(t)) add(path, c.detail);
+    if (t.includes(CUT_PLACEHOLDER))
+      add(path, "content redaction could not make safe was cut from this field when the trail was submitted");
   }
   const patches = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
   patches.forEach((p, i) => {
@@ -208,7 +210,12 @@ export function explainRejection(trail: Trail, quality: number): RejectionDetail
  * secrets, already placeholders) changes nothing. Returns a fresh value.
  */
 export function withoutSensitiveFields(trail: Trail, details: readonly RejectionDetail[]): Trail {
+  return replaceFields(trail, details, SENSITIVE_PLACEHOLDER).trail;
+}
+
+function replaceFields(trail: Trail, details: readonly RejectionDetail[], placeholder: string): { trail: Trail; replaced: number } {
   const out = structuredClone(trail) as unknown as Record<string, unknown>;
+  let replaced = 0;
   for (const d of details) {
     if (d.reason !== "sensitive_content" || d.path === "/") continue;
     const keys = d.path
@@ -220,14 +227,38 @@ export function withoutSensitiveFields(trail: Trail, details: readonly Rejection
     for (const k of keys) parent = parent !== null && typeof parent === "object" && Object.hasOwn(parent, k) ? parent[k] : undefined;
     if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, last)) continue;
     const target = parent[last];
-    if (typeof target === "string") parent[last] = SENSITIVE_PLACEHOLDER;
-    else if (target !== null && typeof target === "object" && typeof target.diff === "string") target.diff = SENSITIVE_PLACEHOLDER;
+    if (typeof target === "string") {
+      if (target !== placeholder) replaced++;
+      parent[last] = placeholder;
+    } else if (target !== null && typeof target === "object" && typeof target.diff === "string") {
+      if (target.diff !== placeholder) replaced++;
+      target.diff = placeholder;
+    }
   }
-  return out as unknown as Trail;
+  return { trail: out as unknown as Trail, replaced };
 }
 
 /** What a field refused as sensitive_content holds once the trail is rejected. */
 export const SENSITIVE_PLACEHOLDER = "<redacted:secret>";
+
+/**
+ * What a field sensitive_content flags holds from the first pass on (prepare.ts), before the trail
+ * is stored, shown in a draft or sent by the MCP tool: enrichment refuses a trail that holds it, as
+ * it would have refused the field.
+ */
+export const CUT_PLACEHOLDER = "<redacted:sensitive_content>";
+
+/**
+ * The first pass's cut: every field sensitive_content flags replaced by CUT_PLACEHOLDER (a patch:
+ * its diff), and how many fields that changed. What redaction cannot make safe is then neither
+ * stored nor shown while the trail waits for enrichment, which still refuses the trail.
+ */
+export function cutSensitiveContent(trail: Trail): { trail: Trail; cut: number } {
+  const findings = sensitiveFindings(trail);
+  if (!findings.some((d) => d.path !== "/")) return { trail, cut: 0 };
+  const { trail: out, replaced } = replaceFields(trail, findings, CUT_PLACEHOLDER);
+  return { trail: out, cut: replaced };
+}
 
 /** [] means accept. Reasons come in a fixed order: sensitive_content, prompt_injection, low_quality. */
 export function rejectionReasons(trail: Trail, quality: number): RejectionReason[] {
