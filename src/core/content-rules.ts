@@ -15,5 +15,7 @@
 // read 0, so each is re-checked once). 2 = a trail rejected as sensitive_content keeps none of the
 // fields its findings name (rejection.ts withoutSensitiveFields): rejected trails stored before
 // still held them. 3 = prompt-injection screening also reads adjacent fields joined, as a reader
-// meets them (reading-order.ts): an instruction split across two fields is refused.
+// meets them (reading-order.ts): an instruction split across two fields is refused; a field
+// holding <redacted:sensitive_content> (what the first pass now cuts, prepare.ts) is a
+// sensitive_content finding.
 export const CONTENT_RULES_VERSION = 3;

@@ -30,6 +30,14 @@ export const COMPACT_PACKAGES = 10;
 /** Fields on each side of a boundary the served order lacks, read with it (a split may span several short fields). */
 const CONTEXT_FIELDS = 2;
 
+/**
+ * Of a longer field, the runs keep this many characters at each end, with a break between: a
+ * split injection sits at a boundary (the sentence detectors read at most 600 characters at a
+ * time), each field is screened whole on its own, and a long field read whole in a run would make
+ * the runs cost more than the fields (letter-spacing folding is superlinear in a run's length).
+ */
+export const EDGE_CHARS = 1000;
+
 /** Problem and solution are read as one text; each metadata object after a break. */
 const CONTENT_KEYS = new Set(["problem", "solution"]);
 
@@ -164,5 +172,12 @@ export function readingRuns(trail: Trail): ReadRun[] {
     }
     if (from >= 0) runs.push({ reading, fields: fields.slice(from, to) });
   }
+  for (const run of runs) run.fields = run.fields.map(edges);
   return runs;
+}
+
+/** A field as the runs read it: whole, or its two ends (EDGE_CHARS each) with a break between. */
+function edges(f: ReadField): ReadField {
+  if (f.text.length <= 2 * EDGE_CHARS + 100) return f;
+  return { ...f, text: `${f.text.slice(0, EDGE_CHARS)}\n\n${f.text.slice(-EDGE_CHARS)}` };
 }
