@@ -137,7 +137,7 @@ export function injectionFindings(trail: Trail): RejectionDetail[] {
   // find the usual clean trail fast; only then is each field checked, to name where the injection
   // sits, and then each run, for one no field holds alone.
   const apart = detectInjection(all.map((s) => s.text).join("\n\n")).length > 0;
-  const together = detectInjection(runs.map((r) => readingText(r.fields)).join("\n\n")).length > 0;
+  const together = detectInjection(runs.map((r) => readingText(r.fields)).join("\n\n"), ACROSS).length > 0;
   if (!apart && !together) return out;
   for (const { path, text } of all) {
     for (const f of detectInjection(text)) out.push({ reason: "prompt_injection", path, detail: `${f.kind}: ${f.detail}` });
@@ -150,6 +150,9 @@ export function injectionFindings(trail: Trail): RejectionDetail[] {
   return out;
 }
 
+/** Adjacent fields are read as such: each was screened alone already (injection.ts). */
+const ACROSS = { acrossFields: true } as const;
+
 /** A run longer than this is not searched for the fields that hold its injection (the cost of naming them). */
 const MAX_LOCATED_CHARS = 65536;
 
@@ -161,9 +164,9 @@ const MAX_LOCATED_CHARS = 65536;
  */
 function splitInjection(run: ReadRun): RejectionDetail[] {
   const { fields } = run;
-  const whole = detectInjection(readingText(fields));
+  const whole = detectInjection(readingText(fields), ACROSS);
   if (whole.length === 0) return [];
-  const fires = (from: number, to: number) => detectInjection(readingText(fields.slice(from, to))).length > 0;
+  const fires = (from: number, to: number) => detectInjection(readingText(fields.slice(from, to)), ACROSS).length > 0;
   if (readingText(fields).length <= MAX_LOCATED_CHARS) {
     let lo = 1;
     let hi = fields.length;
@@ -181,7 +184,7 @@ function splitInjection(run: ReadRun): RejectionDetail[] {
       else hi = mid - 1;
     }
     const stretch = fields.slice(lo, to);
-    const found = detectInjection(readingText(stretch));
+    const found = detectInjection(readingText(stretch), ACROSS);
     if (found.length > 0) {
       const across = `split across ${stretch.map((f) => f.path).join(", ")}, read ${run.reading}`;
       return found.map((f) => ({ reason: "prompt_injection", path: stretch[0]!.path, detail: `${f.kind}: ${f.detail} (${across})` }));
