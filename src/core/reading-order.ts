@@ -66,7 +66,8 @@ function served(trail: Trail): ReadField[] {
   collect(trail, "", all);
   let group = "";
   for (const f of all) {
-    const top = f.path.slice(1, f.path.indexOf("/", 1) >>> 0);
+    const end = f.path.indexOf("/", 1);
+    const top = end < 0 ? f.path.slice(1) : f.path.slice(1, end);
     const g = CONTENT_KEYS.has(top) ? "content" : top;
     if (g !== group) f.apart = true;
     group = g;
