@@ -1,10 +1,10 @@
 // The version of the content rules: redaction (redaction.ts, redaction-rules.ts), prompt-injection
 // and sensitive-content screening (injection.ts, injection-languages.ts, screening-text.ts,
-// rejection.ts) and risk flags (risk.ts, risk-rules.ts, risk-view.ts, shell.ts). Every stored trail
-// records the version its content was last checked with; at start, the colony re-checks in the
-// background every trail checked with an older version (src/service/rescreen.ts): a newly
-// detected secret is redacted, a trail the rules now refuse is rejected, risk flags are redone.
-// Every outcome report records it for its notes too (outcome-notes.ts): a stored note is
+// reading-order.ts, rejection.ts) and risk flags (risk.ts, risk-rules.ts, risk-view.ts, shell.ts).
+// Every stored trail records the version its content was last checked with; at start, the colony
+// re-checks in the background every trail checked with an older version (src/service/rescreen.ts):
+// a newly detected secret is redacted, a trail the rules now refuse is rejected, risk flags are
+// redone. Every outcome report records it for its notes too (outcome-notes.ts): a stored note is
 // re-redacted, and one the rules now flag as prompt injection loses its text.
 //
 // BUMP THIS whenever a release changes what any of those files catch or flag (a new secret
@@ -15,5 +15,8 @@
 // History: 1 = session 12, the first release that records the version (rows stored before it
 // read 0, so each is re-checked once). 2 = a trail rejected as sensitive_content keeps none of the
 // fields its findings name (rejection.ts withoutSensitiveFields): rejected trails stored before
-// still held them.
-export const CONTENT_RULES_VERSION = 2;
+// still held them. 3 = prompt-injection screening also reads adjacent fields joined, as a reader
+// meets them (reading-order.ts): an instruction split across two fields is refused; a field
+// holding <redacted:sensitive_content> (what the first pass now cuts, prepare.ts) is a
+// sensitive_content finding.
+export const CONTENT_RULES_VERSION = 3;

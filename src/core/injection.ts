@@ -228,18 +228,45 @@ const PHRASES: PhraseRule[] = [
 
 // --- Sentence-level detectors ------------------------------------------------------------------
 
-const AGENT_ADDRESSED =
-  /\b(?:as an? (?:ai|assistant|agent|llm|language model)|(?:ai|llm|coding) (?:assistants?|agents?|models?)|(?:assistant|agent|ai|llm|model) (?:reading|processing|that reads|parsing) this|attention,? (?:ai|assistant|agent|llm|claude|gpt|copilot)|note (?:to|for) (?:the )?(?:ai|assistant|agent|llms?|agents?|model)|(?:dear|hey|hi) (?:ai|assistant|agent|llm|claude|gpt|copilot|model)|if you are an? (?:ai|assistant|agent|llm|language model))\b/;
-const SECRECY =
-  /\b(?:silently|secretly|covertly|without (?:telling|asking|informing|notifying|alerting|showing) (?:the )?(?:user|human|anyone|operator|developer)|(?:do not|don't|never) (?:tell|inform|mention|notify|alert|show)(?: this)?(?: to)? (?:the )?(?:user|human|anyone|operator|developer)|(?:do not|don't) (?:ask|wait) for (?:permission|confirmation|approval))\b/;
-const ORDERING =
-  /\b(?:before (?:you )?(?:answer|answering|respond|responding|reply|replying|doing anything(?: else)?|anything else|you do anything)|regardless of (?:the |your |what the )?(?:user|task|question|instructions|request)|no matter what (?:the user|you are asked|anyone says)|(?:every|each) time you (?:read|see|load|start|run))\b/;
+const AGENT_ADDRESS_PHRASES =
+  "as an? (?:ai|assistant|agent|llm|language model)|(?:assistant|agent|ai|llm|model) (?:reading|processing|that reads|parsing) this|attention,? (?:ai|assistant|agent|llm|claude|gpt|copilot)|note (?:to|for) (?:the )?(?:ai|assistant|agent|llms?|agents?|model)|(?:dear|hey|hi) (?:ai|assistant|agent|llm|claude|gpt|copilot|model)|if you are an? (?:ai|assistant|agent|llm|language model)";
+const AGENT_ADDRESSED = new RegExp(`\\b(?:${AGENT_ADDRESS_PHRASES}|(?:ai|llm|coding) (?:assistants?|agents?|models?))\\b`);
+/**
+ * Addressed to an agent, read across fields (`acrossFields`): the forms of address only. Naming AI
+ * assistants or coding agents ("the coding agent timed out") is ordinary in a field that ends just
+ * before a `curl https://…` command.
+ */
+const AGENT_ADDRESSED_ACROSS = new RegExp(`\\b(?:${AGENT_ADDRESS_PHRASES})\\b`);
+const SECRECY_PHRASES =
+  "without (?:telling|asking|informing|notifying|alerting|showing) (?:the )?(?:user|human|anyone|operator|developer)|(?:do not|don't|never) (?:tell|inform|mention|notify|alert|show)(?: this)?(?: to)? (?:the )?(?:user|human|anyone|operator|developer)|(?:do not|don't) (?:ask|wait) for (?:permission|confirmation|approval)";
+const SECRECY = new RegExp(`\\b(?:silently|secretly|covertly|${SECRECY_PHRASES})\\b`);
+/**
+ * Secrecy read across fields (`acrossFields`): the phrases only. A field ending "the unknown field
+ * would be silently dropped" before a `curl -LO https://…` command is ordinary, and the adverb
+ * alone is too weak a sign once two fields meet.
+ */
+const SECRECY_ACROSS = new RegExp(`\\b(?:${SECRECY_PHRASES})\\b`);
+const ORDER_PHRASES =
+  "before (?:you )?(?:answer|answering|respond|responding|reply|replying|doing anything(?: else)?|anything else|you do anything)|regardless of (?:the |your |what the )?(?:user|task|question|instructions|request)|no matter what (?:the user|you are asked|anyone says)";
+const ORDERING = new RegExp(`\\b(?:${ORDER_PHRASES}|(?:every|each) time you (?:read|see|load|start|run))\\b`);
+/** Read across fields: not "each time you run …", which describes a fix as often as it orders. */
+const ORDERING_ACROSS = new RegExp(`\\b(?:${ORDER_PHRASES})\\b`);
 const ACTION = /\b(?:run|execute|exec|download|fetch|curl|wget|source|eval|pipe|install|load|open|invoke|iex|iwr)\b/;
 const REMOTE = /https?:\/\/|\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b|<redacted:(?:host|ip_address)>/;
 
 const SEND_VERB = /\b(?:send|post|upload|e-?mail|mail|forward|exfiltrate|leak|transmit|share|paste|submit|report|beacon|dump)\b/;
-const SECRET_OBJECT =
-  /\b(?:(?:your|all|all of your|all the|the user's|every|any)\s+(?:(?:aws|api|ssh|private|secret|access|cloud|github|openai|anthropic)\s+)?(?:api[ _-]?keys?|keys|secrets?|credentials?|tokens?|passwords?|env(?:ironment)?(?: variables| vars)?|ssh keys?|private keys?|cookies|session tokens?|conversation|chat history|system prompt|dotenv|\.env(?: file)?)|(?:~\/\.ssh|id_rsa|id_ed25519|\.aws\/credentials|\.netrc|\.git-credentials|\/etc\/shadow)\b|(?:environment variables|env vars)\b)/;
+const SECRET_NOUNS =
+  "(?:(?:aws|api|ssh|private|secret|access|cloud|github|openai|anthropic)\\s+)?(?:api[ _-]?keys?|keys|secrets?|credentials?|tokens?|passwords?|env(?:ironment)?(?: variables| vars)?|ssh keys?|private keys?|cookies|session tokens?|conversation|chat history|system prompt|dotenv|\\.env(?: file)?)";
+const SECRET_FILES = "(?:~\\/\\.ssh|id_rsa|id_ed25519|\\.aws\\/credentials|\\.netrc|\\.git-credentials|\\/etc\\/shadow)\\b";
+const SECRET_OBJECT = new RegExp(
+  `\\b(?:(?:your|all|all of your|all the|the user's|every|any)\\s+${SECRET_NOUNS}|${SECRET_FILES}|(?:environment variables|env vars)\\b)`,
+);
+/**
+ * Read across fields: the reader's own secrets ("your API keys", "the user's tokens") or a secret
+ * file, not "all environment variables" or "all secrets", which a root cause describes before a
+ * step that reports a bug to its tracker's URL.
+ */
+const SECRET_OBJECT_ACROSS = new RegExp(`\\b(?:(?:your|all of your|the user's)\\s+${SECRET_NOUNS}|${SECRET_FILES})`);
 const DESTINATION =
   /\b(?:to|at|via|into|onto)\s+(?:https?:\/\/|<redacted:(?:email|host|ip_address)>|[\w.+-]+@[\w-]+\.|(?:this|the following|my|our|that) (?:url|endpoint|server|webhook|address|e-?mail|site|form|link|host)|(?:a |the )?(?:webhook|pastebin|gist|discord|telegram|ngrok|requestbin|pipedream))/;
 
@@ -350,7 +377,23 @@ function normalize(s: string): string {
     .replace(/[ \t\f\v\u00a0]+/g, " ");
 }
 
-function detectPlain(norm: string, findings: InjectionFinding[]): void {
+/** The signs that a sentence is aimed at the agent: as one field reads, or as fields read together. */
+interface Markers {
+  agent: RegExp;
+  secrecy: RegExp;
+  ordering: RegExp;
+  secretObject: RegExp;
+}
+const ONE_FIELD: Markers = { agent: AGENT_ADDRESSED, secrecy: SECRECY, ordering: ORDERING, secretObject: SECRET_OBJECT };
+const ACROSS_FIELDS: Markers = {
+  agent: AGENT_ADDRESSED_ACROSS,
+  secrecy: SECRECY_ACROSS,
+  ordering: ORDERING_ACROSS,
+  secretObject: SECRET_OBJECT_ACROSS,
+};
+
+function detectPlain(norm: string, findings: InjectionFinding[], markers = ONE_FIELD): void {
+  const { agent, secrecy, ordering, secretObject } = markers;
   for (const rule of PHRASES) {
     rule.pattern.lastIndex = 0;
     let m: RegExpExecArray | null;
@@ -368,11 +411,11 @@ function detectPlain(norm: string, findings: InjectionFinding[]): void {
   let remote = false;
   let exfil = false;
   for (const s of sentences(norm)) {
-    if (!remote && ACTION.test(s) && REMOTE.test(s) && (AGENT_ADDRESSED.test(s) || SECRECY.test(s) || ORDERING.test(s))) {
+    if (!remote && ACTION.test(s) && REMOTE.test(s) && (agent.test(s) || secrecy.test(s) || ordering.test(s))) {
       findings.push({ kind: "remote_execution_instruction", detail: `tells the reader to fetch or run remote content: "${excerpt(s)}"` });
       remote = true;
     }
-    if (!exfil && SEND_VERB.test(s) && SECRET_OBJECT.test(s) && (DESTINATION.test(s) || AGENT_ADDRESSED.test(s) || SECRECY.test(s))) {
+    if (!exfil && SEND_VERB.test(s) && secretObject.test(s) && (DESTINATION.test(s) || agent.test(s) || secrecy.test(s))) {
       findings.push({ kind: "exfiltration", detail: `asks for secrets to be sent out: "${excerpt(s)}"` });
       exfil = true;
     }
@@ -393,7 +436,7 @@ function detectPlain(norm: string, findings: InjectionFinding[]): void {
  * letters (src/core/screening-text.ts) and other languages (injection-languages.ts). A kind the
  * plain pass found already is not reported twice.
  */
-function detectFolded(visible: string, norm: string, findings: InjectionFinding[]): void {
+function detectFolded(visible: string, norm: string, findings: InjectionFinding[], markers = ONE_FIELD): void {
   const found = new Set(findings.map((f) => f.kind));
   const add = (f: InjectionFinding) => {
     if (found.has(f.kind)) return;
@@ -404,14 +447,14 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
   const folded = foldForScreening(letters);
   if (folded !== norm) {
     const inner: InjectionFinding[] = [];
-    detectPlain(folded, inner);
+    detectPlain(folded, inner, markers);
     for (const f of inner)
       add({ kind: f.kind, detail: `${f.detail} (once look-alike letters, invisible characters and spacing are folded)` });
   }
   const lettered = foldDigitLookalikes(folded);
   if (lettered !== folded) {
     const inner: InjectionFinding[] = [];
-    detectPlain(lettered, inner);
+    detectPlain(lettered, inner, markers);
     for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once digits written for letters are read as letters)` });
   }
   for (const run of spacedLetterRuns(letters)) {
@@ -454,11 +497,29 @@ function firstMatch(rule: LanguageRule, text: string): string | null {
   return null;
 }
 
+/** How a text is read. */
+export interface InjectionReading {
+  /**
+   * The text joins adjacent fields of a trail (reading-order.ts), each already screened alone:
+   * what one field holds (hidden characters, encoded payloads) is not looked for again, and a
+   * sentence aimed at the agent needs a form of address, a secrecy phrase or an order unrelated to
+   * the task, not a mention of AI assistants, the adverb "silently" or "each time you run"; a
+   * request for secrets needs the reader's own ("your API keys") or a secret file.
+   */
+  acrossFields?: boolean;
+}
+
 /** Findings for one text; [] when it reads like an ordinary error report or fix. */
-export function detectInjection(text: string): InjectionFinding[] {
+export function detectInjection(text: string, reading: InjectionReading = {}): InjectionFinding[] {
   if (typeof text !== "string" || text.length === 0) return [];
   const findings: InjectionFinding[] = [];
   const hidden = scanHidden(text);
+  if (reading.acrossFields) {
+    const norm = normalize(hidden.visible);
+    detectPlain(norm, findings, ACROSS_FIELDS);
+    detectFolded(hidden.visible, norm, findings, ACROSS_FIELDS);
+    return findings.slice(0, MAX_FINDINGS);
+  }
   if (hidden.tags > 0) {
     const smuggled = hidden.tagText ? `; they spell "${excerpt(hidden.tagText, 60)}"` : "";
     findings.push({ kind: "hidden_unicode", detail: `${hidden.tags} invisible Unicode tag character(s) (U+E0000–E007F)${smuggled}` });

@@ -5,6 +5,8 @@ import { sampleTrail } from "../../test/support/trails";
 import { fingerprint } from "./fingerprint";
 import { prepareTrail } from "./prepare";
 import { placeholderCounts, redactTrail } from "./redaction";
+import { analyzeTrail } from "./enrichment";
+import { CUT_PLACEHOLDER, cutSensitiveContent, sensitiveFindings } from "./rejection";
 import { assessRisk } from "./risk";
 import { parseTrail } from "./trail";
 
@@ -46,5 +48,40 @@ describe("prepareTrail", () => {
     expect(prepared.value.arrivedRedacted).toEqual(placeholderCounts(input));
     expect(prepared.value.arrivedRedacted).toEqual({ email: 2 });
     expect(prepared.value.redactions).toEqual({});
+  });
+
+  // Session 12 audit: a queued trail was stored and served with what enrichment then refused as
+  // sensitive_content (a key body no redaction rule recognises), readable by anyone with its id.
+  test("cuts what redaction cannot make safe before anything stores or shows it; enrichment still refuses it", () => {
+    const keyBody = ["b3BlbnNzaC1rZXktdjE", "AAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACB0keybodyleak"].join("");
+    const input = sampleTrail({ error: "Permission denied (publickey)" });
+    input.solution.steps = ["Generate a deploy key", `Put it in ~/.ssh/id_ed25519: ${keyBody}`];
+    input.solution.code_patches = [{ file_path: "deploy/id_rsa", diff: "+++ b/deploy/id_rsa\n+keyfile0body" }];
+    const prepared = prepareTrail(input);
+    if (!prepared.ok) throw new Error("should validate");
+    const p = prepared.value;
+    expect(JSON.stringify(p.trail)).not.toContain("keybodyleak");
+    expect(JSON.stringify(p.trail)).not.toContain("keyfile0body");
+    expect(p.trail.solution.steps).toEqual(["Generate a deploy key", CUT_PLACEHOLDER]);
+    expect(p.trail.solution.code_patches).toEqual([{ file_path: "deploy/id_rsa", diff: CUT_PLACEHOLDER }]);
+    expect(p.redactions.sensitive_content).toBe(2);
+    expect(p.risk).toEqual(assessRisk(p.trail));
+    // The cut is idempotent and counts nothing twice (an MCP server cuts before it sends a draft).
+    expect(cutSensitiveContent(p.trail)).toEqual({ trail: p.trail, cut: 0 });
+    expect(placeholderCounts(p.trail).sensitive_content).toBe(2);
+    // Enrichment refuses the cut trail as it would have refused the fields, and keeps neither.
+    const analysis = analyzeTrail(p.trail);
+    expect(analysis.reasons).toEqual(["sensitive_content"]);
+    expect(sensitiveFindings(p.trail).map((d) => d.path)).toContain("/solution/steps/1");
+    expect(analysis.trail.solution.steps).toEqual(["Generate a deploy key", "<redacted:secret>"]);
+  });
+
+  test("an ordinary trail is not cut", () => {
+    const prepared = prepareTrail(sampleTrail());
+    if (!prepared.ok) throw new Error("should validate");
+    const parsed = parseTrail(sampleTrail());
+    if (!parsed.ok) throw new Error("should parse");
+    expect(prepared.value.trail).toEqual(redactTrail(parsed.value).value);
+    expect(prepared.value.redactions.sensitive_content).toBeUndefined();
   });
 });

@@ -1,18 +1,22 @@
 // Trail preparation: the one pipeline every way of submitting a trail runs before anything is
 // stored or shown (POST /v1/trails, POST /v1/drafts, the colony_publish tool): validate (unknown
-// fields dropped, strings trimmed, every failing path listed), the first redaction pass, the
-// fingerprint of the redacted error line, and the risk assessment when the caller shows it. The
-// prompt-injection screen and the second redaction pass run later, in enrichment (enrichment.ts),
-// once the trail is stored, so a rejection is recorded with its reasons.
+// fields dropped, strings trimmed, every failing path listed), the first redaction pass, the cut of
+// what redaction cannot make safe (rejection.ts cutSensitiveContent: a field sensitive_content
+// flags, such as a private key body no rule recognises, is replaced before the trail is stored or
+// shown), the fingerprint of the redacted error line, and the risk assessment when the caller shows
+// it. The prompt-injection screen and the second redaction pass run later, in enrichment
+// (enrichment.ts), once the trail is stored, so a rejection is recorded with its reasons (a cut
+// trail is still refused as sensitive_content there).
 import { fingerprint } from "./fingerprint";
-import { placeholderCounts, type RedactionCounts, redactTrail } from "./redaction";
+import { mergeCounts, placeholderCounts, type RedactionCounts, redactTrail } from "./redaction";
+import { cutSensitiveContent } from "./rejection";
 import { assessRisk, type Risk } from "./risk";
 import { type Parsed, parseTrail, type Trail } from "./trail";
 
 export interface PreparedTrail {
-  /** The validated trail after the first redaction pass. */
+  /** The validated trail after the first redaction pass and the cut of what it cannot make safe. */
   readonly trail: Trail;
-  /** What this pass redacted, per kind. */
+  /** What this pass redacted, per kind; `sensitive_content`: the fields it cut. */
   readonly redactions: RedactionCounts;
   /** Placeholders that were already in the input (an MCP server redacts before it sends), per kind. */
   readonly arrivedRedacted: RedactionCounts;
@@ -26,7 +30,9 @@ export interface PreparedTrail {
 export function prepareTrail(input: unknown): Parsed<PreparedTrail> {
   const parsed = parseTrail(input);
   if (!parsed.ok) return parsed;
-  const { value: trail, counts: redactions } = redactTrail(parsed.value);
+  const { value: redacted, counts } = redactTrail(parsed.value);
+  const { trail, cut } = cutSensitiveContent(redacted);
+  const redactions = cut > 0 ? mergeCounts({ ...counts }, { sensitive_content: cut }) : counts;
   let risk: Risk | undefined;
   let arrived: RedactionCounts | undefined;
   return {

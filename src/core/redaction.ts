@@ -17,7 +17,8 @@ export type RedactionCounts = Record<string, number>;
 
 /** Every kind the table can emit (a rule can name a narrower kind from its accept check). */
 export const REDACTION_KINDS: readonly string[] = [
-  ...new Set([...REDACTION_RULES.map((r) => r.kind), "secret", "token", "api_key"]),
+  // sensitive_content: a field the first pass cut whole (rejection.ts cutSensitiveContent).
+  ...new Set([...REDACTION_RULES.map((r) => r.kind), "secret", "token", "api_key", "sensitive_content"]),
 ].sort();
 
 /**

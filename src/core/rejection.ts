@@ -6,6 +6,7 @@
 import type { Trail } from "./trail.ts";
 import { detectInjection } from "./injection.ts";
 import { LOW_QUALITY_THRESHOLD } from "./quality.ts";
+import { type ReadRun, readingRuns, readingText } from "./reading-order.ts";
 
 export type RejectionReason = "sensitive_content" | "prompt_injection" | "low_quality";
 export const REJECTION_REASONS: readonly RejectionReason[] = ["sensitive_content", "prompt_injection", "low_quality"];
@@ -103,6 +104,8 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
     for (const k of LEFTOVER_KEY) if (k.re.test(t)) add(path, k.detail);
     if (base64PrivateKey(t)) add(path, "a base64-encoded private key (e.g. kubeconfig client-key-data)");
     for (const c of CREDENTIAL_FILES) if (c.re.test(t)) add(path, c.detail);
+    if (t.includes(CUT_PLACEHOLDER))
+      add(path, "content redaction could not make safe was cut from this field when the trail was submitted");
   }
   const patches = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
   patches.forEach((p, i) => {
@@ -121,17 +124,77 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
   return out;
 }
 
-/** Every string of the trail that addresses the reading agent. */
+/**
+ * Every string of the trail that addresses the reading agent, and every instruction split across
+ * adjacent fields that a reader meets as one text (reading-order.ts: the trail's JSON as served,
+ * the schema's order, colony_search's view).
+ */
 export function injectionFindings(trail: Trail): RejectionDetail[] {
   const out: RejectionDetail[] = [];
   const all = [...strings(trail, "")];
-  // One pass over all fields (blank lines keep them apart) finds the usual clean trail fast;
-  // only then is each field checked, to name where the injection sits.
-  if (detectInjection(all.map((s) => s.text).join("\n\n")).length === 0) return out;
+  const runs = readingRuns(trail);
+  // One pass over all fields (blank lines keep them apart) and one over the runs a reader reads
+  // find the usual clean trail fast; only then is each field checked, to name where the injection
+  // sits, and then each run, for one no field holds alone.
+  const apart = detectInjection(all.map((s) => s.text).join("\n\n")).length > 0;
+  const together = detectInjection(runs.map((r) => readingText(r.fields)).join("\n\n"), ACROSS).length > 0;
+  if (!apart && !together) return out;
   for (const { path, text } of all) {
     for (const f of detectInjection(text)) out.push({ reason: "prompt_injection", path, detail: `${f.kind}: ${f.detail}` });
   }
+  if (out.length > 0 || !together) return out;
+  for (const run of runs) {
+    const found = splitInjection(run);
+    if (found.length > 0) return found;
+  }
   return out;
+}
+
+/** Adjacent fields are read as such: each was screened alone already (injection.ts). */
+const ACROSS = { acrossFields: true } as const;
+
+/** A run longer than this is not searched for the fields that hold its injection (the cost of naming them). */
+const MAX_LOCATED_CHARS = 65536;
+
+/**
+ * Where an injection no single field holds sits in a run of adjacent fields: the shortest stretch
+ * found by two binary searches (the first end that holds it, then the last start), named by its
+ * first field (the detail lists them all); the whole trail ("/") when the run is too long to search
+ * or the search does not settle; none when the run does not hold it.
+ */
+function splitInjection(run: ReadRun): RejectionDetail[] {
+  const { fields } = run;
+  const whole = detectInjection(readingText(fields), ACROSS);
+  if (whole.length === 0) return [];
+  const fires = (from: number, to: number) => detectInjection(readingText(fields.slice(from, to)), ACROSS).length > 0;
+  if (readingText(fields).length <= MAX_LOCATED_CHARS) {
+    let lo = 1;
+    let hi = fields.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (fires(0, mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    const to = lo;
+    lo = 0;
+    hi = to - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (fires(mid, to)) lo = mid;
+      else hi = mid - 1;
+    }
+    const stretch = fields.slice(lo, to);
+    const found = detectInjection(readingText(stretch), ACROSS);
+    if (found.length > 0) {
+      const across = `split across ${stretch.map((f) => f.path).join(", ")}, read ${run.reading}`;
+      return found.map((f) => ({ reason: "prompt_injection", path: stretch[0]!.path, detail: `${f.kind}: ${f.detail} (${across})` }));
+    }
+  }
+  return whole.map((f) => ({
+    reason: "prompt_injection",
+    path: "/",
+    detail: `${f.kind}: ${f.detail} (split across the trail's fields, read ${run.reading})`,
+  }));
 }
 
 /** Reasons with the fields and details behind them, for logs and operators. */
@@ -150,7 +213,12 @@ export function explainRejection(trail: Trail, quality: number): RejectionDetail
  * secrets, already placeholders) changes nothing. Returns a fresh value.
  */
 export function withoutSensitiveFields(trail: Trail, details: readonly RejectionDetail[]): Trail {
+  return replaceFields(trail, details, SENSITIVE_PLACEHOLDER).trail;
+}
+
+function replaceFields(trail: Trail, details: readonly RejectionDetail[], placeholder: string): { trail: Trail; replaced: number } {
   const out = structuredClone(trail) as unknown as Record<string, unknown>;
+  let replaced = 0;
   for (const d of details) {
     if (d.reason !== "sensitive_content" || d.path === "/") continue;
     const keys = d.path
@@ -162,14 +230,38 @@ export function withoutSensitiveFields(trail: Trail, details: readonly Rejection
     for (const k of keys) parent = parent !== null && typeof parent === "object" && Object.hasOwn(parent, k) ? parent[k] : undefined;
     if (parent === null || typeof parent !== "object" || !Object.hasOwn(parent, last)) continue;
     const target = parent[last];
-    if (typeof target === "string") parent[last] = SENSITIVE_PLACEHOLDER;
-    else if (target !== null && typeof target === "object" && typeof target.diff === "string") target.diff = SENSITIVE_PLACEHOLDER;
+    if (typeof target === "string") {
+      if (target !== placeholder) replaced++;
+      parent[last] = placeholder;
+    } else if (target !== null && typeof target === "object" && typeof target.diff === "string") {
+      if (target.diff !== placeholder) replaced++;
+      target.diff = placeholder;
+    }
   }
-  return out as unknown as Trail;
+  return { trail: out as unknown as Trail, replaced };
 }
 
 /** What a field refused as sensitive_content holds once the trail is rejected. */
 export const SENSITIVE_PLACEHOLDER = "<redacted:secret>";
+
+/**
+ * What a field sensitive_content flags holds from the first pass on (prepare.ts), before the trail
+ * is stored, shown in a draft or sent by the MCP tool: enrichment refuses a trail that holds it, as
+ * it would have refused the field.
+ */
+export const CUT_PLACEHOLDER = "<redacted:sensitive_content>";
+
+/**
+ * The first pass's cut: every field sensitive_content flags replaced by CUT_PLACEHOLDER (a patch:
+ * its diff), and how many fields that changed. What redaction cannot make safe is then neither
+ * stored nor shown while the trail waits for enrichment, which still refuses the trail.
+ */
+export function cutSensitiveContent(trail: Trail): { trail: Trail; cut: number } {
+  const findings = sensitiveFindings(trail);
+  if (!findings.some((d) => d.path !== "/")) return { trail, cut: 0 };
+  const { trail: out, replaced } = replaceFields(trail, findings, CUT_PLACEHOLDER);
+  return { trail: out, cut: replaced };
+}
 
 /** [] means accept. Reasons come in a fixed order: sensitive_content, prompt_injection, low_quality. */
 export function rejectionReasons(trail: Trail, quality: number): RejectionReason[] {
