@@ -264,9 +264,9 @@ try {
           ` sessions 1-11's ratio, / warm-loop parts without the fingerprint stage: ${f2(one.p50 / sumP50)})`,
       );
       row.http_one_client = one;
-      row.whole_over_parts = ratio;
+      row.whole_over_parts = one.p50 / sumP50; // sessions 1-11's ratio, as they recorded it
+      row.http_over_interleaved_parts = ratio;
       row.http_share_ms = one.p50 - parts.interleaved_whole_in_process.p50;
-      row.whole_over_warm_loop_parts = one.p50 / sumP50;
       row.whole_over_per_query_parts = one.p50 / perQuerySumP50;
       if (hasWrk()) {
         const script = cyclingScript(queries.map((q) => ({ method: "POST", path: "/v1/search", body: body(q) })));
