@@ -4,7 +4,7 @@
 // (ask) or direct publication (auto).
 import { type Static, Type } from "@sinclair/typebox";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { prepareTrail } from "../../core/prepare";
 import { countTotal } from "../../core/redaction";
 import type { Risk as AssessedRisk } from "../../core/risk";
@@ -189,6 +189,34 @@ export function payloadForPerson(payload: unknown): string {
   );
 }
 
+/** The form's one field, named in the sentence for an answer that does not fit the form. */
+const FORM_FIELD = "publish";
+
+/**
+ * Why asking the user failed, as one sentence for the agent (ending "nothing was sent"). An
+ * answer that is no elicitation result came back as the SDK's JSON dump of its parser's issues;
+ * the agent learns which part of the client's answer was wrong, and that it counted as no approval.
+ */
+export function askFailure(err: unknown): string {
+  const issues = (err as { issues?: unknown } | null)?.issues;
+  if (err instanceof Error && Array.isArray(issues)) {
+    const fields = [...new Set(issues.map((i: { path?: PropertyKey[] }) => (i.path ?? []).map(String).join(".") || "the result"))];
+    return (
+      `the MCP client answered the confirmation prompt with a malformed result (${fields.slice(0, 3).join(", ")} not as MCP ` +
+      "elicitation defines it), which is no approval: nothing was sent."
+    );
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = errorMessage(err).replace(/^MCP error -?\d+: /, "");
+  if (code === ErrorCode.InvalidParams && message.includes("does not match requested schema")) {
+    return `the MCP client's answer to the confirmation prompt did not fit its form (${FORM_FIELD} must be true or false), which is no approval: nothing was sent.`;
+  }
+  if (code === ErrorCode.RequestTimeout) {
+    return `the user did not answer the confirmation prompt within ${ELICIT_TIMEOUT_MS / 60_000} minutes: nothing was sent.`;
+  }
+  return `the user could not be asked (${message}): nothing was sent.`;
+}
+
 /** MCP elicitation: the exact payload, its risk and redactions, and one box to tick. */
 function askUser(server: Server, client: ColonyClient, p: Prepared, signal: AbortSignal): Promise<ElicitResult> {
   const flags = p.risk.flags.length ? ` (${p.risk.flags.map((f) => f.flag).join(", ")})` : "";
@@ -202,14 +230,14 @@ function askUser(server: Server, client: ColonyClient, p: Prepared, signal: Abor
       requestedSchema: {
         type: "object",
         properties: {
-          publish: {
+          [FORM_FIELD]: {
             type: "boolean",
             title: "Publish this trail",
             description: "Send exactly the payload shown above",
             default: false,
           },
         },
-        required: ["publish"],
+        required: [FORM_FIELD],
       },
     },
     // A cancelled call withdraws the prompt (the SDK sends notifications/cancelled for it).
@@ -284,8 +312,7 @@ async function publish(
     try {
       answer = await askUser(server, client, prepared, signal);
     } catch (err) {
-      const why = errorMessage(err);
-      return preview(prepared, `the user could not be asked (${why}): nothing was sent.`);
+      return preview(prepared, askFailure(err));
     } finally {
       clearInterval(asking);
     }
