@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createLogger } from "../src/log";
 import { COLONY_CALL_TIMEOUT_MS, ColonyClientError, HttpColonyClient } from "../src/mcp/colony-client";
 import { DEFAULT_PUBLISH_WAIT_S, loadMcpConfig, type ToolConfig } from "../src/mcp/config";
@@ -22,9 +23,10 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 
 /**
  * A colony that stalls: POST /v1/trails answers 202 after `publishMs`; every other request is
- * held until its client goes away. `abandoned` counts the held requests whose client gave up.
+ * held until its client goes away (or, `queued`, a status read says queued). `abandoned` counts the
+ * held requests whose client gave up.
  */
-function stallingColony(publishMs = 0) {
+function stallingColony(publishMs = 0, { queued = false } = {}) {
   const held = { started: 0, abandoned: 0 };
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -40,6 +42,7 @@ function stallingColony(publishMs = 0) {
           { status: 202 },
         );
       }
+      if (queued && req.method === "GET") return Response.json({ trail_id: path.split("/").pop(), status: "queued" });
       held.started++;
       await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve()));
       held.abandoned++;
@@ -132,7 +135,12 @@ describe("requests to the colony: a timeout is worded as a timeout", () => {
 });
 
 describe("a local publish against a slow colony", () => {
-  async function publishAgainst(colonyUrl: string, cfg: Partial<ToolConfig>, timeoutMs: number) {
+  async function publishAgainst(
+    colonyUrl: string,
+    cfg: Partial<ToolConfig>,
+    timeoutMs: number,
+    onprogress?: (p: { progress: number; message?: string }) => void,
+  ) {
     const config: ToolConfig = {
       mode: "local",
       publish: "auto",
@@ -145,11 +153,15 @@ describe("a local publish against a slow colony", () => {
       ...cfg,
     };
     const server = createToolServer(new HttpColonyClient({ baseUrl: colonyUrl, timeoutMs }), config);
-    const client = new Client({ name: "slow-colony-test", version: "1" });
+    const client = new Client({ name: "slow-colony-test", version: "1" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { publish: true } }));
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(a), client.connect(b)]);
     const started = performance.now();
-    const r = (await client.callTool({ name: "colony_publish", arguments: { trail: sampleTrail() } })) as any;
+    const r = (await client.callTool({ name: "colony_publish", arguments: { trail: sampleTrail() } }, undefined, {
+      onprogress,
+      resetTimeoutOnProgress: onprogress !== undefined,
+    })) as any;
     const ms = performance.now() - started;
     await client.close();
     return { r, ms, json: r.isError ? null : JSON.parse(r.content[0].text) };
@@ -179,6 +191,24 @@ describe("a local publish against a slow colony", () => {
       expect(r.content[0].text).toStartWith(`the colony at ${colony.url} did not answer within 0.3 s`);
       expect(r.content[0].text).toContain("publishing it again is safe");
       expect(ms).toBeLessThan(2000);
+    } finally {
+      colony.stop();
+    }
+  }, 15_000);
+
+  test("a client that asks for progress hears each phase, and its wait for the verdict is not cut to the budget", async () => {
+    const colony = stallingColony(0, { queued: true });
+    try {
+      const cfg: Partial<ToolConfig> = { publish: "ask", publishWaitS: 1, publishBudgetMs: 100 };
+      const cut = await publishAgainst(colony.url, cfg, 2000);
+      expect(cut.json).toMatchObject({ sent: true, status: "still_queued" });
+      expect(cut.ms).toBeLessThan(800);
+      const heard: string[] = [];
+      const full = await publishAgainst(colony.url, cfg, 2000, (p) => heard.push(p.message ?? ""));
+      expect(full.json).toMatchObject({ sent: true, status: "still_queued" });
+      expect(full.json.message).toContain("Still queued after 1 s");
+      expect(full.ms).toBeGreaterThanOrEqual(1000);
+      expect(heard).toEqual(["asking the user to approve the payload", "sending the trail to the colony"]);
     } finally {
       colony.stop();
     }
