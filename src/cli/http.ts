@@ -38,25 +38,46 @@ export interface Answer {
   body: unknown;
 }
 
-/** The colony did not answer (refused connection, timeout, not HTTP). */
-export class UnreachableError extends Error {}
+/**
+ * The colony did not answer: `unreachable` (refused connection, not HTTP) or `timeout` (no answer
+ * within the time limit: a colony that is up but stalled, which COLONY_URL does not fix).
+ */
+export class UnreachableError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "unreachable" | "timeout" = "unreachable",
+  ) {
+    super(message);
+  }
+}
 
-export async function request(target: ClientTarget, method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
+export async function request(
+  target: ClientTarget,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  timeoutMs = TIMEOUT_MS,
+): Promise<Answer> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (target.agent) headers["X-Colony-Agent"] = target.agent;
+  const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
+  let text: string;
   try {
     res = await fetch(target.url + path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: timeout,
     });
+    text = await res.text(); // a colony that sends its headers and stalls is held to the same limit
   } catch (err) {
+    if (timeout.aborted) {
+      throw new UnreachableError(`the colony at ${target.url} did not answer within ${timeoutMs / 1000} s`, "timeout");
+    }
     throw new UnreachableError(`cannot reach the colony at ${target.url}: ${errorMessage(err)} (set COLONY_URL)`);
   }
-  const text = await res.text();
   let parsed: unknown = text;
   try {
     parsed = text === "" ? null : JSON.parse(text);
@@ -91,14 +112,14 @@ export function reportError(answer: Answer, json: boolean): number {
   return exitCodeFor(answer.status);
 }
 
-/** Runs a client command body; an unreachable colony is one line and exit 4. */
+/** Runs a client command body; an unreachable or silent colony is one line and exit 4. */
 export async function withColony(run: (target: ClientTarget) => Promise<number>): Promise<number> {
   const target = clientTarget();
   try {
     return await run(target);
   } catch (err) {
     if (err instanceof UnreachableError) {
-      process.stderr.write(`colony: unreachable: ${err.message}\n`);
+      process.stderr.write(`colony: ${err.kind}: ${err.message}\n`);
       return EXIT.unavailable;
     }
     throw err;

@@ -232,7 +232,7 @@ export const JsonRpcError = Type.Object(
     jsonrpc: Type.Literal("2.0"),
     error: Type.Object({
       code: Type.Integer({
-        description: "-32700 parse error, -32600 invalid request, -32603 internal error, -32000 the SDK's, -32010 to -32015 Colony's",
+        description: "-32700 parse error, -32600 invalid request, -32603 internal error, -32000 the SDK's, -32010 to -32016 Colony's",
       }),
       message: Type.String(),
       data: Type.Optional(Type.Object({ code: Type.String({ description: "the REST error code (docs/errors.md), or forbidden_origin" }) })),

@@ -58,6 +58,11 @@ export interface DraftStatus {
 export interface ColonyClient {
   /** Where the colony is, for messages ("in-process" when hosted). */
   readonly target: string;
+  /**
+   * This client for one tool call: its requests to the colony end when `signal` aborts (the call
+   * was cancelled, or its POST ran past the deadline), and none waits past `deadline` (epoch ms).
+   */
+  forCall(signal: AbortSignal, deadline?: number): ColonyClient;
   search(request: SearchRequest): Promise<SearchEnvelope>;
   report(trailId: string, report: OutcomeReport): Promise<OutcomeResult>;
   createDraft(trail: Trail): Promise<DraftCreated>;
@@ -66,7 +71,10 @@ export interface ColonyClient {
   draftStatus(draftId: string): Promise<DraftStatus>;
 }
 
-/** A refusal or failure of the colony; status 0 with code "unreachable" when it did not answer. */
+/**
+ * A refusal or failure of the colony. Status 0 when it gave no answer: code "unreachable" (no
+ * connection), "timeout" (no answer within the time limit) or "abandoned" (the call ended first).
+ */
 export class ColonyClientError extends Error {
   constructor(
     readonly status: number,
@@ -101,6 +109,11 @@ export class InProcessColonyClient implements ColonyClient {
     private readonly service: ColonyService,
     private readonly caller: Caller,
   ) {}
+
+  /** The service core's work is bounded by its own store time limits (COLONY_DATABASE_TIMEOUT_MS). */
+  forCall(): ColonyClient {
+    return this;
+  }
 
   private async run<T>(fn: () => T | Promise<T>): Promise<T> {
     try {
@@ -145,9 +158,23 @@ export interface HttpClientOptions {
   agentId?: string | null;
   /** Sent as X-Forwarded-For (standalone HTTP mode): honoured only by a colony with COLONY_TRUST_PROXY. */
   forwardedFor?: string | null;
-  /** Per-request time limit. */
+  /** Per-request time limit (COLONY_CALL_TIMEOUT_MS when omitted). */
   timeoutMs?: number;
+  /** Ends every request when it aborts (the tool call behind them was cancelled or abandoned). */
+  signal?: AbortSignal;
+  /** No request waits past this moment (epoch ms), but for a last second: the time left of the tool call's budget. */
+  deadline?: number;
 }
+
+/**
+ * The longest one request to the colony may take. A healthy colony answers in milliseconds, and
+ * one whose database stalls answers 503 itself after COLONY_DATABASE_TIMEOUT_MS (10 s); so two
+ * requests (colony_publish_status) fit in an MCP POST's deadline, and a publish with its verdict
+ * wait in the 60 s an MCP client waits for a call (docs/mcp.md "Time limits").
+ */
+export const COLONY_CALL_TIMEOUT_MS = 15_000;
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** Talks to a colony over its HTTP API (local stdio and standalone HTTP modes). */
 export class HttpColonyClient implements ColonyClient {
@@ -157,24 +184,40 @@ export class HttpColonyClient implements ColonyClient {
     this.target = opts.baseUrl;
   }
 
+  forCall(signal: AbortSignal, deadline?: number): ColonyClient {
+    const signals = this.opts.signal ? AbortSignal.any([this.opts.signal, signal]) : signal;
+    const earliest = deadline === undefined ? this.opts.deadline : Math.min(deadline, this.opts.deadline ?? deadline);
+    return new HttpColonyClient({ ...this.opts, signal: signals, deadline: earliest });
+  }
+
+  /** The time limit of the next request: the per-request limit, or less when the call's budget ends sooner. */
+  private timeLimitMs(): number {
+    const limit = this.opts.timeoutMs ?? COLONY_CALL_TIMEOUT_MS;
+    // A request made once the budget is spent still gets a second (a last status read).
+    return this.opts.deadline === undefined ? limit : Math.min(limit, Math.max(1000, this.opts.deadline - Date.now()));
+  }
+
   private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.opts.agentId) headers["x-colony-agent"] = this.opts.agentId;
     if (this.opts.forwardedFor) headers["x-forwarded-for"] = this.opts.forwardedFor;
+    const limitMs = this.timeLimitMs();
+    const timeout = AbortSignal.timeout(limitMs);
+    const signal = this.opts.signal ? AbortSignal.any([timeout, this.opts.signal]) : timeout;
     let res: Response;
+    let text: string;
     try {
       res = await fetch(this.opts.baseUrl + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+        signal,
       });
+      text = await res.text(); // a colony that sends its headers and stalls is held to the same limit
     } catch (err) {
-      const why = errorMessage(err);
-      throw new ColonyClientError(0, "unreachable", `the colony at ${this.opts.baseUrl} cannot be reached (${why})`);
+      throw this.noAnswer(err, timeout, limitMs);
     }
-    const text = await res.text();
     let parsed: any = null;
     try {
       parsed = text === "" ? null : JSON.parse(text);
@@ -192,6 +235,16 @@ export class HttpColonyClient implements ColonyClient {
       res.headers.has("retry-after") && Number.isFinite(retry) ? retry : null,
       Array.isArray(error?.details) ? error.details : [],
     );
+  }
+
+  /** Why a request got no answer: a timeout and an abandoned call are not a colony that cannot be reached. */
+  private noAnswer(err: unknown, timeout: AbortSignal, limitMs: number): ColonyClientError {
+    const where = `the colony at ${this.opts.baseUrl}`;
+    if (timeout.aborted) {
+      return new ColonyClientError(0, "timeout", `${where} did not answer within ${seconds(limitMs)} s`);
+    }
+    if (this.opts.signal?.aborted) return new ColonyClientError(0, "abandoned", `the request to ${where} was abandoned: the call ended`);
+    return new ColonyClientError(0, "unreachable", `${where} cannot be reached (${errorMessage(err)})`);
   }
 
   search(request: SearchRequest) {

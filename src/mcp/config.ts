@@ -21,6 +21,8 @@ export interface ToolConfig {
   publishWaitS: number;
   /** Poll interval while waiting for the verdict. */
   pollIntervalMs?: number;
+  /** Tests: the time a local publish has to answer (PUBLISH_BUDGET_MS). */
+  publishBudgetMs?: number;
 }
 
 export interface McpConfig {

@@ -3,12 +3,18 @@
 import type { ColonyService } from "../service/colony";
 import type { Caller } from "../service/errors";
 import { InProcessColonyClient } from "./colony-client";
-import { handleStatelessPost, methodNotAllowed } from "./stateless";
+import { HOSTED_MCP_DEADLINE_MS, handleStatelessPost, methodNotAllowed } from "./stateless";
 import type { ToolConfig } from "./config";
 import { createToolServer } from "./tool-server";
 
 export { methodNotAllowed };
 
 export function handleHostedPost(service: ColonyService, config: ToolConfig, caller: Caller, request: Request, body: unknown) {
-  return handleStatelessPost(createToolServer(new InProcessColonyClient(service, caller), config), request, body);
+  return handleStatelessPost(
+    createToolServer(new InProcessColonyClient(service, caller), config),
+    request,
+    body,
+    undefined,
+    HOSTED_MCP_DEADLINE_MS,
+  );
 }

@@ -26,6 +26,8 @@ export const JSON_RPC_ERRORS = {
   unavailable: -32014,
   /** 400: another request error found before the JSON-RPC message is read. */
   badRequest: -32015,
+  /** 503: the POST ran past its deadline (MCP_REQUEST_DEADLINE_MS); its calls were abandoned. */
+  deadline: -32016,
 } as const;
 
 /** A JSON-RPC error response with no id (the request's id is unknown or unread). */

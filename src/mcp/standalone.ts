@@ -15,7 +15,7 @@ import { HttpColonyClient } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
 import { serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
-import { handleStatelessPost, methodNotAllowed } from "./stateless";
+import { handleStatelessPost, MCP_REQUEST_DEADLINE_MS, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
 import { errorMessage } from "../core/error-message";
 
@@ -30,7 +30,10 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 const errorJson = (status: number, code: string, message: string) => json(status, { error: { code, message } });
 
-export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?: string; logger: Logger }): RunningMcpServer {
+export function startStandalone(
+  cfg: McpConfig,
+  opts: { port: number; hostname?: string; logger: Logger /** Tests: the POST deadline. */; requestDeadlineMs?: number },
+): RunningMcpServer {
   const tools = standaloneToolConfig(cfg);
   const startedAt = Date.now();
   const { logger } = opts;
@@ -76,7 +79,11 @@ export function startStandalone(cfg: McpConfig, opts: { port: number; hostname?:
       agentId: agentHeader ?? cfg.agentId,
       forwardedFor: server.requestIP(request)?.address ?? null,
     });
-    return handleStatelessPost(createToolServer(client, tools), request, parsed, allowedHosts);
+    const deadlineMs = opts.requestDeadlineMs ?? MCP_REQUEST_DEADLINE_MS;
+    // Bun resets a connection whose answer takes longer than its idle timeout (10 s): this one
+    // lives until its deadline's answer is sent.
+    server.timeout(request, Math.ceil(deadlineMs / 1000) + 5);
+    return handleStatelessPost(createToolServer(client, tools), request, parsed, allowedHosts, deadlineMs);
   }
 
   const hostname = opts.hostname ?? "127.0.0.1";

@@ -71,13 +71,48 @@ async function asBatchAnswer(answer: Response): Promise<Response> {
   return new Response(body, { status: answer.status, headers });
 }
 
-/** Answers one MCP POST with a fresh server; both are closed once the response is complete. */
+/**
+ * The longest one POST to `colony mcp --http` is handled. Its slowest legitimate call is a
+ * colony_publish_status, two requests to the colony of at most COLONY_CALL_TIMEOUT_MS (15 s)
+ * each; under the 60 s an MCP SDK client waits, so the client reads why rather than its own timeout.
+ */
+export const MCP_REQUEST_DEADLINE_MS = 45_000;
+
+/**
+ * The longest one POST to the hosted /mcp is handled. Its calls run in-process and wait for the
+ * store at most COLONY_DATABASE_TIMEOUT_MS (10 s by default, then 503). The colony's HTTP server
+ * (Bun's default idle timeout) resets a connection whose answer takes 10 s, so the deadline is
+ * just under it: the client reads a JSON-RPC error instead of a reset, and the calls are abandoned.
+ */
+export const HOSTED_MCP_DEADLINE_MS = 9_000;
+
+/**
+ * A POST still running at its deadline: 503 with one JSON-RPC error object, id null, as the
+ * endpoints' other refusals (docs/mcp.md, -32016); every request of the POST, a batch's too, is
+ * abandoned unanswered.
+ */
+function pastDeadline(deadlineMs: number): Response {
+  return jsonRpcErrorResponse(
+    503,
+    JSON_RPC_ERRORS.deadline,
+    `the request was not answered within ${deadlineMs / 1000} s and was abandoned; retry later with backoff`,
+    { code: "unavailable", deadline_s: deadlineMs / 1000 },
+  );
+}
+
+/**
+ * Answers one MCP POST with a fresh server; both are closed once the response is complete, or at
+ * the deadline: closing the server aborts the signal of every call still running, which ends its
+ * requests to the colony (a call the SDK never answers would otherwise hold the connection, the
+ * server and its handlers for as long as the client waits).
+ */
 export async function handleStatelessPost(
   server: Server,
   request: Request,
   parsedBody: unknown,
   /** Host headers to accept (DNS-rebinding protection of a server on loopback); all when omitted. */
   allowedHosts?: string[],
+  deadlineMs = MCP_REQUEST_DEADLINE_MS,
 ): Promise<Response> {
   if (request.method === "POST") {
     const invalid = invalidRequest(parsedBody);
@@ -90,14 +125,22 @@ export async function handleStatelessPost(
     // nothing to stream, and the response is complete when handleRequest returns.
     enableJsonResponse: true,
   });
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await server.connect(transport);
-    const answer = await transport.handleRequest(
+    const handled = transport.handleRequest(
       request,
       parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) },
     );
+    const overdue = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));
+    const answer = await Promise.race([handled, overdue]);
+    if (answer === null) {
+      handled.catch(() => {}); // never settles, or fails once its server is closed: nobody reads it
+      return pastDeadline(deadlineMs);
+    }
     return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
   } finally {
+    clearTimeout(timer);
     void server.close().catch(() => {});
   }
 }

@@ -14,6 +14,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "../core/error-message";
 import type { Logger } from "../log";
 import { HttpColonyClient } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
@@ -90,9 +91,26 @@ function flushStdout(): Promise<void> {
   return new Promise((resolve) => process.stdout.write("", () => resolve()));
 }
 
+/**
+ * A protocol error the SDK reports (an answer to an id it never sent, a progress notification of
+ * an unknown token, a handler that failed to send) as log fields: the SDK's sentence without the
+ * message it quotes (a client's answer may hold anything), and that message's id.
+ */
+export function protocolErrorFields(err: unknown): { error: string; id?: string | number } {
+  const text = errorMessage(err);
+  const quoted = text.search(/: [{[]/);
+  const fields: { error: string; id?: string | number } = { error: (quoted === -1 ? text : text.slice(0, quoted)).slice(0, 200) };
+  const id = /"(?:id|requestId|progressToken)":("(?:[^"\\]|\\.){0,100}"|-?\d{1,20})/.exec(text)?.[1];
+  if (id !== undefined) fields.id = JSON.parse(id);
+  return fields;
+}
+
 export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_MS): Promise<void> {
   const client = new HttpColonyClient({ baseUrl: cfg.colonyUrl, agentId: cfg.agentId });
   const server = createToolServer(client, localToolConfig(cfg));
+  // The SDK reports what it cannot match (an answer to an unknown id, …) here and nowhere else:
+  // logged on stderr, never on stdout, which carries the protocol only.
+  server.onerror = (err) => logger.warn("mcp protocol error", protocolErrorFields(err));
   const transport = new DrainingTransport(new StdioLineTransport(logger));
   let closing = false;
   const close = async (why: string) => {

@@ -17,7 +17,7 @@ import { colonyPublishStatus } from "./tools/publish-status";
 import { colonyReport } from "./tools/report";
 import { errorResult, failure } from "./tools/results";
 import { colonySearch } from "./tools/search";
-import type { ColonyTool, ToolContext } from "./tools/tool";
+import { type ColonyTool, progressReporter, progressRequested, type ToolContext } from "./tools/tool";
 
 const TOOLS: readonly ColonyTool<any>[] = [colonySearch, colonyReport, colonyPublish, colonyPublishStatus];
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
@@ -110,7 +110,15 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   // string, no tool name) became -32603 "internal error" with a dump of the parser's issues.
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, "Method not found");
-    return callTool(request.params, { server, client, cfg, signal: extra.signal });
+    // The call's requests to the colony end with it (cancelled, or its POST past the deadline).
+    return callTool(request.params, {
+      server,
+      client: client.forCall(extra.signal),
+      cfg,
+      signal: extra.signal,
+      progress: progressReporter(extra),
+      progressRequested: progressRequested(extra),
+    });
   };
   plainInvalidParams(server);
   // A request augmented with a task (`params.task`, MCP 2025-11-25) failed with -32603 "Server

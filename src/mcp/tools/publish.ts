@@ -4,20 +4,32 @@
 // (ask) or direct publication (auto).
 import { type Static, Type } from "@sinclair/typebox";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { prepareTrail } from "../../core/prepare";
 import { countTotal } from "../../core/redaction";
 import type { Risk as AssessedRisk } from "../../core/risk";
 import { ProtocolVersion, Trail, TrailEnvironment } from "../../core/trail";
-import type { ColonyClient } from "../colony-client";
+import { type ColonyClient, ColonyClientError, type PublishAccepted } from "../colony-client";
 import type { ToolConfig } from "../config";
 import { detectEnvironment as detectLocalEnvironment } from "../environment";
-import { failure, structured } from "./results";
+import { describeColonyError, failure, structured } from "./results";
 import type { ColonyTool, ToolContext } from "./tool";
 import { VerdictFields, waitForVerdict } from "./verdict";
 import { errorMessage } from "../../core/error-message";
 
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * A local publish answers within this long of the call's start, so that it reaches a client that
+ * waits the MCP SDK's default 60 s for a call: the verdict wait is cut to fit (the answer then
+ * says still_queued, and colony_publish_status asks later). A client that asked for progress
+ * (`_meta.progressToken`) is told about every phase and waits as it chooses: no cut then.
+ */
+export const PUBLISH_BUDGET_MS = 45_000;
+/** The shortest time limit of the publish request itself, even once a slow approval spent the budget. */
+const PUBLISH_REQUEST_MIN_MS = 5_000;
+/** How often a client that asked for progress hears that the person is still being asked. */
+const ASKING_PROGRESS_MS = 10_000;
 
 /**
  * The Trail of POST /v1/trails (the same TypeBox schema), except what this tool fills in when the
@@ -177,6 +189,34 @@ export function payloadForPerson(payload: unknown): string {
   );
 }
 
+/** The form's one field, named in the sentence for an answer that does not fit the form. */
+const FORM_FIELD = "publish";
+
+/**
+ * Why asking the user failed, as one sentence for the agent (ending "nothing was sent"). An
+ * answer that is no elicitation result came back as the SDK's JSON dump of its parser's issues;
+ * the agent learns which part of the client's answer was wrong, and that it counted as no approval.
+ */
+export function askFailure(err: unknown): string {
+  const issues = (err as { issues?: unknown } | null)?.issues;
+  if (err instanceof Error && Array.isArray(issues)) {
+    const fields = [...new Set(issues.map((i: { path?: PropertyKey[] }) => (i.path ?? []).map(String).join(".") || "the result"))];
+    return (
+      `the MCP client answered the confirmation prompt with a malformed result (${fields.slice(0, 3).join(", ")} not as MCP ` +
+      "elicitation defines it), which is no approval: nothing was sent."
+    );
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = errorMessage(err).replace(/^MCP error -?\d+: /, "");
+  if (code === ErrorCode.InvalidParams && message.includes("does not match requested schema")) {
+    return `the MCP client's answer to the confirmation prompt did not fit its form (${FORM_FIELD} must be true or false), which is no approval: nothing was sent.`;
+  }
+  if (code === ErrorCode.RequestTimeout) {
+    return `the user did not answer the confirmation prompt within ${ELICIT_TIMEOUT_MS / 60_000} minutes: nothing was sent.`;
+  }
+  return `the user could not be asked (${message}): nothing was sent.`;
+}
+
 /** MCP elicitation: the exact payload, its risk and redactions, and one box to tick. */
 function askUser(server: Server, client: ColonyClient, p: Prepared, signal: AbortSignal): Promise<ElicitResult> {
   const flags = p.risk.flags.length ? ` (${p.risk.flags.map((f) => f.flag).join(", ")})` : "";
@@ -190,9 +230,14 @@ function askUser(server: Server, client: ColonyClient, p: Prepared, signal: Abor
       requestedSchema: {
         type: "object",
         properties: {
-          publish: { type: "boolean", title: "Publish this trail", description: "Send exactly the payload shown above", default: false },
+          [FORM_FIELD]: {
+            type: "boolean",
+            title: "Publish this trail",
+            description: "Send exactly the payload shown above",
+            default: false,
+          },
         },
-        required: ["publish"],
+        required: [FORM_FIELD],
       },
     },
     // A cancelled call withdraws the prompt (the SDK sends notifications/cancelled for it).
@@ -200,7 +245,11 @@ function askUser(server: Server, client: ColonyClient, p: Prepared, signal: Abor
   );
 }
 
-async function publish(args: PublishArgs, { server, client, cfg, signal }: ToolContext): Promise<CallToolResult> {
+async function publish(
+  args: PublishArgs,
+  { server, client, cfg, signal, progress, progressRequested }: ToolContext,
+): Promise<CallToolResult> {
+  const started = Date.now();
   // A stateless (hosted) server never sees the initialize request, so it cannot know the client.
   const framework = server.getClientVersion()?.name ?? "unknown";
   const { trail: filledTrail, filled } = fillTrail(args.trail, cfg, args.model, framework);
@@ -258,11 +307,14 @@ async function publish(args: PublishArgs, { server, client, cfg, signal }: ToolC
       return preview(prepared, "COLONY_PUBLISH=ask, but this MCP client cannot ask the user (no elicitation support): nothing was sent.");
     }
     let answer: ElicitResult;
+    progress("asking the user to approve the payload");
+    const asking = setInterval(() => progress("still waiting for the user to approve the payload"), ASKING_PROGRESS_MS);
     try {
       answer = await askUser(server, client, prepared, signal);
     } catch (err) {
-      const why = errorMessage(err);
-      return preview(prepared, `the user could not be asked (${why}): nothing was sent.`);
+      return preview(prepared, askFailure(err));
+    } finally {
+      clearInterval(asking);
     }
     if (answer.action !== "accept" || answer.content?.publish !== true) {
       return preview(
@@ -275,8 +327,27 @@ async function publish(args: PublishArgs, { server, client, cfg, signal }: ToolC
   // Nothing is sent for a call the client cancelled (the user stopped the agent): its answer would
   // be dropped, and an approval given on a prompt left open is for a call nobody waits for.
   if (signal.aborted) return preview(prepared, "the call was cancelled by the client: nothing was sent.");
-  const accepted = await client.publish(prepared.payload);
-  const verdict = await waitForVerdict(client, accepted.trail_id, cfg.publishWaitS, cfg.pollIntervalMs);
+  // Without progress the call must answer within PUBLISH_BUDGET_MS of its start: the request gets
+  // what is left of it (at least PUBLISH_REQUEST_MIN_MS, at most COLONY_CALL_TIMEOUT_MS), the wait
+  // for the verdict ends by then. Worst case with auto: 15 s + 25 s + a last 1 s read.
+  const budgetEnd = progressRequested ? Number.POSITIVE_INFINITY : started + (cfg.publishBudgetMs ?? PUBLISH_BUDGET_MS);
+  progress("sending the trail to the colony");
+  let accepted: PublishAccepted;
+  try {
+    accepted = await client.forCall(signal, Math.max(budgetEnd, Date.now() + PUBLISH_REQUEST_MIN_MS)).publish(prepared.payload);
+  } catch (err) {
+    if (!(err instanceof ColonyClientError && err.code === "timeout")) throw err;
+    return failure(
+      `${describeColonyError(err, client.target)} The trail may have reached the colony all the same: publishing it again is safe ` +
+        "(the colony merges the same fix and answers already_known).",
+    );
+  }
+  const waitEnd = Math.min(Date.now() + cfg.publishWaitS * 1000, budgetEnd);
+  const verdict = await waitForVerdict(client.forCall(signal, waitEnd), accepted.trail_id, {
+    until: waitEnd,
+    intervalMs: cfg.pollIntervalMs,
+    progress,
+  });
   return structured({
     sent: true,
     fingerprint: accepted.fingerprint,

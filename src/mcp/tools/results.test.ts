@@ -17,6 +17,10 @@ describe("describeColonyError", () => {
       "the colony refused the request (invalid_trail): the message.\n  /problem/error: required",
     );
     expect(say(0, "unreachable")).toContain("check COLONY_URL (http://colony:8080)");
+    expect(say(0, "timeout")).toBe(
+      "the message (overloaded or stalled, or a network that drops the connection); retry later with backoff.",
+    );
+    expect(say(0, "timeout")).not.toContain("unreachable");
     expect(say(500, "internal")).toBe("the colony answered 500 internal: the message.");
   });
 });

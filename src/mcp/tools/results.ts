@@ -24,6 +24,10 @@ export const failure = (message: string, extra?: Record<string, unknown>): CallT
 export function describeColonyError(err: ColonyClientError, target: string): string {
   const retry = err.retryAfter !== null ? `retry in ${err.retryAfter} s` : "retry later with backoff";
   switch (true) {
+    case err.status === 0 && err.code === "timeout":
+      return `${err.message} (overloaded or stalled, or a network that drops the connection); retry later with backoff.`;
+    case err.status === 0 && err.code === "abandoned":
+      return `${err.message}.`;
     case err.status === 0:
       return `${err.message}. The colony is unreachable: check COLONY_URL (${target}) and that the colony is running, then retry.`;
     case err.status === 429:

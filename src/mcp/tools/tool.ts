@@ -12,6 +12,37 @@ export interface ToolContext {
   cfg: ToolConfig;
   /** Aborted when the client cancels the call (notifications/cancelled): the answer is dropped. */
   signal: AbortSignal;
+  /** Tells the client the call is still going (notifications/progress); a no-op when it sent no progressToken. */
+  progress: (message: string) => void;
+  /** The client asked for progress: it may extend its time limit on each notification. */
+  progressRequested: boolean;
+}
+
+interface RequestExtra {
+  _meta?: { progressToken?: unknown };
+  sendNotification(notification: { method: "notifications/progress"; params: Record<string, unknown> }): Promise<void>;
+}
+
+/**
+ * Progress notifications for a call whose request carried `_meta.progressToken`: a client may
+ * extend its own time limit on each (the SDK client's `resetTimeoutOnProgress`), so a long
+ * publish is not cancelled while it waits for a person or for the colony's verdict.
+ */
+export const progressRequested = (extra: RequestExtra) => progressTokenOf(extra) !== null;
+
+function progressTokenOf(extra: RequestExtra): string | number | null {
+  const token = extra._meta?.progressToken;
+  return typeof token === "string" || typeof token === "number" ? token : null;
+}
+
+export function progressReporter(extra: RequestExtra): (message: string) => void {
+  const token = progressTokenOf(extra);
+  if (token === null) return () => {};
+  let progress = 0;
+  return (message) => {
+    progress += 1;
+    void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => {});
+  };
 }
 
 export interface ColonyTool<I extends TObject = TObject> {

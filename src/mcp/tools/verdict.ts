@@ -19,9 +19,23 @@ export const VerdictFields = {
   message: Type.Optional(Type.String()),
 };
 
-/** Polls the trail until the colony decides, or the wait runs out (interface.md §4.14 rule 4). */
-export async function waitForVerdict(client: ColonyClient, trailId: string, waitS: number, intervalMs = 250): Promise<Verdict> {
-  const deadline = Date.now() + waitS * 1000;
+export interface VerdictWait {
+  /** When to stop polling (epoch ms); one status read is made even when it has passed. */
+  until: number;
+  intervalMs?: number;
+  /** Called about every PROGRESS_EVERY_MS while the trail is still queued. */
+  progress?: (message: string) => void;
+}
+
+const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Polls the trail until the colony decides, or the wait runs out (interface.md §4.14 rule 4). No
+ * status read outlasts the wait by more than a second (the client is bound to `until` by the caller).
+ */
+export async function waitForVerdict(client: ColonyClient, trailId: string, wait: VerdictWait): Promise<Verdict> {
+  const started = Date.now();
+  let progressAt = started + PROGRESS_EVERY_MS;
   for (;;) {
     let status: TrailStatus;
     try {
@@ -30,8 +44,13 @@ export async function waitForVerdict(client: ColonyClient, trailId: string, wait
       const why = err instanceof ColonyClientError ? describeColonyError(err, client.target) : String(err);
       return { status: "sent", trail_id: trailId, message: `The trail was accepted, but its verdict could not be read: ${why}` };
     }
-    if (status.status !== "queued" || Date.now() >= deadline) return describeVerdict(trailId, status, waitS);
-    await Bun.sleep(Math.min(intervalMs, Math.max(1, deadline - Date.now())));
+    const now = Date.now();
+    if (status.status !== "queued" || now >= wait.until) return describeVerdict(trailId, status, Math.round((now - started) / 1000));
+    if (now >= progressAt) {
+      wait.progress?.(`the trail is queued; waiting for the colony's verdict (${Math.round((now - started) / 1000)} s)`);
+      progressAt = now + PROGRESS_EVERY_MS;
+    }
+    await Bun.sleep(Math.min(wait.intervalMs ?? 250, Math.max(1, wait.until - now)));
   }
 }
 
