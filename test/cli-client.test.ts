@@ -152,7 +152,7 @@ describe("status", () => {
     const r = await run(["status"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ready:\s+yes$/m);
-    expect(r.stdout).toMatch(/^checks:\s+kv ok, vector ok, embedding ok$/m);
+    expect(r.stdout).toMatch(/^checks:\s+kv ok, vector ok, embedding ok, lexical ok$/m);
     const j = JSON.parse((await run(["status", "--json"])).stdout);
     expect(j.readiness.status).toBe("ready");
     expect(j.stats.trails).toBeGreaterThanOrEqual(1);
