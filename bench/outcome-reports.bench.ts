@@ -95,7 +95,7 @@ async function postmasterOf(url: string): Promise<number> {
 
 async function measure(backend: Backend): Promise<Record<string, unknown>> {
   const dir = benchDir("colony-bench-outcomes-");
-  const env = { ...(await backendEnv(backend)), COLONY_TRUST_PROXY: "1" };
+  const env: Record<string, string> = { ...(await backendEnv(backend)), COLONY_TRUST_PROXY: "1" };
   const postmaster = env.COLONY_DATABASE_URL ? await postmasterOf(env.COLONY_DATABASE_URL) : null;
   const out: Record<string, unknown> = {};
   let colony: ColonyProcess | null = await spawnColony(dir, env);
