@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
-import { BUN, mcpEnv } from "./support/mcp";
+import { BUN, mcpEnv, slowColony } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -19,19 +19,7 @@ beforeAll(async () => {
   const res = await colony.fetch("/v1/trails", json(sampleTrail(), agent("author-agent-01")));
   trailId = ((await res.json()) as { trail_id: string }).trail_id;
   await colony.service.worker!.drain();
-  slow = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const body = req.method === "GET" ? undefined : await req.text();
-      const headers = new Headers(req.headers);
-      headers.delete("host");
-      const answer = await fetch(colony.url + url.pathname + url.search, { method: req.method, headers, body });
-      await Bun.sleep(HOLD_MS);
-      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
-    },
-  });
+  slow = slowColony(colony.url, HOLD_MS, "after");
 });
 afterAll(async () => {
   await slow?.stop(true);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
-import { BUN, mcpEnv } from "./support/mcp";
+import { BUN, mcpEnv, slowColony } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -17,20 +17,7 @@ beforeAll(async () => {
   colony = await startTestColony();
   await colony.fetch("/v1/trails", json(sampleTrail(), agent("author-agent-01")));
   await colony.service.worker!.drain();
-  // A colony that takes HOLD_MS to answer anything, so a call is surely in flight when cancelled.
-  slow = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const body = req.method === "GET" ? undefined : await req.text();
-      const headers = new Headers(req.headers);
-      headers.delete("host");
-      await Bun.sleep(HOLD_MS);
-      const answer = await fetch(colony.url + url.pathname + url.search, { method: req.method, headers, body });
-      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
-    },
-  });
+  slow = slowColony(colony.url, HOLD_MS, "before");
 });
 afterAll(async () => {
   await slow?.stop(true);

@@ -20,6 +20,14 @@ const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`race tests on replicas skipped: ${unavailable}`);
 
 const ADMIN = "race-admin-token-0123456789abcdef";
+/** Operator token, addresses from X-Forwarded-For, and quotas no race test reaches. */
+const RACE_ENV = {
+  COLONY_ADMIN_TOKEN: ADMIN,
+  COLONY_TRUST_PROXY: "1",
+  COLONY_RATE_LIMIT: "100000",
+  COLONY_PUBLISH_LIMIT: "100000",
+  COLONY_DRAFT_LIMIT: "100000",
+};
 const operator = { Authorization: `Bearer ${ADMIN}` };
 
 describe.skipIf(unavailable !== null)("races between requests, workers and two replicas on one PostgreSQL database", () => {
@@ -34,17 +42,7 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     for (let i = 0; i < 2; i++) {
       const dir = tempDir("colony-race-");
       dirs.push(dir);
-      replicas.push(
-        await startQuietColony({
-          COLONY_DATABASE_URL: url,
-          COLONY_DATA_DIR: dir,
-          COLONY_ADMIN_TOKEN: ADMIN,
-          COLONY_TRUST_PROXY: "1",
-          COLONY_RATE_LIMIT: "100000",
-          COLONY_PUBLISH_LIMIT: "100000",
-          COLONY_DRAFT_LIMIT: "100000",
-        }),
-      );
+      replicas.push(await startQuietColony({ COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir, ...RACE_ENV }));
     }
     proxy = startRoundRobinProxy(replicas.map((r) => r.url));
   });
@@ -444,14 +442,7 @@ describe("races between requests and the worker on one SQLite colony", () => {
   let dir: string;
   beforeAll(async () => {
     dir = tempDir("colony-race-sqlite-");
-    colony = await startQuietColony({
-      COLONY_DATA_DIR: dir,
-      COLONY_ADMIN_TOKEN: ADMIN,
-      COLONY_TRUST_PROXY: "1",
-      COLONY_RATE_LIMIT: "100000",
-      COLONY_PUBLISH_LIMIT: "100000",
-      COLONY_DRAFT_LIMIT: "100000",
-    });
+    colony = await startQuietColony({ COLONY_DATA_DIR: dir, ...RACE_ENV });
   });
   afterAll(async () => {
     await colony?.stop();

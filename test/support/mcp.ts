@@ -114,3 +114,24 @@ export function recordingProxy(target: string) {
   });
   return { url: `http://127.0.0.1:${server.port}`, seen, stop: () => server.stop(true) };
 }
+
+/**
+ * A colony that is slow: a loopback proxy to `target` that holds every request `holdMs`, before it
+ * forwards it (the call is surely in flight meanwhile) or after the colony answered.
+ */
+export function slowColony(target: string, holdMs: number, hold: "before" | "after"): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const body = req.method === "GET" ? undefined : await req.text();
+      const headers = new Headers(req.headers);
+      headers.delete("host");
+      if (hold === "before") await Bun.sleep(holdMs);
+      const answer = await fetch(target + url.pathname + url.search, { method: req.method, headers, body });
+      if (hold === "after") await Bun.sleep(holdMs);
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
+    },
+  });
+}
