@@ -26,6 +26,52 @@ const BATCH = 100;
 /** The longest stretch of analysis between two turns of the event loop. */
 const YIELD_AFTER_MS = 5;
 
+/** Plans each row, handing the event loop back every YIELD_AFTER_MS; a row whose plan throws is reported and skipped. */
+async function planEach<R, P>(rows: readonly R[], plan: (row: R) => P, failed: (row: R, err: unknown) => void): Promise<P[]> {
+  const plans: P[] = [];
+  let slice = performance.now();
+  for (const row of rows) {
+    if (performance.now() - slice >= YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    try {
+      plans.push(plan(row));
+    } catch (err) {
+      failed(row, err);
+    }
+  }
+  return plans;
+}
+
+/**
+ * Writes a batch's plans in one transaction, or, when the database refuses it, each alone: one row
+ * it refuses must not hold back the others (nor stop the pass for good), and stays on its version
+ * for the next start. An unavailable store fails the pass: it is tried again later. Returns how
+ * many were applied.
+ */
+async function writeEach<P>(plans: P[], write: (plans: P[]) => Promise<number>, failed: (plan: P, err: unknown) => void): Promise<number> {
+  try {
+    return await write(plans);
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw err;
+    if (plans.length === 1) {
+      failed(plans[0]!, err);
+      return 0;
+    }
+    let applied = 0;
+    for (const p of plans) {
+      try {
+        applied += await write([p]);
+      } catch (one) {
+        if (one instanceof StoreUnavailableError) throw one;
+        failed(p, one);
+      }
+    }
+    return applied;
+  }
+}
+
 /**
  * What makes the current rules refuse a trail already stored: what redaction cannot make safe and
  * text aimed at the reading agent. `low_quality` is not among them: quality is not a content rule,
@@ -180,45 +226,18 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
     const batch = await store.trails.checkedBefore(CONTENT_RULES_VERSION, after, size);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.seq;
-    const plans: RescreenPlan[] = [];
-    let slice = performance.now();
-    for (const record of batch) {
-      // About 1 ms of analysis a trail: requests get the event loop back every few milliseconds.
-      if (performance.now() - slice >= YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-      try {
-        plans.push(planRescreen(record));
-      } catch (err) {
-        failed(record, err);
-      }
-    }
+    // About 1 ms of analysis a trail: requests get the event loop back every few milliseconds.
+    const plans = await planEach(batch, (record) => planRescreen(record), failed);
     // Embedded before the transaction, which then holds the writer only for the writes.
     const reembedded = plans.filter((p) => p.reembed);
     const vectors = reembedded.length ? await deps.embed(reembedded.map((p) => embeddingText(p.trail))) : [];
     const vectorOf = new Map(reembedded.map((p, i) => [p.record.seq, vectors[i]!]));
 
-    let applied = 0;
-    try {
-      applied = await write(plans, vectorOf);
-    } catch (err) {
-      // Something in one trail the database refuses must not hold back the others (nor stop the
-      // pass for good): each is written alone, and one that fails alone is left on its version
-      // for the next start. A store that is unavailable fails the pass: it is tried again later.
-      if (err instanceof StoreUnavailableError) throw err;
-      if (plans.length === 1) failed(plans[0]!.record, err);
-      else {
-        for (const p of plans) {
-          try {
-            applied += await write([p], vectorOf);
-          } catch (one) {
-            if (one instanceof StoreUnavailableError) throw one;
-            failed(p.record, one);
-          }
-        }
-      }
-    }
+    const applied = await writeEach(
+      plans,
+      (some) => write(some, vectorOf),
+      (p, err) => failed(p.record, err),
+    );
     await deps.onBatch?.(applied);
     // Let requests run between batches: this is background work.
     await new Promise((resolve) => setImmediate(resolve));
@@ -299,46 +318,19 @@ export async function rescreenOutcomeNotes(deps: NotesRescreenDeps): Promise<Not
     });
     return applied;
   };
+  /** A report whose notes could not be re-checked stays on its version: the next start tries it again. */
+  const failed = (row: { id: number }, err: unknown) =>
+    logger.error("re-screening the notes of an outcome report failed", {
+      outcome_id: row.id,
+      error: errorMessage(err, { withName: true }),
+    });
   let after = 0;
   while (!deps.stopped?.()) {
     const batch = await store.outcomes.notesCheckedBefore(CONTENT_RULES_VERSION, after, size);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.id;
-    const plans: Plan[] = [];
-    let slice = performance.now();
-    for (const n of batch) {
-      if (performance.now() - slice >= YIELD_AFTER_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        slice = performance.now();
-      }
-      try {
-        plans.push(plan(n));
-      } catch (err) {
-        logger.error("re-screening the notes of an outcome report failed", {
-          outcome_id: n.id,
-          error: errorMessage(err, { withName: true }),
-        });
-      }
-    }
-    let applied = 0;
-    try {
-      applied = await write(plans);
-    } catch (err) {
-      // As for trails: one row the database refuses must not hold back the others; it stays on
-      // its version for the next start. An unavailable store fails the pass (tried again later).
-      if (err instanceof StoreUnavailableError) throw err;
-      for (const p of plans) {
-        try {
-          applied += await write([p]);
-        } catch (one) {
-          if (one instanceof StoreUnavailableError) throw one;
-          logger.error("re-screening the notes of an outcome report failed", {
-            outcome_id: p.id,
-            error: errorMessage(one, { withName: true }),
-          });
-        }
-      }
-    }
+    const plans = await planEach(batch, plan, failed);
+    const applied = await writeEach(plans, write, failed);
     await deps.onBatch?.(applied);
     await new Promise((resolve) => setImmediate(resolve));
   }
