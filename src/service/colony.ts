@@ -240,6 +240,11 @@ export class ColonyService {
         try {
           result = await rebuildLexicalIndex({
             store,
+            onResume: (doneBefore) => {
+              // A rebuild a crash or stop left: the progress line counts what remains.
+              progress?.setTotal(Math.max(0, total - doneBefore));
+              if (this.lexicalProgress) this.lexicalProgress.done = doneBefore;
+            },
             onBatch: (n) => {
               progress?.tick(n);
               if (this.lexicalProgress) this.lexicalProgress.done += n;

@@ -169,8 +169,10 @@ function suite(name: string, open: () => Promise<Opened>) {
       try {
         await storeWithStems(colony.store);
         expect(await lexicalIndexOutdated(colony.store)).toBe(true);
-        const run = await rebuildLexicalIndex({ store: colony.store, batchSize: 50 });
+        const resumed: number[] = [];
+        const run = await rebuildLexicalIndex({ store: colony.store, batchSize: 50, onResume: (n) => resumed.push(n) });
         expect(run).toEqual({ trails: trails.length, current: true, started: true });
+        expect(resumed).toEqual([]);
         expect(await lexicalIndexOutdated(colony.store)).toBe(false);
         expect(await colony.store.kv.get(LEXICAL_REBUILD_KEY)).toBeNull();
         colony = await colony.reopen();
@@ -192,7 +194,7 @@ function suite(name: string, open: () => Promise<Opened>) {
         await expect(rebuildLexicalIndex({ store: failingOnBatch(colony.store, 3), batchSize: 25 })).rejects.toThrow(
           "the process died here",
         );
-        expect(JSON.parse((await colony.store.kv.get(LEXICAL_REBUILD_KEY))!)).toEqual({ version: lexicalIndexVersion(), after: 50 });
+        expect(JSON.parse((await colony.store.kv.get(LEXICAL_REBUILD_KEY))!)).toEqual({ version: lexicalIndexVersion(), after: 50, done: 50 });
         colony = await colony.reopen();
         expect(await lexicalIndexOutdated(colony.store)).toBe(true);
         // Meanwhile (another replica still serving): trails removed on both sides of the mark, one indexed.
@@ -200,8 +202,11 @@ function suite(name: string, open: () => Promise<Opened>) {
         const late = trails[5]!;
         const again = { ...late, problem: { ...late.problem, error: `${late.problem.error} (again)` } };
         await storeIndexed(colony.store, [again]);
-        const run = await rebuildLexicalIndex({ store: colony.store, batchSize: 25 });
+        const resumedFrom: number[] = [];
+        const run = await rebuildLexicalIndex({ store: colony.store, batchSize: 25, onResume: (n) => resumedFrom.push(n) });
         expect(run.started).toBe(false);
+        // Its progress starts from the trails the first run had indexed, not from 0.
+        expect(resumedFrom).toEqual([50]);
         expect(run.trails).toBe(trails.length - 50 - 1 + 1); // after the mark: one removed, one new
         await removeTrails(colony.store, removedSeqs);
         const fresh = await freshStatistics(open, [10, 90, ...removedSeqs], [again]);

@@ -20,7 +20,10 @@ import type { Store } from "../store/ports";
 
 /** Key-value key: the tokens (lexicalIndexVersion) the whole lexical index was built with. */
 export const LEXICAL_VERSION_KEY = "lexical.version";
-/** Key-value key of a rebuild in progress: `{"version": "...", "after": seq}` (the last trail indexed). */
+/**
+ * Key-value key of a rebuild in progress: `{"version": "...", "after": seq, "done": n}` (the last
+ * trail indexed, and how many it has indexed so far: a resumed rebuild reports its progress from there).
+ */
 export const LEXICAL_REBUILD_KEY = "lexical.rebuild";
 
 const BATCH = 500;
@@ -28,13 +31,16 @@ const BATCH = 500;
 interface RebuildMark {
   version: string;
   after: number;
+  /** Trails this rebuild has indexed so far (absent in marks written before it was recorded). */
+  done?: number;
 }
 
 const parseMark = (raw: string | null): RebuildMark | null => {
   if (!raw) return null;
   try {
     const m = JSON.parse(raw) as RebuildMark;
-    return typeof m.version === "string" && Number.isSafeInteger(m.after) ? m : null;
+    if (typeof m.version !== "string" || !Number.isSafeInteger(m.after)) return null;
+    return { version: m.version, after: m.after, done: Number.isSafeInteger(m.done) && m.done! >= 0 ? m.done : 0 };
   } catch {
     return null;
   }
@@ -49,6 +55,8 @@ export interface LexicalRebuildDeps {
   store: Store;
   /** Called after each batch's commit with the trails it indexed again. */
   onBatch?: (trails: number) => void | Promise<void>;
+  /** Called once, before the first batch, when this run resumes a rebuild: the trails it had indexed already. */
+  onResume?: (doneBefore: number) => void;
   /** Stops between batches (the colony is stopping): the next start resumes. */
   stopped?: () => boolean;
   /** Trails per transaction. */
@@ -73,28 +81,33 @@ export async function rebuildLexicalIndex(deps: LexicalRebuildDeps): Promise<Lex
   const version = lexicalIndexVersion();
   const size = deps.batchSize ?? BATCH;
   const result: LexicalRebuildResult = { trails: 0, current: false, started: false };
+  let first = true;
   while (!deps.stopped?.()) {
     const step = await store.transaction(async (tx) => {
       await tx.lexical.holdWriters();
       // Read again under the writers' hold: another replica may have done this meanwhile.
-      if ((await tx.kv.get(LEXICAL_VERSION_KEY)) === version) return { done: true, n: 0 };
+      if ((await tx.kv.get(LEXICAL_VERSION_KEY)) === version) return { done: true, n: 0, resumedFrom: null };
       let mark = parseMark(await tx.kv.get(LEXICAL_REBUILD_KEY));
       if (mark?.version !== version) {
         // No rebuild to these tokens under way (a first one, or one to other tokens a crash left).
         await tx.lexical.clear();
-        mark = { version, after: 0 };
+        mark = { version, after: 0, done: 0 };
         result.started = true;
       }
+      const resumedFrom = first && !result.started ? (mark.done ?? 0) : null;
       const batch = await tx.trails.indexedAfter(mark.after, size);
       if (batch.length === 0) {
         await tx.kv.set(LEXICAL_VERSION_KEY, version);
         await tx.kv.delete(LEXICAL_REBUILD_KEY);
-        return { done: true, n: 0 };
+        return { done: true, n: 0, resumedFrom };
       }
       await tx.lexical.addMissing(batch.map((r) => ({ id: r.seq, doc: lexicalFields(r.trail) })));
-      await tx.kv.set(LEXICAL_REBUILD_KEY, JSON.stringify({ version, after: batch[batch.length - 1]!.seq }));
-      return { done: false, n: batch.length };
+      const next: RebuildMark = { version, after: batch[batch.length - 1]!.seq, done: (mark.done ?? 0) + batch.length };
+      await tx.kv.set(LEXICAL_REBUILD_KEY, JSON.stringify(next));
+      return { done: false, n: batch.length, resumedFrom };
     });
+    first = false;
+    if (step.resumedFrom !== null) deps.onResume?.(step.resumedFrom);
     result.trails += step.n;
     if (step.n > 0) await deps.onBatch?.(step.n);
     if (step.done) {
