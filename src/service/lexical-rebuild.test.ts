@@ -194,7 +194,11 @@ function suite(name: string, open: () => Promise<Opened>) {
         await expect(rebuildLexicalIndex({ store: failingOnBatch(colony.store, 3), batchSize: 25 })).rejects.toThrow(
           "the process died here",
         );
-        expect(JSON.parse((await colony.store.kv.get(LEXICAL_REBUILD_KEY))!)).toEqual({ version: lexicalIndexVersion(), after: 50, done: 50 });
+        expect(JSON.parse((await colony.store.kv.get(LEXICAL_REBUILD_KEY))!)).toEqual({
+          version: lexicalIndexVersion(),
+          after: 50,
+          done: 50,
+        });
         colony = await colony.reopen();
         expect(await lexicalIndexOutdated(colony.store)).toBe(true);
         // Meanwhile (another replica still serving): trails removed on both sides of the mark, one indexed.
