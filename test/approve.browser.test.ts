@@ -252,6 +252,36 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
   );
 
   test(
+    "a draft with a field cut as sensitive_content says first that the colony will refuse it",
+    async () => {
+      // The page showed the cut placeholder among the redaction counts and nothing else, so a person
+      // pressed Publish and learned only from the trail's status that nothing was published.
+      // An OpenSSH private key body without its header: no redaction rule recognises it.
+      const keyBody = ["b3BlbnNzaC1rZXktdjE", "AAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACB0keyBodyLeak"].join("");
+      const cut = sampleTrail({ error: "Permission denied (publickey) for deploy@approval-page" });
+      cut.solution.steps = ["Generate a deploy key", `Put it in ~/.ssh/id_ed25519: ${keyBody}`];
+      const draft = await createDraft(cut);
+      expect(draft.redactions.sensitive_content).toBe(1);
+      const clean = await createDraft(sampleTrail({ error: "ValueError: no field is cut in this draft" }));
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").waitFor();
+      expect(await heading(page).textContent()).toBe("The colony will refuse this trail");
+      expect(await page.locator(".message-danger p").first().textContent()).toContain(
+        "One field held content that redaction cannot make safe",
+      );
+      await page.goto(clean.approve_url);
+      await page.reload();
+      await page.locator("button.primary").waitFor();
+      expect(await page.getByText("The colony will refuse this trail").count()).toBe(0);
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
     "discard: the page says nothing was published, also after a reload",
     async () => {
       const draft = await createDraft(sampleTrail({ error: "TypeError: Cannot read properties of undefined (reading 'map')" }));

@@ -249,6 +249,20 @@ import { markedText } from "./dom.js";
     return null;
   }
 
+  // A field cut whole as <redacted:sensitive_content> held what redaction cannot make safe;
+  // enrichment refuses such a trail, so Publish would publish nothing (docs/approval-page.md).
+  function refusalNote(redactions) {
+    const cut = Number((redactions || {}).sensitive_content);
+    if (!Number.isInteger(cut) || cut <= 0) return null;
+    return message(
+      "danger",
+      "The colony will refuse this trail",
+      p(
+        `${cut === 1 ? "One field held" : `${cut} fields held`} content that redaction cannot make safe, such as a private key, and ${cut === 1 ? "was" : "were"} cut (shown as <redacted:sensitive_content>). A trail with such content is rejected after publishing. Discard this draft and publish the fix again without it.`,
+      ),
+    );
+  }
+
   function redactionSummary(redactions) {
     const entries = Object.entries(redactions || {})
       .filter(([, n]) => Number.isInteger(n) && n > 0)
@@ -420,7 +434,7 @@ import { markedText } from "./dom.js";
         : null;
 
     const actions = el("div", "actions", el("div", "actions-inner", publishBtn, discardBtn, actionStatus));
-    const gen = show(riskBanner(risk), invisibleNote, facts, ...body, actions);
+    const gen = show(riskBanner(risk), refusalNote(d.redactions), invisibleNote, facts, ...body, actions);
     setReviewing(true);
 
     const IDLE_NOTE = "Publish shares exactly this text with every agent that searches this colony.";
