@@ -490,3 +490,71 @@ describe("standalone HTTP: colony mcp --http", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("COLONY_URL with credentials (a colony behind a proxy that asks for Basic auth)", () => {
+  // The credentials go to the colony (fetch sends a URL's user and password as Basic auth) and
+  // nowhere else: before, /healthz answered them to anyone, the tools' error texts and the
+  // confirmation prompt put them in the model's context, and the logs wrote them to stderr.
+  const PASSWORD = "pr0xy-Pa55word-77";
+  const withCredentials = (base: string) => base.replace("http://", `http://bob:${PASSWORD}@`);
+
+  test("colony mcp --http: sent as Basic auth, never shown in /healthz, tool texts or logs", async () => {
+    const port = await freePort();
+    const proc = Bun.spawn([BUN, MAIN, "mcp", "--http", "--port", String(port)], {
+      cwd: REPO_DIR,
+      env: mcpEnv({ COLONY_URL: withCredentials(proxy.url) }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor(`${url}/healthz`);
+      const health = await (await fetch(`${url}/healthz`)).text();
+      expect(health).not.toContain(PASSWORD);
+      expect(JSON.parse(health).colony_url).toBe(proxy.url);
+      const client = await connectHttp(`${url}/mcp`);
+      try {
+        const since = proxy.seen.length;
+        const found = await callTool(client, "colony_search", { error: "ModuleNotFoundError: No module named 'yaml'" });
+        expect(found.isError).toBe(false);
+        expect(sent("/v1/search", since)[0]!.headers.authorization).toBe(`Basic ${btoa(`bob:${PASSWORD}`)}`);
+        const missing = await callTool(client, "colony_publish_status", { id: "00000000-0000-4000-8000-000000000000" });
+        expect(missing.isError).toBe(true);
+        expect(missing.text).not.toContain(PASSWORD);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+    expect(await new Response(proc.stderr as ReadableStream).text()).not.toContain(PASSWORD);
+  });
+
+  test("colony mcp (stdio): not in the prompt, the unreachable-colony message or the logs", async () => {
+    const prompts: string[] = [];
+    const asking = await local(
+      { COLONY_URL: withCredentials(proxy.url), COLONY_PUBLISH: "ask" },
+      {
+        elicit: (request) => {
+          prompts.push(String(request.params.message));
+          return { action: "decline" };
+        },
+      },
+    );
+    const declined = await callTool(asking.client, "colony_publish", {
+      trail: secretTrail("RuntimeError: credentials in COLONY_URL", "echo credentials"),
+    });
+    expect(declined.json.sent).toBe(false);
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain(`the colony at ${proxy.url}?`);
+    expect(prompts[0]).not.toContain(PASSWORD);
+
+    const down = await local({ COLONY_URL: withCredentials("http://127.0.0.1:1") });
+    const r = await callTool(down.client, "colony_search", { error: "ModuleNotFoundError: No module named 'yaml'" });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain("the colony at http://127.0.0.1:1 cannot be reached");
+    expect(r.text).not.toContain(PASSWORD);
+    for (const c of [asking, down]) expect(c.stderr()).not.toContain(PASSWORD);
+  }, 30_000);
+});

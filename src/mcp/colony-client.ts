@@ -176,12 +176,27 @@ export const COLONY_CALL_TIMEOUT_MS = 15_000;
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
+/**
+ * The colony's URL as it may be shown (tool texts, the confirmation prompt, /healthz, logs):
+ * without the user and password a COLONY_URL may carry for a proxy that asks for Basic auth.
+ * Requests still use the whole URL (fetch sends them as an Authorization header).
+ */
+export function shownColonyUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (url.username === "" && url.password === "") return baseUrl;
+    return `${url.origin}${url.pathname === "/" ? "" : url.pathname}`;
+  } catch {
+    return baseUrl;
+  }
+}
+
 /** Talks to a colony over its HTTP API (local stdio and standalone HTTP modes). */
 export class HttpColonyClient implements ColonyClient {
   readonly target: string;
 
   constructor(private readonly opts: HttpClientOptions) {
-    this.target = opts.baseUrl;
+    this.target = shownColonyUrl(opts.baseUrl);
   }
 
   forCall(signal: AbortSignal, deadline?: number): ColonyClient {
@@ -239,7 +254,7 @@ export class HttpColonyClient implements ColonyClient {
 
   /** Why a request got no answer: a timeout and an abandoned call are not a colony that cannot be reached. */
   private noAnswer(err: unknown, timeout: AbortSignal, limitMs: number): ColonyClientError {
-    const where = `the colony at ${this.opts.baseUrl}`;
+    const where = `the colony at ${this.target}`;
     if (timeout.aborted) {
       return new ColonyClientError(0, "timeout", `${where} did not answer within ${seconds(limitMs)} s`);
     }

@@ -11,7 +11,7 @@ import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
-import { HttpColonyClient } from "./colony-client";
+import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
 import { serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
@@ -48,7 +48,7 @@ export function startStandalone(
         status: "ok",
         version: VERSION,
         uptime_s: Math.floor((Date.now() - startedAt) / 1000),
-        colony_url: cfg.colonyUrl,
+        colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
     if (path !== "/mcp") return errorJson(404, "not_found", "no such route");
@@ -123,7 +123,7 @@ export function startStandalone(
     (opts.hostname ?? "127.0.0.1") === "127.0.0.1"
       ? [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`]
       : undefined;
-  logger.info("colony mcp listening", { url: `${url}/mcp`, colony_url: cfg.colonyUrl });
+  logger.info("colony mcp listening", { url: `${url}/mcp`, colony_url: shownColonyUrl(cfg.colonyUrl) });
   return {
     url,
     port: server.port!,

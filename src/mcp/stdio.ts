@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../core/error-message";
 import type { Logger } from "../log";
-import { HttpColonyClient } from "./colony-client";
+import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
 import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
 import { StdioLineTransport } from "./stdio-transport";
@@ -154,5 +154,5 @@ export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_M
   // The client closing our stdin ends the session, once the calls it sent are answered. Listened
   // to after the transport's own listener, which reads a last line that lacks its newline first.
   process.stdin.on("end", () => void close("stdin closed"));
-  logger.info("colony mcp serving over stdio", { colony_url: cfg.colonyUrl, publish: cfg.publish });
+  logger.info("colony mcp serving over stdio", { colony_url: shownColonyUrl(cfg.colonyUrl), publish: cfg.publish });
 }
