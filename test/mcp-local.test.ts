@@ -481,6 +481,21 @@ describe("standalone HTTP: colony mcp --http", () => {
     expect(res.status).toBe(403);
   });
 
+  test("/healthz answers loopback names only: a DNS-rebinding page cannot read where the colony is", async () => {
+    // The page's name resolves to 127.0.0.1, so its GET is same-origin to the browser and carries
+    // no Origin: only Host tells it apart. /healthz answered any Host with the colony's URL
+    // (an internal address, and whatever credentials it held), the version and the uptime.
+    const port = new URL(url).port;
+    for (const host of [`attacker.example:${port}`, "attacker.example", `127.0.0.1.attacker.example:${port}`]) {
+      const res = await fetch(`${url}/healthz`, { headers: { host } });
+      expect({ host, status: res.status }).toEqual({ host, status: 403 });
+      expect(await res.text()).not.toContain(proxy.url);
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      expect((await fetch(`${url}/healthz`, { headers: { host } })).status).toBe(200);
+    }
+  });
+
   test("an invalid X-Colony-Agent is refused", async () => {
     const res = await fetch(`${url}/mcp`, {
       method: "POST",

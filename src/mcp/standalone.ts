@@ -42,6 +42,12 @@ export function startStandalone(
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
     const path = new URL(request.url).pathname;
+    // Every path, not only /mcp (where the SDK's transport checks it, answering JSON-RPC): a
+    // DNS-rebinding page reads a GET as same-origin, without Origin, and /healthz tells where the
+    // colony is.
+    if (path !== "/mcp" && allowedHosts && !allowedHosts.includes(request.headers.get("host") ?? "")) {
+      return errorJson(403, "forbidden_host", "this server answers loopback names only (127.0.0.1, localhost, [::1])");
+    }
     if (path === "/healthz") {
       if (request.method !== "GET" && request.method !== "HEAD") return errorJson(405, "method_not_allowed", "use GET");
       return json(200, {
