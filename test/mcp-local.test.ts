@@ -496,6 +496,26 @@ describe("standalone HTTP: colony mcp --http", () => {
     }
   });
 
+  test("an id that is a dot segment stays in its path: not found, and nothing else is asked of the colony", async () => {
+    // encodeURIComponent leaves "." and ".." as they are and URL parsing resolves them: a report
+    // on trail ".." went to POST /v1/outcomes, a draft "." to GET /v1/drafts/ ("no such route").
+    const client = await connectHttp(`${url}/mcp`);
+    try {
+      const since = proxy.seen.length;
+      for (const id of [".", ".."]) {
+        const report = await callTool(client, "colony_report", { trail_id: id, outcome: "worked" });
+        const status = await callTool(client, "colony_publish_status", { id });
+        for (const r of [report, status]) {
+          expect(r.isError).toBe(true);
+          expect(r.text).toStartWith("not found: no ");
+        }
+      }
+      expect(proxy.seen.slice(since).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("an invalid X-Colony-Agent is refused", async () => {
     const res = await fetch(`${url}/mcp`, {
       method: "POST",

@@ -266,8 +266,18 @@ export class HttpColonyClient implements ColonyClient {
     return this.call<SearchEnvelope>("POST", "/v1/search", request);
   }
 
+  /**
+   * An id as one path segment. encodeURIComponent leaves "." and ".." as they are, and URL
+   * parsing resolves them: a report on trail ".." went to POST /v1/outcomes. No
+   * trail or draft has such an id, so it is not found, as the colony says of any unknown id.
+   */
+  private segment(id: string, what: "trail" | "draft"): string {
+    if (id === "." || id === "..") throw new ColonyClientError(404, "not_found", `no ${what} with the id ${JSON.stringify(id)}`);
+    return encodeURIComponent(id);
+  }
+
   report(trailId: string, report: OutcomeReport) {
-    return this.call<OutcomeResult>("POST", `/v1/trails/${encodeURIComponent(trailId)}/outcomes`, report);
+    return this.call<OutcomeResult>("POST", `/v1/trails/${this.segment(trailId, "trail")}/outcomes`, report);
   }
 
   createDraft(trail: Trail) {
@@ -279,10 +289,10 @@ export class HttpColonyClient implements ColonyClient {
   }
 
   trailStatus(trailId: string) {
-    return this.call<TrailStatus>("GET", `/v1/trails/${encodeURIComponent(trailId)}`);
+    return this.call<TrailStatus>("GET", `/v1/trails/${this.segment(trailId, "trail")}`);
   }
 
   draftStatus(draftId: string) {
-    return this.call<DraftStatus>("GET", `/v1/drafts/${encodeURIComponent(draftId)}`);
+    return this.call<DraftStatus>("GET", `/v1/drafts/${this.segment(draftId, "draft")}`);
   }
 }
