@@ -111,7 +111,17 @@ function plainInvalidParams(server: Server): void {
 /** A new Server with the four tools, bound to one colony client and deployment. */
 export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server {
   const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    // Every tool fits one page and no nextCursor is given, so a cursor is one the server never
+    // issued: MCP pagination says an invalid cursor SHOULD be -32602 (an empty one reads as none).
+    if (request.params?.cursor) {
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        "Invalid params for tools/list: this server lists every tool in one page and gives no cursor; call tools/list without params.cursor.",
+      );
+    }
+    return { tools: TOOL_LIST };
+  });
   // tools/call is answered by the fallback handler, not a registered one: the SDK parses a
   // registered request with its own schema first, and a malformed call (arguments an array or a
   // string, no tool name) became -32603 "internal error" with a dump of the parser's issues.
