@@ -125,3 +125,36 @@ test("a call the client cancelled does not hold the process for the drain once s
   expect(stderr).not.toContain("calls still running");
   expect(exitMs).toBeLessThan(HOLD_MS);
 }, 60_000);
+
+test("stdout carries no raw 8-bit control or line separator of a trail, and the values are the same", async () => {
+  // The tool's text escaped C1 controls and DEL (terminal clients print it), but the frame wrote
+  // structuredContent with JSON.stringify, which leaves them raw: a person running `colony mcp` in
+  // a terminal got a trail's CSI (U+009B) and NEL as bytes, and U+2028/U+2029, which line readers
+  // that split on Unicode line breaks take for the end of the frame, came through as well.
+  const error = "TypeError: frame\u009b2Jcheck \u0085next\u2028line\u2029para\u007f end";
+  const trail = sampleTrail({ error, commands: ["echo frame\u009b31m"] });
+  const published = await colony.fetch("/v1/trails", json(trail, agent("frame-agent-01")));
+  expect(published.status).toBe(202);
+  await colony.service.worker!.drain();
+  const call = line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "colony_search", arguments: { error } } });
+  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
+    cwd: REPO_DIR,
+    env: mcpEnv({ COLONY_URL: colony.url }),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  proc.stdin.write(INITIALIZE + call);
+  await proc.stdin.flush();
+  await proc.stdin.end();
+  const stdout = await new Response(proc.stdout).text();
+  await proc.exited;
+  expect(stdout.match(/[\u007f-\u009f\u2028\u2029]/g)).toBeNull();
+  const answer = stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((a) => a.id === 2);
+  const found = answer.result.structuredContent.trails.find((t: { error: string }) => t.error === error);
+  expect(found?.commands[0].command).toBe("echo frame\u009b31m");
+}, 30_000);

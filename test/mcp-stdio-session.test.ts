@@ -173,3 +173,77 @@ test("the colony restarts mid-session: the call made while it is down says so, t
     await restarted.dispose();
   }
 }, 60_000);
+
+describe("COLONY_PUBLISH=ask: the client cancels a call while the person is asked", () => {
+  // A client may number its calls as it likes (JSON-RPC allows 0 and ""); the SDK's Protocol
+  // ignored the cancellation of a falsy id (`if (!requestId) return`), so the prompt stayed open
+  // and ticking Publish on it sent the trail of a call the client had cancelled.
+  for (const callId of [0, ""]) {
+    test(`a call numbered ${JSON.stringify(callId)}: the prompt is withdrawn and nothing is sent`, async () => {
+      const s = rawSession({ COLONY_PUBLISH: "ask" });
+      try {
+        await initialize(s, { elicitation: { form: {} } });
+        await s.send({
+          jsonrpc: "2.0",
+          id: callId,
+          method: "tools/call",
+          params: {
+            name: "colony_publish",
+            arguments: { trail: trailFor(`RuntimeError: cancelled call numbered ${JSON.stringify(callId)}`) },
+          },
+        });
+        const ask = await s.next((m) => m.method === "elicitation/create");
+        await s.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: callId, reason: "the user stopped the agent" },
+        });
+        // The server withdraws its prompt (before: no cancellation was sent, the prompt stayed open).
+        await s.next((m) => m.method === "notifications/cancelled" && m.params.requestId === ask.id, 5000);
+        const since = proxy.seen.length;
+        await s.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { publish: true } } });
+        await s.send({ jsonrpc: "2.0", id: 99, method: "ping" });
+        await s.next((m) => m.id === 99);
+        await Bun.sleep(500);
+        expect(proxy.seen.slice(since).filter((r) => r.method === "POST" && r.path === "/v1/trails")).toEqual([]);
+        expect(s.received.filter((m) => m.id === callId && !m.method)).toEqual([]); // a cancelled call is not answered
+      } finally {
+        await s.close();
+      }
+    }, 30_000);
+  }
+});
+
+test("a request reusing the id of a call in flight is refused, and cancelling that id withdraws the call in flight", async () => {
+  // MCP: a requestor MUST NOT reuse an id. The server ran both calls and kept one cancellation
+  // handle per id, the later call's: cancelling id 5 withdrew the second prompt only, and ticking
+  // Publish on the first sent the trail of a call the client had cancelled.
+  const s = rawSession({ COLONY_PUBLISH: "ask" });
+  try {
+    await initialize(s, { elicitation: { form: {} } });
+    const publish = (error: string) => ({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "colony_publish", arguments: { trail: trailFor(error) } },
+    });
+    await s.send(publish("RuntimeError: the first call numbered 5"));
+    const ask = await s.next((m) => m.method === "elicitation/create");
+    await s.send(publish("RuntimeError: the second call numbered 5"));
+    const refused = await s.next((m) => m.id === 5 && m.error);
+    expect(refused.error.code).toBe(-32600);
+    expect(refused.error.message).toContain("id 5 is used by a request still in flight");
+    await s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "the user stopped the agent" } });
+    await s.next((m) => m.method === "notifications/cancelled" && m.params.requestId === ask.id, 5000);
+    const since = proxy.seen.length;
+    await s.send({ jsonrpc: "2.0", id: ask.id, result: { action: "accept", content: { publish: true } } });
+    await s.send({ jsonrpc: "2.0", id: 99, method: "ping" });
+    await s.next((m) => m.id === 99);
+    await Bun.sleep(500);
+    expect(proxy.seen.slice(since).filter((r) => r.method === "POST" && r.path === "/v1/trails")).toEqual([]);
+    expect(s.received.filter((m) => m.method === "elicitation/create")).toHaveLength(1); // the second call never ran
+    expect(s.stderr()).toContain("refused a request reusing the id of one in flight");
+  } finally {
+    await s.close();
+  }
+}, 30_000);

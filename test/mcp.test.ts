@@ -222,6 +222,30 @@ describe("tool list", () => {
     expect(await send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: info })).toBeUndefined();
   });
 
+  test("tools/list with a cursor the server never gave is -32602 (MCP pagination); without one, every tool in one page", async () => {
+    // The server lists every tool in one page and issues no nextCursor, so any cursor is invalid,
+    // which the spec says SHOULD be -32602; a forged cursor was answered with the first page.
+    const list = async (params: unknown) => {
+      const res = await colony.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tools/list", params }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as any;
+    };
+    for (const cursor of ["eyJwYWdlIjogMn0=", "0", " "]) {
+      const answer = await list({ cursor });
+      expect(answer.error?.code).toBe(-32602);
+      expect(answer.error.message).toContain("gives no cursor");
+    }
+    for (const params of [{}, { cursor: "" }, undefined]) {
+      const answer = await list(params);
+      expect(answer.result.tools).toHaveLength(4);
+      expect(answer.result.nextCursor).toBeUndefined();
+    }
+  });
+
   test("a request augmented with a task is served normally, its task metadata ignored: the server declares no tasks", async () => {
     // MCP 2025-11-25, tasks: a receiver that does not declare the task capability for a request
     // type MUST process it normally. It was -32603 "Server does not support task creation".

@@ -176,12 +176,27 @@ export const COLONY_CALL_TIMEOUT_MS = 15_000;
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
+/**
+ * The colony's URL as it may be shown (tool texts, the confirmation prompt, /healthz, logs):
+ * without the user and password a COLONY_URL may carry for a proxy that asks for Basic auth.
+ * Requests still use the whole URL (fetch sends them as an Authorization header).
+ */
+export function shownColonyUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (url.username === "" && url.password === "") return baseUrl;
+    return `${url.origin}${url.pathname === "/" ? "" : url.pathname}`;
+  } catch {
+    return baseUrl;
+  }
+}
+
 /** Talks to a colony over its HTTP API (local stdio and standalone HTTP modes). */
 export class HttpColonyClient implements ColonyClient {
   readonly target: string;
 
   constructor(private readonly opts: HttpClientOptions) {
-    this.target = opts.baseUrl;
+    this.target = shownColonyUrl(opts.baseUrl);
   }
 
   forCall(signal: AbortSignal, deadline?: number): ColonyClient {
@@ -239,7 +254,7 @@ export class HttpColonyClient implements ColonyClient {
 
   /** Why a request got no answer: a timeout and an abandoned call are not a colony that cannot be reached. */
   private noAnswer(err: unknown, timeout: AbortSignal, limitMs: number): ColonyClientError {
-    const where = `the colony at ${this.opts.baseUrl}`;
+    const where = `the colony at ${this.target}`;
     if (timeout.aborted) {
       return new ColonyClientError(0, "timeout", `${where} did not answer within ${seconds(limitMs)} s`);
     }
@@ -251,8 +266,18 @@ export class HttpColonyClient implements ColonyClient {
     return this.call<SearchEnvelope>("POST", "/v1/search", request);
   }
 
+  /**
+   * An id as one path segment. encodeURIComponent leaves "." and ".." as they are, and URL
+   * parsing resolves them: a report on trail ".." went to POST /v1/outcomes. No
+   * trail or draft has such an id, so it is not found, as the colony says of any unknown id.
+   */
+  private segment(id: string, what: "trail" | "draft"): string {
+    if (id === "." || id === "..") throw new ColonyClientError(404, "not_found", `no ${what} with the id ${JSON.stringify(id)}`);
+    return encodeURIComponent(id);
+  }
+
   report(trailId: string, report: OutcomeReport) {
-    return this.call<OutcomeResult>("POST", `/v1/trails/${encodeURIComponent(trailId)}/outcomes`, report);
+    return this.call<OutcomeResult>("POST", `/v1/trails/${this.segment(trailId, "trail")}/outcomes`, report);
   }
 
   createDraft(trail: Trail) {
@@ -264,10 +289,10 @@ export class HttpColonyClient implements ColonyClient {
   }
 
   trailStatus(trailId: string) {
-    return this.call<TrailStatus>("GET", `/v1/trails/${encodeURIComponent(trailId)}`);
+    return this.call<TrailStatus>("GET", `/v1/trails/${this.segment(trailId, "trail")}`);
   }
 
   draftStatus(draftId: string) {
-    return this.call<DraftStatus>("GET", `/v1/drafts/${encodeURIComponent(draftId)}`);
+    return this.call<DraftStatus>("GET", `/v1/drafts/${this.segment(draftId, "draft")}`);
   }
 }

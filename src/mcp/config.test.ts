@@ -46,6 +46,21 @@ describe("loadMcpConfig", () => {
     });
   });
 
+  test("a refused COLONY_URL is echoed without its user and password", () => {
+    // The refusal goes to stderr, which MCP clients keep in their log files.
+    for (const url of ["ftp://bob:hunter2-pass@colony.example", "colony://bob:hunter2-pass@x"]) {
+      let err: unknown;
+      try {
+        loadMcpConfig({ COLONY_URL: url });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toStartWith("COLONY_URL=");
+      expect((err as Error).message).not.toContain("hunter2");
+    }
+  });
+
   test("a bad value names its variable", () => {
     const cases: [string, string][] = [
       ["COLONY_URL", "colony.local"],

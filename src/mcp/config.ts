@@ -101,7 +101,13 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     parsed = new URL(rawUrl);
   } catch {}
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", rawUrl);
+    // Echoed without the user and password it may carry: the refusal goes to stderr, which MCP
+    // clients keep in log files.
+    throw new ConfigError(
+      "COLONY_URL",
+      "an absolute http:// or https:// URL",
+      rawUrl.replace(/^([^/?#]*\/\/)[^/?#]*@/, "$1<credentials>@"),
+    );
   }
   const publish = (str(env, "COLONY_PUBLISH") ?? "off").toLowerCase();
   if (!PUBLISH_POLICIES.includes(publish as PublishPolicy)) {

@@ -11,7 +11,7 @@ import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
-import { HttpColonyClient } from "./colony-client";
+import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
 import { serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
@@ -42,13 +42,19 @@ export function startStandalone(
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
     const path = new URL(request.url).pathname;
+    // Every path, not only /mcp (where the SDK's transport checks it, answering JSON-RPC): a
+    // DNS-rebinding page reads a GET as same-origin, without Origin, and /healthz tells where the
+    // colony is.
+    if (path !== "/mcp" && allowedHosts && !allowedHosts.includes(request.headers.get("host") ?? "")) {
+      return errorJson(403, "forbidden_host", "this server answers loopback names only (127.0.0.1, localhost, [::1])");
+    }
     if (path === "/healthz") {
       if (request.method !== "GET" && request.method !== "HEAD") return errorJson(405, "method_not_allowed", "use GET");
       return json(200, {
         status: "ok",
         version: VERSION,
         uptime_s: Math.floor((Date.now() - startedAt) / 1000),
-        colony_url: cfg.colonyUrl,
+        colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
     if (path !== "/mcp") return errorJson(404, "not_found", "no such route");
@@ -123,7 +129,7 @@ export function startStandalone(
     (opts.hostname ?? "127.0.0.1") === "127.0.0.1"
       ? [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`]
       : undefined;
-  logger.info("colony mcp listening", { url: `${url}/mcp`, colony_url: cfg.colonyUrl });
+  logger.info("colony mcp listening", { url: `${url}/mcp`, colony_url: shownColonyUrl(cfg.colonyUrl) });
   return {
     url,
     port: server.port!,

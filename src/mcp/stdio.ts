@@ -16,8 +16,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../core/error-message";
 import type { Logger } from "../log";
-import { HttpColonyClient } from "./colony-client";
+import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
+import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
 import { StdioLineTransport } from "./stdio-transport";
 import { createToolServer } from "./tool-server";
 
@@ -34,11 +35,20 @@ export class DrainingTransport implements Transport {
   private readonly pending = new Set<RequestId>();
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly inner: Transport) {
+  constructor(
+    private readonly inner: Transport,
+    private readonly logger: Pick<Logger, "warn"> | null = null,
+  ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
-      if (isJSONRPCRequest(message)) this.pending.add(message.id);
+      if (isJSONRPCRequest(message)) {
+        // A request reusing the id of one in flight (MCP: a requestor MUST NOT reuse an id) is not
+        // run: the SDK kept one cancellation handle per id, so cancelling that id reached only the
+        // later call, and a cancelled colony_publish published the earlier one once it was ticked.
+        if (this.pending.has(message.id)) return this.refuseReusedId(message.id);
+        this.pending.add(message.id);
+      }
       this.onmessage?.(message, extra);
       // The SDK never answers a request the client cancelled: waiting for its answer held the
       // process for the whole drain once stdin closed.
@@ -47,6 +57,16 @@ export class DrainingTransport implements Transport {
         if (id !== undefined) this.settle(id);
       }
     };
+  }
+
+  private refuseReusedId(id: RequestId): void {
+    const message =
+      `Invalid Request: id ${JSON.stringify(id)} is used by a request still in flight; this request was not run ` +
+      "(the earlier one goes on and is answered). Give every request its own id.";
+    this.logger?.warn("refused a request reusing the id of one in flight", { id });
+    void this.inner
+      .send({ jsonrpc: "2.0", id, error: { code: JSON_RPC_ERRORS.invalidRequest, message } })
+      .catch((error) => this.onerror?.(error));
   }
 
   private settle(id: RequestId): void {
@@ -111,7 +131,7 @@ export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_M
   // The SDK reports what it cannot match (an answer to an unknown id, …) here and nowhere else:
   // logged on stderr, never on stdout, which carries the protocol only.
   server.onerror = (err) => logger.warn("mcp protocol error", protocolErrorFields(err));
-  const transport = new DrainingTransport(new StdioLineTransport(logger));
+  const transport = new DrainingTransport(new StdioLineTransport(logger), logger);
   let closing = false;
   const close = async (why: string) => {
     if (closing) return;
@@ -134,5 +154,5 @@ export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_M
   // The client closing our stdin ends the session, once the calls it sent are answered. Listened
   // to after the transport's own listener, which reads a last line that lacks its newline first.
   process.stdin.on("end", () => void close("stdin closed"));
-  logger.info("colony mcp serving over stdio", { colony_url: cfg.colonyUrl, publish: cfg.publish });
+  logger.info("colony mcp serving over stdio", { colony_url: shownColonyUrl(cfg.colonyUrl), publish: cfg.publish });
 }

@@ -7,7 +7,14 @@
 // the HTTP routes, an unknown tool is a protocol error, and only capabilities the server honours
 // are advertised (a stateless server never sends list_changed notifications).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { type CallToolResult, ErrorCode, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CancelledNotificationSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type RequestId,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { parseWith, type ValidationDetail } from "../core/trail";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
@@ -104,7 +111,17 @@ function plainInvalidParams(server: Server): void {
 /** A new Server with the four tools, bound to one colony client and deployment. */
 export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server {
   const server = new Server({ name: "colony", version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    // Every tool fits one page and no nextCursor is given, so a cursor is one the server never
+    // issued: MCP pagination says an invalid cursor SHOULD be -32602 (an empty one reads as none).
+    if (request.params?.cursor) {
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        "Invalid params for tools/list: this server lists every tool in one page and gives no cursor; call tools/list without params.cursor.",
+      );
+    }
+    return { tools: TOOL_LIST };
+  });
   // tools/call is answered by the fallback handler, not a registered one: the SDK parses a
   // registered request with its own schema first, and a malformed call (arguments an array or a
   // string, no tool name) became -32603 "internal error" with a dump of the parser's issues.
@@ -130,6 +147,16 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   // close the first prompt of a session when the call behind it is cancelled.
   const numbering = server as unknown as { _requestMessageId?: unknown };
   if (numbering._requestMessageId === 0) numbering._requestMessageId = 1;
+  // The same check dropped the client's cancellation of its own call numbered 0 or "" (ids JSON-RPC
+  // allows): a cancelled colony_publish kept its prompt open and published once it was ticked.
+  const running = (server as unknown as { _requestHandlerAbortControllers?: Map<RequestId, AbortController> })
+    ._requestHandlerAbortControllers;
+  if (running instanceof Map) {
+    server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+      const id = notification.params.requestId;
+      if (id !== undefined) running.get(id)?.abort(notification.params.reason);
+    });
+  }
   async function callTool(params: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof name !== "string") {

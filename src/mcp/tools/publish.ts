@@ -176,8 +176,10 @@ function preview(p: Prepared, reason: string): CallToolResult {
 // controls (Trojan Source), zero-width and other format characters, C1 controls, fillers and
 // variation selectors. JSON.stringify leaves them raw (it escapes only C0 controls and lone
 // surrogates), so a client would show them as they act: a reversed command, an invisible word.
+// The line and paragraph separators too: shown as line breaks inside one string, they drew JSON
+// structure (the end of a list, another field) that is not there.
 // biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each escaped on its own
-const HIDDEN_IN_JSON = /[\p{Cf}\u007f-\u009f\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+const HIDDEN_IN_JSON = /[\p{Cf}\u007f-\u009f\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u2028\u2029\u{e0100}-\u{e01ef}]/gu;
 
 /**
  * The payload as JSON for a person to read: every hidden character written as its `\uXXXX`
