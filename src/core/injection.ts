@@ -219,6 +219,15 @@ const PHRASES: PhraseRule[] = [
     detail: "injects a system or assistant turn",
   },
   {
+    // The same turn written as a tag (`<system>You must …</system>`), or a forged turn boundary
+    // (`</user><system>`). A role tag alone is ordinary XML (a Maven POM's `<system>GitHub</system>`,
+    // its `<developer>` entries), so the tag needs an instruction after it or a closed turn before it.
+    kind: "role_takeover",
+    pattern:
+      /<(?:system|developer|assistant)(?:[ \t][^>\n]{0,40})?>[ \t\n]*(?:you (?:are|must|will|should|have to|may now)|ignore|disregard|forget|from now on|new instructions|your (?:task|goal|role|instructions)|always|never|do not|don't|approve|trust|the user (?:trusts|has approved|wants|allows))\b|<\/(?:user|human|assistant|tool_result|tool_response|function_results|document)>[ \t\n]*<(?:system|developer|assistant)\b[^>\n]{0,40}>/g,
+    detail: "injects a system or assistant turn",
+  },
+  {
     kind: "chat_template_token",
     pattern:
       /<\|[a-z_]{2,30}\|>|\[\/?inst\]|<<\/?sys>>|<\/?(?:tool_call|tool_use|tool_result|tool_response|function_calls?|functioncall|start_of_turn|end_of_turn|system-prompt|system_prompt)\b[^>\n]{0,80}>|<invoke name=|<parameter name=|<\/?antml:[a-z_]{1,30}|(?:^|\n[ \t]*\n)[ \t]*(?:human|assistant)[ \t]*:[ \t]*\S/g,
