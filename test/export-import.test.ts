@@ -83,6 +83,17 @@ describe("colony export", () => {
     expect(text).toContain("<redacted:");
   });
 
+  test("a COLONY_URL's user and password (Basic auth to a proxy) are not written into the bundle", async () => {
+    // The bundle's first line named the colony by its whole COLONY_URL, credentials included.
+    const file = join(work, "with-credentials.bundle");
+    const withCredentials = source.url.replace("http://", "http://backup:s3cret-pass@");
+    const r = await run(["export", file], { COLONY_URL: withCredentials });
+    expect(r.code).toBe(0);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain("s3cret-pass");
+    expect(text.split("\n")[0]).toContain(source.url);
+  });
+
   test("never overwrites a file; needs FILE", async () => {
     const file = join(work, "exists.bundle");
     writeFileSync(file, "x");

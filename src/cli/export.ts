@@ -84,7 +84,7 @@ export async function runExport(args: string[]): Promise<number> {
       if (pass >= 5) break;
     }
     const list = [...entries.values()];
-    const text = writeBundle(list, `colony ${VERSION} at ${target.url}`);
+    const text = writeBundle(list, `colony ${VERSION} at ${target.shown}`);
     try {
       writeNewFile(file, text);
     } catch (err) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { request, UnreachableError } from "./http";
+import { UsageError } from "./command";
+import { clientTarget, request, UnreachableError } from "./http";
 
 describe("request: a colony that does not answer", () => {
   test("no answer within the limit is a timeout, not a colony that cannot be reached", async () => {
@@ -7,7 +8,7 @@ describe("request: a colony that does not answer", () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch: (req) => new Promise(() => void req) });
     const url = `http://127.0.0.1:${server.port}`;
     try {
-      const err = (await request({ url, agent: null }, "GET", "/readyz", undefined, 300).catch((e) => e)) as UnreachableError;
+      const err = (await request({ url, shown: url, agent: null }, "GET", "/readyz", undefined, 300).catch((e) => e)) as UnreachableError;
       expect(err).toBeInstanceOf(UnreachableError);
       // Before: "cannot reach the colony at …: The operation timed out. (set COLONY_URL)", printed as "colony: unreachable: …"
       expect(err.kind).toBe("timeout");
@@ -21,8 +22,48 @@ describe("request: a colony that does not answer", () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const url = `http://127.0.0.1:${server.port}`;
     server.stop(true);
-    const err = (await request({ url, agent: null }, "GET", "/readyz").catch((e) => e)) as UnreachableError;
+    const err = (await request({ url, shown: url, agent: null }, "GET", "/readyz").catch((e) => e)) as UnreachableError;
     expect(err.kind).toBe("unreachable");
     expect(err.message).toStartWith(`cannot reach the colony at ${url}: `);
+  });
+});
+
+describe("a COLONY_URL with a user and password (Basic auth to a colony behind a proxy)", () => {
+  // They were printed wherever the URL was: "cannot reach the colony at https://ci:s3cret@…",
+  // `colony status`, and the header line of every `colony export` bundle (a file people share).
+  test("requests send them; messages and status show the URL without them", async () => {
+    let authorization: string | null = null;
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        authorization = req.headers.get("authorization");
+        return Response.json({ ok: true });
+      },
+    });
+    try {
+      const target = clientTarget({ COLONY_URL: `http://ci:s3cret-pass@127.0.0.1:${server.port}/` });
+      expect(target.shown).toBe(`http://127.0.0.1:${server.port}`);
+      expect((await request(target, "GET", "/readyz")).status).toBe(200);
+      expect(authorization as string | null).toBe(`Basic ${btoa("ci:s3cret-pass")}`);
+    } finally {
+      server.stop(true);
+    }
+    const gone = clientTarget({ COLONY_URL: `http://ci:s3cret-pass@127.0.0.1:${server.port}` });
+    const err = (await request(gone, "GET", "/readyz").catch((e) => e)) as UnreachableError;
+    expect(err.message).toStartWith(`cannot reach the colony at http://127.0.0.1:${server.port}: `);
+    expect(err.message).not.toContain("s3cret");
+  });
+
+  test("a COLONY_URL that is refused is echoed without them", () => {
+    let thrown: unknown;
+    try {
+      clientTarget({ COLONY_URL: "ftp://ci:s3cret-pass@colony.example" });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toContain("ftp://<credentials>@colony.example");
+    expect((thrown as Error).message).not.toContain("s3cret");
   });
 });

@@ -6,7 +6,8 @@ import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
 import { controlFreeJson } from "../core/screening-text";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
-import { DEFAULT_COLONY_URL } from "../mcp/config";
+import { shownColonyUrl } from "../mcp/colony-client";
+import { DEFAULT_COLONY_URL, unparsedUrlShown } from "../mcp/config";
 import { EXIT, UsageError } from "./command";
 
 const TIMEOUT_MS = 30_000;
@@ -14,6 +15,8 @@ const TIMEOUT_MS = 30_000;
 export interface ClientTarget {
   /** Base URL without a trailing slash. */
   url: string;
+  /** The URL as messages, `colony status` and export bundles show it: without a user and password. */
+  shown: string;
   agent: string | null;
 }
 
@@ -24,13 +27,14 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
     parsed = new URL(raw);
   } catch {}
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new UsageError(new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", raw).message);
+    throw new UsageError(new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", unparsedUrlShown(raw)).message);
   }
   const agent = env.COLONY_AGENT_ID?.trim() || null;
   if (agent !== null && !AGENT_ID_PATTERN.test(agent)) {
     throw new UsageError(new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agent).message);
   }
-  return { url: raw.replace(/\/+$/, ""), agent };
+  const url = raw.replace(/\/+$/, "");
+  return { url, shown: shownColonyUrl(url), agent };
 }
 
 export interface Answer {
@@ -74,9 +78,9 @@ export async function request(
     text = await res.text(); // a colony that sends its headers and stalls is held to the same limit
   } catch (err) {
     if (timeout.aborted) {
-      throw new UnreachableError(`the colony at ${target.url} did not answer within ${timeoutMs / 1000} s`, "timeout");
+      throw new UnreachableError(`the colony at ${target.shown} did not answer within ${timeoutMs / 1000} s`, "timeout");
     }
-    throw new UnreachableError(`cannot reach the colony at ${target.url}: ${errorMessage(err)} (set COLONY_URL)`);
+    throw new UnreachableError(`cannot reach the colony at ${target.shown}: ${errorMessage(err)} (set COLONY_URL)`);
   }
   let parsed: unknown = text;
   try {

@@ -22,7 +22,7 @@ export async function runStatus(args: string[]): Promise<number> {
     ]);
     const isReady = ready.status === 200;
     if (flags.json === true) {
-      printJson({ url: target.url, health: health.body, readiness: ready.body, stats: stats.status === 200 ? stats.body : null });
+      printJson({ url: target.shown, health: health.body, readiness: ready.body, stats: stats.status === 200 ? stats.body : null });
       return isReady ? EXIT.ok : EXIT.unavailable;
     }
     const h = health.body as { status?: string; version?: string; uptime_s?: number } | null;
@@ -34,7 +34,7 @@ export async function runStatus(args: string[]): Promise<number> {
     } | null;
     const s = stats.body as { trails?: number; outcomes_24h?: number; agents_24h?: number } | null;
     const pairs: [string, string][] = [
-      ["colony", target.url],
+      ["colony", target.shown],
       [
         "health",
         `${h?.status ?? `http ${health.status}`}${h?.version ? `, version ${h.version}` : ""}${h?.uptime_s !== undefined ? `, up ${h.uptime_s} s` : ""}`,

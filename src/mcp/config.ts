@@ -94,6 +94,11 @@ export function standaloneToolConfig(cfg: McpConfig): ToolConfig {
   return { ...localToolConfig(cfg), mode: "hosted", detectEnvironment: false };
 }
 
+/** A COLONY_URL that does not parse, as it may be echoed: its user and password, if any, replaced. */
+export function unparsedUrlShown(rawUrl: string): string {
+  return rawUrl.replace(/^([^/?#]*\/\/)[^/?#]*@/, "$1<credentials>@");
+}
+
 export function loadMcpConfig(env: Env = process.env): McpConfig {
   const rawUrl = str(env, "COLONY_URL") ?? DEFAULT_COLONY_URL;
   let parsed: URL | null = null;
@@ -103,11 +108,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
     // Echoed without the user and password it may carry: the refusal goes to stderr, which MCP
     // clients keep in log files.
-    throw new ConfigError(
-      "COLONY_URL",
-      "an absolute http:// or https:// URL",
-      rawUrl.replace(/^([^/?#]*\/\/)[^/?#]*@/, "$1<credentials>@"),
-    );
+    throw new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", unparsedUrlShown(rawUrl));
   }
   const publish = (str(env, "COLONY_PUBLISH") ?? "off").toLowerCase();
   if (!PUBLISH_POLICIES.includes(publish as PublishPolicy)) {
