@@ -7,7 +7,7 @@ import { migratePostgres, PG_MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
 import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
-import { AdvisoryLockLeadership, PgJobClaims } from "./seams";
+import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -16,6 +16,22 @@ function unit(seed: number, dim: number): Float32Array {
   const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
+}
+
+/** A queued trail with a distinct id and content hash. */
+function queuedTrail(n: number, trail: any) {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    fingerprint: "fp",
+    normalizerVersion: 2,
+    contentRulesVersion: 1,
+    errorType: null,
+    trail,
+    contentHash: `h${n}`,
+    author: "a",
+    client: "c",
+    createdAt: n,
+  };
 }
 
 describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
@@ -155,26 +171,14 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(taken.length).toBe(200);
       expect(new Set(taken).size).toBe(200);
 
-      // A worker that claimed and died: nobody else gets its job until the lease runs out.
-      let now = 1_000_000;
-      const clock = () => now;
-      await store.trails.insertQueued({
-        id: "00000000-0000-4000-8000-999999999999",
-        fingerprint: "fp",
-        normalizerVersion: 2,
-        contentRulesVersion: 1,
-        errorType: null,
-        trail,
-        contentHash: "hx",
-        author: "a",
-        client: "c",
-        createdAt: 1,
-      });
-      const dead = new PgJobClaims(store.sql, clock, 60_000);
-      const other = new PgJobClaims(store.sql, clock, 60_000);
+      // A worker that claimed and died: nobody else gets its job until the lease runs out. Leases
+      // go by the database's clock, so this part waits in real time (leases of 1.5 s).
+      await store.trails.insertQueued(queuedTrail(999_999_999_999, trail));
+      const dead = new PgJobClaims(store.sql, 1_500);
+      const other = new PgJobClaims(store.sql, 1_500);
       expect(await dead.claim(5)).toHaveLength(1);
       expect(await other.claim(5)).toHaveLength(0);
-      now += 60_001;
+      await Bun.sleep(1_700);
       expect(await other.claim(5)).toHaveLength(1);
       // A release gives a job back at once.
       await other.release((await store.jobs.next(5)).map((j) => j.trailSeq));
@@ -188,15 +192,44 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // A renewed lease runs from the renewal: a slow batch keeps its jobs; a job released meanwhile
       // (or taken over) is not taken back by a late renewal.
       const [held] = await dead.claim(5);
-      now += 50_000;
+      await Bun.sleep(1_000);
       await dead.renew([held!.trailSeq]);
-      now += 20_000; // past the first lease, within the renewed one
+      await Bun.sleep(800); // past the first lease, within the renewed one
       expect(await other.claim(5)).toHaveLength(0);
-      now += 40_001;
+      await Bun.sleep(1_000);
       expect(await other.claim(5)).toHaveLength(1);
       await dead.renew([held!.trailSeq]); // other holds it now
-      now += 1;
       expect(await dead.claim(5)).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("job leases go by the database's clock: a replica whose clock is skewed neither takes a lease still held nor waits on one that ran out", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+    // Replicas as the composition root makes them (compose.ts chooseSeams), one clock right, one
+    // two minutes ahead, one two minutes behind.
+    const replica = (skewMs: number, leaseMs: number) =>
+      postgresSeams(store.sql, store.fingerprintFeed, () => Date.now() + skewMs, leaseMs).jobClaims!;
+    try {
+      await store.trails.insertQueued(queuedTrail(1, trail));
+      const right = replica(0, 60_000);
+      const ahead = replica(120_000, 60_000);
+      expect(await right.claim(5)).toHaveLength(1);
+      // Its clock says the 60 s lease ran out a minute ago: it must not take the job.
+      expect(await ahead.claim(5)).toHaveLength(0);
+
+      await store.trails.insertQueued(queuedTrail(2, trail));
+      const behind = replica(-120_000, 60_000);
+      const quick = replica(0, 300);
+      expect((await quick.claim(5)).map((j) => j.trailSeq)).toHaveLength(1); // the second job (the first is right's)
+      await Bun.sleep(500);
+      // The 0.3 s lease ran out; by its clock it has two minutes to go: it must take the job.
+      expect(await behind.claim(5)).toHaveLength(1);
+      // And the lease it was given is a full one, not one that ran out two minutes ago.
+      expect(await ahead.claim(5)).toHaveLength(0);
     } finally {
       await store.close();
     }
