@@ -8,6 +8,7 @@ import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
 import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
 import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
+import { COUNTER_SLOTS, PgSearchCounter, PgStatsRepository } from "./repositories";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -231,6 +232,58 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // And the lease it was given is a full one, not one that ran out two minutes ago.
       expect(await ahead.claim(5)).toHaveLength(0);
     } finally {
+      await store.close();
+    }
+  });
+
+  test("hourly counters: a transaction counting a search, a report and a label holds no row another connection waits for", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const h = 3600_000;
+    // A connection of its own (one server process), and one whose process falls in another slot.
+    const holder = new SQL(url, { max: 1 });
+    const slotOf = async (c: SQL) => Number((await c`SELECT pg_backend_pid() AS pid`)[0].pid) % COUNTER_SLOTS;
+    const holderSlot = await slotOf(holder);
+    const others: SQL[] = [];
+    let other = new SQL(url, { max: 1 });
+    while ((await slotOf(other)) === holderSlot) {
+      others.push(other);
+      other = new SQL(url, { max: 1 });
+    }
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    try {
+      let counted!: () => void;
+      const holding = new Promise<void>((r) => (counted = r));
+      const held = holder.begin(async (tx: any) => {
+        await new PgStatsRepository(tx).bump("searches", 800 * h);
+        await new PgStatsRepository(tx).addOutcome(800 * h, 10);
+        await new PgSearchCounter(tx).add("HotLabelError", "anon-1", 800 * h);
+        counted();
+        await gate;
+      });
+      await holding;
+      // The same counts from another connection while the first transaction is still open: with
+      // one row per hour they waited for its commit (here: for ever); with slots they do not.
+      const wait = (ms: number) => Bun.sleep(ms).then(() => "waited" as const);
+      const stats = new PgStatsRepository(other);
+      for (const count of [
+        () => stats.bump("searches", 800 * h),
+        () => stats.addOutcome(800 * h, 10),
+        () => new PgSearchCounter(other).add("HotLabelError", "anon-2", 800 * h),
+      ]) {
+        expect(await Promise.race([count().then(() => "counted" as const), wait(2_000)])).toBe("counted");
+      }
+      release();
+      await held;
+      expect(await store.stats.series(800 * h)).toEqual([{ hour: 800 * h, name: "searches", value: 2 }]);
+      expect(await store.stats.since(800 * h)).toMatchObject({ outcomes: 2, tokensSaved: 20 });
+      expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+        { label: "HotLabelError", clients: 2, searches: 2 },
+      ]);
+    } finally {
+      release();
+      await Promise.allSettled([holder, other, ...others].map((c) => c.close({ timeout: 0 })));
       await store.close();
     }
   });
