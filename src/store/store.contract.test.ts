@@ -672,6 +672,18 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await other.stats.since(600 * h)).toMatchObject({ outcomes: 64, tokensSaved: 640 });
         expect(await other.stats.since(601 * h)).toMatchObject({ outcomes: 24, tokensSaved: 240 });
         expect(await store.searches.top(600 * h, 10, ANY_LABEL)).toEqual([{ label: "CountedLabelError", clients: 8, searches: 64 }]);
+        // A store that spreads an hour over rows folds the finished hours back: the same counts.
+        const counts = async () => [
+          await other.stats.series(0),
+          await other.stats.since(600 * h),
+          await other.stats.since(601 * h),
+          await other.searches.top(0, 10, ANY_LABEL),
+          await other.searches.top(601 * h, 10, ANY_LABEL),
+        ];
+        const unfolded = await counts();
+        await store.stats.foldHoursBefore?.(601 * h);
+        await store.stats.foldHoursBefore?.(601 * h); // nothing left to fold
+        expect(await counts()).toEqual(unfolded);
         await store.stats.purgeSeriesBefore(601 * h);
         await store.stats.purgeBefore(601 * h);
         expect((await other.stats.series(0)).map((p) => p.hour)).toEqual([601 * h, 601 * h]);

@@ -321,6 +321,38 @@ export class PgStatsRepository implements StatsRepository {
     await this.sql`DELETE FROM series_hourly WHERE hour < ${Math.floor(before / HOUR_MS)}`;
   }
 
+  /**
+   * Moves the counts of every slot but 0 into slot 0, for the hours before `before` (the
+   * maintenance leader, hourly, for the hours already over): a finished hour is then read as one
+   * row per key again, and only the current hour (and a late write into a past one: a client's
+   * move takes it off its earlier hour) is spread. Each table in one statement: a count moves
+   * whole or not at all; a write into a slot row being folded waits for the fold, then finds the
+   * row gone and adds a new one, folded next time.
+   */
+  async foldHoursBefore(before: number): Promise<number> {
+    const hour = Math.floor(before / HOUR_MS);
+    const max = Number.MAX_SAFE_INTEGER;
+    const series = await this.sql`WITH gone AS (
+        DELETE FROM series_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, name, value)
+      INSERT INTO series_hourly (hour, name, slot, value) SELECT hour, name, 0, sum(value) FROM gone GROUP BY hour, name
+      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly.value + excluded.value
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    const stats = await this.sql`WITH gone AS (
+        DELETE FROM stats_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, outcomes, tokens_saved)
+      INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
+      SELECT hour, 0, least(sum(outcomes), ${max}::bigint), least(sum(tokens_saved), ${max}::bigint) FROM gone GROUP BY hour
+      ON CONFLICT (hour, slot) DO UPDATE SET
+        outcomes = least(stats_hourly.outcomes + excluded.outcomes, ${max}::bigint),
+        tokens_saved = least(stats_hourly.tokens_saved + excluded.tokens_saved, ${max}::bigint)
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    const labels = await this.sql`WITH gone AS (
+        DELETE FROM search_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, label, n, clients)
+      INSERT INTO search_hourly (hour, label, slot, n, clients) SELECT hour, label, 0, sum(n), sum(clients) FROM gone GROUP BY hour, label
+      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly.n + excluded.n, clients = search_hourly.clients + excluded.clients
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    return [series, stats, labels].reduce((total, rows: any[]) => total + (rows[0]?.n ?? 0), 0);
+  }
+
   async purgeBefore(before: number): Promise<void> {
     const hour = Math.floor(before / HOUR_MS);
     await this.sql`WITH s AS (DELETE FROM stats_hourly WHERE hour < ${hour}),

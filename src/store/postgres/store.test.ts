@@ -281,6 +281,23 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
         { label: "HotLabelError", clients: 2, searches: 2 },
       ]);
+      // Once the hour is over, maintenance folds it back into one row per key, counts unchanged.
+      const rows = async () =>
+        (
+          await store.sql`SELECT (SELECT count(*) FROM series_hourly WHERE hour = 800)::int AS series,
+            (SELECT count(*) FROM stats_hourly WHERE hour = 800)::int AS stats,
+            (SELECT count(*) FROM search_hourly WHERE hour = 800)::int AS labels`
+        )[0];
+      expect(await rows()).toEqual({ series: 2, stats: 2, labels: 2 });
+      expect(await store.stats.foldHoursBefore!(800 * h)).toBe(0); // the hour is not over
+      // The rows of the two connections' slots but slot 0 (one of them may be in it).
+      expect([3, 6]).toContain(await store.stats.foldHoursBefore!(801 * h));
+      expect(await rows()).toEqual({ series: 1, stats: 1, labels: 1 });
+      expect(await store.stats.series(800 * h)).toEqual([{ hour: 800 * h, name: "searches", value: 2 }]);
+      expect(await store.stats.since(800 * h)).toMatchObject({ outcomes: 2, tokensSaved: 20 });
+      expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+        { label: "HotLabelError", clients: 2, searches: 2 },
+      ]);
     } finally {
       release();
       await Promise.allSettled([holder, other, ...others].map((c) => c.close({ timeout: 0 })));
