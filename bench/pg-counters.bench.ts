@@ -7,8 +7,9 @@
 // on a pool of 32 connections, for BENCH_PG_COUNTERS_SECONDS (default 3; --quick 1); before and
 // after alternate, BENCH_PG_COUNTERS_ROUNDS rounds (default 3; --quick 1), the median shown; clients
 // per run BENCH_PG_COUNTERS_CLIENTS (default 1,16,32).
-// Then the reads that sum the slots: the console's series over 48 hours and 30 days, and the
-// stats' sums over 24 hours, with every hour's counters in one row and in all 16 slots.
+// Then the reads that sum the slots: the console's series over 48 hours and 30 days, the stats'
+// sums and hot labels over 24 hours, with every hour's counters in one row, in all 16 slots, and
+// folded as the hourly maintenance leaves them.
 //   node_modules/.bin/bun bench/pg-counters.bench.ts [--quick]
 import { SQL } from "bun";
 import { readFileSync } from "node:fs";
@@ -133,11 +134,14 @@ try {
   }
   figures.set("throughput", results);
 
-  // The reads: every hour of 30 days and every series in one row, then in every slot.
+  // The reads: every hour of 30 days and every series in one row, then in every slot (maintenance
+  // not run: the worst case), then with the finished hours folded (as the hourly maintenance leaves
+  // them: only the current hour spread). Hot labels: 300 labels searched every hour for 48 hours.
   const reads: Record<string, unknown>[] = [];
   const now = Date.now();
   const hourNow = Math.floor(now / HOUR_MS);
-  for (const slots of [1, COUNTER_SLOTS]) {
+  for (const layout of ["one row", "every hour in 16 slots", "folded: the current hour in 16 slots"] as const) {
+    const slots = layout === "one row" ? 1 : COUNTER_SLOTS;
     const url = await server.createDatabase();
     const sql = new SQL(url, { max: 4 });
     await migratePostgres(sql);
@@ -146,9 +150,18 @@ try {
         unnest(ARRAY['searches','publishes','outcomes','indexed','merged','rejected','failed']) n, generate_series(0, ${slots - 1}) s`;
     await sql`INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
       SELECT h, s, 1, 100 FROM generate_series(${hourNow - 719}::bigint, ${hourNow}::bigint) h, generate_series(0, ${slots - 1}) s`;
-    await sql`VACUUM ANALYZE series_hourly`.simple();
-    await sql`VACUUM ANALYZE stats_hourly`.simple();
+    await sql`INSERT INTO search_hourly (hour, label, slot, n, clients)
+      SELECT h, 'Label' || l || 'Error', s, 10, 1 FROM generate_series(${hourNow - 47}::bigint, ${hourNow}::bigint) h,
+        generate_series(1, 300) l, generate_series(0, ${slots - 1}) s`;
     const stats = new PgStatsRepository(sql);
+    let foldMs: number | null = null;
+    if (layout.startsWith("folded")) {
+      const t = performance.now();
+      await stats.foldHoursBefore(hourNow * HOUR_MS);
+      foldMs = performance.now() - t;
+    }
+    for (const table of ["series_hourly", "stats_hourly", "search_hourly"]) await sql.unsafe(`VACUUM ANALYZE ${table}`);
+    const counter = new PgSearchCounter(sql);
     const time = async (f: () => Promise<unknown>) => {
       for (let i = 0; i < 5; i++) await f();
       const t: number[] = [];
@@ -160,14 +173,16 @@ try {
       return median(t);
     };
     const row = {
-      slots,
+      layout,
+      fold_ms: foldMs,
       series_48h_ms: await time(() => stats.series(now - 47 * HOUR_MS)),
       series_30d_ms: await time(() => stats.series(now - 719 * HOUR_MS)),
       stats_24h_ms: await time(() => stats.since(now - 24 * HOUR_MS)),
+      hot_24h_ms: await time(() => counter.top(now - 24 * HOUR_MS, 10, { minClients: 3, anyClients: [] })),
     };
     reads.push(row);
     log(
-      `reads, ${slots} row(s) per hour and series: series 48 h ${f1(row.series_48h_ms)} ms, series 30 days ${f1(row.series_30d_ms)} ms, stats 24 h ${f1(row.stats_24h_ms)} ms (median)`,
+      `reads, ${layout}: series 48 h ${f1(row.series_48h_ms)} ms, 30 days ${f1(row.series_30d_ms)} ms; stats 24 h ${f1(row.stats_24h_ms)} ms; hot labels 24 h ${f1(row.hot_24h_ms)} ms (medians)${foldMs === null ? "" : `; the fold itself ${Math.round(foldMs)} ms`}`,
     );
     await sql.close();
   }
