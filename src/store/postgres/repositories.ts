@@ -249,8 +249,10 @@ const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailI
  * flush included: with durable commits that capped the whole cluster at one flush per count
  * (bench/RESULTS.md, session 13). Each transaction adds to the slot of its connection's server
  * process (pg_backend_pid() % COUNTER_SLOTS): a connection never waits on itself, and connections
- * opened together (a replica's pool) have consecutive process ids, so they spread evenly. Reads sum
- * the slots. Exact: a count is in the same transaction as what it counts, committed or not with it.
+ * opened together (a replica's pool) usually have consecutive process ids, so they spread over the
+ * slots. Reads sum the slots; the hourly maintenance folds finished hours back into one row per key
+ * (foldHoursBefore). Exact: a count is in the same transaction as what it counts, committed or not
+ * with it.
  */
 export const COUNTER_SLOTS = 16;
 
@@ -304,7 +306,7 @@ export class PgStatsRepository implements StatsRepository {
   /**
    * A peak is one row (slot 0): a maximum cannot be split into slots that sum. series() sums the
    * slots of every name, which for a peak is that one row (no series is both bumped and peaked).
-   * Peaks are taken once a minute by the leader, so the row is not contended.
+   * Each replica samples its queue once a minute, so the row is not contended.
    */
   async peak(name: SeriesName, at: number, value: number): Promise<void> {
     await this.sql`INSERT INTO series_hourly (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, 0, ${value})
