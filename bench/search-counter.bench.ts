@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { HOT_LABEL_RULE } from "../src/core/hot-label";
-import { migratePostgres } from "../src/store/postgres/migrations";
+import { migratePostgres, PG_MIGRATIONS } from "../src/store/postgres/migrations";
 import { PgSearchCounter } from "../src/store/postgres/repositories";
 import { openDatabase } from "../src/store/sqlite/database";
 import { SqliteSearchCounter } from "../src/store/sqlite/lexical";
@@ -109,7 +109,8 @@ if (unavailable) {
     for (const name of ["before", "after"] as const) {
       const sql = new SQL(await server.createDatabase(), { max: 16 });
       try {
-        await migratePostgres(sql);
+        // Before: a schema whose key is (hour, label), as that counter's was (slots came in migration 13).
+        await migratePostgres(sql, name === "before" ? PG_MIGRATIONS.filter((m) => m.version <= 12) : PG_MIGRATIONS);
         const counter = new PgSearchCounter(sql);
         const add: (s: (typeof history)[number]) => Promise<unknown> =
           name === "before"

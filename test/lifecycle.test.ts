@@ -1,7 +1,7 @@
 // The trail lifecycle over real HTTP (interface.md 3.1, 4.1, 4.3, 4.7–4.9; decisions §1, §5, §6, §8).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { setStoreWritable, startTestColony, TEST_BACKEND, testDatabaseUrl, type TestColony } from "./support/colony";
+import { setStoreWritable, startTestColony, TEST_BACKEND, TEST_REPLICAS, testDatabaseUrl, type TestColony } from "./support/colony";
 import { agent, agentAt, json, sampleTrail } from "./support/trails";
 import { fingerprint } from "../src/core/fingerprint";
 
@@ -171,6 +171,31 @@ describe("quotas and back-pressure", () => {
       expect(((await last.json()) as any).error.code).toBe("busy");
       expect(Number(last.headers.get("Retry-After"))).toBeGreaterThan(0);
       expect(((await (await c.fetch("/readyz")).json()) as any).queue_depth).toBe(2);
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  test("publishes arriving together do not overshoot COLONY_MAX_QUEUE: the queue is counted again in each publish's transaction", async () => {
+    // On PostgreSQL: two pooled connections a replica, so at most two publishing transactions in
+    // flight on each.
+    const c = await startTestColony({ COLONY_MAX_QUEUE: "3", COLONY_DATABASE_POOL: "2" });
+    try {
+      await c.service.worker!.stop(); // hold the queue
+      // Twelve at once (within the publish quota). On PostgreSQL, before, every publish whose
+      // check had answered before the others committed was stored: 6 to 12 of them. (SQLite's
+      // publish path has no wait between check and insert: it did not overshoot.)
+      const responses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => c.fetch("/v1/trails", json(sampleTrail({ error: `KeyError: burst case ${i}` })))),
+      );
+      const codes = responses.map((r) => r.status);
+      const depth = ((await (await c.fetch("/readyz")).json()) as any).queue_depth;
+      expect(codes.filter((s) => s !== 202 && s !== 503)).toEqual([]);
+      expect(codes.filter((s) => s === 202).length).toBe(depth);
+      // Exact on SQLite; on PostgreSQL the transactions in flight do not see each other's inserts:
+      // over by at most the transactions in flight.
+      if (TEST_BACKEND === "sqlite") expect(depth).toBe(3);
+      else expect(depth).toBeLessThanOrEqual(3 + 2 * TEST_REPLICAS);
     } finally {
       await c.dispose();
     }

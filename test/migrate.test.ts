@@ -250,9 +250,43 @@ describe("a colony copied to PostgreSQL and back", () => {
   }, 120_000);
 
   test("--to-sqlite copies it back; the SQLite colony answers exactly as the first did, and takes writes", async () => {
+    // Replicas count each hour in slots (PostgreSQL migration 13): spread every counter over two
+    // more (slots no connection uses), as replicas would have; the copy gives SQLite one row per
+    // key, their sum.
+    const counters = [
+      [
+        "SELECT hour, name, value FROM series_hourly ORDER BY hour, name",
+        "SELECT hour, name, sum(value) AS value FROM series_hourly GROUP BY hour, name ORDER BY hour, name",
+      ],
+      [
+        "SELECT hour, outcomes, tokens_saved FROM stats_hourly ORDER BY hour",
+        "SELECT hour, sum(outcomes) AS outcomes, sum(tokens_saved) AS tokens_saved FROM stats_hourly GROUP BY hour ORDER BY hour",
+      ],
+      [
+        "SELECT hour, label, n, clients FROM search_hourly ORDER BY hour, label",
+        "SELECT hour, label, sum(n) AS n, sum(clients) AS clients FROM search_hourly GROUP BY hour, label ORDER BY hour, label",
+      ],
+    ] as const;
+    const summed = async () =>
+      Promise.all(counters.map(async ([, pgSum]) => (await pgQuery(url, pgSum)).map((r) => Object.values(r).map(String))));
+    const before = await summed();
+    await pgQuery(
+      url,
+      `INSERT INTO series_hourly (hour, name, slot, value) SELECT hour, name, 20, value / 2 FROM series_hourly WHERE slot = 0;
+       UPDATE series_hourly SET value = value - value / 2 WHERE slot = 0;
+       INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved) SELECT hour, 21, outcomes / 2, tokens_saved / 2 FROM stats_hourly WHERE slot = 0;
+       UPDATE stats_hourly SET outcomes = outcomes - outcomes / 2, tokens_saved = tokens_saved - tokens_saved / 2 WHERE slot = 0;
+       INSERT INTO search_hourly (hour, label, slot, n, clients) SELECT hour, label, 22, n / 2, clients + 1 FROM search_hourly WHERE slot = 0;
+       UPDATE search_hourly SET n = n - n / 2, clients = -1 WHERE slot = 0;`,
+    );
+    expect(await summed()).toEqual(before);
     const r = await migrate(["--to-sqlite", backDir], { COLONY_DATABASE_URL: url });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`to SQLite colony in ${backDir}`);
+    counters.forEach(([sqlite], i) => {
+      expect(before[i]!.length).toBeGreaterThan(0);
+      expect(sqliteQuery(backDir, sqlite).map((r) => Object.values(r).map(String))).toEqual(before[i]!);
+    });
     const c = await startTestColony({ COLONY_DATA_DIR: backDir, COLONY_ADMIN_TOKEN: TOKEN });
     try {
       await expectSameAnswers(c);

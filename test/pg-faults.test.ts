@@ -214,7 +214,7 @@ describe.skipIf(why !== null)("job leases", () => {
       return embed(texts);
     };
     const db = new SQL(url, { max: 2 });
-    const other = new PgJobClaims(db, Date.now, 1_000);
+    const other = new PgJobClaims(db, 1_000);
     try {
       const res = await publish(colony.url, "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379 (lease test)");
       const ids = [((await res.json()) as any).trail_id as string];

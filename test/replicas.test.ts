@@ -23,6 +23,8 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
   let quotaProxy: RoundRobinProxy | undefined;
   const replicas: RunningColony[] = [];
   const dirs: string[] = [];
+  /** The database each replica runs on. */
+  const databaseOf = new Map<RunningColony, string>();
 
   beforeAll(async () => {
     server = await startPostgres();
@@ -39,6 +41,7 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       const colony = await startQuietColony({ ...env, COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir });
       replicas.push(colony);
       started.push(colony);
+      databaseOf.set(colony, url);
     }
     return started;
   }
@@ -120,6 +123,42 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
     }
     expect(quotaProxy.sent[0]).toBeGreaterThanOrEqual(3);
     expect(quotaProxy.sent[1]).toBeGreaterThanOrEqual(3);
+  });
+
+  test("hourly counters: searches through both replicas at once are counted exactly; maintenance folds the finished hours", async () => {
+    const sql = new SQL(databaseOf.get(replicas[0]!)!, { max: 2 });
+    try {
+      const searches = await Promise.all(
+        Array.from({ length: 24 }, () =>
+          viaProxy("/v1/search", json({ query: "SlotCountedError: nothing stored about it", error_type: "SlotCountedError" })),
+        ),
+      );
+      expect(searches.map((r) => r.status)).toEqual(Array(24).fill(200));
+      const hot = async () => ((await (await viaProxy("/v1/stats")).json()) as any).hot.find((h: any) => h.label === "SlotCountedError");
+      expect((await hot()).searches).toBe(24);
+      // As if these counts were of an hour long over (moved three hours back, where no other
+      // row is), the leader's maintenance folds them into one row per key, their sum.
+      await sql`UPDATE series_hourly SET hour = hour - 3 WHERE name = 'searches'`;
+      await sql`UPDATE search_hourly SET hour = hour - 3 WHERE label = 'SlotCountedError'`;
+      const counted = async () =>
+        (
+          await sql`SELECT (SELECT sum(value) FROM series_hourly WHERE name = 'searches')::int AS searches,
+            (SELECT count(*) FROM series_hourly WHERE name = 'searches')::int AS series_rows,
+            (SELECT sum(n) FROM search_hourly WHERE label = 'SlotCountedError')::int AS labelled,
+            (SELECT count(*) FROM search_hourly WHERE label = 'SlotCountedError')::int AS label_rows`
+        )[0];
+      const before = await counted();
+      expect(before.searches).toBeGreaterThanOrEqual(24);
+      expect(before.labelled).toBe(24);
+      // (private: the hourly task, run here at once rather than an hour after start)
+      await (replicas[0]!.service as unknown as { maintenance(): Promise<void> }).maintenance();
+      const after = await counted();
+      expect(after).toEqual({ ...before, series_rows: after.series_rows, label_rows: 1 });
+      // One row for each hour the searches fell in (the test may straddle an hour).
+      expect(after.series_rows).toBeLessThanOrEqual(2);
+    } finally {
+      await sql.close();
+    }
   });
 
   test("shared quota counters: concurrent uses never count past the limit; maintenance purges ended windows", async () => {

@@ -20,7 +20,7 @@ import { redactOutcomeReport } from "../core/redaction";
 import { strength } from "../core/strength";
 import { parseOutcomeReport, parseWith, RemoveRequest, tokensSaved, type QueryEnvironment, type Trail } from "../core/trail";
 import type { Logger } from "../log";
-import type { OutcomeCounts, Store, TrailRecord, Transaction } from "../store/ports";
+import type { OutcomeCounts, Ports, Store, TrailRecord, Transaction } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import { authorizeOperator } from "./operator";
@@ -143,9 +143,13 @@ export class TrailService {
     return this.olderInStore;
   }
 
-  /** 503 busy while too many trails wait for enrichment. */
-  async checkQueueRoom(): Promise<void> {
-    const depth = await this.store.jobs.depth();
+  /**
+   * 503 busy while too many trails wait for enrichment. A publish checks before it takes its quota
+   * (a busy colony uses none of it) and again in its transaction, just before its insert
+   * (insertQueued): publishes in flight all passed the first check before any of them was stored.
+   */
+  async checkQueueRoom(ports: Pick<Ports, "jobs"> = this.store): Promise<void> {
+    const depth = await ports.jobs.depth();
     if (depth >= this.deps.maxQueue) {
       throw new ServiceError("busy", "too many trails are waiting for enrichment", undefined, {
         "Retry-After": String(Math.max(1, Math.ceil(depth / 200))),
@@ -175,6 +179,10 @@ export class TrailService {
     fingerprintOfTrail = fingerprint(trail.problem.error),
     author = publisher.agent,
   ): Promise<TrailRecord> {
+    // Exact on SQLite (its transactions run one at a time); on PostgreSQL a transaction does not see
+    // the inserts of others not yet committed, so the queue can pass the limit by at most the
+    // publishing transactions in flight (one per pooled connection, on every replica).
+    await this.checkQueueRoom(tx);
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,

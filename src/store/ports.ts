@@ -438,6 +438,12 @@ export interface StatsRepository {
   series(since: number): Promise<SeriesPoint[]>;
   /** Drops series points older than `before` (kept longer than the 24-hour buckets). */
   purgeSeriesBefore(before: number): Promise<void>;
+  /**
+   * Set by a store that spreads an hour's counters over several rows (PostgreSQL's slots): folds
+   * the hours before `before` into one row per key, counts unchanged, so reads of finished hours
+   * stay one row per key. Returns how many rows went.
+   */
+  foldHoursBefore?(before: number): Promise<number>;
 }
 
 export type DraftState = "pending" | "published" | "discarded";

@@ -644,6 +644,76 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.sizeBytes()).toBeGreaterThan(0);
       }));
 
+    test("hourly counters: two stores (replicas) counting at once lose no search, report or peak; the purges drop whole hours", () =>
+      withStore(async ({ store, another }) => {
+        const h = 3600_000;
+        const other = await another();
+        // 64 of each at once, half from either store, over two hours.
+        await Promise.all(
+          Array.from({ length: 64 }, (_, i) => {
+            const s = i % 2 ? store : other;
+            const at = (i < 40 ? 600 : 601) * h + i;
+            return Promise.all([
+              s.stats.bump("searches", at),
+              s.stats.bump("publishes", at, 2),
+              s.stats.addOutcome(at, 10),
+              s.searches.add("CountedLabelError", `anon-${i % 8}`, at),
+            ]);
+          }),
+        );
+        await Promise.all([store.stats.peak("queue_depth", 600 * h, 7), other.stats.peak("queue_depth", 600 * h, 9)]);
+        expect(await store.stats.series(600 * h)).toEqual([
+          { hour: 600 * h, name: "publishes", value: 80 },
+          { hour: 600 * h, name: "queue_depth", value: 9 },
+          { hour: 600 * h, name: "searches", value: 40 },
+          { hour: 601 * h, name: "publishes", value: 48 },
+          { hour: 601 * h, name: "searches", value: 24 },
+        ]);
+        expect(await other.stats.since(600 * h)).toMatchObject({ outcomes: 64, tokensSaved: 640 });
+        expect(await other.stats.since(601 * h)).toMatchObject({ outcomes: 24, tokensSaved: 240 });
+        expect(await store.searches.top(600 * h, 10, ANY_LABEL)).toEqual([{ label: "CountedLabelError", clients: 8, searches: 64 }]);
+        // A store that spreads an hour over rows folds the finished hours back: the same counts.
+        const counts = async () => [
+          await other.stats.series(0),
+          await other.stats.since(600 * h),
+          await other.stats.since(601 * h),
+          await other.searches.top(0, 10, ANY_LABEL),
+          await other.searches.top(601 * h, 10, ANY_LABEL),
+        ];
+        const unfolded = await counts();
+        await store.stats.foldHoursBefore?.(601 * h);
+        await store.stats.foldHoursBefore?.(601 * h); // nothing left to fold
+        expect(await counts()).toEqual(unfolded);
+        await store.stats.purgeSeriesBefore(601 * h);
+        await store.stats.purgeBefore(601 * h);
+        expect((await other.stats.series(0)).map((p) => p.hour)).toEqual([601 * h, 601 * h]);
+        expect(await other.stats.since(0)).toMatchObject({ outcomes: 24, tokensSaved: 240 });
+        expect(await other.searches.top(0, 10, ANY_LABEL)).toEqual([{ label: "CountedLabelError", clients: 8, searches: 24 }]);
+      }));
+
+    test("hourly counters written before the upgrade keep counting, and are purged with their hour", async () => {
+      const h = 3600_000;
+      const opened = await backend.openUpgraded(async (oldQuery) => {
+        await oldQuery("INSERT INTO series_hourly (hour, name, value) VALUES ($1, 'searches', 7), ($2, 'searches', 5)", 700, 701);
+        await oldQuery("INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES ($1, 3, 30), ($2, 1, 1)", 700, 701);
+      });
+      try {
+        const { stats } = opened.store;
+        await Promise.all([stats.bump("searches", 700 * h), stats.bump("searches", 700 * h + 1), stats.addOutcome(700 * h, 5)]);
+        expect(await stats.series(700 * h)).toEqual([
+          { hour: 700 * h, name: "searches", value: 9 },
+          { hour: 701 * h, name: "searches", value: 5 },
+        ]);
+        expect(await stats.since(700 * h)).toMatchObject({ outcomes: 5, tokensSaved: 36 });
+        await stats.purgeSeriesBefore(701 * h);
+        await stats.purgeBefore(701 * h);
+        expect(await stats.series(0)).toEqual([{ hour: 701 * h, name: "searches", value: 5 }]);
+        expect(await stats.since(0)).toMatchObject({ outcomes: 1, tokensSaved: 1 });
+      } finally {
+        await opened.close();
+      }
+    });
+
     test("start-time checks: any trail on an older normalizer or older content rules, answered from the version indexes", () =>
       withStore(async ({ store, query }) => {
         expect([await store.trails.anyFingerprintedBefore(3), await store.trails.anyCheckedBefore(2)]).toEqual([false, false]);

@@ -21,6 +21,13 @@ import { SchemaTooNewError } from "../schema-version";
 import { num, PgKeyValueStore } from "./repositories";
 import { asFloats, PgVectorStore, REINDEX_PENDING_KEY, SIGNATURE_KEY, storedVectorModel } from "./vectors";
 
+/**
+ * Counter tables whose hours PostgreSQL spreads over slots (migration 13, repositories.ts
+ * COUNTER_SLOTS), where SQLite keeps one row per key: as the source, a key's slots are read as one
+ * row, their sum (what the colony reads); as the target, each row goes into slot 0.
+ */
+const SLOTTED_TABLES = new Set(["series_hourly", "search_hourly", "stats_hourly"]);
+
 /** Held (per session) by a copy for its whole run, so two copies never write one database at once. */
 const COPY_LOCK = 0x636f6c636f70;
 /** The application_name of a colony's connections (store.ts), and of this command's. */
@@ -152,7 +159,8 @@ class PgCopySide implements CopySide {
   }
 
   async columns(table: string): Promise<string[]> {
-    return [...(await this.columnTypes(table)).keys()];
+    const columns = [...(await this.columnTypes(table)).keys()];
+    return SLOTTED_TABLES.has(table) ? columns.filter((c) => c !== "slot") : columns;
   }
 
   /** The condition leaving out the table's skipped keys, with its parameters from $n on. */
@@ -173,11 +181,17 @@ class PgCopySide implements CopySide {
     }
     params.push(limit);
     const types = await this.columnTypes(table.name);
-    const bigints = columns.map((c) => types.get(c) === "bigint");
+    const slotted = SLOTTED_TABLES.has(table.name);
+    // A slotted key's counts are summed (saturating at MAX_SAFE_INTEGER, as the colony reads them).
+    const selected = columns.map((c) =>
+      slotted && !table.key.includes(c) ? `least(sum(${ident(c)}), ${Number.MAX_SAFE_INTEGER})::bigint` : ident(c),
+    );
+    const bigints = columns.map((c) => types.get(c) === "bigint" || (slotted && !table.key.includes(c)));
     const rows = await this.sql
       .unsafe(
-        `SELECT ${columns.map(ident).join(", ")} FROM ${ident(table.name)}
-         ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY ${key} LIMIT $${params.length}`,
+        `SELECT ${selected.join(", ")} FROM ${ident(table.name)}
+         ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ${slotted ? `GROUP BY ${key}` : ""}
+         ORDER BY ${key} LIMIT $${params.length}`,
         params,
       )
       .values();
@@ -188,7 +202,10 @@ class PgCopySide implements CopySide {
     const params: unknown[] = [];
     const where = this.skip(table, params);
     const [{ n }] = await this.sql.unsafe(
-      `SELECT count(*)::float8 AS n FROM ${ident(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`,
+      SLOTTED_TABLES.has(table.name)
+        ? `SELECT count(*)::float8 AS n FROM (SELECT 1 FROM ${ident(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+           GROUP BY ${table.key.map(ident).join(", ")}) AS keys`
+        : `SELECT count(*)::float8 AS n FROM ${ident(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`,
       params,
     );
     return n;
@@ -262,7 +279,7 @@ class PgCopySide implements CopySide {
           await conn.unsafe(
             `INSERT INTO ${ident(table.name)} (${list}) OVERRIDING SYSTEM VALUE
              SELECT ${list} FROM json_populate_recordset(NULL::${ident(table.name)}, $1::text::json)
-             ON CONFLICT (${table.key.map(ident).join(", ")}) ${onConflict}`,
+             ON CONFLICT (${[...table.key, ...(SLOTTED_TABLES.has(table.name) ? ["slot"] : [])].map(ident).join(", ")}) ${onConflict}`,
             [JSON.stringify(objects, withoutNul)],
           );
         },

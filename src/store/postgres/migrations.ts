@@ -393,6 +393,23 @@ export const PG_MIGRATIONS: PgMigration[] = [
       CREATE INDEX outcomes_notes_by_content_rules_version ON outcomes (content_rules_version, id) WHERE notes IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: "hourly counters spread over slots",
+    sql: `
+      -- Every search added to its hour's one series_hourly row (and its label's search_hourly row),
+      -- every counted report to the hour's stats_hourly row: one row lock that the transactions of
+      -- every replica queued on until each committed, WAL flush included. Each hour's counters are
+      -- now spread over slots (a transaction adds to its connection's slot, repositories.ts
+      -- COUNTER_SLOTS) and read as the sum of the slots. The rows counted so far become slot 0.
+      ALTER TABLE series_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
+      ALTER TABLE series_hourly DROP CONSTRAINT series_hourly_pkey, ADD PRIMARY KEY (hour, name, slot);
+      ALTER TABLE search_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
+      ALTER TABLE search_hourly DROP CONSTRAINT search_hourly_pkey, ADD PRIMARY KEY (hour, label, slot);
+      ALTER TABLE stats_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
+      ALTER TABLE stats_hourly DROP CONSTRAINT stats_hourly_pkey, ADD PRIMARY KEY (hour, slot);
+    `,
+  },
 ];
 
 /**

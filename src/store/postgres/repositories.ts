@@ -243,6 +243,19 @@ export class PgEventLog implements EventLog {
 
 const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });
 
+/**
+ * How many rows each hour's counter is spread over (migration 13). One row an hour was one row
+ * lock that every replica's searching or reporting transaction queued on until it committed, WAL
+ * flush included: with durable commits that capped the whole cluster at one flush per count
+ * (bench/RESULTS.md, session 13). Each transaction adds to the slot of its connection's server
+ * process (pg_backend_pid() % COUNTER_SLOTS): a connection never waits on itself, and connections
+ * opened together (a replica's pool) usually have consecutive process ids, so they spread over the
+ * slots. Reads sum the slots; the hourly maintenance folds finished hours back into one row per key
+ * (foldHoursBefore). Exact: a count is in the same transaction as what it counts, committed or not
+ * with it.
+ */
+export const COUNTER_SLOTS = 16;
+
 export class PgStatsRepository implements StatsRepository {
   constructor(private readonly sql: SQL) {}
 
@@ -251,12 +264,16 @@ export class PgStatsRepository implements StatsRepository {
       ON CONFLICT (agent) DO UPDATE SET at = greatest(agent_activity.at, excluded.at)`;
   }
 
-  /** Adds to the hour's bucket, saturating at MAX_SAFE_INTEGER (as the SQLite adapter does). */
+  /**
+   * Adds to the hour's bucket (this connection's slot of it), saturating at MAX_SAFE_INTEGER (as the
+   * SQLite adapter does); since() sums the slots and clamps the sum.
+   */
   async addOutcome(at: number, tokensSaved: number): Promise<void> {
     const max = Number.MAX_SAFE_INTEGER;
     await this.sql`
-      INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${Math.floor(at / HOUR_MS)}, 1, ${clampCount(tokensSaved)})
-      ON CONFLICT (hour) DO UPDATE SET
+      INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
+      VALUES (${Math.floor(at / HOUR_MS)}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 1, ${clampCount(tokensSaved)})
+      ON CONFLICT (hour, slot) DO UPDATE SET
         outcomes = least(stats_hourly.outcomes + 1, ${max}::bigint),
         tokens_saved = CASE WHEN stats_hourly.tokens_saved > ${max}::bigint - excluded.tokens_saved THEN ${max}::bigint
                             ELSE stats_hourly.tokens_saved + excluded.tokens_saved END`;
@@ -281,23 +298,61 @@ export class PgStatsRepository implements StatsRepository {
   }
 
   async bump(name: SeriesName, at: number, by = 1): Promise<void> {
-    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${by})
-      ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+    await this
+      .sql`INSERT INTO series_hourly (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, pg_backend_pid() % ${COUNTER_SLOTS}::int, ${by})
+      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly.value + excluded.value`;
   }
 
+  /**
+   * A peak is one row (slot 0): a maximum cannot be split into slots that sum. series() sums the
+   * slots of every name, which for a peak is that one row (no series is both bumped and peaked).
+   * Each replica samples its queue once a minute, so the row is not contended.
+   */
   async peak(name: SeriesName, at: number, value: number): Promise<void> {
-    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${value})
-      ON CONFLICT (hour, name) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
+    await this.sql`INSERT INTO series_hourly (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, 0, ${value})
+      ON CONFLICT (hour, name, slot) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
   }
 
   async series(since: number): Promise<SeriesPoint[]> {
-    const rows = await this
-      .sql`SELECT hour, name, value FROM series_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)} ORDER BY hour, name`;
+    const rows = await this.sql`SELECT hour, name, sum(value)::bigint AS value FROM series_hourly
+      WHERE hour >= ${Math.floor(since / HOUR_MS)} GROUP BY hour, name ORDER BY hour, name`;
     return rows.map((r: any) => ({ hour: num(r.hour) * HOUR_MS, name: r.name, value: num(r.value) }));
   }
 
   async purgeSeriesBefore(before: number): Promise<void> {
     await this.sql`DELETE FROM series_hourly WHERE hour < ${Math.floor(before / HOUR_MS)}`;
+  }
+
+  /**
+   * Moves the counts of every slot but 0 into slot 0, for the hours before `before` (the
+   * maintenance leader, hourly, for the hours already over): a finished hour is then read as one
+   * row per key again, and only the current hour (and a late write into a past one: a client's
+   * move takes it off its earlier hour) is spread. Each table in one statement: a count moves
+   * whole or not at all; a write into a slot row being folded waits for the fold, then finds the
+   * row gone and adds a new one, folded next time.
+   */
+  async foldHoursBefore(before: number): Promise<number> {
+    const hour = Math.floor(before / HOUR_MS);
+    const max = Number.MAX_SAFE_INTEGER;
+    const series = await this.sql`WITH gone AS (
+        DELETE FROM series_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, name, value)
+      INSERT INTO series_hourly (hour, name, slot, value) SELECT hour, name, 0, sum(value) FROM gone GROUP BY hour, name
+      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly.value + excluded.value
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    const stats = await this.sql`WITH gone AS (
+        DELETE FROM stats_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, outcomes, tokens_saved)
+      INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
+      SELECT hour, 0, least(sum(outcomes), ${max}::bigint), least(sum(tokens_saved), ${max}::bigint) FROM gone GROUP BY hour
+      ON CONFLICT (hour, slot) DO UPDATE SET
+        outcomes = least(stats_hourly.outcomes + excluded.outcomes, ${max}::bigint),
+        tokens_saved = least(stats_hourly.tokens_saved + excluded.tokens_saved, ${max}::bigint)
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    const labels = await this.sql`WITH gone AS (
+        DELETE FROM search_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, label, n, clients)
+      INSERT INTO search_hourly (hour, label, slot, n, clients) SELECT hour, label, 0, sum(n), sum(clients) FROM gone GROUP BY hour, label
+      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly.n + excluded.n, clients = search_hourly.clients + excluded.clients
+      RETURNING (SELECT count(*) FROM gone)::int AS n`;
+    return [series, stats, labels].reduce((total, rows: any[]) => total + (rows[0]?.n ?? 0), 0);
   }
 
   async purgeBefore(before: number): Promise<void> {
@@ -318,6 +373,12 @@ export class PgSearchCounter implements SearchCounter {
    * as prev_hour), the earlier hour loses the client and this one gains it. The row lock on the
    * client's row orders concurrent searches of one client on every replica; a search that finds
    * the row already at this hour moves nothing.
+   *
+   * A label's hour is spread over slots as the stats are (COUNTER_SLOTS): this connection's slot
+   * gains the search, and the earlier hour loses the client in this connection's slot too, which
+   * may go below zero while the hour's sum, the count read, stays the distinct clients. The loss is
+   * taken only while the earlier hour's sum has a client to lose (rows from before clients were
+   * counted, migration 10, may not), as the unslotted update's `clients > 0` did.
    */
   async add(label: string, client: string, at: number): Promise<void> {
     const hour = Math.floor(at / HOUR_MS);
@@ -328,11 +389,14 @@ export class PgSearchCounter implements SearchCounter {
           WHERE search_clients.hour < excluded.hour
         RETURNING prev_hour
       ), earlier AS (
-        UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
-        WHERE s.hour = moved.prev_hour AND s.label = ${l} AND s.clients > 0
+        INSERT INTO search_hourly (hour, label, slot, n, clients)
+        SELECT moved.prev_hour, ${l}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 0, -1 FROM moved
+        WHERE (SELECT sum(s.clients) FROM search_hourly s WHERE s.hour = moved.prev_hour AND s.label = ${l}) > 0
+        ON CONFLICT (hour, label, slot) DO UPDATE SET clients = search_hourly.clients - 1
       )
-      INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, ${l}, 1, (SELECT count(*)::int FROM moved))
-      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
+      INSERT INTO search_hourly (hour, label, slot, n, clients)
+      VALUES (${hour}, ${l}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 1, (SELECT count(*)::int FROM moved))
+      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
   }
 
   async top(since: number, limit: number, rule: HotLabelRule) {

@@ -29,9 +29,14 @@ export class PgJobClaims implements JobClaims {
   /** A third of the lease: two renewals can be late (a slow statement, a busy event loop) before it runs out. */
   readonly renewEveryMs: number;
 
+  /**
+   * Leases are granted, renewed and judged run out by the database server's clock (the statement's
+   * start, in ms since the epoch: one instant for every row a statement touches), never this
+   * replica's: a replica whose clock runs ahead would take jobs still leased to another, and one
+   * whose clock runs behind would wait on leases that ran out and grant leases already over.
+   */
   constructor(
     private readonly sql: SQL,
-    private readonly now: () => number = Date.now,
     private readonly leaseMs = JOB_LEASE_MS,
   ) {
     this.pollMs = jobPollMs(leaseMs);
@@ -45,11 +50,11 @@ export class PgJobClaims implements JobClaims {
    * and waiting out the lease would only delay it.
    */
   async claim(limit: number): Promise<ClaimedJob[]> {
-    const now = this.now();
     const rows = await this.sql`
-      UPDATE jobs SET leased_until = ${now + this.leaseMs}, leased_by = ${this.owner}
+      UPDATE jobs SET leased_until = (extract(epoch FROM statement_timestamp()) * 1000)::bigint + ${this.leaseMs}::bigint, leased_by = ${this.owner}
       WHERE trail_seq IN (
-        SELECT trail_seq FROM jobs WHERE leased_until IS NULL OR leased_until < ${now} OR leased_by = ${this.owner}
+        SELECT trail_seq FROM jobs
+        WHERE leased_until IS NULL OR leased_until < (extract(epoch FROM statement_timestamp()) * 1000)::bigint OR leased_by = ${this.owner}
         ORDER BY trail_seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
       )
       RETURNING trail_seq, attempts`.catch(unavailable);
@@ -61,7 +66,7 @@ export class PgJobClaims implements JobClaims {
   /** A job finished meanwhile is gone, and one released or taken over is another's: neither is touched. */
   async renew(trailSeqs: number[]): Promise<void> {
     if (trailSeqs.length === 0) return;
-    await this.sql`UPDATE jobs SET leased_until = ${this.now() + this.leaseMs}
+    await this.sql`UPDATE jobs SET leased_until = (extract(epoch FROM statement_timestamp()) * 1000)::bigint + ${this.leaseMs}::bigint
       WHERE trail_seq = ANY(${trailSeqs}::bigint[]) AND leased_by = ${this.owner}`.catch(unavailable);
   }
 
@@ -326,7 +331,8 @@ export function postgresSeams(sql: SQL, fingerprints: FingerprintChanges, now: (
     fingerprints,
     // The vector index follows the table by its own change feed (vectors.ts): nothing to relay.
     vectors: new LocalChangeFeed(),
-    jobClaims: new PgJobClaims(sql, now, jobLeaseMs),
+    // Leases go by the database's clock, not `now` (a replica's own clock may be skewed).
+    jobClaims: new PgJobClaims(sql, jobLeaseMs),
     leadership: new AdvisoryLockLeadership(sql),
   };
 }

@@ -7,7 +7,8 @@ import { migratePostgres, PG_MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
 import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
-import { AdvisoryLockLeadership, PgJobClaims } from "./seams";
+import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
+import { COUNTER_SLOTS, PgSearchCounter, PgStatsRepository } from "./repositories";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -16,6 +17,22 @@ function unit(seed: number, dim: number): Float32Array {
   const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
+}
+
+/** A queued trail with a distinct id and content hash. */
+function queuedTrail(n: number, trail: any) {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    fingerprint: "fp",
+    normalizerVersion: 2,
+    contentRulesVersion: 1,
+    errorType: null,
+    trail,
+    contentHash: `h${n}`,
+    author: "a",
+    client: "c",
+    createdAt: n,
+  };
 }
 
 describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
@@ -155,26 +172,14 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(taken.length).toBe(200);
       expect(new Set(taken).size).toBe(200);
 
-      // A worker that claimed and died: nobody else gets its job until the lease runs out.
-      let now = 1_000_000;
-      const clock = () => now;
-      await store.trails.insertQueued({
-        id: "00000000-0000-4000-8000-999999999999",
-        fingerprint: "fp",
-        normalizerVersion: 2,
-        contentRulesVersion: 1,
-        errorType: null,
-        trail,
-        contentHash: "hx",
-        author: "a",
-        client: "c",
-        createdAt: 1,
-      });
-      const dead = new PgJobClaims(store.sql, clock, 60_000);
-      const other = new PgJobClaims(store.sql, clock, 60_000);
+      // A worker that claimed and died: nobody else gets its job until the lease runs out. Leases
+      // go by the database's clock, so this part waits in real time (leases of 1.5 s).
+      await store.trails.insertQueued(queuedTrail(999_999_999_999, trail));
+      const dead = new PgJobClaims(store.sql, 1_500);
+      const other = new PgJobClaims(store.sql, 1_500);
       expect(await dead.claim(5)).toHaveLength(1);
       expect(await other.claim(5)).toHaveLength(0);
-      now += 60_001;
+      await Bun.sleep(1_700);
       expect(await other.claim(5)).toHaveLength(1);
       // A release gives a job back at once.
       await other.release((await store.jobs.next(5)).map((j) => j.trailSeq));
@@ -188,16 +193,114 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // A renewed lease runs from the renewal: a slow batch keeps its jobs; a job released meanwhile
       // (or taken over) is not taken back by a late renewal.
       const [held] = await dead.claim(5);
-      now += 50_000;
+      await Bun.sleep(1_000);
       await dead.renew([held!.trailSeq]);
-      now += 20_000; // past the first lease, within the renewed one
+      await Bun.sleep(800); // past the first lease, within the renewed one
       expect(await other.claim(5)).toHaveLength(0);
-      now += 40_001;
+      await Bun.sleep(1_000);
       expect(await other.claim(5)).toHaveLength(1);
       await dead.renew([held!.trailSeq]); // other holds it now
-      now += 1;
       expect(await dead.claim(5)).toHaveLength(0);
     } finally {
+      await store.close();
+    }
+  });
+
+  test("job leases go by the database's clock: a replica whose clock is skewed neither takes a lease still held nor waits on one that ran out", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+    // Replicas as the composition root makes them (compose.ts chooseSeams), one clock right, one
+    // two minutes ahead, one two minutes behind.
+    const replica = (skewMs: number, leaseMs: number) =>
+      postgresSeams(store.sql, store.fingerprintFeed, () => Date.now() + skewMs, leaseMs).jobClaims!;
+    try {
+      await store.trails.insertQueued(queuedTrail(1, trail));
+      const right = replica(0, 60_000);
+      const ahead = replica(120_000, 60_000);
+      expect(await right.claim(5)).toHaveLength(1);
+      // Its clock says the 60 s lease ran out a minute ago: it must not take the job.
+      expect(await ahead.claim(5)).toHaveLength(0);
+
+      await store.trails.insertQueued(queuedTrail(2, trail));
+      const behind = replica(-120_000, 60_000);
+      const quick = replica(0, 300);
+      expect((await quick.claim(5)).map((j) => j.trailSeq)).toHaveLength(1); // the second job (the first is right's)
+      await Bun.sleep(500);
+      // The 0.3 s lease ran out; by its clock it has two minutes to go: it must take the job.
+      expect(await behind.claim(5)).toHaveLength(1);
+      // And the lease it was given is a full one, not one that ran out two minutes ago.
+      expect(await ahead.claim(5)).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("hourly counters: a transaction counting a search, a report and a label holds no row another connection waits for", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const h = 3600_000;
+    // A connection of its own (one server process), and one whose process falls in another slot.
+    const holder = new SQL(url, { max: 1 });
+    const slotOf = async (c: SQL) => Number((await c`SELECT pg_backend_pid() AS pid`)[0].pid) % COUNTER_SLOTS;
+    const holderSlot = await slotOf(holder);
+    const others: SQL[] = [];
+    let other = new SQL(url, { max: 1 });
+    while ((await slotOf(other)) === holderSlot) {
+      others.push(other);
+      other = new SQL(url, { max: 1 });
+    }
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    try {
+      let counted!: () => void;
+      const holding = new Promise<void>((r) => (counted = r));
+      const held = holder.begin(async (tx: any) => {
+        await new PgStatsRepository(tx).bump("searches", 800 * h);
+        await new PgStatsRepository(tx).addOutcome(800 * h, 10);
+        await new PgSearchCounter(tx).add("HotLabelError", "anon-1", 800 * h);
+        counted();
+        await gate;
+      });
+      await holding;
+      // The same counts from another connection while the first transaction is still open: with
+      // one row per hour they waited for its commit (here: for ever); with slots they do not.
+      const wait = (ms: number) => Bun.sleep(ms).then(() => "waited" as const);
+      const stats = new PgStatsRepository(other);
+      for (const count of [
+        () => stats.bump("searches", 800 * h),
+        () => stats.addOutcome(800 * h, 10),
+        () => new PgSearchCounter(other).add("HotLabelError", "anon-2", 800 * h),
+      ]) {
+        expect(await Promise.race([count().then(() => "counted" as const), wait(2_000)])).toBe("counted");
+      }
+      release();
+      await held;
+      expect(await store.stats.series(800 * h)).toEqual([{ hour: 800 * h, name: "searches", value: 2 }]);
+      expect(await store.stats.since(800 * h)).toMatchObject({ outcomes: 2, tokensSaved: 20 });
+      expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+        { label: "HotLabelError", clients: 2, searches: 2 },
+      ]);
+      // Once the hour is over, maintenance folds it back into one row per key, counts unchanged.
+      const rows = async () =>
+        (
+          await store.sql`SELECT (SELECT count(*) FROM series_hourly WHERE hour = 800)::int AS series,
+            (SELECT count(*) FROM stats_hourly WHERE hour = 800)::int AS stats,
+            (SELECT count(*) FROM search_hourly WHERE hour = 800)::int AS labels`
+        )[0];
+      expect(await rows()).toEqual({ series: 2, stats: 2, labels: 2 });
+      expect(await store.stats.foldHoursBefore!(800 * h)).toBe(0); // the hour is not over
+      // The rows of the two connections' slots but slot 0 (one of them may be in it).
+      expect([3, 6]).toContain(await store.stats.foldHoursBefore!(801 * h));
+      expect(await rows()).toEqual({ series: 1, stats: 1, labels: 1 });
+      expect(await store.stats.series(800 * h)).toEqual([{ hour: 800 * h, name: "searches", value: 2 }]);
+      expect(await store.stats.since(800 * h)).toMatchObject({ outcomes: 2, tokensSaved: 20 });
+      expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+        { label: "HotLabelError", clients: 2, searches: 2 },
+      ]);
+    } finally {
+      release();
+      await Promise.allSettled([holder, other, ...others].map((c) => c.close({ timeout: 0 })));
       await store.close();
     }
   });
