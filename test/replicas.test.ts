@@ -8,7 +8,7 @@ import { fingerprint } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
 import type { Store } from "../src/store/ports";
-import { PgQuotaCounters } from "../src/store/postgres/seams";
+import { PgQuotaCounters, QUOTA_PURGE_GRACE_MS } from "../src/store/postgres/seams";
 import { startQuietColony, tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
 import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
@@ -172,9 +172,18 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       expect((await replicaB.peek("192.0.2.7")).remaining).toBe(0);
       expect((await replicaA.peek("192.0.2.8")).remaining).toBe(7);
       expect(await new PgQuotaCounters(sql).purgeExpired()).toBe(0);
-      const later = new PgQuotaCounters(sql, () => Date.now() + 2 * 3600_000);
-      expect(await later.purgeExpired()).toBe(1);
-      expect(await sql`SELECT count(*)::int AS n FROM quota_windows`).toEqual([{ n: 0 }]);
+      // A maintenance leader whose clock runs two hours ahead deleted the window the others still
+      // counted in (their clients then had a fresh quota): windows end by the database's clock.
+      const ahead = new PgQuotaCounters(sql, () => Date.now() + 2 * 3600_000);
+      expect(await ahead.purgeExpired()).toBe(0);
+      expect((await replicaA.take("192.0.2.7")).allowed).toBe(false);
+      // A window that ended longer ago than the grace is deleted; one that ended within it is kept.
+      const t = Date.now();
+      await sql`INSERT INTO quota_windows (quota, key, window_start, window_end, used, granted, quota_limit) VALUES
+        ('publish', 'old', ${t - 3600_000 - QUOTA_PURGE_GRACE_MS - 60_000}, ${t - QUOTA_PURGE_GRACE_MS - 60_000}, 1, 1, 7),
+        ('publish', 'recent', ${t - 3600_000 - 60_000}, ${t - 60_000}, 1, 1, 7)`;
+      expect(await ahead.purgeExpired()).toBe(1);
+      expect(await sql`SELECT key FROM quota_windows ORDER BY key`).toEqual([{ key: "192.0.2.7" }, { key: "recent" }]);
     } finally {
       await sql.close();
     }

@@ -139,6 +139,8 @@ interface PendingRow {
 
 /** How long a quota statement may go unanswered before the next is sent beside it (ms). */
 export const QUOTA_STALL_MS = 1_000;
+/** How long after its end (by the database's clock) a quota window is kept for replicas whose clocks run behind. */
+export const QUOTA_PURGE_GRACE_MS = 10 * 60_000;
 
 const rowId = (quota: string, key: string, start: number) => `${quota}\u0000${key}\u0000${start}`;
 
@@ -305,8 +307,17 @@ export class PgQuotaCounters implements QuotaCounters {
     return grants;
   }
 
+  /**
+   * Deletes windows that ended QUOTA_PURGE_GRACE_MS ago by the database's clock. Not by the
+   * maintenance leader's own: a leader whose clock ran ahead deleted windows the other replicas
+   * were still counting in, which gave their clients a fresh quota; the grace keeps the window a
+   * replica running a few minutes behind still counts in.
+   */
   async purgeExpired(): Promise<number> {
-    const rows = await this.sql`DELETE FROM quota_windows WHERE window_end <= ${this.now()} RETURNING 1`.catch(unavailable);
+    const rows = await this.sql`
+      DELETE FROM quota_windows
+      WHERE window_end <= (extract(epoch FROM statement_timestamp()) * 1000)::bigint - ${QUOTA_PURGE_GRACE_MS}
+      RETURNING 1`.catch(unavailable);
     return rows.length;
   }
 }
