@@ -21,7 +21,8 @@ import {
   logistic,
   pickLine,
 } from "./lib/error-line-choice";
-import { causeUnderBanner, keepSubject, normalizeErrorTextAt, qualify } from "../src/core/error-normalizer";
+import { normalizeErrorTextAt } from "../src/core/error-normalizer";
+import { causeUnderBanner, keepSubject, qualify } from "../src/core/error-normalizer-v8";
 import { redactedErrorText } from "../src/core/fingerprint";
 import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { loadRealVariantSets } from "../test/support/real-variants";
