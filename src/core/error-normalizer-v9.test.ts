@@ -44,6 +44,9 @@ const V9_JOINS: [string, string, number, number][] = [
   ["apt's W: line beside its E: lines", "apt-lock-frontend-held-by-process", 3, 0],
   ["GitHub Actions' step header (Run …) and its exit line; the process holding apt's lock", "apt-lock-frontend-held-by-process", 2, 0],
   ["the process holding apt's lock (apt, linker64)", "apt-waiting-for-cache-lock", 1, 0],
+  ["a client's path before the Docker daemon's answer (docker.exe on Windows)", "docker-container-name-in-use", 6, 4],
+  ["dockerode's (HTTP code 409) unexpected - before the daemon's answer", "docker-container-name-in-use", 3, 4],
+  ["an older daemon's bare container id in the name conflict", "docker-container-name-in-use", 5, 4],
   // Causes read anywhere in the report.
   ["git's banner over a rejected host key, the cause in a log's escaped strings", "git-ssh-host-key-verification-failed", 5, 0],
   ["Rust's stack overflow with a shell's abort after it", "rust-thread-overflowed-its-stack", 2, 0],

@@ -123,6 +123,12 @@ const V9_LINE_RULES: GatedRule[] = [
     "",
     " --- [",
   ],
+  // Whatever stands before the Docker daemon's answer on its line (a client's path "C:\Program
+  // Files\Docker Toolbox\docker.exe:", a fence, dockerode's "(HTTP code 409) unexpected - "): the
+  // daemon's answer is the error, as version 7 reads it in the form; read here, before version 3
+  // takes a short first sentence ("Conflict.") for the whole message when a label precedes it.
+  [/^[^\n]{1,300}?(?=Error response from daemon: )/gm, "", /.Error response from daemon: /],
+  [/(?<![^\n])[ \t{]{0,4}(?:Error: )?\(HTTP code \d{3}\) [a-z ]{1,40} - (?=\S)/gm, "Error response from daemon: ", "(HTTP code "],
   // Python 2's u'' before a quoted message in a tuple or a repr ("(1213, u'Deadlock found …')"):
   // Python 3 prints the same tuple without it.
   [/(?<=[([,=:][ \t]{0,2})u'(?=[^'\n]{1,2000}')/g, "'", "u'"],
@@ -181,6 +187,9 @@ const V9_FORM_RULES: GatedRule[] = [
   // read as printed ("[Errno 104] Connection reset by peer"); Python 2's "socket.error" before the
   // errno; requests' "('Connection aborted.', …)" around the system's error (the inner cause).
   [/\b[a-z]{0,30}error\((\d{1,5}) ([a-z][^()\n]{2,100}?)(?:\)|$)/g, "[errno $1] $2", "error("],
+  // The container id in Docker's name conflict, quoted by newer daemons ("… already in use by
+  // container \"79aae4ff…\"", read <name>) and bare by older ones (read <hash>): one value.
+  [/\b(already in use by container) <hash>/g, "$1 <name>", "in use by container <hash>"],
   // A browser console's location after the message ("… outside a module (at Swup.modern.js:1:1)").
   [/(?<=\S) \(at <src>(?::<line>)?\)$/, "", "(at <src>"],
   [/\bsocket\.error (?=\[errno )/g, "", "socket.error "],
