@@ -21,7 +21,8 @@ import {
   logistic,
   pickLine,
 } from "./lib/error-line-choice";
-import { causeUnderBanner, keepSubject, normalizeErrorTextAt, qualify } from "../src/core/error-normalizer";
+import { normalizeErrorTextAt } from "../src/core/error-normalizer";
+import { causeUnderBanner, keepSubject, qualify } from "../src/core/error-normalizer-v8";
 import { redactedErrorText } from "../src/core/fingerprint";
 import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { loadRealVariantSets } from "../test/support/real-variants";
@@ -76,10 +77,10 @@ function mostCommon(forms: string[]): string {
 }
 
 const examples: Example[] = [];
-for (const { name, set } of loadRealVariantSets()) {
+for (const { name, set } of loadRealVariantSets(["first", "second"])) {
   for (const g of set.groups) {
     const target = mostCommon(g.reports.map((r) => base(redactedErrorText(r.text))));
-    for (const r of g.reports) examples.push(example(name, `${name}:${g.id}`, r.text, target));
+    for (const r of g.reports) examples.push(example(name as "first" | "second", `${name}:${g.id}`, r.text, target));
   }
 }
 const devset = loadDevset();
@@ -301,7 +302,7 @@ const withModel = (raw: string) => {
   return rulesChose(text) ? base(text) : chooseErrorForm(text, base(text), lineFormIn(text), final);
 };
 const plain = (raw: string) => base(redactedErrorText(raw));
-const apart = loadRealVariantSets().flatMap((s) => s.set.apart);
+const apart = loadRealVariantSets(["first", "second"]).flatMap((s) => s.set.apart);
 const harvested = harvestErrorStrings(REPO_DIR);
 const rand = rng(7);
 const corpusLines = harvested.map((e) => errorLine(e, rand));

@@ -1,8 +1,8 @@
-// The external sets of real error reports (test/fixtures/fingerprint-real-variants.json and
-// fingerprint-real-variants-2.json, issue 16): groups of reports of one error in different
-// surroundings, and pairs of different errors that look alike. The first set was gathered before
-// normalizer 6 (its rules were written from it), the second after it, from other errors, without
-// looking at any normalizer's output. Prints, per set and combined and per normalizer version, the
+// The external sets of real error reports (test/fixtures/fingerprint-real-variants.json,
+// fingerprint-real-variants-2.json and fingerprint-real-variants-3.json, issue 16): groups of reports
+// of one error in different surroundings, and pairs of different errors that look alike. The first
+// set was gathered before normalizer 6 (its rules were written from it), the second after it and the
+// third after normalizer 8, each from other errors, without looking at any normalizer's output. Prints, per set and combined and per normalizer version, the
 // share of report pairs within a group that share a fingerprint, how many groups are wholly joined,
 // and the apart pairs that collide; then, for the current version, every group not wholly joined with
 // the normal forms of its reports (these sets are not the dev set: they are for reading). Then the
@@ -10,7 +10,7 @@
 // corpus's real error strings (counts), and which ones among the texts outside the holdout split
 // (listed); last, collisions of different errors per version outside the holdout split (the
 // distractor pairs, tune cases of another class or code, the corpus strings). Nothing of the holdout
-// split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second]
+// split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second|third]
 import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeError } from "../src/core/fingerprint";
 import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";
@@ -30,7 +30,7 @@ const quiet = process.argv.includes("--quiet");
 const only = arg("--set");
 const sets = loadRealVariantSets().filter((s) => !only || s.name === only);
 const combined: RealVariants = {
-  about: "both sets",
+  about: "all sets",
   version: 1,
   groups: sets.flatMap((s) => s.set.groups),
   apart: sets.flatMap((s) => s.set.apart),
@@ -38,7 +38,7 @@ const combined: RealVariants = {
 
 for (const { name, set } of [
   ...sets.map((s) => ({ name: `${s.name} set`, set: s.set })),
-  ...(sets.length > 1 ? [{ name: "both sets", set: combined }] : []),
+  ...(sets.length > 1 ? [{ name: "all sets", set: combined }] : []),
 ]) {
   const reports = set.groups.reduce((n, g) => n + g.reports.length, 0);
   console.log(`${name}: ${set.groups.length} groups, ${reports} reports, ${set.apart.length} apart pairs`);
@@ -83,7 +83,7 @@ for (const older of [...new Set<NormalizerVersion>([5, previous])]) {
 }
 
 // The forms the current version splits, listed from texts without the holdout split: the tune
-// split's cases, queries and negatives, the distractor pairs, the corpus strings and both external
+// split's cases, queries and negatives, the distractor pairs, the corpus strings and the external
 // sets (the counts above include the holdout split; nothing of it is printed).
 const tuneCases = devset.cases.filter((c) => c.split === "tune");
 const readable = [
@@ -97,7 +97,7 @@ const readable = [
 const { forms, split, changed, splitForms } = formsSplitSince(readable, previous);
 console.log(
   `version ${NORMALIZER_VERSION} against version ${previous} on ${readable.length} texts without the holdout split ` +
-    `(tune split, distractor pairs and corpus, both external sets): ${split} of ${forms} version-${previous} forms split; ${changed} texts change form`,
+    `(tune split, distractor pairs and corpus, the external sets): ${split} of ${forms} version-${previous} forms split; ${changed} texts change form`,
 );
 for (const f of splitForms) console.log(`  split: ${f.older}\n    -> ${f.current.join("\n    -> ")}`);
 

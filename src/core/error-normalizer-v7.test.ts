@@ -11,7 +11,7 @@ import { loadDevset } from "../../test/support/devset.ts";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealGroup } from "../../test/support/real-variants.ts";
 import { normalizeError } from "./fingerprint.ts";
 
-const sets = loadRealVariantSets();
+const sets = loadRealVariantSets(["first", "second"]);
 const groups = new Map<string, RealGroup>(sets.flatMap(({ set }) => set.groups.map((g) => [g.id, g] as const)));
 const report = (id: string, i: number) => {
   const r = groups.get(id)?.reports[i];

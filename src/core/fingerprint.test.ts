@@ -33,7 +33,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(8);
+    expect(NORMALIZER_VERSION).toBe(9);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -85,14 +85,24 @@ describe("fingerprint format", () => {
     expect(fingerprint(goBounds, 6)).toBe(sha("index out of range <n> with length <n>"));
     expect(normalizeError(goBounds, 7)).toBe("index out of range");
     expect(fingerprint(goBounds, 7)).toBe(sha("index out of range"));
-    // Version 7 (frozen): a banner over its cause gave the banner; version 8 (current) gives the
-    // cause, and keeps version 7's form where none of its rules applies.
+    // Version 7 (frozen): a banner over its cause gave the banner; version 8 (frozen) gives the
+    // cause, and keeps version 7's form where none of its rules applies; so does version 9.
     const jvm =
       "Unrecognized VM option 'UseParNewGC'\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.";
     expect(normalizeError(jvm, 7)).toBe("a fatal exception has occurred");
     expect(fingerprint(jvm, 7)).toBe(sha("a fatal exception has occurred"));
+    expect(normalizeError(jvm, 8)).toBe("unrecognized vm option useparnewgc");
+    expect(fingerprint(jvm, 8)).toBe(sha("unrecognized vm option useparnewgc"));
     expect(normalizeError(jvm)).toBe("unrecognized vm option useparnewgc");
     expect(fingerprint(jvm)).toBe(sha("unrecognized vm option useparnewgc"));
+    // Version 8 (frozen): git's banner over an SSH failure gave the banner; version 9 (current)
+    // gives the failure under it.
+    const git =
+      "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.";
+    expect(normalizeError(git, 8)).toBe("could not read from remote repository");
+    expect(fingerprint(git, 8)).toBe(sha("could not read from remote repository"));
+    expect(normalizeError(git)).toBe("could not read from remote repository permission denied (publickey)");
+    expect(fingerprint(git)).toBe(sha("could not read from remote repository permission denied (publickey)"));
     expect(normalizeError(goBounds)).toBe("index out of range");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
@@ -659,6 +669,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v5.ts",
     "error-normalizer-v6.ts",
     "error-normalizer-v7.ts",
+    "error-normalizer-v8.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {
