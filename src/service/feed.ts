@@ -2,6 +2,7 @@
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
+import { shownAgentId } from "../core/agent-id";
 import { HOT_LABEL_RULE } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
@@ -59,7 +60,7 @@ export class FeedService {
       REPLIES_PER_ITEM,
     )) {
       const list = replies.get(r.trailSeq) ?? [];
-      list.push({ outcome: r.outcome, notes: r.notes, agent: r.agent, at: new Date(r.at).toISOString() });
+      list.push({ outcome: r.outcome, notes: r.notes, agent: shownAgentId(r.agent), at: new Date(r.at).toISOString() });
       replies.set(r.trailSeq, list);
     }
     const last = page[page.length - 1];
@@ -88,7 +89,7 @@ export class FeedService {
     return {
       events: (await this.store.events.recent(limit)).map((e) => ({
         kind: e.kind,
-        agent: e.agent,
+        agent: shownAgentId(e.agent),
         trail_id: e.trailId,
         text: e.text,
         at: new Date(e.at).toISOString(),
