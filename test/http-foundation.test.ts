@@ -165,6 +165,32 @@ describe("errors", () => {
   });
 });
 
+describe("conditional requests of scripts and styles", () => {
+  // RFC 9110 §13.1.2: If-None-Match holds `*` or a list of tags, compared weakly. A proxy or CDN
+  // that compresses the answer weakens its ETag (W/"…"), and a cache may send several tags: the
+  // colony matched the header against its tag as one exact string and sent the script whole.
+  test("a weak tag, a list holding the tag and * are answered 304, GET and HEAD alike", async () => {
+    for (const path of ["/approve.js", "/console.js", "/dom.js", "/base.css"]) {
+      const first = await colony.fetch(path);
+      const etag = first.headers.get("etag")!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      for (const header of [etag, `W/${etag}`, `"other", ${etag}`, `W/"other",W/${etag}`, "*"]) {
+        for (const method of ["GET", "HEAD"]) {
+          const res = await colony.fetch(path, { method, headers: { "If-None-Match": header } });
+          expect([path, header, method, res.status]).toEqual([path, header, method, 304]);
+          expect(res.headers.get("etag")).toBe(etag);
+          expectRateHeaders(res);
+        }
+      }
+      for (const header of ['"other"', `W/"other", "${etag.slice(2)}`, etag.slice(1, -1), ""]) {
+        expect([header, (await colony.fetch(path, { headers: { "If-None-Match": header } })).status]).toEqual([header, 200]);
+      }
+    }
+    // Pages are never cached: always whole.
+    expect((await colony.fetch("/approve.html", { headers: { "If-None-Match": "*" } })).status).toBe(200);
+  });
+});
+
 describe("general quota", () => {
   test("the N+1th request in a minute gets 429 rate_limited with Retry-After", async () => {
     const limited = await startTestColony({ COLONY_RATE_LIMIT: "3" });

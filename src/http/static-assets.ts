@@ -31,8 +31,21 @@ export const page = (body: string) => asset(body, "text/html; charset=utf-8", "n
 export const script = (body: string) => asset(body, "text/javascript; charset=utf-8", "no-cache");
 export const style = (body: string) => asset(body, "text/css; charset=utf-8", "no-cache");
 
+/**
+ * Whether an If-None-Match header names this entity tag (RFC 9110 §13.1.2): `*`, or a list of
+ * tags compared weakly, so `W/"…"` matches too. A proxy or CDN that compresses an answer weakens
+ * its ETag, and a cache may revalidate several stored tags at once: both were answered 200 whole.
+ */
+export function ifNoneMatchNames(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  const opaque = etag.replace(/^W\//, "");
+  for (const tag of header.match(/(?:W\/)?"[^"]*"/g) ?? []) if (tag.replace(/^W\//, "") === opaque) return true;
+  return false;
+}
+
 export function serve(a: Asset, request: Request): Response {
-  if (a.headers["Cache-Control"] !== "no-store" && request.headers.get("if-none-match") === a.headers.ETag) {
+  if (a.headers["Cache-Control"] !== "no-store" && ifNoneMatchNames(request.headers.get("if-none-match"), a.headers.ETag!)) {
     return new Response(null, { status: 304, headers: a.headers });
   }
   return new Response(a.body, { status: 200, headers: a.headers });
