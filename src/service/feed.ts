@@ -3,7 +3,7 @@
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
 import { shownAgentId } from "../core/agent-id";
-import { HOT_LABEL_RULE } from "../core/hot-label";
+import { HOT_LABEL_RULE, hotLabelOf } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
 import { requireStore, ServiceError } from "./errors";
@@ -107,11 +107,14 @@ export class FeedService {
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
       // Ranked by clients, then searches (docs/security.md); `clients` is an additive field.
-      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE)).map((h) => ({
-        label: h.label,
-        searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
-        clients: h.clients,
-      })),
+      // A label counted before the current rule (hotLabelOf) would refuse it is not shown.
+      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE))
+        .filter((h) => hotLabelOf(h.label) !== null)
+        .map((h) => ({
+          label: h.label,
+          searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
+          clients: h.clients,
+        })),
     };
   }
 }
