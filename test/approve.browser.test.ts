@@ -377,6 +377,34 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
   );
 
   test(
+    "a page asked for with a trailing slash is sent to its own path, fragment kept, and works",
+    async () => {
+      // The router served /approve.html/ and /console/ as the page, whose relative links then
+      // named /approve.html/approve.js and /approve.html/v1/drafts/…: a blank page.
+      const draft = await createDraft(sampleTrail({ error: "ValueError: the approval link with a trailing slash" }));
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(`${colony.url}/approve.html/#${draft.draft_id}`);
+      await page.locator("button.primary").waitFor();
+      expect(page.url()).toBe(draft.approve_url);
+      for (const [path, ready] of [
+        ["/console/", "#app"],
+        ["/docs/", "#routes"],
+      ] as const) {
+        await page.goto(`${colony.url}${path}`);
+        await page.locator(ready).waitFor();
+        expect(page.url()).toBe(`${colony.url}${path.slice(0, -1)}`);
+      }
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      const res = await colony.fetch("/console/", { redirect: "manual" });
+      expect([res.status, res.headers.get("location")]).toEqual([308, "../console"]);
+      expect(res.headers.get("RateLimit-Limit")).not.toBeNull();
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
     "security headers, and a page on another origin cannot frame it",
     async () => {
       for (const [path, type] of [
