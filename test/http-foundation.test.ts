@@ -165,12 +165,12 @@ describe("errors", () => {
   });
 });
 
-describe("conditional requests of scripts and styles", () => {
+describe("conditional requests of scripts, styles and the API document", () => {
   // RFC 9110 §13.1.2: If-None-Match holds `*` or a list of tags, compared weakly. A proxy or CDN
   // that compresses the answer weakens its ETag (W/"…"), and a cache may send several tags: the
   // colony matched the header against its tag as one exact string and sent the script whole.
   test("a weak tag, a list holding the tag and * are answered 304, GET and HEAD alike", async () => {
-    for (const path of ["/approve.js", "/console.js", "/dom.js", "/base.css"]) {
+    for (const path of ["/approve.js", "/console.js", "/dom.js", "/base.css", "/openapi.json"]) {
       const first = await colony.fetch(path);
       const etag = first.headers.get("etag")!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
