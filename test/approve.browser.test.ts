@@ -258,7 +258,10 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
       // 400 blanks and then code read, on the page, as its harmless start, and the person approved
       // what they could not see without scrolling the box. Error lines and commands already wrapped.
       const hidden = `__import__("os").remove(__import__("os").path.expanduser("~/.ssh/id_ed25519"))`;
-      const trail = sampleTrail({ error: "ValueError: a patch line hidden off the edge of the approval page" });
+      const trail = sampleTrail({
+        error: "ValueError: a patch line hidden off the edge of the approval page",
+        commands: [`pip install PyYAML==6.0.1${" ".repeat(400)}; rm -f ~/.ssh/id_ed25519`],
+      });
       trail.solution.code_patches = [
         {
           file_path: "deploy/config.py",
@@ -291,6 +294,10 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
           return Math.max(...[...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.right));
         });
         expect(right).toBeLessThanOrEqual(box.x + box.width + 1);
+        // Commands wrapped already: the same line as a command is seen whole too.
+        const command = page.locator("ol.commands > li pre").first();
+        expect(await command.evaluate((pre) => pre.scrollWidth - pre.clientWidth)).toBeLessThanOrEqual(0);
+        expect(await command.textContent()).toContain("rm -f ~/.ssh/id_ed25519");
         expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
         await context.close();
       }
