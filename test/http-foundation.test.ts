@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startTestColony, spawnColony, TEST_BACKEND, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
+import { sampleTrail } from "./support/trails";
 
 let colony: TestColony;
 beforeAll(async () => {
@@ -113,6 +114,59 @@ describe("errors", () => {
       body: JSON.stringify({ query: "TypeError: plain" }),
     });
     expect(plain.status).toBe(200);
+  });
+
+  test("a body in another charset than UTF-8: 400 invalid_request saying so, nothing stored with U+FFFD in its place", async () => {
+    // A Latin-1 body declared as such was read as UTF-8: "caf\xe9" was stored as "caf\ufffd"
+    // (silently, a trail's text changed); a UTF-16 body was "not valid JSON", with no reason given.
+    const trail = sampleTrail({ error: "ValueError: the café is closed (charset)" });
+    const latin1 = new Uint8Array([...JSON.stringify(trail)].map((c) => c.charCodeAt(0)));
+    const declared = await colony.fetch("/v1/trails", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=ISO-8859-1" },
+      body: latin1,
+    });
+    const body = await expectErrorShape(declared, 400, "invalid_request");
+    expect(body.error.message).toBe("the body must be UTF-8 JSON; its Content-Type declares charset=iso-8859-1");
+    expect(await colony.query("SELECT id FROM trails WHERE content LIKE $1", "%charset)%")).toEqual([]);
+
+    const text = JSON.stringify({ query: "TypeError: sent as UTF-16" });
+    const utf16 = new Uint8Array(2 + text.length * 2);
+    utf16.set([0xff, 0xfe]);
+    for (let i = 0; i < text.length; i++) utf16[2 + 2 * i] = text.charCodeAt(i);
+    const bom = await colony.fetch("/v1/search", { method: "POST", headers: { "content-type": "application/json" }, body: utf16 });
+    expect((await expectErrorShape(bom, 400, "invalid_request")).error.message).toBe(
+      "the body is UTF-16 (it starts with a byte order mark): send it as UTF-8",
+    );
+
+    const wide = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=UTF-16LE" },
+      body: utf16.slice(2),
+    });
+    expect((await expectErrorShape(wide, 400, "invalid_request")).error.message).toContain("charset=utf-16le");
+
+    // UTF-8 and ASCII, in any spelling, are read as before; so is a charset on an empty body, and
+    // an ASCII body under an 8-bit charset (some client libraries declare ISO-8859-1 by default).
+    const ascii = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=ISO-8859-1" },
+      body: JSON.stringify({ query: "TypeError: plain ASCII" }),
+    });
+    expect(ascii.status).toBe(200);
+    for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8", "us-ascii"]) {
+      const res = await colony.fetch("/v1/search", {
+        method: "POST",
+        headers: { "content-type": `application/json; charset=${charset}` },
+        body: JSON.stringify({ query: "TypeError: café" }),
+      });
+      expect([charset, res.status]).toEqual([charset, 200]);
+    }
+    const empty = await colony.fetch("/v1/drafts/no-such-draft-id-000000000000000/discard", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=latin1" },
+    });
+    expect(empty.status).toBe(404);
   });
 
   test("body over 64 KB streamed without Content-Length: 413 too_large", async () => {
