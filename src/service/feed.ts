@@ -3,6 +3,7 @@
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
 import { shownAgentId } from "../core/agent-id";
+import { canonicalCategory } from "../core/category";
 import { HOT_LABEL_RULE, hotLabelOf } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
@@ -52,7 +53,12 @@ export class FeedService {
     // One extra row tells whether another page exists.
     // Every stored spelling of the runtime asked for (nodejs, Node.js, node): one runtime, as in search
     const runtimes = runtime === undefined ? undefined : runtimeSpellings(runtime);
-    const rows = await store.trails.feed({ limit: limit + 1, after, category, runtimes });
+    const rows = await store.trails.feed({
+      limit: limit + 1,
+      after,
+      category: category === undefined ? undefined : canonicalCategory(category),
+      runtimes,
+    });
     const page = rows.slice(0, limit);
     const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
     for (const r of await store.outcomes.latestWithNotes(
