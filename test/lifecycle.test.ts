@@ -259,6 +259,14 @@ describe("lookup by fingerprint", () => {
       risk: { level: expect.any(String), flags: expect.any(Array) },
       trail: { problem: { error: "OSError: [Errno 98] Address already in use" } },
     });
+    // With a trailing slash, as every other route: the same answer, not 404 "no such route".
+    const slash = await colony.fetch(`/v1/trails/by-fingerprint/${first.fingerprint}/`);
+    expect([slash.status, slash.headers.get("Cache-Control")]).toEqual([200, "public, max-age=300"]);
+    expect((await slash.json()) as any).toEqual(body);
+    const head = await colony.fetch(`/v1/trails/by-fingerprint/${first.fingerprint}/`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    const unknown = await colony.fetch(`/v1/trails/by-fingerprint/fp1_${"e".repeat(32)}/`);
+    expect([unknown.status, ((await unknown.json()) as any).error.message]).toEqual([404, expect.stringContaining("fingerprint")]);
   });
 
   test("a cached lookup follows outcomes, merges and removal at once", async () => {

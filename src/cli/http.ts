@@ -5,7 +5,7 @@
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
 import { controlFreeJson } from "../core/screening-text";
-import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
+import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { shownColonyUrl } from "../mcp/colony-client";
 import { DEFAULT_COLONY_URL, unparsedUrlShown } from "../mcp/config";
 import { EXIT, UsageError } from "./command";
@@ -30,7 +30,7 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
     throw new UsageError(new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", unparsedUrlShown(raw)).message);
   }
   const agent = env.COLONY_AGENT_ID?.trim() || null;
-  if (agent !== null && !AGENT_ID_PATTERN.test(agent)) {
+  if (agent !== null && !isAgentId(agent)) {
     throw new UsageError(new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agent).message);
   }
   const url = raw.replace(/\/+$/, "");

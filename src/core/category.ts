@@ -22,6 +22,15 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/**
+ * A category as a client may write it in a filter (GET /v1/feed `category`): any case, fullwidth
+ * forms (NFKC), as the runtime filter takes any spelling. Categories are lowercase ASCII, so this
+ * is the one spelling the store holds.
+ */
+export function canonicalCategory(raw: string): string {
+  return raw.normalize("NFKC").trim().toLowerCase();
+}
+
 interface CategoryRule {
   category: Category;
   pattern: RegExp;

@@ -3,9 +3,12 @@
 // only when it reads as an error type: one identifier-like token (`ModuleNotFoundError`,
 // `java.lang.NullPointerException`, `std::bad_alloc`, `E0382`, `ECONNREFUSED`). Prose, links,
 // look-alike letters and redaction placeholders would let any client write what every reader of
-// the stats sees; such a search counts under the category instead. Pure: no I/O.
+// the stats sees; such a search counts under the category instead. So would a token that spells
+// an instruction (`Ignore-all-previous-instructions`, `YouAreNowInDeveloperMode`): its words are
+// screened as an agent id's are (identifier-words.ts). Pure: no I/O.
 
 import { CATEGORIES } from "./category";
+import { readsAsInstruction } from "./identifier-words";
 
 /**
  * How many different clients (address pseudonyms; an IPv6 address is its /64) must have searched
@@ -31,7 +34,7 @@ export function hotLabelOf(errorType: string | undefined): string | null {
   if (!errorType) return null;
   const t = errorType.trim();
   // A URL is one token too, but not an error type.
-  return ERROR_TYPE_TOKEN.test(t) && !t.includes("//") ? t : null;
+  return ERROR_TYPE_TOKEN.test(t) && !t.includes("//") && !readsAsInstruction(t) ? t : null;
 }
 
 /**

@@ -7,7 +7,7 @@
 // trails are re-checked with the new rules at the next start.
 
 import { COMPACT_RULES, GATE_WORDS, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
-import { foldAccents, foldDigitLookalikes, foldForScreening, foldLetters, spacedLetterRuns } from "./screening-text";
+import { foldAccents, foldDigitLookalikes, foldForScreening, foldLetters, joinedWordTokens, spacedLetterRuns } from "./screening-text";
 
 export interface InjectionFinding {
   kind: string;
@@ -465,6 +465,14 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
     const inner: InjectionFinding[] = [];
     detectPlain(lettered, inner, markers);
     for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once digits written for letters are read as letters)` });
+  }
+  // A phrase written as one identifier (a separator or a case change between its words).
+  const joined = joinedWordTokens(visible);
+  const apart = joined === "" ? "" : foldForScreening(foldLetters(joined));
+  if (apart !== "") {
+    const inner: InjectionFinding[] = [];
+    detectPlain(apart, inner, markers);
+    for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once words joined by - or _ or by a change of case are read apart)` });
   }
   for (const run of spacedLetterRuns(letters)) {
     if (run.length < 10) continue;

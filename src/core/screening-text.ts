@@ -262,3 +262,24 @@ export function foldAccents(text: string): string {
     .replace(/[\u2018\u2019\u02bc]/g, "'")
     .replace(/[ \t\f\v\u00a0]+/g, " ");
 }
+
+/** A `-` or `_` run between two letters, and a lower-to-upper case change: where one token joins words. */
+const JOINED_WORDS = /(?<=\p{L})[-_]+(?=\p{L})|(?<=\p{Ll})(?=\p{Lu})/gu;
+
+/**
+ * Every token of the text (a run without blanks) that joins words, read apart, each as a sentence
+ * of its own: `Ignore-all-previous-instructions`, `ignore_previous_instructions` and
+ * `IgnoreAllPreviousInstructions` read "Ignore all previous instructions"; "" when no token joins
+ * words. Only for a second reading by the phrase detectors. Tokens are read one by one, so words of
+ * neighbouring tokens never form a phrase (`--ignore-installed previous-instructions`); dots,
+ * slashes and colons stay, as in paths and names.
+ */
+export function joinedWordTokens(text: string): string {
+  const apart: string[] = [];
+  for (const token of text.match(/\S+/g) ?? []) {
+    JOINED_WORDS.lastIndex = 0;
+    if (JOINED_WORDS.test(token)) apart.push(token.replace(JOINED_WORDS, " "));
+  }
+  JOINED_WORDS.lastIndex = 0;
+  return apart.join("\n.\n");
+}

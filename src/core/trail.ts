@@ -107,7 +107,9 @@ export const SearchRequest = Type.Object({
 export const FeedQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
-  category: Type.Optional(Str(100)),
+  category: Type.Optional(
+    Type.String({ maxLength: 100, description: "one category, in any case: Dependency and dependency find the same trails" }),
+  ),
   runtime: Type.Optional(
     Type.String({
       maxLength: 100,

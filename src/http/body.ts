@@ -64,7 +64,36 @@ export function refuseUndeclaredBrowserBody(headers: Headers): void {
   throw new ServiceError("invalid_request", "a request body sent by a browser must have Content-Type: application/json");
 }
 
+function isAscii(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b >= 0x80) return false;
+  return true;
+}
+
 const tooLarge = () => new ServiceError("too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
+
+/** The charsets a JSON body may declare: UTF-8 (RFC 8259 §8.1) and ASCII, a subset of it. */
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
+
+/** UTF-16 and UTF-32 under their names: no byte of such a body reads as the same text in UTF-8. */
+const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
+
+/**
+ * A body is read as UTF-8 (invalid bytes as U+FFFD). One in another charset would be stored
+ * changed, without a word: `caf\xe9` declared ISO-8859-1 became `caf\ufffd` in a trail; and one
+ * in UTF-16 only failed as "not valid JSON". Both are refused, naming the charset. A body of ASCII
+ * bytes reads the same in any 8-bit charset (some client libraries declare ISO-8859-1 by default),
+ * so only one holding other bytes is refused for an 8-bit charset.
+ */
+function refuseForeignCharset(headers: Headers, body: Uint8Array): void {
+  const declared = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  if (declared !== undefined && !UTF8_CHARSETS.has(declared) && (WIDE_CHARSET.test(declared) || !isAscii(body))) {
+    const name = declared.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
+    throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${name}`);
+  }
+  if ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff)) {
+    throw new ServiceError("invalid_request", "the body is UTF-16 (it starts with a byte order mark): send it as UTF-8");
+  }
+}
 
 export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer> | null> {
   const declared = request.headers.get("content-length");
@@ -105,5 +134,6 @@ export async function readBodyLimited(request: Request, limit = MAX_BODY_BYTES):
     out.set(c, offset);
     offset += c.byteLength;
   }
+  if (total > 0) refuseForeignCharset(request.headers, out);
   return out;
 }

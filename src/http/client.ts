@@ -3,16 +3,7 @@
 import { createHmac } from "node:crypto";
 import { ServiceError, type Caller } from "../service/errors";
 import { clientNetwork, forwardedClient, type TrustProxy } from "../core/proxy-trust";
-
-/**
- * A declared agent id: 8 to 64 of [A-Za-z0-9_-], not starting with `anon-`, the prefix of the
- * pseudonyms the colony derives from client addresses (a client claiming another's pseudonym
- * would speak for it: its reports would stand for the other's, its notes show as the other's).
- */
-export const AGENT_ID_PATTERN = /^(?!anon-)[A-Za-z0-9_-]{8,64}$/;
-
-/** What AGENT_ID_PATTERN asks for, in words (error messages and configuration errors). */
-export const AGENT_ID_RULE = "8 to 64 characters from [A-Za-z0-9_-], not starting with anon- (the colony's own pseudonyms)";
+import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 
 export type ClientIdentity = Caller;
 
@@ -61,7 +52,7 @@ export class InvalidAgentHeaderError extends ServiceError {
 /** The declared agent id, or null when none is sent; InvalidAgentHeaderError when it is malformed. */
 export function checkAgentHeader(headers: Headers): string | null {
   const declared = headers.get("x-colony-agent");
-  if (declared !== null && !AGENT_ID_PATTERN.test(declared)) throw new InvalidAgentHeaderError();
+  if (declared !== null && !isAgentId(declared)) throw new InvalidAgentHeaderError();
   return declared;
 }
 

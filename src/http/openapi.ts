@@ -9,7 +9,7 @@ import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
 import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail } from "../core/trail";
 import { VERSION } from "../version";
 import * as S from "./api-schemas";
-import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "./client";
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../core/agent-id";
 
 type Method = "get" | "post" | "delete";
 

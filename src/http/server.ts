@@ -133,6 +133,8 @@ export function createFetchHandler(deps: ServerDeps) {
 
   const routes = {
     [LOOKUP_ROUTE]: { GET: lookup },
+    // Every other route is served with a trailing slash too (Elysia's router); this one was 404.
+    [`${LOOKUP_ROUTE}/`]: { GET: lookup },
     "/v1/trails/by-fingerprint/": { GET: lookupWithoutFingerprint },
     "/v1/trails/by-fingerprint": { GET: lookupWithoutFingerprint },
   };

@@ -19,6 +19,8 @@ const SECURITY_HEADERS = {
 export interface Asset {
   body: string;
   headers: Record<string, string>;
+  /** A page: its relative links (scripts, styles, the API) only work at its own path. */
+  page?: boolean;
 }
 
 export function asset(body: string, contentType: string, cacheControl: string): Asset {
@@ -27,12 +29,33 @@ export function asset(body: string, contentType: string, cacheControl: string): 
 }
 
 /** Pages are never cached; scripts and styles revalidate by ETag, so an upgrade never pairs a new page with an old script. */
-export const page = (body: string) => asset(body, "text/html; charset=utf-8", "no-store");
+export const page = (body: string): Asset => ({ ...asset(body, "text/html; charset=utf-8", "no-store"), page: true });
 export const script = (body: string) => asset(body, "text/javascript; charset=utf-8", "no-cache");
 export const style = (body: string) => asset(body, "text/css; charset=utf-8", "no-cache");
 
+/**
+ * Whether an If-None-Match header names this entity tag (RFC 9110 §13.1.2): `*`, or a list of
+ * tags compared weakly, so `W/"…"` matches too. A proxy or CDN that compresses an answer weakens
+ * its ETag, and a cache may revalidate several stored tags at once: both were answered 200 whole.
+ */
+export function ifNoneMatchNames(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  const opaque = etag.replace(/^W\//, "");
+  for (const tag of header.match(/(?:W\/)?"[^"]*"/g) ?? []) if (tag.replace(/^W\//, "") === opaque) return true;
+  return false;
+}
+
 export function serve(a: Asset, request: Request): Response {
-  if (a.headers["Cache-Control"] !== "no-store" && request.headers.get("if-none-match") === a.headers.ETag) {
+  // The router serves `/console/` as `/console`, but there the page's relative links name
+  // `/console/console.js` and `/console/v1/…`: a blank page. Sent to its own path instead; relative,
+  // so a path prefix in front of the colony stays, and the browser keeps the fragment (a draft id).
+  const path = new URL(request.url).pathname;
+  if (a.page && path.length > 1 && path.endsWith("/")) {
+    const name = path.slice(0, -1).split("/").pop()!;
+    return new Response(null, { status: 308, headers: { Location: `../${name}`, "Cache-Control": "no-store" } });
+  }
+  if (a.headers["Cache-Control"] !== "no-store" && ifNoneMatchNames(request.headers.get("if-none-match"), a.headers.ETag!)) {
     return new Response(null, { status: 304, headers: a.headers });
   }
   return new Response(a.body, { status: 200, headers: a.headers });

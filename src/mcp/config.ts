@@ -2,7 +2,7 @@
 // stops the process with a message naming the variable (main.ts exits with code 2), in the same
 // style as src/config.ts.
 import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
-import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../http/client";
+import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 
 export type PublishPolicy = "off" | "ask" | "auto";
 const PUBLISH_POLICIES: readonly PublishPolicy[] = ["off", "ask", "auto"];
@@ -115,7 +115,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     throw new ConfigError("COLONY_PUBLISH", PUBLISH_POLICIES.join(", "), publish);
   }
   const agentId = str(env, "COLONY_AGENT_ID") ?? null;
-  if (agentId !== null && !AGENT_ID_PATTERN.test(agentId)) {
+  if (agentId !== null && !isAgentId(agentId)) {
     throw new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agentId);
   }
   return {

@@ -2,7 +2,9 @@
 // reinforced trails, the activity list and the aggregate counters.
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
-import { HOT_LABEL_RULE } from "../core/hot-label";
+import { shownAgentId } from "../core/agent-id";
+import { canonicalCategory } from "../core/category";
+import { HOT_LABEL_RULE, hotLabelOf } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
 import { requireStore, ServiceError } from "./errors";
@@ -51,7 +53,12 @@ export class FeedService {
     // One extra row tells whether another page exists.
     // Every stored spelling of the runtime asked for (nodejs, Node.js, node): one runtime, as in search
     const runtimes = runtime === undefined ? undefined : runtimeSpellings(runtime);
-    const rows = await store.trails.feed({ limit: limit + 1, after, category, runtimes });
+    const rows = await store.trails.feed({
+      limit: limit + 1,
+      after,
+      category: category === undefined ? undefined : canonicalCategory(category),
+      runtimes,
+    });
     const page = rows.slice(0, limit);
     const replies = new Map<number, { outcome: string; notes: string | null; agent: string; at: string }[]>();
     for (const r of await store.outcomes.latestWithNotes(
@@ -59,7 +66,7 @@ export class FeedService {
       REPLIES_PER_ITEM,
     )) {
       const list = replies.get(r.trailSeq) ?? [];
-      list.push({ outcome: r.outcome, notes: r.notes, agent: r.agent, at: new Date(r.at).toISOString() });
+      list.push({ outcome: r.outcome, notes: r.notes, agent: shownAgentId(r.agent), at: new Date(r.at).toISOString() });
       replies.set(r.trailSeq, list);
     }
     const last = page[page.length - 1];
@@ -88,7 +95,7 @@ export class FeedService {
     return {
       events: (await this.store.events.recent(limit)).map((e) => ({
         kind: e.kind,
-        agent: e.agent,
+        agent: shownAgentId(e.agent),
         trail_id: e.trailId,
         text: e.text,
         at: new Date(e.at).toISOString(),
@@ -106,11 +113,14 @@ export class FeedService {
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
       // Ranked by clients, then searches (docs/security.md); `clients` is an additive field.
-      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE)).map((h) => ({
-        label: h.label,
-        searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
-        clients: h.clients,
-      })),
+      // A label counted before the current rule (hotLabelOf) would refuse it is not shown.
+      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE))
+        .filter((h) => hotLabelOf(h.label) !== null)
+        .map((h) => ({
+          label: h.label,
+          searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
+          clients: h.clients,
+        })),
     };
   }
 }
