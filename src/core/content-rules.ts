@@ -18,5 +18,7 @@
 // still held them. 3 = prompt-injection screening also reads adjacent fields joined, as a reader
 // meets them (reading-order.ts): an instruction split across two fields is refused; a field
 // holding <redacted:sensitive_content> (what the first pass now cuts, prepare.ts) is a
-// sensitive_content finding.
-export const CONTENT_RULES_VERSION = 3;
+// sensitive_content finding. 4 = redaction also reads each text with invisible characters dropped,
+// look-alike letters and fullwidth forms read as ASCII and `%XX` decoded, and catches the provider
+// tokens and config forms of the session 13 audit (docs/security.md, Redaction).
+export const CONTENT_RULES_VERSION = 4;

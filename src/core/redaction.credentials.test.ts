@@ -487,3 +487,45 @@ describe("command-line forms the session 8 audit found", () => {
     });
   }
 });
+
+describe("secrets hidden by invisible characters, look-alike letters or percent-encoding (session 13 audit)", () => {
+  const PW = "Hunter2xyz9";
+  const GH = j("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+  const cases: [string, string, string, string][] = [
+    // [kind, input, the part that must vanish, what must stay]
+    ["password", `pass\u200bword=${PW}`, PW, "=<redacted:password>"],
+    ["password", `DB_PASS\u00adWORD=${PW}`, PW, "=<redacted:password>"],
+    ["password", `+  db_pass\u2060word: ${PW}`, PW, ": <redacted:password>"],
+    ["password", `\u0440\u0430ssword=${PW}`, PW, "=<redacted:password>"], // Cyrillic р, а
+    ["password", `\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=${PW}`, PW, "=<redacted:password>"], // fullwidth
+    ["github_token", `export GITHUB_TOKEN=gh\u200bp_${GH.slice(4)}`, GH.slice(4), "GITHUB_TOKEN=<redacted:github_token>"],
+    ["github_token", `token ${GH.slice(0, 20)}\u200c${GH.slice(20)} works`, GH.slice(20), "token <redacted:github_token> works"],
+    ["github_token", `gh\u0440_${GH.slice(4)}`, GH.slice(4), "<redacted:github_token>"], // Cyrillic р in the prefix
+    ["password", `https://app.example.org/login?next=postgres%3A%2F%2Fapp%3A${PW}%40pg.acme.io%2Fapp`, PW, "%3A<redacted:password>%40pg"],
+    ["password", `GET /cb?state=x&redirect=%2Fdone%3Fpassword%3D${PW}&y=1`, PW, "password%3D<redacted:password>&y=1"],
+    ["github_token", `curl "https://api.acme.io/hook?auth=Bearer%20${GH}"`, GH, "<redacted:"],
+    ["email", "notify=alice.smith%40acme-corp.io", "alice.smith", "notify=<redacted:email>"],
+  ];
+  for (const [kind, input, secret, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 70)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(secret);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBeGreaterThanOrEqual(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "Ошибка: не удалось открыть файл конфигурации",
+    "Σφάλμα: το αρχείο δεν βρέθηκε (κωδικός 2)",
+    "ＥＲＲＯＲ：　ファイルが見つかりません",
+    "GET /search?q=is%3Aissue%20label%3Abug&sort=created 200",
+    "printf('%s: %d%%\\n', name, pct)",
+    "caf\u00e9 na\u00efve r\u00e9sum\u00e9 = 3",
+    "word\u200bjoined text with a zero-width space",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

@@ -10,6 +10,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import { isInvisible, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -22,28 +23,44 @@ export const REDACTION_KINDS: readonly string[] = [
 ].sort();
 
 /**
- * Applies one rule to `text`. Matching runs on `view`, a copy of the same length (the original
- * or its line-lead mask), and the replacement is cut from `text` at the same offsets.
+ * What a rule reads in place of the real text: the text itself, a copy of the same length (the
+ * line leads blanked), or a normalized copy (normalizedView) whose code unit j stands for the
+ * real text's units start[j] to end[j].
  */
-function applyRule(rule: RedactionRule, text: string, view: string, counts: RedactionCounts): string {
-  if (rule.hint && !rule.hint.test(view)) return text;
+interface View {
+  text: string;
+  start?: number[];
+  end?: number[];
+}
+
+/**
+ * Applies one rule to `text`. Matching runs on the view, and each match is cut from `text` at the
+ * offsets the view maps it to.
+ */
+function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
+  const seen = view.text;
+  if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
   re.lastIndex = 0;
   let out: string[] | null = null;
   let last = 0;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(view)) !== null) {
+  while ((m = re.exec(seen)) !== null) {
     if (m[0].length === 0) {
       re.lastIndex++;
       continue;
     }
     const span = m.indices?.[rule.group];
-    if (!span || m[rule.group] === undefined) continue;
-    const secret = text.slice(span[0], span[1]);
-    if (secret.startsWith(PLACEHOLDER_PREFIX)) continue;
+    if (!span || m[rule.group] === undefined || span[1] === span[0]) continue;
+    const from = view.start ? view.start[span[0]]! : span[0];
+    const to = view.end ? view.end[span[1] - 1]! : span[1];
+    if (from < last) continue;
+    const secret = text.slice(from, to);
+    const candidate = seen.slice(span[0], span[1]);
+    if (candidate.startsWith(PLACEHOLDER_PREFIX) || secret.startsWith(PLACEHOLDER_PREFIX)) continue;
     let kind = rule.kind;
     if (rule.accept) {
-      const verdict = rule.accept(secret, m, view);
+      const verdict = rule.accept(candidate, m, seen);
       if (verdict === false) {
         // A rejected candidate must not hide a real one that starts inside it.
         re.lastIndex = m.index + 1;
@@ -55,8 +72,8 @@ function applyRule(rule: RedactionRule, text: string, view: string, counts: Reda
     // `\"…\"`), so JSON or code inside the string stays well-formed.
     const q = /^(\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
     const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
-    (out ??= []).push(text.slice(last, span[0]), replacement);
-    last = span[1];
+    (out ??= []).push(text.slice(last, from), replacement);
+    last = to;
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   re.lastIndex = 0;
@@ -83,28 +100,107 @@ function maskLineLeads(text: string): string | null {
   return changed ? masked : null;
 }
 
+// A secret written so a pattern cannot see it, though a reader (or a shell, a URL parser) does:
+// invisible characters inside the name or the token (`pass\u200bword=…`, `gh\u200bp_…`), letters of
+// other scripts that look like Latin ones (Cyrillic `р` in `password`, `ghр_`), fullwidth forms
+// (`ｐａｓｓｗｏｒｄ=`), or percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`).
+// The rules also read a normalized copy: invisible characters dropped, fullwidth ASCII and `%XX` of
+// printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
+// compatibility forms of ASCII read as ASCII in any run of non-blank characters that also holds an
+// ASCII (or fullwidth) letter or digit: a word wholly in Cyrillic or Greek is a word of its language,
+// left as it is. What a rule finds there is cut from the real text, the hidden characters with it.
+const MAY_NEED_NORMALIZING = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}/;
+const BLANK_SPLIT = /(\s+)/;
+const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
+const HEX2 = /^[0-9A-Fa-f]{2}$/;
+
+/** The normalized view of a text, or null when it is the text itself. */
+function normalizedView(text: string): View | null {
+  if (!MAY_NEED_NORMALIZING.test(text)) return null;
+  const units: string[] = [];
+  const start: number[] = [];
+  const end: number[] = [];
+  let changed = false;
+  const emit = (s: string, from: number, to: number) => {
+    units.push(s);
+    start.push(from);
+    end.push(to);
+  };
+  let base = 0;
+  for (const run of text.split(BLANK_SPLIT)) {
+    const mixed = HAS_ALNUM.test(run);
+    for (let i = 0; i < run.length; ) {
+      const at = base + i;
+      const cp = run.codePointAt(i)!;
+      if (cp === 0x25 && HEX2.test(run.slice(i + 1, i + 3))) {
+        const byte = Number.parseInt(run.slice(i + 1, i + 3), 16);
+        if (byte >= 0x20 && byte <= 0x7e) {
+          emit(String.fromCharCode(byte), at, at + 3);
+          changed = true;
+          i += 3;
+          continue;
+        }
+      }
+      if (cp > 0x7f) {
+        const ch = String.fromCodePoint(cp);
+        if (isInvisible(ch)) {
+          changed = true;
+          i += ch.length;
+          continue;
+        }
+        let ascii: string | undefined;
+        if (cp >= 0xff01 && cp <= 0xff5e) ascii = String.fromCharCode(cp - 0xfee0);
+        else if (mixed) {
+          ascii = latinLookalike(ch);
+          if (ascii === undefined) {
+            const compat = ch.normalize("NFKC");
+            if (compat.length === 1 && compat > " " && compat <= "~") ascii = compat;
+          }
+        }
+        if (ascii !== undefined) {
+          emit(ascii, at, at + ch.length);
+          changed = true;
+          i += ch.length;
+          continue;
+        }
+      }
+      emit(run[i]!, at, at + 1);
+      i++;
+    }
+    base += run.length;
+  }
+  return changed ? { text: units.join(""), start, end } : null;
+}
+
+/** The views every rule reads: the text, its line leads blanked, its normalized copy (and that with its leads blanked). */
+function viewsOf(text: string): View[] {
+  const views: View[] = [{ text }];
+  const masked = maskLineLeads(text);
+  if (masked !== null) views.push({ text: masked });
+  const normalized = normalizedView(text);
+  if (normalized !== null) {
+    views.push(normalized);
+    const both = maskLineLeads(normalized.text);
+    if (both !== null) views.push({ text: both, start: normalized.start, end: normalized.end });
+  }
+  return views;
+}
+
 /**
- * One pass of the table. Each rule runs on the text, then on the text with its line leads
- * blanked, so a value right after a lead is found exactly as one at the start of a line; what the
- * first run replaced is a placeholder the second run skips. The mask is recomputed only when a
+ * One pass of the table. Each rule runs on every view of the text, so a value right after a line
+ * lead is found exactly as one at the start of a line, and a hidden one as a plain one; what one
+ * view's run replaced is a placeholder the next runs skip. The views are recomputed only when a
  * rule changed the text.
  */
 function applyTable(text: string, counts: RedactionCounts): string {
   let out = text;
-  let maskedFor: string | null = null;
-  let masked: string | null = null;
+  let views = viewsOf(out);
   for (const rule of REDACTION_RULES) {
-    out = applyRule(rule, out, out, counts);
-    if (maskedFor !== out) {
-      maskedFor = out;
-      masked = maskLineLeads(out);
-    }
-    if (masked !== null) {
-      const next = applyRule(rule, out, masked, counts);
+    for (let i = 0; i < views.length; i++) {
+      const next = applyRule(rule, out, views[i]!, counts);
       if (next !== out) {
         out = next;
-        maskedFor = out;
-        masked = maskLineLeads(out);
+        views = viewsOf(out);
       }
     }
   }
@@ -213,7 +309,7 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
     return r.text;
   });
   // An access key id in one field: a bare secret key in another is the other half of the pair.
-  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, s, counts));
+  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, { text: s }, counts));
   return { value: out as T, counts };
 }
 
