@@ -53,6 +53,16 @@ function base64PrivateKey(t: string): boolean {
   return false;
 }
 
+/**
+ * Key material redaction does not recognise is left in one text (a bare base64 key body, a PuTTY
+ * key, a base64 PEM key): what the first pass cuts from a trail, and what an outcome report's
+ * notes lose (outcome-notes.ts).
+ */
+export function keyMaterialLeft(text: string): boolean {
+  const t = text.length > 70000 ? text.slice(0, 70000) : text;
+  return LEFTOVER_KEY.some((k) => k.re.test(t)) || base64PrivateKey(t);
+}
+
 // Whole credential files pasted as text.
 const CREDENTIAL_FILES: { re: RegExp; detail: string }[] = [
   {
