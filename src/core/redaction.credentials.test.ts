@@ -529,3 +529,146 @@ describe("secrets hidden by invisible characters, look-alike letters or percent-
     });
   }
 });
+
+describe("provider tokens and config forms the session 13 audit found", () => {
+  // Real shapes (prefix, alphabet, length) of each provider's format; values assembled at run time.
+  const hex = (n: number) => rep("9f8e7d6c5b4a3928170f", n);
+  const mixed = (n: number) => rep("aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI", n);
+  const tokens: [string, string][] = [
+    ["vault_token", j("s.", "Qx7Lm2Vb9RtZ4Kp8Nw3Hj6Df")],
+    ["xai_key", j("xai-", mixed(80))],
+    ["openrouter_key", j("sk-or-v1-", hex(64))],
+    ["deepseek_key", j("sk-", hex(32))],
+    ["langsmith_key", j("lsv2_pt_", hex(32), "_", hex(10))],
+    ["supabase_key", j("sbp_", hex(40))],
+    ["supabase_key", j("sb_secret_", mixed(31))],
+    ["tailscale_key", j("tskey-auth-", "kQ3xYz9CNTRL", "-", mixed(33))],
+    ["bitbucket_token", j("ATBB", "3g7gLXseCxPjJs1CQNMyEjwf1D12516D")],
+    ["firebase_key", j("AAAAx1y2z3A", ":APA91b", mixed(134))],
+    ["aws_bedrock_key", j("ABSK", mixed(132))],
+    ["huggingface_token", j("api_org_", rep("aBcDeFgHiJkLmNoPqRsTuVwXyZ", 34))],
+    ["sourcegraph_token", j("sgp_", hex(16), "_", hex(40))],
+    ["sonar_token", j("squ_", hex(40))],
+    ["octopus_key", j("API-", "A1B2C3D4E5F6G7H8I9J0K1L2M3")],
+    ["harness_key", j("pat.", mixed(22), ".", mixed(24), ".", mixed(20))],
+    ["airtable_token", j("pat", mixed(14), ".", hex(64))],
+    ["duffel_token", j("duffel_test_", mixed(43))],
+    ["settlemint_token", j("sm_pat_", mixed(16))],
+    ["adobe_secret", j("p8e-", mixed(32))],
+    ["onepassword_secret_key", j("A3-", "ASWWYB-798JRY-LJVD4-23DC2-86TVM-H43EB")],
+    [
+      "twitter_bearer_token",
+      j("A".repeat(22), "AAMLheAAAAAAA0%2BuSeid%2BULvsea4JtiGRiSDSJSI%3DEUifiRBkKG5E2XzMDjRfl76ZC9Ub0wnz4XsNiRVBChTYbJcE3F"),
+    ],
+    ["dropbox_token", j("sl.", mixed(138))],
+    ["yandex_key", j("AQVN", mixed(36))],
+    ["artifactory_token", j("cmVmd", mixed(59))],
+    ["google_oauth_token", j("1//0", "gLx7bT3kQ9vZ2mN8pR4sW6yA1cE5fH0jK3lO7qU9tX2zB4dG6iM8nP")],
+    ["render_key", j("rnd_", mixed(32))],
+    ["netlify_token", j("nfp_", mixed(36))],
+    ["neon_key", j("napi_", rep("k3x9m2q7w5z8r1t4y6u0p", 64))],
+    ["resend_key", j("re_", "Ab3dE5gH", "_", mixed(24))],
+    ["pinecone_key", j("pcsk_", "4Xy7Q", "_", mixed(62))],
+    ["contentful_token", j("CFPAT-", mixed(43))],
+    ["circleci_token", j("CCIPAT_", mixed(22), "_", hex(40))],
+    ["buildkite_token", j("bkua_", hex(40))],
+    ["facebook_token", j("123456789012345", "|", "Ab3dE5gH7jK9mN1pQ3sT5vX7zA9c")],
+    ["gitlab_token", j("gloas-", mixed(64))],
+    ["stripe_key", j("sk_prod_", mixed(32))],
+  ];
+  for (const [kind, token] of tokens) {
+    test(`${kind}: ${token.slice(0, 12)}…`, () => {
+      for (const text of [token, `export KEY=${token}`, `+  "value": "${token}",`]) {
+        const r = redactText(text);
+        expect(r.text).not.toContain(token.slice(-16));
+        expect(r.counts[kind]).toBe(1);
+        expect(redactText(r.text).counts).toEqual({});
+      }
+    });
+  }
+
+  const PW = "Pg5ecretX9";
+  const forms: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    [
+      "auth_header",
+      `curl -H 'Authorization: SSWS 00QCjAl4MlV-WPXM-${mixed(30)}' https://acme.okta.com/api/v1/users`,
+      "Authorization: SSWS <redacted:auth_header>",
+    ],
+    [
+      "auth_header",
+      `curl -H "Authorization: ApiKey ${btoa("VuaCfGcBCdbkQm-e5aOx:ui2lp2axTNmsyakw9tvNnw")}" https://es.acme.io:9200`,
+      "ApiKey <redacted:auth_header>",
+    ],
+    [
+      "auth_header",
+      "curl -H 'Authorization: Splunk 12345678-abcd-4321-dcba-0123456789ab' https://splunk.acme.io:8088",
+      "Splunk <redacted:auth_header>",
+    ],
+    ["token", `curl "https://acme-fn.azurewebsites.net/api/HttpTrigger?name=x&code=${mixed(54)}=="`, "&code=<redacted:token>"],
+    [
+      "password",
+      `<server><id>nexus</id><username>deploy</username><password>${PW}</password></server>`,
+      "<password><redacted:password></password>",
+    ],
+    ["api_key", `<apiKey>${mixed(32)}</apiKey>`, "<apiKey><redacted:api_key></apiKey>"],
+    [
+      "password",
+      `<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n  <value>${PW}</value>\n</property>`,
+      "<value><redacted:password></value>",
+    ],
+    ["password", `<add key="ClearTextPassword" value="${PW}" />`, 'value="<redacted:password>" />'],
+    ["api_key", `<add key="ApiKey" value="${mixed(24)}" />`, 'value="<redacted:api_key>"'],
+    ["password", `<property name="db.password" value="${PW}"/>`, 'value="<redacted:password>"'],
+    ["password", `define( 'DB_PASSWORD', '${PW}' );`, "'DB_PASSWORD', '<redacted:password>' );"],
+    ["secret", "define('AUTH_KEY', 'q@Xr8#bN}z!4wL%7^eT:2mK&9pV$5sG*');", "'AUTH_KEY', '<redacted:secret>');"],
+    ["token", `os.Setenv("API_TOKEN", "${mixed(24)}")`, '"API_TOKEN", "<redacted:token>")'],
+    ["password", `os.environ["DB_PASSWORD"] = "${PW}"`, 'os.environ["DB_PASSWORD"] = "<redacted:password>"'],
+    ["api_key", `ENV['API_KEY'] = '${mixed(20)}'`, "ENV['API_KEY'] = '<redacted:api_key>'"],
+    ["password", `ENV DB_PASSWORD ${PW}`, "ENV DB_PASSWORD <redacted:password>"],
+    ["password", `+ENV POSTGRES_PASSWORD "${PW}"`, 'ENV POSTGRES_PASSWORD "<redacted:password>"'],
+    [
+      "password",
+      `dotnet nuget add source https://nuget.acme.io/v3/index.json -n acme -u bob -p ${PW} --store-password-in-clear-text`,
+      "-p <redacted:password> --store",
+    ],
+    [
+      "high_entropy_secret",
+      "AZURE_DEVOPS_EXT_PAT=q3x7ztk2m5ncbwl4hyr6sdevj8upfgoa1i9qz3x7ztk2m5ncbwl4",
+      "AZURE_DEVOPS_EXT_PAT=<redacted:high_entropy_secret>",
+    ],
+  ];
+  for (const [kind, input, kept] of forms) {
+    test(`${kind}: ${input.replace(/\n/g, "⏎").slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "<password>${env.NEXUS_PASSWORD}</password>",
+    "<keyFile>/etc/app/key.pem</keyFile>",
+    "<passwordEncoding>base64</passwordEncoding><token>{{ token }}</token>",
+    '<add key="ApiBaseUrl" value="https://api.example.com" />',
+    '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+    "<name>hive.metastore.uris</name><value>thrift://localhost:9083</value>",
+    "define('WP_DEBUG', true);",
+    "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+    't("password", "Password")',
+    'field("api_key", "Your API key")',
+    'os.environ["DB_PASSWORD"] = password',
+    "ENV['API_KEY'] = ENV.fetch('KEY')",
+    'if headers["X-Api-Key"] == expected:',
+    "ENV DB_PASSWORD_FILE /run/secrets/db_password",
+    "ENV NODE_ENV production",
+    "curl -H 'Authorization: SSWS ${OKTA_API_TOKEN}' https://acme.okta.com",
+    "curl https://acme-fn.azurewebsites.net/api/HttpTrigger?name=world",
+    "pip install scikit-learn; the sk-learn alias is gone",
+    "pathPattern=src/**/*.ts and path_pat=*.log",
+  ]) {
+    test(`stays: ${input.slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

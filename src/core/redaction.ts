@@ -31,6 +31,8 @@ interface View {
   text: string;
   start?: number[];
   end?: number[];
+  /** The results of the rule families' tests on this view (RedactionRule.family), as they are asked. */
+  families?: Map<RegExp, boolean>;
 }
 
 /**
@@ -39,6 +41,14 @@ interface View {
  */
 function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
   const seen = view.text;
+  if (rule.family) {
+    let passes = view.families?.get(rule.family);
+    if (passes === undefined) {
+      passes = rule.family.test(seen);
+      (view.families ??= new Map()).set(rule.family, passes);
+    }
+    if (!passes) return text;
+  }
   if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
   re.lastIndex = 0;
