@@ -205,6 +205,43 @@ const MAKERS: Record<string, Maker> = {
   home_windows: (r) => {
     const v = pick(r, LOWER, 9);
     return { text: `C:\\Users\\${v}\\AppData\\Local\\Temp`, needle: `\\${v}\\` };
+  }, // Session 13 audit: hidden by invisible characters, look-alike letters, fullwidth forms or
+  // percent-encoding; provider and config forms the table learned then.
+  zero_width_password: (r) => {
+    const v = mixed(r, 14);
+    return { text: `DB_PASS\u200bWORD=${v}`, needle: v };
+  },
+  lookalike_token: (r) => {
+    const v = mixed(r, 36);
+    return { text: `gh\u0440_${v}`, needle: v };
+  },
+  fullwidth_password: (r) => {
+    const v = mixed(r, 12);
+    return { text: `\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=${v}`, needle: v };
+  },
+  percent_url_password: (r) => {
+    const v = mixed(r, 14);
+    return { text: `redirect=https%3A%2F%2Fdeploy%3A${v}%40git.example.org%2Fapp`, needle: v };
+  },
+  vault_legacy_token: (r) => {
+    const v = mixed(r, 24);
+    return { text: `s.${v}`, needle: v };
+  },
+  xai_key: (r) => {
+    const v = mixed(r, 80);
+    return { text: `xai-${v}`, needle: v };
+  },
+  tailscale_key: (r) => {
+    const v = mixed(r, 33);
+    return { text: `tskey-auth-${mixed(r, 12)}-${v}`, needle: v };
+  },
+  maven_password: (r) => {
+    const v = mixed(r, 12);
+    return { text: `<server><id>nexus</id><password>${v}</password></server>`, needle: v };
+  },
+  php_define: (r) => {
+    const v = mixed(r, 14);
+    return { text: `define('DB_PASSWORD', '${v}');`, needle: v };
   },
 };
 

@@ -685,13 +685,6 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "maxmind_key", about: "MaxMind license keys (…_mmk)", hint: /_mmk/, body: "[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" },
   // Session 13 audit: classes of gitleaks' default config, trufflehog's detectors and GitHub's
   // secret-scanning partners that the table missed.
-  {
-    kind: "vault_token",
-    about: "HashiCorp Vault legacy service tokens (s. + 24 characters)",
-    hint: /s\.[A-Za-z0-9]{24}/,
-    body: String.raw`s\.[A-Za-z0-9]{24}`,
-    accept: (s) => /[0-9]/.test(s) && /[a-z]/.test(s.slice(2)) && /[A-Z]/.test(s),
-  },
   { kind: "xai_key", about: "xAI API keys (xai-…)", hint: /xai-/, body: "xai-[A-Za-z0-9]{70,90}" },
   { kind: "openrouter_key", about: "OpenRouter API keys (sk-or-v1-…)", hint: /sk-or-v1-/, body: "sk-or-v1-[a-f0-9]{64}" },
   {
@@ -1087,6 +1080,15 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Google API keys (AIza + 35 characters) and OAuth client secrets (GOCSPX-)",
     pattern: /(?<![A-Za-z0-9_-])(?:AIza[0-9A-Za-z_-]{35}|GOCSPX-[0-9A-Za-z_-]{28})(?![A-Za-z0-9_-])/dg,
     group: 0,
+  },
+  {
+    kind: "vault_token",
+    hint: /s\.[A-Za-z0-9]{24}/,
+    about: "HashiCorp Vault legacy service tokens (s. + 24 characters, digits and both cases), also as a path segment",
+    // A `.` is no base64 character, so unlike the provider tokens this one may sit between slashes.
+    pattern: /(?<![A-Za-z0-9_.~+-])s\.[A-Za-z0-9]{24}(?![A-Za-z0-9_~+-]|\.[A-Za-z0-9])/dg,
+    group: 0,
+    accept: (s) => /[0-9]/.test(s) && /[a-z]/.test(s.slice(2)) && /[A-Z]/.test(s),
   },
   {
     kind: "google_oauth_token",
