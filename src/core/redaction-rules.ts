@@ -54,7 +54,7 @@ export function looksRandom(s: string, minLength = 16, minEntropy = 3.5): boolea
   return s.length >= minLength && /[0-9]/.test(s) && /[A-Za-z]/.test(s) && classes(s) >= 2 && entropy(s) >= minEntropy;
 }
 
-const stripQuotes = (s: string) => s.replace(/^\\?["'`]|\\?["'`]$/g, "");
+const stripQuotes = (s: string) => s.replace(/^(?:\\\\){0,3}\\?["'`]|(?:\\\\){0,3}\\?["'`]$/g, "");
 
 /** Values that are obviously not secrets: placeholders, variables, well-known defaults. */
 const DUMMY_VALUES = new Set([
@@ -451,8 +451,9 @@ const GENERIC_USERS = new Set([
 // ---------------------------------------------------------------------------------------------
 // Value syntax shared by the assignment rules: a quoted string on one line, or a bare word.
 const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
-// A value quoted inside a JSON string: `{\"password\":\"…\"}` in a command or a log line.
-const ESCAPED_QUOTED = String.raw`\\"[^"\\\n]{0,256}\\"`;
+// A value quoted inside a JSON string: `{\"password\":\"…\"}` in a command or a log line, or
+// escaped once or twice more (`\\\"`: JSON in a JSON string in a JSON string, a log of a log).
+const ESCAPED_QUOTED = String.raw`(?:\\\\){0,3}\\"[^"\\\n]{0,256}(?:\\\\){0,3}\\"`;
 const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
 const NAME = String.raw`[A-Za-z][A-Za-z0-9_.\-]{0,60}`;
 // Case-insensitive keyword without the i flag (which would change the rest of the pattern).
@@ -1433,7 +1434,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /[:=]/,
     pattern: new RegExp(
       // After `$env:` (PowerShell's environment drive) the name starts, though a colon precedes it.
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))(\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -1453,7 +1454,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
       if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
       if (/^\d{1,5}$/.test(v)) return false; // max_token=100, port-like numbers
-      const quoted = /^\\?["']/.test(s);
+      const quoted = /^(?:\\\\){0,3}\\?["']/.test(s);
       const after = text[m.index + m[0].length];
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI

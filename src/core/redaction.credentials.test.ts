@@ -672,3 +672,21 @@ describe("provider tokens and config forms the session 13 audit found", () => {
     });
   }
 });
+
+describe("JSON escaped twice or three times (session 13 audit)", () => {
+  const PW = "Hunter2xyz9";
+  for (const depth of [1, 2, 3]) {
+    // JSON.stringify of JSON.stringify…: a payload logged as a string inside another JSON log line.
+    let text = JSON.stringify({ password: PW, api_token: `${PW}tok` });
+    for (let i = 0; i < depth; i++) text = JSON.stringify(text);
+    test(`escaped ${depth} time(s): ${text.slice(0, 50)}`, () => {
+      const r = redactText(text);
+      expect(r.text).not.toContain(PW);
+      expect(r.counts).toEqual({ password: 1, token: 1 });
+      // The quotes stay, so the text still parses back to the same shape.
+      let parsed: unknown = JSON.parse(r.text);
+      for (let i = 1; i < depth; i++) parsed = JSON.parse(parsed as string);
+      expect(JSON.parse(parsed as string)).toEqual({ password: "<redacted:password>", api_token: "<redacted:token>" });
+    });
+  }
+});

@@ -80,7 +80,7 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
     }
     // A quoted value keeps its quotes, escaped ones too (JSON inside a JSON string or a command:
     // `\"…\"`), so JSON or code inside the string stays well-formed.
-    const q = /^(\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
+    const q = /^((?:\\\\){0,3}\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
     const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
     (out ??= []).push(text.slice(last, from), replacement);
     last = to;
