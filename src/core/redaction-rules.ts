@@ -195,6 +195,7 @@ export function secretKindOfName(name: string): string | null {
     if (s.endsWith("password") || s.endsWith("passwd") || s === "passphrase" || s === "passwort") return "password";
     if (s.endsWith("pass") && !PASS_LOOKALIKES.has(s)) return "password";
     if (s === "pwd") return "password"; // ODBC PWD=…; the shell's PWD=/path is excluded by the caller
+    if (s === "psk") return "password"; // a Wi-Fi or VPN pre-shared key (wpa_supplicant psk="…")
     if (s.endsWith("secret")) return "secret";
     if (s.endsWith("token") || s === "auth" || s === "authtoken") return "token";
   }
@@ -482,6 +483,7 @@ const NAME_KEYWORDS = [
   "license",
   "cert",
   "pat",
+  "psk",
 ];
 const NAME_HINT = String.raw`(?=[A-Za-z0-9_.\-]{0,60}?(?:${NAME_KEYWORDS.map(ci).join("|")}))`;
 
@@ -852,6 +854,8 @@ const providerRule = (t: ProviderToken): RedactionRule => ({
 
 interface CommandSecretOption {
   about: string;
+  /** A literal of the command the text must hold before the pattern runs. */
+  hint: RegExp;
   /** Regex source of the command (tool name, with a subcommand where the option is shared). */
   command: string;
   option: string;
@@ -863,50 +867,72 @@ const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   {
     about: "mysql and MariaDB clients: -pSECRET",
     command: String.raw`mysql(?:dump|admin|import|check|show|pump|slap)?|mariadb(?:-dump|-admin|-import|-check|-show)?`,
+    hint: /mysql|mariadb/,
     option: "-p",
     form: "attached",
   },
-  { about: "sshpass -p SECRET", command: "sshpass", option: "-p", form: "both" },
+  { about: "sshpass -p SECRET", hint: /sshpass/, command: "sshpass", option: "-p", form: "both" },
   {
     about: "registry logins: docker/podman/nerdctl/buildah/skopeo/oras login -p SECRET, helm registry login -p SECRET",
     command: String.raw`(?:docker|podman|nerdctl|buildah|skopeo|oras)(?:\.exe)?[ \t]+login|helm[ \t]+registry[ \t]+login`,
+    hint: /login/,
     option: "-p",
     form: "both",
   },
-  { about: "Azure CLI service-principal login: az login … -p SECRET", command: String.raw`az[ \t]+login`, option: "-p", form: "separate" },
-  { about: "redis-cli -a SECRET", command: "redis-cli", option: "-a", form: "both" },
   {
-    about: "MongoDB shells and tools: -p SECRET",
-    command: String.raw`mongo(?:sh|dump|restore|export|import|stat|top)?`,
+    about: "Azure CLI service-principal login: az login … -p SECRET",
+    hint: /az[ \t]+login/,
+    command: String.raw`az[ \t]+login`,
     option: "-p",
     form: "separate",
   },
-  { about: "SQL Server tools: sqlcmd/bcp/osql -P SECRET", command: "sqlcmd|bcp|osql", option: "-P", form: "both" },
+  { about: "redis-cli -a SECRET", hint: /redis-cli/, command: "redis-cli", option: "-a", form: "both" },
+  {
+    about: "MongoDB shells and tools: -p SECRET",
+    command: String.raw`mongo(?:sh|dump|restore|export|import|stat|top)?`,
+    hint: /mongo/,
+    option: "-p",
+    form: "separate",
+  },
+  { about: "SQL Server tools: sqlcmd/bcp/osql -P SECRET", hint: /sqlcmd|bcp|osql/, command: "sqlcmd|bcp|osql", option: "-P", form: "both" },
   {
     about: "OpenLDAP tools: -w SECRET",
     command: String.raw`ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)`,
+    hint: /ldap/,
     option: "-w",
     form: "separate",
   },
-  { about: "zip/unzip -P SECRET", command: "zip|unzip", option: "-P", form: "separate" },
-  { about: "7-Zip -pSECRET", command: "7z|7za|7zr", option: "-p", form: "attached" },
-  { about: "mosquitto clients -P SECRET", command: "mosquitto_(?:pub|sub|rr)", option: "-P", form: "separate" },
-  { about: "ssh-keygen -N/-P PASSPHRASE", command: "ssh-keygen", option: "-[NP]", form: "separate" },
-  { about: "openssl enc -k PASSPHRASE (the legacy pass phrase option)", command: "openssl", option: "-k", form: "separate" },
-  { about: "twine upload -p PASSWORD (a PyPI password or token)", command: "twine", option: "-p", form: "separate" },
+  { about: "zip/unzip -P SECRET", hint: /zip/, command: "zip|unzip", option: "-P", form: "separate" },
+  { about: "7-Zip -pSECRET", hint: /7z/, command: "7z|7za|7zr", option: "-p", form: "attached" },
+  { about: "mosquitto clients -P SECRET", hint: /mosquitto_/, command: "mosquitto_(?:pub|sub|rr)", option: "-P", form: "separate" },
+  { about: "ssh-keygen -N/-P PASSPHRASE", hint: /ssh-keygen/, command: "ssh-keygen", option: "-[NP]", form: "separate" },
+  {
+    about: "openssl enc -k PASSPHRASE (the legacy pass phrase option)",
+    hint: /openssl/,
+    command: "openssl",
+    option: "-k",
+    form: "separate",
+  },
+  { about: "twine upload -p PASSWORD (a PyPI password or token)", hint: /twine/, command: "twine", option: "-p", form: "separate" },
   {
     about: "NuGet feeds: dotnet nuget add|update source … -p PASSWORD",
     command: String.raw`dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source`,
+    hint: /nuget/,
     option: "-p",
     form: "separate",
   },
 ];
+
+// One scan for any of the commands: most texts name none of them.
+const COMMAND_FAMILY = new RegExp(COMMAND_SECRET_OPTIONS.map((c) => c.hint.source).join("|"));
 
 const commandOptionRule = (c: CommandSecretOption): RedactionRule => {
   const gap = c.form === "attached" ? "" : c.form === "separate" ? "[ \\t]+" : "[ \\t]*";
   return {
     kind: c.kind ?? "password",
     about: c.about,
+    family: COMMAND_FAMILY,
+    hint: c.hint,
     pattern: new RegExp(
       String.raw`(?<![\w.\-])(?:${c.command})(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?${c.option}${gap}(?![\s\-])(${QUOTED}|${BARE})`,
       "dg",
@@ -1386,7 +1412,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "password",
     about:
       "A secret-named string and a string value as the first two arguments of a call or items of a tuple (PHP `define('DB_PASSWORD', '…')`, `os.Setenv(\"API_TOKEN\", \"…\")`, `config.set('api_key', '…')`); the kind follows the name",
-    hint: /\(/,
+    hint: /\([ \t]*["']/,
     pattern: new RegExp(String.raw`\([ \t]*(["'])${NAME_HINT}(${NAME})\1[ \t]*,[ \t]*(${QUOTED})[ \t]*[,)]`, "dg"),
     group: 3,
     accept: (s, m) => {
@@ -1399,7 +1425,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "password",
     about:
       "Assignments to a secret-named key of a map (`os.environ[\"DB_PASSWORD\"] = \"…\"`, `ENV['API_KEY'] = '…'`, `$_ENV['DB_PASS'] = …`); the kind follows the name",
-    hint: /\]/,
+    hint: /["'][ \t]*\][ \t]*=/,
     pattern: new RegExp(String.raw`\[[ \t]*(["'])${NAME_HINT}(${NAME})\1[ \t]*\][ \t]*=(?!=)[ \t]*(${QUOTED}|${BARE})`, "dg"),
     group: 3,
     accept: (s, m) => {
@@ -1410,13 +1436,33 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about: "Dockerfile ENV instructions in the legacy `ENV NAME value` form whose name announces a secret",
-    hint: /[Ee][Nn][Vv][ \t]/,
+    // On a diff line the masked view blanks the `+`, so the instruction starts after blanks only.
+    hint: /(?:^|\n)[ \t]*[Ee][Nn][Vv][ \t]/,
     pattern: new RegExp(
       String.raw`(?:^|\n)[ \t]*[Ee][Nn][Vv][ \t]+${NAME_HINT}(${NAME})[ \t]+(?![^\s=]*=)(${QUOTED}|${BARE})[ \t]*(?=\r?\n|$)`,
       "dg",
     ),
     group: 2,
     accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
+  {
+    kind: "password",
+    about: "Redis AUTH commands (`redis-cli … AUTH [user] PASSWORD`, `127.0.0.1:6379> AUTH PASSWORD`)",
+    hint: /AUTH[ \t]/,
+    pattern: new RegExp(
+      String.raw`(?:(?<![\w.\-])redis-cli(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?|:[0-9]{2,5}(?:\[[0-9]{1,2}\])?>[ \t]*)AUTH[ \t]+(?:[^\s"';|&]{1,64}[ \t]+)?(${QUOTED}|${BARE})[ \t]*(?=$|\r?\n|[;|&])`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "Wi-Fi pass phrases given to wpa_passphrase (wpa_passphrase SSID PASSPHRASE)",
+    hint: /wpa_passphrase/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])wpa_passphrase[ \t]+(?:${QUOTED}|[^\s"';|&]{1,64})[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
   },
   {
     kind: "password",
@@ -1507,9 +1553,9 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password_hash",
-    hint: /\$(?:1|2[abxy]|5|6|y)\$/,
-    about: "crypt(3)/bcrypt password hashes ($1$, $2b$, $5$, $6$, $y$)",
-    pattern: /(?<![A-Za-z0-9$])\$(?:1|2[abxy]|5|6|y)\$[./A-Za-z0-9$=,]{20,200}/dg,
+    hint: /\$(?:1|2[abxy]|5|6|y|apr1|argon2(?:id|i|d))\$/,
+    about: "crypt(3)/bcrypt/Apache/Argon2 password hashes ($1$, $2b$, $5$, $6$, $y$, $apr1$, $argon2id$)",
+    pattern: /(?<![A-Za-z0-9$])\$(?:1|2[abxy]|5|6|y|apr1|argon2(?:id|i|d))\$[./A-Za-z0-9$=,+]{20,200}/dg,
     group: 0,
   },
   // --- Personal data ------------------------------------------------------------------------

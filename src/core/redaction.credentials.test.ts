@@ -690,3 +690,89 @@ describe("JSON escaped twice or three times (session 13 audit)", () => {
     });
   }
 });
+
+describe("terminal output, exotic blanks, double encoding and more command forms (session 13 audit)", () => {
+  const PW = "Pg5ecretX9";
+  const GH = j("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    ["password", `\u001b[31mDB_PASSWORD=\u001b[0m${PW}`, "\u001b[0m<redacted:password>"],
+    ["github_token", `token ${GH.slice(0, 16)}\u001b[1m${GH.slice(16)}\u001b[0m done`, "token <redacted:github_token>\u001b[0m done"],
+    ["user", "\u001b[1;31m/home/alice/src/main.cpp:90:30: error: x\u001b[0m", "/home/<redacted:user>/src"],
+    ["password", `password:\u00a0${PW}`, ":\u00a0<redacted:password>"],
+    ["password", `password=\u3000${PW}`, "=\u3000<redacted:password>"],
+    ["password", `next=postgres%253A%252F%252Fapp%253A${PW}%2540db.acme.io`, "%253A<redacted:password>%2540db"],
+    ["password", `redis-cli -h cache.acme.io AUTH ${PW}`, "AUTH <redacted:password>"],
+    ["password", `redis-cli -h cache AUTH default ${PW}`, "AUTH default <redacted:password>"],
+    ["password", `127.0.0.1:6379> AUTH ${PW}`, "> AUTH <redacted:password>"],
+    ["password", `wpa_passphrase HomeWifi ${PW}`, "wpa_passphrase HomeWifi <redacted:password>"],
+    ["password", `network={\n  ssid="HomeWifi"\n  psk="${PW}"\n}`, 'psk="<redacted:password>"'],
+    ["password_hash", "bob:$apr1$abc12345$XyZ0123456789abcdefghi", "bob:<redacted:password_hash>"],
+    ["password_hash", "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG", "<redacted:password_hash>"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "\u001b[32m✓\u001b[0m 42 tests passed in 3.1s",
+    "redis-cli -h cache PING",
+    "127.0.0.1:6379> AUTH",
+    "wpa_passphrase HomeWifi",
+    "psk_mode=wpa2 and psk_file=/etc/wpa/psk",
+    "GET /search?q=100%2525%20done 200",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
+
+describe("the session 13 rules and the normalized view stay linear on 100 kB hostile lines", () => {
+  // Each unit repeated to 100 kB; a rule that backtracks quadratically takes seconds here (the
+  // first ENV hint did: 3.6 s on 64 kB of blanks, the masked view of any run of line leads).
+  const units = [
+    " ",
+    "\t",
+    "+",
+    "(",
+    "\u00a0",
+    "\u3000",
+    "ENV ",
+    " ENV DB_PASSWORD ",
+    '("password", "',
+    '["password"] = ',
+    "<password>",
+    "<name>a.password</name>",
+    'key="api_key" value="',
+    "AUTH ",
+    "redis-cli AUTH ",
+    "wpa_passphrase a ",
+    "%25",
+    "%41",
+    "\u001b[",
+    "\u001b[31m",
+    "\u0440\u0430ssword=",
+    "\uff50",
+    "\u200bx",
+    "s.",
+    "xai-",
+    "A",
+    "sk-",
+    "1//0",
+    '\\\\\\"',
+    "azurewebsites.net/api/x?",
+  ];
+  for (const unit of units) {
+    test(JSON.stringify(unit), () => {
+      const text = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
+      const t0 = performance.now();
+      redactText(text);
+      expect(performance.now() - t0).toBeLessThan(1500);
+    });
+  }
+});

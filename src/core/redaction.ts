@@ -10,7 +10,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
-import { isInvisible, latinLookalike } from "./screening-text.ts";
+import { isInvisible, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -35,20 +35,23 @@ interface View {
   families?: Map<RegExp, boolean>;
 }
 
+/** Does the view pass a rule family's test (RedactionRule.family)? Tested once per view. */
+function familyPasses(view: View, family: RegExp): boolean {
+  let passes = view.families?.get(family);
+  if (passes === undefined) {
+    passes = family.test(view.text);
+    (view.families ??= new Map()).set(family, passes);
+  }
+  return passes;
+}
+
 /**
  * Applies one rule to `text`. Matching runs on the view, and each match is cut from `text` at the
  * offsets the view maps it to.
  */
 function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
   const seen = view.text;
-  if (rule.family) {
-    let passes = view.families?.get(rule.family);
-    if (passes === undefined) {
-      passes = rule.family.test(seen);
-      (view.families ??= new Map()).set(rule.family, passes);
-    }
-    if (!passes) return text;
-  }
+  if (rule.family && !familyPasses(view, rule.family)) return text;
   if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
   re.lastIndex = 0;
@@ -113,73 +116,115 @@ function maskLineLeads(text: string): string | null {
 // A secret written so a pattern cannot see it, though a reader (or a shell, a URL parser) does:
 // invisible characters inside the name or the token (`pass\u200bword=…`, `gh\u200bp_…`), letters of
 // other scripts that look like Latin ones (Cyrillic `р` in `password`, `ghр_`), fullwidth forms
-// (`ｐａｓｓｗｏｒｄ=`), or percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`).
-// The rules also read a normalized copy: invisible characters dropped, fullwidth ASCII and `%XX` of
-// printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
+// (`ｐａｓｓｗｏｒｄ=`), percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`, or
+// twice: `%253D`), or terminal colour codes. The rules also read a normalized copy: invisible
+// characters and ANSI CSI sequences dropped, other blanks read as a space, fullwidth ASCII and `%XX`
+// (`%25XX`) of printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
 // compatibility forms of ASCII read as ASCII in any run of non-blank characters that also holds an
 // ASCII (or fullwidth) letter or digit: a word wholly in Cyrillic or Greek is a word of its language,
 // left as it is. What a rule finds there is cut from the real text, the hidden characters with it.
-const MAY_NEED_NORMALIZING = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}/;
-const BLANK_SPLIT = /(\s+)/;
+// Terminal colour and cursor codes (ANSI CSI sequences) in pasted terminal output:
+// `\x1b[31mpassword=\x1b[0m…` reads as `password=…` on the terminal it came from.
+const ANSI_CSI = /^\x1b\[[0-9;?]{0,32}[ -/]{0,2}[@-~]/;
+// Compatibility forms NFKC reads as ASCII letters and digits: mathematical alphanumerics (𝐩𝐚𝐬𝐬),
+// enclosed (ⓟ), super- and subscripts, letterlike symbols.
+const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214f]/u;
+// Every character (or sequence) the view may change: one native scan decides whether a text needs a
+// view at all, and finds the places to look at.
+const CHANGEABLE = new RegExp(
+  String.raw`%[0-9A-Fa-f]{2}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
+  "gu",
+);
+// Plain ASCII without `%XX` or escape codes needs no view: the cheap test most texts stop at.
+const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[/;
 const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
 const HEX2 = /^[0-9A-Fa-f]{2}$/;
+const BLANK = /\s/;
+
+/** The run of non-blank characters around `at`: [start, end). */
+function runAround(text: string, at: number): [number, number] {
+  let a = at;
+  while (a > 0 && !BLANK.test(text[a - 1]!)) a--;
+  let b = at;
+  while (b < text.length && !BLANK.test(text[b]!)) b++;
+  return [a, b];
+}
+
+/** What the view reads for the changeable sequence `m` at `at`: [replacement, length consumed], or null to keep it. */
+function normalizedAt(text: string, m: string, at: number, mixedRun: (at: number) => boolean): [string, number] | null {
+  const cp = m.codePointAt(0)!;
+  if (cp === 0x25) {
+    // `%XX`, or `%25XX` (encoded twice: a URL inside a query parameter of another).
+    const twice = m === "%25" && HEX2.test(text.slice(at + 3, at + 5));
+    const byte = Number.parseInt(twice ? text.slice(at + 3, at + 5) : m.slice(1), 16);
+    return byte >= 0x20 && byte <= 0x7e ? [String.fromCharCode(byte), twice ? 5 : 3] : null;
+  }
+  if (cp === 0x1b) {
+    const csi = ANSI_CSI.exec(text.slice(at, at + 40));
+    return csi ? ["", csi[0].length] : null;
+  }
+  if (isInvisible(m)) return ["", m.length];
+  // Other blanks (no-break, ideographic, line separator) read as the ASCII ones.
+  if (BLANK.test(m)) return [cp === 0x2028 || cp === 0x2029 ? "\n" : " ", m.length];
+  if (cp >= 0xff01 && cp <= 0xff5e) return [String.fromCharCode(cp - 0xfee0), 1];
+  if (!mixedRun(at)) return null;
+  const latin = latinLookalike(m);
+  if (latin !== undefined) return [latin, m.length];
+  const compat = m.normalize("NFKC");
+  return compat.length === 1 && compat > " " && compat <= "~" ? [compat, m.length] : null;
+}
 
 /** The normalized view of a text, or null when it is the text itself. */
 function normalizedView(text: string): View | null {
-  if (!MAY_NEED_NORMALIZING.test(text)) return null;
-  const units: string[] = [];
-  const start: number[] = [];
-  const end: number[] = [];
-  let changed = false;
-  const emit = (s: string, from: number, to: number) => {
-    units.push(s);
-    start.push(from);
-    end.push(to);
-  };
-  let base = 0;
-  for (const run of text.split(BLANK_SPLIT)) {
-    const mixed = HAS_ALNUM.test(run);
-    for (let i = 0; i < run.length; ) {
-      const at = base + i;
-      const cp = run.codePointAt(i)!;
-      if (cp === 0x25 && HEX2.test(run.slice(i + 1, i + 3))) {
-        const byte = Number.parseInt(run.slice(i + 1, i + 3), 16);
-        if (byte >= 0x20 && byte <= 0x7e) {
-          emit(String.fromCharCode(byte), at, at + 3);
-          changed = true;
-          i += 3;
-          continue;
-        }
-      }
-      if (cp > 0x7f) {
-        const ch = String.fromCodePoint(cp);
-        if (isInvisible(ch)) {
-          changed = true;
-          i += ch.length;
-          continue;
-        }
-        let ascii: string | undefined;
-        if (cp >= 0xff01 && cp <= 0xff5e) ascii = String.fromCharCode(cp - 0xfee0);
-        else if (mixed) {
-          ascii = latinLookalike(ch);
-          if (ascii === undefined) {
-            const compat = ch.normalize("NFKC");
-            if (compat.length === 1 && compat > " " && compat <= "~") ascii = compat;
-          }
-        }
-        if (ascii !== undefined) {
-          emit(ascii, at, at + ch.length);
-          changed = true;
-          i += ch.length;
-          continue;
-        }
-      }
-      emit(run[i]!, at, at + 1);
-      i++;
+  if (!MAY_NEED_VIEW.test(text)) return null;
+  CHANGEABLE.lastIndex = 0;
+  if (!CHANGEABLE.test(text)) return null;
+  // Whether the run around a position holds an ASCII (or fullwidth) letter or digit, asked once a run.
+  let runEnd = -1;
+  let runMixed = false;
+  const mixedRun = (at: number) => {
+    if (at >= runEnd) {
+      const [a, b] = runAround(text, at);
+      runEnd = b;
+      runMixed = HAS_ALNUM.test(text.slice(a, b));
     }
-    base += run.length;
+    return runMixed;
+  };
+  const edits: { at: number; length: number; to: string }[] = [];
+  CHANGEABLE.lastIndex = 0;
+  for (let m = CHANGEABLE.exec(text); m !== null; m = CHANGEABLE.exec(text)) {
+    const edit = normalizedAt(text, m[0], m.index, mixedRun);
+    if (edit === null) continue;
+    edits.push({ at: m.index, length: edit[1], to: edit[0] });
+    CHANGEABLE.lastIndex = m.index + edit[1];
   }
-  return changed ? { text: units.join(""), start, end } : null;
+  if (edits.length === 0) return null;
+  // Every edit keeps or shortens the text, so the view is at most as long as it.
+  const start = new Array<number>(text.length);
+  const end = new Array<number>(text.length);
+  const parts: string[] = [];
+  let n = 0;
+  let from = 0;
+  const copy = (a: number, b: number) => {
+    parts.push(text.slice(a, b));
+    for (let i = a; i < b; i++, n++) {
+      start[n] = i;
+      end[n] = i + 1;
+    }
+  };
+  for (const e of edits) {
+    copy(from, e.at);
+    parts.push(e.to);
+    for (let k = 0; k < e.to.length; k++, n++) {
+      start[n] = e.at;
+      end[n] = e.at + e.length;
+    }
+    from = e.at + e.length;
+  }
+  copy(from, text.length);
+  start.length = n;
+  end.length = n;
+  return { text: parts.join(""), start, end };
 }
 
 /** The views every rule reads: the text, its line leads blanked, its normalized copy (and that with its leads blanked). */
@@ -205,7 +250,14 @@ function viewsOf(text: string): View[] {
 function applyTable(text: string, counts: RedactionCounts): string {
   let out = text;
   let views = viewsOf(out);
-  for (const rule of REDACTION_RULES) {
+  for (let r = 0; r < REDACTION_RULES.length; r++) {
+    const rule = REDACTION_RULES[r]!;
+    const family = rule.family;
+    if (family && !views.some((view) => familyPasses(view, family))) {
+      // No view can hold any token of the family: skip its rules (they stand together in the table).
+      while (REDACTION_RULES[r + 1]?.family === family) r++;
+      continue;
+    }
     for (let i = 0; i < views.length; i++) {
       const next = applyRule(rule, out, views[i]!, counts);
       if (next !== out) {
