@@ -27,6 +27,7 @@ describe("notes holding key material redaction cannot make safe are cut whole (s
   for (const [name, notes] of [
     ["a bare OpenSSH key body", `Worked once I put this in ~/.ssh/id_ed25519:\n${OPENSSH_BODY}\nthen ssh-add`],
     ["a PuTTY key file", `Converted with puttygen, this one works:\n${PUTTY}`],
+    ["a key body with a zero-width space inside", `id_ed25519 now holds ${OPENSSH_BODY.slice(0, 20)}\u200b${OPENSSH_BODY.slice(20)}`],
   ] as const) {
     test(name, () => {
       const screened = screenNotes(notes);
