@@ -808,6 +808,20 @@ const PROVIDER_TOKENS: ProviderToken[] = [
     body: "1//0[A-Za-z0-9_\\-]{40,512}",
     accept: (s) => /[a-z]/.test(s) && /[A-Z]/.test(s),
   },
+  {
+    kind: "azure_key",
+    about:
+      "Microsoft common annotated security keys: Azure DevOps personal access tokens and other Azure keys of 84 characters (JQQJ at 52, a provider signature such as AZDO at 76)",
+    hint: /JQQJ/,
+    body: "[A-Za-z0-9]{52}JQQJ[A-Za-z0-9]{20}[A-Za-z]{4}[A-Za-z0-9]{4}",
+  },
+  {
+    kind: "nuget_key",
+    about: "NuGet.org API keys (oy2 + 43 lowercase characters)",
+    hint: /oy2[a-z0-9]{43}/,
+    body: "oy2[a-z0-9]{43}",
+    accept: (s) => /[0-9]/.test(s.slice(3)) && /[a-z]/.test(s.slice(3)),
+  },
   { kind: "render_key", about: "Render API keys (rnd_…)", hint: /rnd_/, body: "rnd_[A-Za-z0-9]{32}" },
   { kind: "netlify_token", about: "Netlify personal access tokens (nfp_…)", hint: /nfp_/, body: "nfp_[A-Za-z0-9]{36,40}" },
   { kind: "neon_key", about: "Neon API keys (napi_…)", hint: /napi_/, body: "napi_[a-z0-9]{64}" },

@@ -575,6 +575,8 @@ describe("provider tokens and config forms the session 13 audit found", () => {
     ["facebook_token", j("123456789012345", "|", "Ab3dE5gH7jK9mN1pQ3sT5vX7zA9c")],
     ["gitlab_token", j("gloas-", mixed(64))],
     ["stripe_key", j("sk_prod_", mixed(32))],
+    ["azure_key", j("FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDp", "JQQJ", "77BAACAAAAAAAAAAAAAS", "AZDO", "BucT")],
+    ["nuget_key", j("oy2", rep("k3x9m2q7w5z8r1t4y6u0p", 43))],
   ];
   for (const [kind, token] of tokens) {
     test(`${kind}: ${token.slice(0, 12)}…`, () => {
