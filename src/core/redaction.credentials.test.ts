@@ -768,6 +768,9 @@ describe("the session 13 rules and the normalized view stay linear on 100 kB hos
     "1//0",
     '\\\\\\"',
     "azurewebsites.net/api/x?",
+    "\\\n",
+    " `\n",
+    "docker login \\\n -u a ",
   ];
   for (const unit of units) {
     test(JSON.stringify(unit), () => {
@@ -775,6 +778,40 @@ describe("the session 13 rules and the normalized view stay linear on 100 kB hos
       const t0 = performance.now();
       redactText(text);
       expect(performance.now() - t0).toBeLessThan(1500);
+    });
+  }
+});
+
+describe("commands continued over several lines (session 13 audit)", () => {
+  const PW = "S3cretPw9x";
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    ["password", `docker login \\\n  -u bob \\\n  -p ${PW} \\\n  registry.acme.io`, `-p <redacted:password> \\\n  registry`],
+    ["password", `mysql -h db.acme.io \\\n  -u root \\\n  -p${PW} app`, "-p<redacted:password> app"],
+    ["password", `curl -X POST \\\n  -u admin:${PW} \\\n  https://jenkins.acme.io/api`, "-u admin:<redacted:password>"],
+    ["password", `+sshpass \\\n+  -p ${PW} ssh deploy@build`, "-p <redacted:password> ssh"],
+    ["password", `docker login \`\n  -u bob \`\n  -p ${PW} \`\n  registry.acme.io`, "-p <redacted:password> `"],
+    ["password", `docker login ^\n  -u bob ^\n  -p ${PW} ^\n  registry.acme.io`, "-p <redacted:password> ^"],
+    ["password", `redis-cli -h cache \\\r\n  -a ${PW} ping`, "-a <redacted:password> ping"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(PW);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "docker login \\\n  -u bob \\\n  --password-stdin < pw.txt",
+    "mysql -h db \\\n  -u root \\\n  -p app",
+    "psql -h db.example.com \\\n  -p 5432 app",
+    "echo done \\\\\n-p is the port",
+    "Use `docker login`\n-p takes the password",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
     });
   }
 });

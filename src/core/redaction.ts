@@ -117,8 +117,9 @@ function maskLineLeads(text: string): string | null {
 // invisible characters inside the name or the token (`pass\u200bword=…`, `gh\u200bp_…`), letters of
 // other scripts that look like Latin ones (Cyrillic `р` in `password`, `ghр_`), fullwidth forms
 // (`ｐａｓｓｗｏｒｄ=`), percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`, or
-// twice: `%253D`), or terminal colour codes. The rules also read a normalized copy: invisible
-// characters and ANSI CSI sequences dropped, other blanks read as a space, fullwidth ASCII and `%XX`
+// twice: `%253D`), terminal colour codes, or a command continued over several lines (`docker login \`
+// ⏎ `-p …`). The rules also read a normalized copy: invisible characters and ANSI CSI sequences
+// dropped, other blanks and line continuations read as a space, fullwidth ASCII and `%XX`
 // (`%25XX`) of printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
 // compatibility forms of ASCII read as ASCII in any run of non-blank characters that also holds an
 // ASCII (or fullwidth) letter or digit: a word wholly in Cyrillic or Greek is a word of its language,
@@ -129,14 +130,17 @@ const ANSI_CSI = /^\x1b\[[0-9;?]{0,32}[ -/]{0,2}[@-~]/;
 // Compatibility forms NFKC reads as ASCII letters and digits: mathematical alphanumerics (𝐩𝐚𝐬𝐬),
 // enclosed (ⓟ), super- and subscripts, letterlike symbols.
 const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214f]/u;
+// A command continued on the next line: `\` (sh), `` ` `` (PowerShell) or `^` (cmd) before the line
+// break, the last two after a blank. A shell reads the lines as one command, so does the view.
+const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
 // Every character (or sequence) the view may change: one native scan decides whether a text needs a
 // view at all, and finds the places to look at.
 const CHANGEABLE = new RegExp(
-  String.raw`%[0-9A-Fa-f]{2}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
+  String.raw`${LINE_CONTINUATION}|%[0-9A-Fa-f]{2}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
   "gu",
 );
-// Plain ASCII without `%XX` or escape codes needs no view: the cheap test most texts stop at.
-const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[/;
+// Plain ASCII without `%XX`, escape codes or continued lines needs no view: the cheap test most texts stop at.
+const MAY_NEED_VIEW = new RegExp(String.raw`[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|${LINE_CONTINUATION}`);
 const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
 const HEX2 = /^[0-9A-Fa-f]{2}$/;
 const BLANK = /\s/;
@@ -152,6 +156,7 @@ function runAround(text: string, at: number): [number, number] {
 
 /** What the view reads for the changeable sequence `m` at `at`: [replacement, length consumed], or null to keep it. */
 function normalizedAt(text: string, m: string, at: number, mixedRun: (at: number) => boolean): [string, number] | null {
+  if (m.endsWith("\n")) return [" ", m.length]; // a continued line
   const cp = m.codePointAt(0)!;
   if (cp === 0x25) {
     // `%XX`, or `%25XX` (encoded twice: a URL inside a query parameter of another).
