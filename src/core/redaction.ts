@@ -140,7 +140,7 @@ const CHANGEABLE = new RegExp(
   "gu",
 );
 // Plain ASCII without `%XX`, escape codes or continued lines needs no view: the cheap test most texts stop at.
-const MAY_NEED_VIEW = new RegExp(String.raw`[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|${LINE_CONTINUATION}`);
+const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|[\\\x60^]\r?\n/;
 const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
 const HEX2 = /^[0-9A-Fa-f]{2}$/;
 const BLANK = /\s/;
