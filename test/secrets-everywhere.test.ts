@@ -332,6 +332,11 @@ const FIELDS: Record<string, Placement> = {
     t.solution.code_patches.push({ file_path: "config/settings.py", diff: inDiff(r, s.text), language: "python" });
     return true;
   },
+  "solution.code_patches.hunk_header": oneLine((t, r, s) => {
+    t.solution.code_patches ??= [];
+    const header = `@@ -12,7 +12,7 @@ ${inLine(r, s.text).replace(/\n/g, " ")}`;
+    t.solution.code_patches.push({ file_path: "deploy/env.sh", diff: `--- a/deploy/env.sh\n+++ b/deploy/env.sh\n${header}\n-x=1\n+x=2` });
+  }, 3000),
   "solution.code_patches.file_path": oneLine((t, _r, s) => {
     t.solution.code_patches ??= [];
     t.solution.code_patches.push({ file_path: `deploy/${s.text}/values.yaml`, diff: "@@ -1 +1 @@\n-a: 1\n+a: 2" });
