@@ -1424,6 +1424,17 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
+    about: 'Android resource strings whose name announces a secret (`<string name="client_secret">…</string>`)',
+    hint: /<string[ \t]/,
+    pattern: new RegExp(
+      String.raw`<string[ \t]+name=(["'])${NAME_HINT}(${NAME})\1[^<>]{0,200}>[ \t]*([^<>\s]{1,512})[ \t]*</string>`,
+      "dg",
+    ),
+    group: 3,
+    accept: (s, m) => !isPathValue(s) && !/^@/.test(s) && kindOfNamedValue(m[2]!, s),
+  },
+  {
+    kind: "password",
     about:
       "A secret-named string and a string value as the first two arguments of a call or items of a tuple (PHP `define('DB_PASSWORD', '…')`, `os.Setenv(\"API_TOKEN\", \"…\")`, `config.set('api_key', '…')`); the kind follows the name",
     hint: /\([ \t]*["']/,
