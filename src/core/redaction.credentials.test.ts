@@ -706,6 +706,9 @@ describe("terminal output, exotic blanks, double encoding and more command forms
     ["password", `password:\u00a0${PW}`, ":\u00a0<redacted:password>"],
     ["password", `password=\u3000${PW}`, "=\u3000<redacted:password>"],
     ["password", `next=postgres%253A%252F%252Fapp%253A${PW}%2540db.acme.io`, "%253A<redacted:password>%2540db"],
+    ["password", `{"\\u0070assword": "${PW}"}`, '"\\u0070assword": "<redacted:password>"'],
+    ["password", `<pre>{&quot;password&quot;:&quot;${PW}&quot;}</pre>`, "{&quot;password&quot;:<redacted:password>}"],
+    ["password", `password&#61;${PW}&amp;user=bob`, "password&#61;<redacted:password>&amp;user"],
     ["password", `redis-cli -h cache.acme.io AUTH ${PW}`, "AUTH <redacted:password>"],
     ["password", `redis-cli -h cache AUTH default ${PW}`, "AUTH default <redacted:password>"],
     ["password", `127.0.0.1:6379> AUTH ${PW}`, "> AUTH <redacted:password>"],
@@ -729,6 +732,7 @@ describe("terminal output, exotic blanks, double encoding and more command forms
     "wpa_passphrase HomeWifi",
     "psk_mode=wpa2 and psk_file=/etc/wpa/psk",
     "GET /search?q=100%2525%20done 200",
+    '<a href="/x?a=1&amp;b=2">&lt;script&gt; &#169; &quot;quoted&quot;</a> "\\u003cb\\u003e"',
   ]) {
     test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
       expect(redactText(input)).toEqual({ text: input, counts: {} });
@@ -773,6 +777,9 @@ describe("the session 13 rules and the normalized view stay linear on 100 kB hos
     "\\\n",
     " `\n",
     "docker login \\\n -u a ",
+    "&quot;",
+    "&#61;",
+    "\\u0070",
   ];
   for (const unit of units) {
     test(JSON.stringify(unit), () => {

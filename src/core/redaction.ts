@@ -117,10 +117,11 @@ function maskLineLeads(text: string): string | null {
 // invisible characters inside the name or the token (`pass\u200bword=…`, `gh\u200bp_…`), letters of
 // other scripts that look like Latin ones (Cyrillic `р` in `password`, `ghр_`), fullwidth forms
 // (`ｐａｓｓｗｏｒｄ=`), percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`, or
-// twice: `%253D`), terminal colour codes, or a command continued over several lines (`docker login \`
+// twice: `%253D`), JSON `\u00XX` escapes or HTML character references, terminal colour codes, or a
+// command continued over several lines (`docker login \`
 // ⏎ `-p …`). The rules also read a normalized copy: invisible characters and ANSI CSI sequences
-// dropped, other blanks and line continuations read as a space, fullwidth ASCII and `%XX`
-// (`%25XX`) of printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
+// dropped, other blanks and line continuations read as a space, fullwidth ASCII, `%XX` (`%25XX`),
+// `\u00XX` and `&#NN;`/`&quot;` of printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
 // compatibility forms of ASCII read as ASCII in any run of non-blank characters that also holds an
 // ASCII (or fullwidth) letter or digit: a word wholly in Cyrillic or Greek is a word of its language,
 // left as it is. What a rule finds there is cut from the real text, the hidden characters with it.
@@ -133,14 +134,18 @@ const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214
 // A command continued on the next line: `\` (sh), `` ` `` (PowerShell) or `^` (cmd) before the line
 // break, the last two after a blank. A shell reads the lines as one command, so does the view.
 const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
+// JSON `\u0070`-style escapes and HTML character references (`&quot;`, `&#61;`, `&#x3D;`) of
+// printable ASCII: JSON or a log rendered into a web page (`{&quot;password&quot;:&quot;…`).
+const CHARACTER_REFERENCE = String.raw`&(?:#[0-9]{2,3}|#[xX][0-9A-Fa-f]{2}|quot|apos|amp|lt|gt);`;
+const NAMED_REFERENCES: Record<string, string> = { quot: '"', apos: "'", amp: "&", lt: "<", gt: ">" };
 // Every character (or sequence) the view may change: one native scan decides whether a text needs a
 // view at all, and finds the places to look at.
 const CHANGEABLE = new RegExp(
-  String.raw`${LINE_CONTINUATION}|%[0-9A-Fa-f]{2}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
+  String.raw`${LINE_CONTINUATION}|%[0-9A-Fa-f]{2}|\\u00[2-7][0-9A-Fa-f]|${CHARACTER_REFERENCE}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
   "gu",
 );
 // Plain ASCII without `%XX`, escape codes or continued lines needs no view: the cheap test most texts stop at.
-const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|[\\\x60^]\r?\n/;
+const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|[\\\x60^]\r?\n|\\u00|&#|&[a-z]{2,4};/;
 const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
 const HEX2 = /^[0-9A-Fa-f]{2}$/;
 const BLANK = /\s/;
@@ -158,6 +163,13 @@ function runAround(text: string, at: number): [number, number] {
 function normalizedAt(text: string, m: string, at: number, mixedRun: (at: number) => boolean): [string, number] | null {
   if (m.endsWith("\n")) return [" ", m.length]; // a continued line
   const cp = m.codePointAt(0)!;
+  if (cp === 0x5c) return [String.fromCharCode(Number.parseInt(m.slice(2), 16)), m.length]; // \u00XX
+  if (cp === 0x26) {
+    const ref = m.slice(1, -1);
+    if (ref in NAMED_REFERENCES) return [NAMED_REFERENCES[ref]!, m.length];
+    const code = ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+    return code >= 0x20 && code <= 0x7e ? [String.fromCharCode(code), m.length] : null;
+  }
   if (cp === 0x25) {
     // `%XX`, or `%25XX` (encoded twice: a URL inside a query parameter of another).
     const twice = m === "%25" && HEX2.test(text.slice(at + 3, at + 5));
