@@ -136,7 +136,7 @@ const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214
 const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
 // JSON `\u0070`-style escapes and HTML character references (`&quot;`, `&#61;`, `&#x3D;`) of
 // printable ASCII: JSON or a log rendered into a web page (`{&quot;password&quot;:&quot;…`).
-const CHARACTER_REFERENCE = String.raw`&(?:#[0-9]{2,3}|#[xX][0-9A-Fa-f]{2}|quot|apos|amp|lt|gt);`;
+const CHARACTER_REFERENCE = "&(?:#[0-9]{2,3}|#[xX][0-9A-Fa-f]{2}|quot|apos|amp|lt|gt);";
 const NAMED_REFERENCES: Record<string, string> = { quot: '"', apos: "'", amp: "&", lt: "<", gt: ">" };
 // Every character (or sequence) the view may change: one native scan decides whether a text needs a
 // view at all, and finds the places to look at.
