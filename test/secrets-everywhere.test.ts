@@ -205,6 +205,43 @@ const MAKERS: Record<string, Maker> = {
   home_windows: (r) => {
     const v = pick(r, LOWER, 9);
     return { text: `C:\\Users\\${v}\\AppData\\Local\\Temp`, needle: `\\${v}\\` };
+  }, // Session 13 audit: hidden by invisible characters, look-alike letters, fullwidth forms or
+  // percent-encoding; provider and config forms the table learned then.
+  zero_width_password: (r) => {
+    const v = mixed(r, 14);
+    return { text: `DB_PASS\u200bWORD=${v}`, needle: v };
+  },
+  lookalike_token: (r) => {
+    const v = mixed(r, 36);
+    return { text: `gh\u0440_${v}`, needle: v };
+  },
+  fullwidth_password: (r) => {
+    const v = mixed(r, 12);
+    return { text: `\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=${v}`, needle: v };
+  },
+  percent_url_password: (r) => {
+    const v = mixed(r, 14);
+    return { text: `redirect=https%3A%2F%2Fdeploy%3A${v}%40git.example.org%2Fapp`, needle: v };
+  },
+  vault_legacy_token: (r) => {
+    const v = mixed(r, 24);
+    return { text: `s.${v}`, needle: v };
+  },
+  xai_key: (r) => {
+    const v = mixed(r, 80);
+    return { text: `xai-${v}`, needle: v };
+  },
+  tailscale_key: (r) => {
+    const v = mixed(r, 33);
+    return { text: `tskey-auth-${mixed(r, 12)}-${v}`, needle: v };
+  },
+  maven_password: (r) => {
+    const v = mixed(r, 12);
+    return { text: `<server><id>nexus</id><password>${v}</password></server>`, needle: v };
+  },
+  php_define: (r) => {
+    const v = mixed(r, 14);
+    return { text: `define('DB_PASSWORD', '${v}');`, needle: v };
   },
 };
 
@@ -295,6 +332,11 @@ const FIELDS: Record<string, Placement> = {
     t.solution.code_patches.push({ file_path: "config/settings.py", diff: inDiff(r, s.text), language: "python" });
     return true;
   },
+  "solution.code_patches.hunk_header": oneLine((t, r, s) => {
+    t.solution.code_patches ??= [];
+    const header = `@@ -12,7 +12,7 @@ ${inLine(r, s.text).replace(/\n/g, " ")}`;
+    t.solution.code_patches.push({ file_path: "deploy/env.sh", diff: `--- a/deploy/env.sh\n+++ b/deploy/env.sh\n${header}\n-x=1\n+x=2` });
+  }, 3000),
   "solution.code_patches.file_path": oneLine((t, _r, s) => {
     t.solution.code_patches ??= [];
     t.solution.code_patches.push({ file_path: `deploy/${s.text}/values.yaml`, diff: "@@ -1 +1 @@\n-a: 1\n+a: 2" });

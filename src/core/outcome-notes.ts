@@ -5,6 +5,7 @@
 // to the reading agent, as a trail is before it is served.
 import { detectInjection, type InjectionFinding } from "./injection";
 import { redactOutcomeReport } from "./redaction";
+import { CUT_PLACEHOLDER, keyMaterialLeft } from "./rejection";
 import type { OutcomeReport } from "./trail";
 
 export interface ScreenedNotes {
@@ -14,9 +15,14 @@ export interface ScreenedNotes {
   injection?: InjectionFinding;
 }
 
-/** Redacts a note and screens the result for prompt injection, with the current content rules. */
+/**
+ * Redacts a note and screens the result for prompt injection, with the current content rules. A
+ * note still holding key material redaction cannot make safe (a bare base64 key body, a PuTTY key)
+ * is cut whole, as the first pass cuts such a field of a trail (rejection.ts cutSensitiveContent).
+ */
 export function screenNotes(notes: string): ScreenedNotes {
-  const text = redactOutcomeReport({ notes } as OutcomeReport).notes ?? "";
+  const redacted = redactOutcomeReport({ notes } as OutcomeReport).notes ?? "";
+  const text = keyMaterialLeft(redacted) ? CUT_PLACEHOLDER : redacted;
   const injection = detectInjection(text)[0];
   return injection ? { text, injection } : { text };
 }

@@ -76,6 +76,19 @@ describe("prepareTrail", () => {
     expect(analysis.trail.solution.steps).toEqual(["Generate a deploy key", "<redacted:secret>"]);
   });
 
+  test("key material with invisible characters inside is cut too (session 13 audit)", () => {
+    const keyBody = ["b3BlbnNzaC1rZXktdjE", "AAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACB0keybodyleak"].join("");
+    const input = sampleTrail({ error: "Permission denied (publickey)" });
+    input.solution.steps = [
+      `Put it in ~/.ssh/id_ed25519: ${keyBody.slice(0, 12)}\u200b${keyBody.slice(12)}`,
+      "PuTTY-User-Key-\u200bFile-3: ssh-ed25519\nPrivate-\u2060Lines: 1\nAAAAIGd2Z3Vz9k3mQ8bL0cX7rP1tY4wN6hS2jF5vE8uA3oK9",
+    ];
+    const prepared = prepareTrail(input);
+    if (!prepared.ok) throw new Error("should validate");
+    expect(prepared.value.trail.solution.steps).toEqual([CUT_PLACEHOLDER, CUT_PLACEHOLDER]);
+    expect(analyzeTrail(prepared.value.trail).reasons).toEqual(["sensitive_content"]);
+  });
+
   test("an ordinary trail is not cut", () => {
     const prepared = prepareTrail(sampleTrail());
     if (!prepared.ok) throw new Error("should validate");

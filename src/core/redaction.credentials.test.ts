@@ -487,3 +487,340 @@ describe("command-line forms the session 8 audit found", () => {
     });
   }
 });
+
+describe("secrets hidden by invisible characters, look-alike letters or percent-encoding (session 13 audit)", () => {
+  const PW = "Hunter2xyz9";
+  const GH = j("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+  const cases: [string, string, string, string][] = [
+    // [kind, input, the part that must vanish, what must stay]
+    ["password", `pass\u200bword=${PW}`, PW, "=<redacted:password>"],
+    ["password", `DB_PASS\u00adWORD=${PW}`, PW, "=<redacted:password>"],
+    ["password", `+  db_pass\u2060word: ${PW}`, PW, ": <redacted:password>"],
+    ["password", `\u0440\u0430ssword=${PW}`, PW, "=<redacted:password>"], // Cyrillic р, а
+    ["password", `\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=${PW}`, PW, "=<redacted:password>"], // fullwidth
+    ["github_token", `export GITHUB_TOKEN=gh\u200bp_${GH.slice(4)}`, GH.slice(4), "GITHUB_TOKEN=<redacted:github_token>"],
+    ["github_token", `token ${GH.slice(0, 20)}\u200c${GH.slice(20)} works`, GH.slice(20), "token <redacted:github_token> works"],
+    ["github_token", `gh\u0440_${GH.slice(4)}`, GH.slice(4), "<redacted:github_token>"], // Cyrillic р in the prefix
+    ["password", `https://app.example.org/login?next=postgres%3A%2F%2Fapp%3A${PW}%40pg.acme.io%2Fapp`, PW, "%3A<redacted:password>%40pg"],
+    ["password", `GET /cb?state=x&redirect=%2Fdone%3Fpassword%3D${PW}&y=1`, PW, "password%3D<redacted:password>&y=1"],
+    ["github_token", `curl "https://api.acme.io/hook?auth=Bearer%20${GH}"`, GH, "<redacted:"],
+    ["email", "notify=alice.smith%40acme-corp.io", "alice.smith", "notify=<redacted:email>"],
+  ];
+  for (const [kind, input, secret, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 70)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(secret);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBeGreaterThanOrEqual(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "Ошибка: не удалось открыть файл конфигурации",
+    "Σφάλμα: το αρχείο δεν βρέθηκε (κωδικός 2)",
+    "ＥＲＲＯＲ：　ファイルが見つかりません",
+    "GET /search?q=is%3Aissue%20label%3Abug&sort=created 200",
+    "printf('%s: %d%%\\n', name, pct)",
+    "caf\u00e9 na\u00efve r\u00e9sum\u00e9 = 3",
+    "word\u200bjoined text with a zero-width space",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
+
+describe("provider tokens and config forms the session 13 audit found", () => {
+  // Real shapes (prefix, alphabet, length) of each provider's format; values assembled at run time.
+  const hex = (n: number) => rep("9f8e7d6c5b4a3928170f", n);
+  const mixed = (n: number) => rep("aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI", n);
+  const tokens: [string, string][] = [
+    ["vault_token", j("s.", "Qx7Lm2Vb9RtZ4Kp8Nw3Hj6Df")],
+    ["xai_key", j("xai-", mixed(80))],
+    ["openrouter_key", j("sk-or-v1-", hex(64))],
+    ["deepseek_key", j("sk-", hex(32))],
+    ["langsmith_key", j("lsv2_pt_", hex(32), "_", hex(10))],
+    ["supabase_key", j("sbp_", hex(40))],
+    ["supabase_key", j("sb_secret_", mixed(31))],
+    ["tailscale_key", j("tskey-auth-", "kQ3xYz9CNTRL", "-", mixed(33))],
+    ["bitbucket_token", j("ATBB", "3g7gLXseCxPjJs1CQNMyEjwf1D12516D")],
+    ["firebase_key", j("AAAAx1y2z3A", ":APA91b", mixed(134))],
+    ["aws_bedrock_key", j("ABSK", mixed(132))],
+    ["huggingface_token", j("api_org_", rep("aBcDeFgHiJkLmNoPqRsTuVwXyZ", 34))],
+    ["sourcegraph_token", j("sgp_", hex(16), "_", hex(40))],
+    ["sonar_token", j("squ_", hex(40))],
+    ["octopus_key", j("API-", "A1B2C3D4E5F6G7H8I9J0K1L2M3")],
+    ["harness_key", j("pat.", mixed(22), ".", mixed(24), ".", mixed(20))],
+    ["airtable_token", j("pat", mixed(14), ".", hex(64))],
+    ["duffel_token", j("duffel_test_", mixed(43))],
+    ["settlemint_token", j("sm_pat_", mixed(16))],
+    ["adobe_secret", j("p8e-", mixed(32))],
+    ["onepassword_secret_key", j("A3-", "ASWWYB-798JRY-LJVD4-23DC2-86TVM-H43EB")],
+    [
+      "twitter_bearer_token",
+      j("A".repeat(22), "AAMLheAAAAAAA0%2BuSeid%2BULvsea4JtiGRiSDSJSI%3DEUifiRBkKG5E2XzMDjRfl76ZC9Ub0wnz4XsNiRVBChTYbJcE3F"),
+    ],
+    ["dropbox_token", j("sl.", mixed(138))],
+    ["yandex_key", j("AQVN", mixed(36))],
+    ["artifactory_token", j("cmVmd", mixed(59))],
+    ["google_oauth_token", j("1//0", "gLx7bT3kQ9vZ2mN8pR4sW6yA1cE5fH0jK3lO7qU9tX2zB4dG6iM8nP")],
+    ["render_key", j("rnd_", mixed(32))],
+    ["netlify_token", j("nfp_", mixed(36))],
+    ["neon_key", j("napi_", rep("k3x9m2q7w5z8r1t4y6u0p", 64))],
+    ["resend_key", j("re_", "Ab3dE5gH", "_", mixed(24))],
+    ["pinecone_key", j("pcsk_", "4Xy7Q", "_", mixed(62))],
+    ["contentful_token", j("CFPAT-", mixed(43))],
+    ["circleci_token", j("CCIPAT_", mixed(22), "_", hex(40))],
+    ["buildkite_token", j("bkua_", hex(40))],
+    ["facebook_token", j("123456789012345", "|", "Ab3dE5gH7jK9mN1pQ3sT5vX7zA9c")],
+    ["gitlab_token", j("gloas-", mixed(64))],
+    ["stripe_key", j("sk_prod_", mixed(32))],
+    ["azure_key", j("FBdFol081crwkIHWJH2yiqDDyrFjVSi7HWl22hN2hTYfsB8NlGDp", "JQQJ", "77BAACAAAAAAAAAAAAAS", "AZDO", "BucT")],
+    ["nuget_key", j("oy2", rep("k3x9m2q7w5z8r1t4y6u0p", 43))],
+  ];
+  for (const [kind, token] of tokens) {
+    test(`${kind}: ${token.slice(0, 12)}…`, () => {
+      for (const text of [token, `export KEY=${token}`, `+  "value": "${token}",`]) {
+        const r = redactText(text);
+        expect(r.text).not.toContain(token.slice(-16));
+        expect(r.counts[kind]).toBe(1);
+        expect(redactText(r.text).counts).toEqual({});
+      }
+    });
+  }
+
+  const PW = "Pg5ecretX9";
+  const forms: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    [
+      "auth_header",
+      `curl -H 'Authorization: SSWS 00QCjAl4MlV-WPXM-${mixed(30)}' https://acme.okta.com/api/v1/users`,
+      "Authorization: SSWS <redacted:auth_header>",
+    ],
+    [
+      "auth_header",
+      `curl -H "Authorization: ApiKey ${btoa("VuaCfGcBCdbkQm-e5aOx:ui2lp2axTNmsyakw9tvNnw")}" https://es.acme.io:9200`,
+      "ApiKey <redacted:auth_header>",
+    ],
+    [
+      "auth_header",
+      "curl -H 'Authorization: Splunk 12345678-abcd-4321-dcba-0123456789ab' https://splunk.acme.io:8088",
+      "Splunk <redacted:auth_header>",
+    ],
+    ["token", `curl "https://acme-fn.azurewebsites.net/api/HttpTrigger?name=x&code=${mixed(54)}=="`, "&code=<redacted:token>"],
+    [
+      "password",
+      `<server><id>nexus</id><username>deploy</username><password>${PW}</password></server>`,
+      "<password><redacted:password></password>",
+    ],
+    ["api_key", `<apiKey>${mixed(32)}</apiKey>`, "<apiKey><redacted:api_key></apiKey>"],
+    [
+      "password",
+      `<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n  <value>${PW}</value>\n</property>`,
+      "<value><redacted:password></value>",
+    ],
+    ["password", `<add key="ClearTextPassword" value="${PW}" />`, 'value="<redacted:password>" />'],
+    ["api_key", `<add key="ApiKey" value="${mixed(24)}" />`, 'value="<redacted:api_key>"'],
+    ["password", `<property name="db.password" value="${PW}"/>`, 'value="<redacted:password>"'],
+    ["secret", `<string name="client_secret">${PW}</string>`, '<string name="client_secret"><redacted:secret></string>'],
+    ["password", `define( 'DB_PASSWORD', '${PW}' );`, "'DB_PASSWORD', '<redacted:password>' );"],
+    ["secret", "define('AUTH_KEY', 'q@Xr8#bN}z!4wL%7^eT:2mK&9pV$5sG*');", "'AUTH_KEY', '<redacted:secret>');"],
+    ["token", `os.Setenv("API_TOKEN", "${mixed(24)}")`, '"API_TOKEN", "<redacted:token>")'],
+    ["password", `os.environ["DB_PASSWORD"] = "${PW}"`, 'os.environ["DB_PASSWORD"] = "<redacted:password>"'],
+    ["api_key", `ENV['API_KEY'] = '${mixed(20)}'`, "ENV['API_KEY'] = '<redacted:api_key>'"],
+    ["password", `ENV DB_PASSWORD ${PW}`, "ENV DB_PASSWORD <redacted:password>"],
+    ["password", `+ENV POSTGRES_PASSWORD "${PW}"`, 'ENV POSTGRES_PASSWORD "<redacted:password>"'],
+    [
+      "password",
+      `dotnet nuget add source https://nuget.acme.io/v3/index.json -n acme -u bob -p ${PW} --store-password-in-clear-text`,
+      "-p <redacted:password> --store",
+    ],
+    [
+      "high_entropy_secret",
+      "AZURE_DEVOPS_EXT_PAT=q3x7ztk2m5ncbwl4hyr6sdevj8upfgoa1i9qz3x7ztk2m5ncbwl4",
+      "AZURE_DEVOPS_EXT_PAT=<redacted:high_entropy_secret>",
+    ],
+  ];
+  for (const [kind, input, kept] of forms) {
+    test(`${kind}: ${input.replace(/\n/g, "⏎").slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "<password>${env.NEXUS_PASSWORD}</password>",
+    "<keyFile>/etc/app/key.pem</keyFile>",
+    "<passwordEncoding>base64</passwordEncoding><token>{{ token }}</token>",
+    '<add key="ApiBaseUrl" value="https://api.example.com" />',
+    '<string name="password_hint">Enter your password</string><string name="api_key">@string/key_ref</string>',
+    '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+    "<name>hive.metastore.uris</name><value>thrift://localhost:9083</value>",
+    "define('WP_DEBUG', true);",
+    "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+    't("password", "Password")',
+    'field("api_key", "Your API key")',
+    'os.environ["DB_PASSWORD"] = password',
+    "ENV['API_KEY'] = ENV.fetch('KEY')",
+    'if headers["X-Api-Key"] == expected:',
+    "ENV DB_PASSWORD_FILE /run/secrets/db_password",
+    "ENV NODE_ENV production",
+    "curl -H 'Authorization: SSWS ${OKTA_API_TOKEN}' https://acme.okta.com",
+    "curl https://acme-fn.azurewebsites.net/api/HttpTrigger?name=world",
+    "pip install scikit-learn; the sk-learn alias is gone",
+    "pathPattern=src/**/*.ts and path_pat=*.log",
+  ]) {
+    test(`stays: ${input.slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
+
+describe("JSON escaped twice or three times (session 13 audit)", () => {
+  const PW = "Hunter2xyz9";
+  for (const depth of [1, 2, 3]) {
+    // JSON.stringify of JSON.stringify…: a payload logged as a string inside another JSON log line.
+    let text = JSON.stringify({ password: PW, api_token: `${PW}tok` });
+    for (let i = 0; i < depth; i++) text = JSON.stringify(text);
+    test(`escaped ${depth} time(s): ${text.slice(0, 50)}`, () => {
+      const r = redactText(text);
+      expect(r.text).not.toContain(PW);
+      expect(r.counts).toEqual({ password: 1, token: 1 });
+      // The quotes stay, so the text still parses back to the same shape.
+      let parsed: unknown = JSON.parse(r.text);
+      for (let i = 1; i < depth; i++) parsed = JSON.parse(parsed as string);
+      expect(JSON.parse(parsed as string)).toEqual({ password: "<redacted:password>", api_token: "<redacted:token>" });
+    });
+  }
+});
+
+describe("terminal output, exotic blanks, double encoding and more command forms (session 13 audit)", () => {
+  const PW = "Pg5ecretX9";
+  const GH = j("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    ["password", `\u001b[31mDB_PASSWORD=\u001b[0m${PW}`, "\u001b[0m<redacted:password>"],
+    ["github_token", `token ${GH.slice(0, 16)}\u001b[1m${GH.slice(16)}\u001b[0m done`, "token <redacted:github_token>\u001b[0m done"],
+    ["user", "\u001b[1;31m/home/alice/src/main.cpp:90:30: error: x\u001b[0m", "/home/<redacted:user>/src"],
+    ["password", `password:\u00a0${PW}`, ":\u00a0<redacted:password>"],
+    ["password", `password=\u3000${PW}`, "=\u3000<redacted:password>"],
+    ["password", `next=postgres%253A%252F%252Fapp%253A${PW}%2540db.acme.io`, "%253A<redacted:password>%2540db"],
+    ["password", `{"\\u0070assword": "${PW}"}`, '"\\u0070assword": "<redacted:password>"'],
+    ["password", `<pre>{&quot;password&quot;:&quot;${PW}&quot;}</pre>`, "{&quot;password&quot;:<redacted:password>}"],
+    ["password", `password&#61;${PW}&amp;user=bob`, "password&#61;<redacted:password>&amp;user"],
+    ["password", `redis-cli -h cache.acme.io AUTH ${PW}`, "AUTH <redacted:password>"],
+    ["password", `redis-cli -h cache AUTH default ${PW}`, "AUTH default <redacted:password>"],
+    ["password", `127.0.0.1:6379> AUTH ${PW}`, "> AUTH <redacted:password>"],
+    ["password", `wpa_passphrase HomeWifi ${PW}`, "wpa_passphrase HomeWifi <redacted:password>"],
+    ["password", `network={\n  ssid="HomeWifi"\n  psk="${PW}"\n}`, 'psk="<redacted:password>"'],
+    ["password_hash", "bob:$apr1$abc12345$XyZ0123456789abcdefghi", "bob:<redacted:password_hash>"],
+    ["password_hash", "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG", "<redacted:password_hash>"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "\u001b[32m✓\u001b[0m 42 tests passed in 3.1s",
+    "redis-cli -h cache PING",
+    "127.0.0.1:6379> AUTH",
+    "wpa_passphrase HomeWifi",
+    "psk_mode=wpa2 and psk_file=/etc/wpa/psk",
+    "GET /search?q=100%2525%20done 200",
+    '<a href="/x?a=1&amp;b=2">&lt;script&gt; &#169; &quot;quoted&quot;</a> "\\u003cb\\u003e"',
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});
+
+describe("the session 13 rules and the normalized view stay linear on 100 kB hostile lines", () => {
+  // Each unit repeated to 100 kB; a rule that backtracks quadratically takes seconds here (the
+  // first ENV hint did: 3.6 s on 64 kB of blanks, the masked view of any run of line leads).
+  const units = [
+    " ",
+    "\t",
+    "+",
+    "(",
+    "\u00a0",
+    "\u3000",
+    "ENV ",
+    " ENV DB_PASSWORD ",
+    '("password", "',
+    '["password"] = ',
+    "<password>",
+    "<name>a.password</name>",
+    'key="api_key" value="',
+    "AUTH ",
+    "redis-cli AUTH ",
+    "wpa_passphrase a ",
+    "%25",
+    "%41",
+    "\u001b[",
+    "\u001b[31m",
+    "\u0440\u0430ssword=",
+    "\uff50",
+    "\u200bx",
+    "s.",
+    "xai-",
+    "A",
+    "sk-",
+    "1//0",
+    '\\\\\\"',
+    "azurewebsites.net/api/x?",
+    "\\\n",
+    " `\n",
+    "docker login \\\n -u a ",
+    "&quot;",
+    "&#61;",
+    "\\u0070",
+  ];
+  for (const unit of units) {
+    test(JSON.stringify(unit), () => {
+      const text = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
+      const t0 = performance.now();
+      redactText(text);
+      expect(performance.now() - t0).toBeLessThan(1500);
+    });
+  }
+});
+
+describe("commands continued over several lines (session 13 audit)", () => {
+  const PW = "S3cretPw9x";
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    ["password", `docker login \\\n  -u bob \\\n  -p ${PW} \\\n  registry.acme.io`, `-p <redacted:password> \\\n  registry`],
+    ["password", `mysql -h db.acme.io \\\n  -u root \\\n  -p${PW} app`, "-p<redacted:password> app"],
+    ["password", `curl -X POST \\\n  -u admin:${PW} \\\n  https://jenkins.acme.io/api`, "-u admin:<redacted:password>"],
+    ["password", `+sshpass \\\n+  -p ${PW} ssh deploy@build`, "-p <redacted:password> ssh"],
+    ["password", `docker login \`\n  -u bob \`\n  -p ${PW} \`\n  registry.acme.io`, "-p <redacted:password> `"],
+    ["password", `docker login ^\n  -u bob ^\n  -p ${PW} ^\n  registry.acme.io`, "-p <redacted:password> ^"],
+    ["password", `redis-cli -h cache \\\r\n  -a ${PW} ping`, "-a <redacted:password> ping"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(PW);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    "docker login \\\n  -u bob \\\n  --password-stdin < pw.txt",
+    "mysql -h db \\\n  -u root \\\n  -p app",
+    "psql -h db.example.com \\\n  -p 5432 app",
+    "echo done \\\\\n-p is the port",
+    "Use `docker login`\n-p takes the password",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+});

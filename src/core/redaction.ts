@@ -10,6 +10,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import { isInvisible, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -22,28 +23,57 @@ export const REDACTION_KINDS: readonly string[] = [
 ].sort();
 
 /**
- * Applies one rule to `text`. Matching runs on `view`, a copy of the same length (the original
- * or its line-lead mask), and the replacement is cut from `text` at the same offsets.
+ * What a rule reads in place of the real text: the text itself, a copy of the same length (the
+ * line leads blanked), or a normalized copy (normalizedView) whose code unit j stands for the
+ * real text's units start[j] to end[j].
  */
-function applyRule(rule: RedactionRule, text: string, view: string, counts: RedactionCounts): string {
-  if (rule.hint && !rule.hint.test(view)) return text;
+interface View {
+  text: string;
+  start?: number[];
+  end?: number[];
+  /** The results of the rule families' tests on this view (RedactionRule.family), as they are asked. */
+  families?: Map<RegExp, boolean>;
+}
+
+/** Does the view pass a rule family's test (RedactionRule.family)? Tested once per view. */
+function familyPasses(view: View, family: RegExp): boolean {
+  let passes = view.families?.get(family);
+  if (passes === undefined) {
+    passes = family.test(view.text);
+    (view.families ??= new Map()).set(family, passes);
+  }
+  return passes;
+}
+
+/**
+ * Applies one rule to `text`. Matching runs on the view, and each match is cut from `text` at the
+ * offsets the view maps it to.
+ */
+function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
+  const seen = view.text;
+  if (rule.family && !familyPasses(view, rule.family)) return text;
+  if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
   re.lastIndex = 0;
   let out: string[] | null = null;
   let last = 0;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(view)) !== null) {
+  while ((m = re.exec(seen)) !== null) {
     if (m[0].length === 0) {
       re.lastIndex++;
       continue;
     }
     const span = m.indices?.[rule.group];
-    if (!span || m[rule.group] === undefined) continue;
-    const secret = text.slice(span[0], span[1]);
-    if (secret.startsWith(PLACEHOLDER_PREFIX)) continue;
+    if (!span || m[rule.group] === undefined || span[1] === span[0]) continue;
+    const from = view.start ? view.start[span[0]]! : span[0];
+    const to = view.end ? view.end[span[1] - 1]! : span[1];
+    if (from < last) continue;
+    const secret = text.slice(from, to);
+    const candidate = seen.slice(span[0], span[1]);
+    if (candidate.startsWith(PLACEHOLDER_PREFIX) || secret.startsWith(PLACEHOLDER_PREFIX)) continue;
     let kind = rule.kind;
     if (rule.accept) {
-      const verdict = rule.accept(secret, m, view);
+      const verdict = rule.accept(candidate, m, seen);
       if (verdict === false) {
         // A rejected candidate must not hide a real one that starts inside it.
         re.lastIndex = m.index + 1;
@@ -53,10 +83,10 @@ function applyRule(rule: RedactionRule, text: string, view: string, counts: Reda
     }
     // A quoted value keeps its quotes, escaped ones too (JSON inside a JSON string or a command:
     // `\"…\"`), so JSON or code inside the string stays well-formed.
-    const q = /^(\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
+    const q = /^((?:\\\\){0,3}\\?["'])[\s\S]*\1$/.exec(secret)?.[1] ?? "";
     const replacement = rule.replace ? rule.replace(secret) : q + placeholder(kind) + q;
-    (out ??= []).push(text.slice(last, span[0]), replacement);
-    last = span[1];
+    (out ??= []).push(text.slice(last, from), replacement);
+    last = to;
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
   re.lastIndex = 0;
@@ -83,28 +113,173 @@ function maskLineLeads(text: string): string | null {
   return changed ? masked : null;
 }
 
+// A secret written so a pattern cannot see it, though a reader (or a shell, a URL parser) does:
+// invisible characters inside the name or the token (`pass\u200bword=…`, `gh\u200bp_…`), letters of
+// other scripts that look like Latin ones (Cyrillic `р` in `password`, `ghр_`), fullwidth forms
+// (`ｐａｓｓｗｏｒｄ=`), percent-encoding (`postgres%3A%2F%2Fapp%3APASS%40db`, `password%3DPASS`, or
+// twice: `%253D`), JSON `\u00XX` escapes or HTML character references, terminal colour codes, or a
+// command continued over several lines (`docker login \`
+// ⏎ `-p …`). The rules also read a normalized copy: invisible characters and ANSI CSI sequences
+// dropped, other blanks and line continuations read as a space, fullwidth ASCII, `%XX` (`%25XX`),
+// `\u00XX` and `&#NN;`/`&quot;` of printable ASCII decoded, and look-alikes (screening-text.ts, Unicode TR39) and other NFKC
+// compatibility forms of ASCII read as ASCII in any run of non-blank characters that also holds an
+// ASCII (or fullwidth) letter or digit: a word wholly in Cyrillic or Greek is a word of its language,
+// left as it is. What a rule finds there is cut from the real text, the hidden characters with it.
+// Terminal colour and cursor codes (ANSI CSI sequences) in pasted terminal output:
+// `\x1b[31mpassword=\x1b[0m…` reads as `password=…` on the terminal it came from.
+const ANSI_CSI = /^\x1b\[[0-9;?]{0,32}[ -/]{0,2}[@-~]/;
+// Compatibility forms NFKC reads as ASCII letters and digits: mathematical alphanumerics (𝐩𝐚𝐬𝐬),
+// enclosed (ⓟ), super- and subscripts, letterlike symbols.
+const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214f]/u;
+// A command continued on the next line: `\` (sh), `` ` `` (PowerShell) or `^` (cmd) before the line
+// break, the last two after a blank. A shell reads the lines as one command, so does the view.
+const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
+// JSON `\u0070`-style escapes and HTML character references (`&quot;`, `&#61;`, `&#x3D;`) of
+// printable ASCII: JSON or a log rendered into a web page (`{&quot;password&quot;:&quot;…`).
+const CHARACTER_REFERENCE = "&(?:#[0-9]{2,3}|#[xX][0-9A-Fa-f]{2}|quot|apos|amp|lt|gt);";
+const NAMED_REFERENCES: Record<string, string> = { quot: '"', apos: "'", amp: "&", lt: "<", gt: ">" };
+// Every character (or sequence) the view may change: one native scan decides whether a text needs a
+// view at all, and finds the places to look at.
+const CHANGEABLE = new RegExp(
+  String.raw`${LINE_CONTINUATION}|%[0-9A-Fa-f]{2}|\\u00[2-7][0-9A-Fa-f]|${CHARACTER_REFERENCE}|\x1b\[|[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]|[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uff01-\uff5e]|[${LOOKALIKE_LETTERS}]|${COMPAT_ALNUM.source}`,
+  "gu",
+);
+// Plain ASCII without `%XX`, escape codes or continued lines needs no view: the cheap test most texts stop at.
+const MAY_NEED_VIEW = /[^\x00-\x7f]|%[0-9A-Fa-f]{2}|\x1b\[|[\\\x60^]\r?\n|\\u00|&#|&[a-z]{2,4};/;
+const HAS_ALNUM = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/;
+const HEX2 = /^[0-9A-Fa-f]{2}$/;
+const BLANK = /\s/;
+
+/** The run of non-blank characters around `at`: [start, end). */
+function runAround(text: string, at: number): [number, number] {
+  let a = at;
+  while (a > 0 && !BLANK.test(text[a - 1]!)) a--;
+  let b = at;
+  while (b < text.length && !BLANK.test(text[b]!)) b++;
+  return [a, b];
+}
+
+/** What the view reads for the changeable sequence `m` at `at`: [replacement, length consumed], or null to keep it. */
+function normalizedAt(text: string, m: string, at: number, mixedRun: (at: number) => boolean): [string, number] | null {
+  if (m.endsWith("\n")) return [" ", m.length]; // a continued line
+  const cp = m.codePointAt(0)!;
+  if (cp === 0x5c) return [String.fromCharCode(Number.parseInt(m.slice(2), 16)), m.length]; // \u00XX
+  if (cp === 0x26) {
+    const ref = m.slice(1, -1);
+    if (ref in NAMED_REFERENCES) return [NAMED_REFERENCES[ref]!, m.length];
+    const code = ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+    return code >= 0x20 && code <= 0x7e ? [String.fromCharCode(code), m.length] : null;
+  }
+  if (cp === 0x25) {
+    // `%XX`, or `%25XX` (encoded twice: a URL inside a query parameter of another).
+    const twice = m === "%25" && HEX2.test(text.slice(at + 3, at + 5));
+    const byte = Number.parseInt(twice ? text.slice(at + 3, at + 5) : m.slice(1), 16);
+    return byte >= 0x20 && byte <= 0x7e ? [String.fromCharCode(byte), twice ? 5 : 3] : null;
+  }
+  if (cp === 0x1b) {
+    const csi = ANSI_CSI.exec(text.slice(at, at + 40));
+    return csi ? ["", csi[0].length] : null;
+  }
+  if (isInvisible(m)) return ["", m.length];
+  // Other blanks (no-break, ideographic, line separator) read as the ASCII ones.
+  if (BLANK.test(m)) return [cp === 0x2028 || cp === 0x2029 ? "\n" : " ", m.length];
+  if (cp >= 0xff01 && cp <= 0xff5e) return [String.fromCharCode(cp - 0xfee0), 1];
+  if (!mixedRun(at)) return null;
+  const latin = latinLookalike(m);
+  if (latin !== undefined) return [latin, m.length];
+  const compat = m.normalize("NFKC");
+  return compat.length === 1 && compat > " " && compat <= "~" ? [compat, m.length] : null;
+}
+
+/** The normalized view of a text, or null when it is the text itself. */
+function normalizedView(text: string): View | null {
+  if (!MAY_NEED_VIEW.test(text)) return null;
+  CHANGEABLE.lastIndex = 0;
+  if (!CHANGEABLE.test(text)) return null;
+  // Whether the run around a position holds an ASCII (or fullwidth) letter or digit, asked once a run.
+  let runEnd = -1;
+  let runMixed = false;
+  const mixedRun = (at: number) => {
+    if (at >= runEnd) {
+      const [a, b] = runAround(text, at);
+      runEnd = b;
+      runMixed = HAS_ALNUM.test(text.slice(a, b));
+    }
+    return runMixed;
+  };
+  const edits: { at: number; length: number; to: string }[] = [];
+  CHANGEABLE.lastIndex = 0;
+  for (let m = CHANGEABLE.exec(text); m !== null; m = CHANGEABLE.exec(text)) {
+    const edit = normalizedAt(text, m[0], m.index, mixedRun);
+    if (edit === null) continue;
+    edits.push({ at: m.index, length: edit[1], to: edit[0] });
+    CHANGEABLE.lastIndex = m.index + edit[1];
+  }
+  if (edits.length === 0) return null;
+  // Every edit keeps or shortens the text, so the view is at most as long as it.
+  const start = new Array<number>(text.length);
+  const end = new Array<number>(text.length);
+  const parts: string[] = [];
+  let n = 0;
+  let from = 0;
+  const copy = (a: number, b: number) => {
+    parts.push(text.slice(a, b));
+    for (let i = a; i < b; i++, n++) {
+      start[n] = i;
+      end[n] = i + 1;
+    }
+  };
+  for (const e of edits) {
+    copy(from, e.at);
+    parts.push(e.to);
+    for (let k = 0; k < e.to.length; k++, n++) {
+      start[n] = e.at;
+      end[n] = e.at + e.length;
+    }
+    from = e.at + e.length;
+  }
+  copy(from, text.length);
+  start.length = n;
+  end.length = n;
+  return { text: parts.join(""), start, end };
+}
+
+/** The views every rule reads: the text, its line leads blanked, its normalized copy (and that with its leads blanked). */
+function viewsOf(text: string): View[] {
+  const views: View[] = [{ text }];
+  const masked = maskLineLeads(text);
+  if (masked !== null) views.push({ text: masked });
+  const normalized = normalizedView(text);
+  if (normalized !== null) {
+    views.push(normalized);
+    const both = maskLineLeads(normalized.text);
+    if (both !== null) views.push({ text: both, start: normalized.start, end: normalized.end });
+  }
+  return views;
+}
+
 /**
- * One pass of the table. Each rule runs on the text, then on the text with its line leads
- * blanked, so a value right after a lead is found exactly as one at the start of a line; what the
- * first run replaced is a placeholder the second run skips. The mask is recomputed only when a
+ * One pass of the table. Each rule runs on every view of the text, so a value right after a line
+ * lead is found exactly as one at the start of a line, and a hidden one as a plain one; what one
+ * view's run replaced is a placeholder the next runs skip. The views are recomputed only when a
  * rule changed the text.
  */
 function applyTable(text: string, counts: RedactionCounts): string {
   let out = text;
-  let maskedFor: string | null = null;
-  let masked: string | null = null;
-  for (const rule of REDACTION_RULES) {
-    out = applyRule(rule, out, out, counts);
-    if (maskedFor !== out) {
-      maskedFor = out;
-      masked = maskLineLeads(out);
+  let views = viewsOf(out);
+  for (let r = 0; r < REDACTION_RULES.length; r++) {
+    const rule = REDACTION_RULES[r]!;
+    const family = rule.family;
+    if (family && !views.some((view) => familyPasses(view, family))) {
+      // No view can hold any token of the family: skip its rules (they stand together in the table).
+      while (REDACTION_RULES[r + 1]?.family === family) r++;
+      continue;
     }
-    if (masked !== null) {
-      const next = applyRule(rule, out, masked, counts);
+    for (let i = 0; i < views.length; i++) {
+      const next = applyRule(rule, out, views[i]!, counts);
       if (next !== out) {
         out = next;
-        maskedFor = out;
-        masked = maskLineLeads(out);
+        views = viewsOf(out);
       }
     }
   }
@@ -213,7 +388,7 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
     return r.text;
   });
   // An access key id in one field: a bare secret key in another is the other half of the pair.
-  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, s, counts));
+  if (awsKeyId) out = map(out, 0, (s) => applyRule(AWS_SECRET_ELSEWHERE, s, { text: s }, counts));
   return { value: out as T, counts };
 }
 

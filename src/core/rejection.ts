@@ -5,6 +5,7 @@
 // trails are re-checked with the new rules at the next start.
 import type { Trail } from "./trail.ts";
 import { detectInjection } from "./injection.ts";
+import { removeInvisible } from "./screening-text.ts";
 import { LOW_QUALITY_THRESHOLD } from "./quality.ts";
 import { type ReadRun, readingRuns, readingText } from "./reading-order.ts";
 
@@ -53,6 +54,22 @@ function base64PrivateKey(t: string): boolean {
   return false;
 }
 
+/**
+ * The text as a reader copies it: without invisible characters (a zero-width space inside a key
+ * body or its `PRIVATE KEY` header hid it from these checks, session 13 audit).
+ */
+const visibleText = (text: string) => (/[^\x00-\x7f]/.test(text) ? removeInvisible(text) : text);
+
+/**
+ * Key material redaction does not recognise is left in one text (a bare base64 key body, a PuTTY
+ * key, a base64 PEM key): what the first pass cuts from a trail, and what an outcome report's
+ * notes lose (outcome-notes.ts).
+ */
+export function keyMaterialLeft(text: string): boolean {
+  const t = visibleText(text.length > 70000 ? text.slice(0, 70000) : text);
+  return LEFTOVER_KEY.some((k) => k.re.test(t)) || base64PrivateKey(t);
+}
+
 // Whole credential files pasted as text.
 const CREDENTIAL_FILES: { re: RegExp; detail: string }[] = [
   {
@@ -97,7 +114,7 @@ export function sensitiveFindings(trail: Trail): RejectionDetail[] {
   let total = 0;
   const add = (path: string, detail: string) => out.push({ reason: "sensitive_content", path, detail });
   for (const { path, text } of strings(trail, "")) {
-    const t = text.length > 70000 ? text.slice(0, 70000) : text;
+    const t = visibleText(text.length > 70000 ? text.slice(0, 70000) : text);
     const secrets = t.match(SECRET_PLACEHOLDER)?.length ?? 0;
     total += secrets;
     if (secrets >= SECRETS_PER_FIELD_LIMIT) add(path, `${secrets} secrets in one field (a .env or credentials dump)`);

@@ -141,10 +141,25 @@ const CONFUSABLES: Record<string, string> = {
   ꞵ: "b",
 };
 
-const CONFUSABLE_PATTERN = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "gu");
+/** Every look-alike letter CONFUSABLES folds, for a character class. */
+export const LOOKALIKE_LETTERS = Object.keys(CONFUSABLES).join("");
+const CONFUSABLE_PATTERN = new RegExp(`[${LOOKALIKE_LETTERS}]`, "gu");
 // biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each removed on its own
 const INVISIBLE = /[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
 const LATIN_WITH_MARKS = /([A-Za-z])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+/g;
+
+/** The Latin letter a look-alike letter of another script stands for (CONFUSABLES), or undefined. */
+export function latinLookalike(ch: string): string | undefined {
+  return CONFUSABLES[ch];
+}
+
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each tested on its own
+const ONE_INVISIBLE = /^[\p{Cf}\u034f\ufe00-\ufe0f\u115f\u1160\u3164\uffa0\u{e0100}-\u{e01ef}]$/u;
+
+/** Is this one character (code point) one removeInvisible drops? */
+export function isInvisible(ch: string): boolean {
+  return ONE_INVISIBLE.test(ch);
+}
 
 /** The text without invisible characters (format characters, variation selectors, fillers). */
 export function removeInvisible(text: string): string {
