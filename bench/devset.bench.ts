@@ -19,8 +19,10 @@
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE]
 import { writeFileSync } from "node:fs";
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
+import { NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/error-normalizer";
 import { fingerprint } from "../src/core/fingerprint";
 import {
+  casesInExternalSets,
   crossCaseCollisions,
   loadDevset,
   QUERY_KINDS,
@@ -56,6 +58,10 @@ const devset = {
   negatives: fullDevset.negatives.filter((n) => splits.includes(n.split as Split)),
 };
 log(`dev set: ${devset.cases.length} cases, ${devset.negatives.length} negatives, ${devset.distractors.length} distractor pairs`);
+// Cases that share a report with the external sets normalizer rules were written from: the
+// "unseen" lines below leave them out (test/support/devset.ts casesInExternalSets).
+const seenElsewhere = casesInExternalSets(fullDevset.cases);
+const unseen = (split: Split) => devset.cases.filter((c) => c.split === split && !seenElsewhere.has(c.id));
 
 // ---- Fingerprints ------------------------------------------------------------------------------
 const sameFp: Record<string, unknown> = {};
@@ -105,7 +111,45 @@ for (const split of splits) {
     by_relation: Object.fromEntries([...byRelation].map(([k, [a, b]]) => [k, { variants: b, same: a, rate: b ? a / b : null }])),
   };
 }
+// The same, on the cases no external set shares a report with, by this normalizer and the one before.
+const sameFpUnseen: Record<string, unknown> = {};
+for (const split of splits) {
+  const cases = unseen(split);
+  const rate = (version: NormalizerVersion) => {
+    let n = 0;
+    let same = 0;
+    let defN = 0;
+    let defSame = 0;
+    for (const c of cases) {
+      const fp = fingerprint(c.error_line, version);
+      for (const q of c.queries.filter((q) => q.kind === "variant")) {
+        const ok = fingerprint(q.text, version) === fp;
+        n++;
+        if (ok) same++;
+        if (q.relation === "same") {
+          defN++;
+          if (ok) defSame++;
+        }
+      }
+    }
+    return { variants: n, same, rate: same / n, relation_same: { variants: defN, same: defSame, rate: defSame / defN } };
+  };
+  const versions = [NORMALIZER_VERSION - 1, NORMALIZER_VERSION] as NormalizerVersion[];
+  const byVersion = Object.fromEntries(versions.map((v) => [v, rate(v)]));
+  const total = devset.cases.filter((c) => c.split === split).length;
+  log(
+    `same fingerprint, ${split}, the ${cases.length} of ${total} cases no external set shares a report with: ` +
+      versions
+        .map((v) => {
+          const r = byVersion[v]!;
+          return `version ${v} ${r.same}/${r.variants} = ${f3(r.rate)} (relation=same ${r.relation_same.same}/${r.relation_same.variants} = ${f3(r.relation_same.rate)})`;
+        })
+        .join("; "),
+  );
+  sameFpUnseen[split] = { cases: cases.length, of: total, by_version: byVersion };
+}
 figures.set("same_fingerprint", sameFp);
+figures.set("same_fingerprint_unseen", sameFpUnseen);
 
 const distractorCollisions = devset.distractors.filter((p) => fingerprint(p.a) === fingerprint(p.b)).map((p) => p.id);
 // Every error line and variant of every case, against those of every other case whose error_type differs.
@@ -180,6 +224,8 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
 
     interface Row {
       split: Split;
+      /** The case a query belongs to (null for a negative). */
+      caseId: string | null;
       kind: QueryKind | "negative";
       rank: number | null;
       via: string | null;
@@ -198,6 +244,7 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
       const top = env.results[0];
       rows.push({
         split,
+        caseId: kind === "negative" ? null : name.split("#")[0]!,
         kind,
         rank: idx >= 0 ? idx + 1 : null,
         via: top?.match.via ?? null,
@@ -233,6 +280,12 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         const at = (k: number) => rs.filter((r) => r.rank !== null && r.rank <= k).length / rs.length;
         recall[`${split}.${kind}`] = { n: rs.length, r1: at(1), r3: at(3) };
         log(`  ${split.padEnd(8)} ${kind.padEnd(11)} n=${String(rs.length).padStart(4)}  R@1 ${f3(at(1))}  R@3 ${f3(at(3))}`);
+        const us = rs.filter((r) => r.caseId !== null && !seenElsewhere.has(r.caseId));
+        const uat = (k: number) => us.filter((r) => r.rank !== null && r.rank <= k).length / us.length;
+        recall[`${split}.${kind}.unseen`] = { n: us.length, r1: uat(1), r3: uat(3) };
+        log(
+          `  ${split.padEnd(8)} ${kind.padEnd(11)} n=${String(us.length).padStart(4)}  R@1 ${f3(uat(1))}  R@3 ${f3(uat(3))}  (cases no external set shares a report with)`,
+        );
       }
       const negs = rows.filter((r) => r.split === split && r.kind === "negative");
       const weak = negs.filter((r) => r.confidence === null || r.confidence === "weak").length;
