@@ -369,6 +369,29 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     }
   }, 60_000);
 
+  test("migration 13 is not a rolling upgrade: an older replica's counting statements fail once it has run (README, Upgrading: stop the old replicas first)", async () => {
+    const sql = new SQL(await server.createDatabase(), { max: 2 });
+    // The statements a replica of the release before sends in every search's and every counted
+    // report's transaction (repositories.ts before migration 13).
+    const olderReplicaCounts = async () => {
+      await sql`INSERT INTO series_hourly (hour, name, value) VALUES (900, 'searches', 1)
+        ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+      await sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (900, 1, 0)
+        ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1`;
+    };
+    try {
+      await migratePostgres(
+        sql,
+        PG_MIGRATIONS.filter((m) => m.version <= 12),
+      );
+      await olderReplicaCounts();
+      await migratePostgres(sql);
+      await expect(olderReplicaCounts()).rejects.toThrow(/no unique or exclusion constraint matching the ON CONFLICT/);
+    } finally {
+      await sql.close();
+    }
+  });
+
   test("maintenance leadership: one replica at a time, taken over when the leader is gone", async () => {
     const url = await server.createDatabase();
     const a = new SQL(url, { max: 2 });
