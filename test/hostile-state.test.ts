@@ -2,7 +2,7 @@
 // in a way that breaks the request itself on one store, or a later read, or leaks into what the
 // operator console shows. Runs on SQLite and, in the PostgreSQL passes, on PostgreSQL, where a NUL
 // character made publishes answer 503 forever, searches and outcome reports 500.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { NUL_MESSAGE } from "../src/core/trail";
 import { startTestColony, TEST_BACKEND, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
@@ -291,6 +291,35 @@ describe("search events do not pile up", () => {
     const history = await colony.query("SELECT kind FROM events WHERE trail_id = $1 AND kind = 'laid'", id);
     expect(history.length).toBe(1);
     expect((await colony.fetch("/v1/activity")).status).toBe(200);
+  });
+});
+
+describe("a maintenance step that fails", () => {
+  // The hourly fold of PostgreSQL's counter slots can fail (a deadlock with a count from a replica
+  // whose clock runs far behind, a statement timeout): it ended the run, so the fingerprint aliases
+  // and the quota windows were not purged that hour, nor the next while it kept failing.
+  test("is logged, and the purges after it still run", async () => {
+    const store = colony.subsystems.store!;
+    const deps = (colony.service as unknown as { deps: { seams: { quotas: object }; logger: object } }).deps;
+    const stats = store.stats as { foldHoursBefore?: (before: number) => Promise<number> };
+    const had = Object.hasOwn(stats, "foldHoursBefore");
+    const fold = stats.foldHoursBefore;
+    stats.foldHoursBefore = async () => {
+      throw new Error("deadlock detected");
+    };
+    const purgeQuotas = spyOn(deps.seams.quotas as { purgeExpired(): Promise<number> }, "purgeExpired");
+    const logged = spyOn(deps.logger as { error(msg: string, fields?: object): void }, "error").mockImplementation(() => {});
+    try {
+      // (private: the hourly task, run here at once)
+      await (colony.service as unknown as { maintenance(): Promise<void> }).maintenance();
+      expect(purgeQuotas).toHaveBeenCalledTimes(1); // the last purge of the run
+      expect(logged.mock.calls).toEqual([["counter fold failed", { error: "deadlock detected" }]]);
+    } finally {
+      purgeQuotas.mockRestore();
+      logged.mockRestore();
+      if (had) stats.foldHoursBefore = fold;
+      else delete stats.foldHoursBefore;
+    }
   });
 });
 

@@ -154,7 +154,9 @@ describe("errors", () => {
       body: JSON.stringify({ query: "TypeError: plain ASCII" }),
     });
     expect(ascii.status).toBe(200);
-    for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8", "us-ascii"]) {
+    // The Encoding Standard's and IANA's other names of UTF-8 too (unicode-1-1-utf-8 was refused as
+    // UTF-16, even with an ASCII body).
+    for (const charset of ["utf-8", "UTF-8", '"utf-8"', "utf8", "us-ascii", "unicode-1-1-utf-8", "x-unicode20utf8", "csUTF8"]) {
       const res = await colony.fetch("/v1/search", {
         method: "POST",
         headers: { "content-type": `application/json; charset=${charset}` },

@@ -65,5 +65,16 @@ describe("a COLONY_URL with a user and password (Basic auth to a colony behind a
     expect(thrown).toBeInstanceOf(UsageError);
     expect((thrown as Error).message).toContain("ftp://<credentials>@colony.example");
     expect((thrown as Error).message).not.toContain("s3cret");
+    // A password with a `/` (not percent-encoded) does not parse either: it was echoed whole.
+    const slash = (() => {
+      try {
+        clientTarget({ COLONY_URL: "https://ci:s3cret/pass@colony.example" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(slash).toBeInstanceOf(UsageError);
+    expect(slash!.message).toContain("https://<credentials>@colony.example");
+    expect(slash!.message).not.toContain("s3cret");
   });
 });

@@ -71,8 +71,22 @@ function isAscii(bytes: Uint8Array): boolean {
 
 const tooLarge = () => new ServiceError("too_large", `request body is over ${MAX_BODY_BYTES / 1024} KB`);
 
-/** The charsets a JSON body may declare: UTF-8 (RFC 8259 §8.1) and ASCII, a subset of it. */
-const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
+/**
+ * The charsets a JSON body may declare: UTF-8 (RFC 8259 §8.1) under any of its names and ASCII, a
+ * subset of it. Besides these, every label the Encoding Standard reads as UTF-8
+ * (`unicode-1-1-utf-8`, `x-unicode20utf8`, …): the UTF-16 pattern below took `unicode-1-1-utf-8`
+ * for UTF-16 and refused even an ASCII body.
+ */
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii", "csutf8"]);
+
+function namesUtf8(charset: string): boolean {
+  if (UTF8_CHARSETS.has(charset)) return true;
+  try {
+    return new TextDecoder(charset).encoding === "utf-8";
+  } catch {
+    return false; // a label the Encoding Standard does not know
+  }
+}
 
 /** UTF-16 and UTF-32 under their names: no byte of such a body reads as the same text in UTF-8. */
 const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
@@ -86,7 +100,7 @@ const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
  */
 function refuseForeignCharset(headers: Headers, body: Uint8Array): void {
   const declared = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers.get("content-type") ?? "")?.[1]?.toLowerCase();
-  if (declared !== undefined && !UTF8_CHARSETS.has(declared) && (WIDE_CHARSET.test(declared) || !isAscii(body))) {
+  if (declared !== undefined && !namesUtf8(declared) && (WIDE_CHARSET.test(declared) || !isAscii(body))) {
     const name = declared.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
     throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${name}`);
   }

@@ -48,7 +48,17 @@ describe("loadMcpConfig", () => {
 
   test("a refused COLONY_URL is echoed without its user and password", () => {
     // The refusal goes to stderr, which MCP clients keep in their log files.
-    for (const url of ["ftp://bob:hunter2-pass@colony.example", "colony://bob:hunter2-pass@x"]) {
+    // A password holding `/`, `#` or `?` (a generated one, not percent-encoded) makes the URL
+    // unparsable, and the part after that character was taken for the path: it was echoed whole.
+    // So was a user and password written without a scheme (`bob:pw@host` parses as scheme `bob:`).
+    for (const url of [
+      "ftp://bob:hunter2-pass@colony.example",
+      "colony://bob:hunter2-pass@x",
+      "https://bob:hunter2/pass@colony.example",
+      "https://bob:hun#ter2-pass@colony.example/",
+      "https://bob:hun?ter2-pass@colony.example",
+      "bob:hunter2-pass@colony.example:8080",
+    ]) {
       let err: unknown;
       try {
         loadMcpConfig({ COLONY_URL: url });
@@ -58,6 +68,8 @@ describe("loadMcpConfig", () => {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).toStartWith("COLONY_URL=");
       expect((err as Error).message).not.toContain("hunter2");
+      expect((err as Error).message).not.toContain("ter2-pass");
+      expect((err as Error).message).toContain("<credentials>@");
     }
   });
 

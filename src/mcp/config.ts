@@ -94,9 +94,18 @@ export function standaloneToolConfig(cfg: McpConfig): ToolConfig {
   return { ...localToolConfig(cfg), mode: "hosted", detectEnvironment: false };
 }
 
-/** A COLONY_URL that does not parse, as it may be echoed: its user and password, if any, replaced. */
+/**
+ * A COLONY_URL that does not parse, as it may be echoed: everything before its last `@` but the
+ * scheme replaced. Not only up to the first `/`, `?` or `#`: a password holding one of them
+ * unencoded (a generated one) is what made the URL unparsable, and one written without a scheme
+ * (`bob:pw@host`) has no `//`. A URL whose path holds an `@` loses more than its credentials: a
+ * message may show less, never a password.
+ */
 export function unparsedUrlShown(rawUrl: string): string {
-  return rawUrl.replace(/^([^/?#]*\/\/)[^/?#]*@/, "$1<credentials>@");
+  const at = rawUrl.lastIndexOf("@");
+  if (at < 0) return rawUrl;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(rawUrl)?.[0] ?? "";
+  return `${scheme}<credentials>${rawUrl.slice(at)}`;
 }
 
 export function loadMcpConfig(env: Env = process.env): McpConfig {

@@ -255,6 +255,11 @@ const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailI
  * with it.
  */
 export const COUNTER_SLOTS = 16;
+/**
+ * How long after its end (by the database's clock) an hour's counters stay spread over slots: the
+ * hour a replica whose clock runs a few minutes behind still counts in is not folded under it.
+ */
+export const FOLD_GRACE_MS = 10 * 60_000;
 
 export class PgStatsRepository implements StatsRepository {
   constructor(private readonly sql: SQL) {}
@@ -330,9 +335,17 @@ export class PgStatsRepository implements StatsRepository {
    * move takes it off its earlier hour) is spread. Each table in one statement: a count moves
    * whole or not at all; a write into a slot row being folded waits for the fold, then finds the
    * row gone and adds a new one, folded next time.
+   *
+   * Only hours over FOLD_GRACE_MS ago by the database's clock are folded, whatever `before` says: a
+   * counting statement writes its own hour's row and takes the client off an earlier hour's, and
+   * when both were being folded (a leader whose clock ran ahead, a replica whose clock ran behind)
+   * the fold and the count locked the two rows in opposite orders and PostgreSQL aborted one of
+   * them as a deadlock (a failed search, or a failed maintenance run).
    */
   async foldHoursBefore(before: number): Promise<number> {
-    const hour = Math.floor(before / HOUR_MS);
+    const [{ graceHour }] = await this.sql`SELECT (((extract(epoch FROM statement_timestamp()) * 1000)::bigint
+      - ${FOLD_GRACE_MS}::bigint) / ${HOUR_MS}::bigint)::float8 AS "graceHour"`;
+    const hour = Math.min(Math.floor(before / HOUR_MS), graceHour);
     const max = Number.MAX_SAFE_INTEGER;
     const series = await this.sql`WITH gone AS (
         DELETE FROM series_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, name, value)

@@ -305,6 +305,93 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     }
   });
 
+  test("hourly counters: the fold goes by the database's clock, so a leader whose clock runs ahead neither folds the hour still counted nor deadlocks with the counts", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const h = 3600_000;
+    const conns = Array.from({ length: 12 }, () => new SQL(url, { max: 1 }));
+    try {
+      const [{ now }] = await store.sql`SELECT (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS now`;
+      const current = Math.floor(now / h);
+      // Clients searched in the hour before and move into the current one, each connection in its
+      // slot, while the maintenance leader (its clock two hours ahead) folds "the hours over".
+      const clients = 1500;
+      let pre = 0;
+      await Promise.all(
+        conns.map(async (c) => {
+          while (pre < clients) await new PgSearchCounter(c).add("MovingError", `anon-${pre++}`, (current - 1) * h);
+        }),
+      );
+      const aheadBefore = (current + 2) * h;
+      let stop = false;
+      const folding = (async () => {
+        while (!stop) await store.stats.foldHoursBefore!(aheadBefore);
+      })();
+      let next = 0;
+      const counting = Promise.all(
+        conns.map(async (c) => {
+          while (next < clients) {
+            const i = next++;
+            await c.begin(async (tx: any) => {
+              await new PgSearchCounter(tx).add("MovingError", `anon-${i}`, current * h);
+              await new PgStatsRepository(tx).bump("searches", current * h);
+            });
+          }
+        }),
+      );
+      // Before: "deadlock detected" from a count (a failed search) or from the fold.
+      await counting.finally(() => (stop = true));
+      await folding;
+      const byHour = await store.sql`SELECT hour::float8 AS hour, sum(n)::int AS n, sum(clients)::int AS clients
+        FROM search_hourly GROUP BY hour ORDER BY hour`;
+      expect(byHour.map((r: any) => [r.hour, r.n, r.clients])).toEqual([
+        [current - 1, clients, 0],
+        [current, clients, clients],
+      ]);
+      expect(await store.searches.top((current - 1) * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+        { label: "MovingError", clients, searches: 2 * clients },
+      ]);
+      // The current hour stays spread (one row per connection's slot), whatever the leader's clock.
+      const [{ rows }] = await store.sql`SELECT count(*)::int AS rows FROM search_hourly WHERE hour = ${current}`;
+      expect(rows).toBeGreaterThan(1);
+      // An hour over long enough ago is folded.
+      await new PgStatsRepository(conns[0]!).bump("searches", (current - 3) * h);
+      await new PgStatsRepository(conns[1]!).bump("searches", (current - 3) * h);
+      await store.stats.foldHoursBefore!(aheadBefore);
+      const [{ old }] = await store.sql`SELECT count(*)::int AS old FROM series_hourly WHERE hour = ${current - 3}`;
+      expect(old).toBe(1);
+      expect((await store.stats.series((current - 3) * h)).filter((p) => p.hour === (current - 3) * h)).toEqual([
+        { hour: (current - 3) * h, name: "searches", value: 2 },
+      ]);
+    } finally {
+      await Promise.allSettled(conns.map((c) => c.close({ timeout: 0 })));
+      await store.close();
+    }
+  }, 60_000);
+
+  test("migration 13 is not a rolling upgrade: an older replica's counting statements fail once it has run (README, Upgrading: stop the old replicas first)", async () => {
+    const sql = new SQL(await server.createDatabase(), { max: 2 });
+    // The statements a replica of the release before sends in every search's and every counted
+    // report's transaction (repositories.ts before migration 13).
+    const olderReplicaCounts = async () => {
+      await sql`INSERT INTO series_hourly (hour, name, value) VALUES (900, 'searches', 1)
+        ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+      await sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (900, 1, 0)
+        ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1`;
+    };
+    try {
+      await migratePostgres(
+        sql,
+        PG_MIGRATIONS.filter((m) => m.version <= 12),
+      );
+      await olderReplicaCounts();
+      await migratePostgres(sql);
+      await expect(olderReplicaCounts()).rejects.toThrow(/no unique or exclusion constraint matching the ON CONFLICT/);
+    } finally {
+      await sql.close();
+    }
+  });
+
   test("maintenance leadership: one replica at a time, taken over when the leader is gone", async () => {
     const url = await server.createDatabase();
     const a = new SQL(url, { max: 2 });
