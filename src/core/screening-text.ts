@@ -298,3 +298,22 @@ export function joinedWordTokens(text: string): string {
   JOINED_WORDS.lastIndex = 0;
   return apart.join("\n.\n");
 }
+
+/**
+ * A command continued on the next line: `\` (sh) before the line break, or `` ` `` (PowerShell) or
+ * `^` (cmd) after a blank. A shell reads the lines as one command; so do redaction (redaction.ts
+ * normalizedView), risk flags (risk.ts) and prompt-injection screening (injection.ts).
+ */
+export const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
+const CONTINUED_LINE = new RegExp(LINE_CONTINUATION, "g");
+const MAY_CONTINUE = /[\\\x60^]\r?\n/;
+
+/**
+ * The text with its continued lines joined, as a shell joins them: `\` ⏎ goes (or becomes
+ * `joiner`: " " reads `previous\` ⏎ `instructions` as two words, as a person does), `` ` `` ⏎ and
+ * `^` ⏎ leave the blank before them. The same string when no line is continued.
+ */
+export function joinContinuedLines(text: string, joiner = ""): string {
+  if (!MAY_CONTINUE.test(text)) return text;
+  return text.replace(CONTINUED_LINE, (m) => (m[0] === "\\" ? joiner : m[0]!));
+}
