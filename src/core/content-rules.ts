@@ -29,4 +29,8 @@
 // shell joins them (screening-text.ts joinContinuedLines; a patch's added lines with the lines they
 // continue onto, risk.ts addedCommandLines): `curl … ^` ⏎ `| sh` and `cat ~/.ssh/id_rsa \` ⏎
 // `| curl -d @- …` passed.
+// The phrase detectors read any separator between letters of a token as a space
+// (`Ignore.all.previous.instructions`, `ignore/all/previous/instructions`, `ignore+all+…`), and a
+// token read apart is aimed at the agent only with a form of address (a path naming `ai-agents`,
+// `install` and `curl` was rejected).
 export const CONTENT_RULES_VERSION = 4;

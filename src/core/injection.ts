@@ -474,13 +474,16 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
     detectPlain(lettered, inner, markers);
     for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once digits written for letters are read as letters)` });
   }
-  // A phrase written as one identifier (a separator or a case change between its words).
+  // A phrase written as one identifier (a separator or a case change between its words). A token is
+  // not a sentence: one aimed at the agent needs the forms of address, secrecy or order that fields
+  // read together need (a path `/work/ai-agents/install/curl/run.sh` names agents, runs nothing).
   const joined = joinedWordTokens(visible);
   const apart = joined === "" ? "" : foldForScreening(foldLetters(joined));
   if (apart !== "") {
     const inner: InjectionFinding[] = [];
-    detectPlain(apart, inner, markers);
-    for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once words joined by - or _ or by a change of case are read apart)` });
+    detectPlain(apart, inner, ACROSS_FIELDS);
+    for (const f of inner)
+      add({ kind: f.kind, detail: `${f.detail} (once words joined by a separator or a change of case are read apart)` });
   }
   for (const run of spacedLetterRuns(letters)) {
     if (run.length < 10) continue;
