@@ -33,4 +33,7 @@
 // (`Ignore.all.previous.instructions`, `ignore/all/previous/instructions`, `ignore+all+…`), and a
 // token read apart is aimed at the agent only with a form of address (a path naming `ai-agents`,
 // `install` and `curl` was rejected).
+// Redaction also catches `.pgpass` lines where the text names the file, OpenVPN inline
+// `<auth-user-pass>` passwords, what an expect script `send`s to a password prompt, and values
+// after a YAML anchor (`password: &pw X`); a YAML alias (`password: *pw`) is no longer redacted.
 export const CONTENT_RULES_VERSION = 4;
