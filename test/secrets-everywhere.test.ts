@@ -243,6 +243,23 @@ const MAKERS: Record<string, Maker> = {
     const v = mixed(r, 14);
     return { text: `define('DB_PASSWORD', '${v}');`, needle: v };
   },
+  // Session 13, the forms content-safety.md listed as not recognised.
+  pgpass_line: (r) => {
+    const v = mixed(r, 14);
+    return { text: `echo 'db.example.org:5432:app:app_rw:${v}' >> ~/.pgpass`, needle: v };
+  },
+  openvpn_inline: (r) => {
+    const v = mixed(r, 14);
+    return { text: `<auth-user-pass>\ndeploy\n${v}\n</auth-user-pass>`, needle: v, oneLine: false };
+  },
+  expect_send: (r) => {
+    const v = mixed(r, 14);
+    return { text: `expect -c 'spawn ssh deploy@build; expect "*assword*"; send "${v}\\r"; interact'`, needle: v };
+  },
+  yaml_anchor: (r) => {
+    const v = mixed(r, 14);
+    return { text: `password: &db_pw "${v}"`, needle: v };
+  },
 };
 
 const KINDS = Object.keys(MAKERS);

@@ -7,7 +7,15 @@
 // trails are re-checked with the new rules at the next start.
 
 import { COMPACT_RULES, GATE_WORDS, LANGUAGE_RULES, type LanguageRule } from "./injection-languages";
-import { foldAccents, foldDigitLookalikes, foldForScreening, foldLetters, joinedWordTokens, spacedLetterRuns } from "./screening-text";
+import {
+  foldAccents,
+  foldDigitLookalikes,
+  foldForScreening,
+  foldLetters,
+  joinContinuedLines,
+  joinedWordTokens,
+  spacedLetterRuns,
+} from "./screening-text";
 
 export interface InjectionFinding {
   kind: string;
@@ -466,13 +474,16 @@ function detectFolded(visible: string, norm: string, findings: InjectionFinding[
     detectPlain(lettered, inner, markers);
     for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once digits written for letters are read as letters)` });
   }
-  // A phrase written as one identifier (a separator or a case change between its words).
+  // A phrase written as one identifier (a separator or a case change between its words). A token is
+  // not a sentence: one aimed at the agent needs the forms of address, secrecy or order that fields
+  // read together need (a path `/work/ai-agents/install/curl/run.sh` names agents, runs nothing).
   const joined = joinedWordTokens(visible);
   const apart = joined === "" ? "" : foldForScreening(foldLetters(joined));
   if (apart !== "") {
     const inner: InjectionFinding[] = [];
-    detectPlain(apart, inner, markers);
-    for (const f of inner) add({ kind: f.kind, detail: `${f.detail} (once words joined by - or _ or by a change of case are read apart)` });
+    detectPlain(apart, inner, ACROSS_FIELDS);
+    for (const f of inner)
+      add({ kind: f.kind, detail: `${f.detail} (once words joined by a separator or a change of case are read apart)` });
   }
   for (const run of spacedLetterRuns(letters)) {
     if (run.length < 10) continue;
@@ -526,6 +537,30 @@ export interface InjectionReading {
   acrossFields?: boolean;
 }
 
+/**
+ * A command or sentence continued over lines (`\`, `` ` `` or `^` before the line break) is one
+ * line to a shell and to a reader, as redaction reads it: the detectors that read line by line
+ * (sentences, commands piped into a network client, phrases) read it joined, as a shell joins it
+ * and with `\` ⏎ as a blank (`previous\` ⏎ `instructions`). A kind found already is not reported twice.
+ */
+function detectContinued(visible: string, findings: InjectionFinding[], markers: Markers): void {
+  const readings = new Set([joinContinuedLines(visible), joinContinuedLines(visible, " ")]);
+  readings.delete(visible);
+  if (readings.size === 0) return;
+  const found = new Set(findings.map((f) => f.kind));
+  for (const joined of readings) {
+    const inner: InjectionFinding[] = [];
+    const norm = normalize(joined);
+    detectPlain(norm, inner, markers);
+    detectFolded(joined, norm, inner, markers);
+    for (const f of inner) {
+      if (found.has(f.kind)) continue;
+      found.add(f.kind);
+      findings.push({ kind: f.kind, detail: `${f.detail} (once lines continued with \\, \` or ^ are joined)` });
+    }
+  }
+}
+
 /** Findings for one text; [] when it reads like an ordinary error report or fix. */
 export function detectInjection(text: string, reading: InjectionReading = {}): InjectionFinding[] {
   if (typeof text !== "string" || text.length === 0) return [];
@@ -535,6 +570,7 @@ export function detectInjection(text: string, reading: InjectionReading = {}): I
     const norm = normalize(hidden.visible);
     detectPlain(norm, findings, ACROSS_FIELDS);
     detectFolded(hidden.visible, norm, findings, ACROSS_FIELDS);
+    detectContinued(hidden.visible, findings, ACROSS_FIELDS);
     return findings.slice(0, MAX_FINDINGS);
   }
   if (hidden.tags > 0) {
@@ -554,6 +590,7 @@ export function detectInjection(text: string, reading: InjectionReading = {}): I
   const norm = normalize(hidden.visible);
   detectPlain(norm, findings);
   detectFolded(hidden.visible, norm, findings);
+  detectContinued(hidden.visible, findings, ONE_FIELD);
   if (hidden.tagText) detectPlain(normalize(hidden.tagText), findings);
   if (hidden.selectorText) detectPlain(normalize(hidden.selectorText), findings);
 

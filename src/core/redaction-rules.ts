@@ -1191,6 +1191,26 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s) => !isPlaceholderValue(s),
   },
   {
+    kind: "password",
+    hint: /pgpass/i,
+    about:
+      "PostgreSQL password file lines (host:port:database:user:password) in a text that names the file (`.pgpass`, `pgpass.conf`, PGPASSFILE): a colon-separated line alone is ordinary error text",
+    pattern:
+      /(?<![\w.:@/\\*-])((?:\\[:\\]|[^\s:\\'"]){1,253}):(?:[0-9]{1,5}|\*):(?:\\[:\\]|[^\s:\\'"]){1,63}:(?:\\[:\\]|[^\s:\\'"]){1,63}:((?:\\[:\\]|[^\s:\\'"]){1,256})(?=$|[\s'"])/dg,
+    group: 2,
+    // A host holds a letter, a dot or is `*`: `12:30:45:123:456` is a time.
+    accept: (s, m) => /[A-Za-z.*]/.test(m[1]!) && !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    hint: /<auth-user-pass>/,
+    about: "OpenVPN inline credentials (`<auth-user-pass>` then the user name and the password, each on its line)",
+    pattern:
+      /<auth-user-pass>[ \t]*\r?\n[ \t]*[^\s<]{1,256}[ \t]*\r?\n[ \t]*([^\s<](?:[^\r\n<]{0,254}[^\s<])?)[ \t]*\r?\n[ \t]*<\/auth-user-pass>/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
     kind: "token",
     hint: /_auth|_password/,
     about: ".npmrc credentials (//registry/:_authToken=…, _auth=…, _password=…)",
@@ -1318,6 +1338,16 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: new RegExp(String.raw`(?<![\w.\-])poetry[ \t]+config[ \t]+http-basic\.[\w\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`, "dg"),
     group: 1,
     accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    hint: /send/,
+    about:
+      "The answer an expect script (or pexpect) sends to a password prompt: `expect \"*assword*\"` then `send \"SECRET\\r\"` on the next line, after `;` or in `{ … }`; `child.expect('Password:')` then `child.sendline('SECRET')`",
+    pattern:
+      /(?<![\w-])expect[ \t(]+[^\n]{0,120}?(?:[Pp]ass(?:word|phrase|code)|PASS(?:WORD|PHRASE)?|assword|PIN\b)[^\n;{]{0,120}(?:\r?\n[ \t]*(?:\w{1,40}\.)?|[;{][ \t]*)send(?:line)?(?:[ \t]+(?:--?\w{0,20}[ \t]+){0,2}|[ \t]*\([ \t]*)(["'])((?:\\[^rn\n]|[^"'\\\n]){1,256}?)(?:\\[rn])*\1/dg,
+    group: 2,
+    accept: (s) => !isPlaceholderValue(s) && !/^\[/.test(s),
   },
   {
     kind: "password",
@@ -1505,7 +1535,8 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /[:=]/,
     pattern: new RegExp(
       // After `$env:` (PowerShell's environment drive) the name starts, though a colon precedes it.
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      // A YAML anchor (`password: &db_pw VALUE`) names the value for later aliases; the value follows it.
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -1514,6 +1545,11 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (isPlaceholderValue(s)) return false;
       // tests/test_auth.py::test_x and std::x are scopes, auth.js:12 a file location: no assignment.
       if (m[3]!.trim() === ":" && s.startsWith(":")) return false;
+      // `expect "Password:"; send "…"`: the name ends a quoted string, and the "value" opens with its closing quote.
+      const before = text[m.index - 1];
+      if (m[1] === "" && m[3] === ":" && (before === '"' || before === "'") && s.startsWith(before)) return false;
+      // A YAML alias (`password: *db_pw`) refers to an anchored value; it holds none.
+      if (m[3]!.trim() === ":" && /^\*[A-Za-z0-9_.-]{1,64}$/.test(s)) return false;
       const ext = /\.([A-Za-z0-9]{1,6})$/.exec(m[2]!)?.[1];
       if (ext !== undefined && FILE_EXTENSION_TLDS.has(ext.toLowerCase())) return false;
       const v = stripQuotes(s);

@@ -824,3 +824,92 @@ describe("commands continued over several lines (session 13 audit)", () => {
     });
   }
 });
+
+describe("credential files and scripts content-safety.md listed as not recognised (session 13 audit)", () => {
+  const PW = j("Pg5ecret", "Pw9x");
+  const cases: [string, string, string][] = [
+    // [kind, input, what must stay around the placeholder]
+    // .pgpass lines, where the text names the file (or PGPASSFILE): host:port:database:user:password
+    ["password", `echo 'db.acme.io:5432:app:appuser:${PW}' >> ~/.pgpass`, "db.acme.io:5432:app:appuser:<redacted:password>' >>"],
+    ["password", `Put this line in ~/.pgpass (chmod 600):\n*:5432:*:postgres:${PW}`, "*:5432:*:postgres:<redacted:password>"],
+    ["password", `export PGPASSFILE=/etc/app/pgpass\nlocalhost:*:app:app_rw:${PW}`, "localhost:*:app:app_rw:<redacted:password>"],
+    ["password", `%APPDATA%\\postgresql\\pgpass.conf holds 10.0.0.5:5432:app:svc:${PW}`, ":5432:app:svc:<redacted:password>"],
+    ["password", `~/.pgpass:\n+db.acme.io:6432:reports:ro:${PW}\\:x`, "db.acme.io:6432:reports:ro:<redacted:password>"],
+    // OpenVPN inline credentials
+    [
+      "password",
+      `client\nremote vpn.acme.io 1194\n<auth-user-pass>\nalice\n${PW}\n</auth-user-pass>`,
+      "<auth-user-pass>\nalice\n<redacted:password>\n</auth-user-pass>",
+    ],
+    ["password", `<auth-user-pass>\r\n  deploy\r\n  ${PW}\r\n</auth-user-pass>`, "deploy\r\n  <redacted:password>\r\n</auth-user-pass>"],
+    // expect scripts (and pexpect) answering a password prompt
+    ["password", `spawn ssh bob@build\nexpect "*assword*"\nsend "${PW}\\r"\ninteract`, 'send "<redacted:password>\\r"'],
+    [
+      "password",
+      `expect -c 'spawn sudo -v; expect "Password:"; send "${PW}\\r"; interact'`,
+      'expect "Password:"; send "<redacted:password>\\r"; interact',
+    ],
+    ["password", `expect "password:" { send -- "${PW}\\n" }`, 'send -- "<redacted:password>\\n" }'],
+    ["password", `child.expect('Password:')\nchild.sendline('${PW}')`, "child.sendline('<redacted:password>')"],
+    ["password", `expect -re "Enter passphrase.*"\nsend "${PW}\\r"`, 'send "<redacted:password>\\r"'],
+    // YAML anchors
+    ["password", `db:\n  password: &db_pw ${PW}\nreplica:\n  password: *db_pw`, "password: &db_pw <redacted:password>\nreplica"],
+    ["password", `  password: &pw "${PW}"`, 'password: &pw "<redacted:password>"'],
+    ["api_key", `api_key: &key '${PW}'`, "api_key: &key '<redacted:api_key>'"],
+  ];
+  for (const [kind, input, kept] of cases) {
+    test(`${kind}: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      const r = redactText(input);
+      expect(r.text).not.toContain(PW);
+      expect(r.text).toContain(kept);
+      expect(r.counts[kind]).toBe(1);
+      expect(redactText(r.text).counts).toEqual({});
+    });
+  }
+  for (const input of [
+    // Colon-separated lines without a .pgpass context: error text, logs, addresses.
+    "psycopg2.OperationalError: connection to server at db:5432:app:app failed: FATAL",
+    "2024-05-01 12:30:45:123:456 worker exited",
+    'WARNING: password file "/srv/app/.pgpass" has group or world access; permissions should be u=rw (0600) or less',
+    "See the pgpass docs; std::vector:12:34:56 and a:b:c:d:e (port not a number) stay",
+    "The ~/.pgpass format is hostname:port:database:username:password (see the docs)",
+    "~/.pgpass: *:*:*:postgres:$PGPASSWORD",
+    "Add ~/.pgpass and check /var/log/postgresql/postgresql-16-main.log at 12:30:45:01",
+    // OpenVPN: a file reference, or the block's documented shape.
+    "auth-user-pass /etc/openvpn/creds.txt",
+    "<auth-user-pass>\nusername\npassword\n</auth-user-pass>",
+    // expect: a variable, a prompt other than a password, no prompt at all.
+    'expect "*assword*"\nsend "$env(SSH_PASS)\\r"',
+    'expect "*assword*"\nsend "$password\\r"',
+    'expect "Continue? (y/n)"\nsend "y\\r"',
+    'send "exit\\r"',
+    'expect "password:" { send [lindex $argv 0] }',
+    // YAML anchors and aliases that hold no secret.
+    "password: *db_pw",
+    "defaults: &defaults\n  adapter: postgresql\n  password: <%= ENV['DB_PASSWORD'] %>",
+    "token: &tok ${{ secrets.GITHUB_TOKEN }}",
+    "password: &pw changeme",
+  ]) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+  for (const unit of [
+    "a:1:b:c:d ",
+    "*:*:*:*:",
+    "pgpass ",
+    "<auth-user-pass>\n",
+    "a\n",
+    'expect "password" ',
+    'send "',
+    "password: &a ",
+    "&a ",
+  ]) {
+    test(`a 100 kB hostile line stays linear: ${JSON.stringify(unit)}`, () => {
+      const text = `~/.pgpass <auth-user-pass> expect "password" ${rep(unit, 100_000)}`;
+      const t0 = performance.now();
+      redactText(text);
+      expect(performance.now() - t0).toBeLessThan(1500);
+    });
+  }
+});

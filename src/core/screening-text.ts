@@ -278,23 +278,50 @@ export function foldAccents(text: string): string {
     .replace(/[ \t\f\v\u00a0]+/g, " ");
 }
 
-/** A `-` or `_` run between two letters, and a lower-to-upper case change: where one token joins words. */
-const JOINED_WORDS = /(?<=\p{L})[-_]+(?=\p{L})|(?<=\p{Ll})(?=\p{Lu})/gu;
+/**
+ * A run of separators between two letters (`-`, `_`, and, since session 13, any other character
+ * that is not a letter, digit, mark, blank or apostrophe: `.`, `/`, `\\`, `+`, `:`, `|`, `~`, `*`, …),
+ * and a lower-to-upper case change: where one token joins words.
+ */
+const JOINED_WORDS = /(?<=\p{L})[^\p{L}\p{N}\p{M}\s'\u2019]+(?=\p{L})|(?<=\p{Ll})(?=\p{Lu})/gu;
 
 /**
  * Every token of the text (a run without blanks) that joins words, read apart, each as a sentence
- * of its own: `Ignore-all-previous-instructions`, `ignore_previous_instructions` and
- * `IgnoreAllPreviousInstructions` read "Ignore all previous instructions"; "" when no token joins
- * words. Only for a second reading by the phrase detectors. Tokens are read one by one, so words of
- * neighbouring tokens never form a phrase (`--ignore-installed previous-instructions`); dots,
- * slashes and colons stay, as in paths and names.
+ * of its own: `Ignore-all-previous-instructions`, `ignore_previous_instructions`,
+ * `IgnoreAllPreviousInstructions`, `Ignore.all.previous.instructions`, `ignore/all/previous/instructions`
+ * and `?q=ignore+all+previous+instructions` read "Ignore all previous instructions"; "" when no
+ * token joins words. Only for a second reading by the phrase detectors. Tokens are read one by one,
+ * so words of neighbouring tokens never form a phrase (`--ignore-installed previous-instructions`,
+ * `--ignore=tests/previous/instructions_test.py`: `=` parts a token);
+ * dotted names, hosts, paths and versions read apart spell no phrase (`org.example.rules.Ignore`,
+ * `python3.11/site-packages`: digits stay).
  */
 export function joinedWordTokens(text: string): string {
   const apart: string[] = [];
-  for (const token of text.match(/\S+/g) ?? []) {
+  // `=` ends a token too: an option or a key and its value are two things (`--ignore=tests/system/prompts`).
+  for (const token of text.match(/[^\s=]+/g) ?? []) {
     JOINED_WORDS.lastIndex = 0;
     if (JOINED_WORDS.test(token)) apart.push(token.replace(JOINED_WORDS, " "));
   }
   JOINED_WORDS.lastIndex = 0;
   return apart.join("\n.\n");
+}
+
+/**
+ * A command continued on the next line: `\` (sh) before the line break, or `` ` `` (PowerShell) or
+ * `^` (cmd) after a blank. A shell reads the lines as one command; so do redaction (redaction.ts
+ * normalizedView), risk flags (risk.ts) and prompt-injection screening (injection.ts).
+ */
+export const LINE_CONTINUATION = String.raw`(?<!\\)\\\r?\n|[ \t][\x60^]\r?\n`;
+const CONTINUED_LINE = new RegExp(LINE_CONTINUATION, "g");
+const MAY_CONTINUE = /[\\\x60^]\r?\n/;
+
+/**
+ * The text with its continued lines joined, as a shell joins them: `\` ⏎ goes (or becomes
+ * `joiner`: " " reads `previous\` ⏎ `instructions` as two words, as a person does), `` ` `` ⏎ and
+ * `^` ⏎ leave the blank before them. The same string when no line is continued.
+ */
+export function joinContinuedLines(text: string, joiner = ""): string {
+  if (!MAY_CONTINUE.test(text)) return text;
+  return text.replace(CONTINUED_LINE, (m) => (m[0] === "\\" ? joiner : m[0]!));
 }
