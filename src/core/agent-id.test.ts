@@ -24,6 +24,12 @@ describe("declared agent ids", () => {
     }
   });
 
+  test("the stand-in public lists show for a withheld id cannot be declared (review13)", () => {
+    expect(isAgentId(WITHHELD_AGENT_ID)).toBe(false);
+    expect(isAgentId("Agent-ID-Withheld")).toBe(false);
+    expect(isAgentId("agent-id-withheld-2")).toBe(true);
+  });
+
   test("ordinary ids pass, the words of the phrases among them", () => {
     for (const id of [
       "claude-code-7f3a",
