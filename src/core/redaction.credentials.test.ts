@@ -5,6 +5,15 @@
 import { describe, expect, test } from "bun:test";
 import { REDACTION_KINDS, redactDeep, redactText } from "./redaction.ts";
 
+/** Each input is ordinary text that redaction leaves exactly as it is. */
+function staysClean(inputs: string[]) {
+  for (const input of inputs) {
+    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
+      expect(redactText(input)).toEqual({ text: input, counts: {} });
+    });
+  }
+}
+
 const j = (...parts: string[]) => parts.join("");
 const rep = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 const JWT = j(
@@ -324,17 +333,13 @@ describe("forms the session 7 audit found", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
     "the machine learning password prompt appears",
     "Run on a machine with login shell; password reset needed",
     '"{\\"username\\":\\"admin\\",\\"password\\":\\"${DB_PASSWORD}\\"}"',
     "aws configure set aws_secret_access_key",
-  ]) {
-    test(`stays: ${input.slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("a secret split from its key id across fields (session 7 audit)", () => {
@@ -380,16 +385,12 @@ describe("secrets inside base64 (session 7 audit)", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     `echo ${b64("hello world, nothing secret in here at all")} | base64 -d`,
     "AbstractSingletonProxyFactoryBeanDefinitionRegistryPostProcessor",
     "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
     `data:image/png;base64,${b64("\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000")}`,
-  ]) {
-    test(`stays: ${input.slice(0, 50)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("a secret on the line after its name (session 7 audit)", () => {
@@ -409,18 +410,14 @@ describe("a secret on the line after its name (session 7 audit)", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
     "password:\n  secretKeyRef:\n    name: db",
     "passwords:\n  - first\n  - second",
     "- name: DB_HOST\n  value: db.example.com",
     "password:\n  ${DB_PASSWORD}",
     "Errors:\n  password:\n    - This field is required.",
-  ]) {
-    test(`stays: ${input.replace(/\n/g, "⏎").slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("command-line forms the session 8 audit found", () => {
@@ -459,7 +456,7 @@ describe("command-line forms the session 8 audit found", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "kubectl create secret generic db --from-literal=username=bob --from-file=key.pem",
     "kubectl create secret generic db --from-literal=password=$DB_PASSWORD",
     "mvn -DskipTests=true -Dmaven.test.failure.ignore=true package",
@@ -481,11 +478,7 @@ describe("command-line forms the session 8 audit found", () => {
     "vault login -method=userpass username=bob",
     "net use Z: \\\\srv\\share * /user:bob",
     "net use Z: \\\\srv\\share /user:bob",
-  ]) {
-    test(`stays: ${input.slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("secrets hidden by invisible characters, look-alike letters or percent-encoding (session 13 audit)", () => {
@@ -515,7 +508,7 @@ describe("secrets hidden by invisible characters, look-alike letters or percent-
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "Ошибка: не удалось открыть файл конфигурации",
     "Σφάλμα: το αρχείο δεν βρέθηκε (κωδικός 2)",
     "ＥＲＲＯＲ：　ファイルが見つかりません",
@@ -523,11 +516,7 @@ describe("secrets hidden by invisible characters, look-alike letters or percent-
     "printf('%s: %d%%\\n', name, pct)",
     "caf\u00e9 na\u00efve r\u00e9sum\u00e9 = 3",
     "word\u200bjoined text with a zero-width space",
-  ]) {
-    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("provider tokens and config forms the session 13 audit found", () => {
@@ -649,7 +638,7 @@ describe("provider tokens and config forms the session 13 audit found", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "<password>${env.NEXUS_PASSWORD}</password>",
     "<keyFile>/etc/app/key.pem</keyFile>",
     "<passwordEncoding>base64</passwordEncoding><token>{{ token }}</token>",
@@ -670,11 +659,7 @@ describe("provider tokens and config forms the session 13 audit found", () => {
     "curl https://acme-fn.azurewebsites.net/api/HttpTrigger?name=world",
     "pip install scikit-learn; the sk-learn alias is gone",
     "pathPattern=src/**/*.ts and path_pat=*.log",
-  ]) {
-    test(`stays: ${input.slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("JSON escaped twice or three times (session 13 audit)", () => {
@@ -725,7 +710,7 @@ describe("terminal output, exotic blanks, double encoding and more command forms
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "\u001b[32m✓\u001b[0m 42 tests passed in 3.1s",
     "redis-cli -h cache PING",
     "127.0.0.1:6379> AUTH",
@@ -733,11 +718,7 @@ describe("terminal output, exotic blanks, double encoding and more command forms
     "psk_mode=wpa2 and psk_file=/etc/wpa/psk",
     "GET /search?q=100%2525%20done 200",
     '<a href="/x?a=1&amp;b=2">&lt;script&gt; &#169; &quot;quoted&quot;</a> "\\u003cb\\u003e"',
-  ]) {
-    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("the session 13 rules and the normalized view stay linear on 100 kB hostile lines", () => {
@@ -812,17 +793,13 @@ describe("commands continued over several lines (session 13 audit)", () => {
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     "docker login \\\n  -u bob \\\n  --password-stdin < pw.txt",
     "mysql -h db \\\n  -u root \\\n  -p app",
     "psql -h db.example.com \\\n  -p 5432 app",
     "echo done \\\\\n-p is the port",
     "Use `docker login`\n-p takes the password",
-  ]) {
-    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
 });
 
 describe("credential files and scripts content-safety.md listed as not recognised (session 13 audit)", () => {
@@ -866,7 +843,7 @@ describe("credential files and scripts content-safety.md listed as not recognise
       expect(redactText(r.text).counts).toEqual({});
     });
   }
-  for (const input of [
+  staysClean([
     // Colon-separated lines without a .pgpass context: error text, logs, addresses.
     "psycopg2.OperationalError: connection to server at db:5432:app:app failed: FATAL",
     "2024-05-01 12:30:45:123:456 worker exited",
@@ -889,11 +866,7 @@ describe("credential files and scripts content-safety.md listed as not recognise
     "defaults: &defaults\n  adapter: postgresql\n  password: <%= ENV['DB_PASSWORD'] %>",
     "token: &tok ${{ secrets.GITHUB_TOKEN }}",
     "password: &pw changeme",
-  ]) {
-    test(`stays: ${JSON.stringify(input).slice(0, 60)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
+  ]);
   for (const unit of [
     "a:1:b:c:d ",
     "*:*:*:*:",
