@@ -395,32 +395,38 @@ const V8_SPLIT: [string, string] = [
 const V8_RENAMED =
   "error: RPC failed; curl 92 HTTP/2 stream 0 was not closed cleanly: PROTOCOL_ERROR (err 1)\nfatal: the remote end hung up unexpectedly";
 
-test("a version-7 colony upgraded to version 8 or later: a version-7 fingerprint that version 8 splits still answers with both trails; each new one with its own", async () => {
-  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(8);
-  const [heap, option] = V8_SPLIT;
-  expect(fingerprint(heap, 7)).toBe(fingerprint(option, 7));
-  expect(fingerprint(heap)).not.toBe(fingerprint(option));
-  expect(fingerprint(V8_RENAMED, 7)).not.toBe(fingerprint(V8_RENAMED));
-  const errors = [heap, option, V8_RENAMED];
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v8-", errors, rewindTo(7));
+/**
+ * A colony on version `from` upgraded to the current normalizer: `split` (two errors that shared
+ * a version-`from` fingerprint and the current one tells apart) and `renamed` (one the current
+ * version only renames). The shared fingerprint still answers with both trails, by lookup and by
+ * search; each new fingerprint and each text finds its own trail only; the renamed one answers by
+ * every older fingerprint too.
+ */
+async function expectSplitAfterUpgrade(from: Parameters<typeof rewindTo>[0], split: [string, string], renamed: string) {
+  const [a, b] = split;
+  expect(fingerprint(a, from)).toBe(fingerprint(b, from));
+  expect(fingerprint(a)).not.toBe(fingerprint(b));
+  expect(fingerprint(renamed, from)).not.toBe(fingerprint(renamed));
+  const errors = [a, b, renamed];
+  const { dataDir, ids } = await publishedThenRewound(`colony-normalizer-upgrade-from-v${from}-`, errors, rewindTo(from));
 
   const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
-    // The shared version-7 fingerprint now names both version-8 ones: two aliases from one.
+    // The shared fingerprint now names both new ones: two aliases from one.
     expectRefingerprinted(
       dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, 7), 0),
+      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
     );
     const sorted = (xs: string[]) => [...xs].sort();
-    // A client that cached the banner's fingerprint still finds both trails, by lookup and by search.
-    const shared = fingerprint(heap, 7);
+    // A client that cached the shared fingerprint still finds both trails, by lookup and by search.
+    const shared = fingerprint(a, from);
     expect(sorted((await lookup(upgraded, shared)).body.results.map((r: any) => r.trail_id))).toEqual(sorted([ids[0]!, ids[1]!]));
     const res = await search(upgraded, shared);
     const viaFingerprint = res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id);
     expect(sorted(viaFingerprint)).toEqual(sorted([ids[0]!, ids[1]!]));
-    // Each cause's new fingerprint, and its text, find its own trail only.
+    // Each error's new fingerprint, and its text, find its own trail only.
     for (const [i, error] of errors.entries()) {
       expect((await lookup(upgraded, fingerprint(error))).body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
       const byText = await search(upgraded, error);
@@ -428,12 +434,16 @@ test("a version-7 colony upgraded to version 8 or later: a version-7 fingerprint
       expect(byText.results[0].match.via).toBe("fingerprint");
       expect(byText.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([ids[i]]);
     }
-    // The renamed one answers by every older fingerprint too.
-    await expectFoundByFingerprints(upgraded, [V8_RENAMED], [ids[2]!], [...NORMALIZER_VERSIONS]);
+    await expectFoundByFingerprints(upgraded, [renamed], [ids[2]!], [...NORMALIZER_VERSIONS]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
   } finally {
     await upgraded.stop();
   }
+}
+
+test("a version-7 colony upgraded to version 8 or later: a version-7 fingerprint that version 8 splits still answers with both trails; each new one with its own", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(8);
+  await expectSplitAfterUpgrade(7, V8_SPLIT, V8_RENAMED);
 });
 
 // Version 9 splits version-8 forms on purpose: git's banner over two SSH failures becomes two
@@ -450,42 +460,7 @@ const V9_RENAMED =
 
 test("a version-8 colony upgraded to version 9: a version-8 fingerprint that version 9 splits still answers with both trails; each new one with its own", async () => {
   expect(NORMALIZER_VERSION).toBe(9);
-  const [key, hostKey] = V9_SPLIT;
-  expect(fingerprint(key, 8)).toBe(fingerprint(hostKey, 8));
-  expect(fingerprint(key)).not.toBe(fingerprint(hostKey));
-  expect(fingerprint(V9_RENAMED, 8)).not.toBe(fingerprint(V9_RENAMED));
-  const errors = [key, hostKey, V9_RENAMED];
-  const { dataDir, ids } = await publishedThenRewound("colony-normalizer-upgrade-v9-", errors, rewindTo(8));
-
-  const upgraded = await startTestColony({ COLONY_DATA_DIR: dataDir });
-  try {
-    expect((await upgraded.fetch("/readyz")).status).toBe(200);
-    expect(await upgraded.service.refingerprinting).toBe(errors.length);
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, 8), 0),
-    );
-    const sorted = (xs: string[]) => [...xs].sort();
-    // A client that cached the banner's fingerprint still finds both trails, by lookup and by search.
-    const shared = fingerprint(key, 8);
-    expect(sorted((await lookup(upgraded, shared)).body.results.map((r: any) => r.trail_id))).toEqual(sorted([ids[0]!, ids[1]!]));
-    const res = await search(upgraded, shared);
-    const viaFingerprint = res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id);
-    expect(sorted(viaFingerprint)).toEqual(sorted([ids[0]!, ids[1]!]));
-    // Each failure's new fingerprint, and its text, find its own trail only.
-    for (const [i, error] of errors.entries()) {
-      expect((await lookup(upgraded, fingerprint(error))).body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-      const byText = await search(upgraded, error);
-      expect(byText.results[0].trail_id).toBe(ids[i]);
-      expect(byText.results[0].match.via).toBe("fingerprint");
-      expect(byText.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([ids[i]]);
-    }
-    // The renamed one answers by every older fingerprint too.
-    await expectFoundByFingerprints(upgraded, [V9_RENAMED], [ids[2]!], [...NORMALIZER_VERSIONS]);
-    expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
-  } finally {
-    await upgraded.stop();
-  }
+  await expectSplitAfterUpgrade(8, V9_SPLIT, V9_RENAMED);
 });
 
 test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {
