@@ -376,7 +376,9 @@ export class PgStatsRepository implements StatsRepository {
    * behind) the fold and the count locked the two rows in opposite orders and PostgreSQL aborted
    * one of them as a deadlock (a failed search, or a failed maintenance run). A count holding one
    * folded hour's slot row waits on nothing the fold holds (its other rows are in hours not
-   * folded; it reads the key rows without locking them).
+   * folded; it reads the key rows without locking them). The previous release's count writes key
+   * rows the same way (its own hour's and the earlier hour's), so the same grace keeps it to one
+   * folded row.
    */
   async foldHoursBefore(before: number): Promise<number> {
     const [{ graceHour }] = await this.sql`SELECT (((extract(epoch FROM statement_timestamp()) * 1000)::bigint
