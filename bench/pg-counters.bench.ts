@@ -7,9 +7,10 @@
 // on a pool of 32 connections, for BENCH_PG_COUNTERS_SECONDS (default 3; --quick 1); before and
 // after alternate, BENCH_PG_COUNTERS_ROUNDS rounds (default 3; --quick 1), the median shown; clients
 // per run BENCH_PG_COUNTERS_CLIENTS (default 1,16,32).
-// Then the reads that sum the slots: the console's series over 48 hours and 30 days, the stats'
-// sums and hot labels over 24 hours, with every hour's counters in one row, in all 16 slots, and
-// folded as the hourly maintenance leaves them.
+// Then the reads that sum a key's row and its slot rows: the console's series over 48 hours and 30
+// days, the stats' sums and hot labels over 24 hours, with every hour's counters in one row (the
+// counter tables), in all 16 slot rows (the slot tables), and folded as the hourly maintenance
+// leaves them.
 //   node_modules/.bin/bun bench/pg-counters.bench.ts [--quick]
 import { SQL } from "bun";
 import { readFileSync } from "node:fs";
@@ -145,14 +146,19 @@ try {
     const url = await server.createDatabase();
     const sql = new SQL(url, { max: 4 });
     await migratePostgres(sql);
-    await sql`INSERT INTO series_hourly (hour, name, slot, value)
-      SELECT h, n, s, 1 FROM generate_series(${hourNow - 719}::bigint, ${hourNow}::bigint) h,
-        unnest(ARRAY['searches','publishes','outcomes','indexed','merged','rejected','failed']) n, generate_series(0, ${slots - 1}) s`;
-    await sql`INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
-      SELECT h, s, 1, 100 FROM generate_series(${hourNow - 719}::bigint, ${hourNow}::bigint) h, generate_series(0, ${slots - 1}) s`;
-    await sql`INSERT INTO search_hourly (hour, label, slot, n, clients)
-      SELECT h, 'Label' || l || 'Error', s, 10, 1 FROM generate_series(${hourNow - 47}::bigint, ${hourNow}::bigint) h,
-        generate_series(1, 300) l, generate_series(0, ${slots - 1}) s`;
+    // One row: the counter tables alone (the previous release's layout, and every hour the fold
+    // has reached); slots: the slot tables alone (suffix of the counter table, migration 13).
+    const into = layout === "one row" ? "" : "_slots";
+    const slot = layout === "one row" ? "" : "slot, ";
+    const slotValue = layout === "one row" ? "" : "s, ";
+    await sql.unsafe(`INSERT INTO series_hourly${into} (hour, name, ${slot}value)
+      SELECT h, n, ${slotValue}1 FROM generate_series(${hourNow - 719}::bigint, ${hourNow}::bigint) h,
+        unnest(ARRAY['searches','publishes','outcomes','indexed','merged','rejected','failed']) n, generate_series(0, ${slots - 1}) s`);
+    await sql.unsafe(`INSERT INTO stats_hourly${into} (hour, ${slot}outcomes, tokens_saved)
+      SELECT h, ${slotValue}1, 100 FROM generate_series(${hourNow - 719}::bigint, ${hourNow}::bigint) h, generate_series(0, ${slots - 1}) s`);
+    await sql.unsafe(`INSERT INTO search_hourly${into} (hour, label, ${slot}n, clients)
+      SELECT h, 'Label' || l || 'Error', ${slotValue}10, 1 FROM generate_series(${hourNow - 47}::bigint, ${hourNow}::bigint) h,
+        generate_series(1, 300) l, generate_series(0, ${slots - 1}) s`);
     const stats = new PgStatsRepository(sql);
     let foldMs: number | null = null;
     if (layout.startsWith("folded")) {
@@ -160,7 +166,10 @@ try {
       await stats.foldHoursBefore(hourNow * HOUR_MS);
       foldMs = performance.now() - t;
     }
-    for (const table of ["series_hourly", "stats_hourly", "search_hourly"]) await sql.unsafe(`VACUUM ANALYZE ${table}`);
+    for (const table of ["series_hourly", "stats_hourly", "search_hourly"]) {
+      await sql.unsafe(`VACUUM ANALYZE ${table}`);
+      await sql.unsafe(`VACUUM ANALYZE ${table}_slots`);
+    }
     const counter = new PgSearchCounter(sql);
     const time = async (f: () => Promise<unknown>) => {
       for (let i = 0; i < 5; i++) await f();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../src/log";
 import { loadMcpConfig } from "../src/mcp/config";
 import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
-import { startTestColony, type TestColony } from "./support/colony";
+import { countedIn, startTestColony, type TestColony } from "./support/colony";
 import { connectHttp } from "./support/mcp";
 
 const ALLOWED = "https://inspector.example.com";
@@ -99,7 +99,7 @@ describe("errors are JSON-RPC error objects", () => {
       const body = await expectRpcError(await fetch(url, { method: "POST", headers: MCP_HEADERS, body: batch }), 400, -32600);
       expect(body.error.message).toContain("id 7");
     }
-    expect(await colony.query("SELECT label FROM search_hourly WHERE label = 'DuplicateIdProbe'")).toEqual([]);
+    expect(await colony.query(`SELECT label FROM ${countedIn(colony, "search_hourly")} WHERE label = 'DuplicateIdProbe'`)).toEqual([]);
     // The same id as a number and as a string are two ids; notifications carry none.
     const distinct = JSON.stringify([
       { jsonrpc: "2.0", id: 1, method: "ping" },
@@ -237,7 +237,7 @@ describe("a quota used up on the hosted endpoint", () => {
       expect(hundred.headers.get("ratelimit-remaining")).toBe("0");
       // None of the refused batch's searches ran.
       // Summed by label and hour: PostgreSQL spreads an hour's count over slot rows.
-      const labels = await batched.query("SELECT label, sum(n) AS n FROM search_hourly GROUP BY hour, label");
+      const labels = await batched.query(`SELECT label, sum(n) AS n FROM ${countedIn(batched, "search_hourly")} GROUP BY hour, label`);
       expect(labels.map((r) => [r.label, Number(r.n)])).toEqual([["BatchSmall", 5]]);
     } finally {
       await batched.dispose();

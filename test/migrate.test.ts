@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fingerprint } from "../src/core/fingerprint";
 import { COPIED_TABLES } from "../src/store/copy-ports";
 import { DATABASE_FILE } from "../src/store/sqlite/database";
+import { countedRows } from "../src/store/postgres/repositories";
 import { freePort, spawnColony, startTestColony, tempDir, type TestColony } from "./support/colony";
 import { rollBackSchema } from "./support/sqlite-schema";
 import { plainRows, type PostgresServer, startPostgres } from "./support/postgres";
@@ -250,21 +251,22 @@ describe("a colony copied to PostgreSQL and back", () => {
   }, 120_000);
 
   test("--to-sqlite copies it back; the SQLite colony answers exactly as the first did, and takes writes", async () => {
-    // Replicas count each hour in slots (PostgreSQL migration 13): spread every counter over two
-    // more (slots no connection uses), as replicas would have; the copy gives SQLite one row per
-    // key, their sum.
+    // Replicas count each hour in slot rows (PostgreSQL migration 13): move part of every counter
+    // into a slot row, as replicas would have written it (slots no connection uses; a label's
+    // clients in two parts, one below zero, as a client's move leaves them); the copy gives SQLite
+    // one row per key, the sum of the key's row and its slot rows.
     const counters = [
       [
         "SELECT hour, name, value FROM series_hourly ORDER BY hour, name",
-        "SELECT hour, name, sum(value) AS value FROM series_hourly GROUP BY hour, name ORDER BY hour, name",
+        `SELECT hour, name, sum(value) AS value FROM ${countedRows("series_hourly")} GROUP BY hour, name ORDER BY hour, name`,
       ],
       [
         "SELECT hour, outcomes, tokens_saved FROM stats_hourly ORDER BY hour",
-        "SELECT hour, sum(outcomes) AS outcomes, sum(tokens_saved) AS tokens_saved FROM stats_hourly GROUP BY hour ORDER BY hour",
+        `SELECT hour, sum(outcomes) AS outcomes, sum(tokens_saved) AS tokens_saved FROM ${countedRows("stats_hourly")} GROUP BY hour ORDER BY hour`,
       ],
       [
         "SELECT hour, label, n, clients FROM search_hourly ORDER BY hour, label",
-        "SELECT hour, label, sum(n) AS n, sum(clients) AS clients FROM search_hourly GROUP BY hour, label ORDER BY hour, label",
+        `SELECT hour, label, sum(n) AS n, sum(clients) AS clients FROM ${countedRows("search_hourly")} GROUP BY hour, label ORDER BY hour, label`,
       ],
     ] as const;
     const summed = async () =>
@@ -272,12 +274,12 @@ describe("a colony copied to PostgreSQL and back", () => {
     const before = await summed();
     await pgQuery(
       url,
-      `INSERT INTO series_hourly (hour, name, slot, value) SELECT hour, name, 20, value / 2 FROM series_hourly WHERE slot = 0;
-       UPDATE series_hourly SET value = value - value / 2 WHERE slot = 0;
-       INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved) SELECT hour, 21, outcomes / 2, tokens_saved / 2 FROM stats_hourly WHERE slot = 0;
-       UPDATE stats_hourly SET outcomes = outcomes - outcomes / 2, tokens_saved = tokens_saved - tokens_saved / 2 WHERE slot = 0;
-       INSERT INTO search_hourly (hour, label, slot, n, clients) SELECT hour, label, 22, n / 2, clients + 1 FROM search_hourly WHERE slot = 0;
-       UPDATE search_hourly SET n = n - n / 2, clients = -1 WHERE slot = 0;`,
+      `INSERT INTO series_hourly_slots (hour, name, slot, value) SELECT hour, name, 20, value / 2 FROM series_hourly;
+       UPDATE series_hourly SET value = value - value / 2;
+       INSERT INTO stats_hourly_slots (hour, slot, outcomes, tokens_saved) SELECT hour, 21, outcomes / 2, tokens_saved / 2 FROM stats_hourly;
+       UPDATE stats_hourly SET outcomes = outcomes - outcomes / 2, tokens_saved = tokens_saved - tokens_saved / 2;
+       INSERT INTO search_hourly_slots (hour, label, slot, n, clients) SELECT hour, label, 22, n / 2, clients + 1 FROM search_hourly;
+       UPDATE search_hourly SET n = n - n / 2, clients = -1;`,
     );
     expect(await summed()).toEqual(before);
     const r = await migrate(["--to-sqlite", backDir], { COLONY_DATABASE_URL: url });

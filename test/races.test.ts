@@ -9,6 +9,7 @@ import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
 import { strength } from "../src/core/strength";
 import type { RunningColony } from "../src/serve";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import { countedRows } from "../src/store/postgres/repositories";
 import type { PostgresStore } from "../src/store/postgres/store";
 import type { TrailRecord, TrailRepository } from "../src/store/ports";
 import { startQuietColony, tempDir } from "./support/colony";
@@ -352,7 +353,8 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
   }
 
   async function failedEnrichments(): Promise<number> {
-    const [{ n }] = await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM series_hourly WHERE name = 'failed'`;
+    const [{ n }] =
+      await sql()`SELECT coalesce(sum(value), 0)::int AS n FROM ${sql().unsafe(countedRows("series_hourly"))} WHERE name = 'failed'`;
     return n;
   }
 

@@ -7,6 +7,7 @@ import { pseudonymSecret } from "../src/compose";
 import { fingerprint } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
 import { migratePostgres } from "../src/store/postgres/migrations";
+import { countedRows } from "../src/store/postgres/repositories";
 import type { Store } from "../src/store/ports";
 import { PgQuotaCounters, QUOTA_PURGE_GRACE_MS } from "../src/store/postgres/seams";
 import { startQuietColony, tempDir } from "./support/colony";
@@ -137,23 +138,27 @@ describe.skipIf(unavailable !== null)("two replicas on one PostgreSQL database b
       const hot = async () => ((await (await viaProxy("/v1/stats")).json()) as any).hot.find((h: any) => h.label === "SlotCountedError");
       expect((await hot()).searches).toBe(24);
       // As if these counts were of an hour long over (moved three hours back, where no other
-      // row is), the leader's maintenance folds them into one row per key, their sum.
-      await sql`UPDATE series_hourly SET hour = hour - 3 WHERE name = 'searches'`;
-      await sql`UPDATE search_hourly SET hour = hour - 3 WHERE label = 'SlotCountedError'`;
+      // row is), the leader's maintenance folds their slot rows into one row per key, their sum.
+      await sql`UPDATE series_hourly_slots SET hour = hour - 3 WHERE name = 'searches'`;
+      await sql`UPDATE search_hourly_slots SET hour = hour - 3 WHERE label = 'SlotCountedError'`;
       const counted = async () =>
         (
-          await sql`SELECT (SELECT sum(value) FROM series_hourly WHERE name = 'searches')::int AS searches,
+          await sql`SELECT (SELECT sum(value) FROM ${sql.unsafe(countedRows("series_hourly"))} WHERE name = 'searches')::int AS searches,
             (SELECT count(*) FROM series_hourly WHERE name = 'searches')::int AS series_rows,
-            (SELECT sum(n) FROM search_hourly WHERE label = 'SlotCountedError')::int AS labelled,
-            (SELECT count(*) FROM search_hourly WHERE label = 'SlotCountedError')::int AS label_rows`
+            (SELECT count(*) FROM series_hourly_slots WHERE name = 'searches')::int AS series_slot_rows,
+            (SELECT sum(n) FROM ${sql.unsafe(countedRows("search_hourly"))} WHERE label = 'SlotCountedError')::int AS labelled,
+            (SELECT count(*) FROM search_hourly WHERE label = 'SlotCountedError')::int AS label_rows,
+            (SELECT count(*) FROM search_hourly_slots WHERE label = 'SlotCountedError')::int AS label_slot_rows`
         )[0];
       const before = await counted();
       expect(before.searches).toBeGreaterThanOrEqual(24);
       expect(before.labelled).toBe(24);
+      expect(before.label_rows).toBe(0);
+      expect(before.label_slot_rows).toBeGreaterThan(0);
       // (private: the hourly task, run here at once rather than an hour after start)
       await (replicas[0]!.service as unknown as { maintenance(): Promise<void> }).maintenance();
       const after = await counted();
-      expect(after).toEqual({ ...before, series_rows: after.series_rows, label_rows: 1 });
+      expect(after).toEqual({ ...before, series_rows: after.series_rows, series_slot_rows: 0, label_rows: 1, label_slot_rows: 0 });
       // One row for each hour the searches fell in (the test may straddle an hour).
       expect(after.series_rows).toBeLessThanOrEqual(2);
     } finally {

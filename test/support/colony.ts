@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config";
 import { parseTrustProxy } from "../../src/core/proxy-trust";
 import type { EnrichmentWorker } from "../../src/service/enrichment-worker";
 import { startColony, type RunningColony } from "../../src/serve";
+import { countedRows } from "../../src/store/postgres/repositories";
 import { REPO_DIR } from "./paths";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./postgres";
 import { startRoundRobinProxy } from "./round-robin-proxy";
@@ -57,6 +58,15 @@ export interface TestColony extends RunningColony {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Raw SQL on the colony's store (either backend), `$1`-style parameters: for checking what was stored. */
   query(text: string, ...params: unknown[]): Promise<any[]>;
+}
+
+/**
+ * An hourly counter table's counted rows, for a FROM clause in a colony's `query`: the table on
+ * SQLite; on PostgreSQL the table and its slot rows (migration 13), named like the table (a key may
+ * come several times: sum by key).
+ */
+export function countedIn(colony: RunningColony, table: "series_hourly" | "search_hourly" | "stats_hourly"): string {
+  return colony.subsystems.db ? table : countedRows(table);
 }
 
 // Every directory tempDir makes goes when the run ends, whatever the test did with it: tests that

@@ -18,15 +18,16 @@ import { openPool } from "./hosts";
 import { PgLexicalIndex } from "./lexical";
 import { migratePostgres, PG_MIGRATIONS, postgresSchemaVersion } from "./migrations";
 import { SchemaTooNewError } from "../schema-version";
-import { num, PgKeyValueStore } from "./repositories";
+import { COUNTER_SLOT_TABLES, countedRows, num, PgKeyValueStore } from "./repositories";
 import { asFloats, PgVectorStore, REINDEX_PENDING_KEY, SIGNATURE_KEY, storedVectorModel } from "./vectors";
 
 /**
- * Counter tables whose hours PostgreSQL spreads over slots (migration 13, repositories.ts
- * COUNTER_SLOTS), where SQLite keeps one row per key: as the source, a key's slots are read as one
- * row, their sum (what the colony reads); as the target, each row goes into slot 0.
+ * Counter tables whose current hours PostgreSQL spreads over slot rows in their slot tables
+ * (migration 13, repositories.ts COUNTER_SLOT_TABLES), where SQLite keeps one row per key: as the
+ * source, a key's row and its slot rows are read as one row, their sum (what the colony reads); as
+ * the target, each row goes into the counter table (no slot rows).
  */
-const SLOTTED_TABLES = new Set(["series_hourly", "search_hourly", "stats_hourly"]);
+const SLOTTED_TABLES = new Set(Object.keys(COUNTER_SLOT_TABLES));
 
 /** Held (per session) by a copy for its whole run, so two copies never write one database at once. */
 const COPY_LOCK = 0x636f6c636f70;
@@ -160,7 +161,7 @@ class PgCopySide implements CopySide {
 
   async columns(table: string): Promise<string[]> {
     const columns = [...(await this.columnTypes(table)).keys()];
-    return SLOTTED_TABLES.has(table) ? columns.filter((c) => c !== "slot") : columns;
+    return SLOTTED_TABLES.has(table) ? columns.filter((c) => COUNTER_SLOT_TABLES[table]!.columns.includes(c)) : columns;
   }
 
   /** The condition leaving out the table's skipped keys, with its parameters from $n on. */
@@ -189,7 +190,7 @@ class PgCopySide implements CopySide {
     const bigints = columns.map((c) => types.get(c) === "bigint" || (slotted && !table.key.includes(c)));
     const rows = await this.sql
       .unsafe(
-        `SELECT ${selected.join(", ")} FROM ${ident(table.name)}
+        `SELECT ${selected.join(", ")} FROM ${slotted ? countedRows(table.name) : ident(table.name)}
          ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ${slotted ? `GROUP BY ${key}` : ""}
          ORDER BY ${key} LIMIT $${params.length}`,
         params,
@@ -203,7 +204,7 @@ class PgCopySide implements CopySide {
     const where = this.skip(table, params);
     const [{ n }] = await this.sql.unsafe(
       SLOTTED_TABLES.has(table.name)
-        ? `SELECT count(*)::float8 AS n FROM (SELECT 1 FROM ${ident(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+        ? `SELECT count(*)::float8 AS n FROM (SELECT 1 FROM ${countedRows(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
            GROUP BY ${table.key.map(ident).join(", ")}) AS keys`
         : `SELECT count(*)::float8 AS n FROM ${ident(table.name)} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`,
       params,
@@ -279,7 +280,7 @@ class PgCopySide implements CopySide {
           await conn.unsafe(
             `INSERT INTO ${ident(table.name)} (${list}) OVERRIDING SYSTEM VALUE
              SELECT ${list} FROM json_populate_recordset(NULL::${ident(table.name)}, $1::text::json)
-             ON CONFLICT (${[...table.key, ...(SLOTTED_TABLES.has(table.name) ? ["slot"] : [])].map(ident).join(", ")}) ${onConflict}`,
+             ON CONFLICT (${table.key.map(ident).join(", ")}) ${onConflict}`,
             [JSON.stringify(objects, withoutNul)],
           );
         },

@@ -399,15 +399,35 @@ export const PG_MIGRATIONS: PgMigration[] = [
     sql: `
       -- Every search added to its hour's one series_hourly row (and its label's search_hourly row),
       -- every counted report to the hour's stats_hourly row: one row lock that the transactions of
-      -- every replica queued on until each committed, WAL flush included. Each hour's counters are
-      -- now spread over slots (a transaction adds to its connection's slot, repositories.ts
-      -- COUNTER_SLOTS) and read as the sum of the slots. The rows counted so far become slot 0.
-      ALTER TABLE series_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-      ALTER TABLE series_hourly DROP CONSTRAINT series_hourly_pkey, ADD PRIMARY KEY (hour, name, slot);
-      ALTER TABLE search_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-      ALTER TABLE search_hourly DROP CONSTRAINT search_hourly_pkey, ADD PRIMARY KEY (hour, label, slot);
-      ALTER TABLE stats_hourly ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-      ALTER TABLE stats_hourly DROP CONSTRAINT stats_hourly_pkey, ADD PRIMARY KEY (hour, slot);
+      -- every replica queued on until each committed, WAL flush included. Each hour's counts are
+      -- now added to slot rows (a transaction adds to its connection's slot, repositories.ts
+      -- COUNTER_SLOTS), read as the sum of the key's row and its slot rows, and folded into the
+      -- key's row once the hour is over. The counter tables keep their rows and keys: a replica of
+      -- the release before, still serving during a rolling upgrade, counts into them as it did.
+      -- (This migration is unreleased in this form only: an earlier draft of it, never in a
+      -- release, added the slot to the counter tables' own keys.)
+      CREATE TABLE series_hourly_slots (
+        hour  bigint NOT NULL,
+        name  text NOT NULL,
+        slot  smallint NOT NULL,
+        value bigint NOT NULL,
+        PRIMARY KEY (hour, name, slot)
+      );
+      CREATE TABLE search_hourly_slots (
+        hour    bigint NOT NULL,
+        label   text NOT NULL,
+        slot    smallint NOT NULL,
+        n       integer NOT NULL,
+        clients integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (hour, label, slot)
+      );
+      CREATE TABLE stats_hourly_slots (
+        hour         bigint NOT NULL,
+        slot         smallint NOT NULL,
+        outcomes     bigint NOT NULL DEFAULT 0,
+        tokens_saved bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (hour, slot)
+      );
     `,
   },
 ];

@@ -248,13 +248,35 @@ const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailI
  * lock that every replica's searching or reporting transaction queued on until it committed, WAL
  * flush included: with durable commits that capped the whole cluster at one flush per count
  * (bench/RESULTS.md, session 13). Each transaction adds to the slot of its connection's server
- * process (pg_backend_pid() % COUNTER_SLOTS): a connection never waits on itself, and connections
- * opened together (a replica's pool) usually have consecutive process ids, so they spread over the
- * slots. Reads sum the slots; the hourly maintenance folds finished hours back into one row per key
+ * process (pg_backend_pid() % COUNTER_SLOTS) in the counter's slot table (COUNTER_SLOT_TABLES): a
+ * connection never waits on itself, and connections opened together (a replica's pool) usually
+ * have consecutive process ids, so they spread over the slots. The counter tables themselves keep
+ * the previous release's one row per key and hour (and its keys), so a replica of that release,
+ * still running during a rolling upgrade, keeps counting into them. Reads sum a key's row and its
+ * slot rows; the hourly maintenance folds finished hours' slot rows into the key's row
  * (foldHoursBefore). Exact: a count is in the same transaction as what it counts, committed or not
  * with it.
  */
 export const COUNTER_SLOTS = 16;
+
+/** Each hourly counter table, its slot table (migration 13) and the columns both share. */
+export const COUNTER_SLOT_TABLES: Record<string, { slots: string; columns: readonly string[] }> = {
+  series_hourly: { slots: "series_hourly_slots", columns: ["hour", "name", "value"] },
+  search_hourly: { slots: "search_hourly_slots", columns: ["hour", "label", "n", "clients"] },
+  stats_hourly: { slots: "stats_hourly_slots", columns: ["hour", "outcomes", "tokens_saved"] },
+};
+
+/**
+ * A counter table's rows and its slot rows, as one row source named like the table (for a FROM
+ * clause; a key may appear several times: sum by key). For the copy and for tests reading what
+ * was counted.
+ */
+export function countedRows(table: keyof typeof COUNTER_SLOT_TABLES): string {
+  const { slots, columns } = COUNTER_SLOT_TABLES[table]!;
+  const list = columns.join(", ");
+  return `(SELECT ${list} FROM ${table} UNION ALL SELECT ${list} FROM ${slots}) AS ${table}`;
+}
+
 /**
  * How long after its end (by the database's clock) an hour's counters stay spread over slots: the
  * hour a replica whose clock runs a few minutes behind still counts in is not folded under it.
@@ -271,24 +293,27 @@ export class PgStatsRepository implements StatsRepository {
 
   /**
    * Adds to the hour's bucket (this connection's slot of it), saturating at MAX_SAFE_INTEGER (as the
-   * SQLite adapter does); since() sums the slots and clamps the sum.
+   * SQLite adapter does); since() sums the bucket and its slots and clamps the sum.
    */
   async addOutcome(at: number, tokensSaved: number): Promise<void> {
     const max = Number.MAX_SAFE_INTEGER;
     await this.sql`
-      INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
+      INSERT INTO stats_hourly_slots (hour, slot, outcomes, tokens_saved)
       VALUES (${Math.floor(at / HOUR_MS)}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 1, ${clampCount(tokensSaved)})
       ON CONFLICT (hour, slot) DO UPDATE SET
-        outcomes = least(stats_hourly.outcomes + 1, ${max}::bigint),
-        tokens_saved = CASE WHEN stats_hourly.tokens_saved > ${max}::bigint - excluded.tokens_saved THEN ${max}::bigint
-                            ELSE stats_hourly.tokens_saved + excluded.tokens_saved END`;
+        outcomes = least(stats_hourly_slots.outcomes + 1, ${max}::bigint),
+        tokens_saved = CASE WHEN stats_hourly_slots.tokens_saved > ${max}::bigint - excluded.tokens_saved THEN ${max}::bigint
+                            ELSE stats_hourly_slots.tokens_saved + excluded.tokens_saved END`;
   }
 
   /** Outcomes and tokens: whole hourly buckets from the one containing `at`; agents: exact. */
   async since(at: number) {
-    const [row] = await this.sql`SELECT
-        (SELECT coalesce(sum(outcomes), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS o,
-        (SELECT coalesce(sum(tokens_saved), 0)::float8 FROM stats_hourly WHERE hour >= ${Math.floor(at / HOUR_MS)}) AS t,
+    const hour = Math.floor(at / HOUR_MS);
+    const [row] = await this.sql`WITH buckets AS (
+        SELECT outcomes, tokens_saved FROM stats_hourly WHERE hour >= ${hour}
+        UNION ALL SELECT outcomes, tokens_saved FROM stats_hourly_slots WHERE hour >= ${hour})
+      SELECT (SELECT coalesce(sum(outcomes), 0)::float8 FROM buckets) AS o,
+        (SELECT coalesce(sum(tokens_saved), 0)::float8 FROM buckets) AS t,
         (SELECT count(*)::int FROM agent_activity WHERE at >= ${at}) AS agents`;
     return { outcomes: clampCount(row.o), tokensSaved: clampCount(row.t), agents: row.agents };
   }
@@ -304,43 +329,56 @@ export class PgStatsRepository implements StatsRepository {
 
   async bump(name: SeriesName, at: number, by = 1): Promise<void> {
     await this
-      .sql`INSERT INTO series_hourly (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, pg_backend_pid() % ${COUNTER_SLOTS}::int, ${by})
-      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly.value + excluded.value`;
+      .sql`INSERT INTO series_hourly_slots (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, pg_backend_pid() % ${COUNTER_SLOTS}::int, ${by})
+      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly_slots.value + excluded.value`;
   }
 
   /**
-   * A peak is one row (slot 0): a maximum cannot be split into slots that sum. series() sums the
-   * slots of every name, which for a peak is that one row (no series is both bumped and peaked).
-   * Each replica samples its queue once a minute, so the row is not contended.
+   * A peak stays in the counter table's one row (as the previous release writes it): a maximum
+   * cannot be split into slots that sum. series() adds a name's slot rows to it, and a peaked
+   * series has none (no series is both bumped and peaked). Each replica samples its queue once a
+   * minute, so the row is not contended.
    */
   async peak(name: SeriesName, at: number, value: number): Promise<void> {
-    await this.sql`INSERT INTO series_hourly (hour, name, slot, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, 0, ${value})
-      ON CONFLICT (hour, name, slot) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
+    await this.sql`INSERT INTO series_hourly (hour, name, value) VALUES (${Math.floor(at / HOUR_MS)}, ${name}, ${value})
+      ON CONFLICT (hour, name) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
   }
 
   async series(since: number): Promise<SeriesPoint[]> {
-    const rows = await this.sql`SELECT hour, name, sum(value)::bigint AS value FROM series_hourly
-      WHERE hour >= ${Math.floor(since / HOUR_MS)} GROUP BY hour, name ORDER BY hour, name`;
+    const hour = Math.floor(since / HOUR_MS);
+    const rows = await this.sql`SELECT hour, name, sum(value)::bigint AS value FROM (
+        SELECT hour, name, value FROM series_hourly WHERE hour >= ${hour}
+        UNION ALL SELECT hour, name, value FROM series_hourly_slots WHERE hour >= ${hour}) AS points
+      GROUP BY hour, name ORDER BY hour, name`;
     return rows.map((r: any) => ({ hour: num(r.hour) * HOUR_MS, name: r.name, value: num(r.value) }));
   }
 
   async purgeSeriesBefore(before: number): Promise<void> {
-    await this.sql`DELETE FROM series_hourly WHERE hour < ${Math.floor(before / HOUR_MS)}`;
+    const hour = Math.floor(before / HOUR_MS);
+    await this.sql`WITH slots AS (DELETE FROM series_hourly_slots WHERE hour < ${hour})
+      DELETE FROM series_hourly WHERE hour < ${hour}`;
   }
 
   /**
-   * Moves the counts of every slot but 0 into slot 0, for the hours before `before` (the
-   * maintenance leader, hourly, for the hours already over): a finished hour is then read as one
-   * row per key again, and only the current hour (and a late write into a past one: a client's
-   * move takes it off its earlier hour) is spread. Each table in one statement: a count moves
-   * whole or not at all; a write into a slot row being folded waits for the fold, then finds the
-   * row gone and adds a new one, folded next time.
+   * Moves the slot rows of the hours before `before` into the counter tables' one row per key
+   * (the maintenance leader, hourly, for the hours already over): a finished hour is then read as
+   * one row per key again, and only the current hour (and a late write into a past one: a client's
+   * move takes it off its earlier hour) has slot rows. Each table in one statement: a count moves
+   * whole or not at all, and a read (one statement, one snapshot) sees it in the slot rows or in
+   * the key's row, never both or neither; a write into a slot row being folded waits for the fold,
+   * then finds the row gone and adds a new one, folded next time. A replica of the previous release
+   * (a rolling upgrade) adds to the same key rows the fold adds to: each waits for the other's row
+   * lock, and neither loses a count.
    *
    * Only hours over FOLD_GRACE_MS ago by the database's clock are folded, whatever `before` says: a
-   * counting statement writes its own hour's row and takes the client off an earlier hour's, and
-   * when both were being folded (a leader whose clock ran ahead, a replica whose clock ran behind)
-   * the fold and the count locked the two rows in opposite orders and PostgreSQL aborted one of
-   * them as a deadlock (a failed search, or a failed maintenance run).
+   * counting statement writes its own hour's slot row and takes the client off an earlier hour's,
+   * and when both were being folded (a leader whose clock ran ahead, a replica whose clock ran
+   * behind) the fold and the count locked the two rows in opposite orders and PostgreSQL aborted
+   * one of them as a deadlock (a failed search, or a failed maintenance run). A count holding one
+   * folded hour's slot row waits on nothing the fold holds (its other rows are in hours not
+   * folded; it reads the key rows without locking them). The previous release's count writes key
+   * rows the same way (its own hour's and the earlier hour's), so the same grace keeps it to one
+   * folded row.
    */
   async foldHoursBefore(before: number): Promise<number> {
     const [{ graceHour }] = await this.sql`SELECT (((extract(epoch FROM statement_timestamp()) * 1000)::bigint
@@ -348,22 +386,22 @@ export class PgStatsRepository implements StatsRepository {
     const hour = Math.min(Math.floor(before / HOUR_MS), graceHour);
     const max = Number.MAX_SAFE_INTEGER;
     const series = await this.sql`WITH gone AS (
-        DELETE FROM series_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, name, value)
-      INSERT INTO series_hourly (hour, name, slot, value) SELECT hour, name, 0, sum(value) FROM gone GROUP BY hour, name
-      ON CONFLICT (hour, name, slot) DO UPDATE SET value = series_hourly.value + excluded.value
+        DELETE FROM series_hourly_slots WHERE hour < ${hour} RETURNING hour, name, value)
+      INSERT INTO series_hourly (hour, name, value) SELECT hour, name, sum(value) FROM gone GROUP BY hour, name
+      ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value
       RETURNING (SELECT count(*) FROM gone)::int AS n`;
     const stats = await this.sql`WITH gone AS (
-        DELETE FROM stats_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, outcomes, tokens_saved)
-      INSERT INTO stats_hourly (hour, slot, outcomes, tokens_saved)
-      SELECT hour, 0, least(sum(outcomes), ${max}::bigint), least(sum(tokens_saved), ${max}::bigint) FROM gone GROUP BY hour
-      ON CONFLICT (hour, slot) DO UPDATE SET
+        DELETE FROM stats_hourly_slots WHERE hour < ${hour} RETURNING hour, outcomes, tokens_saved)
+      INSERT INTO stats_hourly (hour, outcomes, tokens_saved)
+      SELECT hour, least(sum(outcomes), ${max}::bigint), least(sum(tokens_saved), ${max}::bigint) FROM gone GROUP BY hour
+      ON CONFLICT (hour) DO UPDATE SET
         outcomes = least(stats_hourly.outcomes + excluded.outcomes, ${max}::bigint),
         tokens_saved = least(stats_hourly.tokens_saved + excluded.tokens_saved, ${max}::bigint)
       RETURNING (SELECT count(*) FROM gone)::int AS n`;
     const labels = await this.sql`WITH gone AS (
-        DELETE FROM search_hourly WHERE hour < ${hour} AND slot <> 0 RETURNING hour, label, n, clients)
-      INSERT INTO search_hourly (hour, label, slot, n, clients) SELECT hour, label, 0, sum(n), sum(clients) FROM gone GROUP BY hour, label
-      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly.n + excluded.n, clients = search_hourly.clients + excluded.clients
+        DELETE FROM search_hourly_slots WHERE hour < ${hour} RETURNING hour, label, n, clients)
+      INSERT INTO search_hourly (hour, label, n, clients) SELECT hour, label, sum(n), sum(clients) FROM gone GROUP BY hour, label
+      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + excluded.n, clients = search_hourly.clients + excluded.clients
       RETURNING (SELECT count(*) FROM gone)::int AS n`;
     return [series, stats, labels].reduce((total, rows: any[]) => total + (rows[0]?.n ?? 0), 0);
   }
@@ -371,8 +409,10 @@ export class PgStatsRepository implements StatsRepository {
   async purgeBefore(before: number): Promise<void> {
     const hour = Math.floor(before / HOUR_MS);
     await this.sql`WITH s AS (DELETE FROM stats_hourly WHERE hour < ${hour}),
+      ss AS (DELETE FROM stats_hourly_slots WHERE hour < ${hour}),
       a AS (DELETE FROM agent_activity WHERE at < ${before}),
-      c AS (DELETE FROM search_clients WHERE hour < ${hour})
+      c AS (DELETE FROM search_clients WHERE hour < ${hour}),
+      ls AS (DELETE FROM search_hourly_slots WHERE hour < ${hour})
       DELETE FROM search_hourly WHERE hour < ${hour}`;
   }
 }
@@ -388,10 +428,14 @@ export class PgSearchCounter implements SearchCounter {
    * the row already at this hour moves nothing.
    *
    * A label's hour is spread over slots as the stats are (COUNTER_SLOTS): this connection's slot
-   * gains the search, and the earlier hour loses the client in this connection's slot too, which
-   * may go below zero while the hour's sum, the count read, stays the distinct clients. The loss is
-   * taken only while the earlier hour's sum has a client to lose (rows from before clients were
-   * counted, migration 10, may not), as the unslotted update's `clients > 0` did.
+   * row gains the search, and the earlier hour loses the client in this connection's slot row too,
+   * which may go below zero while the hour's sum (its search_hourly row and slot rows), the count
+   * read, stays the distinct clients; the fold adds the slot rows, negative ones included, to the
+   * hour's row. The loss is taken only while the earlier hour's sum has a client to lose (rows from
+   * before clients were counted, migration 10, may not), as the unslotted update's `clients > 0`
+   * did. A replica of the previous release (a rolling upgrade) takes the loss off the hour's
+   * search_hourly row only, while that row has a client: a client it moves off an hour counted only
+   * in slot rows stays counted there too (one client too many in the windows holding both hours).
    */
   async add(label: string, client: string, at: number): Promise<void> {
     const hour = Math.floor(at / HOUR_MS);
@@ -402,20 +446,23 @@ export class PgSearchCounter implements SearchCounter {
           WHERE search_clients.hour < excluded.hour
         RETURNING prev_hour
       ), earlier AS (
-        INSERT INTO search_hourly (hour, label, slot, n, clients)
+        INSERT INTO search_hourly_slots (hour, label, slot, n, clients)
         SELECT moved.prev_hour, ${l}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 0, -1 FROM moved
-        WHERE (SELECT sum(s.clients) FROM search_hourly s WHERE s.hour = moved.prev_hour AND s.label = ${l}) > 0
-        ON CONFLICT (hour, label, slot) DO UPDATE SET clients = search_hourly.clients - 1
+        WHERE coalesce((SELECT sum(s.clients) FROM search_hourly s WHERE s.hour = moved.prev_hour AND s.label = ${l}), 0)
+            + coalesce((SELECT sum(s.clients) FROM search_hourly_slots s WHERE s.hour = moved.prev_hour AND s.label = ${l}), 0) > 0
+        ON CONFLICT (hour, label, slot) DO UPDATE SET clients = search_hourly_slots.clients - 1
       )
-      INSERT INTO search_hourly (hour, label, slot, n, clients)
+      INSERT INTO search_hourly_slots (hour, label, slot, n, clients)
       VALUES (${hour}, ${l}, pg_backend_pid() % ${COUNTER_SLOTS}::int, 1, (SELECT count(*)::int FROM moved))
-      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
+      ON CONFLICT (hour, label, slot) DO UPDATE SET n = search_hourly_slots.n + 1, clients = search_hourly_slots.clients + excluded.clients`;
   }
 
   async top(since: number, limit: number, rule: HotLabelRule) {
     const rows = await this.sql`WITH labels AS MATERIALIZED (
-        SELECT label, sum(clients)::int AS clients, sum(n)::bigint AS searches FROM search_hourly
-        WHERE hour >= ${Math.floor(since / HOUR_MS)} GROUP BY label)
+        SELECT label, sum(clients)::int AS clients, sum(n)::bigint AS searches FROM (
+          SELECT label, n, clients FROM search_hourly WHERE hour >= ${Math.floor(since / HOUR_MS)}
+          UNION ALL SELECT label, n, clients FROM search_hourly_slots WHERE hour >= ${Math.floor(since / HOUR_MS)}) AS counted
+        GROUP BY label)
       SELECT label, clients, searches FROM labels
       WHERE clients > 0 AND (clients >= least(${Math.max(1, rule.minClients)}::int, (SELECT max(clients) FROM labels))
                              OR label = ANY(${[...rule.anyClients]}::text[]))

@@ -8,7 +8,7 @@ import { openPostgresStore } from "./store";
 import { binaryCode } from "./vectors";
 import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
 import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
-import { COUNTER_SLOTS, PgSearchCounter, PgStatsRepository } from "./repositories";
+import { COUNTER_SLOTS, countedRows, PgSearchCounter, PgStatsRepository } from "./repositories";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -281,18 +281,21 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
         { label: "HotLabelError", clients: 2, searches: 2 },
       ]);
-      // Once the hour is over, maintenance folds it back into one row per key, counts unchanged.
+      // Once the hour is over, maintenance folds it into one row per key, counts unchanged.
       const rows = async () =>
         (
           await store.sql`SELECT (SELECT count(*) FROM series_hourly WHERE hour = 800)::int AS series,
             (SELECT count(*) FROM stats_hourly WHERE hour = 800)::int AS stats,
-            (SELECT count(*) FROM search_hourly WHERE hour = 800)::int AS labels`
+            (SELECT count(*) FROM search_hourly WHERE hour = 800)::int AS labels,
+            (SELECT count(*) FROM series_hourly_slots WHERE hour = 800)::int AS series_slots,
+            (SELECT count(*) FROM stats_hourly_slots WHERE hour = 800)::int AS stats_slots,
+            (SELECT count(*) FROM search_hourly_slots WHERE hour = 800)::int AS label_slots`
         )[0];
-      expect(await rows()).toEqual({ series: 2, stats: 2, labels: 2 });
+      expect(await rows()).toEqual({ series: 0, stats: 0, labels: 0, series_slots: 2, stats_slots: 2, label_slots: 2 });
       expect(await store.stats.foldHoursBefore!(800 * h)).toBe(0); // the hour is not over
-      // The rows of the two connections' slots but slot 0 (one of them may be in it).
-      expect([3, 6]).toContain(await store.stats.foldHoursBefore!(801 * h));
-      expect(await rows()).toEqual({ series: 1, stats: 1, labels: 1 });
+      // The slot rows of the two connections, one per table each.
+      expect(await store.stats.foldHoursBefore!(801 * h)).toBe(6);
+      expect(await rows()).toEqual({ series: 1, stats: 1, labels: 1, series_slots: 0, stats_slots: 0, label_slots: 0 });
       expect(await store.stats.series(800 * h)).toEqual([{ hour: 800 * h, name: "searches", value: 2 }]);
       expect(await store.stats.since(800 * h)).toMatchObject({ outcomes: 2, tokensSaved: 20 });
       expect(await store.searches.top(800 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
@@ -343,7 +346,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       await counting.finally(() => (stop = true));
       await folding;
       const byHour = await store.sql`SELECT hour::float8 AS hour, sum(n)::int AS n, sum(clients)::int AS clients
-        FROM search_hourly GROUP BY hour ORDER BY hour`;
+        FROM ${store.sql.unsafe(countedRows("search_hourly"))} GROUP BY hour ORDER BY hour`;
       expect(byHour.map((r: any) => [r.hour, r.n, r.clients])).toEqual([
         [current - 1, clients, 0],
         [current, clients, clients],
@@ -352,14 +355,15 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
         { label: "MovingError", clients, searches: 2 * clients },
       ]);
       // The current hour stays spread (one row per connection's slot), whatever the leader's clock.
-      const [{ rows }] = await store.sql`SELECT count(*)::int AS rows FROM search_hourly WHERE hour = ${current}`;
+      const [{ rows }] = await store.sql`SELECT count(*)::int AS rows FROM search_hourly_slots WHERE hour = ${current}`;
       expect(rows).toBeGreaterThan(1);
       // An hour over long enough ago is folded.
       await new PgStatsRepository(conns[0]!).bump("searches", (current - 3) * h);
       await new PgStatsRepository(conns[1]!).bump("searches", (current - 3) * h);
       await store.stats.foldHoursBefore!(aheadBefore);
-      const [{ old }] = await store.sql`SELECT count(*)::int AS old FROM series_hourly WHERE hour = ${current - 3}`;
-      expect(old).toBe(1);
+      const [{ old, slots }] = await store.sql`SELECT (SELECT count(*) FROM series_hourly WHERE hour = ${current - 3})::int AS old,
+        (SELECT count(*) FROM series_hourly_slots WHERE hour = ${current - 3})::int AS slots`;
+      expect([old, slots]).toEqual([1, 0]);
       expect((await store.stats.series((current - 3) * h)).filter((p) => p.hour === (current - 3) * h)).toEqual([
         { hour: (current - 3) * h, name: "searches", value: 2 },
       ]);
@@ -369,28 +373,184 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     }
   }, 60_000);
 
-  test("migration 13 is not a rolling upgrade: an older replica's counting statements fail once it has run (README, Upgrading: stop the old replicas first)", async () => {
-    const sql = new SQL(await server.createDatabase(), { max: 2 });
+  test("migration 13 is a rolling upgrade: a replica of the release before keeps counting after it has run, and the new code reads its counts with its own", async () => {
+    const url = await server.createDatabase();
+    const sql = new SQL(url, { max: 2 });
+    const h = 3600_000;
     // The statements a replica of the release before sends in every search's and every counted
-    // report's transaction (repositories.ts before migration 13).
-    const olderReplicaCounts = async () => {
-      await sql`INSERT INTO series_hourly (hour, name, value) VALUES (900, 'searches', 1)
-        ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
-      await sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (900, 1, 0)
-        ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1`;
+    // report's transaction (repositories.ts before migration 13), and its hourly peak.
+    const olderReplicaCounts = async (hour: number, client: string) => {
+      await sql.begin(async (tx) => {
+        await tx`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'searches', 1)
+          ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+        await tx`WITH moved AS (
+            INSERT INTO search_clients (label, client, hour) VALUES ('RollingError', ${client}, ${hour})
+            ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
+              WHERE search_clients.hour < excluded.hour
+            RETURNING prev_hour
+          ), earlier AS (
+            UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
+            WHERE s.hour = moved.prev_hour AND s.label = 'RollingError' AND s.clients > 0
+          )
+          INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, 'RollingError', 1, (SELECT count(*)::int FROM moved))
+          ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
+      });
+      await sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${hour}, 1, 10)
+        ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1, tokens_saved = stats_hourly.tokens_saved + excluded.tokens_saved`;
+      await sql`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'queue_depth', 4)
+        ON CONFLICT (hour, name) DO UPDATE SET value = greatest(series_hourly.value, excluded.value)`;
     };
+    // What the release before reads: its counter tables alone.
+    const olderReplicaReads = async (hour: number) =>
+      (
+        await sql`SELECT (SELECT sum(value) FROM series_hourly WHERE hour >= ${hour} AND name = 'searches')::int AS searches,
+          (SELECT sum(outcomes) FROM stats_hourly WHERE hour >= ${hour})::int AS outcomes,
+          (SELECT sum(n) FROM search_hourly WHERE hour >= ${hour} AND label = 'RollingError')::int AS labelled`
+      )[0];
+    let store: Awaited<ReturnType<typeof openPostgresStore>> | null = null;
     try {
       await migratePostgres(
         sql,
         PG_MIGRATIONS.filter((m) => m.version <= 12),
       );
-      await olderReplicaCounts();
-      await migratePostgres(sql);
-      await expect(olderReplicaCounts()).rejects.toThrow(/no unique or exclusion constraint matching the ON CONFLICT/);
+      await olderReplicaCounts(900, "anon-old-1");
+      // A new replica starts (migration 13 runs) while the old one keeps serving.
+      store = await openPostgresStore({ url, poolSize: 2 });
+      await olderReplicaCounts(900, "anon-old-2");
+      await store.stats.bump("searches", 900 * h);
+      await store.stats.addOutcome(900 * h, 10);
+      await store.searches.add("RollingError", "anon-new-1", 900 * h);
+      await store.stats.peak("queue_depth", 900 * h, 6);
+      // Each client moves to the next hour, on the other release's replica.
+      await store.searches.add("RollingError", "anon-old-1", 901 * h);
+      await olderReplicaCounts(901, "anon-new-1");
+      const expected = async () => {
+        expect(await store!.stats.series(900 * h)).toEqual([
+          { hour: 900 * h, name: "queue_depth", value: 6 },
+          { hour: 900 * h, name: "searches", value: 3 },
+          { hour: 901 * h, name: "queue_depth", value: 4 },
+          { hour: 901 * h, name: "searches", value: 1 },
+        ]);
+        expect(await store!.stats.since(900 * h)).toMatchObject({ outcomes: 4, tokensSaved: 40 });
+        // Three clients, each counted once: the old replica's move took anon-new-1 off hour 900
+        // only if hour 900's row had a client to lose (it had: the old replica's two); the new
+        // replica's move of anon-old-1 took it off in its slot row.
+        expect(await store!.searches.top(900 * h, 5, { minClients: 1, anyClients: [] })).toEqual([
+          { label: "RollingError", clients: 3, searches: 5 },
+        ]);
+      };
+      await expected();
+      // The old replica reads its own counts; the new replica's wait for the fold of their hour.
+      expect(await olderReplicaReads(900)).toEqual({ searches: 3, outcomes: 3, labelled: 3 });
+      expect(await store.stats.foldHoursBefore!(902 * h)).toBeGreaterThan(0);
+      await expected();
+      expect(await olderReplicaReads(900)).toEqual({ searches: 4, outcomes: 4, labelled: 5 });
+      const [{ slots }] = await sql`SELECT ((SELECT count(*) FROM series_hourly_slots) + (SELECT count(*) FROM stats_hourly_slots)
+        + (SELECT count(*) FROM search_hourly_slots))::int AS slots`;
+      expect(slots).toBe(0);
+      // The old replica keeps counting into a folded hour, and the purges drop both kinds of rows.
+      await olderReplicaCounts(901, "anon-old-3");
+      await store.stats.bump("searches", 901 * h);
+      expect((await store.stats.series(901 * h)).find((p) => p.name === "searches")?.value).toBe(3);
+      await store.stats.purgeSeriesBefore(902 * h);
+      await store.stats.purgeBefore(902 * h);
+      expect(await store.stats.series(0)).toEqual([]);
+      expect(await store.searches.top(0, 5, { minClients: 1, anyClients: [] })).toEqual([]);
+      expect(await store.stats.since(0)).toMatchObject({ outcomes: 0, tokensSaved: 0 });
     } finally {
+      await store?.close();
       await sql.close();
     }
   });
+
+  test("hourly counters during a rolling upgrade: the release before's counts, the new code's and the fold running meanwhile lose and double nothing, and do not deadlock", async () => {
+    const url = await server.createDatabase();
+    const sql = new SQL(url, { max: 2 });
+    await migratePostgres(
+      sql,
+      PG_MIGRATIONS.filter((m) => m.version <= 12),
+    );
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const h = 3600_000;
+    const conns = Array.from({ length: 12 }, () => new SQL(url, { max: 1 }));
+    try {
+      const [{ now }] = await store.sql`SELECT (extract(epoch FROM statement_timestamp()) * 1000)::float8 AS now`;
+      const current = Math.floor(now / h);
+      // A search as the release before counts it (repositories.ts before migration 13), and as this one does.
+      const olderSearch = (c: SQL, client: string, hour: number) =>
+        c.begin(async (tx) => {
+          await tx`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'searches', 1)
+            ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
+          await tx`WITH moved AS (
+              INSERT INTO search_clients (label, client, hour) VALUES ('MixedError', ${client}, ${hour})
+              ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
+                WHERE search_clients.hour < excluded.hour
+              RETURNING prev_hour
+            ), earlier AS (
+              UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
+              WHERE s.hour = moved.prev_hour AND s.label = 'MixedError' AND s.clients > 0
+            )
+            INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, 'MixedError', 1, (SELECT count(*)::int FROM moved))
+            ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
+        });
+      const newerSearch = (c: SQL, client: string, hour: number) =>
+        c.begin(async (tx: any) => {
+          await new PgStatsRepository(tx).bump("searches", hour * h);
+          await new PgSearchCounter(tx).add("MixedError", client, hour * h);
+        });
+      // Every client searched two hours ago on a replica of either release (half each), then
+      // moves into the current hour, again on either release, while the leader (its clock two
+      // hours ahead) folds in a loop: the hour before the move's is folded meanwhile, the current
+      // one not (the database's clock).
+      const clients = 1200;
+      const search = (i: number, hour: number, k: number) =>
+        (i + k) % 2 ? olderSearch(conns[k]!, `anon-${i}`, hour) : newerSearch(conns[k]!, `anon-${i}`, hour);
+      let pre = 0;
+      await Promise.all(
+        conns.map(async (_, k) => {
+          while (pre < clients) await search(pre++, current - 2, k);
+        }),
+      );
+      let stop = false;
+      let folds = 0;
+      const folding = (async () => {
+        while (!stop) {
+          await store.stats.foldHoursBefore!((current + 2) * h);
+          folds++;
+        }
+      })();
+      let next = 0;
+      await Promise.all(
+        conns.map(async (_, k) => {
+          while (next < clients) await search(next++, current, k);
+        }),
+      ).finally(() => (stop = true));
+      await folding;
+      expect(folds).toBeGreaterThan(1);
+      const byHour = await store.sql`SELECT hour::float8 AS hour, sum(n)::int AS n
+        FROM ${store.sql.unsafe(countedRows("search_hourly"))} GROUP BY hour ORDER BY hour`;
+      expect(byHour.map((r: any) => [r.hour, r.n])).toEqual([
+        [current - 2, clients],
+        [current, clients],
+      ]);
+      expect((await store.stats.series((current - 2) * h)).map((p) => [p.hour / h, p.name, p.value])).toEqual([
+        [current - 2, "searches", clients],
+        [current, "searches", clients],
+      ]);
+      // Clients: each counted once in its latest hour, but for the moves the release before made
+      // off an hour whose row had no client left for it (the new code's were in slot rows, folded
+      // or not yet): the upgrade window's overcount, never an undercount.
+      const [top] = await store.searches.top((current - 2) * h, 5, { minClients: 1, anyClients: [] });
+      expect(top!.searches).toBe(2 * clients);
+      expect(top!.clients).toBeGreaterThanOrEqual(clients);
+      const [latest] = await store.searches.top(current * h, 5, { minClients: 1, anyClients: [] });
+      expect(latest).toEqual({ label: "MixedError", clients, searches: clients });
+    } finally {
+      await Promise.allSettled(conns.map((c) => c.close({ timeout: 0 })));
+      await store.close();
+      await sql.close();
+    }
+  }, 60_000);
 
   test("maintenance leadership: one replica at a time, taken over when the leader is gone", async () => {
     const url = await server.createDatabase();
