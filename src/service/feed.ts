@@ -39,6 +39,10 @@ export function decodeCursor(raw: string): FeedCursor {
   }
 }
 
+/** How many hot labels /v1/stats shows (decisions §9), and how many more it reads to fill the places of labels it leaves out. */
+const HOT_SHOWN = 10;
+const HOT_SPARE = 10;
+
 export class FeedService {
   constructor(private readonly deps: { store: Store | null; now: () => number }) {}
 
@@ -113,9 +117,11 @@ export class FeedService {
       tokens_saved_24h: day.tokensSaved,
       agents_24h: day.agents,
       // Ranked by clients, then searches (docs/security.md); `clients` is an additive field.
-      // A label counted before the current rule (hotLabelOf) would refuse it is not shown.
-      hot: (await store.searches.top(since, 10, HOT_LABEL_RULE))
+      // A label counted before the current rule (hotLabelOf) would refuse it is not shown, and the
+      // next one takes its place: the store is asked for more than are shown.
+      hot: (await store.searches.top(since, HOT_SHOWN + HOT_SPARE, HOT_LABEL_RULE))
         .filter((h) => hotLabelOf(h.label) !== null)
+        .slice(0, HOT_SHOWN)
         .map((h) => ({
           label: h.label,
           searches: Math.min(h.searches, Number.MAX_SAFE_INTEGER),
