@@ -114,6 +114,42 @@ describe("colony mcp --http: a POST past its deadline", () => {
   });
 });
 
+describe("colony mcp --http: a client that hangs up", () => {
+  test("is not waited for: its call's request to the colony ends at once, long before the deadline", async () => {
+    // Before: the call went on until the deadline (45 s by default) holding its server, handlers
+    // and the request to the colony, whoever had gone; a client retrying on its own timeout piled
+    // them up.
+    const DEADLINE_MS = 5000;
+    const colony = stallingColony();
+    const mcp = startStandalone(loadMcpConfig({ COLONY_URL: colony.url }), {
+      port: await freePort(),
+      logger: createLogger("silent"),
+      requestDeadlineMs: DEADLINE_MS,
+    });
+    try {
+      const hangUp = new AbortController();
+      const call = fetch(`${mcp.url}/mcp`, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: JSON.stringify(search(8)),
+        signal: hangUp.signal,
+      });
+      const until = Date.now() + 2000;
+      while (colony.held.started === 0 && Date.now() < until) await Bun.sleep(10);
+      expect(colony.held.started).toBe(1);
+      const hungUpAt = performance.now();
+      hangUp.abort();
+      await call.catch(() => {});
+      while (colony.held.abandoned === 0 && performance.now() - hungUpAt < DEADLINE_MS + 1000) await Bun.sleep(5);
+      expect(colony.held.abandoned).toBe(1);
+      expect(performance.now() - hungUpAt).toBeLessThan(1000);
+    } finally {
+      await mcp.stop();
+      colony.stop();
+    }
+  }, 15_000);
+});
+
 describe("requests to the colony: a timeout is worded as a timeout", () => {
   test("no answer within the limit is code timeout, 'did not answer within N s'; a refused connection stays unreachable", async () => {
     const colony = stallingColony();

@@ -101,8 +101,8 @@ function pastDeadline(deadlineMs: number): Response {
 }
 
 /**
- * Answers one MCP POST with a fresh server; both are closed once the response is complete, or at
- * the deadline: closing the server aborts the signal of every call still running, which ends its
+ * Answers one MCP POST with a fresh server; both are closed once the response is complete, at
+ * the deadline, or when the client hangs up: closing the server aborts the signal of every call still running, which ends its
  * requests to the colony (a call the SDK never answers would otherwise hold the connection, the
  * server and its handlers for as long as the client waits).
  */
@@ -133,8 +133,13 @@ export async function handleStatelessPost(
       parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) },
     );
     const overdue = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));
-    const answer = await Promise.race([handled, overdue]);
-    if (answer === null) {
+    // A client that hangs up is not waited for either: closing the server (finally) ends its calls.
+    const gone = new Promise<"gone">((resolve) => {
+      if (request.signal.aborted) resolve("gone");
+      else request.signal.addEventListener("abort", () => resolve("gone"), { once: true });
+    });
+    const answer = await Promise.race([handled, overdue, gone]);
+    if (answer === null || answer === "gone") {
       handled.catch(() => {}); // never settles, or fails once its server is closed: nobody reads it
       return pastDeadline(deadlineMs);
     }
