@@ -49,6 +49,13 @@ const PURGE_BATCH = 5000;
 
 /** How often the queue depth is sampled for the console's hourly peak. */
 const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
+/**
+ * How often a replica looks again for stored rows on an older normalizer or older content rules
+ * once its start-time passes are over: during a rolling upgrade a replica of the previous release
+ * keeps writing them (docs/scale-out.md, "Maintenance"). Each look is one indexed `LIMIT 1` query
+ * per pass.
+ */
+export const STORED_PASS_RECHECK_MS = 60_000;
 
 export class ColonyService {
   private readonly startedAt: number;
@@ -65,6 +72,7 @@ export class ColonyService {
   readonly worker: EnrichmentWorker | null;
   private maintenanceTimer: ReturnType<typeof setInterval> | null = null;
   private queueTimer: ReturnType<typeof setInterval> | null = null;
+  private storedPassTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly deps: ColonyDeps) {
     this.now = deps.now ?? Date.now;
@@ -145,10 +153,36 @@ export class ColonyService {
     }
     this.lexicalRebuilding = this.rebuildLexical();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
+    this.startStoredPasses();
+    this.storedPassTimer = setInterval(() => void this.recheckStoredPasses(), STORED_PASS_RECHECK_MS);
+    this.storedPassTimer.unref?.();
+  }
+
+  /** Re-fingerprinting, then re-screening of trails, then of outcome notes (each waits for the one before). */
+  private startStoredPasses(): void {
     this.refingerprinting = this.refingerprint();
     this.rescreening = this.rescreen();
     this.notesRescreening = this.rescreenNotes();
   }
+
+  /**
+   * The stored passes again, once the last ones are over: rows a replica of the previous release
+   * wrote after them (a rolling upgrade) get the current fingerprints and rules. Each pass that
+   * finds nothing pending ends after its one query. Resolves when they end (the timer; tests).
+   */
+  async recheckStoredPasses(): Promise<void> {
+    if (this.stopping || this.recheckingStoredPasses) return;
+    this.recheckingStoredPasses = true;
+    try {
+      await this.notesRescreening;
+      if (this.stopping) return;
+      this.startStoredPasses();
+      await this.notesRescreening;
+    } finally {
+      this.recheckingStoredPasses = false;
+    }
+  }
+  private recheckingStoredPasses = false;
 
   /** Resolves when the re-embedding this process started or waits to take over has ended (tests, stop). */
   reindexing: Promise<void> = Promise.resolve();
@@ -394,6 +428,7 @@ export class ColonyService {
     this.stopping = true;
     if (this.maintenanceTimer) clearInterval(this.maintenanceTimer);
     if (this.queueTimer) clearInterval(this.queueTimer);
+    if (this.storedPassTimer) clearInterval(this.storedPassTimer);
     await this.lexicalRebuilding;
     await this.refingerprinting;
     await this.rescreening;
