@@ -129,8 +129,8 @@ console.log(`errors whose fingerprint version 9 changes: ${texts.length}`);
 let serial = 0;
 const nextError = () => {
   const i = serial++;
-  // Every other error is one whose fingerprint changed, so each phase publishes some.
-  if (i % 2 === 0 && i / 2 < texts.length) return texts[i / 2]!;
+  // Every third error is one whose fingerprint changed, so each phase publishes some.
+  if (i % 3 === 0 && i / 3 < texts.length) return texts[i / 3]!;
   return `RollingUpgradeError: step ${i} of the probe failed (unit ${i * 7})`;
 };
 
@@ -273,7 +273,12 @@ async function check(rs: Replica[], label: string, versions: readonly (8 | 9)[] 
       byNew: published.filter((p) => p.by === "new").length,
       rejected,
       misses: misses.length,
-      missList: misses.slice(0, 30),
+      // By kind (the trail's id left out): "<replica> by v<N> fp of <publisher>'s".
+      missKinds: misses.reduce<Record<string, number>>((acc, m) => {
+        const kind = m.replace(/ [0-9a-f-]{36}.*$/, "");
+        acc[kind] = (acc[kind] ?? 0) + 1;
+        return acc;
+      }, {}),
       hotSent: Object.fromEntries(searched),
       hot,
     }),
@@ -321,8 +326,7 @@ try {
     return call(by, "/v1/trails", json(t, agentAt(`injector-${by.name}`)));
   };
   const injectedOld = ((await (await injected(old)).json()) as any).trail_id as string;
-  const injectedNew = await injected(neu);
-  console.log(`injected through the new replica: ${injectedNew.status} ${(await injectedNew.text()).slice(0, 200)}`);
+  const injectedNew = ((await (await injected(neu)).json()) as any).trail_id as string;
   const statusOf = async (r: Replica, id: string) => {
     for (let i = 0; i < 600; i++) {
       const b = (await (await call(r, `/v1/trails/${id}`)).json()) as any;
@@ -331,7 +335,10 @@ try {
     }
     return "still queued";
   };
-  console.log(`injected through the old replica: ${await statusOf(neu, injectedOld)}`);
+  // Either replica's worker may enrich either trail: the old one with its own rules.
+  console.log(
+    `injected, with both serving: through the old replica ${await statusOf(neu, injectedOld)}, through the new ${await statusOf(neu, injectedNew)}`,
+  );
 
   phase = "new-alone";
   old.proc.kill("SIGTERM");
@@ -340,13 +347,19 @@ try {
   await check([neu], "new alone");
   await versionsNow("the new replica alone");
   // Trails the old replica wrote after the new one's passes: are they brought to the new versions?
-  for (let i = 0; i < Number(process.env.PROBE_SETTLE_S ?? 10) * 10; i++) {
+  const settleFrom = Date.now();
+  for (let i = 0; i < Number(process.env.PROBE_SETTLE_S ?? 75) * 10; i++) {
     const [{ n }] = await sql`SELECT count(*)::int AS n FROM trails WHERE normalizer_version < 9 OR content_rules_version < 4`;
     if (n === 0) break;
     await Bun.sleep(100);
   }
+  console.log(
+    `rows on the previous versions gone ${((Date.now() - settleFrom) / 1000).toFixed(1)} s after the checks on the new replica alone began`,
+  );
   await versionsNow("the new replica alone, a while later");
-  console.log(`injected through the old replica, on the new one alone: ${await statusOf(neu, injectedOld)}`);
+  console.log(
+    `injected, on the new replica alone: through the old replica ${await statusOf(neu, injectedOld)}, through the new ${await statusOf(neu, injectedNew)}`,
+  );
   await check([neu], "new alone, at the end");
 } finally {
   sampling = false;
