@@ -145,12 +145,16 @@ async function publish(r: Replica): Promise<void> {
   const res = await call(r, "/v1/trails", json(sampleTrail({ error }), agentAt(`agent-${r.name}-${serial}`)));
   if (res.status === 202) published.push({ id: ((await res.json()) as any).trail_id, error, by: r.name });
 }
-async function draftAndPublish(r: Replica): Promise<void> {
+/** A draft made on one replica and published through another (the next one in turn, when two serve). */
+const draftsPublished = new Map<string, number>();
+async function draftAndPublish(r: Replica, publisher: Replica): Promise<void> {
   const error = nextError();
   const res = await call(r, "/v1/drafts", json(sampleTrail({ error }), agentAt(`drafter-${r.name}-${serial}`)));
   if (res.status !== 201) return;
   const id = ((await res.json()) as any).draft_id;
-  const pub = await call(r, `/v1/drafts/${id}/publish`, { method: "POST" });
+  const pub = await call(publisher, `/v1/drafts/${id}/publish`, { method: "POST" });
+  const route = `${r.name}->${publisher.name} ${pub.status}`;
+  draftsPublished.set(route, (draftsPublished.get(route) ?? 0) + 1);
   if (pub.status === 202 || pub.status === 200) {
     const body = (await pub.json()) as any;
     if (body.trail_id) published.push({ id: body.trail_id, error, by: r.name });
@@ -182,7 +186,7 @@ async function traffic(rs: Replica[], rounds: number): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     const r = rs[i % rs.length]!;
     await publish(r);
-    if (i % 3 === 0) await draftAndPublish(r);
+    if (i % 3 === 0) await draftAndPublish(r, rs[(i + 1) % rs.length]!);
     if (published.length) await report(r, published[(i * 7) % published.length]!.id);
     await search(r, `RollingLabel${i % 3}Error`);
     await call(r, "/v1/stats");
@@ -368,6 +372,7 @@ try {
     JSON.stringify({
       seconds: Math.round((Date.now() - t0) / 1000),
       tally: Object.fromEntries([...tally].sort()),
+      drafts: Object.fromEntries(draftsPublished),
       leasedBy: Object.fromEntries(leasedBy),
     }),
   );
