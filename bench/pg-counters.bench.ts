@@ -19,6 +19,7 @@ import { postgresUnavailable, startPostgres } from "../test/support/postgres";
 import { migratePostgres, PG_MIGRATIONS } from "../src/store/postgres/migrations";
 import { COUNTER_SLOTS, PgSearchCounter, PgStatsRepository } from "../src/store/postgres/repositories";
 import { f1, Figures, log, QUICK } from "./lib/report";
+import { countSearchAsPreviousRelease } from "../test/support/previous-release-counters";
 
 const SECONDS = Number(process.env.BENCH_PG_COUNTERS_SECONDS ?? (QUICK ? 1 : 3));
 const ROUNDS = Number(process.env.BENCH_PG_COUNTERS_ROUNDS ?? (QUICK ? 1 : 3));
@@ -42,19 +43,7 @@ const before: Record<string, Body> = {
   search: async (tx, i) => {
     const hour = Math.floor(Date.now() / HOUR_MS);
     await tx`INSERT INTO events (kind, agent, trail_id, text, at) VALUES ('search', 'bench', NULL, 'HotLabelError: x', ${Date.now()})`;
-    await tx`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'searches', 1)
-      ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
-    await tx`WITH moved AS (
-        INSERT INTO search_clients (label, client, hour) VALUES ('HotLabelError', ${`anon-${i % 1000}`}, ${hour})
-        ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
-          WHERE search_clients.hour < excluded.hour
-        RETURNING prev_hour
-      ), earlier AS (
-        UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
-        WHERE s.hour = moved.prev_hour AND s.label = 'HotLabelError' AND s.clients > 0
-      )
-      INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, 'HotLabelError', 1, (SELECT count(*)::int FROM moved))
-      ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
+    await countSearchAsPreviousRelease(tx, "HotLabelError", `anon-${i % 1000}`, hour);
   },
   report: async (tx) => {
     const hour = Math.floor(Date.now() / HOUR_MS);

@@ -9,6 +9,7 @@ import { binaryCode } from "./vectors";
 import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts } from "./lexical";
 import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
 import { COUNTER_SLOTS, countedRows, PgSearchCounter, PgStatsRepository } from "./repositories";
+import { countSearchAsPreviousRelease } from "../../../test/support/previous-release-counters";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -380,21 +381,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     // The statements a replica of the release before sends in every search's and every counted
     // report's transaction (repositories.ts before migration 13), and its hourly peak.
     const olderReplicaCounts = async (hour: number, client: string) => {
-      await sql.begin(async (tx) => {
-        await tx`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'searches', 1)
-          ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
-        await tx`WITH moved AS (
-            INSERT INTO search_clients (label, client, hour) VALUES ('RollingError', ${client}, ${hour})
-            ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
-              WHERE search_clients.hour < excluded.hour
-            RETURNING prev_hour
-          ), earlier AS (
-            UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
-            WHERE s.hour = moved.prev_hour AND s.label = 'RollingError' AND s.clients > 0
-          )
-          INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, 'RollingError', 1, (SELECT count(*)::int FROM moved))
-          ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
-      });
+      await sql.begin((tx) => countSearchAsPreviousRelease(tx, "RollingError", client, hour));
       await sql`INSERT INTO stats_hourly (hour, outcomes, tokens_saved) VALUES (${hour}, 1, 10)
         ON CONFLICT (hour) DO UPDATE SET outcomes = stats_hourly.outcomes + 1, tokens_saved = stats_hourly.tokens_saved + excluded.tokens_saved`;
       await sql`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'queue_depth', 4)
@@ -478,21 +465,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       const current = Math.floor(now / h);
       // A search as the release before counts it (repositories.ts before migration 13), and as this one does.
       const olderSearch = (c: SQL, client: string, hour: number) =>
-        c.begin(async (tx) => {
-          await tx`INSERT INTO series_hourly (hour, name, value) VALUES (${hour}, 'searches', 1)
-            ON CONFLICT (hour, name) DO UPDATE SET value = series_hourly.value + excluded.value`;
-          await tx`WITH moved AS (
-              INSERT INTO search_clients (label, client, hour) VALUES ('MixedError', ${client}, ${hour})
-              ON CONFLICT (label, client) DO UPDATE SET prev_hour = search_clients.hour, hour = excluded.hour
-                WHERE search_clients.hour < excluded.hour
-              RETURNING prev_hour
-            ), earlier AS (
-              UPDATE search_hourly s SET clients = s.clients - 1 FROM moved
-              WHERE s.hour = moved.prev_hour AND s.label = 'MixedError' AND s.clients > 0
-            )
-            INSERT INTO search_hourly (hour, label, n, clients) VALUES (${hour}, 'MixedError', 1, (SELECT count(*)::int FROM moved))
-            ON CONFLICT (hour, label) DO UPDATE SET n = search_hourly.n + 1, clients = search_hourly.clients + excluded.clients`;
-        });
+        c.begin((tx) => countSearchAsPreviousRelease(tx, "MixedError", client, hour));
       const newerSearch = (c: SQL, client: string, hour: number) =>
         c.begin(async (tx: any) => {
           await new PgStatsRepository(tx).bump("searches", hour * h);
