@@ -2,6 +2,7 @@
 // checks, category by rules, risk, merge identity, initial strength. The worker adds what needs
 // I/O: the merge lookup, the embedding (and the category centroid when rules are unsure).
 import { categoryByRules, type Category } from "./category";
+import { glossaryExpansion, glossaryText } from "./error-glossary";
 import { lexicalDocument } from "./lexical";
 import { mergeKey } from "./merge-key";
 import { redactTrail, type RedactionCounts } from "./redaction";
@@ -45,10 +46,15 @@ export function analyzeTrail(input: Trail): Analysis {
 /** The text a trail is embedded by: what an agent would paste or describe when it hits the error. */
 export function embeddingText(trail: Trail): string {
   const p = trail.problem;
-  return [p.error_type, p.error, p.description, p.root_cause, trail.solution.summary]
+  const glossary = glossaryExpansion().vector ? errorGlossaryText(trail) : undefined;
+  return [p.error_type, p.error, p.description, p.root_cause, trail.solution.summary, glossary]
     .filter((s): s is string => typeof s === "string" && s.length > 0)
     .join("\n");
 }
+
+/** What the documentation installed says the identifiers of a trail's error mean (core/error-glossary.ts). */
+export const errorGlossaryText = (trail: Trail): string =>
+  glossaryText([trail.problem.error_type, trail.problem.error].filter(Boolean).join("\n"));
 
 /** The two lexical documents of a trail: the error line, and the explanation with the fix. */
 export function lexicalFields(trail: Trail): { error: string; body: string } {
@@ -62,6 +68,7 @@ export function lexicalFields(trail: Trail): { error: string; body: string } {
     ...(s.commands ?? []),
     ...(s.code_patches ?? []).map((c) => c.file_path),
     s.verification,
+    glossaryExpansion().lexical ? errorGlossaryText(trail) : undefined,
   ];
   return {
     error: lexicalDocument([p.error_type, p.error].filter(Boolean).join(" ")),

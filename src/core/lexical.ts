@@ -3,6 +3,7 @@
 // identifier matches strongly) and also split into its parts (so "require esm" finds it).
 // Tokens are [a-z0-9_] only, which also makes FTS5 query syntax in user input inert.
 
+import { ERROR_GLOSSARY_VERSION, glossaryExpansion } from "./error-glossary";
 import { porterStem } from "./stem";
 
 /**
@@ -155,8 +156,12 @@ export function setLexicalStems(on: boolean): void {
   indexStems = on;
 }
 
-/** What a database records its lexical index was built with: LEXICAL_VERSION, and the stems when on. */
-export const lexicalIndexVersion = (): string => `${LEXICAL_VERSION}${indexStems ? "+stems" : ""}`;
+/**
+ * What a database records its lexical index was built with: LEXICAL_VERSION, the stems when on, and
+ * the glossary's version when its expansion is in the documents (core/error-glossary.ts).
+ */
+export const lexicalIndexVersion = (): string =>
+  `${LEXICAL_VERSION}${indexStems ? "+stems" : ""}${glossaryExpansion().lexical ? `+glossary${ERROR_GLOSSARY_VERSION}` : ""}`;
 
 /**
  * The tokens the lexical index stores and is queried by: lexicalTokens, and (with the experiment

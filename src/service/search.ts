@@ -2,6 +2,8 @@
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
 import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
 import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
+import { errorGlossaryText } from "../core/enrichment";
+import { glossaryExpansion } from "../core/error-glossary";
 import { lexicalIndexTokens } from "../core/lexical";
 import { hotLabelOf } from "../core/hot-label";
 import { environmentOverlap } from "../core/overlap";
@@ -223,7 +225,11 @@ export class SearchService {
       for (const c of shortlist) {
         const record = records.get(c.id);
         if (!record || record.status !== "indexed") continue;
-        covered.push({ ...c, coverage: coverageOf(words, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}`) });
+        const glossary = glossaryExpansion().coverage ? `\n${errorGlossaryText(record.trail)}` : "";
+        covered.push({
+          ...c,
+          coverage: coverageOf(words, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}${glossary}`),
+        });
       }
       for (const c of this.reranking ? rerank(covered) : covered) {
         if (results.length >= limit) break;
