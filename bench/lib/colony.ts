@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { GLOSSARY_EXPANSION_PLACES, setGlossaryExpansion } from "../../src/core/error-glossary";
+import { GLOSSARY_EXPANSION_OPTIONS, setGlossaryExpansion } from "../../src/core/error-glossary";
 import { setLexicalStems } from "../../src/core/lexical";
 import type { Trail } from "../../src/core/trail";
 import { startColony, type RunningColony } from "../../src/serve";
@@ -27,16 +27,12 @@ if (process.env.BENCH_LEXICAL_STEMS === "1") setLexicalStems(true);
 // The document-expansion experiment (bench/RESULTS.md, Session 14), the same way: each in-process
 // colony of this run appends the error glossary's text to the places BENCH_GLOSSARY lists (comma
 // separated): its lexical documents (lexical), its embedding inputs (vector), the text a result's
-// coverage is counted in (coverage).
-const glossaryPlaces = (process.env.BENCH_GLOSSARY ?? "").split(",").filter(Boolean);
-if (glossaryPlaces.length > 0) {
-  const unknown = glossaryPlaces.filter((p) => !(GLOSSARY_EXPANSION_PLACES as readonly string[]).includes(p));
-  if (unknown.length) throw new Error(`BENCH_GLOSSARY lists ${GLOSSARY_EXPANSION_PLACES.join(", ")}, not ${unknown.join(", ")}`);
-  setGlossaryExpansion({
-    lexical: glossaryPlaces.includes("lexical"),
-    vector: glossaryPlaces.includes("vector"),
-    coverage: glossaryPlaces.includes("coverage"),
-  });
+// coverage is counted in (coverage); `skipGeneric` leaves out the identifiers marked generic.
+const glossaryOptions = (process.env.BENCH_GLOSSARY ?? "").split(",").filter(Boolean);
+if (glossaryOptions.length > 0) {
+  const unknown = glossaryOptions.filter((o) => !(GLOSSARY_EXPANSION_OPTIONS as readonly string[]).includes(o));
+  if (unknown.length) throw new Error(`BENCH_GLOSSARY lists ${GLOSSARY_EXPANSION_OPTIONS.join(", ")}, not ${unknown.join(", ")}`);
+  setGlossaryExpansion(Object.fromEntries(glossaryOptions.map((o) => [o, true])));
 }
 
 export const benchDir = (prefix = "colony-bench-") => mkdtempSync(join(tmpdir(), prefix));

@@ -4,13 +4,20 @@
 import { afterEach, expect, test } from "bun:test";
 import { embeddingText, errorGlossaryText, lexicalFields } from "./enrichment";
 import glossary from "./error-glossary.json" with { type: "json" };
-import { ERROR_GLOSSARY_VERSION, glossaryEntries, glossaryExpansion, MAX_GLOSSARY_ENTRIES, setGlossaryExpansion } from "./error-glossary";
+import {
+  ERROR_GLOSSARY_VERSION,
+  GLOSSARY_EXPANSION_OFF,
+  glossaryEntries,
+  glossaryExpansion,
+  MAX_GLOSSARY_ENTRIES,
+  setGlossaryExpansion,
+} from "./error-glossary";
 import { lexicalIndexVersion, lexicalTokens } from "./lexical";
 import type { Trail } from "./trail";
 
 const ids = (text: string) => glossaryEntries(text).map((e) => e.id);
 
-afterEach(() => setGlossaryExpansion({ lexical: false, vector: false, coverage: false }));
+afterEach(() => setGlossaryExpansion({}));
 
 test("errno names and errno messages are explained by the man pages' words", () => {
   expect(glossaryEntries("Error: EMFILE: too many open files, open '/app/node_modules/lodash/package.json'")).toEqual([
@@ -82,14 +89,14 @@ const trail: Trail = {
 };
 
 test("off, as shipped: a trail's index text and embedding input are its own words", () => {
-  expect(glossaryExpansion()).toEqual({ lexical: false, vector: false, coverage: false });
+  expect(glossaryExpansion()).toEqual(GLOSSARY_EXPANSION_OFF);
   expect(lexicalFields(trail).body).not.toContain("descriptors");
   expect(embeddingText(trail)).not.toContain("descriptors");
   expect(lexicalIndexVersion()).not.toContain("glossary");
 });
 
 test("on, a trail's lexical body and embedding input carry its error's explanation, and the index version says so", () => {
-  setGlossaryExpansion({ lexical: true, vector: false, coverage: false });
+  setGlossaryExpansion({ lexical: true });
   expect(errorGlossaryText(trail)).toContain("open file descriptors");
   const body = lexicalFields(trail).body.split(" ");
   for (const t of lexicalTokens(errorGlossaryText(trail))) expect(body).toContain(t);
@@ -97,7 +104,7 @@ test("on, a trail's lexical body and embedding input carry its error's explanati
   expect(embeddingText(trail)).not.toContain("descriptors");
   expect(lexicalIndexVersion()).toBe(`${lexicalIndexVersion().split("+")[0]}+glossary${ERROR_GLOSSARY_VERSION}`);
 
-  setGlossaryExpansion({ lexical: false, vector: true, coverage: false });
+  setGlossaryExpansion({ vector: true });
   expect(embeddingText(trail)).toContain("open file descriptors");
   expect(lexicalFields(trail).body).not.toContain("descriptors");
 });

@@ -9,7 +9,10 @@
 // - Rust compiler error codes: the first paragraph of each in the error index (rust-doc);
 // - Java exceptions and errors: the first sentence of each class's description (openjdk-17-doc);
 // - SQLSTATE codes: their condition names in PostgreSQL's errcodes appendix (postgresql-doc-15),
-//   and PostgreSQL's configuration files: the first paragraph of the chapter each has.
+//   and PostgreSQL's configuration files: the first paragraph of the chapter each has;
+// - C headers and shared libraries (Python.h, openssl/ssl.h, libstdc++.so.6, -lssl): the
+//   description of the installed Debian package that ships the file (dpkg's database), for the
+//   files exactly one package ships.
 // Never reads the dev set or shared/eval. Run: node_modules/.bin/bun tools/glossary/build-glossary.ts
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,6 +45,14 @@ function manSection(src: string, name: string): string | null {
   return lines.slice(start + 1, end).join("\n");
 }
 
+/**
+ * An identifier is generic when more than this share of its documentation's population names it:
+ * the section-2 pages with an ERRORS section for errno names (EINVAL, ENOENT), the `raise`
+ * statements of Python's standard library for exceptions (ValueError, TypeError). Its explanation
+ * says little about one error in particular (an idf, from the documentation instead of the trails).
+ */
+const GENERIC_SHARE = 0.1;
+
 /** How many section-2 pages must give a name's explanation in one wording for it to be kept. */
 const MODAL_MIN = 5;
 
@@ -68,12 +79,16 @@ function errnoGlossary() {
   }
   // The explanations section-2 pages give each name, counted by wording: the commonest wins.
   const explanations = new Map<string, Map<string, number>>();
+  const listedBy = new Map<string, number>();
+  let pagesWithErrors = 0;
   const dir = "/usr/share/man/man2";
   for (const f of readdirSync(dir).filter((f) => f.endsWith(".gz"))) {
     const src = readMan(join(dir, f));
     if (src.startsWith(".so ")) continue;
     const errors = manSection(src, "ERRORS");
     if (!errors) continue;
+    pagesWithErrors++;
+    for (const n of new Set(errors.match(/\bE[A-Z0-9]{2,}\b/g) ?? [])) listedBy.set(n, (listedBy.get(n) ?? 0) + 1);
     for (const p of roffToParagraphs(errors)) {
       const m = ERRNO_NAME.exec(p);
       if (!m || !described.has(m[1]!)) continue;
@@ -93,7 +108,8 @@ function errnoGlossary() {
   }
   const byMessage: Record<string, string> = {};
   for (const [message, name] of [...messages].sort(([a], [b]) => (a < b ? -1 : 1))) byMessage[message] = name;
-  return { names, messages: byMessage };
+  const generic = [...listedBy].filter(([n, k]) => n in names && k > GENERIC_SHARE * pagesWithErrors).map(([n]) => n);
+  return { names, messages: byMessage, generic };
 }
 
 // ---- signals ----------------------------------------------------------------------------------
@@ -112,6 +128,8 @@ function signalGlossary(): Record<string, string> {
 const paragraphs = (html: string) => htmlToParagraphs(html).map((p) => p.replace(/\s+/g, " ").trim());
 
 // ---- Python -----------------------------------------------------------------------------------
+const PYTHON_LIB = "/usr/lib/python3.11";
+
 function pythonGlossary(): Record<string, string> {
   const html = readFileSync("/usr/share/doc/python3.11-doc/html/library/exceptions.html", "utf8");
   const out: Record<string, string> = {};
@@ -122,6 +140,26 @@ function pythonGlossary(): Record<string, string> {
     if (text) out[name] = clip(text);
   }
   return out;
+}
+
+/** Python exceptions raised by more than GENERIC_SHARE of the standard library's `raise` statements. */
+function genericPythonExceptions(): string[] {
+  const counts = new Map<string, number>();
+  let total = 0;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory() && e.name !== "site-packages" && e.name !== "dist-packages" && e.name !== "test") walk(path);
+      else if (e.name.endsWith(".py")) {
+        for (const m of readFileSync(path, "utf8").matchAll(/\braise ([A-Z]\w*)\b/g)) {
+          counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
+          total++;
+        }
+      }
+    }
+  };
+  walk(PYTHON_LIB);
+  return [...counts].filter(([, k]) => k > GENERIC_SHARE * total).map(([n]) => n);
 }
 
 // ---- Rust -------------------------------------------------------------------------------------
@@ -194,15 +232,135 @@ function pgFileGlossary(): Record<string, string> {
   return out;
 }
 
+// ---- Headers and libraries: the package that ships them --------------------------------------
+const MULTIARCH_LIB = "/usr/lib/x86_64-linux-gnu";
+
+/** Every installed package's description: the synopsis and the first paragraph of the long text. */
+function packageDescriptions(): Map<string, string> {
+  const out = new Map<string, string>();
+  const raw = execFileSync("dpkg-query", ["-W", "-f=${binary:Package}\x1f${Description}\x1e"], { encoding: "utf8", maxBuffer: 1 << 28 });
+  for (const record of raw.split("\x1e")) {
+    const [pkg, description] = record.split("\x1f");
+    if (!pkg || !description) continue;
+    const [synopsis, ...long] = description.split("\n");
+    const para: string[] = [];
+    for (const line of long) {
+      if (line.trim() === ".") break;
+      para.push(line.trim());
+    }
+    out.set(pkg.trim().replace(/:amd64$/, ""), clip(`${synopsis!.trim()}. ${para.join(" ")}`));
+  }
+  return out;
+}
+
+/** Which package ships each file, from dpkg's database (files no package ships are left out). */
+function owners(paths: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < paths.length; i += 500) {
+    let raw = "";
+    try {
+      raw = execFileSync("dpkg", ["-S", ...paths.slice(i, i + 500)], {
+        encoding: "utf8",
+        maxBuffer: 1 << 28,
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+    } catch (e) {
+      raw = String((e as { stdout?: string }).stdout ?? ""); // dpkg -S exits 1 when some path has no package
+    }
+    for (const line of raw.split("\n")) {
+      const m = /^([^:]+(?::[a-z0-9]+)?): (.+)$/.exec(line);
+      if (m && !m[1]!.includes(",")) out.set(m[2]!, m[1]!.replace(/:amd64$/, ""));
+    }
+  }
+  return out;
+}
+
+const listFiles = (dir: string, depth: number, keep: (name: string) => boolean): string[] => {
+  const out: string[] = [];
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory() && depth > 1) out.push(...listFiles(path, depth - 1, keep));
+    else if (!e.isDirectory() && keep(e.name)) out.push(path);
+  }
+  return out;
+};
+
+/**
+ * Header names (`Python.h`, `openssl/ssl.h`, as an #include writes them, one or two levels under
+ * /usr/include) and library names (`libssl`, as `libssl.so.3` and `-lssl` name it) to the package
+ * that ships them; a name two packages ship is left out.
+ */
+function fileGlossary(): { packages: Record<string, string>; headers: Record<string, string>; libraries: Record<string, string> } {
+  const headerFiles = listFiles("/usr/include", 3, (n) => n.endsWith(".h"));
+  const libraryFiles = listFiles(MULTIARCH_LIB, 1, (n) => /^lib[\w+-]+\.so(\.\d+)*$/.test(n));
+  // Debian 12 merges /lib into /usr/lib, but dpkg records many libraries under /lib (zlib1g's libz.so.1).
+  const recorded = owners([...headerFiles, ...libraryFiles, ...libraryFiles.map((p) => p.replace(/^\/usr/, ""))]);
+  const owner = new Map(
+    [...headerFiles, ...libraryFiles].flatMap((p) => {
+      const pkg = recorded.get(p) ?? recorded.get(p.replace(/^\/usr/, ""));
+      return pkg ? [[p, pkg] as [string, string]] : [];
+    }),
+  );
+  const byName = (entries: [string, string | undefined][]) => {
+    const seen = new Map<string, string | null>();
+    for (const [name, pkg] of entries) {
+      if (!pkg) continue;
+      const before = seen.get(name);
+      seen.set(name, before === undefined || before === pkg ? pkg : null);
+    }
+    return Object.fromEntries([...seen].filter((e): e is [string, string] => e[1] !== null).sort(([a], [b]) => (a < b ? -1 : 1)));
+  };
+  const headerEntries: [string, string | undefined][] = [];
+  for (const path of headerFiles) {
+    const parts = path.slice("/usr/include/".length).split("/");
+    const pkg = owner.get(path);
+    // As #include names it: the file, or its directory and the file (openssl/ssl.h); the
+    // multiarch and versioned Python directories are search paths, not part of the name.
+    const dirs = parts.slice(0, -1).filter((d) => !/^(x86_64-linux-gnu|python3\.\d+)$/.test(d));
+    const file = parts.at(-1)!;
+    if (dirs.length === 0) headerEntries.push([file, pkg]);
+    if (dirs.length === 1) headerEntries.push([`${dirs[0]}/${file}`, pkg]);
+  }
+  // A library's runtime package (libssl3 ships libssl.so.3) says what it is; its -dev package ships
+  // only the unversioned link (libssl.so), read when no runtime file is installed.
+  const libraryName = (path: string) =>
+    path
+      .slice(MULTIARCH_LIB.length + 1)
+      .replace(/\.so(\.\d+)*$/, "")
+      .replace(/-[\d.]+$/, "");
+  const versioned = libraryFiles.filter((p) => /\.so\.\d/.test(p));
+  const runtimeNames = new Set(versioned.filter((p) => owner.has(p)).map(libraryName));
+  const libraryEntries: [string, string | undefined][] = [
+    ...versioned.map((p): [string, string | undefined] => [libraryName(p), owner.get(p)]),
+    ...libraryFiles
+      .filter((p) => !/\.so\.\d/.test(p) && !runtimeNames.has(libraryName(p)))
+      .map((p): [string, string | undefined] => [libraryName(p), owner.get(p)]),
+  ];
+  const headers = byName(headerEntries);
+  const libraries = byName(libraryEntries);
+  const descriptions = packageDescriptions();
+  const used = new Set([...Object.values(headers), ...Object.values(libraries)]);
+  const packages = Object.fromEntries([...used].sort().flatMap((p) => (descriptions.has(p) ? [[p, descriptions.get(p)!]] : [])));
+  const described = (t: Record<string, string>) => Object.fromEntries(Object.entries(t).filter(([, p]) => p in packages));
+  return { packages, headers: described(headers), libraries: described(libraries) };
+}
+
 // ---- Output -----------------------------------------------------------------------------------
 const sources = [
   { kind: "errno", package: "manpages-dev", files: "man3/errno.3, man2/*.2 ERRORS" },
   { kind: "signal", package: "manpages", files: "man7/signal.7" },
   { kind: "python", package: "python3.11-doc", files: "html/library/exceptions.html" },
+  { kind: "python generic", package: "libpython3.11-stdlib", files: "/usr/lib/python3.11/**/*.py raise statements" },
   { kind: "rust", package: "rust-doc", files: "html/error-index.html" },
   { kind: "java", package: "openjdk-17-doc", files: "api/**/*Exception.html, *Error.html" },
   { kind: "sqlstate", package: "postgresql-doc-15", files: "html/errcodes-appendix.html" },
   { kind: "file", package: "postgresql-doc-15", files: Object.values(PG_FILES).join(", ") },
+  {
+    kind: "header, library",
+    package: "dpkg",
+    files: "/usr/include/**/*.h, /usr/lib/x86_64-linux-gnu/lib*.so*: dpkg -S, package descriptions",
+  },
 ].map((s) => ({ ...s, version: packageVersion(s.package) }));
 for (const path of [JAVA_API, PG_HTML]) if (!existsSync(path)) throw new Error(`${path} is missing: install the packages of 'sources'`);
 
@@ -213,12 +371,14 @@ const glossary = {
   sources,
   errno: errno.names,
   errno_messages: errno.messages,
+  generic: [...errno.generic, ...genericPythonExceptions()].sort(),
   signal: signalGlossary(),
   python: pythonGlossary(),
   rust: rustGlossary(),
   java: javaGlossary(),
   sqlstate: sqlstateGlossary(),
   file: pgFileGlossary(),
+  ...fileGlossary(),
 };
 writeFileSync(OUT, `${JSON.stringify(glossary, null, 1)}\n`);
 const sizes = Object.entries(glossary)
