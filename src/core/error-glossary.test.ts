@@ -50,6 +50,33 @@ test("Rust codes, Python and Java exceptions, signals, SQLSTATEs and PostgreSQL'
   );
 });
 
+test("headers and shared libraries are explained by the description of the Debian package that ships them", () => {
+  const python = glossaryEntries("src/_speedups.c:1:10: fatal error: Python.h: No such file or directory");
+  expect(python.map((e) => e.id)).toEqual(["ENOENT", "Python.h"]);
+  expect(python[1]!.text).toContain("extending the Python interpreter");
+  expect(glossaryEntries("fatal error: openssl/ssl.h: No such file or directory")[1]).toEqual({
+    id: "openssl/ssl.h",
+    text: expect.stringContaining("Secure Sockets Layer toolkit - development files"),
+  });
+  // The linker's -lNAME and the loader's libNAME.so.N name the same library: its runtime package.
+  expect(glossaryEntries("/usr/bin/ld: cannot find -lz: No such file or directory")[1]!.text).toContain("compression library - runtime");
+  expect(ids("ImportError: libGL.so.1: cannot open shared object file: No such file or directory")).toEqual([
+    "ENOENT",
+    "ImportError",
+    "libGL",
+  ]);
+  // A word that only looks like a linker flag: ls -la.
+  expect(ids("ls -la: exit status 2")).toEqual([]);
+});
+
+test("identifiers common in their documentation are marked generic and can be left out", () => {
+  const line = "OSError: [Errno 2] No such file or directory: 'config.yaml'";
+  expect(ids(line)).toEqual(["ENOENT", "OSError"]);
+  expect(glossaryEntries(line, true).map((e) => e.id)).toEqual(["OSError"]);
+  expect(glossary.generic).toEqual(expect.arrayContaining(["EINVAL", "ENOENT", "ValueError", "TypeError"]));
+  expect(glossary.generic).not.toContain("EMFILE");
+});
+
 test("what the glossary does not know, or cannot tell apart, adds nothing", () => {
   expect(ids("error: linker `cc` not found")).toEqual([]);
   // A bare five-digit number is a port, not a SQLSTATE; a class name alone is not an exception.
