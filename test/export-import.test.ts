@@ -137,6 +137,30 @@ describe("colony export: the file it writes (writeNewFile)", () => {
 });
 
 describe("colony import", () => {
+  // Any client could declare the importer's agent id: its trails then showed in the activity list
+  // and the admin record as the operator's import, and spent the import's daily merge credit.
+  test("no client can publish as the importer (colony-import), over REST or /mcp", async () => {
+    for (const agent of ["colony-import", "Colony-Import"]) {
+      const res = await source.fetch(
+        "/v1/trails",
+        json(sampleTrail({ error: "Error: posing as the import" }), { "X-Colony-Agent": agent }),
+      );
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("invalid_request");
+      expect(body.error.message).toContain("colony-import");
+      const mcp = await source.fetch("/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "X-Colony-Agent": agent },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(mcp.status).toBe(400);
+      expect(((await mcp.json()) as { error: { code: number } }).error.code).toBe(-32012);
+    }
+    const activity = (await (await source.fetch("/v1/activity?limit=50")).json()) as { events: { agent: string }[] };
+    expect(activity.events.map((e) => e.agent)).not.toContain("colony-import");
+  });
+
   test("a damaged bundle is refused before anything is stored", async () => {
     const text = readFileSync(join(work, "colony.bundle"), "utf8");
     const damaged = join(work, "damaged.bundle");

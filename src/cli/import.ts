@@ -7,6 +7,7 @@
 // each trail's content key is remembered in the store's key-value table.
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../config";
+import { IMPORT_AGENT_ID } from "../core/agent-id";
 import { errorMessage } from "../core/error-message";
 import { createLogger } from "../log";
 import { startProgress } from "../progress";
@@ -15,9 +16,8 @@ import { ServiceError } from "../service/errors";
 import { BundleError, entryKey, readBundle } from "./bundle";
 import { EXIT, parseArgs, UsageError } from "./command";
 
-/** The author of imported trails: their own authors stay in the source colony. */
-export const IMPORT_AGENT = "colony-import";
-const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT, agentDeclared: true };
+/** The author of imported trails, an id no client may declare (src/core/agent-id.ts). */
+const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT_ID, agentDeclared: true };
 const STALL_MS = 180_000;
 const keyOf = (contentKey: string) => `import.trail.${contentKey}`;
 
