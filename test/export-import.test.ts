@@ -208,6 +208,55 @@ describe("colony import", () => {
     }
   });
 
+  // A bundle from elsewhere chooses its manifest: its values were echoed raw into the refusal on
+  // the operator's terminal (an OSC that retitles it, a clear-screen, 5 MB of one value), and the
+  // string "1" read "version 1 is not supported (this colony reads 1)".
+  test("a hostile manifest's values are named as JSON, escaped and cut, on one line", async () => {
+    const sha = new Bun.CryptoHasher("sha256").update("").digest("hex");
+    const manifest = (fields: Record<string, unknown>) =>
+      `${JSON.stringify({ format: "colony-export", version: 1, created_at: "x", source: "elsewhere", trails: 0, sha256: sha, ...fields })}\n`;
+    const cases: [string, string, string][] = [
+      [
+        "escape in version",
+        manifest({ version: "\u001b]0;pwned\u0007\u001b[2J\u009b31m" }),
+        'version "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m"',
+      ],
+      ["version as a string", manifest({ version: "1" }), 'version "1" is not supported (this colony reads 1)'],
+      ["huge version", manifest({ version: "v".repeat(5_000_000) }), "… (5000002 characters)"],
+      ["bidi in sha256", `${manifest({ sha256: "\u202eabc" })}x\n`, 'sha256 "<U+202E>abc"'],
+      ["count as a string", manifest({ trails: "0" }), 'the manifest counts "0" trails, the file holds 0'],
+      [
+        "deep manifest",
+        manifest({ extra: JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`) }),
+        "the first line nests deeper than 64 levels",
+      ],
+    ];
+    const dir = join(work, "manifest-target");
+    for (const [what, text, shown] of cases) {
+      const file = join(work, `manifest-${what.replaceAll(" ", "-")}.bundle`);
+      writeFileSync(file, text);
+      const r = await run(["import", file], { COLONY_DATA_DIR: dir });
+      expect({ what, code: r.code }).toEqual({ what, code: 2 });
+      expect(r.stderr).toContain(shown);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr.length).toBeLessThan(400);
+      expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(existsSync(join(dir, "colony.db"))).toBe(false);
+    }
+  });
+
+  test("a bundle whose line ends became CRLF, or that starts with a byte order mark, is read as written", async () => {
+    const text = readFileSync(join(work, "colony.bundle"), "utf8");
+    const file = join(work, "windows.bundle");
+    writeFileSync(file, `\ufeff${text.replaceAll("\n", "\r\n")}`);
+    const r = await run(["import", file], { COLONY_DATA_DIR: join(work, "windows-target") });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`imported ${file}: 3 trails, 3 published (3 indexed), 0 already imported, 0 invalid\n`);
+    // Anything else changed is still a damaged file.
+    writeFileSync(file, text.replaceAll("\n", "\r\n").replace("Java heap space", "Java heap spade"));
+    expect((await run(["import", file], { COLONY_DATA_DIR: join(work, "windows-target") })).stderr).toContain("checksum mismatch");
+  });
+
   test("publishes through the pipeline into a stopped colony; repeating it adds nothing", async () => {
     const file = join(work, "colony.bundle");
     const first = await run(["import", file], { COLONY_DATA_DIR: target });
