@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { readBundle, writeBundle } from "../src/cli/bundle";
 import { writeNewFile } from "../src/cli/export";
+import { MAX_BODY_BYTES } from "../src/http/body";
 import { spawnColony, startTestColony, type TestColony, tempDir } from "./support/colony";
 import { json, sampleTrail } from "./support/trails";
 
@@ -281,6 +282,35 @@ describe("colony import", () => {
     } finally {
       await colony.stop();
     }
+  });
+
+  // The 64 KB a publish takes is what bounds every trail; the schema's field limits allow some
+  // 900,000 characters, and a bundle's line went in whole (a 300 KB trail was published).
+  test("a trail larger than a publish can be is skipped and named, the rest go in", async () => {
+    const big = sampleTrail({ error: "Error: oversized trail from a bundle" }) as any;
+    big.solution.code_patches = Array.from({ length: 10 }, (_, i) => ({
+      file_path: `src/file${i}.ts`,
+      diff: `@@ -1 +1 @@\n${"+const padding = 'x';\n".repeat(1400)}`,
+    }));
+    // What POST /v1/trails answers 413 (the request is not sent here: a refused upload holds the
+    // test colony's connection open at its stop).
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeGreaterThan(MAX_BODY_BYTES);
+    const file = join(work, "oversized.bundle");
+    const fine = sampleTrail({ error: "Error: ENOTDIR not a directory, scandir '/srv/app/config.json'" });
+    writeFileSync(
+      file,
+      writeBundle(
+        [
+          { fingerprint: "", category: null, trail: big },
+          { fingerprint: "", category: null, trail: fine },
+        ],
+        "elsewhere",
+      ),
+    );
+    const r = await run(["import", file], { COLONY_DATA_DIR: join(work, "oversized-target") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`imported ${file}: 2 trails, 1 published (1 indexed), 0 already imported, 1 invalid\n`);
+    expect(r.stderr).toMatch(/colony: import: skipped line 2: the trail is \d+ KB of JSON, over the 64 KB a publish takes/);
   });
 
   test("each trail is screened like a publish: invalid ones are counted and named, the rest go in", async () => {

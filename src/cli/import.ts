@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { loadConfig } from "../config";
 import { IMPORT_AGENT_ID } from "../core/agent-id";
 import { errorMessage } from "../core/error-message";
+import { MAX_BODY_BYTES } from "../http/body";
 import { createLogger } from "../log";
 import { startProgress } from "../progress";
 import type { Caller } from "../service/errors";
@@ -69,7 +70,9 @@ export async function runImport(args: string[]): Promise<number> {
     const progress = startProgress({ label: "importing trails", unit: "trails", total: bundle.entries.length, logger });
     for (const [i, entry] of bundle.entries.entries()) {
       const key = keyOf(entryKey(entry.trail));
-      if ((await store.kv.get(key)) !== null) already++;
+      const oversize = overPublishLimit(entry.trail);
+      if (oversize) invalid.push(`line ${i + 2}: ${oversize}`);
+      else if ((await store.kv.get(key)) !== null) already++;
       else {
         try {
           const { body } = await service.trails.publish(entry.trail, IMPORT_CALLER);
@@ -102,6 +105,18 @@ export async function runImport(args: string[]): Promise<number> {
   } finally {
     await colony.close();
   }
+}
+
+/**
+ * Why a trail is larger than a publish can be, or null. POST /v1/trails and /v1/drafts take 64 KB
+ * (MAX_BODY_BYTES), which is what bounds every trail of a colony; the schema's own field limits
+ * add up to some 900,000 characters, so a bundle's line could bring in a trail ten times larger
+ * than any publish, served whole by every feed page and lookup that shows it.
+ */
+function overPublishLimit(trail: unknown): string | null {
+  const bytes = Buffer.byteLength(JSON.stringify(trail));
+  if (bytes <= MAX_BODY_BYTES) return null;
+  return `the trail is ${Math.ceil(bytes / 1024)} KB of JSON, over the ${MAX_BODY_BYTES / 1024} KB a publish takes`;
 }
 
 /** Waits until the enrichment queue is empty, with progress (the worker runs in this process). */
