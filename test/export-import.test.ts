@@ -2,7 +2,7 @@
 // holds its indexed trails and nothing private (no secret, no removed trail, no author, no outcome
 // or agent id), a damaged bundle is refused, and an import into another colony's data directory
 // goes through the publish pipeline, is idempotent, and needs that colony stopped.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBundle, writeBundle } from "../src/cli/bundle";
@@ -331,4 +331,63 @@ describe("colony import", () => {
     expect(r.stdout).toBe(`imported ${file}: 2 trails, 1 published (1 indexed), 0 already imported, 1 invalid\n`);
     expect(r.stderr).toContain("colony: import: skipped line 2: the trail does not validate");
   });
+});
+
+// The export walked the feed's head again until it met a trail reinforced before it started, by
+// the clock of the machine it ran on: with that clock ahead of the colony's, a trail reinforced
+// during the export (moved from a page not read yet to the head, already read) looked older than
+// the start, and the bundle lacked it though it was indexed all along.
+describe("colony export on a machine whose clock is ahead of the colony's", () => {
+  test("a trail reinforced while the export runs is still in the bundle", async () => {
+    const { ColonyProcess, UNLIMITED_ENV } = await import("./support/colony-process");
+    const { runExport } = await import("../src/cli/export");
+    const colony = await ColonyProcess.create({ dataDir: tempDir("colony-skew-"), mode: "source", env: UNLIMITED_ENV });
+    await colony.start();
+    const savedUrl = process.env.COLONY_URL;
+    const realFetch = globalThis.fetch;
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        const trail = sampleTrail({ error: `ValueError: skew case ${i} of the export`, commands: [`echo skew-${i}`] });
+        const res = await colony.fetch("/v1/trails", json(trail, { "X-Colony-Agent": AUTHOR }));
+        ids.push(((await res.json()) as { trail_id: string }).trail_id);
+      }
+      for (let waited = 0; ; waited += 100) {
+        const stats = (await (await colony.fetch("/v1/stats")).json()) as { trails: number };
+        if (stats.trails === 60) break;
+        if (waited > 60_000) throw new Error(`only ${stats.trails} trails indexed`);
+        await Bun.sleep(100);
+      }
+      // The oldest trail is on the feed's second page; it is reinforced just before that page is read.
+      const moved = ids[0]!;
+      let reinforced = false;
+      globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+        if (!reinforced && String(input).includes("/v1/feed?") && String(input).includes("cursor=")) {
+          reinforced = true;
+          const report = await colony.fetch(
+            `/v1/trails/${moved}/outcomes`,
+            json({ protocol_version: "1.0", outcome: "worked" }, { "X-Colony-Agent": REPORTER }),
+          );
+          expect(report.status).toBe(202);
+        }
+        return realFetch(input, init);
+      }) as typeof fetch;
+      process.env.COLONY_URL = colony.base;
+      setSystemTime(new Date(Date.now() + 10 * 60_000)); // this machine's clock, 10 minutes ahead
+      const file = join(work, "skew.bundle");
+      expect(await runExport([file])).toBe(0);
+      setSystemTime();
+      expect(reinforced).toBe(true);
+      const { entries } = readBundle(readFileSync(file, "utf8"));
+      const errors = new Set(entries.map((e) => (e.trail as { problem: { error: string } }).problem.error));
+      expect(errors.size).toBe(60);
+      expect(errors.has("ValueError: skew case 0 of the export")).toBe(true);
+    } finally {
+      setSystemTime();
+      globalThis.fetch = realFetch;
+      if (savedUrl === undefined) delete process.env.COLONY_URL;
+      else process.env.COLONY_URL = savedUrl;
+      await colony.stop();
+    }
+  }, 120_000);
 });

@@ -50,7 +50,10 @@ export async function runExport(args: string[]): Promise<number> {
       total: typeof total === "number" ? total : undefined,
       logger,
     });
-    const started = Date.now();
+    // When the export started, by the colony's clock: the reinforcement time of the feed's head
+    // then. This machine's clock may be minutes off the colony's; ahead, a trail reinforced during
+    // the export looked reinforced before the start, and the passes over the head missed it.
+    let headAtStart: number | null = null;
     const entries = new Map<string, BundleEntry>();
     const add = (item: FeedItem) => {
       const fresh = !entries.has(item.trail_id);
@@ -72,7 +75,10 @@ export async function runExport(args: string[]): Promise<number> {
         if (page.status !== 200) return reportError(page, false);
         const body = page.body as { items: FeedItem[]; next_cursor: string | null };
         for (const item of body.items) {
-          if (pass > 0 && Date.parse(item.reinforced_at) < started - 1000) {
+          const reinforcedAt = Date.parse(item.reinforced_at);
+          if (pass === 0) headAtStart ??= reinforcedAt;
+          // A second of slack: replicas' clocks differ a little.
+          else if (headAtStart !== null && reinforcedAt < headAtStart - 1000) {
             reachedOlder = true;
             break;
           }
