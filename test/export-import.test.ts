@@ -220,7 +220,7 @@ describe("colony import", () => {
       [
         "escape in version",
         manifest({ version: "\u001b]0;pwned\u0007\u001b[2J\u009b31m" }),
-        'version "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m"',
+        'version "\\u001b]0;pwned\\u0007\\u001b[2J<U+009B>31m"',
       ],
       ["version as a string", manifest({ version: "1" }), 'version "1" is not supported (this colony reads 1)'],
       ["huge version", manifest({ version: "v".repeat(5_000_000) }), "… (5000002 characters)"],

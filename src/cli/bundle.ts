@@ -4,8 +4,8 @@
 // not origin: whoever can change the file can recompute it. `colony export` prints the whole
 // file's sha256 so a team can compare it over a channel they trust.
 
-import { controlFreeJson, showInvisible } from "../core/screening-text";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
+import { printable } from "./table";
 
 export const BUNDLE_FORMAT = "colony-export";
 export const BUNDLE_VERSION = 1;
@@ -36,16 +36,13 @@ const SHOWN_CHARS = 80;
 
 /**
  * A manifest's value as a refusal names it, on the operator's terminal: as JSON (the string "1"
- * and the number 1 differ), with no control character raw (an escape sequence in a bundle from
- * elsewhere would act on the terminal) nor an invisible one, and cut to SHOWN_CHARS.
+ * and the number 1 differ), as the CLI prints any text from elsewhere (`printable`: an escape
+ * sequence in a bundle would act on the terminal, an invisible character would hide), and cut to
+ * SHOWN_CHARS.
  */
 export function shownValue(value: unknown): string {
-  const text = showInvisible(controlFreeJson(value) ?? String(value)).replace(
-    /[\u2028\u2029]/g,
-    (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`,
-  );
-  const chars = [...text];
-  return chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join("")}… (${chars.length} characters)` : text;
+  const chars = [...printable(JSON.stringify(value) ?? String(value))];
+  return chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join("")}… (${chars.length} characters)` : chars.join("");
 }
 
 const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
