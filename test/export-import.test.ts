@@ -329,7 +329,10 @@ describe("colony import", () => {
     const r = await run(["import", file], { COLONY_DATA_DIR: target });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`imported ${file}: 2 trails, 1 published (1 indexed), 0 already imported, 1 invalid\n`);
-    expect(r.stderr).toContain("colony: import: skipped line 2: the trail does not validate");
+    // The reasons, as POST /v1/trails lists them, so the operator can tell what is wrong.
+    expect(r.stderr).toContain(
+      "colony: import: skipped line 2: the trail does not validate: /solution is required; /agent_info is required",
+    );
   });
 });
 

@@ -16,6 +16,7 @@ import type { Caller } from "../service/errors";
 import { ServiceError } from "../service/errors";
 import { BundleError, entryKey, readBundle } from "./bundle";
 import { EXIT, parseArgs, UsageError } from "./command";
+import { printable } from "./table";
 
 /** The author of imported trails, an id no client may declare (src/core/agent-id.ts). */
 const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT_ID, agentDeclared: true };
@@ -80,7 +81,7 @@ export async function runImport(args: string[]): Promise<number> {
           published.push(body.trail_id);
         } catch (err) {
           if (!(err instanceof ServiceError) || err.code !== "invalid_trail") throw err;
-          invalid.push(`line ${i + 2}: ${err.message}`);
+          invalid.push(`line ${i + 2}: ${err.message}${whyInvalid(err.details)}`);
         }
       }
       progress.tick();
@@ -105,6 +106,13 @@ export async function runImport(args: string[]): Promise<number> {
   } finally {
     await colony.close();
   }
+}
+
+/** The first reasons a trail does not validate, as POST /v1/trails lists them (path: message). */
+function whyInvalid(details: readonly { path: string; message: string }[] | undefined): string {
+  if (!details || details.length === 0) return "";
+  const shown = details.slice(0, 3).map((d) => `${printable(d.path)} ${printable(d.message)}`);
+  return `: ${shown.join("; ")}${details.length > 3 ? `; and ${details.length - 3} more` : ""}`;
 }
 
 /**
