@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { loadConfig } from "../config";
 import { errorMessage } from "../core/error-message";
 import { fingerprint } from "../core/fingerprint";
-import { createLogger } from "../log";
+import { createLogger, type Logger } from "../log";
 import { startProgress } from "../progress";
 import { VERSION } from "../version";
 import { type BundleEntry, fileSha256, writeBundle } from "./bundle";
@@ -17,6 +17,11 @@ import { type Answer, type ClientTarget, reportError, request, withColony } from
 
 const PAGE = 50;
 const MAX_RETRIES = 5;
+/**
+ * The longest one wait: the general quota's window is a minute, a store that is down asks for 30 s;
+ * a Retry-After beyond this (a colony's mistake, or a proxy's) is not waited for whole.
+ */
+const MAX_WAIT_S = 120;
 
 interface FeedItem {
   trail_id: string;
@@ -25,12 +30,18 @@ interface FeedItem {
   trail: { problem: { error: string } };
 }
 
-/** GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export down rather than stop it. */
-async function getPatiently(target: ClientTarget, path: string): Promise<Answer> {
+/**
+ * GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export
+ * down rather than stop it: a colony of more than some 30,000 trails takes more feed pages than the
+ * general quota allows in a minute. Without Retry-After the waits grow by a second each time.
+ */
+async function getPatiently(target: ClientTarget, path: string, logger: Logger): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
     const answer = await request(target, "GET", path);
     if ((answer.status !== 429 && answer.status !== 503) || attempt >= MAX_RETRIES) return answer;
-    await Bun.sleep(1000 * Math.min(60, Math.max(1, attempt + 1)));
+    const waitS = Math.min(MAX_WAIT_S, Math.max(1, answer.retryAfterS ?? attempt + 1));
+    logger.info("the colony asks the export to wait", { status: answer.status, wait_s: waitS, attempt: attempt + 1 });
+    await Bun.sleep(1000 * waitS);
   }
 }
 
@@ -41,7 +52,7 @@ export async function runExport(args: string[]): Promise<number> {
   if (existsSync(file)) throw new UsageError(`${file} exists already; an export never overwrites a file`);
   const logger = createLogger(loadConfig({ COLONY_LOG_LEVEL: process.env.COLONY_LOG_LEVEL }).logLevel);
   return withColony(async (target) => {
-    const stats = await getPatiently(target, "/v1/stats");
+    const stats = await getPatiently(target, "/v1/stats", logger);
     if (stats.status !== 200) return reportError(stats, false);
     const total = (stats.body as { trails?: unknown }).trails;
     const progress = startProgress({
@@ -71,7 +82,7 @@ export async function runExport(args: string[]): Promise<number> {
       let reachedOlder = false;
       do {
         const path = `/v1/feed?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-        const page = await getPatiently(target, path);
+        const page = await getPatiently(target, path, logger);
         if (page.status !== 200) return reportError(page, false);
         const body = page.body as { items: FeedItem[]; next_cursor: string | null };
         for (const item of body.items) {

@@ -40,6 +40,18 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
 export interface Answer {
   status: number;
   body: unknown;
+  /** Seconds the colony asks the client to wait (`Retry-After` of a 429 or 503), null without one. */
+  retryAfterS?: number | null;
+}
+
+/** Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text);
+  // An HTTP date names its day and month in letters; Date.parse would also read "-5" as a year.
+  const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /**
@@ -86,7 +98,7 @@ export async function request(
   try {
     parsed = text === "" ? null : JSON.parse(text);
   } catch {}
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed, retryAfterS: retryAfterSeconds(res.headers.get("retry-after")) };
 }
 
 interface ErrorBody {
