@@ -502,3 +502,60 @@ describe("colony export at the general quota", () => {
     }
   }, 150_000);
 });
+
+// A COLONY_URL that reaches something other than a colony answered 200 too (a proxy's sign-in
+// page, a cache that keys on the path alone): the export failed with a stack trace, or paged the
+// same first page forever.
+describe("colony export when COLONY_URL answers something that is not a colony's feed", () => {
+  test("a sign-in page or a malformed item: one line, exit 4, no file", async () => {
+    const pages: Record<string, () => Response> = {
+      "sign-in page": () => new Response("<html><body>Sign in to continue</body></html>", { headers: { "content-type": "text/html" } }),
+      "item without a trail": () =>
+        Response.json({ items: [{ trail_id: "a", trail: null, reinforced_at: "2026-01-01T00:00:00Z" }], next_cursor: null }),
+      "items not a list": () => Response.json({ items: "many", next_cursor: null }),
+    };
+    for (const [what, page] of Object.entries(pages)) {
+      const server = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (req) => (new URL(req.url).pathname === "/v1/stats" ? Response.json({ trails: 1 }) : page()),
+      });
+      try {
+        const file = join(work, `not-a-feed-${what.replaceAll(" ", "-")}.bundle`);
+        const r = await run(["export", file], { COLONY_URL: `http://127.0.0.1:${server.port}` });
+        expect({ what, code: r.code }).toEqual({ what, code: 4 });
+        expect(r.stderr).toMatch(
+          /^colony: export failed: GET \/v1\/feed\?limit=50 at http:\/\/127\.0\.0\.1:\d+ answered .*; is COLONY_URL a colony\?\n$/,
+        );
+        expect(existsSync(file)).toBe(false);
+      } finally {
+        server.stop(true);
+      }
+    }
+  });
+
+  test("a cache in front of the colony that ignores the query string: stops at the repeated cursor", async () => {
+    const colony = await startTestColony();
+    // What the cache answers to every feed request: the first page, whatever the query asked.
+    const cache = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => fetch(colony.url + new URL(req.url).pathname),
+    });
+    try {
+      for (let i = 0; i < 21; i++) {
+        const trail = sampleTrail({ error: `KeyError: 'cached page case ${i}'`, commands: [`echo cache-${i}`] });
+        expect((await colony.fetch("/v1/trails", json(trail, { "X-Colony-Agent": AUTHOR }))).status).toBe(202);
+      }
+      await colony.service.worker!.drain();
+      const file = join(work, "cached.bundle");
+      const r = await run(["export", file], { COLONY_URL: `http://127.0.0.1:${cache.port}` });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain("answered a next_cursor it had given before (a cache that ignores the query string?)");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      cache.stop(true);
+      await colony.dispose();
+    }
+  }, 60_000);
+});

@@ -30,6 +30,32 @@ interface FeedItem {
   trail: { problem: { error: string } };
 }
 
+const REPEATED_CURSOR = "a next_cursor it had given before (a cache that ignores the query string?)";
+
+/**
+ * A page of GET /v1/feed as the export reads it, or what is wrong with it: a COLONY_URL that
+ * reaches something else (a sign-in page of a proxy, another service) answered 200 too, and the
+ * export failed on it with a stack trace.
+ */
+function feedPage(body: unknown): { items: FeedItem[]; next_cursor: string | null } | string {
+  const page = body as { items?: unknown; next_cursor?: unknown } | null;
+  if (page === null || typeof page !== "object" || !Array.isArray(page.items)) return "something that is not a feed page";
+  if (page.next_cursor !== null && typeof page.next_cursor !== "string") return "a feed page without a next_cursor";
+  for (const [i, item] of (page.items as unknown[]).entries()) {
+    const it = item as Partial<FeedItem> | null;
+    const isItem =
+      it !== null &&
+      typeof it === "object" &&
+      typeof it.trail_id === "string" &&
+      typeof it.reinforced_at === "string" &&
+      !Number.isNaN(Date.parse(it.reinforced_at)) &&
+      typeof it.trail?.problem?.error === "string" &&
+      (it.category === null || typeof it.category === "string");
+    if (!isItem) return `a feed page whose item ${i} is not a trail (trail_id, reinforced_at, trail.problem.error, category)`;
+  }
+  return page as { items: FeedItem[]; next_cursor: string | null };
+}
+
 /**
  * GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export
  * down rather than stop it: a colony of more than some 30,000 trails takes more feed pages than the
@@ -80,11 +106,20 @@ export async function runExport(args: string[]): Promise<number> {
       let found = 0;
       let cursor: string | null = null;
       let reachedOlder = false;
+      const seen = new Set<string>();
       do {
         const path = `/v1/feed?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
         const page = await getPatiently(target, path, logger);
         if (page.status !== 200) return reportError(page, false);
-        const body = page.body as { items: FeedItem[]; next_cursor: string | null };
+        const body = feedPage(page.body);
+        // A cursor met twice would page forever: a cache in front of the colony that keys on the
+        // path alone answers the first page to every request.
+        const wrong = typeof body === "string" ? body : body.next_cursor !== null && seen.has(body.next_cursor) ? REPEATED_CURSOR : null;
+        if (wrong !== null || typeof body === "string") {
+          process.stderr.write(`colony: export failed: GET ${path} at ${target.shown} answered ${wrong}; is COLONY_URL a colony?\n`);
+          return EXIT.unavailable;
+        }
+        if (body.next_cursor !== null) seen.add(body.next_cursor);
         for (const item of body.items) {
           const reinforcedAt = Date.parse(item.reinforced_at);
           if (pass === 0) headAtStart ??= reinforcedAt;
