@@ -525,9 +525,20 @@ describe("colony export when COLONY_URL answers something that is not a colony's
         const r = await run(["export", file], { COLONY_URL: `http://127.0.0.1:${server.port}` });
         expect({ what, code: r.code }).toEqual({ what, code: 4 });
         expect(r.stderr).toMatch(
-          /^colony: export failed: GET \/v1\/feed\?limit=50 at http:\/\/127\.0\.0\.1:\d+ answered .*; is COLONY_URL a colony\?\n$/,
+          /^colony: (export failed|not_a_colony): GET \/v1\/feed\?limit=50 at http:\/\/127\.0\.0\.1:\d+ answered .*; is COLONY_URL a colony\?.*\n$/,
         );
         expect(existsSync(file)).toBe(false);
+        if (what === "sign-in page") {
+          // Every client command reads its answers through the same request(): one line, exit 4.
+          const search = await run(["search", "ModuleNotFoundError: No module named 'yaml'"], {
+            COLONY_URL: `http://127.0.0.1:${server.port}`,
+          });
+          expect(search.code).toBe(4);
+          expect(search.stderr).toMatch(
+            /^colony: not_a_colony: POST \/v1\/search at .* answered 200 with something that is not JSON \(text\/html\)/,
+          );
+          expect(search.stderr.trim().split("\n")).toHaveLength(1);
+        }
       } finally {
         server.stop(true);
       }

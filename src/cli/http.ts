@@ -5,6 +5,7 @@
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
 import { controlFreeJson } from "../core/screening-text";
+import { printable } from "./table";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { shownColonyUrl } from "../mcp/colony-client";
 import { DEFAULT_COLONY_URL, unparsedUrlShown } from "../mcp/config";
@@ -55,13 +56,15 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
 }
 
 /**
- * The colony did not answer: `unreachable` (refused connection, not HTTP) or `timeout` (no answer
- * within the time limit: a colony that is up but stalled, which COLONY_URL does not fix).
+ * The colony did not answer: `unreachable` (refused connection, not HTTP), `timeout` (no answer
+ * within the time limit: a colony that is up but stalled, which COLONY_URL does not fix) or
+ * `not_a_colony` (a success whose body is not JSON: COLONY_URL reaches something else, a proxy's
+ * sign-in page, another service).
  */
 export class UnreachableError extends Error {
   constructor(
     message: string,
-    readonly kind: "unreachable" | "timeout" = "unreachable",
+    readonly kind: "unreachable" | "timeout" | "not_a_colony" = "unreachable",
   ) {
     super(message);
   }
@@ -97,7 +100,17 @@ export async function request(
   let parsed: unknown = text;
   try {
     parsed = text === "" ? null : JSON.parse(text);
-  } catch {}
+  } catch {
+    // Every route the CLI calls answers JSON; a success that is not is no colony's, and reading it
+    // as one ended the command with a stack trace.
+    if (res.ok) {
+      const type = res.headers.get("content-type") ?? "no Content-Type";
+      throw new UnreachableError(
+        `${method} ${path} at ${target.shown} answered ${res.status} with something that is not JSON (${printable(type).slice(0, 100)}); is COLONY_URL a colony? (a proxy's sign-in page answers so)`,
+        "not_a_colony",
+      );
+    }
+  }
   return { status: res.status, body: parsed, retryAfterS: retryAfterSeconds(res.headers.get("retry-after")) };
 }
 
