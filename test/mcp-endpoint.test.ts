@@ -417,3 +417,16 @@ describe("Accept is read as RFC 9110 says (the SDK looked for both types as subs
     }
   });
 });
+
+// The hosted route served `/mcp/` (the router's rule), `colony mcp --http` answered it 404 in the
+// REST shape, which an MCP client cannot read: a client configured with the URL so failed there.
+test("the endpoint's URL with a trailing slash is served on both endpoints, to the SDK client too", async () => {
+  for (const [where, url] of endpoints()) {
+    const res = await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: toolsList });
+    expect([where, res.status]).toEqual([where, 200]);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(4);
+    const client = await connectHttp(`${url}/`);
+    expect((await client.listTools()).tools.length).toBe(4);
+    await client.close();
+  }
+});
