@@ -428,5 +428,11 @@ test("the endpoint's URL with a trailing slash is served on both endpoints, to t
     const client = await connectHttp(`${url}/`);
     expect((await client.listTools()).tools.length).toBe(4);
     await client.close();
+    // The refusals before the MCP route are JSON-RPC there too (the hosted layer chose the shape by
+    // the exact path, so `/mcp/` got the REST shape).
+    const badAgent = await fetch(`${url}/`, { method: "POST", headers: { ...MCP_HEADERS, "x-colony-agent": "bad id!" }, body: toolsList });
+    await expectRpcError(badAgent, 400, -32012);
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
+    await expectRpcError(await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: big }), 413, -32010);
   }
 });
