@@ -58,8 +58,8 @@ function feedPage(body: unknown): { items: FeedItem[]; next_cursor: string | nul
 
 /**
  * GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export
- * down rather than stop it: a colony of more than some 30,000 trails takes more feed pages than the
- * general quota allows in a minute. Without Retry-After the waits grow by a second each time.
+ * down rather than stop it: past 30,000 trails (50 a page) an export can ask for more feed pages in
+ * a minute than the general quota allows. Without Retry-After the waits grow by a second each time.
  */
 async function getPatiently(target: ClientTarget, path: string, logger: Logger): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
@@ -114,9 +114,10 @@ export async function runExport(args: string[]): Promise<number> {
         const body = feedPage(page.body);
         // A cursor met twice would page forever: a cache in front of the colony that keys on the
         // path alone answers the first page to every request.
-        const wrong = typeof body === "string" ? body : body.next_cursor !== null && seen.has(body.next_cursor) ? REPEATED_CURSOR : null;
-        if (wrong !== null || typeof body === "string") {
-          process.stderr.write(`colony: export failed: GET ${path} at ${target.shown} answered ${wrong}; is COLONY_URL a colony?\n`);
+        const repeated = typeof body !== "string" && body.next_cursor !== null && seen.has(body.next_cursor);
+        if (typeof body === "string" || repeated) {
+          const what = typeof body === "string" ? body : REPEATED_CURSOR;
+          process.stderr.write(`colony: export failed: GET ${path} at ${target.shown} answered ${what}; is COLONY_URL a colony?\n`);
           return EXIT.unavailable;
         }
         if (body.next_cursor !== null) seen.add(body.next_cursor);
