@@ -139,6 +139,28 @@ describe("feed", () => {
     }
   });
 
+  // The router kept the last of a repeated key: `?limit=1&limit=50` read as 50, two categories as
+  // the second alone, without a word.
+  test("a parameter given more than once is 400 naming it; an unknown one repeated is ignored", async () => {
+    for (const [q, path] of [
+      ["?limit=1&limit=50", "/limit"],
+      ["?category=dependency&category=runtime", "/category"],
+      ["?runtime=node&limit=5&runtime=python", "/runtime"],
+    ] as const) {
+      const { res, body } = await feed(q);
+      expect([q, res.status]).toEqual([q, 400]);
+      expect(body.error.code).toBe("invalid_request");
+      expect(body.error.details).toEqual([{ path, message: "is given 2 times; give it once" }]);
+    }
+    const activity = await colony.fetch("/v1/activity?limit=2&limit=3");
+    expect(activity.status).toBe(400);
+    expect(((await activity.json()) as any).error.details[0].path).toBe("/limit");
+    const tracked = await feed("?limit=2&utm_source=a&utm_source=b");
+    expect(tracked.res.status).toBe(200);
+    expect(tracked.body.items).toHaveLength(2);
+    expect((await feed("?__proto__=1&__proto__=2&limit=1")).body.items).toHaveLength(1);
+  });
+
   test("removed trails leave the feed", async () => {
     const c = await startTestColony({ COLONY_ADMIN_TOKEN: "operator-token-0123456789" });
     try {

@@ -349,3 +349,90 @@ describe("Origin", () => {
     expect(new URL(standalone.url).hostname).toBe("127.0.0.1");
   });
 });
+
+describe("Accept is read as RFC 9110 says (the SDK looked for both types as substrings)", () => {
+  const post = (url: string, accept: string) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json", accept }, body: toolsList });
+
+  test("wildcards and a list with a wildcard are served: */*, application/*, application/json with */*;q=0.8", async () => {
+    for (const [where, url] of endpoints()) {
+      for (const accept of ["*/*", "application/*", "application/json, */*;q=0.8", "Application/JSON", "application/json"]) {
+        const res = await post(url, accept);
+        expect([where, accept, res.status]).toEqual([where, accept, 200]);
+        const body = (await res.json()) as { result?: { tools: unknown[] } };
+        expect(body.result?.tools.length).toBe(4);
+      }
+    }
+  });
+
+  test("no Accept at all is served (RFC 9110: any type); raw HTTP, as fetch would add */*", async () => {
+    const { rawRequest } = await import("./support/fuzz");
+    for (const [where, url] of endpoints()) {
+      const { host, port } = new URL(url);
+      const head = `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(toolsList)}\r\nConnection: close\r\n\r\n`;
+      const res = await rawRequest(Number(port), [new TextEncoder().encode(head + toolsList)]);
+      expect([where, res?.status]).toEqual([where, 200]);
+      expect(JSON.parse(res!.text).result.tools.length).toBe(4);
+    }
+  });
+
+  test("an Accept that refuses application/json is 406 (-32000) naming what to send; q=0 is a refusal", async () => {
+    for (const [where, url] of endpoints()) {
+      for (const accept of ["text/html", "text/event-stream", "application/json;q=0, text/event-stream;q=0", "*/*;q=0"]) {
+        const res = await post(url, accept);
+        const body = await expectRpcError(res, 406, -32000);
+        expect([where, accept, body.error.message]).toEqual([
+          where,
+          accept,
+          expect.stringContaining("Accept: application/json, text/event-stream"),
+        ]);
+      }
+    }
+  });
+
+  test("the SDK's own client, behind a fetch that sends Accept: */* (as curl-based and proxied clients do), works", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    for (const [where, url] of endpoints()) {
+      const sent: string[] = [];
+      const wildcardFetch = (input: string | URL | Request, init?: RequestInit) => {
+        const headers = new Headers(init?.headers);
+        if (init?.method === "POST") headers.set("accept", "*/*");
+        sent.push(headers.get("accept") ?? "");
+        return fetch(input, { ...init, headers });
+      };
+      const client = new Client({ name: "wildcard-client", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: wildcardFetch }));
+      const tools = await client.listTools();
+      expect([where, tools.tools.length]).toEqual([where, 4]);
+      const search = (await client.callTool({
+        name: "colony_search",
+        arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+      })) as {
+        isError?: boolean;
+      };
+      expect(search.isError ?? false).toBe(false);
+      expect(sent).toContain("*/*");
+      await client.close();
+    }
+  });
+});
+
+// The hosted route served `/mcp/` (the router's rule), `colony mcp --http` answered it 404 in the
+// REST shape, which an MCP client cannot read: a client configured with the URL so failed there.
+test("the endpoint's URL with a trailing slash is served on both endpoints, to the SDK client too", async () => {
+  for (const [where, url] of endpoints()) {
+    const res = await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: toolsList });
+    expect([where, res.status]).toEqual([where, 200]);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(4);
+    const client = await connectHttp(`${url}/`);
+    expect((await client.listTools()).tools.length).toBe(4);
+    await client.close();
+    // The refusals before the MCP route are JSON-RPC there too (the hosted layer chose the shape by
+    // the exact path, so `/mcp/` got the REST shape).
+    const badAgent = await fetch(`${url}/`, { method: "POST", headers: { ...MCP_HEADERS, "x-colony-agent": "bad id!" }, body: toolsList });
+    await expectRpcError(badAgent, 400, -32012);
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
+    await expectRpcError(await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: big }), 413, -32010);
+  }
+});

@@ -206,7 +206,7 @@ describe("OpenAPI document", () => {
       await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ hello: 1 }) }),
       await conforms("POST", "/mcp", { headers: { ...rpc, "x-colony-agent": "bad" }, body: list }),
       await conforms("POST", "/mcp", { headers: { ...rpc, origin: "https://elsewhere.example" }, body: list }),
-      await conforms("POST", "/mcp", { headers: { "content-type": "application/json" }, body: list }),
+      await conforms("POST", "/mcp", { headers: { "content-type": "application/json", accept: "text/html" }, body: list }),
       await conforms("POST", "/mcp", { headers: { ...rpc, "content-type": "text/plain" }, body: list }),
       await conforms("POST", "/mcp", { headers: rpc, body: JSON.stringify({ jsonrpc: "2.0", id: 1, pad: "x".repeat(70_000) }) }),
     ];

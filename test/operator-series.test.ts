@@ -53,3 +53,15 @@ test("an upgraded colony's series are filled from its trails, outcomes and searc
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test("hours given more than once is 400 naming it, not the last one read", async () => {
+  const colony = await startTestColony({ COLONY_ADMIN_TOKEN: TOKEN });
+  try {
+    const res = await colony.fetch("/v1/admin/series?hours=48&hours=2", { headers: auth });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.details).toEqual([{ path: "/hours", message: "is given 2 times; give it once" }]);
+    expect((await colony.fetch("/v1/admin/series?hours=2", { headers: auth })).status).toBe(200);
+  } finally {
+    await colony.dispose();
+  }
+});

@@ -5,6 +5,7 @@
 // file's sha256 so a team can compare it over a channel they trust.
 
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
+import { printable } from "./table";
 
 export const BUNDLE_FORMAT = "colony-export";
 export const BUNDLE_VERSION = 1;
@@ -30,6 +31,20 @@ export interface BundleEntry {
 
 export class BundleError extends Error {}
 
+/** The most of a manifest's value a message shows. */
+const SHOWN_CHARS = 80;
+
+/**
+ * A manifest's value as a refusal names it, on the operator's terminal: as JSON (the string "1"
+ * and the number 1 differ), as the CLI prints any text from elsewhere (`printable`: an escape
+ * sequence in a bundle would act on the terminal, an invisible character would hide), and cut to
+ * SHOWN_CHARS.
+ */
+export function shownValue(value: unknown): string {
+  const chars = [...printable(JSON.stringify(value) ?? String(value))];
+  return chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join("")}… (${chars.length} characters)` : chars.join("");
+}
+
 const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
 /** The bundle's text for these entries. */
@@ -47,28 +62,41 @@ export function writeBundle(entries: readonly BundleEntry[], source: string, cre
 }
 
 /** Checks the manifest and the checksum, then parses every line; throws BundleError saying what is wrong. */
-export function readBundle(text: string): { manifest: BundleManifest; entries: BundleEntry[] } {
+export function readBundle(file: string): { manifest: BundleManifest; entries: BundleEntry[] } {
+  // A byte order mark (an editor on Windows writes one) is no part of the manifest, as it is no
+  // part of a request body.
+  const text = file.startsWith("\ufeff") ? file.slice(1) : file;
   const nl = text.indexOf("\n");
   if (nl < 0) throw new BundleError("not a colony export: no manifest line");
+  const manifestLine = text.slice(0, nl);
+  if (nestsDeeperThan(manifestLine, MAX_JSON_DEPTH)) {
+    throw new BundleError(`not a colony export: the first line nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let manifest: BundleManifest;
   try {
-    manifest = JSON.parse(text.slice(0, nl)) as BundleManifest;
+    manifest = JSON.parse(manifestLine) as BundleManifest;
   } catch {
     throw new BundleError("not a colony export: the first line is not JSON");
   }
   if (manifest?.format !== BUNDLE_FORMAT) throw new BundleError("not a colony export: the manifest has no format colony-export");
   if (manifest.version !== BUNDLE_VERSION)
-    throw new BundleError(`export format version ${manifest.version} is not supported (this colony reads ${BUNDLE_VERSION})`);
-  const body = text.slice(nl + 1);
-  const actual = sha256(body);
+    throw new BundleError(`export format version ${shownValue(manifest.version)} is not supported (this colony reads ${BUNDLE_VERSION})`);
+  let body = text.slice(nl + 1);
+  let actual = sha256(body);
+  // A transfer that wrote every line end as CRLF (git's autocrlf, a mail client) changed nothing
+  // else: JSON keeps no raw line break inside a string, so the lines read back are the same.
+  if (actual !== manifest.sha256 && body.includes("\r\n") && sha256(body.replaceAll("\r\n", "\n")) === manifest.sha256) {
+    body = body.replaceAll("\r\n", "\n");
+    actual = manifest.sha256;
+  }
   if (actual !== manifest.sha256) {
     throw new BundleError(
-      `checksum mismatch: the manifest says sha256 ${manifest.sha256}, the content has ${actual}; the file is damaged or was changed`,
+      `checksum mismatch: the manifest says sha256 ${shownValue(manifest.sha256)}, the content has ${actual}; the file is damaged or was changed`,
     );
   }
   const lines = body === "" ? [] : body.replace(/\n$/, "").split("\n");
   if (lines.length !== manifest.trails)
-    throw new BundleError(`the manifest counts ${manifest.trails} trails, the file holds ${lines.length}`);
+    throw new BundleError(`the manifest counts ${shownValue(manifest.trails)} trails, the file holds ${lines.length}`);
   const entries = lines.map((line, i) => {
     // A checksum proves integrity, not origin: every line is checked as a request body would be.
     if (nestsDeeperThan(line, MAX_JSON_DEPTH)) {

@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { loadConfig } from "../config";
 import { errorMessage } from "../core/error-message";
 import { fingerprint } from "../core/fingerprint";
-import { createLogger } from "../log";
+import { createLogger, type Logger } from "../log";
 import { startProgress } from "../progress";
 import { VERSION } from "../version";
 import { type BundleEntry, fileSha256, writeBundle } from "./bundle";
@@ -17,6 +17,11 @@ import { type Answer, type ClientTarget, reportError, request, withColony } from
 
 const PAGE = 50;
 const MAX_RETRIES = 5;
+/**
+ * The longest one wait: the general quota's window is a minute, a store that is down asks for 30 s;
+ * a Retry-After beyond this (a colony's mistake, or a proxy's) is not waited for whole.
+ */
+const MAX_WAIT_S = 120;
 
 interface FeedItem {
   trail_id: string;
@@ -25,12 +30,44 @@ interface FeedItem {
   trail: { problem: { error: string } };
 }
 
-/** GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export down rather than stop it. */
-async function getPatiently(target: ClientTarget, path: string): Promise<Answer> {
+const REPEATED_CURSOR = "a next_cursor it had given before (a cache that ignores the query string?)";
+
+/**
+ * A page of GET /v1/feed as the export reads it, or what is wrong with it: a COLONY_URL that
+ * reaches something else (a sign-in page of a proxy, another service) answered 200 too, and the
+ * export failed on it with a stack trace.
+ */
+function feedPage(body: unknown): { items: FeedItem[]; next_cursor: string | null } | string {
+  const page = body as { items?: unknown; next_cursor?: unknown } | null;
+  if (page === null || typeof page !== "object" || !Array.isArray(page.items)) return "something that is not a feed page";
+  if (page.next_cursor !== null && typeof page.next_cursor !== "string") return "a feed page without a next_cursor";
+  for (const [i, item] of (page.items as unknown[]).entries()) {
+    const it = item as Partial<FeedItem> | null;
+    const isItem =
+      it !== null &&
+      typeof it === "object" &&
+      typeof it.trail_id === "string" &&
+      typeof it.reinforced_at === "string" &&
+      !Number.isNaN(Date.parse(it.reinforced_at)) &&
+      typeof it.trail?.problem?.error === "string" &&
+      (it.category === null || typeof it.category === "string");
+    if (!isItem) return `a feed page whose item ${i} is not a trail (trail_id, reinforced_at, trail.problem.error, category)`;
+  }
+  return page as { items: FeedItem[]; next_cursor: string | null };
+}
+
+/**
+ * GET with a wait on 429/503 as long as Retry-After says (a few times), so quotas slow an export
+ * down rather than stop it: past 30,000 trails (50 a page) an export can ask for more feed pages in
+ * a minute than the general quota allows. Without Retry-After the waits grow by a second each time.
+ */
+async function getPatiently(target: ClientTarget, path: string, logger: Logger): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
     const answer = await request(target, "GET", path);
     if ((answer.status !== 429 && answer.status !== 503) || attempt >= MAX_RETRIES) return answer;
-    await Bun.sleep(1000 * Math.min(60, Math.max(1, attempt + 1)));
+    const waitS = Math.min(MAX_WAIT_S, Math.max(1, answer.retryAfterS ?? attempt + 1));
+    logger.info("the colony asks the export to wait", { status: answer.status, wait_s: waitS, attempt: attempt + 1 });
+    await Bun.sleep(1000 * waitS);
   }
 }
 
@@ -41,7 +78,7 @@ export async function runExport(args: string[]): Promise<number> {
   if (existsSync(file)) throw new UsageError(`${file} exists already; an export never overwrites a file`);
   const logger = createLogger(loadConfig({ COLONY_LOG_LEVEL: process.env.COLONY_LOG_LEVEL }).logLevel);
   return withColony(async (target) => {
-    const stats = await getPatiently(target, "/v1/stats");
+    const stats = await getPatiently(target, "/v1/stats", logger);
     if (stats.status !== 200) return reportError(stats, false);
     const total = (stats.body as { trails?: unknown }).trails;
     const progress = startProgress({
@@ -50,7 +87,10 @@ export async function runExport(args: string[]): Promise<number> {
       total: typeof total === "number" ? total : undefined,
       logger,
     });
-    const started = Date.now();
+    // When the export started, by the colony's clock: the reinforcement time of the feed's head
+    // then. This machine's clock may be minutes off the colony's; ahead, a trail reinforced during
+    // the export looked reinforced before the start, and the passes over the head missed it.
+    let headAtStart: number | null = null;
     const entries = new Map<string, BundleEntry>();
     const add = (item: FeedItem) => {
       const fresh = !entries.has(item.trail_id);
@@ -66,13 +106,26 @@ export async function runExport(args: string[]): Promise<number> {
       let found = 0;
       let cursor: string | null = null;
       let reachedOlder = false;
+      const seen = new Set<string>();
       do {
         const path = `/v1/feed?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-        const page = await getPatiently(target, path);
+        const page = await getPatiently(target, path, logger);
         if (page.status !== 200) return reportError(page, false);
-        const body = page.body as { items: FeedItem[]; next_cursor: string | null };
+        const body = feedPage(page.body);
+        // A cursor met twice would page forever: a cache in front of the colony that keys on the
+        // path alone answers the first page to every request.
+        const repeated = typeof body !== "string" && body.next_cursor !== null && seen.has(body.next_cursor);
+        if (typeof body === "string" || repeated) {
+          const what = typeof body === "string" ? body : REPEATED_CURSOR;
+          process.stderr.write(`colony: export failed: GET ${path} at ${target.shown} answered ${what}; is COLONY_URL a colony?\n`);
+          return EXIT.unavailable;
+        }
+        if (body.next_cursor !== null) seen.add(body.next_cursor);
         for (const item of body.items) {
-          if (pass > 0 && Date.parse(item.reinforced_at) < started - 1000) {
+          const reinforcedAt = Date.parse(item.reinforced_at);
+          if (pass === 0) headAtStart ??= reinforcedAt;
+          // A second of slack: replicas' clocks differ a little.
+          else if (headAtStart !== null && reinforcedAt < headAtStart - 1000) {
             reachedOlder = true;
             break;
           }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "./command";
-import { clientTarget, request, UnreachableError } from "./http";
+import { clientTarget, request, retryAfterSeconds, UnreachableError } from "./http";
 
 describe("request: a colony that does not answer", () => {
   test("no answer within the limit is a timeout, not a colony that cannot be reached", async () => {
@@ -76,5 +76,16 @@ describe("a COLONY_URL with a user and password (Basic auth to a colony behind a
     expect(slash).toBeInstanceOf(UsageError);
     expect(slash!.message).toContain("https://<credentials>@colony.example");
     expect(slash!.message).not.toContain("s3cret");
+  });
+});
+
+describe("Retry-After (RFC 9110 §10.2.3)", () => {
+  test("delta-seconds, an HTTP date, or nothing readable", () => {
+    const now = Date.parse("2026-11-27T12:00:00Z");
+    expect(retryAfterSeconds("60", now)).toBe(60);
+    expect(retryAfterSeconds(" 0 ", now)).toBe(0);
+    expect(retryAfterSeconds("Fri, 27 Nov 2026 12:00:30 GMT", now)).toBe(30);
+    expect(retryAfterSeconds("Fri, 27 Nov 2026 11:00:00 GMT", now)).toBe(0);
+    for (const bad of [null, "", "soon", "-5", "1e308", "NaN", "9".repeat(400)]) expect(retryAfterSeconds(bad, now)).toBeNull();
   });
 });

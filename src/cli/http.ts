@@ -5,6 +5,7 @@
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
 import { controlFreeJson } from "../core/screening-text";
+import { printable } from "./table";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { shownColonyUrl } from "../mcp/colony-client";
 import { DEFAULT_COLONY_URL, unparsedUrlShown } from "../mcp/config";
@@ -40,16 +41,30 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
 export interface Answer {
   status: number;
   body: unknown;
+  /** Seconds the colony asks the client to wait (`Retry-After` of a 429 or 503), null without one. */
+  retryAfterS?: number | null;
+}
+
+/** Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text);
+  // An HTTP date names its day and month in letters; Date.parse would also read "-5" as a year.
+  const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 /**
- * The colony did not answer: `unreachable` (refused connection, not HTTP) or `timeout` (no answer
- * within the time limit: a colony that is up but stalled, which COLONY_URL does not fix).
+ * The colony did not answer: `unreachable` (refused connection, not HTTP), `timeout` (no answer
+ * within the time limit: a colony that is up but stalled, which COLONY_URL does not fix) or
+ * `not_a_colony` (a success whose body is not JSON: COLONY_URL reaches something else, a proxy's
+ * sign-in page, another service).
  */
 export class UnreachableError extends Error {
   constructor(
     message: string,
-    readonly kind: "unreachable" | "timeout" = "unreachable",
+    readonly kind: "unreachable" | "timeout" | "not_a_colony" = "unreachable",
   ) {
     super(message);
   }
@@ -85,8 +100,18 @@ export async function request(
   let parsed: unknown = text;
   try {
     parsed = text === "" ? null : JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed };
+  } catch {
+    // Every route the CLI calls answers JSON; a success that is not is no colony's, and reading it
+    // as one ended the command with a stack trace.
+    if (res.ok) {
+      const type = res.headers.get("content-type") ?? "no Content-Type";
+      throw new UnreachableError(
+        `${method} ${path} at ${target.shown} answered ${res.status} with something that is not JSON (${printable(type).slice(0, 100)}); is COLONY_URL a colony? (a proxy's sign-in page answers so)`,
+        "not_a_colony",
+      );
+    }
+  }
+  return { status: res.status, body: parsed, retryAfterS: retryAfterSeconds(res.headers.get("retry-after")) };
 }
 
 interface ErrorBody {

@@ -7,17 +7,19 @@
 // each trail's content key is remembered in the store's key-value table.
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../config";
+import { IMPORT_AGENT_ID } from "../core/agent-id";
 import { errorMessage } from "../core/error-message";
+import { MAX_BODY_BYTES } from "../http/body";
 import { createLogger } from "../log";
 import { startProgress } from "../progress";
 import type { Caller } from "../service/errors";
 import { ServiceError } from "../service/errors";
 import { BundleError, entryKey, readBundle } from "./bundle";
 import { EXIT, parseArgs, UsageError } from "./command";
+import { printable } from "./table";
 
-/** The author of imported trails: their own authors stay in the source colony. */
-export const IMPORT_AGENT = "colony-import";
-const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT, agentDeclared: true };
+/** The author of imported trails, an id no client may declare (src/core/agent-id.ts). */
+const IMPORT_CALLER: Caller = { address: "import", client: "import", agent: IMPORT_AGENT_ID, agentDeclared: true };
 const STALL_MS = 180_000;
 const keyOf = (contentKey: string) => `import.trail.${contentKey}`;
 
@@ -69,7 +71,9 @@ export async function runImport(args: string[]): Promise<number> {
     const progress = startProgress({ label: "importing trails", unit: "trails", total: bundle.entries.length, logger });
     for (const [i, entry] of bundle.entries.entries()) {
       const key = keyOf(entryKey(entry.trail));
-      if ((await store.kv.get(key)) !== null) already++;
+      const oversize = overPublishLimit(entry.trail);
+      if (oversize) invalid.push(`line ${i + 2}: ${oversize}`);
+      else if ((await store.kv.get(key)) !== null) already++;
       else {
         try {
           const { body } = await service.trails.publish(entry.trail, IMPORT_CALLER);
@@ -77,7 +81,7 @@ export async function runImport(args: string[]): Promise<number> {
           published.push(body.trail_id);
         } catch (err) {
           if (!(err instanceof ServiceError) || err.code !== "invalid_trail") throw err;
-          invalid.push(`line ${i + 2}: ${err.message}`);
+          invalid.push(`line ${i + 2}: ${err.message}${whyInvalid(err.details)}`);
         }
       }
       progress.tick();
@@ -102,6 +106,25 @@ export async function runImport(args: string[]): Promise<number> {
   } finally {
     await colony.close();
   }
+}
+
+/** The first reasons a trail does not validate, as POST /v1/trails lists them (path: message). */
+function whyInvalid(details: readonly { path: string; message: string }[] | undefined): string {
+  if (!details || details.length === 0) return "";
+  const shown = details.slice(0, 3).map((d) => `${printable(d.path)} ${printable(d.message)}`);
+  return `: ${shown.join("; ")}${details.length > 3 ? `; and ${details.length - 3} more` : ""}`;
+}
+
+/**
+ * Why a trail is larger than a publish can be, or null. POST /v1/trails and /v1/drafts take 64 KB
+ * (MAX_BODY_BYTES), which is what bounds every trail of a colony; the schema's own field limits
+ * add up to some 900,000 characters, so a bundle's line could bring in a trail ten times larger
+ * than any publish, served whole by every feed page and lookup that shows it.
+ */
+function overPublishLimit(trail: unknown): string | null {
+  const bytes = Buffer.byteLength(JSON.stringify(trail));
+  if (bytes <= MAX_BODY_BYTES) return null;
+  return `the trail is ${Math.ceil(bytes / 1024)} KB of JSON, over the ${MAX_BODY_BYTES / 1024} KB a publish takes`;
 }
 
 /** Waits until the enrichment queue is empty, with progress (the worker runs in this process). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isAgentId, shownAgentId, WITHHELD_AGENT_ID } from "./agent-id";
+import { IMPORT_AGENT_ID, isAgentId, shownAgentId, WITHHELD_AGENT_ID } from "./agent-id";
 import { identifierWords } from "./identifier-words";
 
 describe("declared agent ids", () => {
@@ -28,6 +28,12 @@ describe("declared agent ids", () => {
     expect(isAgentId(WITHHELD_AGENT_ID)).toBe(false);
     expect(isAgentId("Agent-ID-Withheld")).toBe(false);
     expect(isAgentId("agent-id-withheld-2")).toBe(true);
+  });
+
+  test("the author of imported trails cannot be declared: a client would pass its trails off as an import", () => {
+    expect(isAgentId(IMPORT_AGENT_ID)).toBe(false);
+    expect(isAgentId("Colony-Import")).toBe(false);
+    expect(isAgentId("colony-importer")).toBe(true);
   });
 
   test("ordinary ids pass, the words of the phrases among them", () => {

@@ -14,15 +14,24 @@ export const AGENT_ID_PATTERN = /^(?!anon-)[A-Za-z0-9_-]{8,64}$/;
 
 /** What isAgentId asks for, in words (error messages and configuration errors). */
 export const AGENT_ID_RULE =
-  "8 to 64 characters from [A-Za-z0-9_-], not starting with anon- (the colony's own pseudonyms), not agent-id-withheld, and not reading as an instruction to an agent";
+  "8 to 64 characters from [A-Za-z0-9_-], not starting with anon- (the colony's own pseudonyms), not agent-id-withheld or colony-import, and not reading as an instruction to an agent";
 
 /** What public lists show instead of an agent id that reads as an instruction (stored before the rule). */
 export const WITHHELD_AGENT_ID = "agent-id-withheld";
 
+/** The author of the trails `colony import` publishes (their own authors stay in the source colony). */
+export const IMPORT_AGENT_ID = "colony-import";
+
+/**
+ * Ids the colony gives itself: declared, the stand-in would pass the declarer off as a withheld
+ * id, and the importer's would pass a client's trails off as the operator's import (in the
+ * activity list and the admin record) and spend the import's daily merge credit.
+ */
+const RESERVED_AGENT_IDS: ReadonlySet<string> = new Set([WITHHELD_AGENT_ID, IMPORT_AGENT_ID]);
+
 /** Whether a client may declare this agent id. */
 export function isAgentId(id: string): boolean {
-  // The stand-in is reserved too: declared, it would pass the declarer off as a withheld id.
-  return AGENT_ID_PATTERN.test(id) && id.toLowerCase() !== WITHHELD_AGENT_ID && !readsAsInstruction(id);
+  return AGENT_ID_PATTERN.test(id) && !RESERVED_AGENT_IDS.has(id.toLowerCase()) && !readsAsInstruction(id);
 }
 
 /** The agent id as a public list (activity, feed replies) shows it: rows stored before the rule kept any id. */

@@ -288,6 +288,15 @@ export const parseSearchRequest = (input: unknown) => parseWith(SearchRequest, i
  */
 export function parseQuery<T extends TObject>(schema: T, query: Record<string, unknown>): Parsed<Static<T>> {
   const input: Record<string, unknown> = {};
+  // A parameter of the schema given more than once (src/http/query.ts keeps every value) is
+  // refused: which one the client meant cannot be known. An unknown one is ignored, as any.
+  const repeated: ValidationDetail[] = [];
+  for (const [key, raw] of Object.entries(query)) {
+    if (Array.isArray(raw) && Object.hasOwn(schema.properties, key)) {
+      repeated.push({ path: `/${pointerKey(key)}`, message: `is given ${raw.length} times; give it once` });
+    }
+  }
+  if (repeated.length > 0) return { ok: false, details: repeated };
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || raw === "") continue;
     const type = (schema.properties[key] as { type?: string } | undefined)?.type;

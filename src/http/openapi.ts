@@ -251,7 +251,7 @@ export const API_ROUTES: ApiRoute[] = [
     errorBody: S.JsonRpcError,
     moreErrors: {
       403: "a web page of a foreign Origin (-32013)",
-      406: "Accept does not list both application/json and text/event-stream (-32000)",
+      406: "Accept refuses application/json, the only type answered (RFC 9110; no Accept is any type) (-32000)",
       415: "Content-Type is not application/json (-32000)",
     },
   },

@@ -165,7 +165,10 @@ export function createFetchHandler(deps: ServerDeps) {
     if (known !== err) deps.logger.error("request failed", { error: errorMessage(err) });
     const answer = known ?? new ServiceError("internal");
     if (request && deps.errorShapes?.size) {
-      const render = deps.errorShapes.get(new URL(request.url).pathname);
+      // The path as the router matches it: `/mcp/` is the MCP route too, and its refusals are JSON-RPC.
+      const path = new URL(request.url).pathname;
+      const render =
+        deps.errorShapes.get(path) ?? (path.length > 1 && path.endsWith("/") ? deps.errorShapes.get(path.slice(0, -1)) : undefined);
       if (render) return render(answer, request);
     }
     return errorResponse(answer);

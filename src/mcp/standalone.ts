@@ -42,10 +42,12 @@ export function startStandalone(
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
     const path = new URL(request.url).pathname;
+    // `/mcp/` too, as the hosted route serves it: some clients and config tools write the URL so.
+    const isMcp = path === "/mcp" || path === "/mcp/";
     // Every path, not only /mcp (where the SDK's transport checks it, answering JSON-RPC): a
     // DNS-rebinding page reads a GET as same-origin, without Origin, and /healthz tells where the
     // colony is.
-    if (path !== "/mcp" && allowedHosts && !allowedHosts.includes(request.headers.get("host") ?? "")) {
+    if (!isMcp && allowedHosts && !allowedHosts.includes(request.headers.get("host") ?? "")) {
       return errorJson(403, "forbidden_host", "this server answers loopback names only (127.0.0.1, localhost, [::1])");
     }
     if (path === "/healthz") {
@@ -57,7 +59,7 @@ export function startStandalone(
         colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
-    if (path !== "/mcp") return errorJson(404, "not_found", "no such route");
+    if (!isMcp) return errorJson(404, "not_found", "no such route");
     if (request.method === "OPTIONS") return origins.preflight(request);
     const refused = origins.refusal(request);
     if (refused) return refused;

@@ -3,6 +3,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ANSWER_TYPE, acceptsAnswer, SDK_ACCEPT } from "./accept";
 import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
 /**
@@ -40,6 +41,30 @@ function duplicateId(messages: unknown[]): Response | null {
     seen.add(key);
   }
   return null;
+}
+
+/**
+ * A POST whose Accept refuses what the endpoint answers with (application/json: a stateless
+ * endpoint never streams) is 406, -32000 as the SDK answered it, naming what to send.
+ */
+function notAcceptable(): Response {
+  return jsonRpcErrorResponse(
+    406,
+    -32000,
+    `Not Acceptable: this endpoint answers ${ANSWER_TYPE}, which the Accept header refuses; send "Accept: ${SDK_ACCEPT}" (or */*, or no Accept)`,
+  );
+}
+
+/**
+ * The request as the SDK's transport is given it: the caller's Accept, once judged acceptable by
+ * RFC 9110 (src/mcp/accept.ts), replaced by the one the transport's substring check looks for.
+ * The body was read and parsed already, so the copy has none.
+ */
+function withSdkAccept(request: Request): Request {
+  if (request.headers.get("accept") === SDK_ACCEPT) return request;
+  const headers = new Headers(request.headers);
+  headers.set("accept", SDK_ACCEPT);
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 /** A cancellation notification (a request of that name, with an id, is answered as any other). */
@@ -115,6 +140,9 @@ export async function handleStatelessPost(
   deadlineMs = MCP_REQUEST_DEADLINE_MS,
 ): Promise<Response> {
   if (request.method === "POST") {
+    // A foreign Host is the transport's to refuse first (403), as it was before this check.
+    const hostServed = !allowedHosts || allowedHosts.includes(request.headers.get("host") ?? "");
+    if (hostServed && !acceptsAnswer(request.headers.get("accept"))) return notAcceptable();
     const invalid = invalidRequest(parsedBody);
     if (invalid) return invalid;
   }
@@ -129,7 +157,7 @@ export async function handleStatelessPost(
   try {
     await server.connect(transport);
     const handled = transport.handleRequest(
-      request,
+      request.method === "POST" ? withSdkAccept(request) : request,
       parsedBody === undefined ? undefined : { parsedBody: withoutCancellations(parsedBody) },
     );
     const overdue = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs)));

@@ -6,6 +6,7 @@ import type { ColonyService } from "../../service/colony";
 import html from "../static/console.html" with { type: "text" };
 import js from "../static/console.js" with { type: "text" };
 import { jsonResponse } from "../errors";
+import { queryWithRepeats } from "../query";
 import { page, script, serve } from "../static-assets";
 
 /** Renders the metrics exposition (the Prometheus adapter; null when metrics are off). */
@@ -31,7 +32,9 @@ export function operatorRoutes(service: ColonyService, exporter: MetricsExporter
       .get("/console", ({ request }) => serve(PAGE, request))
       .get("/console.js", ({ request }) => serve(SCRIPT, request))
       .get("/v1/admin/overview", async ({ request }) => jsonResponse(200, await service.admin.overview(auth(request)), NO_STORE))
-      .get("/v1/admin/series", async ({ request, query }) => jsonResponse(200, await service.admin.series(auth(request), query), NO_STORE))
+      .get("/v1/admin/series", async ({ request, query }) =>
+        jsonResponse(200, await service.admin.series(auth(request), queryWithRepeats(request, query)), NO_STORE),
+      )
       .post("/v1/admin/search", async ({ request, body }) =>
         jsonResponse(200, await service.admin.explainSearch(auth(request), body), NO_STORE),
       )
