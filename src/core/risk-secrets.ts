@@ -40,11 +40,38 @@ const PATH_SEPARATORS = /[\s=@<>:,;()'"|&`{}[\]]+/;
 /** A URL names a remote file, not a local one (`https://x.example/.env` is a download). */
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
+/** The stores a glob is tried against (`~/.ss?/id_*`, `~/.aws/cred*`, `/etc/sha*`), home forms read as `~`. */
+const KNOWN_STORES = [
+  ...["~/.ssh", "~/.ssh/id_rsa", "~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_dsa", "~/.aws", "~/.aws/credentials"],
+  ...["~/.netrc", "~/.docker/config.json", "~/.kube/config", "~/.npmrc", "~/.pypirc", "~/.git-credentials"],
+  ...["~/.config/gh/hosts.yml", "~/.pgpass", "~/.vault-token", ".env", "/etc/shadow", "/proc/self/environ"],
+];
+const HOME_PREFIX =
+  /^(~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|\/home\/[^/]+|\/Users\/[^/]+|\/root|[a-z]:\/Users\/[^/]+)(?=\/)/i;
+
 /** What the credential store a path names holds ("SSH private keys", "AWS credentials"), or null. */
 export function credentialStore(path: string): string | null {
-  const p = path.replace(/\\/g, "/");
+  // `\` as `/`, `/./` and `//` as `/`: `~/.ssh/./deploy` is `~/.ssh/deploy`
+  const p = path
+    .replace(/\\/g, "/")
+    .replace(/\/\.(?=\/)/g, "")
+    .replace(/\/{2,}/g, "/");
   for (const { re, what } of CREDENTIAL_STORES) if (re.test(p)) return what;
-  return null;
+  return /[*?[]/.test(p) ? globbedStore(p) : null;
+}
+
+/** A glob that matches a known credential store: what it holds, or null. Short globs only (their regex backtracks). */
+function globbedStore(glob: string): string | null {
+  if (glob.length > 100 || (glob.match(/[*?[]/g) ?? []).length > 6) return null;
+  const segment = (part: string) =>
+    // a segment that starts with a wildcard matches no dotfile (`~/*` is not `~/.ssh`), as in a shell
+    (/^[*?[]/.test(part) ? "(?!\\.)" : "") +
+    part.replace(/\[[^\]/]+\]|[*?]|[^*?]/g, (p) =>
+      p === "*" ? "[^/]*" : p === "?" || p.length > 1 ? "[^/]" : p.replace(/[.*+?^${}()|[\]\\/]/, "\\$&"),
+    );
+  const re = new RegExp(`^${glob.replace(HOME_PREFIX, "~").split("/").map(segment).join("\\/")}$`);
+  const hit = KNOWN_STORES.find((k) => re.test(k));
+  return hit === undefined ? null : credentialStore(hit);
 }
 
 /** The first credential store an argument names (`@~/.ssh/id_rsa`, `f=@"$HOME/.aws/credentials"`, `FILE:/etc/shadow`), or null. */
@@ -122,6 +149,12 @@ function substitutedSecret(w: Word): string | null {
   return null;
 }
 
+/** The text with each `$NAME` / `${NAME}` assigned earlier in the script replaced by its value (one level: `F=~/.ssh/id_rsa; curl -d @$F …`). */
+function expand(text: string, vars: ReadonlyMap<string, string>): string {
+  if (vars.size === 0 || !text.includes("$")) return text;
+  return text.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (m, name: string) => vars.get(name) ?? m);
+}
+
 /** What secret a variable the word uses was assigned earlier in the script (`K=$(cat ~/.ssh/id_rsa); curl -d "$K" …`), or null. */
 function assignedSecret(text: string, vars: ReadonlyMap<string, string>): string | null {
   if (vars.size === 0 || !text.includes("$")) return null;
@@ -138,6 +171,8 @@ function assignedSecret(text: string, vars: ReadonlyMap<string, string>): string
 // --- Network clients ----------------------------------------------------------------------------
 
 const SOCKET_CLIENTS = new Set(["nc", "ncat", "netcat", "socat", "telnet", "ssh", "sftp", "ftp", "lftp", "tftp", "smbclient"]);
+/** Name lookups carry what is in the name to the name server (`dig $(… | base64).x.example`). */
+const RESOLVERS = new Set(["dig", "nslookup", "host", "drill", "ping", "ping6"]);
 const MAILERS = new Set(["mail", "mailx", "sendmail", "mutt"]);
 const POWERSHELL_WEB = new Set(["iwr", "irm", "invoke-webrequest", "invoke-restmethod"]);
 
@@ -147,8 +182,12 @@ export const isNetworkClient = (v: View | null) =>
   (isFetch(v) ||
     SOCKET_CLIENTS.has(v.name) ||
     MAILERS.has(v.name) ||
+    RESOLVERS.has(v.name) ||
     (v.name === "openssl" && has(v, "s_client")) ||
-    (v.name === "gh" && has(v, "gist")));
+    (v.name === "gh" && has(v, "gist", "release")) ||
+    // `… | xargs -I{} curl -F f=@{} …`: xargs runs the client with what it reads
+    (v.name === "xargs" && v.a.some((x) => FETCHER_OR_SOCKET.test(baseName(x)))));
+const FETCHER_OR_SOCKET = /^(curl|wget|http|https|xh|nc|ncat|netcat|socat|scp|rsync|sftp|ftp)$/;
 
 /** Programs that copy local files to a remote place named in their arguments. */
 const COPIERS: Record<string, { valueOptions: Set<string> } | undefined> = {
@@ -178,9 +217,10 @@ function curlSentFiles(v: View): string[] {
     let opt: string;
     let value: string | undefined;
     const eq = /^(--[a-z-]+)=(.*)$/s.exec(x);
-    const bundled = /^(-[dFTH])(.+)$/s.exec(x);
+    // short options bundle, the last one taking a value, there or in the next word: -sSd @f, -sd@f
+    const bundled = /^-[a-zA-Z0-9#:]*?([dFTH])(.*)$/s.exec(x);
     if (eq) [opt, value] = [eq[1]!, eq[2]!];
-    else if (bundled) [opt, value] = [bundled[1]!, bundled[2]!];
+    else if (bundled && !x.startsWith("--")) [opt, value] = [`-${bundled[1]!}`, bundled[2] || a[i + 1]];
     else [opt, value] = [x, a[i + 1]];
     if (value === undefined) continue;
     if (CURL_AT_FILE.has(opt) && value.startsWith("@")) out.push(value.slice(1));
@@ -219,7 +259,9 @@ function otherSentFiles(v: View): string[] {
 function hostOf(v: View): string | null {
   const HOST =
     /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^@/\s]*@)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?(?:[/?#]|$)/i;
-  const url = v.a.find((x) => URL_LIKE.test(x)) ?? v.a.find((x) => !x.startsWith("-") && !x.includes("=") && HOST.test(x));
+  // a variable label (`https://$AWS_SECRET_ACCESS_KEY.x.example`) is not the host: it is what is sent
+  const args = v.a.map((x) => x.replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\./g, ""));
+  const url = args.find((x) => URL_LIKE.test(x)) ?? args.find((x) => !x.startsWith("-") && !x.includes("=") && HOST.test(x));
   const m = url === undefined ? null : HOST.exec(url);
   return m ? m[1]!.toLowerCase() : null;
 }
@@ -229,14 +271,58 @@ const SECRET_VARIABLE_REF =
   /\$\{?(?:env:)?([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*)\}?|%([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_?KEY|ACCESS_KEY)[A-Za-z0-9_]*)%/gi;
 /** Words of a variable name that say what it is, not whose it is. */
 const GENERIC_NAME_WORD =
-  /^(api|key|keys|token|tokens|secret|secrets|access|private|auth|client|app|password|passwd|pass|pat|bot|id|personal|my|the|env|user|service|account|session|credential|credentials|bearer|refresh|write|read|prod|dev|test|ci|job|build|deploy|registry)$/i;
+  /^(api|key|keys|token|tokens|secret|secrets|access|private|auth|client|app|password|passwd|pass|pat|bot|personal|the|env|user|service|account|session|credential|credentials|bearer|refresh|write|read|prod|dev|test|job|build|deploy|registry|webhook|url)$/;
+
+/** Services a secret variable's name often names, with the words of their API hosts. */
+const PROVIDER_HOSTS: Record<string, readonly string[]> = {
+  aws: ["amazonaws", "aws"],
+  openai: ["openai", "azure"],
+  anthropic: ["anthropic"],
+  claude: ["anthropic"],
+  github: ["github"],
+  gh: ["github"],
+  gitlab: ["gitlab"],
+  npm: ["npmjs", "npm"],
+  pypi: ["pypi", "python.org"],
+  slack: ["slack"],
+  stripe: ["stripe"],
+  google: ["google", "gstatic"],
+  gcp: ["google"],
+  gemini: ["google"],
+  azure: ["azure", "windows.net", "microsoft"],
+  huggingface: ["huggingface", "hf.co"],
+  hf: ["huggingface", "hf.co"],
+  docker: ["docker"],
+  dockerhub: ["docker"],
+  cloudflare: ["cloudflare"],
+  digitalocean: ["digitalocean"],
+  heroku: ["heroku"],
+  vercel: ["vercel"],
+  netlify: ["netlify"],
+  sentry: ["sentry"],
+  datadog: ["datadog"],
+  twilio: ["twilio"],
+  sendgrid: ["sendgrid"],
+  telegram: ["telegram"],
+  discord: ["discord"],
+  mistral: ["mistral"],
+  groq: ["groq"],
+  cohere: ["cohere"],
+  replicate: ["replicate"],
+  supabase: ["supabase"],
+  firebase: ["firebase", "google"],
+  codecov: ["codecov"],
+  snyk: ["snyk"],
+  jira: ["atlassian", "jira"],
+  atlassian: ["atlassian"],
+};
 
 /**
  * A secret variable a request puts in its URL or body. A service takes its own token that way
- * (`?token=$SLACK_TOKEN` to slack.com), so a name that names the host is not flagged; a name
- * that names another service is high (`?k=$OPENAI_API_KEY` to x.example); a generic one
- * (`$TOKEN`, `$API_KEY`) or an unknown host is medium. Headers and -u are not read: sending a token
- * in an Authorization header is what tokens are for.
+ * (`?token=$SLACK_TOKEN` to slack.com), so a name whose service is the host is not flagged; a
+ * name of a known service sent to another host is high (`?k=$OPENAI_API_KEY` to x.example);
+ * any other name (`$TOKEN`, `$TRIGGER_TOKEN`) is medium: the reader checks the host. Headers and
+ * -u are not read: sending a token in an Authorization header is what tokens are for.
  */
 function secretVariableSent(v: View): { level: "high" | "medium"; detail: string } | null {
   if (!isFetch(v) && !POWERSHELL_WEB.has(v.name)) return null;
@@ -252,11 +338,14 @@ function secretVariableSent(v: View): { level: "high" | "medium"; detail: string
     SECRET_VARIABLE_REF.lastIndex = 0;
     for (const m of x.matchAll(SECRET_VARIABLE_REF)) {
       const name = m[1] ?? m[2]!;
-      const own = name.split(/_+/).filter((w) => w.length >= 2 && !GENERIC_NAME_WORD.test(w));
-      if (host && own.some((w) => host.includes(w.toLowerCase()))) continue;
+      const words = name.toLowerCase().split(/_+/);
+      const services = words.filter((w) => Object.hasOwn(PROVIDER_HOSTS, w));
+      const hostWords = services.flatMap((w) => PROVIDER_HOSTS[w]!);
+      const named = services.length > 0 ? hostWords : words.filter((w) => w.length >= 3 && !GENERIC_NAME_WORD.test(w));
+      if (host && named.some((w) => host.includes(w))) continue;
       const where = host ? `to ${host}` : "to a host the command does not name";
-      if (own.length > 0 && host)
-        return { level: "high", detail: `sends $${name} in a URL or request body ${where}, a host its name does not name` };
+      if (services.length > 0 && host)
+        return { level: "high", detail: `sends $${name} in a URL or request body ${where}, not to the service it names` };
       return { level: "medium", detail: `sends $${name} in a URL or request body ${where}: check the host is the service it belongs to` };
     }
   }
@@ -301,8 +390,27 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   // 1. files named as what a request sends
   const files = n === "curl" ? curlSentFiles(v) : otherSentFiles(v);
   for (const f of files) {
-    const what = credentialStore(f.replace(/^["']|["']$/g, ""));
-    if (what) high(`${n} sends ${what} (${shortPath(f)}) over the network`);
+    const found = namedCredential(expand(f, vars));
+    if (found) high(`${n} sends ${found.what} (${shortPath(f)}) over the network`);
+  }
+  // `gh gist create ~/.aws/credentials`, `gh release upload v1 ~/.ssh/id_rsa`
+  if (n === "gh" && has(v, "gist", "release")) {
+    const found = v.a.filter((x) => !x.startsWith("-")).map((x) => namedCredential(expand(x, vars)))[0] ?? null;
+    const named = found ?? v.a.map((x) => namedCredential(expand(x, vars))).find((x) => x !== null);
+    if (named) high(`gh uploads ${named.what} (${shortPath(named.path)}) to GitHub`);
+  }
+  // `find ~/.ssh -name 'id_*' -exec curl -F f=@{} … \;`
+  if (n === "find") {
+    const k = v.a.findIndex((x) => /^-(exec|execdir|ok)$/.test(x));
+    const found =
+      k > 0
+        ? v.a
+            .slice(0, k)
+            .map((x) => namedCredential(expand(x, vars)))
+            .find((x) => x !== null)
+        : null;
+    if (found && FETCHER_OR_SOCKET.test(baseName(v.a[k + 1] ?? "")))
+      high(`find sends ${found.what} (${shortPath(found.path)}) with ${baseName(v.a[k + 1]!)}`);
   }
   // 2. copied to a remote place
   const copier = COPIERS[n];
@@ -314,8 +422,8 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
       else if (!x.startsWith("-")) places.push(x);
     }
     const remote = places.find((p) => REMOTE_PLACE.test(p));
-    const local = places.filter((p) => !REMOTE_PLACE.test(p)).find((p) => credentialStore(p));
-    if (remote && local) high(`${n} copies ${credentialStore(local)} (${shortPath(local)}) to ${shortPath(remote)}`);
+    const local = places.filter((p) => !REMOTE_PLACE.test(p)).find((p) => credentialStore(expand(p, vars)));
+    if (remote && local) high(`${n} copies ${credentialStore(expand(local, vars))} (${shortPath(local)}) to ${shortPath(remote)}`);
   }
   // 3. file-transfer and socket clients given a credential path in their arguments (`lftp -e "put ~/.ssh/id_rsa"`, socat FILE:…)
   if ((n === "socat" || n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient") && hits.length === 0) {
@@ -324,7 +432,7 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
         i++;
         continue;
       }
-      const found = namedCredential(v.a[i]!);
+      const found = namedCredential(expand(v.a[i]!, vars));
       if (found) {
         high(`${n} sends ${found.what} (${shortPath(found.path)}) over the network`);
         break;
@@ -335,8 +443,9 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   if (isNetworkClient(v)) {
     for (const r of v.cmd.redirects) {
       if (r.op !== "<" && r.op !== "<<<" && r.op !== "0<") continue;
-      const found =
-        r.op === "<<<" ? namedCredential(r.target) : credentialStore(r.target) && { path: r.target, what: credentialStore(r.target)! };
+      const target = expand(r.target, vars);
+      const what = r.op === "<<<" ? null : credentialStore(target);
+      const found = r.op === "<<<" ? namedCredential(target) : what && { path: r.target, what };
       if (found) high(`${n} sends ${found.what} (${shortPath(found.path)}) from its standard input over the network`);
     }
   }
@@ -344,8 +453,9 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   const printed = printedSecret(v);
   if (printed && v.cmd.redirects.some((r) => />/.test(r.op) && /^\/dev\/(tcp|udp)\//.test(r.target)))
     high(`writes ${printed} to a network socket (/dev/tcp)`);
-  // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`, `echo "put ~/.ssh/id_rsa" | sftp h`)
-  const put = (n === "echo" || n === "printf") && /(^|\s)put\s/.test(v.a.join(" ")) ? namedCredential(v.a.join(" ")) : null;
+  // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`); a path
+  // echoed into one is what it sends (`echo "put ~/.ssh/id_rsa" | sftp h`, `echo ~/.ssh/id_rsa | xargs -I{} curl -F f=@{} …`)
+  const put = laterSink && (n === "echo" || n === "printf") ? namedCredential(expand(v.a.join(" "), vars)) : null;
   if (laterSink && (printed || put))
     high(`pipes ${printed ?? `${put!.what} (${shortPath(put!.path)})`} into a command that sends it over the network`);
   // 7. a request whose URL, body or arguments are a substitution that prints secrets (`-d "$(cat ~/.aws/credentials)"`)
