@@ -97,7 +97,7 @@ const READERS = new Set([
   ...["cat", "type", "get-content", "gc", "less", "more", "head", "tail", "bat", "tac", "nl", "paste", "rev", "strings", "dd"],
   ...["base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode", "openssl", "gpg", "certutil"],
   ...["tar", "zip", "7z", "gzip", "bzip2", "xz", "zstd", "lz4", "cpio"],
-  ...["grep", "egrep", "rg", "sed", "awk", "gawk", "cut", "tr", "sort", "uniq", "jq", "yq", "tee", "cp"],
+  ...["grep", "egrep", "rg", "sed", "awk", "gawk", "cut", "tr", "sort", "uniq", "jq", "yq", "tee"],
 ]);
 
 /** Does this command print the whole environment (`env`, `printenv`, `set`, `export -p`, `Get-ChildItem env:`)? */
@@ -370,6 +370,84 @@ export function codeSendsSecrets(code: string): boolean {
   return CODE_SENDS.test(code) && CODE_READS_SECRETS.test(code);
 }
 
+// --- Secrets staged in a file, then sent ---------------------------------------------------------
+
+const basenameOf = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "").replace(/^.*\//, "");
+
+/**
+ * Files this command writes a credential store or the environment into, to be sent by a later
+ * command (`cp ~/.ssh/id_rsa /tmp/k`, `env > /tmp/e`, `base64 ~/.aws/credentials > c.txt`,
+ * `tar czf /tmp/k.tgz ~/.ssh`, `zip k.zip ~/.ssh/id_rsa`); what each holds.
+ */
+export function stagedSecrets(v: View): { file: string; what: string }[] {
+  const out: { file: string; what: string }[] = [];
+  const n = v.name;
+  const printed = printedSecret(v);
+  if (printed)
+    for (const r of v.cmd.redirects)
+      if (/^\d?>>?$/.test(r.op) && r.target && !r.target.startsWith("/dev/")) out.push({ file: r.target, what: printed });
+  const positionals = v.a.filter((x) => !x.startsWith("-"));
+  const named = (xs: string[]) => xs.map((x) => namedCredential(x)).find((x) => x !== null) ?? null;
+  if ((n === "cp" || n === "mv" || n === "install" || n === "ditto") && positionals.length >= 2) {
+    const found = named(positionals.slice(0, -1));
+    // into a directory the copy keeps its name: both the destination and that name count
+    if (found)
+      out.push({ file: positionals[positionals.length - 1]!, what: found.what }, { file: basenameOf(found.path), what: found.what });
+  } else if (n === "tar") {
+    const k = v.a.findIndex((x) => /^-?[a-zA-Z]*f$/.test(x) && !x.startsWith("--"));
+    const archive = /^--file=(.+)$/.exec(v.a.find((x) => x.startsWith("--file=")) ?? "")?.[1] ?? (k >= 0 ? v.a[k + 1] : undefined);
+    const found = named(v.a.filter((x) => x !== archive));
+    if (archive && archive !== "-" && found) out.push({ file: archive, what: found.what });
+  } else if ((n === "zip" || n === "7z") && positionals.length >= 2) {
+    const rest = n === "7z" ? positionals.slice(1) : positionals;
+    const found = named(rest.slice(1));
+    if (found) out.push({ file: rest[0]!, what: found.what });
+  } else if (printed && READERS.has(n)) {
+    const k = v.a.findIndex((x) => /^(-o|--output|-out)$/.test(x));
+    if (k >= 0 && v.a[k + 1]) out.push({ file: v.a[k + 1]!, what: printed });
+  }
+  return out;
+}
+
+/** Files a bare `env` (which has no view) writes the environment into: `env > /tmp/e`. */
+export function stagedEnvironment(cmd: SimpleCommand): { file: string; what: string }[] {
+  if (!isBareEnv(cmd)) return [];
+  return cmd.redirects
+    .filter((r) => /^\d?>>?$/.test(r.op) && r.target && !r.target.startsWith("/dev/"))
+    .map((r) => ({ file: r.target, what: "the environment" }));
+}
+
+/** Local files this command sends over the network (request files, a copy to a remote place, stdin of a client, gh uploads, a transfer's put). */
+export function sentFiles(v: View): string[] {
+  const n = v.name;
+  const out = n === "curl" ? curlSentFiles(v) : otherSentFiles(v);
+  const copier = COPIERS[n];
+  if (copier) {
+    const places: string[] = [];
+    for (let i = 0; i < v.a.length; i++) {
+      if (copier.valueOptions.has(v.a[i]!)) i++;
+      else if (!v.a[i]!.startsWith("-")) places.push(v.a[i]!);
+    }
+    if (places.length >= 2 && REMOTE_PLACE.test(places[places.length - 1]!))
+      out.push(...places.slice(0, -1).filter((p) => !REMOTE_PLACE.test(p)));
+  }
+  if (isNetworkClient(v)) for (const r of v.cmd.redirects) if (r.op === "<" || r.op === "0<") out.push(r.target);
+  if (n === "gh" && has(v, "gist", "release")) out.push(...v.a.filter((x) => !x.startsWith("-")));
+  if (n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient")
+    for (const x of v.a) {
+      const put = /\bm?put\s+(\S+)/.exec(x);
+      if (put) out.push(put[1]!);
+    }
+  return out;
+}
+
+/** The staged file a sent file is, if any: the same path, or the same name (a copy into a directory keeps it). */
+export function sentStaged<T extends { file: string }>(sent: string, staged: readonly T[]): T | undefined {
+  const path = sent.replace(/^["']|["']$/g, "");
+  const name = basenameOf(path);
+  return staged.find((s) => s.file === path || (name.length >= 3 && basenameOf(s.file) === name));
+}
+
 // --- The sends --------------------------------------------------------------------------------------
 
 export interface SentSecret {
@@ -421,18 +499,17 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
       if (copier.valueOptions.has(x)) i++;
       else if (!x.startsWith("-")) places.push(x);
     }
-    const remote = places.find((p) => REMOTE_PLACE.test(p));
-    const local = places.filter((p) => !REMOTE_PLACE.test(p)).find((p) => credentialStore(expand(p, vars)));
-    if (remote && local) high(`${n} copies ${credentialStore(expand(local, vars))} (${shortPath(local)}) to ${shortPath(remote)}`);
+    // the last place is the destination: `scp host:/tmp/k ~/.ssh/id_rsa` fetches a key, it sends none
+    const destination = places[places.length - 1];
+    const local = places.slice(0, -1).find((p) => !REMOTE_PLACE.test(p) && credentialStore(expand(p, vars)));
+    if (destination && REMOTE_PLACE.test(destination) && local)
+      high(`${n} copies ${credentialStore(expand(local, vars))} (${shortPath(local)}) to ${shortPath(destination)}`);
   }
-  // 3. file-transfer and socket clients given a credential path in their arguments (`lftp -e "put ~/.ssh/id_rsa"`, socat FILE:…)
-  if ((n === "socat" || n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient") && hits.length === 0) {
-    for (let i = 0; i < v.a.length; i++) {
-      if (v.a[i] === "-i" || v.a[i] === "-F") {
-        i++;
-        continue;
-      }
-      const found = namedCredential(expand(v.a[i]!, vars));
+  // 3. a transfer client told to put one (`lftp -e "put ~/.ssh/id_rsa"`, `smbclient … -c "put …"`), socat given one as an address (`FILE:…`)
+  if (n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient" || n === "socat") {
+    for (const x of v.a) {
+      const path = n === "socat" ? (x.startsWith("-") ? null : x) : (/\bm?put\s+(\S+)/.exec(x)?.[1] ?? null);
+      const found = path === null ? null : namedCredential(expand(path, vars));
       if (found) {
         high(`${n} sends ${found.what} (${shortPath(found.path)}) over the network`);
         break;
@@ -455,7 +532,10 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
     high(`writes ${printed} to a network socket (/dev/tcp)`);
   // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`); a path
   // echoed into one is what it sends (`echo "put ~/.ssh/id_rsa" | sftp h`, `echo ~/.ssh/id_rsa | xargs -I{} curl -F f=@{} …`)
-  const put = laterSink && (n === "echo" || n === "printf") ? namedCredential(expand(v.a.join(" "), vars)) : null;
+  // (the path alone or after put: `IdentityFile ~/.ssh/deploy` echoed into a config is not a send)
+  const echoedPath = v.a.join(" ").trim();
+  const put =
+    laterSink && (n === "echo" || n === "printf") && /^(m?put\s+)?\S+$/.test(echoedPath) ? namedCredential(expand(echoedPath, vars)) : null;
   if (laterSink && (printed || put))
     high(`pipes ${printed ?? `${put!.what} (${shortPath(put!.path)})`} into a command that sends it over the network`);
   // 7. a request whose URL, body or arguments are a substitution that prints secrets (`-d "$(cat ~/.aws/credentials)"`)

@@ -28,7 +28,7 @@ import {
   verifiesDownload,
   viewOf,
 } from "./risk-view.ts";
-import { isBareEnv, isNetworkClient } from "./risk-secrets.ts";
+import { isBareEnv, isNetworkClient, sentFiles, sentStaged, stagedEnvironment, stagedSecrets } from "./risk-secrets.ts";
 import { foldConfusables, joinContinuedLines, removeInvisible } from "./screening-text.ts";
 import { allCommands, parseShell, type Script } from "./shell.ts";
 import type { Trail } from "./trail.ts";
@@ -277,6 +277,7 @@ export function assessRisk(trail: Trail): Risk {
   const flags: RiskFlag[] = [];
   const commands: unknown[] = Array.isArray(trail.solution?.commands) ? trail.solution.commands : [];
   const downloads: { file: string; url: string; index: number }[] = [];
+  const staged: { file: string; what: string; index: number }[] = [];
   let verified = false;
   commands.forEach((command, index) => {
     if (typeof command !== "string") return;
@@ -284,7 +285,10 @@ export function assessRisk(trail: Trail): Risk {
     // Download now, run later: medium, since the file could be inspected in between.
     for (const c of allCommands(parseShell(commandText(command)))) {
       const v = viewOf(c);
-      if (!v) continue;
+      if (!v) {
+        for (const s of stagedEnvironment(c)) staged.push({ ...s, index });
+        continue;
+      }
       if (verifiesDownload(v)) verified = true;
       for (const d of downloads) {
         if (!verified && runsFile(v, d.file)) {
@@ -298,6 +302,18 @@ export function assessRisk(trail: Trail): Risk {
         }
       }
       for (const d of downloadedFiles(v)) downloads.push({ ...d, index });
+      // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
+      for (const sent of staged.length > 0 ? sentFiles(v) : []) {
+        const s = sentStaged(sent, staged);
+        if (s)
+          flags.push({
+            command_index: index,
+            flag: "sends_local_secrets",
+            level: "high",
+            detail: `${v.name} sends ${short(sent)}, which command ${s.index} filled with ${s.what}`,
+          });
+      }
+      for (const s of stagedSecrets(v)) staged.push({ ...s, index });
     }
   });
   const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
