@@ -321,20 +321,24 @@ const PROVIDER_HOSTS: Record<string, readonly string[]> = {
  * A secret variable a request puts in its URL or body. A service takes its own token that way
  * (`?token=$SLACK_TOKEN` to slack.com), so a name whose service is the host is not flagged; a
  * name of a known service sent to another host is high (`?k=$OPENAI_API_KEY` to x.example);
- * any other name (`$TOKEN`, `$TRIGGER_TOKEN`) is medium: the reader checks the host. Headers and
- * -u are not read: sending a token in an Authorization header is what tokens are for.
+ * any other name (`$TOKEN`, `$TRIGGER_TOKEN`) is medium: the reader checks the host. In a header
+ * or -u, where tokens go, only a named service's token sent to another host is flagged (high:
+ * `-H "Authorization: Bearer $OPENAI_API_KEY" https://x.example`). A local host is never flagged.
  */
 function secretVariableSent(v: View): { level: "high" | "medium"; detail: string } | null {
   if (!isFetch(v) && !POWERSHELL_WEB.has(v.name)) return null;
   const a = v.a;
   const host = hostOf(v);
+  // the machine itself: nothing leaves it
+  if (host !== null && LOCAL_HOST.test(host)) return null;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
+    let x = a[i]!;
+    let header = false;
     if (CURL_HEADER_VALUE.has(x) || /^-(headers|credential|token|authentication)$/i.test(x)) {
-      i++;
-      continue;
-    }
-    if (/^--(header|user|oauth2-bearer)=/.test(x) || (x.startsWith("-") && !x.includes("$") && !x.includes("%"))) continue;
+      header = true;
+      x = a[++i] ?? "";
+    } else if (/^--(header|user|oauth2-bearer)=/.test(x)) header = true;
+    else if (x.startsWith("-") && !x.includes("$") && !x.includes("%")) continue;
     SECRET_VARIABLE_REF.lastIndex = 0;
     for (const m of x.matchAll(SECRET_VARIABLE_REF)) {
       const name = m[1] ?? m[2]!;
@@ -344,13 +348,15 @@ function secretVariableSent(v: View): { level: "high" | "medium"; detail: string
       const named = services.length > 0 ? hostWords : words.filter((w) => w.length >= 3 && !GENERIC_NAME_WORD.test(w));
       if (host && named.some((w) => host.includes(w))) continue;
       const where = host ? `to ${host}` : "to a host the command does not name";
-      if (services.length > 0 && host)
-        return { level: "high", detail: `sends $${name} in a URL or request body ${where}, not to the service it names` };
-      return { level: "medium", detail: `sends $${name} in a URL or request body ${where}: check the host is the service it belongs to` };
+      const part = header ? "a request header" : "a URL or request body";
+      if (services.length > 0 && host) return { level: "high", detail: `sends $${name} in ${part} ${where}, not to the service it names` };
+      // a header is where a token goes: only a named service's token sent elsewhere is flagged there
+      if (!header) return { level: "medium", detail: `sends $${name} in ${part} ${where}: check the host is the service it belongs to` };
     }
   }
   return null;
 }
+const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0)$/;
 
 // Inline code (python -c, node -e, a patch's added line) that sends: an HTTP or socket call that posts.
 const CODE_SENDS =
