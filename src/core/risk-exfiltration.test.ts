@@ -386,6 +386,15 @@ describe("no false positives on ordinary text", () => {
 });
 
 describe("hostile input costs linear time", () => {
+  test("the typed view of a long ASCII run before a non-ASCII character", () => {
+    // its first pattern, /\S*[^\x00-\x7f]\S*/g, retried every position of the run: 1 s for 20,000 characters
+    for (const text of [`${"a".repeat(20_000)} \u00e9`, `${"a/".repeat(10_000)} \u00e9`]) {
+      const t0 = performance.now();
+      typedView(text);
+      analyzeCommand(text);
+      expect(performance.now() - t0).toBeLessThan(200);
+    }
+  });
   test("100 kB lines of paths, variables and half-matches", () => {
     for (const unit of ["@~/.ssh/", "requests.post(", " $API_TOKEN", "-F a=@", "~/.ssh/id_rsa.pu", "x=<"]) {
       const line = `curl ${unit.repeat(Math.ceil(100_000 / unit.length))}`;

@@ -91,14 +91,16 @@ function textFlags(text: string): Found[] {
  */
 export function typedView(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text.normalize("NFKC").replace(WORD_WITH_NON_ASCII, (word) => {
+  // word by word (`\S+` matches each run once: linear, where `\S*[^\x00-\x7f]\S*` retried every position of a long ASCII run)
+  return text.normalize("NFKC").replace(WORD, (word) => {
+    if (!NON_ASCII.test(word)) return word;
     const visible = removeInvisible(word);
     const folded = foldConfusables(visible);
     return NON_ASCII.test(folded) ? visible : folded;
   });
 }
 const NON_ASCII = /[^\x00-\x7f]/;
-const WORD_WITH_NON_ASCII = /[^\s]*[^\x00-\x7f][^\s]*/g;
+const WORD = /\S+/g;
 
 /** `env | curl -d @- …`: a bare env has no view (it is read as a wrapper), so the matcher raises this itself. */
 const ENVIRONMENT_PIPED: Found = {
