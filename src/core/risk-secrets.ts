@@ -12,6 +12,8 @@ import { allCommands, type SimpleCommand, type Word } from "./shell.ts";
 
 // --- Credential stores ---------------------------------------------------------------------------
 
+const ENV_FILE = "an .env file's secrets";
+
 /** Credential stores by what they hold; each tested on one path (forward slashes), anchored at its end. */
 const CREDENTIAL_STORES: readonly { re: RegExp; what: string }[] = [
   // ~/.ssh itself or a file in it other than public keys, known_hosts, authorized_keys and config
@@ -27,7 +29,7 @@ const CREDENTIAL_STORES: readonly { re: RegExp; what: string }[] = [
   { re: /(^|\/)\.kube(\/config)?\/?$/, what: "the Kubernetes credentials (kubeconfig)" },
   { re: /(^|\/)\.(npmrc|pypirc)$/, what: "package registry tokens" },
   { re: /(^|\/)\.git-credentials$|(^|\/)gh\/hosts\.ya?ml$/, what: "git host tokens" },
-  { re: /(^|\/)\.env(rc)?$|(^|\/)\.env\.(?!(example|sample|template|dist|defaults?)$)[\w.-]+$/i, what: "an .env file's secrets" },
+  { re: /(^|\/)\.env(rc)?$|(^|\/)\.env\.(?!(example|sample|template|dist|defaults?)$)[\w.-]+$/i, what: ENV_FILE },
   { re: /(^|\/)etc\/g?shadow$/, what: "the system password hashes" },
   { re: /(^|\/)proc\/(self|\d+)\/environ$/, what: "the process environment" },
   { re: /(^|\/)\.pgpass$|(^|\/)\.vault-token$|(^|\/)credentials(\.json|\.toml|\.tfrc\.json)?$/, what: "stored credentials" },
@@ -508,8 +510,13 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
     // the last place is the destination: `scp host:/tmp/k ~/.ssh/id_rsa` fetches a key, it sends none
     const destination = places[places.length - 1];
     const local = places.slice(0, -1).find((p) => !REMOTE_PLACE.test(p) && credentialStore(expand(p, vars)));
-    if (destination && REMOTE_PLACE.test(destination) && local)
-      high(`${n} copies ${credentialStore(expand(local, vars))} (${shortPath(local)}) to ${shortPath(destination)}`);
+    const what = local && credentialStore(expand(local, vars));
+    if (destination && REMOTE_PLACE.test(destination) && what) {
+      const detail = `${n} copies ${what} (${shortPath(local!)}) to ${shortPath(destination)}`;
+      // deploying an app's .env to its own server is a common step: medium, the reader checks the host
+      if (what === ENV_FILE) hits.push({ level: "medium", detail: `${detail}: check the host is yours` });
+      else high(detail);
+    }
   }
   // 3. a transfer client told to put one (`lftp -e "put ~/.ssh/id_rsa"`, `smbclient … -c "put …"`), socat given one as an address (`FILE:…`)
   if (n === "lftp" || n === "sftp" || n === "ftp" || n === "smbclient" || n === "socat") {
