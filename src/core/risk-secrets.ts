@@ -38,7 +38,7 @@ const CREDENTIAL_STORES: readonly { re: RegExp; what: string }[] = [
 ];
 
 /** Characters around a path inside an argument: `@file`, `name=@file`, `<file`, `FILE:file`, quotes, `(…)`. */
-const PATH_SEPARATORS = /[\s=@<>:,;()'"|&`{}[\]]+/;
+const PATH_SEPARATORS = /(?:[\s=@<>,;()'"|&`{}[\]]|(?<!\$env):)+/i;
 /** A URL names a remote file, not a local one (`https://x.example/.env` is a download). */
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -144,6 +144,9 @@ function substitutedSecret(w: Word): string | null {
   for (const s of w.subs)
     for (const c of allCommands(s)) {
       if (isBareEnv(c)) return "the environment";
+      // `$(< ~/.ssh/id_rsa)`: bash reads the file
+      const read = c.words.length === 0 ? c.redirects.find((r) => r.op === "<" && credentialStore(r.target)) : undefined;
+      if (read) return `${credentialStore(read.target)} (${read.target})`;
       const v = viewOf(c);
       const found = v && printedSecret(v);
       if (found) return found;
