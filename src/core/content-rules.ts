@@ -1,6 +1,7 @@
 // The version of the content rules: redaction (redaction.ts, redaction-rules.ts), prompt-injection
 // and sensitive-content screening (injection.ts, injection-languages.ts, screening-text.ts,
-// reading-order.ts, rejection.ts) and risk flags (risk.ts, risk-rules.ts, risk-view.ts, shell.ts).
+// reading-order.ts, rejection.ts) and risk flags (risk.ts, risk-rules.ts, risk-view.ts,
+// risk-secrets.ts, shell.ts).
 // Every stored trail records the version its content was last checked with; at start, the colony
 // re-checks in the background every trail checked with an older version (src/service/rescreen.ts):
 // a newly detected secret is redacted, a trail the rules now refuse is rejected, risk flags are
@@ -36,4 +37,11 @@
 // Redaction also catches `.pgpass` lines where the text names the file, OpenVPN inline
 // `<auth-user-pass>` passwords, what an expect script `send`s to a password prompt, and values
 // after a YAML anchor (`password: &pw X`); a YAML alias (`password: *pw`) is no longer redacted.
-export const CONTENT_RULES_VERSION = 4;
+// 5 = session 14: local secret material sent off the machine is the new risk flag
+// `sends_local_secrets` (risk-secrets.ts): `curl -d @~/.ssh/id_rsa https://…`, `-F f=@~/.aws/credentials`,
+// `wget --post-file`, `scp ~/.ssh/id_rsa host:`, `nc h p < ~/.netrc`, `env | curl -d @- …`, a secret
+// variable in a request's URL or body, inline code posting a key had no flag (`cat ~/.ssh/id_rsa |
+// curl` was credential_exposure high and is now this flag); risk flags also read each command as an
+// agent retyping it reads it (risk.ts typedView: invisible characters dropped, width forms and
+// look-alike words read as ASCII), so `cur<U+200B>l … | sh` is flagged.
+export const CONTENT_RULES_VERSION = 5;

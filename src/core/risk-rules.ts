@@ -34,6 +34,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
+import { CODE_SENDS_SECRETS_LINE, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell } from "./shell.ts";
 
@@ -52,6 +53,7 @@ export const RISK_FLAGS = [
   "process_kill",
   "system_config_change",
   "credential_exposure",
+  "sends_local_secrets",
   "unpinned_install",
   "obfuscated_command",
 ] as const;
@@ -69,6 +71,8 @@ type Hits<H> = H | readonly H[] | null | undefined | false;
 export interface CommandContext {
   /** A later stage of the same pipeline sends data over the network. */
   laterSink: boolean;
+  /** Variables assigned earlier in the same script, by name, as written (`K=$(cat ~/.ssh/id_rsa)`). */
+  vars: ReadonlyMap<string, string>;
 }
 
 /** A rule about one simple command. */
@@ -875,12 +879,14 @@ export const COMMAND_RULES: readonly CommandRule[] = [
         (/^(echo|write-output|write-host|printf)$/.test(n) && a.some((x) => SECRET_VARIABLE.test(x))) ||
         (/^(get-childitem|gci|dir|ls)$/.test(n) && a.some((x) => /^env:\\?$/i.test(x))) ||
         (n === "security" && /^find-(generic|internet)-password$/.test(a[0] ?? "") && has(v, "-w", "-g"));
-      if (!printsSecrets) return null;
-      return ctx.laterSink
-        ? { level: "high", detail: "sends secrets (keys, credentials or the environment) over the network" }
-        : { level: "medium", detail: "prints secrets (keys, credentials or the environment) to the terminal and any transcript of it" };
+      // piped into a network client, they are not printed but sent: sends_local_secrets, below
+      if (!printsSecrets || ctx.laterSink) return null;
+      return { level: "medium", detail: "prints secrets (keys, credentials or the environment) to the terminal and any transcript of it" };
     },
   },
+
+  // local secrets sent off the machine (risk-secrets.ts): curl -d @~/.ssh/id_rsa, scp ~/.aws/credentials host:, env | curl …
+  { flag: "sends_local_secrets", level: "graded", match: (v, ctx) => sentSecrets(v, ctx.laterSink, ctx.vars) },
 
   // unpinned installs
   {
@@ -1194,6 +1200,13 @@ export const PATCH_RULES: readonly PatchRule[] = [
     flag: "remote_script_execution",
     level: "high",
     detail: "pipes a download straight into a shell",
+  },
+  {
+    // setup.py, a postinstall script, a test helper: a line that reads a key or the environment and posts it
+    re: CODE_SENDS_SECRETS_LINE,
+    flag: "sends_local_secrets",
+    level: "high",
+    detail: "adds code that reads local secrets (keys, credentials or the environment) and sends them over the network",
   },
   {
     re: /<redacted:(password|secret|token|api_key|aws_secret_key|aws_access_key|[a-z]+_key|[a-z]+_token|private_key|jwt|azure_connection_string|bearer_token|basic_auth)>/,

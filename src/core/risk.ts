@@ -20,7 +20,6 @@ import {
 import {
   assignmentsOf,
   downloadedFiles,
-  isFetch,
   nestedSource,
   readsProgramFromStdin,
   runsFile,
@@ -29,7 +28,8 @@ import {
   verifiesDownload,
   viewOf,
 } from "./risk-view.ts";
-import { joinContinuedLines } from "./screening-text.ts";
+import { isBareEnv, isNetworkClient, sentFiles, sentStaged, stagedEnvironment, stagedSecrets } from "./risk-secrets.ts";
+import { foldConfusables, joinContinuedLines, removeInvisible } from "./screening-text.ts";
 import { allCommands, parseShell, type Script } from "./shell.ts";
 import type { Trail } from "./trail.ts";
 
@@ -82,12 +82,48 @@ function textFlags(text: string): Found[] {
   return out;
 }
 
-const isNetworkClient = (v: View | null) => v !== null && (isFetch(v) || /^(nc|ncat|netcat|socat|telnet)$/.test(v.name));
+/**
+ * The command as an agent that retypes it reads it: invisible characters dropped, width and
+ * compatibility forms and other blanks as ASCII (NFKC), and a word whose look-alike letters of other
+ * scripts make it read as ASCII (`сurl`, `~/.ѕsh/id_rsa`) read so. `cur<U+200B>l -d @~/.ssh/id_rsa …`
+ * and `ｃurl … | sh` are read as curl; a word in another script (`пример.рф`) stays as it is. `%XX`
+ * is not decoded: a shell does not decode it. The same string when nothing changes.
+ */
+export function typedView(text: string): string {
+  if (!NON_ASCII.test(text)) return text;
+  // word by word (`\S+` matches each run once: linear, where `\S*[^\x00-\x7f]\S*` retried every position of a long ASCII run)
+  return text.normalize("NFKC").replace(WORD, (word) => {
+    if (!NON_ASCII.test(word)) return word;
+    const visible = removeInvisible(word);
+    const folded = foldConfusables(visible);
+    return NON_ASCII.test(folded) ? visible : folded;
+  });
+}
+const NON_ASCII = /[^\x00-\x7f]/;
+const WORD = /\S+/g;
+
+/** `env | curl -d @- …`: a bare env has no view (it is read as a wrapper), so the matcher raises this itself. */
+const ENVIRONMENT_PIPED: Found = {
+  flag: "sends_local_secrets",
+  level: "high",
+  detail: "pipes the environment into a command that sends it over the network",
+};
 
 /** Flags of one command line (without the cross-command download tracking). */
 export function analyzeCommand(command: string): Found[] {
-  const found: Found[] = [];
   const src = commandText(command);
+  const found = analyzeText(src);
+  // What an agent retyping the command reads: its findings add the flags the text as written hid.
+  const typed = typedView(src);
+  if (typed !== src) {
+    const raised = new Set(found.map((f) => f.flag));
+    for (const f of analyzeText(typed)) if (!raised.has(f.flag)) found.push(f);
+  }
+  return found;
+}
+
+function analyzeText(src: string): Found[] {
+  const found: Found[] = [];
   const visit = (script: Script, depth: number, outer: ReadonlyMap<string, string>) => {
     const vars = new Map(outer); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
@@ -103,8 +139,11 @@ export function analyzeCommand(command: string): Found[] {
       const laterSink: boolean[] = new Array(views.length).fill(false);
       for (let i = views.length - 2; i >= 0; i--) laterSink[i] = laterSink[i + 1]! || isNetworkClient(views[i + 1] ?? null);
       views.forEach((v, i) => {
-        if (!v) return;
-        const ctx = { laterSink: laterSink[i]! };
+        if (!v) {
+          if (laterSink[i] && isBareEnv(p.commands[i]!)) found.push(ENVIRONMENT_PIPED);
+          return;
+        }
+        const ctx = { laterSink: laterSink[i]!, vars };
         for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
         const nested = nestedSource(v);
         // sudo bash -c '…': every inner command runs as root, already flagged on the outer one
@@ -174,8 +213,9 @@ function patchFlags(filePath: string, diff: string): Found[] {
   const lines = addedCommandLines(diff);
   const text = lines.join("\n");
   const where = `in ${short(filePath, 80)}`;
+  const typed = typedView(text);
   for (const rule of PATCH_RULES) {
-    if (!rule.re.test(text)) continue;
+    if (!rule.re.test(text) && (typed === text || !rule.re.test(typed))) continue;
     const detail = typeof rule.detail === "string" ? `${rule.detail} ${where}` : rule.detail(short(filePath, 80));
     f.push({ flag: rule.flag, level: rule.level, detail });
   }
@@ -239,6 +279,7 @@ export function assessRisk(trail: Trail): Risk {
   const flags: RiskFlag[] = [];
   const commands: unknown[] = Array.isArray(trail.solution?.commands) ? trail.solution.commands : [];
   const downloads: { file: string; url: string; index: number }[] = [];
+  const staged: { file: string; what: string; index: number }[] = [];
   let verified = false;
   commands.forEach((command, index) => {
     if (typeof command !== "string") return;
@@ -246,7 +287,10 @@ export function assessRisk(trail: Trail): Risk {
     // Download now, run later: medium, since the file could be inspected in between.
     for (const c of allCommands(parseShell(commandText(command)))) {
       const v = viewOf(c);
-      if (!v) continue;
+      if (!v) {
+        for (const s of stagedEnvironment(c)) staged.push({ ...s, index });
+        continue;
+      }
       if (verifiesDownload(v)) verified = true;
       for (const d of downloads) {
         if (!verified && runsFile(v, d.file)) {
@@ -260,6 +304,18 @@ export function assessRisk(trail: Trail): Risk {
         }
       }
       for (const d of downloadedFiles(v)) downloads.push({ ...d, index });
+      // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
+      for (const sent of staged.length > 0 ? sentFiles(v) : []) {
+        const s = sentStaged(sent, staged);
+        if (s)
+          flags.push({
+            command_index: index,
+            flag: "sends_local_secrets",
+            level: "high",
+            detail: `${v.name} sends ${short(sent)}, which command ${s.index} filled with ${s.what}`,
+          });
+      }
+      for (const s of stagedSecrets(v)) staged.push({ ...s, index });
     }
   });
   const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
