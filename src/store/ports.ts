@@ -359,6 +359,11 @@ export interface MergeCreditLedger {
    * already earned one for this trail on this day.
    */
   grant(trailSeq: number, agent: string, client: string, day: string): Promise<boolean>;
+  /**
+   * The credits for this trail on `day` or later: whether this agent earned one, and how many
+   * this client did (a credit counts as a counted report, src/core/outcome-counting.ts).
+   */
+  earnedSince(trailSeq: number, agent: string, client: string, day: string): Promise<{ byAgent: boolean; byClient: number }>;
 }
 
 /**

@@ -497,6 +497,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-01")).toBe(false); // the client's credit of the day
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-02")).toBe(true);
         expect(await store.credits.grant(a.seq, "z", "c3", "2026-01-01")).toBe(true);
+        // What the counting rule asks: the agent's credit and the client's credits from a day on.
+        expect(await store.credits.earnedSince(a.seq, "x", "c1", "2026-01-01")).toEqual({ byAgent: true, byClient: 2 });
+        expect(await store.credits.earnedSince(a.seq, "x", "c1", "2026-01-02")).toEqual({ byAgent: false, byClient: 1 });
+        expect(await store.credits.earnedSince(a.seq, "w", "c9", "2026-01-01")).toEqual({ byAgent: false, byClient: 0 });
+        expect(await store.credits.earnedSince(b.seq, "x", "c1", "2026-01-01")).toEqual({ byAgent: false, byClient: 0 });
         // The row as deleted comes back (a removal works from it); a second delete finds none.
         const deleted = await store.trails.delete(a.seq);
         expect(deleted?.id).toBe(a.id);

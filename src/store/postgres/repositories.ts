@@ -166,6 +166,14 @@ export class PgMergeCreditLedger implements MergeCreditLedger {
       VALUES (${trailSeq}, ${agent}, ${client}, ${day}) ON CONFLICT DO NOTHING`;
     return r.count === 1;
   }
+
+  async earnedSince(trailSeq: number, agent: string, client: string, day: string): Promise<{ byAgent: boolean; byClient: number }> {
+    // Both keys are indexed: the primary key (trail_seq, agent, day) and merge_credits_by_client.
+    const [row] = await this.sql`SELECT
+        EXISTS (SELECT 1 FROM merge_credits WHERE trail_seq = ${trailSeq} AND agent = ${agent} AND day >= ${day}) AS by_agent,
+        (SELECT count(*)::int FROM merge_credits WHERE trail_seq = ${trailSeq} AND client = ${client} AND day >= ${day}) AS by_client`;
+    return { byAgent: row.by_agent === true, byClient: Number(row.by_client) };
+  }
 }
 
 export class PgFingerprintAliasRepository implements FingerprintAliasRepository {
