@@ -449,6 +449,12 @@ export class TrailService {
       // Its events named its author and reporters in the public activity list (interface.md 3.1:
       // outcome data and author are deleted).
       await tx.events.forgetTrail(record.id);
+      // A merged trail's author also shows in the merge credit it earned the trail it merged into.
+      // The credit itself stays in that trail's counts, which name nobody.
+      const gone = deleted ?? record;
+      if (gone.status === "merged" && gone.mergedInto && gone.indexedAt !== null) {
+        await tx.events.forgetMergeCredit(gone.mergedInto, gone.author, gone.indexedAt);
+      }
       const fingerprints = [...new Set([record.fingerprint, deleted?.fingerprint ?? record.fingerprint])];
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });

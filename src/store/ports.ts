@@ -412,6 +412,11 @@ export interface EventLog {
    * reporters); searches whose top result it was stay, without its id.
    */
   forgetTrail(trailId: string): Promise<void>;
+  /**
+   * A removed merged trail's merge credit event goes: the `reinforced` event of the trail it merged
+   * into that names its author, at its verdict's time (the credit's event is written with them).
+   */
+  forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void>;
 }
 
 /** What the operator console charts, counted per hour. */

@@ -557,6 +557,12 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
           ["four", null],
         ]);
         expect(await store.events.forTrail("t", 10)).toEqual([]);
+        // A removed merged trail's credit event goes: the one naming its author at its verdict's time.
+        await store.events.append({ kind: "reinforced", agent: "e", trailId: "u", text: "seven", at: 7 });
+        await store.events.append({ kind: "reinforced", agent: "e", trailId: "u", text: "eight", at: 8 });
+        await store.events.forgetMergeCredit("u", "e", 7);
+        await store.events.forgetMergeCredit("u", "d", 7);
+        expect((await store.events.forTrail("u", 10)).map((e) => e.text)).toEqual(["eight", "six"]);
 
         const draft = {
           tokenHash: "th",

@@ -247,6 +247,10 @@ export class PgEventLog implements EventLog {
     await this.sql`DELETE FROM events WHERE trail_id = ${trailId} AND kind <> 'search'`;
     await this.sql`UPDATE events SET trail_id = NULL WHERE trail_id = ${trailId}`;
   }
+
+  async forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void> {
+    await this.sql`DELETE FROM events WHERE trail_id = ${intoTrailId} AND kind = 'reinforced' AND agent = ${agent} AND at = ${at}`;
+  }
 }
 
 const toEvent = (r: any): EventRecord => ({ kind: r.kind, agent: r.agent, trailId: r.trail_id, text: r.text, at: num(r.at) });

@@ -253,6 +253,10 @@ export class SqliteEventLog implements EventLog {
     this.db.query("DELETE FROM events WHERE trail_id = ? AND kind <> 'search'").run(trailId);
     this.db.query("UPDATE events SET trail_id = NULL WHERE trail_id = ?").run(trailId);
   }
+
+  async forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void> {
+    this.db.query("DELETE FROM events WHERE trail_id = ? AND kind = 'reinforced' AND agent = ? AND at = ?").run(intoTrailId, agent, at);
+  }
 }
 
 const HOUR_MS = 3600_000;
