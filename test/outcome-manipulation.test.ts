@@ -162,6 +162,24 @@ describe("concurrent reports", () => {
     expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
   });
 
+  // review14: merge credits count among an address's two (see "merge credits" below), also when the
+  // copies and the reports arrive at once, on either replica.
+  test("eight agents of one address each report and publish a copy at once: two successes in all", async () => {
+    const error = "ValueError: outcome manipulation by reports and copies at once";
+    const id = await publish(error);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => [
+        report(id, "worked", from("198.51.100.21", `agent-copy-burst-${i}`)),
+        colony.fetch("/v1/trails", json(sampleTrail({ error }), from("198.51.100.21", `agent-copy-burst-${i}`))),
+      ]).flat(),
+    );
+    for (const r of answers) expect(r.status).toBe(202);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.outcomes.worked).toBe(COUNTED_PER_CLIENT_PER_DAY);
+  });
+
   // A report that could count locked its trail's row first, then the shared counters; one that
   // could not (not_applicable) took the counters first, then the trail's row through its foreign
   // key: crossing orders. On PostgreSQL sixty reports sent at once deadlocked one pair a second,

@@ -395,9 +395,9 @@ export class EnrichmentWorker {
   private async creditMerge(tx: Transaction, existing: TrailRecord, merged: TrailRecord, at: number): Promise<void> {
     const submitter = merged.author;
     const client = merged.client ?? submitter;
-    // Held as a report that could count holds it: reports on this trail wait, so the facts below
-    // stay true. A trail no longer indexed fails the verdict as countOutcome would: tried again alone.
-    if (!(await tx.outcomes.holdTrail(existing.seq, true))) throw new Error("the merge target is no longer indexed");
+    // The facts below stay true until the commit: the target was read under a lock that reports which
+    // could count wait for, and that waited for theirs (indexedByMergeKey: FOR KEY SHARE against
+    // holdTrail's FOR UPDATE on PostgreSQL; SQLite's writers run one at a time).
     const facts = await countingFacts(tx, existing.seq, submitter, client, at);
     if (!isCounted({ outcome: "worked", byAuthor: false, ...facts })) return;
     if (!(await tx.credits.grant(existing.seq, submitter, client, utcDay(at)))) return;

@@ -200,7 +200,9 @@ export interface TrailRepository {
   indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
   /**
    * The indexed trail with this merge key, held until the calling transaction ends so that an
-   * operator's removal of it waits for a merge into it (PostgreSQL: a row lock against deletion).
+   * operator's removal of it waits for a merge into it, and so that a merge credit and an outcome
+   * report that could count (OutcomeRepository.holdTrail) are judged one after the other
+   * (PostgreSQL: a row lock against deletion, which a report's lock waits for and waits on).
    */
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /**
