@@ -597,8 +597,16 @@ describe("operator removal", () => {
     await publishAndSettle(colony, sampleTrail({ error }), "agent-merge-rm-a");
     const dup = await publishAndSettle(colony, sampleTrail({ error }), "agent-merge-rm-b");
     expect(dup.status).toBe("merged");
+    const creditEvents = async () =>
+      (((await (await colony.fetch("/v1/activity?limit=50")).json()) as any).events as any[])
+        .filter((e) => e.trail_id === dup.merged_into)
+        .map((e) => `${e.kind} ${e.agent}`);
+    expect(await creditEvents()).toEqual(["reinforced agent-merge-rm-b", "laid agent-merge-rm-a"]);
     expect((await remove(colony, dup.trail_id)).status).toBe(200);
     expect(((await (await colony.fetch(`/v1/trails/${dup.trail_id}`)).json()) as any).status).toBe("removed");
+    // review14: the merge credit's event named the removed trail's author in /v1/activity (interface.md
+    // 3.1: a removed trail's author is deleted); the trail it merged into keeps its own events.
+    expect(await creditEvents()).toEqual(["laid agent-merge-rm-a"]);
   });
 });
 

@@ -162,6 +162,24 @@ describe("concurrent reports", () => {
     expect(after.outcomes.failed).toBe(COUNTED_PER_CLIENT_PER_DAY);
   });
 
+  // review14: merge credits count among an address's two (see "merge credits" below), also when the
+  // copies and the reports arrive at once, on either replica.
+  test("eight agents of one address each report and publish a copy at once: two successes in all", async () => {
+    const error = "ValueError: outcome manipulation by reports and copies at once";
+    const id = await publish(error);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => [
+        report(id, "worked", from("198.51.100.21", `agent-copy-burst-${i}`)),
+        colony.fetch("/v1/trails", json(sampleTrail({ error }), from("198.51.100.21", `agent-copy-burst-${i}`))),
+      ]).flat(),
+    );
+    for (const r of answers) expect(r.status).toBe(202);
+    await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const after = (await (await colony.fetch(`/v1/trails/${id}`)).json()) as any;
+    expect(after.outcomes.worked).toBe(COUNTED_PER_CLIENT_PER_DAY);
+  });
+
   // A report that could count locked its trail's row first, then the shared counters; one that
   // could not (not_applicable) took the counters first, then the trail's row through its foreign
   // key: crossing orders. On PostgreSQL sixty reports sent at once deadlocked one pair a second,
@@ -242,6 +260,57 @@ describe("merge credits", () => {
     ).toBe(202);
     await Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
     expect(((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked).toBe(3);
+  });
+
+  // review14: a merge credit and a counted report were two ledgers that never saw each other. One
+  // agent that followed a trail, reported it worked and then published its own copy of the fix
+  // (the colony_publish flow after a solved error) gave the trail two successes for one
+  // experience; one address gave three (two agents' reports, a third agent's copy), past its two.
+  test("a merge credit and a counted report are one allowance: per agent, and per address", async () => {
+    const settle = () => Promise.all(colony.replicas.map((r) => r.service.worker!.drain()));
+    const worked = async (id: string) => ((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).outcomes.worked as number;
+    const publishCopy = async (trail: object, headers: Record<string, string>) => {
+      const res = await colony.fetch("/v1/trails", json(trail, headers));
+      expect(res.status).toBe(202);
+      const copyId = ((await res.json()) as any).trail_id as string;
+      await settle();
+      expect(((await (await colony.fetch(`/v1/trails/${copyId}`)).json()) as any).status).toBe("merged");
+      return copyId;
+    };
+
+    // Report first, then a copy from the same agent: the copy merges without a credit.
+    const trail = sampleTrail({ error: "ValueError: one experience counted twice through a merge" });
+    const first = await colony.fetch("/v1/trails", json(trail, from("203.0.113.1", "agent-merge-author")));
+    const id = ((await first.json()) as any).trail_id as string;
+    await settle();
+    const reported = (await (await report(id, "worked", from("198.51.100.40", "agent-merge-follower"))).json()) as any;
+    expect(reported.counted).toBe(true);
+    await publishCopy(trail, from("198.51.100.40", "agent-merge-follower"));
+    expect(await worked(id)).toBe(1);
+
+    // A copy first (credited), then a report from the same agent, through its own copy's id: a repeat.
+    const copyId = await publishCopy(trail, from("198.51.100.41", "agent-merge-copier"));
+    expect(await worked(id)).toBe(2);
+    const again = (await (await report(copyId, "worked", from("198.51.100.41", "agent-merge-copier"))).json()) as any;
+    expect(again.counted).toBe(false);
+    expect(await worked(id)).toBe(2);
+
+    // One address: two agents' counted reports, then a third agent's copy: no credit past the two.
+    for (const who of ["agent-merge-nat-1", "agent-merge-nat-2"]) {
+      expect(((await (await report(id, "worked", from("198.51.100.42", who))).json()) as any).counted).toBe(true);
+    }
+    await publishCopy(trail, from("198.51.100.42", "agent-merge-nat-3"));
+    expect(await worked(id)).toBe(4);
+
+    // And the other way round: an address's credit, then two more agents' reports: one counts.
+    await publishCopy(trail, from("198.51.100.43", "agent-merge-ci-1"));
+    expect(await worked(id)).toBe(5);
+    const counted = [];
+    for (const who of ["agent-merge-ci-2", "agent-merge-ci-3"]) {
+      counted.push(((await (await report(id, "worked", from("198.51.100.43", who))).json()) as any).counted);
+    }
+    expect(counted).toEqual([true, false]);
+    expect(await worked(id)).toBe(6);
   });
 });
 

@@ -26,17 +26,33 @@ const DAY_MS = 24 * 3600 * 1000;
 /** The start of the UTC day containing `at` (epoch milliseconds). */
 export const utcDayStart = (at: number) => Math.floor(at / DAY_MS) * DAY_MS;
 
+/** The UTC day containing `at`, as the merge credit ledger keys it (`2026-11-27`). */
+export const utcDay = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * A merge credit (interface.md 3.1: a copy of a trail's fix from another agent counts as one
+ * success for it) is a counted `worked` report of the copy's agent and address, for this rule both
+ * ways: a copy from an agent or address whose allowance its reports used up earns no credit, and a
+ * credit uses up the allowance its reports have. Else one agent that followed a trail, reported it
+ * worked and then published its own copy of the fix gave two successes for one experience, and one
+ * address gave three. The credit ledger keeps the UTC day of a credit, not its time: a credit is
+ * the agent's counted report on that trail for the rest of its UTC day.
+ */
 export interface ReportFacts {
   outcome: Outcome;
   /** The reporting agent wrote the trail. */
   byAuthor: boolean;
-  /** This agent had a counted report on this trail within REPEAT_WINDOW_MS. */
+  /** This agent had a counted report on this trail within REPEAT_WINDOW_MS, or a merge credit for it since the UTC day began. */
   agentRepeat: boolean;
-  /** Counted reports on this trail from the same client address since the UTC day began. */
+  /** Counted reports and merge credits on this trail from the same client address since the UTC day began. */
   clientCountedToday: number;
 }
 
-/** Whether a report moves strength. An uncounted report is still stored (counted: false), up to UNCOUNTED_KEPT_PER_CLIENT_PER_DAY. */
+/**
+ * Whether a report moves strength, and whether a merge credit is granted (asked as a `worked`
+ * report by another agent than the author). An uncounted report is still stored (counted: false),
+ * up to UNCOUNTED_KEPT_PER_CLIENT_PER_DAY.
+ */
 export function isCounted(f: ReportFacts): boolean {
   return f.outcome !== "not_applicable" && !f.byAuthor && !f.agentRepeat && f.clientCountedToday < COUNTED_PER_CLIENT_PER_DAY;
 }

@@ -13,7 +13,8 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
-import { countOutcome } from "./trails";
+import { isCounted, utcDay } from "../core/outcome-counting";
+import { countingFacts, countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
 import type { EnrichmentOutcome, Metrics } from "./metrics";
@@ -63,8 +64,6 @@ class VerdictsNotWritten extends Error {
     super(`the verdicts of ${seqs.length} trail(s) could not be written: ${errorText(reason)}`);
   }
 }
-
-export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export class EnrichmentWorker {
   private running: Promise<void> | null = null;
@@ -389,11 +388,19 @@ export class EnrichmentWorker {
   /**
    * A merge counts as one success for the existing trail (another agent's): once a day per agent,
    * and once a day per client address, whatever agent ids it publishes under (a trail stored
-   * before its client was kept counts as its agent's).
+   * before its client was kept counts as its agent's); and as a counted `worked` report of that
+   * agent and address, so their reports and their credits share one allowance
+   * (src/core/outcome-counting.ts).
    */
   private async creditMerge(tx: Transaction, existing: TrailRecord, merged: TrailRecord, at: number): Promise<void> {
     const submitter = merged.author;
-    if (!(await tx.credits.grant(existing.seq, submitter, merged.client ?? submitter, utcDay(at)))) return;
+    const client = merged.client ?? submitter;
+    // The facts below stay true until the commit: the target was read under a lock that reports which
+    // could count wait for, and that waited for theirs (indexedByMergeKey: FOR KEY SHARE against
+    // holdTrail's FOR UPDATE on PostgreSQL; SQLite's writers run one at a time).
+    const facts = await countingFacts(tx, existing.seq, submitter, client, at);
+    if (!isCounted({ outcome: "worked", byAuthor: false, ...facts })) return;
+    if (!(await tx.credits.grant(existing.seq, submitter, client, utcDay(at)))) return;
     await countOutcome(tx, existing.seq, "worked", at);
     await tx.events.append({
       kind: "reinforced",

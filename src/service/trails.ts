@@ -12,7 +12,14 @@ import {
 } from "../core/fingerprint";
 import { trailSubject } from "../core/hot-label";
 import { screenNotes } from "../core/outcome-notes";
-import { isCounted, REPEAT_WINDOW_MS, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../core/outcome-counting";
+import {
+  isCounted,
+  REPEAT_WINDOW_MS,
+  type ReportFacts,
+  UNCOUNTED_KEPT_PER_CLIENT_PER_DAY,
+  utcDay,
+  utcDayStart,
+} from "../core/outcome-counting";
 import type { Confidence } from "../core/confidence";
 import { environmentOverlap } from "../core/overlap";
 import { type PreparedTrail, prepareTrail } from "../core/prepare";
@@ -375,12 +382,7 @@ export class TrailService {
       }
       const counted =
         countable &&
-        isCounted({
-          outcome: report.outcome,
-          byAuthor: false,
-          agentRepeat: await tx.outcomes.countedSince(target.seq, caller.agent, at - REPEAT_WINDOW_MS),
-          clientCountedToday: await tx.outcomes.countedForClientSince(target.seq, caller.client, utcDayStart(at)),
-        });
+        isCounted({ outcome: report.outcome, byAuthor: false, ...(await countingFacts(tx, target.seq, caller.agent, caller.client, at)) });
       const unchanged = { trail_id: target.id, strength: target.strength ?? 0, outcomes: target.counts, counted: false };
       if (
         !counted &&
@@ -447,6 +449,12 @@ export class TrailService {
       // Its events named its author and reporters in the public activity list (interface.md 3.1:
       // outcome data and author are deleted).
       await tx.events.forgetTrail(record.id);
+      // A merged trail's author also shows in the merge credit it earned the trail it merged into.
+      // The credit itself stays in that trail's counts, which name nobody.
+      const gone = deleted ?? record;
+      if (gone.status === "merged" && gone.mergedInto && gone.indexedAt !== null) {
+        await tx.events.forgetMergeCredit(gone.mergedInto, gone.author, gone.indexedAt);
+      }
       const fingerprints = [...new Set([record.fingerprint, deleted?.fingerprint ?? record.fingerprint])];
       tx.afterCommit(async () => {
         await this.deps.vectorChanges.announce({ upserted: [], removed: [record.seq] });
@@ -463,6 +471,25 @@ export class TrailService {
 
 export function contentHash(trail: Trail): string {
   return createHash("sha256").update(canonicalJson(trail)).digest("hex");
+}
+
+/**
+ * What an agent and its client address already gave a trail that the counting rule asks about
+ * (src/core/outcome-counting.ts): their counted reports and their merge credits, which count as
+ * reports. Asked by an outcome report and by a merge credit alike, with the trail held.
+ */
+export async function countingFacts(
+  tx: Transaction,
+  trailSeq: number,
+  agent: string,
+  client: string,
+  at: number,
+): Promise<Pick<ReportFacts, "agentRepeat" | "clientCountedToday">> {
+  const credits = await tx.credits.earnedSince(trailSeq, agent, client, utcDay(at));
+  return {
+    agentRepeat: credits.byAgent || (await tx.outcomes.countedSince(trailSeq, agent, at - REPEAT_WINDOW_MS)),
+    clientCountedToday: credits.byClient + (await tx.outcomes.countedForClientSince(trailSeq, client, utcDayStart(at))),
+  };
 }
 
 /**

@@ -200,7 +200,9 @@ export interface TrailRepository {
   indexedByFingerprint(fingerprint: string, limit: number): Promise<TrailRecord[]>;
   /**
    * The indexed trail with this merge key, held until the calling transaction ends so that an
-   * operator's removal of it waits for a merge into it (PostgreSQL: a row lock against deletion).
+   * operator's removal of it waits for a merge into it, and so that a merge credit and an outcome
+   * report that could count (OutcomeRepository.holdTrail) are judged one after the other
+   * (PostgreSQL: a row lock against deletion, which a report's lock waits for and waits on).
    */
   indexedByMergeKey(mergeKey: string): Promise<TrailRecord | null>;
   /**
@@ -359,6 +361,11 @@ export interface MergeCreditLedger {
    * already earned one for this trail on this day.
    */
   grant(trailSeq: number, agent: string, client: string, day: string): Promise<boolean>;
+  /**
+   * The credits for this trail on `day` or later: whether this agent earned one, and how many
+   * this client did (a credit counts as a counted report, src/core/outcome-counting.ts).
+   */
+  earnedSince(trailSeq: number, agent: string, client: string, day: string): Promise<{ byAgent: boolean; byClient: number }>;
 }
 
 /**
@@ -407,6 +414,11 @@ export interface EventLog {
    * reporters); searches whose top result it was stay, without its id.
    */
   forgetTrail(trailId: string): Promise<void>;
+  /**
+   * A removed merged trail's merge credit event goes: the `reinforced` event of the trail it merged
+   * into that names its author, at its verdict's time (the credit's event is written with them).
+   */
+  forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void>;
 }
 
 /** What the operator console charts, counted per hour. */

@@ -497,6 +497,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-01")).toBe(false); // the client's credit of the day
         expect(await store.credits.grant(a.seq, "y", "c1", "2026-01-02")).toBe(true);
         expect(await store.credits.grant(a.seq, "z", "c3", "2026-01-01")).toBe(true);
+        // What the counting rule asks: the agent's credit and the client's credits from a day on.
+        expect(await store.credits.earnedSince(a.seq, "x", "c1", "2026-01-01")).toEqual({ byAgent: true, byClient: 2 });
+        expect(await store.credits.earnedSince(a.seq, "x", "c1", "2026-01-02")).toEqual({ byAgent: false, byClient: 1 });
+        expect(await store.credits.earnedSince(a.seq, "w", "c9", "2026-01-01")).toEqual({ byAgent: false, byClient: 0 });
+        expect(await store.credits.earnedSince(b.seq, "x", "c1", "2026-01-01")).toEqual({ byAgent: false, byClient: 0 });
         // The row as deleted comes back (a removal works from it); a second delete finds none.
         const deleted = await store.trails.delete(a.seq);
         expect(deleted?.id).toBe(a.id);
@@ -552,6 +557,12 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
           ["four", null],
         ]);
         expect(await store.events.forTrail("t", 10)).toEqual([]);
+        // A removed merged trail's credit event goes: the one naming its author at its verdict's time.
+        await store.events.append({ kind: "reinforced", agent: "e", trailId: "u", text: "seven", at: 7 });
+        await store.events.append({ kind: "reinforced", agent: "e", trailId: "u", text: "eight", at: 8 });
+        await store.events.forgetMergeCredit("u", "e", 7);
+        await store.events.forgetMergeCredit("u", "d", 7);
+        expect((await store.events.forTrail("u", 10)).map((e) => e.text)).toEqual(["eight", "six"]);
 
         const draft = {
           tokenHash: "th",

@@ -166,6 +166,14 @@ export class PgMergeCreditLedger implements MergeCreditLedger {
       VALUES (${trailSeq}, ${agent}, ${client}, ${day}) ON CONFLICT DO NOTHING`;
     return r.count === 1;
   }
+
+  async earnedSince(trailSeq: number, agent: string, client: string, day: string): Promise<{ byAgent: boolean; byClient: number }> {
+    // Both keys are indexed: the primary key (trail_seq, agent, day) and merge_credits_by_client.
+    const [row] = await this.sql`SELECT
+        EXISTS (SELECT 1 FROM merge_credits WHERE trail_seq = ${trailSeq} AND agent = ${agent} AND day >= ${day}) AS by_agent,
+        (SELECT count(*)::int FROM merge_credits WHERE trail_seq = ${trailSeq} AND client = ${client} AND day >= ${day}) AS by_client`;
+    return { byAgent: row.by_agent === true, byClient: Number(row.by_client) };
+  }
 }
 
 export class PgFingerprintAliasRepository implements FingerprintAliasRepository {
@@ -238,6 +246,10 @@ export class PgEventLog implements EventLog {
   async forgetTrail(trailId: string): Promise<void> {
     await this.sql`DELETE FROM events WHERE trail_id = ${trailId} AND kind <> 'search'`;
     await this.sql`UPDATE events SET trail_id = NULL WHERE trail_id = ${trailId}`;
+  }
+
+  async forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void> {
+    await this.sql`DELETE FROM events WHERE trail_id = ${intoTrailId} AND kind = 'reinforced' AND agent = ${agent} AND at = ${at}`;
   }
 }
 

@@ -155,6 +155,19 @@ export class SqliteMergeCreditLedger implements MergeCreditLedger {
         .run(trailSeq, agent, client, day).changes === 1
     );
   }
+
+  async earnedSince(trailSeq: number, agent: string, client: string, day: string): Promise<{ byAgent: boolean; byClient: number }> {
+    // Both keys are indexed: the primary key (trail_seq, agent, day) and merge_credits_by_client.
+    const byAgent = this.db
+      .query("SELECT 1 FROM merge_credits WHERE trail_seq = ? AND agent = ? AND day >= ? LIMIT 1")
+      .get(trailSeq, agent, day);
+    const byClient = this.db
+      .query<{ n: number }, [number, string, string]>(
+        "SELECT count(*) AS n FROM merge_credits WHERE trail_seq = ? AND client = ? AND day >= ?",
+      )
+      .get(trailSeq, client, day)!.n;
+    return { byAgent: byAgent !== null, byClient };
+  }
 }
 
 export class SqliteTombstoneRepository implements TombstoneRepository {
@@ -239,6 +252,10 @@ export class SqliteEventLog implements EventLog {
   async forgetTrail(trailId: string): Promise<void> {
     this.db.query("DELETE FROM events WHERE trail_id = ? AND kind <> 'search'").run(trailId);
     this.db.query("UPDATE events SET trail_id = NULL WHERE trail_id = ?").run(trailId);
+  }
+
+  async forgetMergeCredit(intoTrailId: string, agent: string, at: number): Promise<void> {
+    this.db.query("DELETE FROM events WHERE trail_id = ? AND kind = 'reinforced' AND agent = ? AND at = ?").run(intoTrailId, agent, at);
   }
 }
 

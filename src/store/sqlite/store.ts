@@ -33,7 +33,7 @@ const WRITES = {
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
   aliases: ["add", "purgeBefore"],
-  events: ["append", "purgeSearchesBefore", "forgetTrail"],
+  events: ["append", "purgeSearchesBefore", "forgetTrail", "forgetMergeCredit"],
   lexical: ["add", "remove", "addMissing", "clear"],
   searches: ["add"],
   drafts: ["insert", "markPublished", "markDiscarded", "purge"],
