@@ -7,7 +7,14 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
-import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, NORMALIZER_VERSIONS, olderFingerprints } from "../src/core/fingerprint";
+import {
+  EMPTY_FINGERPRINT,
+  fingerprint,
+  NORMALIZER_VERSION,
+  NORMALIZER_VERSIONS,
+  olderFingerprints,
+  previousNormalizerFingerprints,
+} from "../src/core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import { mergeKey } from "../src/core/merge-key";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
@@ -60,9 +67,20 @@ const chainSteps = (error: string, upTo: number) => {
   return steps;
 };
 
-/** The aliases a colony holds for an error after an upgrade from `from`: the chain up to it, then its step to the current version. */
-const aliasesAfterUpgrade = (error: string, from: number) =>
-  chainSteps(error, from).length + (fingerprint(error, from as 1) !== fingerprint(error) ? 1 : 0);
+/**
+ * The aliases a colony holds after an upgrade from `from`, as "old -> new": the chain the earlier
+ * releases left (rewindTo), and every older version's fingerprint of each error naming its current
+ * one (re-fingerprinting records them all, as enrichment does for a new trail).
+ */
+const aliasesAfterUpgrade = (errors: string[], from: number) => {
+  const rows = new Set<string>();
+  for (const error of errors) {
+    for (const [old, current] of chainSteps(error, from)) rows.add(`${old} -> ${current}`);
+    const current = fingerprint(error);
+    for (const old of previousNormalizerFingerprints(error, current)) rows.add(`${old} -> ${current}`);
+  }
+  return [...rows].sort();
+};
 
 /**
  * Puts the database back where a colony of normalizer `version` (itself upgraded from every older
@@ -133,8 +151,8 @@ async function publishedThenRewound(prefix: string, errors: string[], rewind: (d
   return { dataDir, ids };
 }
 
-/** Every stored trail is on the current normalizer, its merge key recomputed; the number of aliases. */
-function expectRefingerprinted(dataDir: string, aliases: number): void {
+/** Every stored trail is on the current normalizer, its merge key recomputed; the aliases held. */
+function expectRefingerprinted(dataDir: string, aliases: string[]): void {
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
   try {
     const rows = db
@@ -148,7 +166,8 @@ function expectRefingerprinted(dataDir: string, aliases: number): void {
       expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
       expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
     }
-    expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: aliases });
+    const held = db.query<{ row: string }, []>("SELECT old_fp || ' -> ' || new_fp AS row FROM fingerprint_aliases").all();
+    expect(held.map((r) => r.row).sort()).toEqual(aliases);
   } finally {
     db.close();
   }
@@ -161,7 +180,7 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(ERRORS.length);
-    expectRefingerprinted(dataDir, ERRORS.length);
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(ERRORS, 1));
 
     for (const [i, error] of ERRORS.entries()) {
       const oldFp = fingerprint(error, 1);
@@ -202,7 +221,7 @@ test("a version-2 colony upgraded (to version 3 and later) answers by its versio
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V3_ERRORS.length);
     // The version-1 aliases stay; each version-2 fingerprint now names the current one.
-    expectRefingerprinted(dataDir, 2 * V3_ERRORS.length);
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V3_ERRORS, 2));
 
     for (const [i, error] of V3_ERRORS.entries()) {
       const fps = [fingerprint(error, 1), fingerprint(error, 2), fingerprint(error)];
@@ -242,10 +261,7 @@ test("a version-3 colony upgraded (to version 4 and later) answers by every olde
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V4_ERRORS.length);
     // The version-1 and version-2 aliases stay; each version-3 fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      V4_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 3), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V4_ERRORS, 3));
 
     for (const error of V4_ERRORS) expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
     // The versions this colony stored (1 to 3) and the current one: a colony upgraded from
@@ -290,10 +306,7 @@ test("a version-4 colony upgraded (to version 5 and later) answers by every olde
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V5_ERRORS.length);
     // The older aliases stay; each version-4 fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      V5_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 4), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V5_ERRORS, 4));
 
     await expectFoundByFingerprints(upgraded, V5_ERRORS, ids, [1, 2, 3, 4, NORMALIZER_VERSION]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
@@ -340,10 +353,7 @@ async function expectUpgradeJoinsOtherReports(from: 5 | 6, pairs: [string, strin
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
     // The older aliases stay; each version-`from` fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(errors, from));
     await expectFoundByFingerprints(upgraded, errors, ids, [...NORMALIZER_VERSIONS]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
     for (const [i, [, other]] of pairs.entries()) {
@@ -415,10 +425,7 @@ async function expectSplitAfterUpgrade(from: Parameters<typeof rewindTo>[0], spl
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
     // The shared fingerprint now names both new ones: two aliases from one.
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(errors, from));
     const sorted = (xs: string[]) => [...xs].sort();
     // A client that cached the shared fingerprint still finds both trails, by lookup and by search.
     const shared = fingerprint(a, from);
@@ -497,15 +504,78 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
   });
   expect(firstRun).toBe(1);
   expect((await store.trails.fingerprintedBefore(3, 0, 10)).length).toBe(2);
-  expect(changed).toEqual([fingerprint(errors[0]!, 1), fingerprint(errors[0]!)]);
+  // The old fingerprint and every older version's, then the new one.
+  const olderOfFirst = [...new Set([fingerprint(errors[0]!, 1), ...previousNormalizerFingerprints(errors[0]!, fingerprint(errors[0]!))])];
+  expect(changed).toEqual([...olderOfFirst, fingerprint(errors[0]!)]);
   const secondRun = await refingerprintStoredTrails({ store, now: () => 2000, onBatch: () => {}, batchSize: 1 });
   expect(secondRun).toBe(2);
   expect(await store.trails.fingerprintedBefore(3, 0, 10)).toEqual([]);
   for (const error of errors) expect(await store.aliases.resolve(fingerprint(error, 1))).toEqual([fingerprint(error)]);
   // A current fingerprint is no alias; maintenance purges by creation time.
   expect(await store.aliases.resolve(fingerprint(errors[0]!))).toEqual([]);
-  expect(await store.aliases.purgeBefore(1500)).toBe(1);
+  expect(await store.aliases.purgeBefore(1500)).toBe(olderOfFirst.length);
   expect(await store.aliases.resolve(fingerprint(errors[0]!, 1))).toEqual([]);
   expect(await store.aliases.resolve(fingerprint(errors[1]!, 1))).toEqual([fingerprint(errors[1]!)]);
   db.close();
+});
+
+// A trail first stored under the current normalizer never had an older fingerprint to keep as an
+// alias; enrichment records those the previous normalizers give its error (docs/fingerprint.md,
+// "Aliases of the previous normalizers"), so a client or a replica of the previous release that
+// computes the fingerprint itself finds it.
+test("a trail published on the current normalizer answers by the fingerprint every older version gives its error, each trail once", async () => {
+  // Two whose version-8 fingerprint differs, two whose older ones do.
+  const errors = [V9_RENAMED, V9_SPLIT[0], ERRORS[1]!, V3_ERRORS[0]!];
+  for (const error of errors.slice(0, 2)) expect(fingerprint(error, 8)).not.toBe(fingerprint(error));
+  for (const error of errors.slice(2)) expect(previousNormalizerFingerprints(error, fingerprint(error)).length).toBeGreaterThan(0);
+  const c = await startTestColony();
+  try {
+    const ids: string[] = [];
+    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+    await c.service.worker!.drain();
+    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
+  } finally {
+    await c.stop();
+  }
+});
+
+// git's banner alone: version 9 gives it the form version 8 gave the banner over a refused key.
+const GIT_BANNER_ALONE =
+  "fatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.";
+
+test("an older version's fingerprint that is another trail's current one answers with that trail first", async () => {
+  const [refusedKey, refusedHostKey] = V9_SPLIT;
+  const shared = fingerprint(GIT_BANNER_ALONE);
+  expect(fingerprint(refusedKey, 8)).toBe(shared);
+  expect(fingerprint(refusedHostKey, 8)).toBe(shared);
+  const c = await startTestColony();
+  try {
+    const publish = async (error: string) =>
+      ((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id as string;
+    // The aliased trails first, so that neither publication order nor strength puts the banner first.
+    const keyId = await publish(refusedKey);
+    const hostKeyId = await publish(refusedHostKey);
+    const bannerId = await publish(GIT_BANNER_ALONE);
+    await c.service.worker!.drain();
+    const found = (await lookup(c, shared)).body.results.map((r: any) => r.trail_id);
+    // The current rules' trail first; a client of the previous release, for which the three were
+    // one error, still finds the other two after it.
+    expect(found[0]).toBe(bannerId);
+    expect([...found].sort()).toEqual([keyId, hostKeyId, bannerId].sort());
+    const byText = await search(c, GIT_BANNER_ALONE);
+    expect(byText.results[0].trail_id).toBe(bannerId);
+    expect(byText.results.filter((r: any) => r.trail_id === bannerId).length).toBe(1);
+    // Each refused key's current fingerprint and text find its own trail only.
+    for (const [error, id] of [
+      [refusedKey, keyId],
+      [refusedHostKey, hostKeyId],
+    ] as const) {
+      expect((await lookup(c, fingerprint(error))).body.results.map((r: any) => r.trail_id)).toEqual([id]);
+      const res = await search(c, error);
+      expect(res.results[0].trail_id).toBe(id);
+      expect(res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([id]);
+    }
+  } finally {
+    await c.stop();
+  }
 });

@@ -68,6 +68,21 @@ export function olderFingerprints(
 }
 
 /**
+ * The fingerprints an error line is kept findable by besides its current one (decisions §2): what
+ * every older normalizer gives it, so a client or a replica of an earlier release that computes the
+ * fingerprint itself finds a trail first stored under the current version (docs/fingerprint.md,
+ * "Aliases of the previous normalizers"). Every frozen version counts: a release date says nothing
+ * of when an operator deploys it or how long a client keeps an old one; each alias row expires
+ * ALIAS_RETENTION_MS after it is written. Neither the current fingerprint (an alias to itself is
+ * pointless) nor the empty text's (it names no error) is one. The rule for every path that sets a
+ * trail's fingerprint: enrichment (publish, draft approval, import, a merge) and re-fingerprinting
+ * (an upgrade, re-screening).
+ */
+export function previousNormalizerFingerprints(errorLine: string, current: string): string[] {
+  return olderFingerprints(errorLine, current).filter((fp) => fp !== EMPTY_FINGERPRINT);
+}
+
+/**
  * The fingerprint of an error line with nothing left once normalized ("npm ERR!", "fatal error:",
  * "[ERROR]", ":", zero-width characters): every normalizer version hashes the same empty text. It
  * names no error, so it matches nothing (a trail published with such a line would otherwise be the

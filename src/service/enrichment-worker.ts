@@ -5,6 +5,7 @@
 // point leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
+import { NORMALIZER_VERSION, previousNormalizerFingerprints } from "../core/fingerprint";
 import { type Analysis, embeddingText, lexicalFields } from "../core/enrichment";
 import { settle, triage } from "../core/enrichment-decision";
 import { trailSubject } from "../core/hot-label";
@@ -13,6 +14,7 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
+import { addPreviousNormalizerAliases } from "./refingerprint";
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
@@ -252,6 +254,15 @@ export class EnrichmentWorker {
     const vectorOf = new Map(candidates.map((c, i) => [c.seq, embeddings[i]!]));
     const unsure = candidates.some((c) => !c.analysis.category.confident);
     const centroids = unsure ? await this.categoryCentroids() : null;
+    // The fingerprints the previous normalizers give each error, recorded as aliases of the one it
+    // is found by (decisions §2): computed here, off the publish request and outside the verdicts'
+    // transaction (about 1 ms a trail). A trail an older release stored keeps its version's
+    // fingerprint until re-fingerprinting, which records them then.
+    const previous = new Map(
+      candidates
+        .filter((c) => c.record.normalizerVersion === NORMALIZER_VERSION)
+        .map((c) => [c.seq, previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint)]),
+    );
 
     const changed = new Set<string>();
     const upserted: number[] = [];
@@ -305,6 +316,9 @@ export class EnrichmentWorker {
             await counted("merged", true);
             if (settlement.credit) await this.creditMerge(tx, target!, record, at);
             changed.add(target!.fingerprint);
+            // Its error is the trail it joined's: an older release, which may not have merged them,
+            // finds that one by this error's fingerprint.
+            for (const fp of await addPreviousNormalizerAliases(tx, previous.get(p.seq) ?? [], target!.fingerprint, at)) changed.add(fp);
           }
         } else {
           const applied = await tx.trails.applyVerdict(p.seq, {
@@ -331,6 +345,7 @@ export class EnrichmentWorker {
               at,
             });
             changed.add(record.fingerprint);
+            for (const fp of await addPreviousNormalizerAliases(tx, previous.get(p.seq) ?? [], record.fingerprint, at)) changed.add(fp);
           }
         }
         await tx.jobs.remove(p.seq);

@@ -3,7 +3,7 @@
 // lives in the rows themselves (each carries the normalizer version of its fingerprint), so a crash
 // loses at most the batch in flight and the next start resumes where this one stopped. The old
 // fingerprint stays an alias of the new one (purged after ALIAS_RETENTION_MS by maintenance).
-import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, olderFingerprints } from "../core/fingerprint";
+import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, previousNormalizerFingerprints } from "../core/fingerprint";
 import { mergeKey } from "../core/merge-key";
 import type { Store, TrailRecord, Transaction } from "../store/ports";
 
@@ -37,13 +37,16 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     if (batch.length === 0) break;
     const changed: string[] = [];
     const mergeKeys = new Map(batch.filter((r) => r.mergeKey !== null).map((r) => [r.seq, mergeKey(r.trail)]));
+    // Every version's fingerprint of each error (about 1 ms a trail) is computed before the
+    // transaction, which on SQLite holds every other writer back.
+    const computed = new Map(batch.map((r) => [r.seq, trailFingerprints(r.trail.problem.error)]));
     await store.transaction(async (tx) => {
       const at = now();
       // A worker may be indexing a new trail under one of these merge keys right now (replicas keep
       // serving while one re-fingerprints): wait for it, so the store sees that trail and this one
       // keeps its old key, rather than both taking the key and one of the two failing.
       await tx.trails.holdMergeKeys([...mergeKeys.values()]);
-      for (const r of batch) changed.push(...(await refingerprintTrail(tx, r, at)));
+      for (const r of batch) changed.push(...(await refingerprintTrail(tx, r, at, computed.get(r.seq))));
     });
     after = batch[batch.length - 1]!.seq;
     done += batch.length;
@@ -54,27 +57,59 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
   return done;
 }
 
+/** An error's current fingerprint and those the previous normalizers give it (its aliases). */
+export interface TrailFingerprints {
+  current: string;
+  previous: string[];
+}
+
+export function trailFingerprints(errorLine: string): TrailFingerprints {
+  const current = fingerprint(errorLine);
+  return { current, previous: previousNormalizerFingerprints(errorLine, current) };
+}
+
+/**
+ * Records `previous` (previousNormalizerFingerprints of a trail's error) as aliases of `current`,
+ * the fingerprint the trail is stored under (or, for a merged trail, the one it was merged into),
+ * in the caller's transaction; returns the fingerprints whose lookups changed. The one writer of
+ * that rule: enrichment and re-fingerprinting call it.
+ */
+export async function addPreviousNormalizerAliases(
+  tx: Pick<Transaction, "aliases">,
+  previous: readonly string[],
+  current: string,
+  at: number,
+): Promise<string[]> {
+  const added: string[] = [];
+  for (const old of previous) {
+    if (old === current || old === EMPTY_FINGERPRINT) continue;
+    await tx.aliases.add(old, current, at);
+    added.push(old);
+  }
+  return added;
+}
+
 /**
  * Gives one stored trail the fingerprint the current normalizer gives its error (and its merge key,
- * when it has one), in the caller's transaction; the old fingerprint stays an alias of the new one.
- * Returns the fingerprints whose lookups changed (none when the fingerprint stayed). Also used when
- * re-screening changed the error line (service/rescreen.ts).
+ * when it has one), in the caller's transaction; the old fingerprint, and those the previous
+ * normalizers give the error, stay aliases of the new one. Returns the fingerprints whose lookups
+ * changed. Also used when re-screening changed the error line (service/rescreen.ts).
  */
-export async function refingerprintTrail(tx: Transaction, r: TrailRecord, at: number): Promise<string[]> {
-  const fp = fingerprint(r.trail.problem.error);
+export async function refingerprintTrail(
+  tx: Transaction,
+  r: TrailRecord,
+  at: number,
+  computed: TrailFingerprints = trailFingerprints(r.trail.problem.error),
+): Promise<string[]> {
+  const fp = computed.current;
   await tx.trails.refingerprint(r.seq, {
     fingerprint: fp,
     normalizerVersion: NORMALIZER_VERSION,
     mergeKey: r.mergeKey === null ? null : mergeKey(r.trail),
   });
-  if (fp === r.fingerprint) return [];
-  // The empty text's fingerprint names no error (it matches nothing), so an alias from it
-  // would lead nowhere and a chain through it stops: the fingerprints the other versions gave
-  // this error name the new one directly.
-  const oldFps =
-    r.fingerprint === EMPTY_FINGERPRINT
-      ? olderFingerprints(r.trail.problem.error, fp).filter((old) => old !== EMPTY_FINGERPRINT)
-      : [r.fingerprint];
-  for (const old of oldFps) await tx.aliases.add(old, fp, at);
-  return [...oldFps, fp];
+  // The stored one first (a version this build may not know, such as a redacted line's old
+  // fingerprint); the empty text's fingerprint names no error, so no alias leads from it.
+  const previous = [...new Set([r.fingerprint, ...computed.previous])];
+  const changed = await addPreviousNormalizerAliases(tx, previous, fp, at);
+  return fp === r.fingerprint ? changed : [...changed, fp];
 }
