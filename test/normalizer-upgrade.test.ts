@@ -17,7 +17,7 @@ import {
 } from "../src/core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import { mergeKey } from "../src/core/merge-key";
-import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import { PREVIOUS_ALIASES_KEY, refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
 import { createSqliteStore } from "../src/store/sqlite/store";
 import { startTestColony, tempDir, type TestColony } from "./support/colony";
@@ -575,6 +575,26 @@ test("an older version's fingerprint that is another trail's current one answers
       expect(res.results[0].trail_id).toBe(id);
       expect(res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([id]);
     }
+  } finally {
+    await c.stop();
+  }
+});
+
+test("trails indexed on the current normalizer before enrichment recorded the previous ones' fingerprints get them once, in the background", async () => {
+  const errors = [V9_RENAMED, V9_SPLIT[1]];
+  const c = await startTestColony();
+  try {
+    const ids: string[] = [];
+    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+    await c.service.worker!.drain();
+    await c.service.refingerprinting;
+    // As the previous release left its store: no alias, and the pass never ran.
+    await c.query("DELETE FROM fingerprint_aliases");
+    await c.query("DELETE FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY);
+    for (const error of errors) expect((await lookup(c, fingerprint(error, 8))).status).toBe(404); // cached now
+    await c.service.recheckStoredPasses(); // as at the next start, or a minute later
+    expect((await c.query("SELECT value FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY))[0].value).toBe("done");
+    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
   } finally {
     await c.stop();
   }

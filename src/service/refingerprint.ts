@@ -113,3 +113,49 @@ export async function refingerprintTrail(
   const changed = await addPreviousNormalizerAliases(tx, previous, fp, at);
   return fp === r.fingerprint ? changed : [...changed, fp];
 }
+
+/**
+ * Where the one-off pass below is: "done", or the seq of the last indexed trail it covered. A trail
+ * indexed under the current normalizer before enrichment recorded the previous normalizers'
+ * fingerprints (session 14) has no alias of them; re-fingerprinting gives them only to trails of
+ * an older version.
+ */
+export const PREVIOUS_ALIASES_KEY = "previous_normalizer_aliases";
+
+export async function previousAliasesPending(store: Store): Promise<boolean> {
+  return (await store.kv.get(PREVIOUS_ALIASES_KEY)) !== "done";
+}
+
+/**
+ * Records, once, the previous normalizers' fingerprints of every indexed trail on the current
+ * version as aliases of its fingerprint (addPreviousNormalizerAliases), in batches in seq order,
+ * resumable from the position stored with each batch; returns how many trails it read. Trails
+ * indexed meanwhile get them from enrichment, so "done" is never undone.
+ */
+export async function recordPreviousAliasesOfStoredTrails(deps: RefingerprintDeps): Promise<number> {
+  const { store, now } = deps;
+  const size = deps.batchSize ?? BATCH;
+  let after = Number(await store.kv.get(PREVIOUS_ALIASES_KEY)) || 0;
+  let done = 0;
+  while (!deps.stopped?.()) {
+    const batch = await store.trails.indexedAfter(after, size);
+    if (batch.length === 0) {
+      await store.kv.set(PREVIOUS_ALIASES_KEY, "done");
+      break;
+    }
+    // An older version's trail gets them when re-fingerprinted (that pass runs first).
+    const current = batch.filter((r) => r.normalizerVersion === NORMALIZER_VERSION);
+    const previous = current.map((r) => previousNormalizerFingerprints(r.trail.problem.error, r.fingerprint));
+    const changed: string[] = [];
+    after = batch[batch.length - 1]!.seq;
+    await store.transaction(async (tx) => {
+      const at = now();
+      for (const [i, r] of current.entries()) changed.push(...(await addPreviousNormalizerAliases(tx, previous[i]!, r.fingerprint, at)));
+      await tx.kv.set(PREVIOUS_ALIASES_KEY, String(after));
+    });
+    done += batch.length;
+    await deps.onBatch(batch.length, [...new Set(changed)]);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return done;
+}
