@@ -2,7 +2,8 @@
 // "Aliases of the previous normalizers"):
 //   1. CPU per error text of its current fingerprint alone and of every version's (what enrichment
 //      and re-fingerprinting compute for a trail), and how many alias rows a trail gets, over the
-//      external sets' real reports (test/fixtures/fingerprint-real-variants*.json; not the dev set).
+//      external sets' real reports (test/fixtures/fingerprint-real-variants*.json; not the dev set)
+//      and over the error lines of the distractor trails part 2 publishes.
 //      Only in a tree that has the rule (trailFingerprints).
 //   2. Publish -> indexed in-process, per store: TRAILS distractor trails published through the
 //      service one after the other, then the queue drained; this process's CPU per trail (publish
@@ -30,8 +31,13 @@ const cpuMs = () => {
 // 1. The computation alone.
 const rule = (await import("../src/service/refingerprint")) as Record<string, unknown>;
 const trailFingerprints = rule.trailFingerprints as ((error: string) => { current: string; previous: string[] }) | undefined;
-if (trailFingerprints) {
-  const texts = loadRealVariantSets().flatMap(({ set }) => set.groups.flatMap((g) => g.reports.map((r) => r.text)));
+const pool = distractorTrails(REPO_DIR, TRAILS + 50, 14);
+const corpora: [string, string[]][] = [
+  ["real reports", loadRealVariantSets().flatMap(({ set }) => set.groups.flatMap((g) => g.reports.map((r) => r.text)))],
+  ["the error lines of the trails published below", pool.map((t) => t.problem.error)],
+];
+for (const [what, texts] of trailFingerprints ? corpora : []) {
+  if (!trailFingerprints) break;
   for (const t of texts) trailFingerprints(t); // warm-up
   const current: number[] = [];
   const every: number[] = [];
@@ -47,16 +53,16 @@ if (trailFingerprints) {
   const histogram = new Map<number, number>();
   for (const n of rows) histogram.set(n, (histogram.get(n) ?? 0) + 1);
   Object.assign(result, {
-    texts: texts.length,
-    current_us: percentile(current, 50),
-    every_version_us: percentile(every, 50),
-    alias_rows_mean: rows.reduce((a, b) => a + b, 0) / rows.length,
+    [`${what}: texts`]: texts.length,
+    [`${what}: current_us`]: percentile(current, 50),
+    [`${what}: every_version_us`]: percentile(every, 50),
+    [`${what}: alias_rows_mean`]: rows.reduce((a, b) => a + b, 0) / rows.length,
   });
   log(
-    `fingerprint of ${texts.length} real reports, CPU per text, median of ${ROUNDS} rounds: current only ${f1(percentile(current, 50))} µs (${f1(Math.min(...current))}-${f1(Math.max(...current))}), every version ${f1(percentile(every, 50))} µs (${f1(Math.min(...every))}-${f1(Math.max(...every))})`,
+    `fingerprint of ${texts.length} texts (${what}), CPU per text, median of ${ROUNDS} rounds: current only ${f1(percentile(current, 50))} µs (${f1(Math.min(...current))}-${f1(Math.max(...current))}), every version ${f1(percentile(every, 50))} µs (${f1(Math.min(...every))}-${f1(Math.max(...every))})`,
   );
   log(
-    `alias rows a trail gets: mean ${f2(result.alias_rows_mean as number)}; ${[...histogram.entries()]
+    `alias rows a trail gets (${what}): mean ${f2(result[`${what}: alias_rows_mean`] as number)}; ${[...histogram.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([n, c]) => `${n}: ${c}`)
       .join(", ")}`,
@@ -71,7 +77,6 @@ const caller = (i: number): Caller => ({
   agentDeclared: true,
 });
 const backends: Backend[] = args.some((a) => a.startsWith("--backend")) ? chosenBackends() : ["sqlite", "postgres"];
-const pool = distractorTrails(REPO_DIR, TRAILS + 50, 14);
 for (const backend of backends) {
   const dir = benchDir("colony-bench-aliases-");
   const colony = await inProcessColony(dir, await backendEnv(backend));

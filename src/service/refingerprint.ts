@@ -80,12 +80,13 @@ export async function addPreviousNormalizerAliases(
   current: string,
   at: number,
 ): Promise<string[]> {
-  const added: string[] = [];
-  for (const old of previous) {
-    if (old === current || old === EMPTY_FINGERPRINT) continue;
-    await tx.aliases.add(old, current, at);
-    added.push(old);
-  }
+  const added = [...new Set(previous)].filter((old) => old !== current && old !== EMPTY_FINGERPRINT);
+  // One statement a trail: on PostgreSQL each is a round trip.
+  if (added.length > 0)
+    await tx.aliases.addAll(
+      added.map((old) => [old, current] as const),
+      at,
+    );
   return added;
 }
 

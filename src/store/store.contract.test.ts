@@ -660,6 +660,20 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.aliases.resolve("fp1_new")).toEqual([]);
         expect(await store.aliases.purgeBefore(150)).toBe(1);
         expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a"]);
+        // Several in one statement; a repeat keeps the first record (purged with it).
+        await store.aliases.addAll([], 400);
+        await store.aliases.addAll(
+          [
+            ["fp1_old", "fp1_a"],
+            ["fp1_v7", "fp1_a"],
+            ["fp1_v8", "fp1_a"],
+          ],
+          400,
+        );
+        expect(await store.aliases.resolve("fp1_v7")).toEqual(["fp1_a"]);
+        expect(await store.aliases.purgeBefore(350)).toBe(1);
+        expect(await store.aliases.resolve("fp1_old")).toEqual([]);
+        expect(await store.aliases.resolve("fp1_v8")).toEqual(["fp1_a"]);
 
         for (const [agent, at] of [
           ["x", 1],
