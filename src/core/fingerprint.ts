@@ -76,10 +76,16 @@ export function olderFingerprints(
  * ALIAS_RETENTION_MS after it is written. Neither the current fingerprint (an alias to itself is
  * pointless) nor the empty text's (it names no error) is one. The rule for every path that sets a
  * trail's fingerprint: enrichment (publish, draft approval, import, a merge) and re-fingerprinting
- * (an upgrade, re-screening).
+ * (an upgrade, re-screening). `version` is the normalizer `current` came from: a newer release's
+ * (this replica's worker enriching a trail a replica of the next release published, during a
+ * rolling upgrade) gets every version this build knows, its own current one included.
  */
-export function previousNormalizerFingerprints(errorLine: string, current: string): string[] {
-  return olderFingerprints(errorLine, current).filter((fp) => fp !== EMPTY_FINGERPRINT);
+export function previousNormalizerFingerprints(errorLine: string, current: string, version: number = NORMALIZER_VERSION): string[] {
+  const versions = NORMALIZER_VERSIONS.filter((v) => v < version);
+  const previous = new Set(versions.map((v) => fingerprint(errorLine, v)));
+  previous.delete(current);
+  previous.delete(EMPTY_FINGERPRINT);
+  return [...previous];
 }
 
 /**

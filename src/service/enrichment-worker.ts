@@ -257,11 +257,15 @@ export class EnrichmentWorker {
     // The fingerprints the previous normalizers give each error, recorded as aliases of the one it
     // is found by (decisions §2): computed here, off the publish request and outside the verdicts'
     // transaction (about 1 ms a trail). A trail an older release stored keeps its version's
-    // fingerprint until re-fingerprinting, which records them then.
+    // fingerprint until re-fingerprinting, which records them then; one a newer release stored (a
+    // rolling upgrade) gets every version this one knows.
     const previous = new Map(
       candidates
-        .filter((c) => c.record.normalizerVersion === NORMALIZER_VERSION)
-        .map((c) => [c.seq, previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint)]),
+        .filter((c) => c.record.normalizerVersion >= NORMALIZER_VERSION)
+        .map((c) => [
+          c.seq,
+          previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint, c.record.normalizerVersion),
+        ]),
     );
 
     const changed = new Set<string>();
