@@ -14,7 +14,7 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
-import { addPreviousNormalizerAliases } from "./refingerprint";
+import { addPreviousNormalizerAliases, mapYielding } from "./refingerprint";
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
@@ -258,15 +258,13 @@ export class EnrichmentWorker {
     // is found by (decisions §2): computed here, off the publish request and outside the verdicts'
     // transaction (about 1 ms a trail). A trail an older release stored keeps its version's
     // fingerprint until re-fingerprinting, which records them then; one a newer release stored (a
-    // rolling upgrade) gets every version this one knows.
-    const previous = new Map(
-      candidates
-        .filter((c) => c.record.normalizerVersion >= NORMALIZER_VERSION)
-        .map((c) => [
-          c.seq,
-          previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint, c.record.normalizerVersion),
-        ]),
+    // rolling upgrade) gets every version this one knows. The event loop is let go between trails
+    // (a batch of 32 is tens of milliseconds of CPU), so requests served meanwhile do not wait for all.
+    const current = candidates.filter((c) => c.record.normalizerVersion >= NORMALIZER_VERSION);
+    const computed = await mapYielding(current, (c) =>
+      previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint, c.record.normalizerVersion),
     );
+    const previous = new Map(current.map((c, i) => [c.seq, computed[i]!]));
 
     const changed = new Set<string>();
     const upserted: number[] = [];

@@ -39,14 +39,14 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     const mergeKeys = new Map(batch.filter((r) => r.mergeKey !== null).map((r) => [r.seq, mergeKey(r.trail)]));
     // Every version's fingerprint of each error (about 1 ms a trail) is computed before the
     // transaction, which on SQLite holds every other writer back.
-    const computed = new Map(batch.map((r) => [r.seq, trailFingerprints(r.trail.problem.error)]));
+    const computed = await mapYielding(batch, (r) => trailFingerprints(r.trail.problem.error));
     await store.transaction(async (tx) => {
       const at = now();
       // A worker may be indexing a new trail under one of these merge keys right now (replicas keep
       // serving while one re-fingerprints): wait for it, so the store sees that trail and this one
       // keeps its old key, rather than both taking the key and one of the two failing.
       await tx.trails.holdMergeKeys([...mergeKeys.values()]);
-      for (const r of batch) changed.push(...(await refingerprintTrail(tx, r, at, computed.get(r.seq))));
+      for (const [i, r] of batch.entries()) changed.push(...(await refingerprintTrail(tx, r, at, computed[i])));
     });
     after = batch[batch.length - 1]!.seq;
     done += batch.length;
@@ -55,6 +55,19 @@ export async function refingerprintStoredTrails(deps: RefingerprintDeps): Promis
     await new Promise((resolve) => setImmediate(resolve));
   }
   return done;
+}
+
+/**
+ * `fn` over `items`, letting the event loop go after each: a batch of every version's fingerprints
+ * is hundreds of milliseconds of CPU, which requests served meanwhile must not wait for whole.
+ */
+export async function mapYielding<T, R>(items: readonly T[], fn: (item: T) => R): Promise<R[]> {
+  const out: R[] = [];
+  for (const item of items) {
+    out.push(fn(item));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return out;
 }
 
 /** An error's current fingerprint and those the previous normalizers give it (its aliases). */
@@ -146,7 +159,7 @@ export async function recordPreviousAliasesOfStoredTrails(deps: RefingerprintDep
     }
     // An older version's trail gets them when re-fingerprinted (that pass runs first).
     const current = batch.filter((r) => r.normalizerVersion === NORMALIZER_VERSION);
-    const previous = current.map((r) => previousNormalizerFingerprints(r.trail.problem.error, r.fingerprint));
+    const previous = await mapYielding(current, (r) => previousNormalizerFingerprints(r.trail.problem.error, r.fingerprint));
     const changed: string[] = [];
     after = batch[batch.length - 1]!.seq;
     await store.transaction(async (tx) => {
