@@ -12,6 +12,7 @@ import {
   normalizeError,
   olderFingerprints,
   EMPTY_FINGERPRINT,
+  fingerprintsAt,
   previousNormalizerFingerprints,
 } from "./fingerprint.ts";
 
@@ -709,6 +710,16 @@ describe("aliases of the previous normalizers (docs/fingerprint.md)", () => {
     expect(fingerprint(make, 2)).toBe(EMPTY_FINGERPRINT);
     expect(previousNormalizerFingerprints(make, fingerprint(make))).not.toContain(EMPTY_FINGERPRINT);
     expect(previousNormalizerFingerprints(make, fingerprint(make))).toContain(fingerprint(make, 1));
+  });
+
+  test("every version's fingerprint from one redaction is each version's fingerprint", () => {
+    for (const text of [
+      error,
+      'psycopg2.OperationalError: FATAL: password authentication failed for user "alice" at postgres://alice:s3cr3tPassw0rd@10.1.2.3:5432/app',
+      "Error: EACCES: permission denied, open '/home/alice/.npm/_cacache/tmp/3f9a2b1c'",
+    ]) {
+      expect(fingerprintsAt(text, NORMALIZER_VERSIONS)).toEqual(NORMALIZER_VERSIONS.map((v) => fingerprint(text, v)));
+    }
   });
 
   test("a trail a newer release fingerprinted (a rolling upgrade) gets this release's fingerprint too", () => {
