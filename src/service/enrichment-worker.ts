@@ -14,7 +14,7 @@ import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
 import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
-import { addPreviousNormalizerAliases, mapYielding } from "./refingerprint";
+import { addPreviousNormalizerAliases, mapYielding, type PreviousAliases } from "./refingerprint";
 import { countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
@@ -267,6 +267,7 @@ export class EnrichmentWorker {
     const previous = new Map(current.map((c, i) => [c.seq, computed[i]!]));
 
     const changed = new Set<string>();
+    const aliases: PreviousAliases[] = [];
     const upserted: number[] = [];
     const at = now();
     const verdicts: EnrichmentOutcome[] = [];
@@ -320,7 +321,7 @@ export class EnrichmentWorker {
             changed.add(target!.fingerprint);
             // Its error is the trail it joined's: an older release, which may not have merged them,
             // finds that one by this error's fingerprint.
-            for (const fp of await addPreviousNormalizerAliases(tx, previous.get(p.seq) ?? [], target!.fingerprint, at)) changed.add(fp);
+            aliases.push({ previous: previous.get(p.seq) ?? [], current: target!.fingerprint });
           }
         } else {
           const applied = await tx.trails.applyVerdict(p.seq, {
@@ -347,11 +348,13 @@ export class EnrichmentWorker {
               at,
             });
             changed.add(record.fingerprint);
-            for (const fp of await addPreviousNormalizerAliases(tx, previous.get(p.seq) ?? [], record.fingerprint, at)) changed.add(fp);
+            aliases.push({ previous: previous.get(p.seq) ?? [], current: record.fingerprint });
           }
         }
         await tx.jobs.remove(p.seq);
       }
+      // The batch's aliases of the previous normalizers, in one statement.
+      for (const fp of await addPreviousNormalizerAliases(tx, aliases, at)) changed.add(fp);
       if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
       const metrics = this.deps.metrics;

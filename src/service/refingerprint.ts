@@ -81,26 +81,33 @@ export function trailFingerprints(errorLine: string): TrailFingerprints {
   return { current, previous: previousNormalizerFingerprints(errorLine, current) };
 }
 
+/** A trail's previousNormalizerFingerprints and the fingerprint they name: its own, or the one it was merged into. */
+export interface PreviousAliases {
+  previous: readonly string[];
+  current: string;
+}
+
 /**
- * Records `previous` (previousNormalizerFingerprints of a trail's error) as aliases of `current`,
- * the fingerprint the trail is stored under (or, for a merged trail, the one it was merged into),
- * in the caller's transaction; returns the fingerprints whose lookups changed. The one writer of
- * that rule: enrichment and re-fingerprinting call it.
+ * Records each trail's `previous` fingerprints as aliases of its `current` one, in the caller's
+ * transaction and in one statement (on PostgreSQL each is a round trip); returns the fingerprints
+ * whose lookups changed. The one writer of that rule: enrichment and re-fingerprinting call it.
  */
 export async function addPreviousNormalizerAliases(
   tx: Pick<Transaction, "aliases">,
-  previous: readonly string[],
-  current: string,
+  trails: readonly PreviousAliases[],
   at: number,
 ): Promise<string[]> {
-  const added = [...new Set(previous)].filter((old) => old !== current && old !== EMPTY_FINGERPRINT);
-  // One statement a trail: on PostgreSQL each is a round trip.
-  if (added.length > 0)
-    await tx.aliases.addAll(
-      added.map((old) => [old, current] as const),
-      at,
-    );
-  return added;
+  const pairs: [string, string][] = [];
+  const changed = new Set<string>();
+  for (const { previous, current } of trails) {
+    for (const old of new Set(previous)) {
+      if (old === current || old === EMPTY_FINGERPRINT) continue;
+      pairs.push([old, current]);
+      changed.add(old);
+    }
+  }
+  if (pairs.length > 0) await tx.aliases.addAll(pairs, at);
+  return [...changed];
 }
 
 /**
@@ -124,7 +131,7 @@ export async function refingerprintTrail(
   // The stored one first (a version this build may not know, such as a redacted line's old
   // fingerprint); the empty text's fingerprint names no error, so no alias leads from it.
   const previous = [...new Set([r.fingerprint, ...computed.previous])];
-  const changed = await addPreviousNormalizerAliases(tx, previous, fp, at);
+  const changed = await addPreviousNormalizerAliases(tx, [{ previous, current: fp }], at);
   return fp === r.fingerprint ? changed : [...changed, fp];
 }
 
@@ -164,7 +171,13 @@ export async function recordPreviousAliasesOfStoredTrails(deps: RefingerprintDep
     after = batch[batch.length - 1]!.seq;
     await store.transaction(async (tx) => {
       const at = now();
-      for (const [i, r] of current.entries()) changed.push(...(await addPreviousNormalizerAliases(tx, previous[i]!, r.fingerprint, at)));
+      changed.push(
+        ...(await addPreviousNormalizerAliases(
+          tx,
+          current.map((r, i) => ({ previous: previous[i]!, current: r.fingerprint })),
+          at,
+        )),
+      );
       await tx.kv.set(PREVIOUS_ALIASES_KEY, String(after));
     });
     done += batch.length;

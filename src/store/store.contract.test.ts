@@ -624,10 +624,10 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.transaction(async (tx) => {
           const verdict = { trail, category: "runtime", quality: 0.5, risk: { level: "low", flags: [] } as any, strength: 0.4 } as const;
           await tx.trails.applyVerdict(queued.seq, { status: "indexed", ...verdict, mergeKey: "mk", at: 10, contentRulesVersion: 1 });
-          expect((await addPreviousNormalizerAliases(tx, previous, current, 10)).sort()).toEqual([...previous].sort());
+          expect((await addPreviousNormalizerAliases(tx, [{ previous, current }], 10)).sort()).toEqual([...previous].sort());
           // A merged twin's aliases name the trail it joined; a repeat adds no row.
           await tx.trails.applyVerdict(twin.seq, { status: "merged", trail, mergedInto: queued.id, at: 10, contentRulesVersion: 1 });
-          await addPreviousNormalizerAliases(tx, [...previous, current, EMPTY_FINGERPRINT], current, 10);
+          await addPreviousNormalizerAliases(tx, [{ previous: [...previous, current, EMPTY_FINGERPRINT], current }], 10);
         });
         expect((await query("SELECT count(*) AS n FROM fingerprint_aliases"))[0].n).toBe(previous.length);
         const lookups = new TrailService({ store, now: () => 10 } as unknown as TrailServiceDeps);
