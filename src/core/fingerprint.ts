@@ -93,12 +93,8 @@ export function olderFingerprints(
  * rolling upgrade) gets every version this build knows, its own current one included.
  */
 export function previousNormalizerFingerprints(errorLine: string, current: string, version: number = NORMALIZER_VERSION): string[] {
-  const previous = new Set(
-    fingerprintsAt(
-      errorLine,
-      NORMALIZER_VERSIONS.filter((v) => v < version),
-    ),
-  );
+  const versions = NORMALIZER_VERSIONS.filter((v) => v < version);
+  const previous = new Set(fingerprintsAt(errorLine, versions));
   previous.delete(current);
   previous.delete(EMPTY_FINGERPRINT);
   return [...previous];
