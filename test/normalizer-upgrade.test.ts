@@ -8,7 +8,6 @@ import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
 import {
-  EMPTY_FINGERPRINT,
   fingerprint,
   NORMALIZER_VERSION,
   NORMALIZER_VERSIONS,
@@ -17,11 +16,12 @@ import {
 } from "../src/core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import { mergeKey } from "../src/core/merge-key";
-import { PREVIOUS_ALIASES_KEY, refingerprintStoredTrails } from "../src/service/refingerprint";
+import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
 import { createSqliteStore } from "../src/store/sqlite/store";
-import { startTestColony, tempDir, type TestColony } from "./support/colony";
+import { startTestColony, tempDir } from "./support/colony";
 import { rollBackSchema } from "./support/sqlite-schema";
+import { expectFoundByFingerprints, lookup, search, V9_RENAMED, V9_SPLIT } from "./support/fingerprint-lookups";
 import { json, sampleTrail } from "./support/trails";
 
 // Errors whose version-1 and version-2 fingerprints differ (quotes, a logger prefix, a stack).
@@ -107,37 +107,6 @@ const rewindTo =
       db.close();
     }
   };
-
-const lookup = async (c: TestColony, fp: string) => {
-  const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
-  return { status: res.status, body: (await res.json()) as any };
-};
-const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
-
-/**
- * Each error's trail (`ids`, in order) is found by lookup of its fingerprint at each of `versions`
- * (the last is the current one), and by search for its text and for every older fingerprint:
- * found once, first. An older version that read the error as nothing gave it the empty text's
- * fingerprint, which every such line shares: that one names no trail (EMPTY_FINGERPRINT).
- */
-async function expectFoundByFingerprints(c: TestColony, errors: string[], ids: string[], versions: number[]): Promise<void> {
-  for (const [i, error] of errors.entries()) {
-    const all = [...new Set(versions.map((v) => fingerprint(error, v as 1)))];
-    if (all.includes(EMPTY_FINGERPRINT)) expect((await lookup(c, EMPTY_FINGERPRINT)).status).toBe(404);
-    const fps = all.filter((fp) => fp !== EMPTY_FINGERPRINT);
-    for (const fp of fps) {
-      const found = await lookup(c, fp);
-      expect(found.status).toBe(200);
-      expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-    }
-    for (const query of [error, ...fps.slice(0, -1)]) {
-      const res = await search(c, query);
-      expect(res.results[0].trail_id).toBe(ids[i]);
-      expect(res.results[0].match.via).toBe("fingerprint");
-      expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
-    }
-  }
-}
 
 /** A colony that published `errors` and was then rewound to an older release's schema; its trail ids. */
 async function publishedThenRewound(prefix: string, errors: string[], rewind: (dataDir: string) => void) {
@@ -453,18 +422,6 @@ test("a version-7 colony upgraded to version 8 or later: a version-7 fingerprint
   await expectSplitAfterUpgrade(7, V8_SPLIT, V8_RENAMED);
 });
 
-// Version 9 splits version-8 forms on purpose: git's banner over two SSH failures becomes two
-// errors. Two trails stored under one version-8 fingerprint (a rejected key and a rejected host
-// key, the third external set's apart pair) and a trail whose fingerprint version 9 only renames
-// (PyTorch's device-side assert with its debugging hints, the third set's
-// torch-cuda-device-side-assert group).
-const V9_SPLIT: [string, string] = [
-  "Cloning into 'cs220'...\ngit@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.",
-  "```\nHost key verification failed.\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n\n```",
-];
-const V9_RENAMED =
-  "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.";
-
 test("a version-8 colony upgraded to version 9: a version-8 fingerprint that version 9 splits still answers with both trails; each new one with its own", async () => {
   expect(NORMALIZER_VERSION).toBe(9);
   await expectSplitAfterUpgrade(8, V9_SPLIT, V9_RENAMED);
@@ -517,85 +474,4 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
   expect(await store.aliases.resolve(fingerprint(errors[0]!, 1))).toEqual([]);
   expect(await store.aliases.resolve(fingerprint(errors[1]!, 1))).toEqual([fingerprint(errors[1]!)]);
   db.close();
-});
-
-// A trail first stored under the current normalizer never had an older fingerprint to keep as an
-// alias; enrichment records those the previous normalizers give its error (docs/fingerprint.md,
-// "Aliases of the previous normalizers"), so a client or a replica of the previous release that
-// computes the fingerprint itself finds it.
-test("a trail published on the current normalizer answers by the fingerprint every older version gives its error, each trail once", async () => {
-  // Two whose version-8 fingerprint differs, two whose older ones do.
-  const errors = [V9_RENAMED, V9_SPLIT[0], ERRORS[1]!, V3_ERRORS[0]!];
-  for (const error of errors.slice(0, 2)) expect(fingerprint(error, 8)).not.toBe(fingerprint(error));
-  for (const error of errors.slice(2)) expect(previousNormalizerFingerprints(error, fingerprint(error)).length).toBeGreaterThan(0);
-  const c = await startTestColony();
-  try {
-    const ids: string[] = [];
-    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
-    await c.service.worker!.drain();
-    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
-  } finally {
-    await c.stop();
-  }
-});
-
-// git's banner alone: version 9 gives it the form version 8 gave the banner over a refused key.
-const GIT_BANNER_ALONE =
-  "fatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.";
-
-test("an older version's fingerprint that is another trail's current one answers with that trail first", async () => {
-  const [refusedKey, refusedHostKey] = V9_SPLIT;
-  const shared = fingerprint(GIT_BANNER_ALONE);
-  expect(fingerprint(refusedKey, 8)).toBe(shared);
-  expect(fingerprint(refusedHostKey, 8)).toBe(shared);
-  const c = await startTestColony();
-  try {
-    const publish = async (error: string) =>
-      ((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id as string;
-    // The aliased trails first, so that neither publication order nor strength puts the banner first.
-    const keyId = await publish(refusedKey);
-    const hostKeyId = await publish(refusedHostKey);
-    const bannerId = await publish(GIT_BANNER_ALONE);
-    await c.service.worker!.drain();
-    const found = (await lookup(c, shared)).body.results.map((r: any) => r.trail_id);
-    // The current rules' trail first; a client of the previous release, for which the three were
-    // one error, still finds the other two after it.
-    expect(found[0]).toBe(bannerId);
-    expect([...found].sort()).toEqual([keyId, hostKeyId, bannerId].sort());
-    const byText = await search(c, GIT_BANNER_ALONE);
-    expect(byText.results[0].trail_id).toBe(bannerId);
-    expect(byText.results.filter((r: any) => r.trail_id === bannerId).length).toBe(1);
-    // Each refused key's current fingerprint and text find its own trail only.
-    for (const [error, id] of [
-      [refusedKey, keyId],
-      [refusedHostKey, hostKeyId],
-    ] as const) {
-      expect((await lookup(c, fingerprint(error))).body.results.map((r: any) => r.trail_id)).toEqual([id]);
-      const res = await search(c, error);
-      expect(res.results[0].trail_id).toBe(id);
-      expect(res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([id]);
-    }
-  } finally {
-    await c.stop();
-  }
-});
-
-test("trails indexed on the current normalizer before enrichment recorded the previous ones' fingerprints get them once, in the background", async () => {
-  const errors = [V9_RENAMED, V9_SPLIT[1]];
-  const c = await startTestColony();
-  try {
-    const ids: string[] = [];
-    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
-    await c.service.worker!.drain();
-    await c.service.refingerprinting;
-    // As the previous release left its store: no alias, and the pass never ran.
-    await c.query("DELETE FROM fingerprint_aliases");
-    await c.query("DELETE FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY);
-    for (const error of errors) expect((await lookup(c, fingerprint(error, 8))).status).toBe(404); // cached now
-    await c.service.recheckStoredPasses(); // as at the next start, or a minute later
-    expect((await c.query("SELECT value FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY))[0].value).toBe("done");
-    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
-  } finally {
-    await c.stop();
-  }
 });
