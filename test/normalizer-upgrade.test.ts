@@ -7,14 +7,21 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { getLoadablePath } from "sqlite-vec";
 import { join } from "node:path";
-import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION, NORMALIZER_VERSIONS, olderFingerprints } from "../src/core/fingerprint";
+import {
+  fingerprint,
+  NORMALIZER_VERSION,
+  NORMALIZER_VERSIONS,
+  olderFingerprints,
+  previousNormalizerFingerprints,
+} from "../src/core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
 import { mergeKey } from "../src/core/merge-key";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
 import { DATABASE_FILE, openDatabase } from "../src/store/sqlite/database";
 import { createSqliteStore } from "../src/store/sqlite/store";
-import { startTestColony, tempDir, type TestColony } from "./support/colony";
+import { startTestColony, tempDir } from "./support/colony";
 import { rollBackSchema } from "./support/sqlite-schema";
+import { expectFoundByFingerprints, lookup, search, V9_RENAMED, V9_SPLIT } from "./support/fingerprint-lookups";
 import { json, sampleTrail } from "./support/trails";
 
 // Errors whose version-1 and version-2 fingerprints differ (quotes, a logger prefix, a stack).
@@ -60,9 +67,20 @@ const chainSteps = (error: string, upTo: number) => {
   return steps;
 };
 
-/** The aliases a colony holds for an error after an upgrade from `from`: the chain up to it, then its step to the current version. */
-const aliasesAfterUpgrade = (error: string, from: number) =>
-  chainSteps(error, from).length + (fingerprint(error, from as 1) !== fingerprint(error) ? 1 : 0);
+/**
+ * The aliases a colony holds after an upgrade from `from`, as "old -> new": the chain the earlier
+ * releases left (rewindTo), and every older version's fingerprint of each error naming its current
+ * one (re-fingerprinting records them all, as enrichment does for a new trail).
+ */
+const aliasesAfterUpgrade = (errors: string[], from: number) => {
+  const rows = new Set<string>();
+  for (const error of errors) {
+    for (const [old, current] of chainSteps(error, from)) rows.add(`${old} -> ${current}`);
+    const current = fingerprint(error);
+    for (const old of previousNormalizerFingerprints(error, current)) rows.add(`${old} -> ${current}`);
+  }
+  return [...rows].sort();
+};
 
 /**
  * Puts the database back where a colony of normalizer `version` (itself upgraded from every older
@@ -90,37 +108,6 @@ const rewindTo =
     }
   };
 
-const lookup = async (c: TestColony, fp: string) => {
-  const res = await c.fetch(`/v1/trails/by-fingerprint/${fp}`);
-  return { status: res.status, body: (await res.json()) as any };
-};
-const search = async (c: TestColony, query: string) => (await (await c.fetch("/v1/search", json({ query, limit: 5 }))).json()) as any;
-
-/**
- * Each error's trail (`ids`, in order) is found by lookup of its fingerprint at each of `versions`
- * (the last is the current one), and by search for its text and for every older fingerprint:
- * found once, first. An older version that read the error as nothing gave it the empty text's
- * fingerprint, which every such line shares: that one names no trail (EMPTY_FINGERPRINT).
- */
-async function expectFoundByFingerprints(c: TestColony, errors: string[], ids: string[], versions: number[]): Promise<void> {
-  for (const [i, error] of errors.entries()) {
-    const all = [...new Set(versions.map((v) => fingerprint(error, v as 1)))];
-    if (all.includes(EMPTY_FINGERPRINT)) expect((await lookup(c, EMPTY_FINGERPRINT)).status).toBe(404);
-    const fps = all.filter((fp) => fp !== EMPTY_FINGERPRINT);
-    for (const fp of fps) {
-      const found = await lookup(c, fp);
-      expect(found.status).toBe(200);
-      expect(found.body.results.map((r: any) => r.trail_id)).toEqual([ids[i]]);
-    }
-    for (const query of [error, ...fps.slice(0, -1)]) {
-      const res = await search(c, query);
-      expect(res.results[0].trail_id).toBe(ids[i]);
-      expect(res.results[0].match.via).toBe("fingerprint");
-      expect(res.results.filter((r: any) => r.trail_id === ids[i]).length).toBe(1);
-    }
-  }
-}
-
 /** A colony that published `errors` and was then rewound to an older release's schema; its trail ids. */
 async function publishedThenRewound(prefix: string, errors: string[], rewind: (dataDir: string) => void) {
   const dataDir = tempDir(prefix);
@@ -133,8 +120,8 @@ async function publishedThenRewound(prefix: string, errors: string[], rewind: (d
   return { dataDir, ids };
 }
 
-/** Every stored trail is on the current normalizer, its merge key recomputed; the number of aliases. */
-function expectRefingerprinted(dataDir: string, aliases: number): void {
+/** Every stored trail is on the current normalizer, its merge key recomputed; the aliases held. */
+function expectRefingerprinted(dataDir: string, aliases: string[]): void {
   const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
   try {
     const rows = db
@@ -148,7 +135,8 @@ function expectRefingerprinted(dataDir: string, aliases: number): void {
       expect(r.fingerprint).toBe(fingerprint(trail.problem.error));
       expect(r.merge_key).toBe(mergeKey(trail)); // recomputed with the new fingerprint
     }
-    expect(db.query("SELECT count(*) AS n FROM fingerprint_aliases").get()).toEqual({ n: aliases });
+    const held = db.query<{ row: string }, []>("SELECT old_fp || ' -> ' || new_fp AS row FROM fingerprint_aliases").all();
+    expect(held.map((r) => r.row).sort()).toEqual(aliases);
   } finally {
     db.close();
   }
@@ -161,7 +149,7 @@ test("an upgraded colony answers lookups and search by old and new fingerprints,
   try {
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(ERRORS.length);
-    expectRefingerprinted(dataDir, ERRORS.length);
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(ERRORS, 1));
 
     for (const [i, error] of ERRORS.entries()) {
       const oldFp = fingerprint(error, 1);
@@ -202,7 +190,7 @@ test("a version-2 colony upgraded (to version 3 and later) answers by its versio
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V3_ERRORS.length);
     // The version-1 aliases stay; each version-2 fingerprint now names the current one.
-    expectRefingerprinted(dataDir, 2 * V3_ERRORS.length);
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V3_ERRORS, 2));
 
     for (const [i, error] of V3_ERRORS.entries()) {
       const fps = [fingerprint(error, 1), fingerprint(error, 2), fingerprint(error)];
@@ -242,10 +230,7 @@ test("a version-3 colony upgraded (to version 4 and later) answers by every olde
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V4_ERRORS.length);
     // The version-1 and version-2 aliases stay; each version-3 fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      V4_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 3), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V4_ERRORS, 3));
 
     for (const error of V4_ERRORS) expect(fingerprint(error, 3)).not.toBe(fingerprint(error));
     // The versions this colony stored (1 to 3) and the current one: a colony upgraded from
@@ -290,10 +275,7 @@ test("a version-4 colony upgraded (to version 5 and later) answers by every olde
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(V5_ERRORS.length);
     // The older aliases stay; each version-4 fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      V5_ERRORS.reduce((n, e) => n + aliasesAfterUpgrade(e, 4), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(V5_ERRORS, 4));
 
     await expectFoundByFingerprints(upgraded, V5_ERRORS, ids, [1, 2, 3, 4, NORMALIZER_VERSION]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
@@ -340,10 +322,7 @@ async function expectUpgradeJoinsOtherReports(from: 5 | 6, pairs: [string, strin
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
     // The older aliases stay; each version-`from` fingerprint now names the current one.
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(errors, from));
     await expectFoundByFingerprints(upgraded, errors, ids, [...NORMALIZER_VERSIONS]);
     expect(await upgraded.service.trails.checkOlderVersions()).toEqual([]);
     for (const [i, [, other]] of pairs.entries()) {
@@ -415,10 +394,7 @@ async function expectSplitAfterUpgrade(from: Parameters<typeof rewindTo>[0], spl
     expect((await upgraded.fetch("/readyz")).status).toBe(200);
     expect(await upgraded.service.refingerprinting).toBe(errors.length);
     // The shared fingerprint now names both new ones: two aliases from one.
-    expectRefingerprinted(
-      dataDir,
-      errors.reduce((n, e) => n + aliasesAfterUpgrade(e, from), 0),
-    );
+    expectRefingerprinted(dataDir, aliasesAfterUpgrade(errors, from));
     const sorted = (xs: string[]) => [...xs].sort();
     // A client that cached the shared fingerprint still finds both trails, by lookup and by search.
     const shared = fingerprint(a, from);
@@ -445,18 +421,6 @@ test("a version-7 colony upgraded to version 8 or later: a version-7 fingerprint
   expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(8);
   await expectSplitAfterUpgrade(7, V8_SPLIT, V8_RENAMED);
 });
-
-// Version 9 splits version-8 forms on purpose: git's banner over two SSH failures becomes two
-// errors. Two trails stored under one version-8 fingerprint (a rejected key and a rejected host
-// key, the third external set's apart pair) and a trail whose fingerprint version 9 only renames
-// (PyTorch's device-side assert with its debugging hints, the third set's
-// torch-cuda-device-side-assert group).
-const V9_SPLIT: [string, string] = [
-  "Cloning into 'cs220'...\ngit@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.",
-  "```\nHost key verification failed.\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n\n```",
-];
-const V9_RENAMED =
-  "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.";
 
 test("a version-8 colony upgraded to version 9: a version-8 fingerprint that version 9 splits still answers with both trails; each new one with its own", async () => {
   expect(NORMALIZER_VERSION).toBe(9);
@@ -497,14 +461,16 @@ test("re-fingerprinting resumes after a stop and aliases expire after 90 days", 
   });
   expect(firstRun).toBe(1);
   expect((await store.trails.fingerprintedBefore(3, 0, 10)).length).toBe(2);
-  expect(changed).toEqual([fingerprint(errors[0]!, 1), fingerprint(errors[0]!)]);
+  // The old fingerprint and every older version's, then the new one.
+  const olderOfFirst = [...new Set([fingerprint(errors[0]!, 1), ...previousNormalizerFingerprints(errors[0]!, fingerprint(errors[0]!))])];
+  expect(changed).toEqual([...olderOfFirst, fingerprint(errors[0]!)]);
   const secondRun = await refingerprintStoredTrails({ store, now: () => 2000, onBatch: () => {}, batchSize: 1 });
   expect(secondRun).toBe(2);
   expect(await store.trails.fingerprintedBefore(3, 0, 10)).toEqual([]);
   for (const error of errors) expect(await store.aliases.resolve(fingerprint(error, 1))).toEqual([fingerprint(error)]);
   // A current fingerprint is no alias; maintenance purges by creation time.
   expect(await store.aliases.resolve(fingerprint(errors[0]!))).toEqual([]);
-  expect(await store.aliases.purgeBefore(1500)).toBe(1);
+  expect(await store.aliases.purgeBefore(1500)).toBe(olderOfFirst.length);
   expect(await store.aliases.resolve(fingerprint(errors[0]!, 1))).toEqual([]);
   expect(await store.aliases.resolve(fingerprint(errors[1]!, 1))).toEqual([fingerprint(errors[1]!)]);
   db.close();

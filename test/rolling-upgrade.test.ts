@@ -83,3 +83,27 @@ test.skipIf(unavailable !== null)(
   },
   60_000,
 );
+
+test.skipIf(unavailable !== null)(
+  "a trail a new replica publishes is found by the fingerprint the previous release's normalizer gives its error (what an old replica's lookup computes)",
+  async () => {
+    // Version 9 reads the SSH failure under git's banner; version 8 read the banner alone.
+    const error =
+      "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.";
+    expect(fingerprint(error, 8)).not.toBe(fingerprint(error));
+    const { service, url } = colony;
+    const res = await fetch(`${url}/v1/trails`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(sampleTrail({ error })),
+    });
+    const { trail_id } = (await res.json()) as any;
+    await service.worker!.drain();
+    // An old replica answers a lookup with the same statements (aliases, then trails): the alias
+    // enrichment recorded is what it finds.
+    const found = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(error, 8)}`);
+    expect(found.status).toBe(200);
+    expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
+  },
+  60_000,
+);

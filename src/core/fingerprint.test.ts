@@ -11,6 +11,9 @@ import {
   NORMALIZER_VERSIONS,
   normalizeError,
   olderFingerprints,
+  EMPTY_FINGERPRINT,
+  fingerprintsAt,
+  previousNormalizerFingerprints,
 } from "./fingerprint.ts";
 
 // The table below is pinned to the shared corpus (../shared/eval/errors-dev.json): it runs when that
@@ -687,5 +690,42 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     for (const v of NORMALIZER_VERSIONS) {
       expect(normalizeError(`Error: x${" ".repeat(2000)}y`, v)).toBe(normalizeError("Error: x y", v));
     }
+  });
+});
+
+describe("aliases of the previous normalizers (docs/fingerprint.md)", () => {
+  // PyTorch's hints after the message: version 9 drops them, version 8 kept them, versions 1-2 differ again.
+  const error =
+    "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.";
+
+  test("every older version's fingerprint of the error, once each, neither the current one nor the empty text's", () => {
+    const current = fingerprint(error);
+    const previous = previousNormalizerFingerprints(error, current);
+    const older = NORMALIZER_VERSIONS.filter((v) => v < NORMALIZER_VERSION).map((v) => fingerprint(error, v));
+    expect(previous).toContain(fingerprint(error, 8));
+    expect(new Set(previous)).toEqual(new Set(older.filter((fp) => fp !== current)));
+    expect(previous.length).toBe(new Set(previous).size);
+    // Versions 2-4 read make's own error as nothing (the empty text's fingerprint names no error).
+    const make = "make: *** No rule to make target 'install'.  Stop.";
+    expect(fingerprint(make, 2)).toBe(EMPTY_FINGERPRINT);
+    expect(previousNormalizerFingerprints(make, fingerprint(make))).not.toContain(EMPTY_FINGERPRINT);
+    expect(previousNormalizerFingerprints(make, fingerprint(make))).toContain(fingerprint(make, 1));
+  });
+
+  test("every version's fingerprint from one redaction is each version's fingerprint", () => {
+    for (const text of [
+      error,
+      'psycopg2.OperationalError: FATAL: password authentication failed for user "alice" at postgres://alice:s3cr3tPassw0rd@10.1.2.3:5432/app',
+      "Error: EACCES: permission denied, open '/home/alice/.npm/_cacache/tmp/3f9a2b1c'",
+    ]) {
+      expect(fingerprintsAt(text, NORMALIZER_VERSIONS)).toEqual(NORMALIZER_VERSIONS.map((v) => fingerprint(text, v)));
+    }
+  });
+
+  test("a trail a newer release fingerprinted (a rolling upgrade) gets this release's fingerprint too", () => {
+    const newer = `fp1_${"f".repeat(32)}`;
+    const previous = previousNormalizerFingerprints(error, newer, NORMALIZER_VERSION + 1);
+    expect(previous).toContain(fingerprint(error));
+    expect(previous).toContain(fingerprint(error, 8));
   });
 });

@@ -48,8 +48,20 @@ export function redactedErrorText(errorLine: string): string {
  * computes the fingerprint an older normalizer gave (for aliases of stored trails).
  */
 export function fingerprint(errorLine: string, version: NormalizerVersion = NORMALIZER_VERSION): string {
-  const digest = createHash("sha256").update(normalizeError(errorLine, version), "utf8").digest("hex");
-  return FINGERPRINT_PREFIX + digest.slice(0, 32);
+  return fingerprintOfForm(normalizeError(errorLine, version));
+}
+
+function fingerprintOfForm(form: string): string {
+  return FINGERPRINT_PREFIX + createHash("sha256").update(form, "utf8").digest("hex").slice(0, 32);
+}
+
+/**
+ * `fingerprint(errorLine, v)` for each of `versions`, redacting the line once: redaction, the same
+ * for every version, is about a quarter of the cost of the older versions together.
+ */
+export function fingerprintsAt(errorLine: string, versions: readonly NormalizerVersion[]): string[] {
+  const text = redactedErrorText(errorLine);
+  return versions.map((v) => fingerprintOfForm(normalizeErrorTextAt(text, v)));
 }
 
 /**
@@ -65,6 +77,27 @@ export function olderFingerprints(
   for (const v of versions) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
   older.delete(current);
   return [...older];
+}
+
+/**
+ * The fingerprints an error line is kept findable by besides its current one (decisions §2): what
+ * every older normalizer gives it, so a client or a replica of an earlier release that computes the
+ * fingerprint itself finds a trail first stored under the current version (docs/fingerprint.md,
+ * "Aliases of the previous normalizers"). Every frozen version counts: a release date says nothing
+ * of when an operator deploys it or how long a client keeps an old one; each alias row expires
+ * ALIAS_RETENTION_MS after it is written. Neither the current fingerprint (an alias to itself is
+ * pointless) nor the empty text's (it names no error) is one. The rule for every path that sets a
+ * trail's fingerprint: enrichment (publish, draft approval, import, a merge) and re-fingerprinting
+ * (an upgrade, re-screening). `version` is the normalizer `current` came from: a newer release's
+ * (this replica's worker enriching a trail a replica of the next release published, during a
+ * rolling upgrade) gets every version this build knows, its own current one included.
+ */
+export function previousNormalizerFingerprints(errorLine: string, current: string, version: number = NORMALIZER_VERSION): string[] {
+  const versions = NORMALIZER_VERSIONS.filter((v) => v < version);
+  const previous = new Set(fingerprintsAt(errorLine, versions));
+  previous.delete(current);
+  previous.delete(EMPTY_FINGERPRINT);
+  return [...previous];
 }
 
 /**

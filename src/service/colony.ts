@@ -14,7 +14,12 @@ import { AdminService } from "./admin";
 import { FeedService } from "./feed";
 import type { Quotas } from "./quotas";
 import { NO_METRICS, type Metrics } from "./metrics";
-import { ALIAS_RETENTION_MS, refingerprintStoredTrails } from "./refingerprint";
+import {
+  ALIAS_RETENTION_MS,
+  previousAliasesPending,
+  recordPreviousAliasesOfStoredTrails,
+  refingerprintStoredTrails,
+} from "./refingerprint";
 import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { type NotesRescreenResult, type RescreenResult, rescreenOutcomeNotes, rescreenStoredTrails } from "./rescreen";
@@ -341,6 +346,27 @@ export class ColonyService {
     });
     // Searches stop computing the fingerprints of versions no stored trail carries any more.
     if (!this.stopping) await this.trails.checkOlderVersions().catch(() => {});
+    // Once: trails indexed on the current version before enrichment recorded the previous
+    // normalizers' fingerprints as aliases get them (docs/fingerprint.md).
+    await this.storedPass({
+      name: "previous-aliases",
+      what: "recording the previous normalizers' fingerprints",
+      label: "recording the previous normalizers' fingerprints of stored trails as aliases",
+      unit: "trails",
+      empty: { trails: 0 },
+      pending: () => previousAliasesPending(store),
+      run: async (tick, stopped) => ({
+        trails: await recordPreviousAliasesOfStoredTrails({
+          store,
+          now: this.now,
+          onBatch: async (n, fingerprints) => {
+            tick(n);
+            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+          },
+          stopped,
+        }),
+      }),
+    });
     return done;
   }
 

@@ -5,6 +5,7 @@
 // point leaves either nothing or everything of a verdict, and a restart simply resumes.
 import { CATEGORIES, CATEGORY_SEEDS, nearestCategory, type Category } from "../core/category";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
+import { NORMALIZER_VERSION, previousNormalizerFingerprints } from "../core/fingerprint";
 import { type Analysis, embeddingText, lexicalFields } from "../core/enrichment";
 import { settle, triage } from "../core/enrichment-decision";
 import { trailSubject } from "../core/hot-label";
@@ -14,6 +15,7 @@ import type { Logger } from "../log";
 import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
 import { isCounted, utcDay } from "../core/outcome-counting";
+import { addPreviousNormalizerAliases, mapYielding, type PreviousAliases } from "./refingerprint";
 import { countingFacts, countOutcome } from "./trails";
 import { errorMessage } from "../core/error-message";
 
@@ -251,8 +253,20 @@ export class EnrichmentWorker {
     const vectorOf = new Map(candidates.map((c, i) => [c.seq, embeddings[i]!]));
     const unsure = candidates.some((c) => !c.analysis.category.confident);
     const centroids = unsure ? await this.categoryCentroids() : null;
+    // The fingerprints the previous normalizers give each error, recorded as aliases of the one it
+    // is found by (decisions §2): computed here, off the publish request and outside the verdicts'
+    // transaction (about 1 ms a trail). A trail an older release stored keeps its version's
+    // fingerprint until re-fingerprinting, which records them then; one a newer release stored (a
+    // rolling upgrade) gets every version this one knows. The event loop is let go between trails
+    // (a batch of 32 is tens of milliseconds of CPU), so requests served meanwhile do not wait for all.
+    const current = candidates.filter((c) => c.record.normalizerVersion >= NORMALIZER_VERSION);
+    const computed = await mapYielding(current, (c) =>
+      previousNormalizerFingerprints(c.record.trail.problem.error, c.record.fingerprint, c.record.normalizerVersion),
+    );
+    const previous = new Map(current.map((c, i) => [c.seq, computed[i]!]));
 
     const changed = new Set<string>();
+    const aliases: PreviousAliases[] = [];
     const upserted: number[] = [];
     const at = now();
     const verdicts: EnrichmentOutcome[] = [];
@@ -304,6 +318,9 @@ export class EnrichmentWorker {
             await counted("merged", true);
             if (settlement.credit) await this.creditMerge(tx, target!, record, at);
             changed.add(target!.fingerprint);
+            // Its error is the trail it joined's: an older release, which may not have merged them,
+            // finds that one by this error's fingerprint.
+            aliases.push({ previous: previous.get(p.seq) ?? [], current: target!.fingerprint });
           }
         } else {
           const applied = await tx.trails.applyVerdict(p.seq, {
@@ -330,10 +347,13 @@ export class EnrichmentWorker {
               at,
             });
             changed.add(record.fingerprint);
+            aliases.push({ previous: previous.get(p.seq) ?? [], current: record.fingerprint });
           }
         }
         await tx.jobs.remove(p.seq);
       }
+      // The batch's aliases of the previous normalizers, in one statement.
+      for (const fp of await addPreviousNormalizerAliases(tx, aliases, at)) changed.add(fp);
       if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
       const metrics = this.deps.metrics;

@@ -290,7 +290,8 @@ export class TrailService {
   async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
     // Aliases chain across upgrades (a version-1 fingerprint names the version-2 one, which names
     // the current one): follow them, at most one step per normalizer version.
-    const wanted = new Set<string>((typeof fps === "string" ? [fps] : fps).filter((fp) => fp !== EMPTY_FINGERPRINT));
+    const asked = new Set<string>((typeof fps === "string" ? [fps] : fps).filter((fp) => fp !== EMPTY_FINGERPRINT));
+    const wanted = new Set<string>(asked);
     let frontier = [...wanted];
     // Each step's reads are sent together (with a database, side by side on the pool).
     for (let step = 1; step < NORMALIZER_VERSIONS.length && frontier.length > 0; step++) {
@@ -319,6 +320,14 @@ export class TrailService {
       const want = errorType.trim().toLowerCase();
       const same = (r: TrailRecord) => (r.errorType?.trim().toLowerCase() === want ? 0 : 1);
       records.sort((a, b) => same(a) - same(b)); // stable: keeps strongest-first inside each group
+    }
+    // A trail whose current fingerprint is one the query is known by comes before one reached
+    // through an alias: an older normalizer's fingerprint of one error can be the current one of
+    // another (version 9 tells git's bare banner from the banner over a refused key, which version 8
+    // joined), and the current rules' answer goes first.
+    if (wanted.size > asked.size) {
+      const aliased = (r: TrailRecord) => (asked.has(r.fingerprint) ? 0 : 1);
+      records.sort((a, b) => aliased(a) - aliased(b)); // stable: keeps the order above in each group
     }
     return records.slice(0, limit);
   }

@@ -375,6 +375,8 @@ export interface MergeCreditLedger {
 export interface FingerprintAliasRepository {
   /** Records that `oldFp` now resolves to `newFp` (a repeat keeps the first record). */
   add(oldFp: string, newFp: string, at: number): Promise<void>;
+  /** `add` for each [old, new] pair, in one statement (a trail's aliases of every older normalizer). */
+  addAll(pairs: readonly (readonly [oldFp: string, newFp: string])[], at: number): Promise<void>;
   /** The current fingerprints an old one resolves to (none for a current fingerprint). */
   resolve(oldFp: string): Promise<string[]>;
   /** Deletes aliases created before `at`; returns how many. */

@@ -11,6 +11,9 @@ import { getLoadablePath } from "sqlite-vec";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "../../test/support/postgres";
 import { lexicalDocument, lexicalTokens } from "../core/lexical";
 import type { Trail } from "../core/trail";
+import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
+import { addPreviousNormalizerAliases, trailFingerprints } from "../service/refingerprint";
+import { TrailService, type TrailServiceDeps } from "../service/trails";
 import type { Store } from "./ports";
 import { migratePostgres, PG_MIGRATIONS } from "./postgres/migrations";
 import { countedRows } from "./postgres/repositories";
@@ -607,6 +610,49 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect((await store.stats.since(0)).outcomes).toBe(4);
       }));
 
+    test("a trail stored under the current normalizer is found by the fingerprints the previous ones give its error", () =>
+      withStore(async ({ store, query }) => {
+        // As enrichment stores a trail published on this release (src/service/enrichment-worker.ts):
+        // the verdict and the previous normalizers' fingerprints as aliases, in one transaction.
+        // PyTorch's hints after the message: version 8 kept them, version 9 drops them.
+        const error =
+          "RuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.";
+        const { current, previous } = trailFingerprints(error);
+        expect(previous).toContain(fingerprint(error, 8));
+        const trail = { ...sampleTrail, problem: { error } } as Trail;
+        const queued = await store.trails.insertQueued({
+          ...newTrail(1),
+          fingerprint: current,
+          normalizerVersion: NORMALIZER_VERSION,
+          trail,
+        });
+        const twin = await store.trails.insertQueued({
+          ...newTrail(2),
+          fingerprint: current,
+          normalizerVersion: NORMALIZER_VERSION,
+          trail,
+        });
+        await store.transaction(async (tx) => {
+          const verdict = { trail, category: "runtime", quality: 0.5, risk: { level: "low", flags: [] } as any, strength: 0.4 } as const;
+          await tx.trails.applyVerdict(queued.seq, { status: "indexed", ...verdict, mergeKey: "mk", at: 10, contentRulesVersion: 1 });
+          expect((await addPreviousNormalizerAliases(tx, [{ previous, current }], 10)).sort()).toEqual([...previous].sort());
+          // A merged twin's aliases name the trail it joined; a repeat adds no row.
+          await tx.trails.applyVerdict(twin.seq, { status: "merged", trail, mergedInto: queued.id, at: 10, contentRulesVersion: 1 });
+          await addPreviousNormalizerAliases(tx, [{ previous: [...previous, current, EMPTY_FINGERPRINT], current }], 10);
+        });
+        expect((await query("SELECT count(*) AS n FROM fingerprint_aliases"))[0].n).toBe(previous.length);
+        const lookups = new TrailService({ store, now: () => 10 } as unknown as TrailServiceDeps);
+        for (const fp of [current, ...previous]) {
+          expect(await store.aliases.resolve(fp)).toEqual(fp === current ? [] : [current]);
+          expect((await lookups.fingerprintMatches(fp, undefined, 5)).map((r) => r.id)).toEqual([queued.id]);
+        }
+        // Every replica's lookup cache learns that the previous fingerprints now answer.
+        if (backend.name === "postgres") {
+          const changed = (await query("SELECT fingerprint FROM fingerprint_changes")).map((r) => r.fingerprint);
+          for (const fp of previous) expect(changed).toContain(fp);
+        }
+      }));
+
     test("re-fingerprinting, aliases, trail history, status counts, series and size", () =>
       withStore(async ({ store }) => {
         const a = await store.trails.insertQueued({ ...newTrail(1), normalizerVersion: 1 });
@@ -625,6 +671,20 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.aliases.resolve("fp1_new")).toEqual([]);
         expect(await store.aliases.purgeBefore(150)).toBe(1);
         expect(await store.aliases.resolve("fp1_old")).toEqual(["fp1_a"]);
+        // Several in one statement; a repeat keeps the first record (purged with it).
+        await store.aliases.addAll([], 400);
+        await store.aliases.addAll(
+          [
+            ["fp1_old", "fp1_a"],
+            ["fp1_v7", "fp1_a"],
+            ["fp1_v8", "fp1_a"],
+          ],
+          400,
+        );
+        expect(await store.aliases.resolve("fp1_v7")).toEqual(["fp1_a"]);
+        expect(await store.aliases.purgeBefore(350)).toBe(1);
+        expect(await store.aliases.resolve("fp1_old")).toEqual([]);
+        expect(await store.aliases.resolve("fp1_v8")).toEqual(["fp1_a"]);
 
         for (const [agent, at] of [
           ["x", 1],

@@ -183,6 +183,14 @@ export class PgFingerprintAliasRepository implements FingerprintAliasRepository 
     await this.sql`INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (${oldFp}, ${newFp}, ${at}) ON CONFLICT DO NOTHING`;
   }
 
+  async addAll(pairs: readonly (readonly [string, string])[], at: number): Promise<void> {
+    if (pairs.length === 0) return;
+    const olds = pairs.map(([oldFp]) => oldFp);
+    const news = pairs.map(([, newFp]) => newFp);
+    await this.sql`INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at)
+      SELECT old_fp, new_fp, ${at} FROM unnest(${olds}::text[], ${news}::text[]) AS a(old_fp, new_fp) ON CONFLICT DO NOTHING`;
+  }
+
   async resolve(oldFp: string): Promise<string[]> {
     const rows = await this.sql`SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ${oldFp} ORDER BY new_fp`;
     return rows.map((r: any) => r.new_fp);

@@ -205,6 +205,11 @@ export class SqliteFingerprintAliasRepository implements FingerprintAliasReposit
       .run(oldFp, newFp, at);
   }
 
+  async addAll(pairs: readonly (readonly [string, string])[], at: number): Promise<void> {
+    const insert = this.db.query("INSERT INTO fingerprint_aliases (old_fp, new_fp, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+    for (const [oldFp, newFp] of pairs) insert.run(oldFp, newFp, at);
+  }
+
   async resolve(oldFp: string): Promise<string[]> {
     return this.db
       .query<{ new_fp: string }, [string]>("SELECT new_fp FROM fingerprint_aliases WHERE old_fp = ? ORDER BY new_fp")

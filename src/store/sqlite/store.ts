@@ -32,7 +32,7 @@ const WRITES = {
   outcomes: ["insert", "rescreenNotes"],
   credits: ["grant"],
   tombstones: ["add", "purgeBefore"],
-  aliases: ["add", "purgeBefore"],
+  aliases: ["add", "addAll", "purgeBefore"],
   events: ["append", "purgeSearchesBefore", "forgetTrail", "forgetMergeCredit"],
   lexical: ["add", "remove", "addMissing", "clear"],
   searches: ["add"],

@@ -1,0 +1,94 @@
+// Aliases of the previous normalizers (docs/fingerprint.md): a trail stored under the current
+// normalizer is found by the fingerprints the older ones give its error (a client computing one, or
+// a replica of the previous release during a rolling upgrade), the trails under the fingerprint
+// asked for first. Through HTTP, on every backend tools/test.sh runs (SQLite, PostgreSQL, replicas).
+import { expect, test } from "bun:test";
+import { fingerprint, NORMALIZER_VERSIONS, previousNormalizerFingerprints } from "../src/core/fingerprint";
+import { PREVIOUS_ALIASES_KEY } from "../src/service/refingerprint";
+import { startTestColony } from "./support/colony";
+import { expectFoundByFingerprints, GIT_BANNER_ALONE, lookup, search, V9_RENAMED, V9_SPLIT } from "./support/fingerprint-lookups";
+import { json, sampleTrail } from "./support/trails";
+
+// Errors whose version-1, -2 or -3 fingerprints differ from the current one (a logger prefix, a
+// class in front of a message that identifies the error by itself).
+const OLDER_VERSIONS_DIFFER = [
+  "ERROR:app.worker:ImportError: libGL.so.1: cannot open shared object file: No such file or directory",
+  "AttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'",
+];
+
+// A trail first stored under the current normalizer never had an older fingerprint to keep as an
+// alias; enrichment records those the previous normalizers give its error (docs/fingerprint.md,
+// "Aliases of the previous normalizers"), so a client or a replica of the previous release that
+// computes the fingerprint itself finds it.
+test("a trail published on the current normalizer answers by the fingerprint every older version gives its error, each trail once", async () => {
+  // Two whose version-8 fingerprint differs, two whose older ones do.
+  const errors = [V9_RENAMED, V9_SPLIT[0], ...OLDER_VERSIONS_DIFFER];
+  for (const error of errors.slice(0, 2)) expect(fingerprint(error, 8)).not.toBe(fingerprint(error));
+  for (const error of errors.slice(2)) expect(previousNormalizerFingerprints(error, fingerprint(error)).length).toBeGreaterThan(0);
+  const c = await startTestColony();
+  try {
+    const ids: string[] = [];
+    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+    await c.service.worker!.drain();
+    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
+  } finally {
+    await c.dispose();
+  }
+});
+
+test("an older version's fingerprint that is another trail's current one answers with that trail first", async () => {
+  const [refusedKey, refusedHostKey] = V9_SPLIT;
+  const shared = fingerprint(GIT_BANNER_ALONE);
+  expect(fingerprint(refusedKey, 8)).toBe(shared);
+  expect(fingerprint(refusedHostKey, 8)).toBe(shared);
+  const c = await startTestColony();
+  try {
+    const publish = async (error: string) =>
+      ((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id as string;
+    // The aliased trails first, so that neither publication order nor strength puts the banner first.
+    const keyId = await publish(refusedKey);
+    const hostKeyId = await publish(refusedHostKey);
+    const bannerId = await publish(GIT_BANNER_ALONE);
+    await c.service.worker!.drain();
+    const found = (await lookup(c, shared)).body.results.map((r: any) => r.trail_id);
+    // The current rules' trail first; a client of the previous release, for which the three were
+    // one error, still finds the other two after it.
+    expect(found[0]).toBe(bannerId);
+    expect([...found].sort()).toEqual([keyId, hostKeyId, bannerId].sort());
+    const byText = await search(c, GIT_BANNER_ALONE);
+    expect(byText.results[0].trail_id).toBe(bannerId);
+    expect(byText.results.filter((r: any) => r.trail_id === bannerId).length).toBe(1);
+    // Each refused key's current fingerprint and text find its own trail only.
+    for (const [error, id] of [
+      [refusedKey, keyId],
+      [refusedHostKey, hostKeyId],
+    ] as const) {
+      expect((await lookup(c, fingerprint(error))).body.results.map((r: any) => r.trail_id)).toEqual([id]);
+      const res = await search(c, error);
+      expect(res.results[0].trail_id).toBe(id);
+      expect(res.results.filter((r: any) => r.match.via === "fingerprint").map((r: any) => r.trail_id)).toEqual([id]);
+    }
+  } finally {
+    await c.dispose();
+  }
+});
+
+test("trails indexed on the current normalizer before enrichment recorded the previous ones' fingerprints get them once, in the background", async () => {
+  const errors = [V9_RENAMED, V9_SPLIT[1]];
+  const c = await startTestColony();
+  try {
+    const ids: string[] = [];
+    for (const error of errors) ids.push(((await (await c.fetch("/v1/trails", json(sampleTrail({ error })))).json()) as any).trail_id);
+    await c.service.worker!.drain();
+    await c.service.refingerprinting;
+    // As the previous release left its store: no alias, and the pass never ran.
+    await c.query("DELETE FROM fingerprint_aliases");
+    await c.query("DELETE FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY);
+    for (const error of errors) expect((await lookup(c, fingerprint(error, 8))).status).toBe(404); // cached now
+    await c.service.recheckStoredPasses(); // as at the next start, or a minute later
+    expect((await c.query("SELECT value FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY))[0].value).toBe("done");
+    await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
+  } finally {
+    await c.dispose();
+  }
+});
