@@ -73,6 +73,10 @@ export interface CommandContext {
   laterSink: boolean;
   /** Variables assigned earlier in the same script, by name, as written (`K=$(cat ~/.ssh/id_rsa)`). */
   vars: ReadonlyMap<string, string>;
+  /** The command the next stage of the pipeline runs ("" when it is not known), or null for the last stage. */
+  pipedInto: string | null;
+  /** The command runs inside a substitution (`$(…)`, backticks, `<(…)`): another command reads its output. */
+  substituted: boolean;
 }
 
 /** A rule about one simple command. */
@@ -104,6 +108,28 @@ export interface PatchRule {
 }
 
 // --- Shared judgements --------------------------------------------------------------------------
+
+const SECRETS = "secrets (keys, credentials or the environment)";
+/** Where a command's standard output lands as a device: the terminal (stderr, tty), nowhere, or a network socket. */
+const TERMINAL_DEVICE = /^(\/dev\/(stdout|stderr|tty|fd\/[12])|con)$/i;
+/**
+ * What a command that reads secrets does with them, by where its standard output goes: the last
+ * redirect of stdout (`>`, `>>`, `1>`, `&>`, `>|`) to a file or socket, else the next stage of its
+ * pipeline, else the command around a substitution, else the terminal.
+ */
+function whereSecretsGo(v: View, ctx: CommandContext): string {
+  let target: string | null = null;
+  for (const r of v.cmd.redirects)
+    if (/^(1?>>?|1?>\||&>>?)$/.test(r.op)) target = r.target.startsWith("&") || TERMINAL_DEVICE.test(r.target) ? null : r.target;
+  if (target !== null) {
+    if (/^\/dev\/(tcp|udp)\//.test(target)) return `writes ${SECRETS} to a network connection (${short(target, 60)})`;
+    if (target === "/dev/null" || /^\$null$/i.test(target)) return `reads ${SECRETS} and discards them (to ${target})`;
+    return `copies ${SECRETS} into the file ${short(target, 60)}`;
+  }
+  if (ctx.pipedInto !== null) return `passes ${SECRETS} through a pipe to ${ctx.pipedInto ? short(ctx.pipedInto, 40) : "another command"}`;
+  if (ctx.substituted) return `reads ${SECRETS} into another command (through a substitution)`;
+  return `prints ${SECRETS} to the terminal and any transcript of it`;
+}
 
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
@@ -881,7 +907,7 @@ export const COMMAND_RULES: readonly CommandRule[] = [
         (n === "security" && /^find-(generic|internet)-password$/.test(a[0] ?? "") && has(v, "-w", "-g"));
       // piped into a network client, they are not printed but sent: sends_local_secrets, below
       if (!printsSecrets || ctx.laterSink) return null;
-      return { level: "medium", detail: "prints secrets (keys, credentials or the environment) to the terminal and any transcript of it" };
+      return { level: "medium", detail: whereSecretsGo(v, ctx) };
     },
   },
 

@@ -124,7 +124,8 @@ export function analyzeCommand(command: string): Found[] {
 
 function analyzeText(src: string): Found[] {
   const found: Found[] = [];
-  const visit = (script: Script, depth: number, outer: ReadonlyMap<string, string>) => {
+  // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
+  const visit = (script: Script, depth: number, outer: ReadonlyMap<string, string>, substituted: boolean) => {
     const vars = new Map(outer); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
       const views = p.commands.map((c) => viewOf(c, vars));
@@ -143,17 +144,18 @@ function analyzeText(src: string): Found[] {
           if (laterSink[i] && isBareEnv(p.commands[i]!)) found.push(ENVIRONMENT_PIPED);
           return;
         }
-        const ctx = { laterSink: laterSink[i]!, vars };
+        const next = i + 1 < views.length ? (views[i + 1]?.name ?? "") : null;
+        const ctx = { laterSink: laterSink[i]!, vars, pipedInto: next, substituted };
         for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
         const nested = nestedSource(v);
         // sudo bash -c '…': every inner command runs as root, already flagged on the outer one
-        if (nested && depth < 4) visit(parseShell(nested), depth + 1, vars);
+        if (nested && depth < 4) visit(parseShell(nested), depth + 1, vars, substituted);
       });
-      for (const c of p.commands) for (const w of c.words) for (const s of w.subs) if (depth < 4) visit(s, depth + 1, vars);
+      for (const c of p.commands) for (const w of c.words) for (const s of w.subs) if (depth < 4) visit(s, depth + 1, vars, true);
       for (const c of p.commands) assignmentsOf(c, vars);
     }
   };
-  visit(parseShell(src), 0, new Map());
+  visit(parseShell(src), 0, new Map(), false);
   found.push(...textFlags(src));
   return found;
 }
