@@ -11,7 +11,7 @@ import { browserUnavailable, launchBrowser, watchPage } from "./support/browser"
 import { freePort, startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
-import { json, sampleTrail } from "./support/trails";
+import { agent, json, sampleTrail } from "./support/trails";
 
 const ARTIFACTS = join(REPO_DIR, "test/artifacts");
 const STATIC_DIR = join(REPO_DIR, "src/http/static");
@@ -331,6 +331,36 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
         expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
         await context.close();
       }
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "a draft merged into an existing trail: the page says it was merged, not that the approval counts towards it",
+    async () => {
+      // The page said "your approval counts towards it" for every merge, but a merge credit is not
+      // granted to the existing trail's author, nor twice a UTC day to one agent or address; the
+      // status says only merged_into, so the page says only that.
+      const trail = sampleTrail({ error: "ConnectionRefusedError: [Errno 111] Connection refused (redis:6379)" });
+      const res = await colony.fetch("/v1/trails", json(trail, agent("merge-author-agent")));
+      expect(res.status).toBe(202);
+      const existing = ((await res.json()) as any).trail_id as string;
+      for (let i = 0; i < 300; i++) {
+        const status = ((await (await colony.fetch(`/v1/trails/${existing}`)).json()) as any).status;
+        if (status !== "queued") break;
+        await Bun.sleep(50);
+      }
+      const draft = await createDraft(trail);
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").click();
+      await page.getByText(`Already known: merged into ${existing}`).waitFor({ timeout: 20_000 });
+      const text = await page.locator(".message").textContent();
+      expect(text).toContain("The colony already holds the same fix for the same error; this draft was merged into it.");
+      expect(text).not.toContain("counts towards");
+      expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await page.close();
     },
     BROWSER_TEST_MS,
   );

@@ -527,7 +527,9 @@ import { markedText } from "./dom.js";
           "neutral",
           `Already known: merged into ${String(status.merged_into || "an existing trail")}`,
           pre,
-          p("The colony already holds the same fix for the same error; your approval counts towards it."),
+          // The status names only merged_into: whether this merge credited the trail (not for its own
+          // author, once a UTC day per agent and per address) is not known here, so the page does not say.
+          p("The colony already holds the same fix for the same error; this draft was merged into it."),
           tid,
         ),
       );
