@@ -12,6 +12,7 @@ import { tempDir } from "./colony";
 import { Prng } from "./prng";
 import { sampleTrail } from "./trails";
 import { errorMessage } from "../../src/core/error-message.ts";
+import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDay } from "../../src/core/outcome-counting.ts";
 
 const FINAL = new Set(["indexed", "merged", "rejected"]);
 const OUTCOMES = ["worked", "failed", "partially_worked", "not_applicable"] as const;
@@ -32,6 +33,8 @@ export interface CrashReport {
   seed: number;
   /** Operations that got their success status, over all rounds. */
   acknowledged: { publishes: number; outcomes: number; drafts: number; draftPublishes: number; discards: number; searches: number };
+  /** Of the acknowledged outcome reports, those answered as not counted (one address sends them all). */
+  uncountedOutcomes: number;
   /** Requests sent (acknowledged or not). */
   sent: number;
   /** Acknowledged writes missing after a restart: must be empty. */
@@ -52,7 +55,13 @@ interface DraftLedger {
 /** Everything the clients were told succeeded. */
 class Ledger {
   published = new Set<string>();
-  outcomesByTrail = new Map<string, number>();
+  /** Counted reports acknowledged, per trail they landed on: each one is stored. */
+  countedByTrail = new Map<string, number>();
+  /**
+   * Uncounted reports acknowledged: all come from one address (loopback), whose uncounted reports
+   * are stored up to UNCOUNTED_KEPT_PER_CLIENT_PER_DAY a UTC day and answered the same past it.
+   */
+  uncountedByDay = new Map<string, number>();
   drafts = new Map<string, DraftLedger>();
   indexed: string[] = [];
   indexedSet = new Set<string>();
@@ -147,7 +156,11 @@ async function client(
         const r = await call(colony, ledger, `/v1/trails/${id}/outcomes`, post(report, agent));
         if (r.status === 202) {
           const target: string = r.body.trail_id;
-          ledger.outcomesByTrail.set(target, (ledger.outcomesByTrail.get(target) ?? 0) + 1);
+          if (r.body.counted === true) ledger.countedByTrail.set(target, (ledger.countedByTrail.get(target) ?? 0) + 1);
+          else {
+            const day = utcDay(Date.now());
+            ledger.uncountedByDay.set(day, (ledger.uncountedByDay.get(day) ?? 0) + 1);
+          }
           ledger.ack.outcomes++;
         } else unexpected("outcome", r);
       } else if (roll < 0.65) {
@@ -248,16 +261,23 @@ async function checkInvariants(
     const maxStored = ledger.sent.publishes + ledger.sent.draftPublishes;
     if (statusOf.size > maxStored) violations.push(`${tag}: ${statusOf.size} trails stored but only ${maxStored} publishes sent`);
 
-    // Outcomes: every acknowledged report has its row (a report may land without its 202 reaching us).
-    const rows = db.query("SELECT t.id AS id, count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq GROUP BY t.id").all() as {
-      id: string;
-      n: number;
-    }[];
+    // Outcomes: every acknowledged counted report has its row, and the uncounted ones up to the
+    // address's daily bound (a report may land without its 202 reaching us, so rows may be more).
+    const rows = db
+      .query("SELECT t.id AS id, count(*) AS n FROM outcomes o JOIN trails t ON t.seq = o.trail_seq WHERE o.counted = 1 GROUP BY t.id")
+      .all() as { id: string; n: number }[];
     const rowsByTrail = new Map(rows.map((r) => [r.id, r.n]));
-    for (const [id, acked] of ledger.outcomesByTrail) {
+    for (const [id, acked] of ledger.countedByTrail) {
       const have = rowsByTrail.get(id) ?? 0;
-      if (have < acked) lost.push(`${tag}: trail ${id} has ${have} outcome rows, ${acked} acknowledged`);
+      if (have < acked) lost.push(`${tag}: trail ${id} has ${have} counted outcome rows, ${acked} acknowledged`);
     }
+    const uncountedRows = count(db, "SELECT count(*) AS n FROM outcomes WHERE counted = 0");
+    const uncountedKept = [...ledger.uncountedByDay.values()].reduce(
+      (n, acked) => n + Math.min(acked, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY),
+      0,
+    );
+    if (uncountedRows < uncountedKept)
+      lost.push(`${tag}: ${uncountedRows} uncounted outcome rows, ${uncountedKept} acknowledged within the daily bound`);
     const outcomeRows = count(db, "SELECT count(*) AS n FROM outcomes");
     if (outcomeRows > ledger.sent.outcomes) violations.push(`${tag}: ${outcomeRows} outcome rows but ${ledger.sent.outcomes} sent`);
     // Counts on each trail agree with its counted outcome rows (worked also earns merge credits).
@@ -364,7 +384,8 @@ export async function runCrashHarness(opts: CrashHarnessOptions): Promise<CrashR
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(cacheDir, { recursive: true, force: true });
   }
-  return { rounds: opts.rounds, seed, acknowledged: { ...ledger.ack }, sent: ledger.sentTotal, lost, violations, final };
+  const uncountedOutcomes = [...ledger.uncountedByDay.values()].reduce((a, b) => a + b, 0);
+  return { rounds: opts.rounds, seed, acknowledged: { ...ledger.ack }, uncountedOutcomes, sent: ledger.sentTotal, lost, violations, final };
 }
 
 export interface SigtermReport {
