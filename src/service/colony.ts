@@ -325,6 +325,11 @@ export class ColonyService {
     const { subsystems, seams } = this.deps;
     const store = subsystems.store;
     if (!store) return 0;
+    // Each batch's changed fingerprints go to the lookup caches (every replica's).
+    const announcing = (tick: (n: number) => void) => async (n: number, fingerprints: string[]) => {
+      tick(n);
+      if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
+    };
     const { trails: done } = await this.storedPass({
       name: "refingerprint",
       what: "re-fingerprinting",
@@ -336,10 +341,7 @@ export class ColonyService {
         trails: await refingerprintStoredTrails({
           store,
           now: this.now,
-          onBatch: async (n, fingerprints) => {
-            tick(n);
-            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
-          },
+          onBatch: announcing(tick),
           stopped,
         }),
       }),
@@ -359,10 +361,7 @@ export class ColonyService {
         trails: await recordPreviousAliasesOfStoredTrails({
           store,
           now: this.now,
-          onBatch: async (n, fingerprints) => {
-            tick(n);
-            if (fingerprints.length > 0) await seams.fingerprints.announce({ fingerprints });
-          },
+          onBatch: announcing(tick),
           stopped,
         }),
       }),
