@@ -73,8 +73,12 @@ export function olderFingerprints(
   current = fingerprint(errorLine),
   versions: readonly NormalizerVersion[] = NORMALIZER_VERSIONS,
 ): string[] {
-  const older = new Set<string>();
-  for (const v of versions) if (v !== NORMALIZER_VERSION) older.add(fingerprint(errorLine, v));
+  const older = new Set(
+    fingerprintsAt(
+      errorLine,
+      versions.filter((v) => v !== NORMALIZER_VERSION),
+    ),
+  );
   older.delete(current);
   return [...older];
 }
