@@ -82,7 +82,14 @@ export function startProgress(opts: ProgressOptions): Progress {
   let total = opts.total;
   let lastShown = -Infinity;
   let finished = false;
-  const state = (): ProgressState => ({ label: opts.label, unit: opts.unit ?? "items", done, total, elapsedMs: now() - started });
+  // A total found short (items added while the job runs) is raised to what is done: never "130/117".
+  const state = (): ProgressState => ({
+    label: opts.label,
+    unit: opts.unit ?? "items",
+    done,
+    total: total === undefined ? undefined : Math.max(total, done),
+    elapsedMs: now() - started,
+  });
   const fields = (s: ProgressState) => ({
     done: s.done,
     ...(s.total !== undefined ? { total: s.total } : {}),

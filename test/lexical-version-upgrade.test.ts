@@ -5,8 +5,11 @@
 // or two replicas) with COLONY_TEST_BACKEND=postgres|replicas.
 import { expect, test } from "bun:test";
 import { lexicalIndexVersion, setLexicalStems } from "../src/core/lexical";
-import { LEXICAL_VERSION_KEY } from "../src/service/lexical-rebuild";
-import { startTestColony, tempDir } from "./support/colony";
+import { loadConfig } from "../src/config";
+import { createLogger } from "../src/log";
+import { startColony } from "../src/serve";
+import { LEXICAL_REBUILD_KEY, LEXICAL_VERSION_KEY } from "../src/service/lexical-rebuild";
+import { backendEnv, startTestColony, tempDir } from "./support/colony";
 import { json, sampleTrail } from "./support/trails";
 
 const errors = [
@@ -59,5 +62,52 @@ test("an index built by other tokens: /readyz names the rebuild, the colony rebu
     expect(found.results[0].trail.problem.error).toBe(errors[1]);
   } finally {
     await upgraded.stop();
+  }
+});
+
+test("a resumed rebuild whose earlier count includes trails removed since reports no more done than in all (progress log lines)", async () => {
+  const dataDir = tempDir("colony-lexical-resume-");
+  const token = "operator-token-for-the-resume-test";
+  const first = await startTestColony({ COLONY_DATA_DIR: dataDir, COLONY_ADMIN_TOKEN: token });
+  const ids: string[] = [];
+  try {
+    for (const error of [
+      ...errors,
+      "ENOSPC: no space left on device, write",
+      "panic: runtime error: index out of range [3] with length 3",
+    ]) {
+      const res = await first.fetch("/v1/trails", json(sampleTrail({ error })));
+      expect(res.status).toBe(202);
+      ids.push(((await res.json()) as any).trail_id);
+    }
+    await first.service.worker!.drain();
+    const seqs = (await first.query("SELECT seq FROM trails WHERE status = 'indexed' ORDER BY seq")).map((r) => Number(r.seq));
+    expect(seqs.length).toBe(6);
+    // A rebuild to the current tokens stopped after three trails (as a crash leaves it) ...
+    await first.subsystems.store!.kv.set(LEXICAL_VERSION_KEY, "tokens of another release");
+    await first.subsystems.store!.kv.set(LEXICAL_REBUILD_KEY, JSON.stringify({ version: lexicalIndexVersion(), after: seqs[2], done: 3 }));
+    // ... and two of those three removed since (by another replica, still serving).
+    for (const id of ids.slice(0, 2)) {
+      const res = await first.fetch(`/v1/trails/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBeLessThan(300);
+    }
+  } finally {
+    await first.stop();
+  }
+
+  const lines: Record<string, any>[] = [];
+  const logger = createLogger("info", (line) => lines.push(JSON.parse(line)));
+  const env = { ...(await backendEnv(dataDir)), COLONY_DATA_DIR: dataDir, COLONY_PORT: "0", HOME: process.env.HOME };
+  const resumed = await startColony(loadConfig(env), { logger });
+  try {
+    const run = await resumed.service.lexicalRebuilding;
+    expect(run).toMatchObject({ trails: 3, current: true, started: false });
+    const progress = lines.filter((l) => l.msg.startsWith("rebuilding the lexical index for the current tokens"));
+    expect(progress.length).toBeGreaterThan(0);
+    // 4 trails indexed, 3 done before: the line counted 1 to do and then did 3 ("3/1", 300%) before.
+    for (const line of progress) expect(line.done).toBeLessThanOrEqual(line.total);
+    expect(progress.at(-1)).toMatchObject({ msg: "rebuilding the lexical index for the current tokens: done", done: 3, total: 3 });
+  } finally {
+    await resumed.stop();
   }
 });

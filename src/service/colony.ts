@@ -23,7 +23,7 @@ import {
 import { NORMALIZER_VERSION } from "../core/fingerprint";
 import { CONTENT_RULES_VERSION } from "../core/content-rules";
 import { type NotesRescreenResult, type RescreenResult, rescreenOutcomeNotes, rescreenStoredTrails } from "./rescreen";
-import { type LexicalRebuildResult, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
+import { type LexicalRebuildResult, lexicalIndexOutdated, lexicalRebuildCounts, rebuildLexicalIndex } from "./lexical-rebuild";
 import { SearchService } from "./search";
 import { TrailService } from "./trails";
 import { errorMessage } from "../core/error-message";
@@ -254,7 +254,7 @@ export class ColonyService {
   /** Resolves when the start-time rebuild of the lexical index has finished (tests, tools). */
   lexicalRebuilding: Promise<LexicalRebuildResult | null> = Promise.resolve(null);
   /** This process's rebuild of the lexical index, while it leads one: trails done and in all. */
-  private lexicalProgress: { done: number; total: number } | null = null;
+  private lexicalProgress: { readonly done: number; readonly total: number } | null = null;
 
   /**
    * After a release changes the lexical tokens (core/lexical.ts LEXICAL_VERSION), the index is
@@ -275,19 +275,13 @@ export class ColonyService {
         const total = await store.stats.trailsIndexed();
         const label = "rebuilding the lexical index for the current tokens";
         const progress = total > 0 ? startProgress({ label, unit: "trails", total, logger }) : null;
-        this.lexicalProgress = { done: 0, total };
+        const counts = lexicalRebuildCounts(total, progress);
+        this.lexicalProgress = counts;
         try {
           result = await rebuildLexicalIndex({
             store,
-            onResume: (doneBefore) => {
-              // A rebuild a crash or stop left: the progress line counts what remains.
-              progress?.setTotal(Math.max(0, total - doneBefore));
-              if (this.lexicalProgress) this.lexicalProgress.done = doneBefore;
-            },
-            onBatch: (n) => {
-              progress?.tick(n);
-              if (this.lexicalProgress) this.lexicalProgress.done += n;
-            },
+            onResume: counts.resumed,
+            onBatch: counts.indexed,
             stopped: () => this.stopping,
           });
         } finally {

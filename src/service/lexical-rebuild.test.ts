@@ -19,7 +19,13 @@ import type { Store } from "../store/ports";
 import { openPostgresStore } from "../store/postgres/store";
 import { openDatabase } from "../store/sqlite/database";
 import { createSqliteStore } from "../store/sqlite/store";
-import { LEXICAL_REBUILD_KEY, LEXICAL_VERSION_KEY, lexicalIndexOutdated, rebuildLexicalIndex } from "./lexical-rebuild";
+import {
+  LEXICAL_REBUILD_KEY,
+  LEXICAL_VERSION_KEY,
+  lexicalIndexOutdated,
+  lexicalRebuildCounts,
+  rebuildLexicalIndex,
+} from "./lexical-rebuild";
 
 const trails: Trail[] = loadDevset()
   .cases.filter((c) => c.split === "tune")
@@ -207,10 +213,27 @@ function suite(name: string, open: () => Promise<Opened>) {
         const again = { ...late, problem: { ...late.problem, error: `${late.problem.error} (again)` } };
         await storeIndexed(colony.store, [again]);
         const resumedFrom: number[] = [];
-        const run = await rebuildLexicalIndex({ store: colony.store, batchSize: 25, onResume: (n) => resumedFrom.push(n) });
+        // What readiness reports (colony.ts): the count at start holds a trail removed since, below the mark.
+        const counts = lexicalRebuildCounts(await colony.store.stats.trailsIndexed());
+        const seen: [number, number][] = [];
+        const run = await rebuildLexicalIndex({
+          store: colony.store,
+          batchSize: 25,
+          onResume: (n) => {
+            resumedFrom.push(n);
+            counts.resumed(n);
+          },
+          onBatch: (n) => {
+            counts.indexed(n);
+            seen.push([counts.done, counts.total]);
+          },
+        });
         expect(run.started).toBe(false);
         // Its progress starts from the trails the first run had indexed, not from 0.
         expect(resumedFrom).toEqual([50]);
+        for (const [done, total] of seen) expect(done).toBeLessThanOrEqual(total);
+        // 50 before, 70 now (one removed after the mark, one new) against 119 indexed at start: "120 of 119" before.
+        expect(seen.at(-1)).toEqual([trails.length, trails.length]);
         expect(run.trails).toBe(trails.length - 50 - 1 + 1); // after the mark: one removed, one new
         await removeTrails(colony.store, removedSeqs);
         const fresh = await freshStatistics(open, [10, 90, ...removedSeqs], [again]);

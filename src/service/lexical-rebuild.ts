@@ -16,6 +16,7 @@
 // trail the pass has not reached yet finds no document and subtracts nothing.
 import { lexicalFields } from "../core/enrichment";
 import { lexicalIndexVersion } from "../core/lexical";
+import type { Progress } from "../progress";
 import type { Store } from "../store/ports";
 
 /** Key-value key: the tokens (lexicalIndexVersion) the whole lexical index was built with. */
@@ -118,4 +119,35 @@ export async function rebuildLexicalIndex(deps: LexicalRebuildDeps): Promise<Lex
     await new Promise((resolve) => setImmediate(resolve));
   }
   return result;
+}
+
+/**
+ * What a rebuild has done and has in all, for readiness, and its progress line, from the trails
+ * indexed when it starts. That count is not the work: trails indexed while it runs are indexed
+ * by it too, and a resumed rebuild's earlier count includes trails removed since; so the total
+ * grows to what is done whenever it falls short (it said "130 of 117 trails", 111%, before).
+ */
+export function lexicalRebuildCounts(indexedAtStart: number, progress: Progress | null = null) {
+  let done = 0;
+  let total = indexedAtStart;
+  return {
+    get done() {
+      return done;
+    },
+    get total() {
+      return total;
+    },
+    /** onResume of rebuildLexicalIndex: the progress line counts what remains. */
+    resumed: (doneBefore: number) => {
+      done = doneBefore;
+      total = Math.max(total, done);
+      progress?.setTotal(Math.max(0, indexedAtStart - doneBefore));
+    },
+    /** onBatch of rebuildLexicalIndex. */
+    indexed: (n: number) => {
+      done += n;
+      total = Math.max(total, done);
+      progress?.tick(n);
+    },
+  };
 }
