@@ -7,7 +7,7 @@ import { fingerprint, NORMALIZER_VERSIONS, previousNormalizerFingerprints } from
 import { PREVIOUS_ALIASES_KEY } from "../src/service/refingerprint";
 import { startTestColony } from "./support/colony";
 import { expectFoundByFingerprints, GIT_BANNER_ALONE, lookup, search, V9_RENAMED, V9_SPLIT } from "./support/fingerprint-lookups";
-import { json, sampleTrail } from "./support/trails";
+import { agentAt, json, sampleTrail } from "./support/trails";
 
 // Errors whose version-1, -2 or -3 fingerprints differ from the current one (a logger prefix, a
 // class in front of a message that identifies the error by itself).
@@ -88,6 +88,37 @@ test("trails indexed on the current normalizer before enrichment recorded the pr
     await c.service.recheckStoredPasses(); // as at the next start, or a minute later
     expect((await c.query("SELECT value FROM kv WHERE key = $1", PREVIOUS_ALIASES_KEY))[0].value).toBe("done");
     await expectFoundByFingerprints(c, errors, ids, [...NORMALIZER_VERSIONS]);
+  } finally {
+    await c.dispose();
+  }
+});
+
+// The lookup caches (src/http/routes/lookup.ts) are told a trail changed by its own fingerprint;
+// an answer asked by an older version's fingerprint was read through an alias under that one, and
+// stayed cached (Cache-Control allows 300 s) while the trail's counts moved.
+test("a lookup by an older version's fingerprint shows the trail's new counts once an outcome is reported", async () => {
+  const c = await startTestColony({ COLONY_TRUST_PROXY: "1" });
+  try {
+    const old = fingerprint(V9_RENAMED, 8);
+    expect(old).not.toBe(fingerprint(V9_RENAMED));
+    const id = ((await (await c.fetch("/v1/trails", json(sampleTrail({ error: V9_RENAMED })))).json()) as any).trail_id;
+    await c.service.worker!.drain();
+    // Asked once per replica behind the proxy, so every replica's cache holds the answer.
+    for (const _ of c.replicas) {
+      const before = await lookup(c, old);
+      expect(before.body.results.map((r: any) => [r.trail_id, r.outcomes.worked])).toEqual([[id, 0]]);
+      expect((await lookup(c, fingerprint(V9_RENAMED))).body.results[0].outcomes.worked).toBe(0);
+    }
+    const report = await c.fetch(
+      `/v1/trails/${id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked" }, agentAt("alias-cache-reporter")),
+    );
+    expect(report.status).toBe(202);
+    expect(((await report.json()) as any).counted).toBe(true);
+    for (const _ of c.replicas) {
+      expect((await lookup(c, fingerprint(V9_RENAMED))).body.results[0].outcomes.worked).toBe(1);
+      expect((await lookup(c, old)).body.results[0].outcomes.worked).toBe(1);
+    }
   } finally {
     await c.dispose();
   }

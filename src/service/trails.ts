@@ -266,11 +266,15 @@ export class TrailService {
   }
 
   /** GET /v1/trails/by-fingerprint: up to 5 indexed trails for a fingerprint, strongest first. */
-  async byFingerprint(fp: string): Promise<SearchEnvelope> {
+  /**
+   * `resolved`, when given, receives every fingerprint the answer was read under: `fp` and the
+   * current fingerprints its aliases led to (a cache of the answer must drop it when any changes).
+   */
+  async byFingerprint(fp: string, resolved?: Set<string>): Promise<SearchEnvelope> {
     if (!FINGERPRINT_PATTERN.test(fp)) {
       throw new ServiceError("invalid_request", "fingerprint must be fp1_ followed by 32 lowercase hex characters");
     }
-    const records = await this.fingerprintMatches(fp, undefined, FINGERPRINT_LOOKUP_LIMIT);
+    const records = await this.fingerprintMatches(fp, undefined, FINGERPRINT_LOOKUP_LIMIT, resolved);
     if (records.length === 0) throw new ServiceError("not_found", "no trail for this fingerprint");
     return {
       fingerprint: fp,
@@ -286,8 +290,14 @@ export class TrailService {
    * normalizers gave it); each also resolves through the aliases of re-fingerprinted trails
    * (decisions §2). A trail found under several of them is returned once. The fingerprint of an
    * error line that normalizes to nothing (EMPTY_FINGERPRINT) matches nothing, nor do its aliases.
+   * `resolved`, when given, receives every fingerprint read (those asked and those aliases led to).
    */
-  async fingerprintMatches(fps: string | string[], errorType: string | undefined, limit: number): Promise<TrailRecord[]> {
+  async fingerprintMatches(
+    fps: string | string[],
+    errorType: string | undefined,
+    limit: number,
+    resolved?: Set<string>,
+  ): Promise<TrailRecord[]> {
     // Aliases chain across upgrades (a version-1 fingerprint names the version-2 one, which names
     // the current one): follow them, at most one step per normalizer version.
     const asked = new Set<string>((typeof fps === "string" ? [fps] : fps).filter((fp) => fp !== EMPTY_FINGERPRINT));
@@ -305,6 +315,7 @@ export class TrailService {
       }
       frontier = next;
     }
+    if (resolved) for (const fp of wanted) resolved.add(fp);
     // Fetch a few more than asked, so an error_type match deeper down can move up.
     const seen = new Set<number>();
     const records: TrailRecord[] = [];

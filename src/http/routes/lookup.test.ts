@@ -12,8 +12,11 @@ function fakeService() {
     onFingerprintChanged: (l: (fp: string) => void) => listeners.push(l),
     fingerprintChangesCaughtUp: () => null,
     trails: {
-      async byFingerprint(fp: string) {
+      async byFingerprint(fp: string, resolved?: Set<string>) {
         computed.push(fp);
+        resolved?.add(fp);
+        // fp(0x101) is an older normalizer's fingerprint of fp(1): read through its alias.
+        if (fp === ALIAS) resolved?.add(ALIAS_TARGET);
         if (fp.endsWith("0")) throw new ServiceError("not_found", "no trail for this fingerprint");
         return { fingerprint: fp, results: [{ pad: "x".repeat(100) }], notice: "n" };
       },
@@ -23,6 +26,8 @@ function fakeService() {
 }
 
 const fp = (i: number) => `fp1_${i.toString(16).padStart(32, "0")}`;
+const ALIAS = fp(0x101);
+const ALIAS_TARGET = fp(1);
 
 describe("fingerprint lookup cache", () => {
   test("found and missing answers are both cached until the fingerprint changes", async () => {
@@ -41,6 +46,25 @@ describe("fingerprint lookup cache", () => {
     await lookups.answer(fp(16));
     await lookups.answer(fp(1));
     expect(computed).toEqual([fp(1), fp(16), fp(16)]);
+  });
+
+  test("an answer asked by an alias goes when the fingerprint it was read under changes", async () => {
+    const { service, computed, changed } = fakeService();
+    const lookups = new FingerprintLookups(service);
+    const alias = ALIAS;
+    await lookups.answer(alias);
+    await lookups.answer(fp(1));
+    const held = lookups.cachedBytes;
+    changed(fp(1));
+    expect(lookups.cachedBytes).toBe(0);
+    await lookups.answer(alias);
+    expect(computed).toEqual([alias, fp(1), alias]);
+    // Dropped on its own (its own fingerprint changed), it is unlisted too: the bytes add up again.
+    changed(alias);
+    expect(lookups.cachedBytes).toBe(0);
+    await lookups.answer(alias);
+    await lookups.answer(fp(1));
+    expect(lookups.cachedBytes).toBe(held);
   });
 
   test("an answer read while its trails change is returned but not cached", async () => {

@@ -19,6 +19,8 @@ const MAX_CACHED_BYTES = 24 * 1024 * 1024;
 export const ENTRY_OVERHEAD_BYTES = 320;
 /** A miss shares one answer object: it costs its key and map slot only. */
 export const SHARED_ENTRY_BYTES = 128;
+/** What an answer read through an alias costs per fingerprint it was read under (two map slots, the strings shared). */
+export const DEPENDENCY_BYTES = 96;
 
 export interface LookupAnswer {
   status: 200 | 404;
@@ -38,6 +40,14 @@ export class FingerprintLookups {
   /** The 404 answers by body text (one message today): every miss shares its object. */
   private readonly misses = new Map<string, LookupAnswer>();
   private readonly shared = new WeakSet<LookupAnswer>();
+  /**
+   * An answer asked by an old fingerprint is read through its aliases under other (current)
+   * fingerprints, and only those are announced when their trails change (an outcome report names
+   * the trail's own fingerprint): so each such key is listed under every fingerprint it was read
+   * under, and goes with it. `readUnder` holds the reverse, to unlist a key that leaves.
+   */
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly readUnder = new Map<string, string[]>();
   private bytes = 0;
   /** Bumped by every invalidation: an answer computed across one is returned but not cached. */
   private generation = 0;
@@ -79,15 +89,26 @@ export class FingerprintLookups {
 
   private async load(fp: string): Promise<LookupAnswer> {
     const generation = this.generation;
-    const answer = await this.compute(fp);
+    const resolved = new Set<string>();
+    const answer = await this.compute(fp, resolved);
     // The trails changed while this answer was read: it may be stale, so it is not kept.
     if (generation !== this.generation) return answer;
     const cached = this.answers.get(fp);
     if (cached) return cached;
-    const cost = this.costOf(answer);
+    resolved.delete(fp);
+    const under = [...resolved];
+    const cost = this.costOf(answer) + under.length * DEPENDENCY_BYTES;
     while (this.bytes + cost > this.maxBytes && this.answers.size > 0) this.evictOldest();
     this.answers.set(fp, answer);
     this.bytes += cost;
+    if (under.length > 0) {
+      this.readUnder.set(fp, under);
+      for (const other of under) {
+        let keys = this.dependents.get(other);
+        if (!keys) this.dependents.set(other, (keys = new Set()));
+        keys.add(fp);
+      }
+    }
     return answer;
   }
 
@@ -119,13 +140,20 @@ export class FingerprintLookups {
   private forgetAll(): void {
     this.generation++;
     this.answers.clear();
+    this.dependents.clear();
+    this.readUnder.clear();
     this.bytes = 0;
   }
 
-  /** The trails of `fp` changed: its answer goes, and answers being read meanwhile are not kept. */
+  /**
+   * The trails of `fp` changed: its answer goes, so do the answers read through aliases under it,
+   * and answers being read meanwhile are not kept.
+   */
   private forget(fp: string): void {
     this.generation++;
     this.drop(fp);
+    const keys = this.dependents.get(fp);
+    if (keys) for (const key of [...keys]) this.drop(key);
   }
 
   /** Removes an entry (eviction does not make other answers stale). */
@@ -134,6 +162,15 @@ export class FingerprintLookups {
     if (!answer) return;
     this.answers.delete(fp);
     this.bytes -= this.costOf(answer);
+    const under = this.readUnder.get(fp);
+    if (!under) return;
+    this.readUnder.delete(fp);
+    this.bytes -= under.length * DEPENDENCY_BYTES;
+    for (const other of under) {
+      const keys = this.dependents.get(other);
+      keys?.delete(fp);
+      if (keys?.size === 0) this.dependents.delete(other);
+    }
   }
 
   /** One shared answer object per 404 body. */
@@ -147,9 +184,9 @@ export class FingerprintLookups {
     return answer;
   }
 
-  private async compute(fp: string): Promise<LookupAnswer> {
+  private async compute(fp: string, resolved: Set<string>): Promise<LookupAnswer> {
     try {
-      const envelope = await this.service.trails.byFingerprint(fp);
+      const envelope = await this.service.trails.byFingerprint(fp, resolved);
       return { status: 200, body: encode(envelope), cacheControl: FOUND_CACHE };
     } catch (err) {
       if (err instanceof ServiceError && err.code === "not_found") {
