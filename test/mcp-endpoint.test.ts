@@ -244,6 +244,40 @@ describe("a quota used up on the hosted endpoint", () => {
     }
   });
 
+  test("a batch refused for its Accept, its Content-Type or as no JSON-RPC costs only its HTTP request", async () => {
+    // The batch paid for its other messages before these checks: a refused batch of 10 spent 10.
+    const batched = await startTestColony({ COLONY_RATE_LIMIT: "20" });
+    try {
+      const searches = JSON.stringify(
+        Array.from({ length: 10 }, (_, i) => ({
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/call",
+          params: { name: "colony_search", arguments: { error: `TypeError: refused batch ${i}`, error_type: "RefusedBatch" } },
+        })),
+      );
+      const refusals: [Record<string, string>, string, number, number][] = [
+        [{ ...MCP_HEADERS, accept: "text/html" }, searches, 406, -32000],
+        [{ ...MCP_HEADERS, "content-type": "text/plain" }, searches, 415, -32000],
+        [MCP_HEADERS, JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: "2.0", id: i }))), 400, -32600],
+      ];
+      const remaining: string[] = [];
+      for (const [headers, body, status, code] of refusals) {
+        const res = await batched.fetch("/mcp", { method: "POST", headers, body });
+        await expectRpcError(res, status, code);
+        remaining.push(res.headers.get("ratelimit-remaining")!);
+      }
+      expect(remaining).toEqual(["19", "18", "17"]);
+      const ok = await batched.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: searches });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("ratelimit-remaining")).toBe("7");
+      const labels = await batched.query(`SELECT label, sum(n) AS n FROM ${countedIn(batched, "search_hourly")} GROUP BY hour, label`);
+      expect(labels.map((r) => [r.label, Number(r.n)])).toEqual([["RefusedBatch", 10]]);
+    } finally {
+      await batched.dispose();
+    }
+  });
+
   test("a listed origin's 429 carries the CORS headers, so the page can read Retry-After", async () => {
     // Spends the quota itself rather than relying on the test before: a minute window that rolls
     // over between the two (a loaded machine) refilled it, and this test saw 200 (session 8).

@@ -3,11 +3,11 @@
 import type { ColonyService } from "../service/colony";
 import type { Caller } from "../service/errors";
 import { InProcessColonyClient } from "./colony-client";
-import { HOSTED_MCP_DEADLINE_MS, handleStatelessPost, methodNotAllowed } from "./stateless";
+import { HOSTED_MCP_DEADLINE_MS, handleStatelessPost, methodNotAllowed, refusalBeforeRunning } from "./stateless";
 import type { ToolConfig } from "./config";
 import { createToolServer } from "./tool-server";
 
-export { methodNotAllowed };
+export { methodNotAllowed, refusalBeforeRunning };
 
 export function handleHostedPost(service: ColonyService, config: ToolConfig, caller: Caller, request: Request, body: unknown) {
   return handleStatelessPost(

@@ -21,6 +21,11 @@ export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToo
         const refused = origins.refusal(request);
         if (refused) return refused;
         const ctx = contextOf(request);
+        const handler = await loadHandler();
+        // Refused before anything runs (Accept, Content-Type, not JSON-RPC): it costs no more than
+        // the HTTP request, so a batch is judged before it pays for its messages.
+        const early = handler.refusalBeforeRunning(request, body);
+        if (early) return origins.withCors(request, early);
         // A batch runs each of its messages as a request of its own would: each counts (the first
         // was counted with the HTTP request).
         if (Array.isArray(body) && body.length > 1) {
@@ -30,7 +35,7 @@ export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToo
             service.quotas.refuseUnlessAllowed(batch, "general");
           }
         }
-        const answer = await (await loadHandler()).handleHostedPost(service, config, ctx.client, request, body);
+        const answer = await handler.handleHostedPost(service, config, ctx.client, request, body);
         return origins.withCors(request, answer);
       })
       .options(MCP_PATH, ({ request }) => origins.preflight(request))

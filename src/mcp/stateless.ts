@@ -2,6 +2,7 @@
 // so replicas need no shared session state and one caller's request never sees another's.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_TYPE, acceptsAnswer, SDK_ACCEPT } from "./accept";
 import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
@@ -53,6 +54,26 @@ function notAcceptable(): Response {
     -32000,
     `Not Acceptable: this endpoint answers ${ANSWER_TYPE}, which the Accept header refuses; send "Accept: ${SDK_ACCEPT}" (or */*, or no Accept)`,
   );
+}
+
+/** The SDK transport's own refusal of a body that is not declared JSON, made before anything runs. */
+function unsupportedMediaType(): Response {
+  return jsonRpcErrorResponse(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+}
+
+/**
+ * What refuses a POST before any of its messages runs: an Accept that refuses the answer, a
+ * Content-Type that is not JSON, a body that is no JSON-RPC message or batch, a batch reusing an
+ * id. Null when it may run. The hosted route asks before a batch pays its quota (a refused POST
+ * costs no more than any other refused request).
+ */
+export function refusalBeforeRunning(request: Request, parsedBody: unknown, allowedHosts?: string[]): Response | null {
+  if (request.method !== "POST") return null;
+  // A foreign Host is the transport's to refuse first (403), as it was before these checks.
+  const hostServed = !allowedHosts || allowedHosts.includes(request.headers.get("host") ?? "");
+  if (hostServed && !acceptsAnswer(request.headers.get("accept"))) return notAcceptable();
+  if (hostServed && !isJsonContentType(request.headers.get("content-type"))) return unsupportedMediaType();
+  return invalidRequest(parsedBody);
 }
 
 /**
@@ -139,13 +160,8 @@ export async function handleStatelessPost(
   allowedHosts?: string[],
   deadlineMs = MCP_REQUEST_DEADLINE_MS,
 ): Promise<Response> {
-  if (request.method === "POST") {
-    // A foreign Host is the transport's to refuse first (403), as it was before this check.
-    const hostServed = !allowedHosts || allowedHosts.includes(request.headers.get("host") ?? "");
-    if (hostServed && !acceptsAnswer(request.headers.get("accept"))) return notAcceptable();
-    const invalid = invalidRequest(parsedBody);
-    if (invalid) return invalid;
-  }
+  const refused = refusalBeforeRunning(request, parsedBody, allowedHosts);
+  if (refused) return refused;
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
