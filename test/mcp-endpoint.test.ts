@@ -412,7 +412,7 @@ describe("Accept is read as RFC 9110 says (the SDK looked for both types as subs
 
   test("an Accept that refuses application/json is 406 (-32000) naming what to send; q=0 is a refusal", async () => {
     for (const [where, url] of endpoints()) {
-      for (const accept of ["text/html", "text/event-stream", "application/json;q=0, text/event-stream;q=0", "*/*;q=0"]) {
+      for (const accept of ["text/html", "text/event-stream;q=0", "application/json;q=0, text/event-stream;q=0", "*/*;q=0"]) {
         const res = await post(url, accept);
         const body = await expectRpcError(res, 406, -32000);
         expect([where, accept, body.error.message]).toEqual([
@@ -447,6 +447,93 @@ describe("Accept is read as RFC 9110 says (the SDK looked for both types as subs
       };
       expect(search.isError ?? false).toBe(false);
       expect(sent).toContain("*/*");
+      await client.close();
+    }
+  });
+});
+
+// A client whose Accept lists only text/event-stream (some proxies of remote MCP servers send so)
+// was 406: the endpoints answer JSON. The Streamable HTTP transport lets a server answer a POST
+// with an event stream instead, so such a client gets the same answers as events.
+describe("a client that takes only text/event-stream is answered with server-sent events", () => {
+  /** The events of an SSE body: each `event:` name and its `data:` parsed. */
+  const events = (text: string) =>
+    text
+      .split("\n\n")
+      .filter((block) => block.trim() !== "")
+      .map((block) => {
+        const fields = Object.fromEntries(
+          block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()]),
+        );
+        return { event: fields.event, data: JSON.parse(fields.data ?? "null") };
+      });
+
+  test("raw HTTP: one message event per JSON-RPC response, a batch's too; refusals stay JSON", async () => {
+    const { rawRequest } = await import("./support/fuzz");
+    const batch = JSON.stringify([
+      { jsonrpc: "2.0", id: "a", method: "ping" },
+      { jsonrpc: "2.0", id: "b", method: "tools/list" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ]);
+    for (const [where, url] of endpoints()) {
+      const { host, port } = new URL(url);
+      const send = async (body: string, accept = "text/event-stream") => {
+        const head = `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: ${accept}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+        return (await rawRequest(Number(port), [new TextEncoder().encode(head + body)]))!;
+      };
+      const one = await send(toolsList);
+      expect([where, one.status, one.headers.get("content-type")]).toEqual([where, 200, "text/event-stream"]);
+      const [answer, ...rest] = events(one.text);
+      expect(rest).toEqual([]);
+      expect(answer!.event).toBe("message");
+      expect(answer!.data.id).toBe(2);
+      expect(answer!.data.result.tools.length).toBe(4);
+      const many = events((await send(batch)).text);
+      expect([where, many.map((e) => [e.event, e.data.id])]).toEqual([
+        where,
+        [
+          ["message", "a"],
+          ["message", "b"],
+        ],
+      ]);
+      expect(many[1]!.data.result.tools.length).toBe(4);
+      // Notifications alone: 202 without a body, as for any caller.
+      expect((await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))).status).toBe(202);
+      // A refusal is a JSON-RPC error object, as the SDK answers one whatever the Accept.
+      const refused = await send("{not json");
+      expect([refused.status, refused.headers.get("content-type")]).toEqual([400, expect.stringContaining("application/json")]);
+      expect(JSON.parse(refused.text).error.code).toBe(-32700);
+      // Both listed: JSON, as before.
+      const both = await send(toolsList, "text/event-stream, application/json");
+      expect(both.headers.get("content-type")).toContain("application/json");
+    }
+  });
+
+  test("the SDK's own client, behind a fetch that sends Accept: text/event-stream alone, works", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    for (const [where, url] of endpoints()) {
+      const answeredAs: string[] = [];
+      const streamOnlyFetch = async (input: string | URL | Request, init?: RequestInit) => {
+        const headers = new Headers(init?.headers);
+        if (init?.method === "POST") headers.set("accept", "text/event-stream");
+        const res = await fetch(input, { ...init, headers });
+        if (init?.method === "POST") answeredAs.push(`${res.status} ${res.headers.get("content-type")}`);
+        return res;
+      };
+      const client = new Client({ name: "event-stream-client", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: streamOnlyFetch }));
+      expect([where, (await client.listTools()).tools.length]).toEqual([where, 4]);
+      const search = (await client.callTool({
+        name: "colony_search",
+        arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+      })) as {
+        isError?: boolean;
+        content: { type: string; text: string }[];
+      };
+      expect(search.isError ?? false).toBe(false);
+      expect(search.content[0]!.text.length).toBeGreaterThan(0);
+      expect(answeredAs).toContain("200 text/event-stream");
       await client.close();
     }
   });

@@ -246,12 +246,18 @@ export const API_ROUTES: ApiRoute[] = [
     summary: "Hosted MCP server (stateless Streamable HTTP, JSON-RPC)",
     tag: "MCP",
     body: { schema: S.JsonRpcMessage, required: true },
-    answers: { 200: { description: "the JSON-RPC answer", schema: S.JsonRpcMessage } },
+    answers: {
+      200: {
+        description:
+          "the JSON-RPC answer; to a caller whose Accept refuses application/json but takes text/event-stream, the same answers as server-sent events (one `message` event each)",
+        schema: S.JsonRpcMessage,
+      },
+    },
     errors: ["invalid_request", "too_large", "unavailable"],
     errorBody: S.JsonRpcError,
     moreErrors: {
       403: "a web page of a foreign Origin (-32013)",
-      406: "Accept refuses application/json, the only type answered (RFC 9110; no Accept is any type) (-32000)",
+      406: "Accept refuses both application/json and text/event-stream (RFC 9110; no Accept is any type) (-32000)",
       415: "Content-Type is not application/json (-32000)",
     },
   },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { acceptsAnswer, acceptWeight } from "./accept";
+import { acceptsAnswer, acceptWeight, answerType } from "./accept";
 
 describe("Accept read as RFC 9110 §12.5.1", () => {
   test("wildcards list application/json (the headers curl, HTTP libraries and MCP clients send)", () => {
@@ -28,19 +28,28 @@ describe("Accept read as RFC 9110 §12.5.1", () => {
   test("q=0 refuses, and the most specific range decides", () => {
     for (const accept of [
       "text/html",
-      "text/event-stream",
-      "text/*",
-      "application/json;q=0, */*",
+      "text/event-stream;q=0",
+      "application/json;q=0, */*;q=0",
       "application/json;q=0.000, application/*",
-      "application/*;q=0, */*",
       "*/*;q=0",
-      "application/json;q=0, text/event-stream",
+      "application/json;q=0, text/event-stream;q=0",
       "application/jsonx, application/json-seq",
       "json",
       "*/json",
     ]) {
       expect([accept, acceptsAnswer(accept)]).toEqual([accept, false]);
     }
+    // Refusing JSON but taking the event stream (the type, text/*, */*) is answered as events.
+    for (const accept of [
+      "text/event-stream",
+      "text/*",
+      "application/json;q=0, */*",
+      "application/*;q=0, */*",
+      "application/json;q=0, text/event-stream",
+    ]) {
+      expect([accept, answerType(accept)]).toEqual([accept, "text/event-stream"]);
+    }
+    expect(answerType("application/json, text/event-stream")).toBe("application/json");
     expect(acceptWeight("application/*;q=0.2, */*;q=0.9", "application/json")).toBe(0.2);
     expect(acceptWeight("application/json;q=0.3, application/*;q=0.9", "application/json")).toBe(0.3);
   });

@@ -3,8 +3,14 @@
 // `application/json, */*;q=0.8` (curl, many HTTP libraries and MCP clients send these) were 406,
 // and `application/json;q=0` (a refusal) passed.
 
-/** What a stateless endpoint answers with (`enableJsonResponse`): never an event stream. */
+/** What a stateless endpoint answers with (`enableJsonResponse`), whenever the caller takes it. */
 export const ANSWER_TYPE = "application/json";
+/**
+ * What it answers a caller that takes only this (some proxies send `Accept: text/event-stream`
+ * alone): the same answers as server-sent events, which the Streamable HTTP transport allows a
+ * server to answer any POST with (MCP 2025-06-18, "Sending Messages to the Server").
+ */
+export const EVENT_STREAM_TYPE = "text/event-stream";
 
 /** The Accept the SDK's transport insists on, given to it once the caller's has been judged. */
 export const SDK_ACCEPT = "application/json, text/event-stream";
@@ -71,7 +77,17 @@ export function acceptWeight(accept: string | null, mediaType: string): number {
   return best?.q ?? 0;
 }
 
-/** Whether the caller can read the endpoint's answer (a weight above 0 for application/json). */
+/**
+ * How the caller can read the endpoint's answer: JSON when it takes application/json at all (as
+ * before), else an event stream when it takes text/event-stream, else null (406).
+ */
+export function answerType(accept: string | null): typeof ANSWER_TYPE | typeof EVENT_STREAM_TYPE | null {
+  if (acceptWeight(accept, ANSWER_TYPE) > 0) return ANSWER_TYPE;
+  if (acceptWeight(accept, EVENT_STREAM_TYPE) > 0) return EVENT_STREAM_TYPE;
+  return null;
+}
+
+/** Whether the caller can read the endpoint's answer in either form. */
 export function acceptsAnswer(accept: string | null): boolean {
-  return acceptWeight(accept, ANSWER_TYPE) > 0;
+  return answerType(accept) !== null;
 }

@@ -4,7 +4,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ANSWER_TYPE, acceptsAnswer, SDK_ACCEPT } from "./accept";
+import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
 import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
 /**
@@ -45,14 +45,14 @@ function duplicateId(messages: unknown[]): Response | null {
 }
 
 /**
- * A POST whose Accept refuses what the endpoint answers with (application/json: a stateless
- * endpoint never streams) is 406, -32000 as the SDK answered it, naming what to send.
+ * A POST whose Accept refuses both forms the endpoint answers in (application/json, or the same
+ * answers as an event stream) is 406, -32000 as the SDK answered it, naming what to send.
  */
 function notAcceptable(): Response {
   return jsonRpcErrorResponse(
     406,
     -32000,
-    `Not Acceptable: this endpoint answers ${ANSWER_TYPE}, which the Accept header refuses; send "Accept: ${SDK_ACCEPT}" (or */*, or no Accept)`,
+    `Not Acceptable: this endpoint answers ${ANSWER_TYPE} or ${EVENT_STREAM_TYPE}, which the Accept header refuses; send "Accept: ${SDK_ACCEPT}" (or */*, or no Accept)`,
   );
 }
 
@@ -115,6 +115,23 @@ async function asBatchAnswer(answer: Response): Promise<Response> {
   const headers = new Headers(answer.headers);
   headers.delete("content-length");
   return new Response(body, { status: answer.status, headers });
+}
+
+/**
+ * The JSON answer as server-sent events, for a caller that takes only text/event-stream: one
+ * `message` event per JSON-RPC response (a batch's answers each in its own, as the SDK's streaming
+ * transport sends them), then the stream ends. Refusals (statuses other than 200) stay JSON, as
+ * the SDK answers them whatever the Accept; a POST of notifications alone stays 202 without body.
+ */
+async function asEventStream(answer: Response): Promise<Response> {
+  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
+  const parsed: unknown = JSON.parse(await answer.text());
+  const events = (Array.isArray(parsed) ? parsed : [parsed]).map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  const headers = new Headers(answer.headers);
+  headers.delete("content-length");
+  headers.set("content-type", EVENT_STREAM_TYPE);
+  headers.set("cache-control", "no-cache, no-transform");
+  return new Response(events.join(""), { status: 200, headers });
 }
 
 /**
@@ -187,6 +204,7 @@ export async function handleStatelessPost(
       handled.catch(() => {}); // never settles, or fails once its server is closed: nobody reads it
       return pastDeadline(deadlineMs);
     }
+    if (answerType(request.headers.get("accept")) === EVENT_STREAM_TYPE) return asEventStream(answer);
     return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
   } finally {
     clearTimeout(timer);
