@@ -3,9 +3,9 @@
 // or agent id), a damaged bundle is refused, and an import into another colony's data directory
 // goes through the publish pipeline, is idempotent, and needs that colony stopped.
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readBundle, writeBundle } from "../src/cli/bundle";
+import { MAX_BUNDLE_BYTES, readBundle, readBundleFile, writeBundle } from "../src/cli/bundle";
 import { writeNewFile } from "../src/cli/export";
 import { MAX_BODY_BYTES } from "../src/http/body";
 import { spawnColony, startTestColony, type TestColony, tempDir } from "./support/colony";
@@ -412,6 +412,70 @@ describe("colony import", () => {
     expect(r.stderr).toContain(
       "colony: import: skipped line 2: the trail does not validate: /solution is required; /agent_info is required",
     );
+  });
+});
+
+// An import read the whole file into memory whatever its size (a multi-GB file, or a device that
+// never ends), and an export wrote the DEL and C1 controls a stored trail may hold raw, so viewing
+// a bundle with `cat` or `less` sent them to the terminal (U+009B is CSI, U+009D OSC).
+describe("bundle size and control characters", () => {
+  test("a bundle over MAX_BUNDLE_BYTES is refused by its size before it is read: exit 2, one line", async () => {
+    const file = join(work, "huge.bundle");
+    writeFileSync(file, writeBundle([], "test"));
+    truncateSync(file, MAX_BUNDLE_BYTES + 1); // sparse: 1 GiB on no disk
+    const started = performance.now();
+    const r = await run(["import", file], { COLONY_DATA_DIR: join(work, "huge-target") });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(r.stderr).toBe(
+      `colony: import refused: ${file}: the file is 1.0 GiB (1,073,741,825 bytes), over the 1 GiB a bundle may hold (MAX_BUNDLE_BYTES); nothing was read\n`,
+    );
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(existsSync(join(work, "huge-target", "colony.db"))).toBe(false);
+  });
+
+  test("a stream that gives more than the limit is refused once it has", () => {
+    const file = join(work, "small-limit.bundle");
+    writeFileSync(file, writeBundle([{ fingerprint: "", category: null, trail: sampleTrail() }], "test"));
+    expect(readBundle(readBundleFile(file, 100_000)).entries.length).toBe(1);
+    expect(() => readBundleFile("/dev/zero", 3 * 1024 * 1024)).toThrow("the file is more than 3.0 MiB, over the 3.0 MiB a bundle may hold");
+  });
+
+  test("DEL and C1 controls of a stored trail are written escaped and read back identically", async () => {
+    const colony = await startTestColony();
+    try {
+      const controls = "\u007f\u0080\u0085\u009b31m\u009d0;title\u009c\u009f";
+      const trail = sampleTrail({ error: "Error: terminal controls in a trail" }) as any;
+      trail.solution.steps = [`strip ${controls} from the log before reading it`];
+      const published = await colony.fetch("/v1/trails", json(trail));
+      expect(published.status).toBe(202);
+      const id = ((await published.json()) as { trail_id: string }).trail_id;
+      await colony.service.worker!.drain();
+      const stored = ((await (await colony.fetch(`/v1/trails/${id}`)).json()) as any).trail.solution.steps[0] as string;
+      expect(stored).toContain(controls);
+
+      const file = join(work, "controls.bundle");
+      const r = await run(["export", file], { COLONY_URL: colony.url });
+      expect(r.code).toBe(0);
+      const text = readFileSync(file, "utf8");
+      expect(text).not.toMatch(/[\u007f-\u009f]/);
+      expect(text).toContain("strip \\u007f\\u0080\\u0085\\u009b31m\\u009d0;title\\u009c\\u009f from the log");
+      // Read back as stored: the same step, and an import publishes it unchanged.
+      expect((readBundle(text).entries[0]!.trail as any).solution.steps[0]).toBe(stored);
+      const into = join(work, "controls-target");
+      const imported = await run(["import", file], { COLONY_DATA_DIR: into });
+      expect(imported.stdout).toBe(`imported ${file}: 1 trails, 1 published (1 indexed), 0 already imported, 0 invalid\n`);
+      const other = await startTestColony({ COLONY_DATA_DIR: into });
+      try {
+        const found = (await (
+          await other.fetch("/v1/search", json({ query: "Error: terminal controls in a trail", limit: 1 }))
+        ).json()) as any;
+        expect(found.results[0].trail.solution.steps[0]).toBe(stored);
+      } finally {
+        await other.stop();
+      }
+    } finally {
+      await colony.dispose();
+    }
   });
 });
 

@@ -4,11 +4,17 @@
 // not origin: whoever can change the file can recompute it. `colony export` prints the whole
 // file's sha256 so a team can compare it over a channel they trust.
 
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
 import { printable } from "./table";
 
 export const BUNDLE_FORMAT = "colony-export";
 export const BUNDLE_VERSION = 1;
+/**
+ * The largest bundle `colony import` reads: 1 GiB, some 300,000 trails of the usual 2-3 KB (a
+ * trail is at most 64 KB). The import holds the whole file, and every trail parsed, in memory.
+ */
+export const MAX_BUNDLE_BYTES = 1024 ** 3;
 
 export interface BundleManifest {
   format: typeof BUNDLE_FORMAT;
@@ -47,9 +53,18 @@ export function shownValue(value: unknown): string {
 
 const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
+/**
+ * JSON with DEL and the C1 controls (U+007F-U+009F) escaped: JSON.stringify writes them raw, and a
+ * stored trail may hold them, so `less` or `cat` of a bundle would send its terminal CSI (U+009B),
+ * OSC (U+009D) and the like. Outside strings JSON holds none, so the escapes read back the same.
+ */
+export function bundleJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+}
+
 /** The bundle's text for these entries. */
 export function writeBundle(entries: readonly BundleEntry[], source: string, createdAt = new Date()): string {
-  const body = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
+  const body = entries.map((e) => `${bundleJson(e)}\n`).join("");
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
@@ -58,8 +73,39 @@ export function writeBundle(entries: readonly BundleEntry[], source: string, cre
     trails: entries.length,
     sha256: sha256(body),
   };
-  return `${JSON.stringify(manifest)}\n${body}`;
+  return `${bundleJson(manifest)}\n${body}`;
 }
+
+/**
+ * A bundle file's text, refused with a BundleError past `maxBytes`: a regular file by its size,
+ * before anything is read; anything else (a pipe, a device) once it has given more. Other
+ * failures (no such file, no permission) are thrown as they are.
+ */
+export function readBundleFile(path: string, maxBytes = MAX_BUNDLE_BYTES): string {
+  const tooLarge = (size: string) =>
+    new BundleError(`the file is ${size}, over the ${shownSize(maxBytes)} a bundle may hold (MAX_BUNDLE_BYTES); nothing was read`);
+  const fd = openSync(path, "r");
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > maxBytes) throw tooLarge(`${shownSize(stat.size)} (${stat.size.toLocaleString("en-US")} bytes)`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, maxBytes + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > maxBytes) throw tooLarge(`more than ${shownSize(maxBytes)}`);
+    }
+    return Buffer.concat(chunks, total).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const shownSize = (bytes: number) =>
+  bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(bytes % 1024 ** 3 === 0 ? 0 : 1)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
 /** Checks the manifest and the checksum, then parses every line; throws BundleError saying what is wrong. */
 export function readBundle(file: string): { manifest: BundleManifest; entries: BundleEntry[] } {

@@ -5,7 +5,6 @@
 // itself, so the colony must be stopped: a serving colony would refuse the trails past its hourly
 // publish quota, and the run can report each trail's verdict. Repeating an import adds nothing:
 // each trail's content key is remembered in the store's key-value table.
-import { readFileSync } from "node:fs";
 import { loadConfig } from "../config";
 import { IMPORT_AGENT_ID } from "../core/agent-id";
 import { errorMessage } from "../core/error-message";
@@ -14,7 +13,7 @@ import { createLogger } from "../log";
 import { startProgress } from "../progress";
 import type { Caller } from "../service/errors";
 import { ServiceError } from "../service/errors";
-import { BundleError, entryKey, readBundle } from "./bundle";
+import { BundleError, entryKey, readBundle, readBundleFile } from "./bundle";
 import { EXIT, parseArgs, UsageError } from "./command";
 import { printable } from "./table";
 
@@ -29,9 +28,11 @@ export async function runImport(args: string[]): Promise<number> {
   const file = positionals[0]!;
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readBundleFile(file);
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${errorMessage(err)}`);
+    if (!(err instanceof BundleError)) throw new UsageError(`cannot read ${file}: ${errorMessage(err)}`);
+    process.stderr.write(`colony: import refused: ${file}: ${err.message}\n`);
+    return EXIT.usage;
   }
   let bundle: ReturnType<typeof readBundle>;
   try {
