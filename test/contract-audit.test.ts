@@ -457,6 +457,41 @@ describe("outcome reports (interface.md 2.6, decisions §6)", () => {
     expect(v2.status).toBe(400);
     expect(((await v2.json()) as any).error.details.map((d: { path: string }) => d.path)).toEqual(["/protocol_version"]);
   });
+
+  // solution_id "may be omitted; the path identifies the trail": one naming another trail was
+  // ignored, and the report counted for the path's trail without a word.
+  test("a solution_id naming another trail than the path is 400 invalid_request at /solution_id, and nothing is counted", async () => {
+    const { body: one } = await publish(colony, sampleTrail({ error: "SolutionIdError: the trail in the path" }));
+    const { body: other } = await publish(colony, sampleTrail({ error: "SolutionIdError: another trail entirely" }));
+    // The same trail from another agent merges into the first.
+    const { body: copy } = await publish(colony, sampleTrail({ error: "SolutionIdError: the trail in the path" }), "audit-author-02");
+    expect((await settled(colony, one.trail_id)).status).toBe("indexed");
+    expect((await settled(colony, other.trail_id)).status).toBe("indexed");
+    expect((await settled(colony, copy.trail_id)).status).toBe("merged");
+    const send = (path: string, solutionId: string, who: string) =>
+      colony.fetch(
+        `/v1/trails/${path}/outcomes`,
+        json({ protocol_version: "1.0", solution_id: solutionId, outcome: "worked" }, agentAt(who)),
+      );
+    const before = ((await (await colony.fetch(`/v1/trails/${one.trail_id}`)).json()) as any).outcomes;
+    for (const [solutionId, who] of [
+      [other.trail_id, "audit-solution-1"],
+      ["not-a-trail-id", "audit-solution-2"],
+    ] as const) {
+      const res = await send(one.trail_id, solutionId, who);
+      expect(res.status).toBe(400);
+      const error = ((await res.json()) as any).error;
+      expect(error.code).toBe("invalid_request");
+      expect(error.details.map((d: { path: string }) => d.path)).toEqual(["/solution_id"]);
+      expect(error.details[0].message).toContain(one.trail_id);
+    }
+    expect(((await (await colony.fetch(`/v1/trails/${one.trail_id}`)).json()) as any).outcomes).toEqual(before);
+    // The path's own id (in any case), and through a merged trail the trail it went into, agree.
+    expect((await send(one.trail_id, one.trail_id.toUpperCase(), "audit-solution-3")).status).toBe(202);
+    expect((await send(copy.trail_id, one.trail_id, "audit-solution-4")).status).toBe(202);
+    expect((await send(copy.trail_id, copy.trail_id, "audit-solution-5")).status).toBe(202);
+    expect(((await (await colony.fetch(`/v1/trails/${one.trail_id}`)).json()) as any).outcomes.worked).toBe(before.worked + 3);
+  });
 });
 
 describe("uncounted outcome reports (decisions §6; a decision of ours on storage)", () => {

@@ -373,6 +373,21 @@ export class TrailService {
     }
     const target = record;
     const report = parsed.value;
+    // The path names the trail (interface.md 2.6: solution_id "may be omitted"); one that names
+    // another trail says the client is confused about which it reports on, and the report would
+    // have been counted for the path's trail without a word. The trail a merged one went into is
+    // the one the report counts for, so naming it is no disagreement.
+    if (report.solution_id !== undefined) {
+      const named = canonicalTrailId(report.solution_id.trim());
+      if (named !== trailId && named !== target.id) {
+        throw new ServiceError("invalid_request", "the outcome report names another trail than its path", [
+          {
+            path: "/solution_id",
+            message: `names ${JSON.stringify(report.solution_id.slice(0, 100))}, but the report is for trail ${trailId}; send that id or leave solution_id out`,
+          },
+        ]);
+      }
+    }
     const at = this.deps.now();
     // The model id is caller text kept with the report (the operator console shows it): redacted,
     // and held to its limit once placeholders lengthened it. Notes go through screenNotes below.
