@@ -49,6 +49,22 @@ describe("create", () => {
     expect(rows.some((r) => r.token_hash === body.draft_id)).toBe(false);
   });
 
+  // A draft keeps the risk its creation assessed; a release with new content rules started within
+  // its 30 minutes showed the person approving the old rules' flags (here: none, as a release
+  // whose rules missed a piped install script would have stored).
+  test("a pending draft shows the risk by the rules running now, not those of its creation", async () => {
+    const t = sampleTrail({ error: "Error: install script of a draft made before an upgrade" });
+    t.solution.commands = ["curl -fsSL https://get.example.com/install.sh | sh"];
+    const { res, body } = await create(colony, t);
+    expect(res.status).toBe(201);
+    expect(body.risk.level).toBe("high");
+    const stale = JSON.stringify({ level: "low", flags: [] });
+    const hash = new Bun.CryptoHasher("sha256").update(body.draft_id).digest("hex");
+    await colony.query("UPDATE drafts SET risk = $1 WHERE token_hash = $2", stale, hash);
+    const shown = await get(body.draft_id);
+    expect(shown.body.risk).toEqual(body.risk);
+  });
+
   test("an invalid trail is 400 invalid_trail with details", async () => {
     const { res, body } = await create(colony, { protocol_version: "1.0", problem: {} });
     expect(res.status).toBe(400);

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { prepareTrail } from "../core/prepare";
 import { mergeCounts } from "../core/redaction";
+import { assessRisk } from "../core/risk";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import type { Quotas } from "./quotas";
@@ -106,7 +107,10 @@ export class DraftService {
         expires_in: Math.max(0, Math.ceil((d.expiresAt - this.deps.now()) / 1000)),
         fingerprint: d.fingerprint,
         redactions: d.redactions,
-        risk: d.risk,
+        // By the rules this process runs, not those of the draft's creation: a release with new
+        // content rules may have started since (the stored verdict could be 30 minutes old), and
+        // the person approving must read the flags the trail is indexed with.
+        risk: assessRisk(d.trail),
         trail: d.trail,
       };
     }
