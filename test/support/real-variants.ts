@@ -5,7 +5,10 @@
 // and its rules were written from it; the second (fingerprint-real-variants-2.json) was gathered
 // after, from other errors, without looking at any normalizer's output, so version 6's figure on it
 // is out of sample; the third (fingerprint-real-variants-3.json) was gathered the same way after
-// normalizer 8, so version 8's figure on it is out of sample.
+// normalizer 8, so version 8's figure on it is out of sample; the fourth
+// (fingerprint-real-variants-4.json) after normalizer 9, disjoint from the dev set's holdout split
+// (every link and text checked against it, whole errors dropped on any match), so version 9's figure on
+// it is out of sample.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NORMALIZER_VERSION, normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
@@ -14,6 +17,7 @@ import type { DevSet, DistractorPair } from "./devset.ts";
 export const REAL_VARIANTS_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants.json");
 export const REAL_VARIANTS_2_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-2.json");
 export const REAL_VARIANTS_3_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-3.json");
+export const REAL_VARIANTS_4_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-4.json");
 
 export interface RealReport {
   /** The report's text as the thread shows it (the error with whatever surrounds it there). */
@@ -46,20 +50,22 @@ export function loadRealVariants(file = REAL_VARIANTS_FILE): RealVariants {
   return JSON.parse(readFileSync(file, "utf8")) as RealVariants;
 }
 
-export type RealVariantSetName = "first" | "second" | "third";
+export type RealVariantSetName = "first" | "second" | "third" | "fourth";
 
 /**
  * The external sets, by name ("first": before normalizer 6; "second": after it, out of sample for
- * it; "third": after normalizer 8, out of sample for it). `only` keeps the named ones (the tests that
- * pin an older version's behaviour on the sets it was written from).
+ * it; "third": after normalizer 8, out of sample for it; "fourth": after normalizer 9, out of sample
+ * for it). `only` keeps the named ones (the tests that pin an older version's behaviour on the sets it
+ * was written from).
  */
 export function loadRealVariantSets(
-  only: readonly RealVariantSetName[] = ["first", "second", "third"],
+  only: readonly RealVariantSetName[] = ["first", "second", "third", "fourth"],
 ): { name: RealVariantSetName; set: RealVariants }[] {
   const files: Record<RealVariantSetName, string> = {
     first: REAL_VARIANTS_FILE,
     second: REAL_VARIANTS_2_FILE,
     third: REAL_VARIANTS_3_FILE,
+    fourth: REAL_VARIANTS_4_FILE,
   };
   return only.map((name) => ({ name, set: loadRealVariants(files[name]) }));
 }
