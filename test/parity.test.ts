@@ -158,6 +158,7 @@ const SEARCH_ROWS: [string, SearchInput][] = [
   ["error_type past 200 characters", { query: YAML, error_type: str(201) }],
   ["error_type a number", { query: YAML, error_type: 1e308 }],
   ["error_type whitespace-only", { query: YAML, error_type: "   " }],
+  ["error_type holding NUL", { query: YAML, error_type: "Module\u0000NotFoundError" }],
   ["error_type in look-alike letters", { query: YAML, error_type: "ModuleNotFoundЕrror" }],
   ["runtime at 40 characters", { query: YAML, environment: { runtime: { name: str(40) } } }],
   ["runtime past 40 characters", { query: YAML, environment: { runtime: { name: str(41) } } }],
@@ -170,6 +171,7 @@ const SEARCH_ROWS: [string, SearchInput][] = [
     { query: YAML, environment: { packages: [{ name: str(200, "p"), version: str(100, "1") }] } },
   ],
   ["a package version past 100 characters", { query: YAML, environment: { packages: [{ name: "pyyaml", version: str(101, "1") }] } }],
+  ["a package name holding NUL", { query: YAML, environment: { packages: [{ name: "py\u0000yaml", version: "6.0" }] } }],
   ["101 packages", { query: YAML, environment: { packages: Array.from({ length: 101 }, (_, i) => ({ name: `p${i}` })) } }],
 ];
 
@@ -211,6 +213,10 @@ const REPORT_ROWS: [string, ReportInput][] = [
   ["an outcome as a number", { trail: () => ids.trail, outcome: 1 }],
   ["notes at 2000 characters", { trail: () => ids.trail, outcome: "not_applicable", notes: str(2000, "n ").slice(0, 2000) }],
   ["notes past 2000 characters", { trail: () => ids.trail, outcome: "not_applicable", notes: str(2001) }],
+  [
+    "notes at 2000 characters that redaction lengthens",
+    { trail: () => ids.trail, outcome: "not_applicable", notes: str(250, "a@b.io; ").slice(0, 2000) },
+  ],
   ["whitespace-only notes", { trail: () => ids.trail, outcome: "not_applicable", notes: " \u3000 " }],
   ["notes holding NUL", { trail: () => ids.trail, outcome: "not_applicable", notes: "a\u0000b" }],
   [
@@ -488,6 +494,26 @@ describe("differences by design", () => {
     ]);
   });
 
+  test("a trail id or draft id past 100 characters: not found over HTTP, an invalid argument of the tools (they bound every string argument)", async () => {
+    for (const [tool, args, path] of [
+      ["colony_report", { trail_id: str(101, "a"), outcome: "worked" }, `/v1/trails/${str(101, "a")}/outcomes`],
+      ["colony_publish_status", { id: str(101, "a") }, `/v1/drafts/${str(101, "a")}`],
+    ] as const) {
+      const v = await throughEveryDoor(
+        () =>
+          colony.fetch(path, path.endsWith("outcomes") ? json({ protocol_version: "1.0", outcome: "worked" }, agent(AGENT)) : undefined),
+        tool,
+        args,
+        (p) => p,
+      );
+      expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio)]).toEqual([
+        "not_found",
+        `invalid /${Object.keys(args)[0]}`,
+        `invalid /${Object.keys(args)[0]}`,
+      ]);
+    }
+  });
+
   test("the JSON-RPC message, params and arguments take 3 levels: a trail nesting 63 levels is within the 64 of a REST body, not of /mcp", async () => {
     let deep: unknown = "bottom";
     for (let i = 0; i < 62; i++) deep = { d: deep };
@@ -604,5 +630,22 @@ describe("hostile values accepted by either door read back through both", () => 
     }
     const feed = (await (await colony.fetch("/v1/feed?limit=50")).json()) as any;
     expect(trailIds.every((id) => feed.items.some((i: any) => i.trail_id === id))).toBe(true);
+  });
+});
+
+describe("what colony_publish fills in meets the limits a trail sent whole meets", () => {
+  test("a model of 200 characters outside the Basic Multilingual Plane is kept whole, as in a trail's agent_info", async () => {
+    const model = str(200, "😀");
+    const trail: any = sampleTrail({ error: "parity model fill: AttributeError" });
+    delete trail.agent_info;
+    const previews = await Promise.all([
+      callTool(hosted, "colony_publish", { trail, model, preview: true }),
+      callTool(stdio.client, "colony_publish", { trail, model, preview: true }),
+    ]);
+    const http = (await (
+      await colony.fetch("/v1/drafts", json({ ...trail, agent_info: { model, framework: "f" } }, agent(AGENT)))
+    ).json()) as any;
+    expect(previews.map((p) => p.structured.payload.agent_info.model)).toEqual([http.trail.agent_info.model, http.trail.agent_info.model]);
+    expect(http.trail.agent_info.model).toBe(model);
   });
 });
