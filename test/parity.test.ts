@@ -1,12 +1,16 @@
 // One rule, two doors: the same hostile input sent through the HTTP API and through the MCP tools
-// (the hosted /mcp with the SDK's client, and `colony mcp` over stdio, which talks to the same
-// colony over HTTP) meets the same rule: accepted through both, or refused through both, naming
-// the same field. Each row states the input once, in the HTTP API's terms; `toMcp` renders it as
-// the tool's arguments. Where the doors are meant to differ (an MCP tool's own arguments, the
-// publishing threshold, what colony_publish fills in), the row says so and why.
+// (the hosted /mcp and `colony mcp --http` with the SDK's client, and `colony mcp` over stdio; the
+// last two talk to the same colony over HTTP) meets the same rule: accepted through every door or
+// refused through every door, naming the same field. Each row states the input once, in the HTTP
+// API's terms, and is rendered as the tool's arguments (searchAsArgs, the report row's args).
+// Where the doors differ on purpose (a tool's own arguments, the publishing threshold, what
+// colony_publish fills in), a test pins the difference and docs/mcp.md gives the reason.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { join } from "node:path";
+import { createLogger } from "../src/log";
+import { loadMcpConfig } from "../src/mcp/config";
+import { type RunningMcpServer, startStandalone } from "../src/mcp/standalone";
 import { startTestColony, type TestColony } from "./support/colony";
 import { BUN, callTool, connectHttp, connectStdio, mcpEnv, type StdioClient, type ToolAnswer } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
@@ -16,6 +20,9 @@ const AGENT = "parity-agent-0001";
 let colony: TestColony;
 let hosted: Client;
 let stdio: StdioClient;
+/** `colony mcp --http`, in this process, and its SDK client. */
+let standalone: RunningMcpServer;
+let standaloneClient: Client;
 /** An indexed trail, another indexed trail, and a queued one (published while the worker is paused). */
 const ids = { trail: "", other: "", queued: "" };
 let draftId = "";
@@ -32,14 +39,21 @@ beforeAll(async () => {
   await colony.service.worker!.drain();
   const draft = await colony.fetch("/v1/drafts", json(sampleTrail({ error: "parity draft error: EADDRINUSE" }), agent(AGENT)));
   draftId = ((await draft.json()) as { draft_id: string }).draft_id;
-  [hosted, stdio] = await Promise.all([
+  standalone = startStandalone(loadMcpConfig({ COLONY_URL: colony.url, COLONY_AGENT_ID: AGENT }), {
+    port: 0,
+    logger: createLogger("silent"),
+  });
+  [hosted, stdio, standaloneClient] = await Promise.all([
     connectHttp(`${colony.url}/mcp`, agent(AGENT), { name: "parity-client" }),
     connectStdio(BUN, [join(REPO_DIR, "src/main.ts"), "mcp"], mcpEnv({ COLONY_URL: colony.url, COLONY_AGENT_ID: AGENT })),
+    connectHttp(`${standalone.url}/mcp`, {}, { name: "parity-client" }),
   ]);
 });
 afterAll(async () => {
   await hosted?.close();
   await stdio?.close();
+  await standaloneClient?.close();
+  await standalone?.stop();
   await colony?.dispose();
 });
 
@@ -89,21 +103,32 @@ async function throughEveryDoor(
   tool: string,
   args: Record<string, unknown>,
   argumentToField: (pointer: string) => string,
-): Promise<{ http: Verdict; hosted: Verdict; stdio: Verdict }> {
-  const [h, m, s] = await Promise.all([http(), callTool(hosted, tool, args), callTool(stdio.client, tool, args)]);
-  return { http: await viaHttp(h), hosted: viaMcp(m, argumentToField), stdio: viaMcp(s, argumentToField) };
+): Promise<{ http: Verdict; hosted: Verdict; stdio: Verdict; standalone: Verdict }> {
+  const [h, m, s, a] = await Promise.all([
+    http(),
+    callTool(hosted, tool, args),
+    callTool(stdio.client, tool, args),
+    callTool(standaloneClient, tool, args),
+  ]);
+  return {
+    http: await viaHttp(h),
+    hosted: viaMcp(m, argumentToField),
+    stdio: viaMcp(s, argumentToField),
+    standalone: viaMcp(a, argumentToField),
+  };
 }
 
 /** The doors agree: each accepted, or each refused naming (at least) the same first field. */
-function expectAgreement(name: string, v: { http: Verdict; hosted: Verdict; stdio: Verdict }) {
+function expectAgreement(name: string, v: { http: Verdict; hosted: Verdict; stdio: Verdict; standalone: Verdict }) {
   const summary = (d: Verdict) => (d.accepted ? "accepted" : `${d.refusal} ${d.fields[0] ?? ""}`.trim());
   const mcpField = (d: Verdict) => (d.fields.length === 0 || v.http.fields.includes(d.fields[0]!) ? (v.http.fields[0] ?? "") : d.fields[0]);
   const seen = {
     http: summary(v.http),
     hosted: v.hosted.accepted ? "accepted" : `${v.hosted.refusal} ${mcpField(v.hosted)}`.trim(),
     stdio: v.stdio.accepted ? "accepted" : `${v.stdio.refusal} ${mcpField(v.stdio)}`.trim(),
+    standalone: v.standalone.accepted ? "accepted" : `${v.standalone.refusal} ${mcpField(v.standalone)}`.trim(),
   };
-  expect({ name, ...seen }).toEqual({ name, http: seen.http, hosted: seen.http, stdio: seen.http });
+  expect({ name, ...seen }).toEqual({ name, http: seen.http, hosted: seen.http, stdio: seen.http, standalone: seen.http });
 }
 
 const str = (n: number, unit = "x") => unit.repeat(n);
@@ -443,11 +468,13 @@ describe("differences by design", () => {
         { error: YAML, ...extra },
         searchField,
       );
-      expect({ extra, http: summaryOf(v.http), hosted: summaryOf(v.hosted), stdio: summaryOf(v.stdio) }).toEqual({
+      const seen = { http: summaryOf(v.http), hosted: summaryOf(v.hosted), stdio: summaryOf(v.stdio), standalone: summaryOf(v.standalone) };
+      expect({ extra, ...seen }).toEqual({
         extra,
         http: `invalid /${Object.keys(extra)[0]}`,
         hosted: "accepted",
         stdio: "accepted",
+        standalone: "accepted",
       });
     }
   });
@@ -463,7 +490,12 @@ describe("differences by design", () => {
         { error: YAML, ...args },
         searchField,
       );
-      expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio)]).toEqual([`invalid ${field}`, "accepted", "accepted"]);
+      expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio), summaryOf(v.standalone)]).toEqual([
+        `invalid ${field}`,
+        "accepted",
+        "accepted",
+        "accepted",
+      ]);
     }
   });
 
@@ -478,7 +510,12 @@ describe("differences by design", () => {
       { trail: bare },
       (p) => p,
     );
-    expect([filled.http.accepted, filled.hosted.accepted, filled.stdio.accepted]).toEqual([false, true, true]);
+    expect([filled.http.accepted, filled.hosted.accepted, filled.stdio.accepted, filled.standalone.accepted]).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
     const easy: any = sampleTrail({ error: "parity easy fix: KeyError 'y'" });
     easy.effort.failed_attempts = 1;
     const threshold = await throughEveryDoor(
@@ -506,8 +543,9 @@ describe("differences by design", () => {
         args,
         (p) => p,
       );
-      expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio)]).toEqual([
+      expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio), summaryOf(v.standalone)]).toEqual([
         "not_found",
+        `invalid /${Object.keys(args)[0]}`,
         `invalid /${Object.keys(args)[0]}`,
         `invalid /${Object.keys(args)[0]}`,
       ]);
