@@ -687,3 +687,79 @@ describe("what colony_publish fills in meets the limits a trail sent whole meets
     expect(http.trail.agent_info.model).toBe(model);
   });
 });
+
+describe("an agent is the same agent through every door", () => {
+  test("a repeat report through another door does not count again, nor does the author's own report through MCP", async () => {
+    const first = (await (
+      await colony.fetch(`/v1/trails/${ids.other}/outcomes`, json({ protocol_version: "1.0", outcome: "worked" }, agent(AGENT)))
+    ).json()) as any;
+    expect(first.counted).toBe(true);
+    for (const client of [hosted, stdio.client, standaloneClient]) {
+      const again = await callTool(client, "colony_report", { trail_id: ids.other, outcome: "worked" });
+      expect([again.isError, again.structured?.counted]).toEqual([false, false]);
+    }
+    const author = await connectHttp(`${colony.url}/mcp`, agent("parity-author-01"));
+    try {
+      const own = await callTool(author, "colony_report", { trail_id: ids.trail, outcome: "worked" });
+      expect([own.isError, own.structured?.counted]).toEqual([false, false]);
+    } finally {
+      await author.close();
+    }
+    const ownOverHttp = (await (
+      await colony.fetch(
+        `/v1/trails/${ids.trail}/outcomes`,
+        json({ protocol_version: "1.0", outcome: "worked" }, agent("parity-author-01")),
+      )
+    ).json()) as any;
+    expect(ownOverHttp.counted).toBe(false);
+  });
+});
+
+describe("the payload a person approves is the same through every door", () => {
+  test("a trail holding secrets: the same redacted payload and counts from POST /v1/drafts, the hosted draft and the local preview", async () => {
+    const trail: any = sampleTrail({
+      error: "PermissionError: [Errno 13] Permission denied: '/home/alice/.config/app/token.json'",
+      commands: [
+        "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "curl -u bob:hunter2hunter2 https://internal.example.com/api",
+      ],
+    });
+    trail.problem.description = "Mail alice@example.com or call +1 415 555 0100; db at postgres://admin:s3cretpass@10.0.0.5:5432/app";
+    const http = (await (await colony.fetch("/v1/drafts", json(trail, agent(AGENT)))).json()) as any;
+    const hostedDraft = await callTool(hosted, "colony_publish", { trail });
+    const draft = (await (await colony.fetch(`/v1/drafts/${hostedDraft.structured.draft_id}`)).json()) as any;
+    const preview = await callTool(stdio.client, "colony_publish", { trail });
+    expect(Object.keys(http.redactions).length).toBeGreaterThan(2);
+    expect(draft.trail).toEqual(http.trail);
+    expect(preview.structured.payload).toEqual(http.trail);
+    expect([draft.redactions, hostedDraft.structured.redactions, preview.structured.redactions]).toEqual([
+      http.redactions,
+      http.redactions,
+      http.redactions,
+    ]);
+    expect([draft.risk, preview.structured.risk]).toEqual([http.risk, http.risk]);
+  });
+
+  test("a search shows, through the tools, the first trails POST /v1/search ranks, in its order", async () => {
+    const http = (await (await colony.fetch("/v1/search", json({ query: YAML, limit: 3 }, agent(AGENT)))).json()) as any;
+    for (const client of [hosted, stdio.client, standaloneClient]) {
+      const r = await callTool(client, "colony_search", { error: YAML });
+      expect(r.structured.trails.map((t: any) => t.trail_id)).toEqual(http.results.map((x: any) => x.trail_id));
+    }
+  });
+});
+
+test("an error line holding a secret has one fingerprint through every door (the tools redact it before the colony does)", async () => {
+  for (const error of [
+    "AuthenticationError: Bad credentials for token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "psycopg2.OperationalError: connection to postgres://admin:s3cretpass@10.0.0.5:5432/app failed",
+    "FileNotFoundError: [Errno 2] No such file or directory: '/home/alice/project/settings.toml'",
+  ]) {
+    const http = (await (await colony.fetch("/v1/search", json({ query: error }, agent(AGENT)))).json()) as any;
+    const tools = await Promise.all([hosted, stdio.client, standaloneClient].map((c) => callTool(c, "colony_search", { error })));
+    expect({ error, fingerprints: tools.map((t) => t.structured.fingerprint) }).toEqual({
+      error,
+      fingerprints: [http.fingerprint, http.fingerprint, http.fingerprint],
+    });
+  }
+});
