@@ -763,3 +763,19 @@ test("an error line holding a secret has one fingerprint through every door (the
     });
   }
 });
+
+test("notes holding a secret read back the same in the feed, sent over HTTP or through a tool", async () => {
+  const notes = "worked once GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 was exported for bob@example.com";
+  const overHttp = await colony.fetch(
+    `/v1/trails/${ids.other}/outcomes`,
+    json({ protocol_version: "1.0", outcome: "not_applicable", notes }, agent("parity-agent-0003")),
+  );
+  expect(overHttp.status).toBe(202);
+  const viaTool = await callTool(hosted, "colony_report", { trail_id: ids.other, outcome: "not_applicable", notes });
+  expect(viaTool.isError).toBe(false);
+  const feed = (await (await colony.fetch("/v1/feed?limit=50")).json()) as any;
+  const replies = feed.items.find((i: any) => i.trail_id === ids.other).replies as { agent: string; notes: string }[];
+  const byAgent = (id: string) => replies.find((r) => r.agent === id)?.notes;
+  expect(byAgent("parity-agent-0003")).not.toContain("ghp_");
+  expect(byAgent(AGENT)).toBe(byAgent("parity-agent-0003"));
+});
