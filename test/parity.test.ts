@@ -779,3 +779,29 @@ test("notes holding a secret read back the same in the feed, sent over HTTP or t
   expect(byAgent("parity-agent-0003")).not.toContain("ghp_");
   expect(byAgent(AGENT)).toBe(byAgent("parity-agent-0003"));
 });
+
+test("an error line of 2000 characters that redaction lengthens: a search through every door finds the trail published with it by fingerprint", async () => {
+  // The trail keeps its error redacted and cut back to 2000 characters, and is fingerprinted so; the
+  // tools send the query so; POST /v1/search fingerprinted the whole redacted query (another fingerprint).
+  const errors = [
+    `ValueError: invalid recipients ${str(300, "bob@example.com x")}`.slice(0, 2000),
+    `FileNotFoundError: missing ${str(200, "/home/al/app.cfg ")}`.slice(0, 2000),
+  ];
+  const published: string[] = [];
+  for (const error of errors) {
+    const res = await colony.fetch("/v1/trails", json(sampleTrail({ error }), agent("parity-author-01")));
+    published.push(((await res.json()) as any).fingerprint);
+  }
+  await colony.service.worker!.drain();
+  for (const [i, error] of errors.entries()) {
+    const http = (await (await colony.fetch("/v1/search", json({ query: error }, agent(AGENT)))).json()) as any;
+    const tools = await Promise.all([hosted, stdio.client, standaloneClient].map((c) => callTool(c, "colony_search", { error })));
+    expect({ i, http: http.fingerprint, tools: tools.map((t) => t.structured?.fingerprint ?? t.text) }).toEqual({
+      i,
+      http: published[i],
+      tools: [published[i], published[i], published[i]],
+    });
+    expect(http.results[0]?.match.via).toBe("fingerprint");
+    expect(tools.map((t) => t.structured.trails[0]?.match.via)).toEqual(["fingerprint", "fingerprint", "fingerprint"]);
+  }
+});

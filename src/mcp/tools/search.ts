@@ -2,9 +2,10 @@
 // up to three trails compacted for a model's context, high-risk ones withheld unless allowed.
 import { type Static, Type } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorLineAsKept } from "../../core/prepare";
 import { COMPACT_DIFF_CHARS, COMPACT_PACKAGES } from "../../core/reading-order";
 import { redactText, truncateChars } from "../../core/redaction";
-import { MAX_QUERY_CHARS, OS_VALUES, QueryEnvironment, SearchRequest, type TrailEnvironment } from "../../core/trail";
+import { OS_VALUES, QueryEnvironment, SearchRequest, type TrailEnvironment } from "../../core/trail";
 import type { SearchResult } from "../../service/trails";
 import { structured, failure } from "./results";
 import { type ColonyTool, described, type ToolContext } from "./tool";
@@ -183,8 +184,9 @@ export function compactResult(r: SearchResult): Static<typeof CompactTrail> {
 
 async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<CallToolResult> {
   const includeHighRisk = cfg.allowHighRisk && args.include_high_risk === true;
-  // Redacted here, before anything leaves this process (the colony fingerprints redacted errors too).
-  const query = truncateChars(redactText(args.error).text.trim(), MAX_QUERY_CHARS);
+  // Redacted here, before anything leaves this process, as a trail keeps its error line (the form
+  // the colony fingerprints a query in).
+  const query = errorLineAsKept(args.error);
   if (query === "") return failure("error is empty: pass the exact error line");
   const errorType = args.error_type ? redacted(args.error_type, 200) : undefined;
   const envelope = await client.search({
