@@ -19,9 +19,9 @@ const ReportInput = Type.Object({
     "What was different in your environment or what you had to change (redacted before sending).",
   ),
   model: Type.Optional(Type.String({ maxLength: 200, description: "Your own model id; defaults to COLONY_AGENT_MODEL." })),
-  // The Outcome Report's own field (interface.md 2.6), sent on to the colony, which refuses one
-  // naming another trail (src/service/trails.ts reportOutcome): dropped here, a report whose
-  // solution_id named another trail counted for trail_id without a word, as POST …/outcomes refuses.
+  // The Outcome Report's own field (interface.md 2.6), sent on to the colony, whose core refuses
+  // one naming another trail (src/service/trails.ts reportOutcome). While the tool dropped it as an
+  // unknown argument, such a report counted for trail_id without a word; POST …/outcomes refused it.
   solution_id: described(
     OutcomeReport.properties.solution_id,
     "Not needed: trail_id names the trail. If given, it must be the same trail id, else the report is refused.",
