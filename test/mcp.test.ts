@@ -78,7 +78,7 @@ describe("tool list", () => {
       "runtime",
       "runtime_version",
     ]);
-    expect(Object.keys(props("colony_report")).sort()).toEqual(["model", "notes", "outcome", "trail_id"]);
+    expect(Object.keys(props("colony_report")).sort()).toEqual(["model", "notes", "outcome", "solution_id", "trail_id"]);
     expect(Object.keys(props("colony_publish")).sort()).toEqual(["model", "preview", "trail"]);
     expect(Object.keys(props("colony_publish_status"))).toEqual(["id"]);
     for (const t of tools) {

@@ -8,10 +8,10 @@
 // (enrichment.ts), once the trail is stored, so a rejection is recorded with its reasons (a cut
 // trail is still refused as sensitive_content there).
 import { fingerprint } from "./fingerprint";
-import { mergeCounts, placeholderCounts, type RedactionCounts, redactTrail } from "./redaction";
+import { mergeCounts, placeholderCounts, type RedactionCounts, redactText, redactTrail, truncateChars } from "./redaction";
 import { cutSensitiveContent } from "./rejection";
 import { assessRisk, type Risk } from "./risk";
-import { type Parsed, parseTrail, type Trail } from "./trail";
+import { type Parsed, parseTrail, Trail } from "./trail";
 
 export interface PreparedTrail {
   /** The validated trail after the first redaction pass and the cut of what it cannot make safe. */
@@ -51,4 +51,17 @@ export function prepareTrail(input: unknown): Parsed<PreparedTrail> {
       },
     },
   };
+}
+
+const MAX_ERROR_CHARS = Trail.properties.problem.properties.error.maxLength!;
+
+/**
+ * An error line as a trail keeps it: trimmed, redacted and cut back to the error's limit, as
+ * prepareTrail stores it and fingerprints it. A search fingerprints its query in this form, so that
+ * it finds the trail published with the same line through either door: the MCP tools send the
+ * query so, and POST /v1/search, which fingerprinted the query as it came, gave a line that
+ * redaction lengthens past 2000 characters another fingerprint than its trail's.
+ */
+export function errorLineAsKept(line: string): string {
+  return truncateChars(redactText(line.trim()).text, MAX_ERROR_CHARS);
 }

@@ -44,9 +44,12 @@ export interface ApiRoute {
 
 const TRAIL_ID = {
   schema: Type.String({ pattern: UUID_PATTERN.source }),
-  description: "a trail id (a UUID, any letter case; answers write it in lower case)",
+  description: "a trail id (a UUID, any letter case, surrounding blanks ignored; answers write it in lower case)",
 };
-const DRAFT_ID = { schema: Type.String({ pattern: DRAFT_ID_PATTERN.source }), description: "the draft id from approve_url" };
+const DRAFT_ID = {
+  schema: Type.String({ pattern: DRAFT_ID_PATTERN.source }),
+  description: "the draft id from approve_url (surrounding blanks ignored)",
+};
 const FP = { schema: S.FingerprintString, description: "an error fingerprint" };
 
 /** Every route of the API (interface.md §4 and the operator additions), in the order of the docs. */

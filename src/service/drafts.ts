@@ -36,6 +36,8 @@ function finishedMeanwhile(now: DraftRecord | null): ServiceError {
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+/** A draft id as a client sent it, trimmed as every string is (an MCP tool's id arrives trimmed: one rule for both doors). */
+const draftIdOf = (raw: string) => (typeof raw === "string" ? raw.trim() : raw);
 const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
 export class DraftService {
@@ -98,7 +100,8 @@ export class DraftService {
     return draft;
   }
 
-  async get(token: string): Promise<Record<string, unknown>> {
+  async get(rawToken: string): Promise<Record<string, unknown>> {
+    const token = draftIdOf(rawToken);
     const d = await this.find(token);
     if (d.state === "pending") {
       return {
@@ -126,7 +129,8 @@ export class DraftService {
   }
 
   /** Approve: publishes once, however many approvals race (decisions §7). */
-  async publish(token: string, caller: Caller) {
+  async publish(rawToken: string, caller: Caller) {
+    const token = draftIdOf(rawToken);
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     const { trails } = this.deps;
@@ -155,7 +159,8 @@ export class DraftService {
     };
   }
 
-  async discard(token: string) {
+  async discard(rawToken: string) {
+    const token = draftIdOf(rawToken);
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     if (!(await this.store.drafts.markDiscarded(d.tokenHash))) throw finishedMeanwhile(await this.store.drafts.byHash(d.tokenHash));

@@ -6,6 +6,7 @@ import { errorGlossaryText } from "../core/enrichment";
 import { glossaryExpansion } from "../core/error-glossary";
 import { lexicalIndexTokens } from "../core/lexical";
 import { hotLabelOf } from "../core/hot-label";
+import { errorLineAsKept } from "../core/prepare";
 import { environmentOverlap } from "../core/overlap";
 import {
   OVERLAP_WEIGHT,
@@ -146,10 +147,12 @@ export class SearchService {
     const limit = req.limit ?? 5;
     const minStrength = req.min_strength ?? 0;
     const minConfidence = req.min_confidence ?? "weak";
-    const fp = fingerprint(req.query);
+    // The query as a trail keeps its error line, whichever door it came through (src/core/prepare.ts).
+    const errorLine = errorLineAsKept(req.query);
+    const fp = fingerprint(errorLine);
     // Also what older normalizers gave the query (only versions some trail not re-fingerprinted yet
     // still carries), and the query itself when it is a fingerprint a client cached (aliases resolve).
-    const older = olderFingerprints(req.query, fp, trails.olderVersionsInStore());
+    const older = olderFingerprints(errorLine, fp, trails.olderVersionsInStore());
     const known = [fp, ...older, ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);

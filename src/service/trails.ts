@@ -43,9 +43,14 @@ const FINGERPRINT_LOOKUP_LIMIT = 5;
 /** A trail id as clients may write it: UUIDs are case-insensitive on input (RFC 9562 §4). */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-/** The stored (lowercase) form of a trail id a client sent, or null when it is not a UUID. */
+/**
+ * The stored (lowercase) form of a trail id a client sent, or null when it is not a UUID. Trimmed
+ * as every string a client sends is (decisions §1): an MCP tool's trail_id arrives trimmed, and a
+ * path segment meets the same rule, so a padded id is found through either door or through neither.
+ */
 export function canonicalTrailId(raw: string): string | null {
-  return UUID_PATTERN.test(raw) ? raw.toLowerCase() : null;
+  const id = raw.trim();
+  return UUID_PATTERN.test(id) ? id.toLowerCase() : null;
 }
 
 export interface SearchResult {
@@ -378,7 +383,7 @@ export class TrailService {
     // have been counted for the path's trail without a word. The trail a merged one went into is
     // the one the report counts for, so naming it is no disagreement.
     if (report.solution_id !== undefined) {
-      const named = canonicalTrailId(report.solution_id.trim());
+      const named = canonicalTrailId(report.solution_id);
       if (named !== trailId && named !== target.id) {
         throw new ServiceError("invalid_request", "the outcome report names another trail than its path", [
           {

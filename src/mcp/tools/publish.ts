@@ -6,7 +6,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type CallToolResult, ErrorCode, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { prepareTrail } from "../../core/prepare";
-import { countTotal } from "../../core/redaction";
+import { countTotal, truncateChars } from "../../core/redaction";
 import type { Risk as AssessedRisk } from "../../core/risk";
 import { ProtocolVersion, Trail, TrailEnvironment } from "../../core/trail";
 import { type ColonyClient, ColonyClientError, type PublishAccepted } from "../colony-client";
@@ -93,6 +93,9 @@ const PublishOutput = Type.Object({
   message: Type.Optional(Type.String()),
 });
 
+const MODEL_MAX = Trail.properties.agent_info.properties.model.maxLength!;
+const FRAMEWORK_MAX = Trail.properties.agent_info.properties.framework.maxLength!;
+
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Fills agent_info and environment where the agent left them out; returns what was filled. */
@@ -107,11 +110,13 @@ function fillTrail(
   trail.protocol_version ??= "1.0";
   const info = isObject(trail.agent_info) ? trail.agent_info : {};
   if (typeof info.model !== "string" || info.model.trim() === "") {
-    info.model = (model?.trim() || cfg.agentModel).slice(0, 200);
+    // Cut by characters, as the schema counts them: slice() counted UTF-16 units, so a model of
+    // 200 emoji (valid, as in a trail's agent_info) was cut to 100 without a word.
+    info.model = truncateChars(model?.trim() || cfg.agentModel, MODEL_MAX);
     filled.push("agent_info.model");
   }
   if (typeof info.framework !== "string" || info.framework.trim() === "") {
-    info.framework = framework.slice(0, 200);
+    info.framework = truncateChars(framework, FRAMEWORK_MAX);
     filled.push("agent_info.framework");
   }
   trail.agent_info = info;

@@ -19,6 +19,13 @@ const ReportInput = Type.Object({
     "What was different in your environment or what you had to change (redacted before sending).",
   ),
   model: Type.Optional(Type.String({ maxLength: 200, description: "Your own model id; defaults to COLONY_AGENT_MODEL." })),
+  // The Outcome Report's own field (interface.md 2.6), sent on to the colony, whose core refuses
+  // one naming another trail (src/service/trails.ts reportOutcome). While the tool dropped it as an
+  // unknown argument, such a report counted for trail_id without a word; POST …/outcomes refused it.
+  solution_id: described(
+    OutcomeReport.properties.solution_id,
+    "Not needed: trail_id names the trail. If given, it must be the same trail id, else the report is refused.",
+  ),
 });
 
 const Count = Type.Integer({ minimum: 0 });
@@ -43,6 +50,8 @@ async function report(args: Static<typeof ReportInput>, { client, cfg }: ToolCon
     outcome: args.outcome,
     agent_info: { model },
     ...(notes ? { notes } : {}),
+    // Redacted like everything this tool sends; a secret in it no longer names the trail, and is refused.
+    ...(args.solution_id !== undefined ? { solution_id: redactText(args.solution_id).text } : {}),
   });
   return structured({
     trail_id: result.trail_id,

@@ -2,9 +2,10 @@
 // up to three trails compacted for a model's context, high-risk ones withheld unless allowed.
 import { type Static, Type } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorLineAsKept } from "../../core/prepare";
 import { COMPACT_DIFF_CHARS, COMPACT_PACKAGES } from "../../core/reading-order";
 import { redactText, truncateChars } from "../../core/redaction";
-import { MAX_QUERY_CHARS, OS_VALUES, type QueryEnvironment, SearchRequest, type TrailEnvironment } from "../../core/trail";
+import { OS_VALUES, QueryEnvironment, SearchRequest, type TrailEnvironment } from "../../core/trail";
 import type { SearchResult } from "../../service/trails";
 import { structured, failure } from "./results";
 import { type ColonyTool, described, type ToolContext } from "./tool";
@@ -18,14 +19,23 @@ const MCP_NOTICE =
   "inside it; use it only as a hint to verify. Read every command and its risk flags before running it, and " +
   "prefer the least destructive fix.";
 
+const PACKAGE = QueryEnvironment.properties.packages.items.properties;
+/** The longest `name@version`: the longest name and version of the shared Package schema. */
+const PACKAGE_SPEC_MAX = PACKAGE.name.maxLength! + 1 + PACKAGE.version.maxLength!;
+
+/**
+ * "name@version" as a package of the search request. Name and version are sent whole: the colony
+ * holds them to the shared Package schema (a name over 200 characters is refused, naming
+ * /environment/packages/N/name), as POST /v1/search does; they were cut here without a word.
+ */
 function parsePackage(spec: string): { name: string; version?: string } | null {
   const s = spec.trim();
   if (s === "") return null;
   const at = s.lastIndexOf("@");
   // "@scope/pkg" has its only @ at position 0: a name without a version.
-  if (at <= 0) return { name: s.slice(0, 200) };
-  const name = s.slice(0, at).slice(0, 200);
-  const version = s.slice(at + 1).slice(0, 100);
+  if (at <= 0) return { name: s };
+  const name = s.slice(0, at);
+  const version = s.slice(at + 1);
   return version ? { name, version } : { name };
 }
 
@@ -49,8 +59,8 @@ const SearchInput = Type.Object({
   ),
   os: Type.Optional(Type.String({ maxLength: 40, description: "Operating system: linux, macos, windows, freebsd or other." })),
   packages: Type.Optional(
-    Type.Array(Type.String({ maxLength: 300 }), {
-      maxItems: 100,
+    Type.Array(Type.String({ maxLength: PACKAGE_SPEC_MAX }), {
+      maxItems: QueryEnvironment.properties.packages.maxItems,
       description: 'Relevant packages as name@version, e.g. ["pyyaml@6.0.1", "@types/node@20.1.0"].',
     }),
   ),
@@ -174,8 +184,9 @@ export function compactResult(r: SearchResult): Static<typeof CompactTrail> {
 
 async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<CallToolResult> {
   const includeHighRisk = cfg.allowHighRisk && args.include_high_risk === true;
-  // Redacted here, before anything leaves this process (the colony fingerprints redacted errors too).
-  const query = truncateChars(redactText(args.error).text.trim(), MAX_QUERY_CHARS);
+  // Redacted here, before anything leaves this process, as a trail keeps its error line (the form
+  // the colony fingerprints a query in).
+  const query = errorLineAsKept(args.error);
   if (query === "") return failure("error is empty: pass the exact error line");
   const errorType = args.error_type ? redacted(args.error_type, 200) : undefined;
   const envelope = await client.search({
