@@ -33,6 +33,52 @@ interface View {
   end?: number[];
   /** The results of the rule families' tests on this view (RedactionRule.family), as they are asked. */
   families?: Map<RegExp, boolean>;
+  /**
+   * A joined view (joinedView): only rules marked `joinable` read it, and a match counts only when
+   * it spans one of these view offsets (where pieces were joined); anything else the other views saw.
+   */
+  joins?: number[];
+  /** Of the joins, those of wrapped lines: a match may not run on into a line that starts a token of its own. */
+  wraps?: number[];
+}
+
+// Each rule's pattern, anchored: does a token of its own start right at a wrapped line?
+const stickyPatterns = new WeakMap<RedactionRule, RegExp>();
+function startsOwnMatch(rule: RedactionRule, text: string, at: number): boolean {
+  let sticky = stickyPatterns.get(rule);
+  if (sticky === undefined) {
+    sticky = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "y");
+    stickyPatterns.set(rule, sticky);
+  }
+  sticky.lastIndex = at;
+  return sticky.test(text);
+}
+
+/** The first of the sorted offsets greater than `from`, as an index (offsets.length when none). */
+function firstAfter(offsets: number[], from: number): number {
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Does [from, to) of a joined view cross a place where two pieces were joined? */
+function spansJoin(joins: number[], from: number, to: number): boolean {
+  const i = firstAfter(joins, from);
+  return i < joins.length && joins[i]! < to;
+}
+
+/** Does [from, to) run on into a wrapped line that starts a match of the rule on its own? */
+function runsIntoOwnMatch(rule: RedactionRule, view: View, from: number, to: number): boolean {
+  const wraps = view.wraps;
+  if (!wraps) return false;
+  for (let i = firstAfter(wraps, from); i < wraps.length && wraps[i]! < to; i++)
+    if (startsOwnMatch(rule, view.text, wraps[i]!)) return true;
+  return false;
 }
 
 /** Does the view pass a rule family's test (RedactionRule.family)? Tested once per view. */
@@ -51,6 +97,7 @@ function familyPasses(view: View, family: RegExp): boolean {
  */
 function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
   const seen = view.text;
+  if (view.joins && !rule.joinable) return text;
   if (rule.family && !familyPasses(view, rule.family)) return text;
   if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
@@ -65,6 +112,11 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
     }
     const span = m.indices?.[rule.group];
     if (!span || m[rule.group] === undefined || span[1] === span[0]) continue;
+    if (view.joins && !spansJoin(view.joins, m.index, m.index + m[0].length)) continue;
+    if (runsIntoOwnMatch(rule, view, span[0], span[1])) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     const from = view.start ? view.start[span[0]]! : span[0];
     const to = view.end ? view.end[span[1] - 1]! : span[1];
     if (from < last) continue;
@@ -241,6 +293,109 @@ function normalizedView(text: string): View | null {
   return { text: parts.join(""), start, end };
 }
 
+// A token split so no pattern sees it whole, though it is one value to whoever reads or runs the
+// text: string literals concatenated in code (`"ghp_abc" + "def"`, Python's `"abc"` ⏎ `"def"`,
+// PHP's `.`), a long value wrapped onto the next lines (a JWT or key at 64 or 76 columns, on diff
+// lines each behind its `+`, after a `\` continuation, in a YAML folded block), or a JSON array of
+// chunks (`["ghp_abc", "def"]`). A joined view deletes those separators; only the rules whose match
+// is its own evidence (prefixed provider tokens, JWTs, URL passwords: `joinable`) read it, and only
+// a match that crosses a join counts, so a value the other views see whole is judged there. What a
+// match covers is cut from the real text with the separators inside it: `"ghp_abc" + "def"`
+// becomes `"<redacted:github_token>"`.
+// Concatenations and wrapped lines are read before the text itself: the first piece alone may
+// already pass for a (shorter) token (`sk_live_51Hx…` ⏎ `+B7nC…`), and cutting it alone would leave
+// the rest. Array chunks are read last: `["<token>", "next"]` is two values unless nothing else matched.
+const TOKEN_CHAR = /[A-Za-z0-9_+/=.:@%~-]/;
+// Closing quote, then blanks, `+` (JavaScript, Java; a diff's added lines), `.` (PHP), `..` (Lua),
+// `||` (SQL), `&` (VB), `-` (a diff's removed lines) or `\` continuations, then the same opening
+// quote; with a `,` it is an array of chunks.
+const LITERAL_JOIN = /(["'])[ \t\r\n\\+.,&|-]{0,40}\1/g;
+const MAY_JOIN = /["'][ \t\r\n\\+.,&|-]{0,40}["']|[A-Za-z0-9_+/=.:@%~-]{16}[ \t]*\\?\r?\n/;
+// A wrapped line ends in a token run this long; the line it continues on holds a run alone, or a
+// long mixed one (`ghp_…` ⏎ `next step: …` are two things).
+const WRAPPED_TAIL = 16;
+const WRAPPED_LINE = /[A-Za-z0-9_+/=.:@%~-]+[ \t]*\\?[ \t]*["',;)\]]*[ \t]*(?:\r?\n|$)/y;
+const WRAPPED_MIXED_RUN = /(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[0-9])(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[A-Za-z])[A-Za-z0-9_+/=.:@%~-]{16}/y;
+
+interface Cut {
+  from: number;
+  to: number;
+  /** A wrapped line: the line after may start a token of its own. */
+  wrap: boolean;
+}
+
+/** The concatenations and wrapped lines of a text (early), or its array chunks (late). */
+function joinCuts(text: string, early: boolean): Cut[] {
+  const cuts: Cut[] = [];
+  LITERAL_JOIN.lastIndex = 0;
+  for (let m = LITERAL_JOIN.exec(text); m !== null; m = LITERAL_JOIN.exec(text)) {
+    const end = m.index + m[0].length;
+    // Only between two pieces of a token: `"a" + b` or `"", "` are not joined.
+    if (m[0].includes(",") !== early && TOKEN_CHAR.test(text[m.index - 1] ?? "") && TOKEN_CHAR.test(text[end] ?? "")) {
+      cuts.push({ from: m.index, to: end, wrap: false });
+    } else {
+      LITERAL_JOIN.lastIndex = m.index + 1;
+    }
+  }
+  if (!early) return cuts;
+  const literalCuts = cuts.length;
+  let literal = 0;
+  let lineStart = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) {
+    let end = nl;
+    if (text[end - 1] === "\r") end--;
+    if (text[end - 1] === "\\") end--;
+    while (end > lineStart && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    let tail = 0;
+    while (tail < WRAPPED_TAIL && end - tail > lineStart && TOKEN_CHAR.test(text[end - tail - 1]!)) tail++;
+    if (tail === WRAPPED_TAIL) {
+      // Past the next line's diff marker (when this line has the same one) and its indentation.
+      const marker = /^[ \t]*([-+>|#])?/.exec(text.slice(lineStart, lineStart + 40))![1];
+      let next = nl + 1;
+      if (marker !== undefined && text[next] === marker) next++;
+      while (text[next] === " " || text[next] === "\t") next++;
+      WRAPPED_LINE.lastIndex = next;
+      WRAPPED_MIXED_RUN.lastIndex = next;
+      const continues = WRAPPED_LINE.test(text) || WRAPPED_MIXED_RUN.test(text);
+      // Not across a concatenation already cut (`"abc"` ⏎ `"def"`): the literal cuts are in order.
+      while (literal < literalCuts && cuts[literal]!.to <= end) literal++;
+      const inside = literal < literalCuts && cuts[literal]!.from < next;
+      if (continues && !inside) cuts.push({ from: end, to: next, wrap: true });
+    }
+    lineStart = nl + 1;
+  }
+  return cuts.sort((x, y) => x.from - y.from);
+}
+
+/** The text with the cuts deleted, each join's view offset noted (its wrapped lines' apart). */
+function joinedView(text: string, early: boolean): View | null {
+  if (!MAY_JOIN.test(text)) return null;
+  const cuts = joinCuts(text, early);
+  if (cuts.length === 0) return null;
+  const start: number[] = [];
+  const end: number[] = [];
+  const joins: number[] = [];
+  const wraps: number[] = [];
+  const parts: string[] = [];
+  let from = 0;
+  const copy = (a: number, b: number) => {
+    parts.push(text.slice(a, b));
+    for (let i = a; i < b; i++) {
+      start.push(i);
+      end.push(i + 1);
+    }
+  };
+  for (const cut of cuts) {
+    if (cut.from < from) continue;
+    copy(from, cut.from);
+    joins.push(start.length);
+    if (cut.wrap) wraps.push(start.length);
+    from = cut.to;
+  }
+  copy(from, text.length);
+  return { text: parts.join(""), start, end, joins, wraps };
+}
+
 /** The views every rule reads: the text, its line leads blanked, its normalized copy (and that with its leads blanked). */
 function viewsOf(text: string): View[] {
   const views: View[] = [{ text }];
@@ -252,6 +407,10 @@ function viewsOf(text: string): View[] {
     const both = maskLineLeads(normalized.text);
     if (both !== null) views.push({ text: both, start: normalized.start, end: normalized.end });
   }
+  const early = joinedView(text, true);
+  if (early !== null) views.unshift(early);
+  const late = joinedView(text, false);
+  if (late !== null) views.push(late);
   return views;
 }
 
