@@ -327,9 +327,10 @@ export function bareValueIsSecret(s: string, at: number, text: string): boolean 
   if (count(v, /[A-Z]/g) < 2 || count(v, /[a-z]/g) < 2 || count(v, /[0-9]/g) < 2) return false;
   // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
   if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
-  if (/[-_/+]{2}/.test(v) || /^[-_/+]|[-_/+]$/.test(v)) return false;
+  // `__`, `--` or an edge `-`/`_` is an identifier or an option; `/` and `+` may stand anywhere in a key (`//` in 1 key of 100).
+  if (/--|__/.test(v) || /^[-_]|[-_]$/.test(v)) return false;
   // A word joined to the value (`nonce-…`, `sha256_…`, `prefix_…`) names it: a prefixed token's rule, or no secret.
-  if (/^[A-Za-z]{2,}[0-9]{0,3}[-_]/.test(v)) return false;
+  if (/^[a-z]{2,12}[0-9]{0,3}[-_]/.test(v)) return false;
   if (entropy(v) < 4.2 || classChangeRate(v) < 0.45) return false;
   if (PUBLIC_VALUE_CONTEXT.test(text.slice(Math.max(0, at - 64), at))) return false;
   // A line of a base64 block (an image, a certificate, a key body wrapped at 64 or 76 columns).
@@ -911,12 +912,20 @@ const PROVIDER_TOKENS: ProviderToken[] = [
 // fifth of the 86 hints tested one by one (µs per trail of the dev set's tune split).
 const PROVIDER_FAMILY = new RegExp(PROVIDER_TOKENS.map((t) => t.hint.source).join("|"));
 
+// A token's edges refuse a neighbouring base64 character, so none matches inside a longer run. A
+// prefix with `-` or `_` (`tskey-auth-`, `glsa_`) cannot stand in standard base64, and base64url
+// has no `/`: such a token may sit between slashes, as a path segment (`deploy/tskey-auth-…/values.yaml`).
+const providerEdges = (t: ProviderToken): [string, string] =>
+  /[-_]/.test(t.hint.source)
+    ? [String.raw`(?<![A-Za-z0-9_.~+\-])`, String.raw`(?![A-Za-z0-9_~+\-]|\.[A-Za-z0-9])`]
+    : [String.raw`(?<![A-Za-z0-9_.~+/\-])`, String.raw`(?![A-Za-z0-9_~+/\-]|\.[A-Za-z0-9])`];
+
 const providerRule = (t: ProviderToken): RedactionRule => ({
   kind: t.kind,
   about: t.about,
   family: PROVIDER_FAMILY,
   hint: t.hint,
-  pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.~+/\-])(?:${t.body})(?![A-Za-z0-9_~+/\-]|\.[A-Za-z0-9])`, "dg"),
+  pattern: new RegExp(`${providerEdges(t)[0]}(?:${t.body})${providerEdges(t)[1]}`, "dg"),
   group: 0,
   accept: t.accept ? (s) => t.accept!(s) : undefined,
   joinable: true,

@@ -81,6 +81,22 @@ describe("a token split across lines or string literals (session 15, item 1)", (
     ["ghp_ joined by Python", "github_token", `"".join(["${GHP.slice(0, 20)}", "${GHP.slice(20)}"])`, [GHP.slice(20)]],
     ["ghp_ concatenated in PHP", "github_token", `$t = '${GHP.slice(0, 16)}' . '${GHP.slice(16)}';`, [GHP.slice(16)]],
     ["ghp_ wrapped in an error message", "github_token", `Authorization failed for ${GHP.slice(0, 20)}\n${GHP.slice(20)}`, [GHP.slice(20)]],
+    [
+      "JWT wrapped in comment lines of a diff",
+      "jwt",
+      wrap(JWT, 64)
+        .map((l) => `+# ${l}`)
+        .join("\n"),
+      [JWT.slice(70, 120), JWT.slice(-20)],
+    ],
+    [
+      "JWT wrapped in // comments",
+      "jwt",
+      wrap(JWT, 64)
+        .map((l) => `  // ${l}`)
+        .join("\n"),
+      [JWT.slice(70, 120), JWT.slice(-20)],
+    ],
     ["ghp_ in a YAML folded block", "github_token", `token: >\n  ${GHP.slice(0, 22)}\n  ${GHP.slice(22)}`, [GHP.slice(22)]],
     [
       "sk_live_ wrapped on added diff lines with a hunk header before",
@@ -223,6 +239,10 @@ describe("forms the session 15 probes found", () => {
     ["httpie's -a user:password", "password", `http -a bob:${PASSWORD} https://api.acme.io/me`, [PASSWORD]],
     ["xh's --auth=user:password", "password", `xh --auth=bob:${PASSWORD} get api.acme.io/me`, [PASSWORD]],
   ]);
+  test("a prefixed token as a path segment (secrets-everywhere, seed 0x5ec2e75 with the session 15 kinds)", () => {
+    const key = j("tskey-auth-", "RS8L52BMEsKi-ETU9i3X5P5F69VQw9FFDUbIIknSMt8YDz");
+    expect(redactText(`deploy/${key}/values.yaml`).text).toBe("deploy/<redacted:tailscale_key>/values.yaml");
+  });
   staysClean(["tar -a -cf out.tar.zst dir/", "git log -a --author=bob:fix"]);
 });
 

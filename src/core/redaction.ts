@@ -314,6 +314,7 @@ const MAY_JOIN = /["'][ \t\r\n\\+.,&|-]{0,40}["']|[A-Za-z0-9_+/=.:@%~-]{16}[ \t]
 // A wrapped line ends in a token run this long; the line it continues on holds a run alone, or a
 // long mixed one (`ghp_…` ⏎ `next step: …` are two things).
 const WRAPPED_TAIL = 16;
+const WRAPPED_LEAD = /^[ \t]*([-+>|#])?[ \t]*(#|\/\/|\*|>|"|')?/;
 const WRAPPED_LINE = /[A-Za-z0-9_+/=.:@%~-]+[ \t]*\\?[ \t]*["',;)\]]*[ \t]*(?:\r?\n|$)/y;
 const WRAPPED_MIXED_RUN = /(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[0-9])(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[A-Za-z])[A-Za-z0-9_+/=.:@%~-]{16}/y;
 
@@ -349,11 +350,16 @@ function joinCuts(text: string, early: boolean): Cut[] {
     let tail = 0;
     while (tail < WRAPPED_TAIL && end - tail > lineStart && TOKEN_CHAR.test(text[end - tail - 1]!)) tail++;
     if (tail === WRAPPED_TAIL) {
-      // Past the next line's diff marker (when this line has the same one) and its indentation.
-      const marker = /^[ \t]*([-+>|#])?/.exec(text.slice(lineStart, lineStart + 40))![1];
+      // Past the next line's diff marker and comment leader or quote, when this line has the same
+      // ones (`+# eyJ…` ⏎ `+# …`), and its indentation.
+      const [, marker, leader] = WRAPPED_LEAD.exec(text.slice(lineStart, lineStart + 40))!;
       let next = nl + 1;
       if (marker !== undefined && text[next] === marker) next++;
       while (text[next] === " " || text[next] === "\t") next++;
+      if (leader !== undefined && text.startsWith(leader, next)) {
+        next += leader.length;
+        while (text[next] === " " || text[next] === "\t") next++;
+      }
       WRAPPED_LINE.lastIndex = next;
       WRAPPED_MIXED_RUN.lastIndex = next;
       const continues = WRAPPED_LINE.test(text) || WRAPPED_MIXED_RUN.test(text);
