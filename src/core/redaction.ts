@@ -413,11 +413,25 @@ function viewsOf(text: string): View[] {
     const both = maskLineLeads(normalized.text);
     if (both !== null) views.push({ text: both, start: normalized.start, end: normalized.end });
   }
-  const early = joinedView(text, true);
-  if (early !== null) views.unshift(early);
-  const late = joinedView(text, false);
-  if (late !== null) views.push(late);
   return views;
+}
+
+/** A text's views, the joined ones built when a joinable rule first asks for them. */
+interface Views {
+  text: string;
+  plain: View[];
+  joined?: View[];
+}
+
+/** The views a rule reads: a joinable rule whose hint the text passes also reads the joined views (early first, late last). */
+function viewsFor(rule: RedactionRule, views: Views): View[] {
+  if (!rule.joinable || (rule.hint && !rule.hint.test(views.text))) return views.plain;
+  if (views.joined === undefined) {
+    const early = joinedView(views.text, true);
+    const late = joinedView(views.text, false);
+    views.joined = [...(early ? [early] : []), ...views.plain, ...(late ? [late] : [])];
+  }
+  return views.joined;
 }
 
 /**
@@ -428,20 +442,22 @@ function viewsOf(text: string): View[] {
  */
 function applyTable(text: string, counts: RedactionCounts): string {
   let out = text;
-  let views = viewsOf(out);
+  let views: Views = { text: out, plain: viewsOf(out) };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
     const rule = REDACTION_RULES[r]!;
     const family = rule.family;
-    if (family && !views.some((view) => familyPasses(view, family))) {
+    if (family && !views.plain.some((view) => familyPasses(view, family))) {
       // No view can hold any token of the family: skip its rules (they stand together in the table).
       while (REDACTION_RULES[r + 1]?.family === family) r++;
       continue;
     }
-    for (let i = 0; i < views.length; i++) {
-      const next = applyRule(rule, out, views[i]!, counts);
+    let list = viewsFor(rule, views);
+    for (let i = 0; i < list.length; i++) {
+      const next = applyRule(rule, out, list[i]!, counts);
       if (next !== out) {
         out = next;
-        views = viewsOf(out);
+        views = { text: out, plain: viewsOf(out) };
+        list = viewsFor(rule, views);
       }
     }
   }
