@@ -262,6 +262,11 @@ describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
     "token is ",
     "AWS Secret Access Key [",
     "\\\n",
+    "eyJaaaaaaaaaaaaa.eyJaaaaaaaaa.\n",
+    '"xoxb-aaaaaaaaaa" + "',
+    "sk_live_aaaaaaaaaaaa\n+",
+    "+# aaaaaaaaaaaaaaaaaaaa\n",
+    "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx\n",
   ];
   for (const unit of units) {
     test(JSON.stringify(unit), () => {
