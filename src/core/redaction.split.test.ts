@@ -110,6 +110,11 @@ describe("a token split across lines or string literals (session 15, item 1)", (
   test("the literals around a joined token keep the code well-formed", () => {
     expect(redactText(`const t = "${GHP.slice(0, 12)}" + "${GHP.slice(12)}";`).text).toBe('const t = "<redacted:github_token>";');
   });
+  test("a token and the assignment or path on the next line stay apart", () => {
+    const env = j("printenv\nHOME=/root\nSTRIPE_API_KEY=", SK_LIVE, "\nPATH=/usr/bin");
+    expect(redactText(env).text).toBe("printenv\nHOME=/root\nSTRIPE_API_KEY=<redacted:stripe_key>\nPATH=/usr/bin");
+    expect(redactText(`${GHP}\nsrc/index.ts`).text).toBe("<redacted:github_token>\nsrc/index.ts");
+  });
   test("a complete token and the next line stay apart", () => {
     expect(redactText(`${GHP}\nnext step: rerun the job`).text).toBe("<redacted:github_token>\nnext step: rerun the job");
     expect(redactText(`["${GHP}", "another"]`).text).toBe('["<redacted:github_token>", "another"]');
@@ -266,6 +271,7 @@ describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
     '"xoxb-aaaaaaaaaa" + "',
     "sk_live_aaaaaaaaaaaa\n+",
     "+# aaaaaaaaaaaaaaaaaaaa\n",
+    "<redacted:github_token>\nAb1Cd2Ef3Gh\n",
     "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx\n",
   ];
   for (const unit of units) {

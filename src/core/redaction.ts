@@ -302,21 +302,25 @@ function normalizedView(text: string): View | null {
 // a match that crosses a join counts, so a value the other views see whole is judged there. What a
 // match covers is cut from the real text with the separators inside it: `"ghp_abc" + "def"`
 // becomes `"<redacted:github_token>"`.
-// Concatenations and wrapped lines are read before the text itself: the first piece alone may
-// already pass for a (shorter) token (`sk_live_51Hx…` ⏎ `+B7nC…`), and cutting it alone would leave
-// the rest. Array chunks are read last: `["<token>", "next"]` is two values unless nothing else matched.
+// Concatenations are read before the text itself: the first piece alone may already pass for a
+// (shorter) token (`"sk_live_51Hx…" + "B7nC…"`), and cutting it alone would leave the rest; they
+// are one string to the language. Wrapped lines and array chunks are read after it: `<token>` ⏎
+// `PATH=/usr/bin` and `["<token>", "next"]` are two values unless nothing else matched. A wrapped
+// line whose first piece the text's own reading already cut (`+sk_live_51Hx…` ⏎ `+B7nC…`) loses
+// its continuation lines with it (CONTINUED_PLACEHOLDER).
 const TOKEN_CHAR = /[A-Za-z0-9_+/=.:@%~-]/;
 // Closing quote, then blanks, `+` (JavaScript, Java; a diff's added lines), `.` (PHP), `..` (Lua),
 // `||` (SQL), `&` (VB), `-` (a diff's removed lines) or `\` continuations, then the same opening
 // quote; with a `,` it is an array of chunks.
 const LITERAL_JOIN = /(["'])[ \t\r\n\\+.,&|-]{0,40}\1/g;
 const MAY_JOIN = /["'][ \t\r\n\\+.,&|-]{0,40}["']|[A-Za-z0-9_+/=.:@%~-]{16}[ \t]*\\?\r?\n/;
-// A wrapped line ends in a token run this long; the line it continues on holds a run alone, or a
-// long mixed one (`ghp_…` ⏎ `next step: …` are two things).
+// A wrapped line ends in a token run this long; the line it continues on holds a run of a token's
+// characters alone (`=` only as base64 padding: `PATH=/usr/bin` is an assignment), or starts with
+// 16 of them mixing letters and digits (`ghp_…` ⏎ `next step: …` are two things).
 const WRAPPED_TAIL = 16;
 const WRAPPED_LEAD = /^[ \t]*([-+>|#])?[ \t]*(#|\/\/|\*|>|"|')?/;
-const WRAPPED_LINE = /[A-Za-z0-9_+/=.:@%~-]+[ \t]*\\?[ \t]*["',;)\]]*[ \t]*(?:\r?\n|$)/y;
-const WRAPPED_MIXED_RUN = /(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[0-9])(?=[A-Za-z0-9_+/=.:@%~-]{0,15}[A-Za-z])[A-Za-z0-9_+/=.:@%~-]{16}/y;
+const WRAPPED_LINE = /[A-Za-z0-9_+/.-]+={0,2}[ \t]*\\?[ \t]*["',;)\]]*[ \t]*(?:\r?\n|$)/y;
+const WRAPPED_MIXED_RUN = /(?=[A-Za-z0-9_+/.-]{0,15}[0-9])(?=[A-Za-z0-9_+/.-]{0,15}[A-Za-z])[A-Za-z0-9_+/.-]{16}/y;
 
 interface Cut {
   from: number;
@@ -325,7 +329,7 @@ interface Cut {
   wrap: boolean;
 }
 
-/** The concatenations and wrapped lines of a text (early), or its array chunks (late). */
+/** The concatenations of a text (early), or its wrapped lines and array chunks (late). */
 function joinCuts(text: string, early: boolean): Cut[] {
   const cuts: Cut[] = [];
   LITERAL_JOIN.lastIndex = 0;
@@ -338,7 +342,7 @@ function joinCuts(text: string, early: boolean): Cut[] {
       LITERAL_JOIN.lastIndex = m.index + 1;
     }
   }
-  if (!early) return cuts;
+  if (early) return cuts;
   const literalCuts = cuts.length;
   let literal = 0;
   let lineStart = 0;
@@ -363,7 +367,7 @@ function joinCuts(text: string, early: boolean): Cut[] {
       WRAPPED_LINE.lastIndex = next;
       WRAPPED_MIXED_RUN.lastIndex = next;
       const continues = WRAPPED_LINE.test(text) || WRAPPED_MIXED_RUN.test(text);
-      // Not across a concatenation already cut (`"abc"` ⏎ `"def"`): the literal cuts are in order.
+      // Not across an array separator already cut (`"abc",` ⏎ `"def"`): the literal cuts are in order.
       while (literal < literalCuts && cuts[literal]!.to <= end) literal++;
       const inside = literal < literalCuts && cuts[literal]!.from < next;
       if (continues && !inside) cuts.push({ from: end, to: next, wrap: true });
@@ -461,7 +465,25 @@ function applyTable(text: string, counts: RedactionCounts): string {
       }
     }
   }
-  return redactEncoded(out, counts);
+  return redactEncoded(joinContinuedPlaceholders(out), counts);
+}
+
+// A token wrapped over lines whose first line alone passed for a whole (shorter) token
+// (`+sk_live_51Hx…` ⏎ `+B7nC1kJ5…`): the text's own reading cut the first line, and the rest stands
+// alone on the lines after. Up to 64 continuation lines, each a run of a token's characters alone,
+// the first mixing letters and digits, go with the placeholder (counted once, as the token).
+const CONTINUED_PLACEHOLDER =
+  /<redacted:([a-z0-9_]{1,40})>((?:[ \t]*\\?\r?\n[ \t]*[-+>|#]?[ \t]*(?:#|\/\/)?[ \t]*[A-Za-z0-9+/_-]{8,256}={0,2}[ \t]*(?=\r?\n|$)){1,64})/g;
+const FIRST_CONTINUATION = /\n[ \t]*[-+>|#]?[ \t]*(?:#|\/\/)?[ \t]*([A-Za-z0-9+/_-]{8,256})/;
+const WRAPPABLE_KINDS = new Set(REDACTION_RULES.filter((r) => r.joinable && r.kind !== "password").map((r) => r.kind));
+
+function joinContinuedPlaceholders(text: string): string {
+  if (!text.includes(PLACEHOLDER_PREFIX)) return text;
+  return text.replace(CONTINUED_PLACEHOLDER, (all, kind: string, rest: string) => {
+    if (!WRAPPABLE_KINDS.has(kind)) return all;
+    const first = FIRST_CONTINUATION.exec(rest)?.[1] ?? "";
+    return /[0-9]/.test(first) && /[A-Za-z]/.test(first) ? placeholder(kind) : all;
+  });
 }
 
 // Base64 whose decoded text holds a secret: a Kubernetes Secret's `data:` values (`tls.key:
