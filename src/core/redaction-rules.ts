@@ -1367,6 +1367,16 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 1,
     accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
   },
+  {
+    kind: "password",
+    about:
+      'The password of a basic-auth pair in code: Python requests/httpx `auth=("user", "PASSWORD")`, `HTTPBasicAuth("user", "PASSWORD")`, aiohttp `BasicAuth(…)` (both quoted strings)',
+    hint: /auth|Auth/,
+    pattern:
+      /(?<![\w.])(?:auth[ \t]*=[ \t]*|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|HTTPProxyAuth)[ \t]*)\([ \t]*(["'])[^"'\n]{1,128}\1[ \t]*,[ \t]*((["'])[^"'\n]{1,256}\3)[ \t]*\)/dg,
+    group: 2,
+    accept: (s) => !isPlaceholderValue(s),
+  },
   // --- Secrets in assignments and command-line flags ------------------------------------------
   ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
   {

@@ -242,13 +242,21 @@ describe("forms the session 15 probes found", () => {
       ["wqJjb3W0Q2F4oPZ8"],
     ],
     ["httpie's -a user:password", "password", `http -a bob:${PASSWORD} https://api.acme.io/me`, [PASSWORD]],
+    ["Python requests' auth tuple", "password", `requests.get(url, auth=("bob", "${PASSWORD}"))`, [PASSWORD]],
+    ["requests' HTTPBasicAuth", "password", `s.auth = HTTPBasicAuth('bob', '${PASSWORD}')`, [PASSWORD]],
     ["xh's --auth=user:password", "password", `xh --auth=bob:${PASSWORD} get api.acme.io/me`, [PASSWORD]],
   ]);
   test("a prefixed token as a path segment (secrets-everywhere, seed 0x5ec2e75 with the session 15 kinds)", () => {
     const key = j("tskey-auth-", "RS8L52BMEsKi-ETU9i3X5P5F69VQw9FFDUbIIknSMt8YDz");
     expect(redactText(`deploy/${key}/values.yaml`).text).toBe("deploy/<redacted:tailscale_key>/values.yaml");
   });
-  staysClean(["tar -a -cf out.tar.zst dir/", "git log -a --author=bob:fix"]);
+  staysClean([
+    "tar -a -cf out.tar.zst dir/",
+    "git log -a --author=bob:fix",
+    'requests.get(url, auth=("bob", os.environ["PW"]))',
+    'auth=("user", "password")',
+    'HTTPBasicAuth("<user>", "<password>")',
+  ]);
 });
 
 describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
@@ -272,6 +280,7 @@ describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
     "sk_live_aaaaaaaaaaaa\n+",
     "+# aaaaaaaaaaaaaaaaaaaa\n",
     "<redacted:github_token>\nAb1Cd2Ef3Gh\n",
+    'auth=("a", "',
     "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx\n",
   ];
   for (const unit of units) {
