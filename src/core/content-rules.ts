@@ -49,5 +49,6 @@
 // diff lines, a JSON array of chunks; redaction.ts joinedView), a bare random base64 value no name
 // announces (an AWS secret key alone on a line; hex, hashes, digests and sums stay:
 // redaction-rules.ts bareValueIsSecret), a random value named in prose or a prompt (`api key 3f9a…`,
-// `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, and `----- BEGIN … PRIVATE KEY -----`.
+// `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, Python's `auth=("user", "pass")`,
+// `----- BEGIN … PRIVATE KEY -----`, and a prefixed token between slashes (`deploy/tskey-auth-…/x`).
 export const CONTENT_RULES_VERSION = 6;
