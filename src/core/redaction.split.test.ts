@@ -114,6 +114,10 @@ describe("a token split across lines or string literals (session 15, item 1)", (
     const env = j("printenv\nHOME=/root\nSTRIPE_API_KEY=", SK_LIVE, "\nPATH=/usr/bin");
     expect(redactText(env).text).toBe("printenv\nHOME=/root\nSTRIPE_API_KEY=<redacted:stripe_key>\nPATH=/usr/bin");
     expect(redactText(`${GHP}\nsrc/index.ts`).text).toBe("<redacted:github_token>\nsrc/index.ts");
+    // After a token cut whole: a removed diff line, a word, a line of another shape stay.
+    const diff = j("+API_KEY=", SK_LIVE, "\n-OLD_KEY_VALUE_abc123XYZ");
+    expect(redactText(diff).text).toBe("+API_KEY=<redacted:stripe_key>\n-OLD_KEY_VALUE_abc123XYZ");
+    expect(redactText(`${GHP}\ndeployed\ndone`).text).toBe("<redacted:github_token>\ndeployed\ndone");
   });
   test("a complete token and the next line stay apart", () => {
     expect(redactText(`${GHP}\nnext step: rerun the job`).text).toBe("<redacted:github_token>\nnext step: rerun the job");

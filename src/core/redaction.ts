@@ -470,19 +470,36 @@ function applyTable(text: string, counts: RedactionCounts): string {
 
 // A token wrapped over lines whose first line alone passed for a whole (shorter) token
 // (`+sk_live_51Hx…` ⏎ `+B7nC1kJ5…`): the text's own reading cut the first line, and the rest stands
-// alone on the lines after. Up to 64 continuation lines, each a run of a token's characters alone,
-// the first mixing letters and digits, go with the placeholder (counted once, as the token).
+// alone on the lines after. Up to 64 continuation lines go with the placeholder (counted once, as
+// the token): each behind the same diff marker as the placeholder's line, a run of a token's
+// characters alone (8 or more, `=` only as padding) mixing letters and digits.
 const CONTINUED_PLACEHOLDER =
   /<redacted:([a-z0-9_]{1,40})>((?:[ \t]*\\?\r?\n[ \t]*[-+>|#]?[ \t]*(?:#|\/\/)?[ \t]*[A-Za-z0-9+/_-]{8,256}={0,2}[ \t]*(?=\r?\n|$)){1,64})/g;
-const FIRST_CONTINUATION = /\n[ \t]*[-+>|#]?[ \t]*(?:#|\/\/)?[ \t]*([A-Za-z0-9+/_-]{8,256})/;
+const CONTINUATION_LINE = /^[ \t]*([-+>|#])?[ \t]*(?:#|\/\/)?[ \t]*([A-Za-z0-9+/_-]{8,256})={0,2}[ \t]*\r?$/;
 const WRAPPABLE_KINDS = new Set(REDACTION_RULES.filter((r) => r.joinable && r.kind !== "password").map((r) => r.kind));
 
 function joinContinuedPlaceholders(text: string): string {
   if (!text.includes(PLACEHOLDER_PREFIX)) return text;
-  return text.replace(CONTINUED_PLACEHOLDER, (all, kind: string, rest: string) => {
+  return text.replace(CONTINUED_PLACEHOLDER, (all: string, kind: string, rest: string, at: number) => {
     if (!WRAPPABLE_KINDS.has(kind)) return all;
-    const first = FIRST_CONTINUATION.exec(rest)?.[1] ?? "";
-    return /[0-9]/.test(first) && /[A-Za-z]/.test(first) ? placeholder(kind) : all;
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+    const marker = /^[ \t]*([-+>|#])?/.exec(text.slice(lineStart, at))![1] ?? "";
+    // lines[0] ends the placeholder's line (blanks, a `\` continuation); each next one may continue the token.
+    const lines = rest.split("\n");
+    let taken = 1;
+    while (taken < lines.length) {
+      const m = CONTINUATION_LINE.exec(lines[taken]!);
+      if (!m || (m[1] ?? "") !== marker || !/[0-9]/.test(m[2]!) || !/[A-Za-z]/.test(m[2]!)) break;
+      taken++;
+    }
+    if (taken === 1) return all;
+    return (
+      placeholder(kind) +
+      lines
+        .slice(taken)
+        .map((line) => `\n${line}`)
+        .join("")
+    );
   });
 }
 
