@@ -50,5 +50,6 @@
 // announces (an AWS secret key alone on a line; hex, hashes, digests and sums stay:
 // redaction-rules.ts bareValueIsSecret), a random value named in prose or a prompt (`api key 3f9a…`,
 // `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, Python's `auth=("user", "pass")`,
-// `----- BEGIN … PRIVATE KEY -----`, and a prefixed token between slashes (`deploy/tskey-auth-…/x`).
+// `----- BEGIN … PRIVATE KEY -----`, a prefixed token between slashes (`deploy/tskey-auth-…/x`), and
+// a secret's name ending one item of a list with its value the next (`["export DB_PASSWORD=", "…"]`).
 export const CONTENT_RULES_VERSION = 6;

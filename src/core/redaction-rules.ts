@@ -260,7 +260,7 @@ const ALGORITHM_NAMES =
   /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+)$/i;
 
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
-function bareValueLooksSecret(v: string): boolean {
+export function bareValueLooksSecret(v: string): boolean {
   if (v.length < 6) return false;
   // An identifier or plain word is code or prose, unless it mixes in digits the way passwords do
   // (`hunter2`, `S3cr3t`); algorithm and type names keep theirs.

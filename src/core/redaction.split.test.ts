@@ -162,6 +162,29 @@ describe("the other half of a secret in a prompt or in prose (session 15, items 
     "secret key base is read from config/master.key",
     "the token is abcdefghijklmnopqrstuvwxyz",
   ]);
+  test("a secret's name ending one item of a list, its value alone the next", () => {
+    const r = redactDeep({
+      commands: ["export DB_PASSWORD=", PASSWORD, "npm start"],
+      steps: ["Set API_TOKEN to", "Qx7bN2kLm9pR4tV8wZ3yH6jF1c"],
+    });
+    expect(r.value).toEqual({
+      commands: ["export DB_PASSWORD=", "<redacted:password>", "npm start"],
+      steps: ["Set API_TOKEN to", "<redacted:token>"],
+    });
+    expect(r.counts).toEqual({ password: 1, token: 1 });
+    expect(redactDeep(r.value).counts).toEqual({});
+  });
+  test("a list whose items only look like a name and a value stays", () => {
+    const items = {
+      steps: ["Set the log level to", "debug"],
+      commands: ["export NODE_ENV=", "production"],
+      more: ["password:", "$DB_PASSWORD"],
+      tags: ["token", "auth"],
+      notes: ["Rotate the token:", "done"],
+      paths: ["key_file:", "/etc/ssl/private/app.key"],
+    };
+    expect(redactDeep(items)).toEqual({ value: items, counts: {} });
+  });
   test("steps answering aws configure across fields", () => {
     const r = redactDeep({
       steps: ["Run aws configure", `AWS Access Key ID [None]: ${AWS_ID}`, `AWS Secret Access Key [None]: ${AWS_SECRET}`],

@@ -9,7 +9,16 @@
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
-import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import {
+  AWS_SECRET_ELSEWHERE,
+  bareValueLooksSecret,
+  isPlaceholderValue,
+  PLACEHOLDER_PREFIX,
+  REDACTION_RULES,
+  placeholder,
+  type RedactionRule,
+  secretKindOfName,
+} from "./redaction-rules.ts";
 import { isInvisible, LINE_CONTINUATION, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
@@ -590,7 +599,11 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const map = (v: unknown, depth: number, text: (s: string) => string): unknown => {
     if (typeof v === "string") return text(v);
     if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
-    if (Array.isArray(v)) return v.map((x) => map(x, depth + 1, text));
+    if (Array.isArray(v))
+      return redactNamedInPrevious(
+        v.map((x) => map(x, depth + 1, text)),
+        counts,
+      );
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
@@ -610,6 +623,29 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
 }
 
 const AWS_KEY_ID_PLACEHOLDER = placeholder("aws_access_key");
+
+// A secret's name ending one item of a list and its value alone as the next: commands
+// `["export DB_PASSWORD=", "Tr0ub…"]`, steps `["Set API_TOKEN to", "Qx7b…"]` (session 15). The
+// value is one word that looks like a secret (6 or more characters with a digit or a symbol, not a
+// path or a reference); the name announces a secret as an assignment's name does (secretKindOfName).
+const NAME_ENDING_ITEM = /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,60})["']?(?:[ \t]*[:=]|[ \t]+to:?)[ \t]*$/;
+const ONE_WORD = /^[ \t]*(["']?)([^\s"']{1,256})\1[ \t]*$/;
+
+function redactNamedInPrevious(items: unknown[], counts: RedactionCounts): unknown[] {
+  for (let i = 0; i + 1 < items.length; i++) {
+    const name = typeof items[i] === "string" ? NAME_ENDING_ITEM.exec(items[i] as string)?.[1] : undefined;
+    const next = items[i + 1];
+    if (name === undefined || typeof next !== "string") continue;
+    const kind = secretKindOfName(name);
+    const value = ONE_WORD.exec(next)?.[2];
+    if (kind === null || value === undefined || value.startsWith(PLACEHOLDER_PREFIX) || isPlaceholderValue(value)) continue;
+    // A word of prose after a name (`["Rotate the token:", "done"]`) is not its value.
+    if (!bareValueLooksSecret(value)) continue;
+    items[i + 1] = next.replace(value, placeholder(kind));
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return items;
+}
 
 // --- Keeping a redacted trail inside the schema's length limits --------------------------------
 
