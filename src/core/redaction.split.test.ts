@@ -97,6 +97,18 @@ describe("a token split across lines or string literals (session 15, item 1)", (
         .join("\n"),
       [JWT.slice(70, 120), JWT.slice(-20)],
     ],
+    [
+      "ghp_ both hidden (a zero-width space) and concatenated",
+      "github_token",
+      `const t = "gh\u200bp_${GHP.slice(4, 12)}" + "${GHP.slice(12)}";`,
+      [GHP.slice(12)],
+    ],
+    [
+      "ghp_ both hidden (a Cyrillic р) and wrapped",
+      "github_token",
+      `Authorization failed for gh\u0440_${GHP.slice(4, 20)}\n${GHP.slice(20)}`,
+      [GHP.slice(20)],
+    ],
     ["ghp_ in a YAML folded block", "github_token", `token: >\n  ${GHP.slice(0, 22)}\n  ${GHP.slice(22)}`, [GHP.slice(22)]],
     [
       "sk_live_ wrapped on added diff lines with a hunk header before",
@@ -306,6 +318,8 @@ describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
     '"xoxb-aaaaaaaaaa" + "',
     "sk_live_aaaaaaaaaaaa\n+",
     "+# aaaaaaaaaaaaaaaaaaaa\n",
+    'gh\u200bp_a" + "',
+    "gh\u0440_aaaaaaaaaaaaaaaa\n",
     "<redacted:github_token>\nAb1Cd2Ef3Gh\n",
     'auth=("a", "',
     "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx\n",

@@ -436,13 +436,32 @@ interface Views {
   joined?: View[];
 }
 
-/** The views a rule reads: a joinable rule whose hint the text passes also reads the joined views (early first, late last). */
+/** A joined view of a normalized view, its offsets mapped through to the real text. */
+function throughNormalized(joined: View, normalized: View): View {
+  const start = joined.start!.map((i) => normalized.start![i]!);
+  const end = joined.end!.map((i) => normalized.end![i - 1]!);
+  return { ...joined, start, end };
+}
+
+/**
+ * The views a rule reads: a joinable rule whose hint a view passes also reads the joined views,
+ * early first and late last, of the text and of its normalized copy (a token both split and
+ * hidden: `"gh\u200bp_abc" + "def"`).
+ */
 function viewsFor(rule: RedactionRule, views: Views): View[] {
-  if (!rule.joinable || (rule.hint && !rule.hint.test(views.text))) return views.plain;
+  if (!rule.joinable || (rule.hint && !views.plain.some((view) => rule.hint!.test(view.text)))) return views.plain;
   if (views.joined === undefined) {
-    const early = joinedView(views.text, true);
-    const late = joinedView(views.text, false);
-    views.joined = [...(early ? [early] : []), ...views.plain, ...(late ? [late] : [])];
+    const early: View[] = [];
+    const late: View[] = [];
+    for (const view of views.plain) {
+      // The text itself and its normalized copy; the copies with line leads blanked add nothing to a join.
+      if (view !== views.plain[0] && view.start === undefined) continue;
+      const e = joinedView(view.text, true);
+      const l = joinedView(view.text, false);
+      if (e) early.push(view.start ? throughNormalized(e, view) : e);
+      if (l) late.push(view.start ? throughNormalized(l, view) : l);
+    }
+    views.joined = [...early, ...views.plain, ...late];
   }
   return views.joined;
 }
