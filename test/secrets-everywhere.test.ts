@@ -260,6 +260,24 @@ const MAKERS: Record<string, Maker> = {
     const v = mixed(r, 14);
     return { text: `password: &db_pw "${v}"`, needle: v };
   },
+  // Session 15: a token split across string literals, a bare random key, a value named in prose or
+  // answering aws configure's prompt.
+  concatenated_token: (r) => {
+    const v = mixed(r, 36);
+    return { text: `token = "ghp_${v.slice(0, 10)}" + "${v.slice(10)}"`, needle: v.slice(10) };
+  },
+  bare_secret_key: (r) => {
+    const v = Buffer.from(Array.from({ length: 30 }, () => r.int(0, 255))).toString("base64");
+    return { text: v, needle: v };
+  },
+  prose_api_key: (r) => {
+    const v = pick(r, "0123456789abcdef", 60) + "a1";
+    return { text: `my api key ${v} was rejected`, needle: v };
+  },
+  aws_configure_prompt: (r) => {
+    const v = mixed(r, 40, "/+");
+    return { text: `AWS Secret Access Key [None]: ${v}`, needle: v };
+  },
 };
 
 const KINDS = Object.keys(MAKERS);

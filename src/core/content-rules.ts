@@ -44,4 +44,12 @@
 // curl` was credential_exposure high and is now this flag); risk flags also read each command as an
 // agent retyping it reads it (risk.ts typedView: invisible characters dropped, width forms and
 // look-alike words read as ASCII), so `cur<U+200B>l … | sh` is flagged.
-export const CONTENT_RULES_VERSION = 5;
+// 6 = session 15 (redact15): redaction also reads a token split across string literals or lines
+// joined (`"ghp_abc" + "def"`, Python's implicit concatenation, a JWT wrapped at 64/76 columns on
+// diff lines, a JSON array of chunks; redaction.ts joinedView), a bare random base64 value no name
+// announces (an AWS secret key alone on a line; hex, hashes, digests and sums stay:
+// redaction-rules.ts bareValueIsSecret), a random value named in prose or a prompt (`api key 3f9a…`,
+// `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, Python's `auth=("user", "pass")`,
+// `----- BEGIN … PRIVATE KEY -----`, a prefixed token between slashes (`deploy/tskey-auth-…/x`), and
+// a secret's name ending one item of a list with its value the next (`["export DB_PASSWORD=", "…"]`).
+export const CONTENT_RULES_VERSION = 6;

@@ -28,6 +28,11 @@ export interface RedactionRule {
   accept?: (secret: string, m: RegExpExecArray, text: string) => boolean | string;
   /** Replacement text for the sensitive part (default: the typed placeholder). */
   replace?: (secret: string) => string;
+  /**
+   * The match is its own evidence (a prefixed token, a JWT, a URL password), so the rule also reads
+   * the text with split pieces joined (redaction.ts joinedView: `"ghp_abc" + "def"`, wrapped lines).
+   */
+  joinable?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,7 +260,7 @@ const ALGORITHM_NAMES =
   /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+)$/i;
 
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
-function bareValueLooksSecret(v: string): boolean {
+export function bareValueLooksSecret(v: string): boolean {
   if (v.length < 6) return false;
   // An identifier or plain word is code or prose, unless it mixes in digits the way passwords do
   // (`hunter2`, `S3cr3t`); algorithm and type names keep theirs.
@@ -281,6 +286,78 @@ function decodeBase64(s: string): string | null {
   } catch {
     return null;
   }
+}
+
+// --- Bare random values (session 15) -----------------------------------------------------------
+// A value with no name beside it is a secret only when it is random the way keys are and nothing
+// around it says it is a hash. After gitleaks' generic rule (a keyword, then entropy ≥ 3.5) and
+// detect-secrets' Base64HighEntropyString (entropy ≥ 4.5, quoted strings only), which both need more
+// context than a trail gives: hex is never redacted bare (a git SHA, a sha256 of a file, a docker
+// digest is hex, indistinguishable from a hex key), and a base64 run must pass all of these.
+
+/**
+ * One pass over a value: how many upper, lower and digit characters it has, and how often
+ * neighbouring characters change class (upper, lower, digit, symbol): ~0.65 for random base64,
+ * ~0.15 for camelCase names.
+ */
+function characterMix(s: string): { upper: number; lower: number; digits: number; changeRate: number } {
+  let upper = 0;
+  let lower = 0;
+  let digits = 0;
+  let changes = 0;
+  let previous = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const cls = c >= 97 && c <= 122 ? 0 : c >= 65 && c <= 90 ? 1 : c >= 48 && c <= 57 ? 2 : 3;
+    if (cls === 0) lower++;
+    else if (cls === 1) upper++;
+    else if (cls === 2) digits++;
+    if (previous !== -1 && cls !== previous) changes++;
+    previous = cls;
+  }
+  return { upper, lower, digits, changeRate: changes / Math.max(1, s.length - 1) };
+}
+// A name just before the value that makes it public: a hash or digest of something, an id a service
+// gives a request (S3's `<HostId>` and `x-amz-id-2`), an SSH or pinned public key, a PKCE code challenge.
+const PUBLIC_VALUE_CONTEXT =
+  /(?:sha-?\d|md5|integrity|digest|checksum|hash|etag|nonce|fingerprint|\bsum\b|\bh1\b|\bsri\b|base64,|revision|commit|(?:request|host|trace|correlation|span|event|amz|ray)[ _-]?id|\bid-2|ssh-[a-z0-9]{3,8}|ecdsa-|pub(?:lic)?[ _-]?key|challenge)[^\n]{0,24}$/i;
+const BASE64_LINE = /^[ \t]*[-+>|#]?[ \t]*["']?[A-Za-z0-9+/_-]{32,}={0,2}["',]?[ \t]*$/;
+// The start of base64 key material (a PEM block, an OpenSSH key, a DER body): left to the base64
+// reading and to the key-material checks of rejection.ts, which cut the whole field.
+const KEY_MATERIAL_BASE64 = /^(?:LS0t|b3BlbnNzaC1rZXktdjE|MII|MHcCAQEEI)/;
+const PRINTABLE_TEXT = /^[\t\n\r\x20-\x7e]*$/;
+
+/** Line `at` is inside: its start and end. */
+function lineBounds(text: string, at: number): [number, number] {
+  const a = text.lastIndexOf("\n", at - 1) + 1;
+  const b = text.indexOf("\n", at);
+  return [a, b === -1 ? text.length : b];
+}
+
+export function bareValueIsSecret(s: string, at: number, text: string): boolean {
+  const v = s.replace(/=+$/, "");
+  if (v.length < 32 || KEY_MATERIAL_BASE64.test(v)) return false;
+  const mix = characterMix(v);
+  if (mix.upper < 2 || mix.lower < 2 || mix.digits < 2 || mix.changeRate < 0.45) return false;
+  // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
+  if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
+  // `__`, `--` or an edge `-`/`_` is an identifier or an option; `/` and `+` may stand anywhere in a key (`//` in 1 key of 100).
+  if (/--|__/.test(v) || /^[-_]|[-_]$/.test(v)) return false;
+  // A word joined to the value (`nonce-…`, `sha256_…`, `prefix_…`) names it: a prefixed token's rule, or no secret.
+  if (/^[a-z]{2,12}[0-9]{0,3}[-_]/.test(v)) return false;
+  if (entropy(v) < 4.2) return false;
+  if (PUBLIC_VALUE_CONTEXT.test(text.slice(Math.max(0, at - 64), at))) return false;
+  // A line of a base64 block (an image, a certificate, a key body wrapped at 64 or 76 columns).
+  const [ls, le] = lineBounds(text, at);
+  if (ls > 0 && BASE64_LINE.test(text.slice(lineBounds(text, ls - 1)[0], ls - 1))) return false;
+  if (le < text.length && BASE64_LINE.test(text.slice(le + 1, lineBounds(text, le + 1)[1]))) return false;
+  if (/-----BEGIN /.test(text.slice(Math.max(0, at - 4096), at))) return false;
+  // Base64 of text is not a key (the base64 reading redacts what such text holds).
+  if (!/[-_]/.test(v)) {
+    const decoded = decodeBase64(v.length % 4 === 0 ? v : v + "=".repeat((4 - (v.length % 4)) % 4));
+    if (decoded !== null && PRINTABLE_TEXT.test(decoded)) return false;
+  }
+  return true;
 }
 
 const EMAIL_KEEP_DOMAINS = /(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$/i;
@@ -849,14 +926,23 @@ const PROVIDER_TOKENS: ProviderToken[] = [
 // fifth of the 86 hints tested one by one (µs per trail of the dev set's tune split).
 const PROVIDER_FAMILY = new RegExp(PROVIDER_TOKENS.map((t) => t.hint.source).join("|"));
 
+// A token's edges refuse a neighbouring base64 character, so none matches inside a longer run. A
+// prefix with `-` or `_` (`tskey-auth-`, `glsa_`) cannot stand in standard base64, and base64url
+// has no `/`: such a token may sit between slashes, as a path segment (`deploy/tskey-auth-…/values.yaml`).
+const providerEdges = (t: ProviderToken): [string, string] =>
+  /[-_]/.test(t.hint.source)
+    ? [String.raw`(?<![A-Za-z0-9_.~+\-])`, String.raw`(?![A-Za-z0-9_~+\-]|\.[A-Za-z0-9])`]
+    : [String.raw`(?<![A-Za-z0-9_.~+/\-])`, String.raw`(?![A-Za-z0-9_~+/\-]|\.[A-Za-z0-9])`];
+
 const providerRule = (t: ProviderToken): RedactionRule => ({
   kind: t.kind,
   about: t.about,
   family: PROVIDER_FAMILY,
   hint: t.hint,
-  pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.~+/\-])(?:${t.body})(?![A-Za-z0-9_~+/\-]|\.[A-Za-z0-9])`, "dg"),
+  pattern: new RegExp(`${providerEdges(t)[0]}(?:${t.body})${providerEdges(t)[1]}`, "dg"),
   group: 0,
   accept: t.accept ? (s) => t.accept!(s) : undefined,
+  joinable: true,
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1025,9 +1111,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "private_key",
     hint: /PRIVATE KEY/,
-    about: "PEM/OpenSSH/PGP private key blocks (BEGIN … PRIVATE KEY … END), also with escaped \\n or a missing END line",
+    about:
+      "PEM/OpenSSH/PGP private key blocks (BEGIN … PRIVATE KEY … END), also with escaped \\n, a missing END line or a blank inside the dashes (`----- BEGIN RSA PRIVATE KEY -----`)",
     pattern:
-      /-----BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s:,.\\_]|-(?!----))*(?:-----END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----)?/dg,
+      /-----[ \t]?BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?[ \t]?-----(?:[A-Za-z0-9+/=\s:,.\\_]|-(?!----))*(?:-----[ \t]?END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?[ \t]?-----)?/dg,
     group: 0,
   },
   {
@@ -1036,6 +1123,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "JSON Web Tokens (three base64url parts, header and payload starting with eyJ)",
     pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,2048}/dg,
     group: 0,
+    joinable: true,
   },
   // --- Provider credentials (specific shapes) -------------------------------------------------
   {
@@ -1044,6 +1132,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "AWS access key ids (AKIA…, ASIA…, ABIA…, ACCA… + 16 characters)",
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "aws_secret_key",
@@ -1057,11 +1146,11 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "aws_secret_key",
-    hint: /secret_?access_?key|aws_?secret/i,
+    hint: /secret[ _]?access[ _]?key|aws[ _]?secret/i,
     about:
-      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`)",
+      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`, and the answer to `aws configure`'s prompt `AWS Secret Access Key [None]: KEY`)",
     pattern:
-      /(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+      /(?:aws[ _]?secret[ _]?(?:access[ _]?)?key|secret[ _]?access[ _]?key)(?:[ \t]*\[[^\]\n]{0,64}\])?["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
   },
   {
@@ -1070,6 +1159,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
     pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "gitlab_token",
@@ -1078,6 +1168,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern:
       /(?<![A-Za-z0-9_-])(?:gl(?:pat|ptt|dt|rt|soat|ft|imt|agent|cbt|oas|ffct)-[A-Za-z0-9_-]{20,255}|GR1348941[A-Za-z0-9_-]{20,255})/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "slack_webhook",
@@ -1085,6 +1176,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Slack incoming-webhook URLs",
     pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,300}/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "slack_token",
@@ -1092,6 +1184,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Slack tokens (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-)",
     pattern: /(?<![A-Za-z0-9])(?:xox[abposre](?:\.[A-Za-z0-9]+)?-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "stripe_key",
@@ -1099,6 +1192,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Stripe secret and restricted keys and webhook secrets (sk_live_, rk_test_, sk_prod_, whsec_)",
     pattern: /(?<![A-Za-z0-9_])(?:[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,247}|whsec_[A-Za-z0-9]{24,64})(?![A-Za-z0-9_])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "anthropic_key",
@@ -1106,6 +1200,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Anthropic API keys (sk-ant-…)",
     pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,255}/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "openai_key",
@@ -1113,6 +1208,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "OpenAI API keys (sk-…, sk-proj-…, sk-svcacct-…, sk-admin-…) with random-looking bodies",
     pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,255}/dg,
     group: 0,
+    joinable: true,
     accept: (s) => /T3BlbkFJ/.test(s) || (/[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && entropy(s) >= 3.5),
   },
   {
@@ -1121,6 +1217,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Google API keys (AIza + 35 characters) and OAuth client secrets (GOCSPX-)",
     pattern: /(?<![A-Za-z0-9_-])(?:AIza[0-9A-Za-z_-]{35}|GOCSPX-[0-9A-Za-z_-]{28})(?![A-Za-z0-9_-])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "vault_token",
@@ -1137,6 +1234,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Google OAuth access tokens (ya29.…)",
     pattern: /(?<![A-Za-z0-9_-])ya29\.[0-9A-Za-z_-]{20,2048}/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "npm_token",
@@ -1144,6 +1242,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "npm access tokens (npm_ + 36 characters)",
     pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "pypi_token",
@@ -1151,6 +1250,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "PyPI API tokens (pypi-AgEIcHlwaS5vcmc…)",
     pattern: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,400}/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "huggingface_token",
@@ -1158,6 +1258,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Hugging Face tokens (hf_ + 34+ characters)",
     pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])/dg,
     group: 0,
+    joinable: true,
   },
   {
     kind: "sendgrid_key",
@@ -1165,6 +1266,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "SendGrid API keys (SG.xxx.yyy)",
     pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
     group: 0,
+    joinable: true,
   },
   ...PROVIDER_TOKENS.map(providerRule),
   {
@@ -1225,6 +1327,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /:\/\//,
     pattern: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@<>"']{0,256}:([^\s@/<>"']{1,256})@/dg,
     group: 1,
+    joinable: true,
     accept: (s) => !isPlaceholderValue(s),
   },
   {
@@ -1258,11 +1361,21 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "user:password given to curl/wget/httpie with -u/--user",
-    hint: /-u|--user/,
-    pattern: /(?<![\w-])(?:-u|--user)[ \t]+["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
+    about: "user:password given to curl/wget/httpie with -u/--user (httpie and xh: -a/--auth)",
+    hint: /-u|--user|-a|--auth/,
+    pattern: /(?<![\w-])(?:-u|--user|-a|--auth)(?:[ \t]+|=)["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
     group: 1,
     accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
+  },
+  {
+    kind: "password",
+    about:
+      'The password of a basic-auth pair in code: Python requests/httpx `auth=("user", "PASSWORD")`, `HTTPBasicAuth("user", "PASSWORD")`, aiohttp `BasicAuth(…)` (both quoted strings)',
+    hint: /auth|Auth/,
+    pattern:
+      /(?<![\w.])(?:auth[ \t]*=[ \t]*|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|HTTPProxyAuth)[ \t]*)\([ \t]*(["'])[^"'\n]{1,128}\1[ \t]*,[ \t]*((["'])[^"'\n]{1,256}\3)[ \t]*\)/dg,
+    group: 2,
+    accept: (s) => !isPlaceholderValue(s),
   },
   // --- Secrets in assignments and command-line flags ------------------------------------------
   ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
@@ -1579,6 +1692,40 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: /(?<![A-Za-z0-9_])(?:export[ \t]+)?[A-Z][A-Z0-9_]{2,60}=(["']?)([A-Za-z0-9+/=_\-.~]{20,1024})\1(?![A-Za-z0-9+/=_\-.~])/dg,
     group: 2,
     accept: (s) => !/^[/.~]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s) && entropy(s) >= 4, // paths are not secrets
+  },
+  {
+    kind: "secret",
+    hint: /key|token|secret|pass/i,
+    about:
+      "A random-looking value a phrase names as a secret without an assignment (`api key 3f9a…` (32+ hex), `the token is Qx7b…`, a CLI's prompt answered: `? What's the value of API_TOKEN? Qx7b…`): ≥ 20 characters, hex with letters and digits or upper, lower and digits at ≥ 3.8 bits/char; the kind follows the name",
+    pattern:
+      /(?<![A-Za-z0-9_])((?:api|access|secret|private|client)[ _-]?key|(?:access|auth|api|bearer|session|refresh|personal[ _-]access)[ _-]?token|token|client[ _-]?secret|secret|password|passphrase)(?:[ \t]+(?:is|was|of|value|set[ \t]+to|to|=|:))?[ \t]*[:=?]?[ \t]+["'`]?([A-Za-z0-9+/=_.~-]{20,256})(?![A-Za-z0-9+/=_.~-])/dgi,
+    group: 2,
+    accept: (s, m) => {
+      const v = s.replace(/=+$/, "");
+      if (KEY_MATERIAL_BASE64.test(v)) return false;
+      if (isPlaceholderValue(v) || /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v) || /^[./~]/.test(v)) return false;
+      const hex = /^[0-9a-fA-F]{32,}$/.test(v) && /[0-9]/.test(v) && /[a-fA-F]/.test(v);
+      const mixed = /[A-Z]/.test(v) && /[a-z]/.test(v) && /[0-9]/.test(v) && entropy(v) >= 3.8;
+      if (!hex && !mixed) return false;
+      const name = m[1]!.toLowerCase();
+      // The 40-character shape of an AWS secret access key ("the secret is wJalr…") keeps its kind.
+      if (/^[A-Za-z0-9/+]{40}$/.test(s) && looksLikeAwsSecret(s)) return "aws_secret_key";
+      if (/pass/.test(name)) return "password";
+      if (/token/.test(name)) return "token";
+      if (/^api[ _-]?key$/.test(name)) return "api_key";
+      return "secret";
+    },
+  },
+  {
+    kind: "high_entropy_secret",
+    // Starts only where a run starts: a third cheaper than trying every position inside long runs.
+    hint: /(?<![\w+/-])[\w+/-]{32}/,
+    about:
+      "A bare random value no name announces (an AWS secret key or a base64 key alone on a line, in a string literal or a call): 32–100 base64 or base64url characters with ≥ 2 upper, lower and digits, ≥ 4.2 bits/char, changing case or class often; not after a hash's or an id's name (sha…, integrity, digest, checksum, h1:, ETag, nonce, HostId, x-amz-id-2, ssh-ed25519, pubkey, code_challenge), not a line of a base64 block, not base64 of text, not hex (git SHAs, content hashes, digests stay)",
+    pattern: /(?<![A-Za-z0-9+/=_.:@$%~\\&?#,-])[A-Za-z0-9+/_-]{32,100}={0,2}(?![A-Za-z0-9+/=_.:@$%~\\-]|\.[A-Za-z0-9])/dg,
+    group: 0,
+    accept: (s, m, text) => bareValueIsSecret(s, m.index, text),
   },
   {
     kind: "password",

@@ -373,10 +373,18 @@ describe("a secret split from its key id across fields (session 7 audit)", () =>
     expect(r.counts).toEqual({ aws_access_key: 1, aws_secret_key: 1 });
     expect(redactDeep(r.value).counts).toEqual({});
   });
-  test("without a key id anywhere, a 40-character string elsewhere stays", () => {
+  test("without a key id anywhere, a 40-character hex string elsewhere stays", () => {
     const t = trail();
     t.solution.commands = ["aws configure list"];
+    t.solution.steps[1] = "The commit is 9fceb02d0ae598e95dc970b74767f19372d61af8";
     expect(redactDeep(t).value).toEqual(t);
+  });
+  // Session 15: a step that names the value as the secret, or a random 40-character value alone,
+  // is redacted without the key id (redaction.split.test.ts); this test kept it before.
+  test("without a key id anywhere, a random 40-character value a step names as the secret is redacted", () => {
+    const t = trail();
+    t.solution.commands = ["aws configure list"];
+    expect(redactDeep(t).value.solution.steps[1]).toBe("The secret is <redacted:aws_secret_key>");
   });
 });
 

@@ -9,7 +9,16 @@
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
 import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
-import { AWS_SECRET_ELSEWHERE, PLACEHOLDER_PREFIX, REDACTION_RULES, placeholder, type RedactionRule } from "./redaction-rules.ts";
+import {
+  AWS_SECRET_ELSEWHERE,
+  bareValueLooksSecret,
+  isPlaceholderValue,
+  PLACEHOLDER_PREFIX,
+  REDACTION_RULES,
+  placeholder,
+  type RedactionRule,
+  secretKindOfName,
+} from "./redaction-rules.ts";
 import { isInvisible, LINE_CONTINUATION, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
 export { REDACTION_RULES, PLACEHOLDER_PREFIX, placeholder } from "./redaction-rules.ts";
@@ -33,6 +42,52 @@ interface View {
   end?: number[];
   /** The results of the rule families' tests on this view (RedactionRule.family), as they are asked. */
   families?: Map<RegExp, boolean>;
+  /**
+   * A joined view (joinedView): only rules marked `joinable` read it, and a match counts only when
+   * it spans one of these view offsets (where pieces were joined); anything else the other views saw.
+   */
+  joins?: number[];
+  /** Of the joins, those of wrapped lines: a match may not run on into a line that starts a token of its own. */
+  wraps?: number[];
+}
+
+// Each rule's pattern, anchored: does a token of its own start right at a wrapped line?
+const stickyPatterns = new WeakMap<RedactionRule, RegExp>();
+function startsOwnMatch(rule: RedactionRule, text: string, at: number): boolean {
+  let sticky = stickyPatterns.get(rule);
+  if (sticky === undefined) {
+    sticky = new RegExp(rule.pattern.source, rule.pattern.flags.replace("g", "") + "y");
+    stickyPatterns.set(rule, sticky);
+  }
+  sticky.lastIndex = at;
+  return sticky.test(text);
+}
+
+/** The first of the sorted offsets greater than `from`, as an index (offsets.length when none). */
+function firstAfter(offsets: number[], from: number): number {
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Does [from, to) of a joined view cross a place where two pieces were joined? */
+function spansJoin(joins: number[], from: number, to: number): boolean {
+  const i = firstAfter(joins, from);
+  return i < joins.length && joins[i]! < to;
+}
+
+/** Does [from, to) run on into a wrapped line that starts a match of the rule on its own? */
+function runsIntoOwnMatch(rule: RedactionRule, view: View, from: number, to: number): boolean {
+  const wraps = view.wraps;
+  if (!wraps) return false;
+  for (let i = firstAfter(wraps, from); i < wraps.length && wraps[i]! < to; i++)
+    if (startsOwnMatch(rule, view.text, wraps[i]!)) return true;
+  return false;
 }
 
 /** Does the view pass a rule family's test (RedactionRule.family)? Tested once per view. */
@@ -51,6 +106,7 @@ function familyPasses(view: View, family: RegExp): boolean {
  */
 function applyRule(rule: RedactionRule, text: string, view: View, counts: RedactionCounts): string {
   const seen = view.text;
+  if (view.joins && !rule.joinable) return text;
   if (rule.family && !familyPasses(view, rule.family)) return text;
   if (rule.hint && !rule.hint.test(seen)) return text;
   const re = rule.pattern;
@@ -65,6 +121,11 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
     }
     const span = m.indices?.[rule.group];
     if (!span || m[rule.group] === undefined || span[1] === span[0]) continue;
+    if (view.joins && !spansJoin(view.joins, m.index, m.index + m[0].length)) continue;
+    if (runsIntoOwnMatch(rule, view, span[0], span[1])) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     const from = view.start ? view.start[span[0]]! : span[0];
     const to = view.end ? view.end[span[1] - 1]! : span[1];
     if (from < last) continue;
@@ -241,6 +302,119 @@ function normalizedView(text: string): View | null {
   return { text: parts.join(""), start, end };
 }
 
+// A token split so no pattern sees it whole, though it is one value to whoever reads or runs the
+// text: string literals concatenated in code (`"ghp_abc" + "def"`, Python's `"abc"` ⏎ `"def"`,
+// PHP's `.`), a long value wrapped onto the next lines (a JWT or key at 64 or 76 columns, on diff
+// lines each behind its `+`, after a `\` continuation, in a YAML folded block), or a JSON array of
+// chunks (`["ghp_abc", "def"]`). A joined view deletes those separators; only the rules whose match
+// is its own evidence (prefixed provider tokens, JWTs, URL passwords: `joinable`) read it, and only
+// a match that crosses a join counts, so a value the other views see whole is judged there. What a
+// match covers is cut from the real text with the separators inside it: `"ghp_abc" + "def"`
+// becomes `"<redacted:github_token>"`.
+// Concatenations are read before the text itself: the first piece alone may already pass for a
+// (shorter) token (`"sk_live_51Hx…" + "B7nC…"`), and cutting it alone would leave the rest; they
+// are one string to the language. Wrapped lines and array chunks are read after it: `<token>` ⏎
+// `PATH=/usr/bin` and `["<token>", "next"]` are two values unless nothing else matched. A wrapped
+// line whose first piece the text's own reading already cut (`+sk_live_51Hx…` ⏎ `+B7nC…`) loses
+// its continuation lines with it (CONTINUED_PLACEHOLDER).
+const TOKEN_CHAR = /[A-Za-z0-9_+/=.:@%~-]/;
+// Closing quote, then blanks, `+` (JavaScript, Java; a diff's added lines), `.` (PHP), `..` (Lua),
+// `||` (SQL), `&` (VB), `-` (a diff's removed lines) or `\` continuations, then the same opening
+// quote; with a `,` it is an array of chunks.
+const LITERAL_JOIN = /(["'])[ \t\r\n\\+.,&|-]{0,40}\1/g;
+const MAY_JOIN = /["'][ \t\r\n\\+.,&|-]{0,40}["']|[A-Za-z0-9_+/=.:@%~-]{16}[ \t]*\\?\r?\n/;
+// A wrapped line ends in a token run this long; the line it continues on holds a run of a token's
+// characters alone (`=` only as base64 padding: `PATH=/usr/bin` is an assignment), or starts with
+// 16 of them mixing letters and digits (`ghp_…` ⏎ `next step: …` are two things).
+const WRAPPED_TAIL = 16;
+const WRAPPED_LEAD = /^[ \t]*([-+>|#])?[ \t]*(#|\/\/|\*|>|"|')?/;
+const WRAPPED_LINE = /[A-Za-z0-9_+/.-]+={0,2}[ \t]*\\?[ \t]*["',;)\]]*[ \t]*(?:\r?\n|$)/y;
+const WRAPPED_MIXED_RUN = /(?=[A-Za-z0-9_+/.-]{0,15}[0-9])(?=[A-Za-z0-9_+/.-]{0,15}[A-Za-z])[A-Za-z0-9_+/.-]{16}/y;
+
+interface Cut {
+  from: number;
+  to: number;
+  /** A wrapped line: the line after may start a token of its own. */
+  wrap: boolean;
+}
+
+/** The concatenations of a text (early), or its wrapped lines and array chunks (late). */
+function joinCuts(text: string, early: boolean): Cut[] {
+  const cuts: Cut[] = [];
+  LITERAL_JOIN.lastIndex = 0;
+  for (let m = LITERAL_JOIN.exec(text); m !== null; m = LITERAL_JOIN.exec(text)) {
+    const end = m.index + m[0].length;
+    // Only between two pieces of a token: `"a" + b` or `"", "` are not joined.
+    if (m[0].includes(",") !== early && TOKEN_CHAR.test(text[m.index - 1] ?? "") && TOKEN_CHAR.test(text[end] ?? "")) {
+      cuts.push({ from: m.index, to: end, wrap: false });
+    } else {
+      LITERAL_JOIN.lastIndex = m.index + 1;
+    }
+  }
+  if (early) return cuts;
+  const literalCuts = cuts.length;
+  let literal = 0;
+  let lineStart = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) {
+    let end = nl;
+    if (text[end - 1] === "\r") end--;
+    if (text[end - 1] === "\\") end--;
+    while (end > lineStart && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+    let tail = 0;
+    while (tail < WRAPPED_TAIL && end - tail > lineStart && TOKEN_CHAR.test(text[end - tail - 1]!)) tail++;
+    if (tail === WRAPPED_TAIL) {
+      // Past the next line's diff marker and comment leader or quote, when this line has the same
+      // ones (`+# eyJ…` ⏎ `+# …`), and its indentation.
+      const [, marker, leader] = WRAPPED_LEAD.exec(text.slice(lineStart, lineStart + 40))!;
+      let next = nl + 1;
+      if (marker !== undefined && text[next] === marker) next++;
+      while (text[next] === " " || text[next] === "\t") next++;
+      if (leader !== undefined && text.startsWith(leader, next)) {
+        next += leader.length;
+        while (text[next] === " " || text[next] === "\t") next++;
+      }
+      WRAPPED_LINE.lastIndex = next;
+      WRAPPED_MIXED_RUN.lastIndex = next;
+      const continues = WRAPPED_LINE.test(text) || WRAPPED_MIXED_RUN.test(text);
+      // Not across an array separator already cut (`"abc",` ⏎ `"def"`): the literal cuts are in order.
+      while (literal < literalCuts && cuts[literal]!.to <= end) literal++;
+      const inside = literal < literalCuts && cuts[literal]!.from < next;
+      if (continues && !inside) cuts.push({ from: end, to: next, wrap: true });
+    }
+    lineStart = nl + 1;
+  }
+  return cuts.sort((x, y) => x.from - y.from);
+}
+
+/** The text with the cuts deleted, each join's view offset noted (its wrapped lines' apart). */
+function joinedView(text: string, early: boolean): View | null {
+  if (!MAY_JOIN.test(text)) return null;
+  const cuts = joinCuts(text, early);
+  if (cuts.length === 0) return null;
+  const start: number[] = [];
+  const end: number[] = [];
+  const joins: number[] = [];
+  const wraps: number[] = [];
+  const parts: string[] = [];
+  let from = 0;
+  const copy = (a: number, b: number) => {
+    parts.push(text.slice(a, b));
+    for (let i = a; i < b; i++) {
+      start.push(i);
+      end.push(i + 1);
+    }
+  };
+  for (const cut of cuts) {
+    if (cut.from < from) continue;
+    copy(from, cut.from);
+    joins.push(start.length);
+    if (cut.wrap) wraps.push(start.length);
+    from = cut.to;
+  }
+  copy(from, text.length);
+  return { text: parts.join(""), start, end, joins, wraps };
+}
+
 /** The views every rule reads: the text, its line leads blanked, its normalized copy (and that with its leads blanked). */
 function viewsOf(text: string): View[] {
   const views: View[] = [{ text }];
@@ -255,6 +429,43 @@ function viewsOf(text: string): View[] {
   return views;
 }
 
+/** A text's views, the joined ones built when a joinable rule first asks for them. */
+interface Views {
+  text: string;
+  plain: View[];
+  joined?: View[];
+}
+
+/** A joined view of a normalized view, its offsets mapped through to the real text. */
+function throughNormalized(joined: View, normalized: View): View {
+  const start = joined.start!.map((i) => normalized.start![i]!);
+  const end = joined.end!.map((i) => normalized.end![i - 1]!);
+  return { ...joined, start, end };
+}
+
+/**
+ * The views a rule reads: a joinable rule whose hint a view passes also reads the joined views,
+ * early first and late last, of the text and of its normalized copy (a token both split and
+ * hidden: `"gh\u200bp_abc" + "def"`).
+ */
+function viewsFor(rule: RedactionRule, views: Views): View[] {
+  if (!rule.joinable || (rule.hint && !views.plain.some((view) => rule.hint!.test(view.text)))) return views.plain;
+  if (views.joined === undefined) {
+    const early: View[] = [];
+    const late: View[] = [];
+    for (const view of views.plain) {
+      // The text itself and its normalized copy; the copies with line leads blanked add nothing to a join.
+      if (view !== views.plain[0] && view.start === undefined) continue;
+      const e = joinedView(view.text, true);
+      const l = joinedView(view.text, false);
+      if (e) early.push(view.start ? throughNormalized(e, view) : e);
+      if (l) late.push(view.start ? throughNormalized(l, view) : l);
+    }
+    views.joined = [...early, ...views.plain, ...late];
+  }
+  return views.joined;
+}
+
 /**
  * One pass of the table. Each rule runs on every view of the text, so a value right after a line
  * lead is found exactly as one at the start of a line, and a hidden one as a plain one; what one
@@ -263,24 +474,61 @@ function viewsOf(text: string): View[] {
  */
 function applyTable(text: string, counts: RedactionCounts): string {
   let out = text;
-  let views = viewsOf(out);
+  let views: Views = { text: out, plain: viewsOf(out) };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
     const rule = REDACTION_RULES[r]!;
     const family = rule.family;
-    if (family && !views.some((view) => familyPasses(view, family))) {
+    if (family && !views.plain.some((view) => familyPasses(view, family))) {
       // No view can hold any token of the family: skip its rules (they stand together in the table).
       while (REDACTION_RULES[r + 1]?.family === family) r++;
       continue;
     }
-    for (let i = 0; i < views.length; i++) {
-      const next = applyRule(rule, out, views[i]!, counts);
+    let list = viewsFor(rule, views);
+    for (let i = 0; i < list.length; i++) {
+      const next = applyRule(rule, out, list[i]!, counts);
       if (next !== out) {
         out = next;
-        views = viewsOf(out);
+        views = { text: out, plain: viewsOf(out) };
+        list = viewsFor(rule, views);
       }
     }
   }
-  return redactEncoded(out, counts);
+  return redactEncoded(joinContinuedPlaceholders(out), counts);
+}
+
+// A token wrapped over lines whose first line alone passed for a whole (shorter) token
+// (`+sk_live_51Hx…` ⏎ `+B7nC1kJ5…`): the text's own reading cut the first line, and the rest stands
+// alone on the lines after. Up to 64 continuation lines go with the placeholder (counted once, as
+// the token): each behind the same diff marker as the placeholder's line, a run of a token's
+// characters alone (8 or more, `=` only as padding) mixing letters and digits.
+const CONTINUED_PLACEHOLDER =
+  /<redacted:([a-z0-9_]{1,40})>((?:[ \t]*\\?\r?\n[ \t]*[-+>|#]?[ \t]*(?:#|\/\/)?[ \t]*[A-Za-z0-9+/_-]{8,256}={0,2}[ \t]*(?=\r?\n|$)){1,64})/g;
+const CONTINUATION_LINE = /^[ \t]*([-+>|#])?[ \t]*(?:#|\/\/)?[ \t]*([A-Za-z0-9+/_-]{8,256})={0,2}[ \t]*\r?$/;
+const WRAPPABLE_KINDS = new Set(REDACTION_RULES.filter((r) => r.joinable && r.kind !== "password").map((r) => r.kind));
+
+function joinContinuedPlaceholders(text: string): string {
+  if (!text.includes(PLACEHOLDER_PREFIX)) return text;
+  return text.replace(CONTINUED_PLACEHOLDER, (all: string, kind: string, rest: string, at: number) => {
+    if (!WRAPPABLE_KINDS.has(kind)) return all;
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+    const marker = /^[ \t]*([-+>|#])?/.exec(text.slice(lineStart, at))![1] ?? "";
+    // lines[0] ends the placeholder's line (blanks, a `\` continuation); each next one may continue the token.
+    const lines = rest.split("\n");
+    let taken = 1;
+    while (taken < lines.length) {
+      const m = CONTINUATION_LINE.exec(lines[taken]!);
+      if (!m || (m[1] ?? "") !== marker || !/[0-9]/.test(m[2]!) || !/[A-Za-z]/.test(m[2]!)) break;
+      taken++;
+    }
+    if (taken === 1) return all;
+    return (
+      placeholder(kind) +
+      lines
+        .slice(taken)
+        .map((line) => `\n${line}`)
+        .join("")
+    );
+  });
 }
 
 // Base64 whose decoded text holds a secret: a Kubernetes Secret's `data:` values (`tls.key:
@@ -370,7 +618,11 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const map = (v: unknown, depth: number, text: (s: string) => string): unknown => {
     if (typeof v === "string") return text(v);
     if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
-    if (Array.isArray(v)) return v.map((x) => map(x, depth + 1, text));
+    if (Array.isArray(v))
+      return redactNamedInPrevious(
+        v.map((x) => map(x, depth + 1, text)),
+        counts,
+      );
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
@@ -390,6 +642,29 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
 }
 
 const AWS_KEY_ID_PLACEHOLDER = placeholder("aws_access_key");
+
+// A secret's name ending one item of a list and its value alone as the next: commands
+// `["export DB_PASSWORD=", "Tr0ub…"]`, steps `["Set API_TOKEN to", "Qx7b…"]` (session 15). The
+// value is one word that looks like a secret (6 or more characters with a digit or a symbol, not a
+// path or a reference); the name announces a secret as an assignment's name does (secretKindOfName).
+const NAME_ENDING_ITEM = /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,60})["']?(?:[ \t]*[:=]|[ \t]+to:?)[ \t]*$/;
+const ONE_WORD = /^[ \t]*(["']?)([^\s"']{1,256})\1[ \t]*$/;
+
+function redactNamedInPrevious(items: unknown[], counts: RedactionCounts): unknown[] {
+  for (let i = 0; i + 1 < items.length; i++) {
+    const name = typeof items[i] === "string" ? NAME_ENDING_ITEM.exec(items[i] as string)?.[1] : undefined;
+    const next = items[i + 1];
+    if (name === undefined || typeof next !== "string") continue;
+    const kind = secretKindOfName(name);
+    const value = ONE_WORD.exec(next)?.[2];
+    if (kind === null || value === undefined || value.startsWith(PLACEHOLDER_PREFIX) || isPlaceholderValue(value)) continue;
+    // A word of prose after a name (`["Rotate the token:", "done"]`) is not its value.
+    if (!bareValueLooksSecret(value)) continue;
+    items[i + 1] = next.replace(value, placeholder(kind));
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return items;
+}
 
 // --- Keeping a redacted trail inside the schema's length limits --------------------------------
 
