@@ -440,6 +440,38 @@ describe("bundle size and control characters", () => {
     expect(() => readBundleFile("/dev/zero", 3 * 1024 * 1024)).toThrow("the file is more than 3.0 MiB, over the 3.0 MiB a bundle may hold");
   });
 
+  // Format characters went into a bundle raw: a bidi override (U+202E) made a terminal or an editor
+  // show a command reversed, zero-width and tag characters (U+E0000-U+E007F) hid text, U+2028/2029
+  // broke a line inside a string. They are escaped as the MCP elicitation escapes them.
+  test("format characters and line separators are written escaped and read back identically", () => {
+    const hidden = [
+      "\u202e", // right-to-left override
+      "\u2066\u2069", // isolates
+      "\u200b\u200c\u200d\u2060", // zero-width space, non-joiner, joiner, word joiner
+      "\ufeff", // BOM
+      "\u00ad", // soft hyphen
+      "\u061c", // Arabic letter mark
+      "\u{e0041}\u{e0042}\u{e007f}", // tag characters
+      "\u2028\u2029", // line and paragraph separators
+      "\ufe0f\u{e0100}", // variation selectors
+      "\u009b\u007f", // a C1 control and DEL, as before
+    ].join("");
+    const trail = sampleTrail({ error: `Error: hidden ${hidden} characters` }) as any;
+    trail.solution.commands = [`echo safe ${hidden} && rm -rf ~`];
+    trail.tags = [`tag${hidden}`];
+    const entries = [{ fingerprint: "fp1_00000000000000000000000000000000", category: "runtime", trail }];
+    const text = writeBundle(entries, `source ${hidden}`);
+    // biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each matched on its own
+    expect(text).not.toMatch(/[\p{Cf}\u2028\u2029\u007f-\u009f\ufe0f\u{e0100}]/u);
+    expect(text).toContain("echo safe \\u202e\\u2066\\u2069\\u200b");
+    expect(text).toContain("\\udb40\\udc41"); // U+E0041 as its two UTF-16 units
+    const read = readBundle(text);
+    expect(read.entries).toEqual(entries);
+    expect(read.manifest.source).toBe(`source ${hidden}`);
+    // Written again, the same bytes: the checksum a team compares does not move.
+    expect(writeBundle(read.entries, read.manifest.source, new Date(read.manifest.created_at))).toBe(text);
+  });
+
   test("DEL and C1 controls of a stored trail are written escaped and read back identically", async () => {
     const colony = await startTestColony();
     try {

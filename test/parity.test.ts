@@ -315,6 +315,13 @@ const PUBLISH_ROWS: [string, TrailEdit][] = [
   ["tokens_spent fractional", (t) => (t.effort.tokens_spent = 1.5)],
   ["tokens_spent a NaN-like string", (t) => (t.effort.tokens_spent = "NaN")],
   ["failed_attempts fractional above the threshold", (t) => (t.effort.failed_attempts = 3.5)],
+  // A count the schema refuses under the threshold (2.5, -1, "2") is refused for what it is, as
+  // HTTP does ("must be a whole number", "must be at least 0"), not as too few attempts: the tool's
+  // argument check runs the trail's schema before the threshold is weighed.
+  ["failed_attempts fractional below the threshold", (t) => (t.effort.failed_attempts = 2.5)],
+  ["failed_attempts negative", (t) => (t.effort.failed_attempts = -1)],
+  ["failed_attempts a string below the threshold", (t) => (t.effort.failed_attempts = "2")],
+  ["effort not an object", (t) => (t.effort = 5)],
   ["failed_attempts huge", (t) => (t.effort.failed_attempts = 1e20)],
   ["failed_attempts in fullwidth digits", (t) => (t.effort.failed_attempts = "５")],
   ["an unknown os", (t) => (t.environment.os = "darwin")],

@@ -6,6 +6,7 @@
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { printable } from "./table";
 
 export const BUNDLE_FORMAT = "colony-export";
@@ -54,12 +55,15 @@ export function shownValue(value: unknown): string {
 const sha256 = (bytes: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 
 /**
- * JSON with DEL and the C1 controls (U+007F-U+009F) escaped: JSON.stringify writes them raw, and a
- * stored trail may hold them, so `less` or `cat` of a bundle would send its terminal CSI (U+009B),
- * OSC (U+009D) and the like. Outside strings JSON holds none, so the escapes read back the same.
+ * JSON with every character a person cannot see escaped (src/core/hidden-json.ts, as the MCP
+ * elicitation shows a payload): DEL and the C1 controls, which `less` or `cat` of a bundle would
+ * send its terminal (U+009B is CSI, U+009D OSC); format characters (bidi overrides such as U+202E,
+ * zero-width and tag characters), which make a terminal or an editor show other text than the
+ * file holds; U+2028/U+2029, which editors break lines at. JSON.stringify writes them all raw.
+ * The escapes read back as the same characters.
  */
 export function bundleJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  return escapeHiddenInJson(JSON.stringify(value));
 }
 
 /** The bundle's text for these entries. */

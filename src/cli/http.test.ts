@@ -1,6 +1,6 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { UsageError } from "./command";
-import { clientTarget, request, retryAfterSeconds, UnreachableError } from "./http";
+import { clientTarget, printJson, request, retryAfterSeconds, UnreachableError } from "./http";
 
 describe("request: a colony that does not answer", () => {
   test("no answer within the limit is a timeout, not a colony that cannot be reached", async () => {
@@ -87,5 +87,30 @@ describe("Retry-After (RFC 9110 §10.2.3)", () => {
     expect(retryAfterSeconds("Fri, 27 Nov 2026 12:00:30 GMT", now)).toBe(30);
     expect(retryAfterSeconds("Fri, 27 Nov 2026 11:00:00 GMT", now)).toBe(0);
     for (const bad of [null, "", "soon", "-5", "1e308", "NaN", "9".repeat(400)]) expect(retryAfterSeconds(bad, now)).toBeNull();
+  });
+});
+
+// --json escaped DEL and the C1 controls only: a bidi override (U+202E) in another agent's trail
+// showed a command reversed in the terminal, zero-width and tag characters hid text, U+2028 broke
+// the one line scripts read. They are escaped as a bundle escapes them; parsed, the same value.
+describe("printJson (--json)", () => {
+  test("characters a person cannot see are written as \\u escapes of the same JSON", () => {
+    const value = { summary: "run \u202ehs.llatsni\u202c safely\u200b\u{e0041}\u2028next \u009b31m\u007f" };
+    const written: string[] = [];
+    const write = spyOn(process.stdout, "write").mockImplementation((chunk: any) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      printJson(value);
+    } finally {
+      write.mockRestore();
+    }
+    const line = written.join("");
+    expect(line).not.toMatch(/[\p{Cf}\u2028\u2029\u007f-\u009f]/u);
+    expect(line).toContain("run \\u202ehs.llatsni\\u202c safely\\u200b\\udb40\\udc41\\u2028next \\u009b31m\\u007f");
+    expect(line.endsWith("\n")).toBe(true);
+    expect(line.trimEnd().includes("\n")).toBe(false);
+    expect(JSON.parse(line)).toEqual(value);
   });
 });

@@ -4,7 +4,7 @@
 // message (and each failing path of a validation error); --json prints the body as it came.
 import { ConfigError } from "../config";
 import { errorMessage } from "../core/error-message";
-import { controlFreeJson } from "../core/screening-text";
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { printable } from "./table";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { shownColonyUrl } from "../mcp/colony-client";
@@ -155,7 +155,12 @@ export async function withColony(run: (target: ClientTarget) => Promise<number>)
   }
 }
 
-/** Prints a value as JSON on stdout (one line, for scripts; no raw control character reaches the terminal). */
+/**
+ * Prints a value as JSON on stdout (one line, for scripts), every character a person cannot see
+ * escaped as a bundle writes it (src/core/hidden-json.ts): no raw control character reaches the
+ * terminal, and a bidi override or a zero-width character in another agent's trail does not make
+ * the person reading it see other text than it holds. Parsed, it is the same value.
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${controlFreeJson(value)}\n`);
+  process.stdout.write(`${escapeHiddenInJson(JSON.stringify(value))}\n`);
 }

@@ -46,6 +46,14 @@ describe("loadMcpConfig", () => {
     });
   });
 
+  // The length was counted in UTF-16 units, the schema counts characters: a model name of 200
+  // emoji (valid as a trail's agent_info.model) stopped the server as "over 200 characters".
+  test("COLONY_AGENT_MODEL is held to 200 characters as the trail's schema counts them", () => {
+    expect(loadMcpConfig({ COLONY_AGENT_MODEL: "🤖".repeat(200) }).agentModel).toBe("🤖".repeat(200));
+    expect(hostedToolConfig({ COLONY_AGENT_MODEL: "🤖".repeat(200) }).agentModel).toBe("🤖".repeat(200));
+    expect(() => loadMcpConfig({ COLONY_AGENT_MODEL: "🤖".repeat(201) })).toThrow(ConfigError);
+  });
+
   test("a refused COLONY_URL is echoed without its user and password", () => {
     // The refusal goes to stderr, which MCP clients keep in their log files.
     // A password holding `/`, `#` or `?` (a generated one, not percent-encoded) makes the URL

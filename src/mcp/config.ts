@@ -3,6 +3,7 @@
 // style as src/config.ts.
 import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
+import { Trail } from "../core/trail";
 
 export type PublishPolicy = "off" | "ask" | "auto";
 const PUBLISH_POLICIES: readonly PublishPolicy[] = ["off", "ask", "auto"];
@@ -49,6 +50,14 @@ export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
 export const DEFAULT_MCP_PORT = 8090;
 export const DEFAULT_PUBLISH_WAIT_S = 25;
 
+const MODEL_MAX = Trail.properties.agent_info.properties.model.maxLength!;
+
+const characters = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
 /** The settings a hosted /mcp route uses too. */
 function sharedSettings(env: Env) {
   const highRisk = str(env, "COLONY_ALLOW_HIGH_RISK");
@@ -56,7 +65,11 @@ function sharedSettings(env: Env) {
     throw new ConfigError("COLONY_ALLOW_HIGH_RISK", "1 (allow) or 0 / unset (do not allow)", highRisk);
   }
   const agentModel = str(env, "COLONY_AGENT_MODEL") ?? "unknown";
-  if (agentModel.length > 200) throw new ConfigError("COLONY_AGENT_MODEL", "a model name of at most 200 characters", agentModel);
+  // Characters as the trail's schema counts them (code points): `.length` counted UTF-16 units, so
+  // a model name of 101-200 emoji, valid in a trail, stopped the server.
+  if (characters(agentModel) > MODEL_MAX) {
+    throw new ConfigError("COLONY_AGENT_MODEL", `a model name of at most ${MODEL_MAX} characters`, agentModel);
+  }
   return {
     minFailedAttempts: int(env, "COLONY_MIN_FAILED_ATTEMPTS", 3, 0, 1000),
     allowHighRisk: highRisk === "1",

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { prepareTrail } from "../core/prepare";
 import { mergeCounts } from "../core/redaction";
-import { assessRisk } from "../core/risk";
+import { assessRisk, type Risk } from "../core/risk";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import type { Quotas } from "./quotas";
@@ -40,7 +40,57 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 const draftIdOf = (raw: string) => (typeof raw === "string" ? raw.trim() : raw);
 const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
+/**
+ * The pending drafts' risk by the rules this process runs, by token hash. A draft's payload never
+ * changes and neither do this process's rules, so it is assessed once per process: a GET is
+ * unmetered beyond the general quota, and a draft of 30 hostile 2000-character commands (a 61 KB
+ * body) takes 40-80 ms to assess, which every GET paid while it was assessed on each read.
+ * Bounded by the JSON size of the verdicts held (a few KB for such a draft), oldest out first.
+ */
+export class DraftRiskMemo {
+  private readonly risks = new Map<string, { risk: Risk; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 4 * 1024 * 1024) {}
+
+  riskOf(tokenHash: string, trail: DraftRecord["trail"]): Risk {
+    const held = this.risks.get(tokenHash);
+    if (held) return held.risk;
+    const risk = assessRisk(trail);
+    this.remember(tokenHash, risk);
+    return risk;
+  }
+
+  /** A verdict this process has just made (a draft's creation). */
+  remember(tokenHash: string, risk: Risk): void {
+    this.forget(tokenHash);
+    const bytes = JSON.stringify(risk).length + 200;
+    if (bytes > this.maxBytes) return;
+    while (this.bytes + bytes > this.maxBytes) {
+      const oldest = this.risks.keys().next();
+      if (oldest.done) break;
+      this.forget(oldest.value);
+    }
+    this.risks.set(tokenHash, { risk, bytes });
+    this.bytes += bytes;
+  }
+
+  /** The draft is no longer pending (published, discarded). */
+  forget(tokenHash: string): void {
+    const held = this.risks.get(tokenHash);
+    if (!held) return;
+    this.risks.delete(tokenHash);
+    this.bytes -= held.bytes;
+  }
+
+  get size(): number {
+    return this.risks.size;
+  }
+}
+
 export class DraftService {
+  private readonly risks = new DraftRiskMemo();
+
   constructor(private readonly deps: DraftDeps) {}
 
   private get store(): Store {
@@ -70,6 +120,7 @@ export class DraftService {
       expiresAt: now + DRAFT_LIFETIME_S * 1000,
       trailId: null,
     };
+    this.risks.remember(record.tokenHash, record.risk);
     try {
       await this.store.drafts.insert(record);
     } catch (err) {
@@ -113,7 +164,8 @@ export class DraftService {
         // By the rules this process runs, not those of the draft's creation: a release with new
         // content rules may have started since (the stored verdict could be 30 minutes old), and
         // the person approving must read the flags the trail is indexed with.
-        risk: assessRisk(d.trail),
+        // Assessed once per draft per process (DraftRiskMemo): a GET costs no analysis after the first.
+        risk: this.risks.riskOf(d.tokenHash, d.trail),
         trail: d.trail,
       };
     }
@@ -147,6 +199,7 @@ export class DraftService {
         return inserted;
       }),
     );
+    this.risks.forget(d.tokenHash);
     return {
       body: {
         draft_id: token,
@@ -164,6 +217,7 @@ export class DraftService {
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     if (!(await this.store.drafts.markDiscarded(d.tokenHash))) throw finishedMeanwhile(await this.store.drafts.byHash(d.tokenHash));
+    this.risks.forget(d.tokenHash);
     return { draft_id: token, state: "discarded" as const };
   }
 

@@ -380,11 +380,11 @@ export class TrailService {
     const report = parsed.value;
     // The path names the trail (interface.md 2.6: solution_id "may be omitted"); one that names
     // another trail says the client is confused about which it reports on, and the report would
-    // have been counted for the path's trail without a word. The trail a merged one went into is
-    // the one the report counts for, so naming it is no disagreement.
+    // have been counted for the path's trail without a word. A merged trail's reports count for
+    // the trail it went into, so naming either of the two is no disagreement, whichever is the path.
     if (report.solution_id !== undefined) {
       const named = canonicalTrailId(report.solution_id);
-      if (named !== trailId && named !== target.id) {
+      if (named !== trailId && named !== target.id && !(named && (await store.trails.byId(named))?.mergedInto === target.id)) {
         throw new ServiceError("invalid_request", "the outcome report names another trail than its path", [
           {
             path: "/solution_id",

@@ -5,6 +5,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { type CallToolResult, ErrorCode, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { escapeHiddenInJson } from "../../core/hidden-json";
 import { prepareTrail } from "../../core/prepare";
 import { countTotal, truncateChars } from "../../core/redaction";
 import type { Risk as AssessedRisk } from "../../core/risk";
@@ -177,23 +178,12 @@ function preview(p: Prepared, reason: string): CallToolResult {
   });
 }
 
-// Characters a person cannot see but that change what a text means or how it is laid out: bidi
-// controls (Trojan Source), zero-width and other format characters, C1 controls, fillers and
-// variation selectors. JSON.stringify leaves them raw (it escapes only C0 controls and lone
-// surrogates), so a client would show them as they act: a reversed command, an invisible word.
-// The line and paragraph separators too: shown as line breaks inside one string, they drew JSON
-// structure (the end of a list, another field) that is not there.
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each escaped on its own
-const HIDDEN_IN_JSON = /[\p{Cf}\u007f-\u009f\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u2028\u2029\u{e0100}-\u{e01ef}]/gu;
-
 /**
  * The payload as JSON for a person to read: every hidden character written as its `\uXXXX`
  * escape, so the text shown is still exactly the JSON of the payload that is sent.
  */
 export function payloadForPerson(payload: unknown): string {
-  return JSON.stringify(payload, null, 2).replace(HIDDEN_IN_JSON, (c) =>
-    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
-  );
+  return escapeHiddenInJson(JSON.stringify(payload, null, 2));
 }
 
 /** The form's one field, named in the sentence for an answer that does not fit the form. */
