@@ -44,4 +44,13 @@
 // curl` was credential_exposure high and is now this flag); risk flags also read each command as an
 // agent retyping it reads it (risk.ts typedView: invisible characters dropped, width forms and
 // look-alike words read as ASCII), so `cur<U+200B>l … | sh` is flagged.
-export const CONTENT_RULES_VERSION = 5;
+// 6 = session 15 (risk rules round 8, risk15): a copy of a secret sent by a later line of a patched
+// script, a file server over ~ or / on every interface, ~/.aws or ~/.ssh mounted into a stranger's
+// image, `git add .env` (medium) then `git push` (high) are `sends_local_secrets`; here-documents and
+// here-strings a shell or interpreter runs (`bash <<'EOF'`, `python3 - <<EOF`), eval of a string,
+// `sh -c '…' "$file"`, xargs and find -exec running a shell, the trail's own aliases and functions,
+// `busybox wget`, `deno eval` are read; `${IFS}`, `{curl,-d,…}`, `${PATH:0:1}` are obfuscated_command
+// high and read with the spaces restored; credential_exposure no longer flags secrets discarded to
+// /dev/null, a token piped into `--password-stdin`/`--with-token`, `env | grep PATH`, and flags a bare
+// `env` as printenv (shell.ts, risk.ts, risk-view.ts, risk-secrets.ts, risk-rules.ts).
+export const CONTENT_RULES_VERSION = 6;

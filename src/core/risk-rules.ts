@@ -34,9 +34,9 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { CODE_SENDS_SECRETS_LINE, sentSecrets } from "./risk-secrets.ts";
+import { CODE_SENDS_SECRETS_LINE, exposedSecrets, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
-import { parseShell } from "./shell.ts";
+import { parseShell, type Redirect } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
 
@@ -77,6 +77,12 @@ export interface CommandContext {
   pipedInto: string | null;
   /** The command runs inside a substitution (`$(…)`, backticks, `<(…)`): another command reads its output. */
   substituted: boolean;
+  /** The arguments of the next stage of the pipeline (empty for the last stage). */
+  pipedIntoArgs?: readonly string[];
+  /** Redirections of the command this one runs inside (`bash -c '…' > f`): its output goes there when it has none of its own. */
+  outerRedirects?: readonly Redirect[];
+  /** The directory an earlier `cd` of the script moved to, or null. */
+  cwd?: string | null;
 }
 
 /** A rule about one simple command. */
@@ -117,13 +123,40 @@ const TERMINAL_DEVICE = /^(\/dev\/(stdout|stderr|tty|fd\/[12])|con)$/i;
  * redirect of stdout (`>`, `>>`, `1>`, `&>`, `>|`) to a file or socket, else the next stage of its
  * pipeline, else the command around a substitution, else the terminal.
  */
-function whereSecretsGo(v: View, ctx: CommandContext): string {
+/**
+ * Does this command read a secret from its standard input, as its documentation tells one to pass it
+ * (`docker login --password-stdin`, `gh auth login --with-token`, `gh secret set NAME`,
+ * `wrangler secret put NAME`)? Piping a token into one keeps it off the command line.
+ */
+function readsSecretFromStdin(name: string, args: readonly string[]): boolean {
+  if (args.includes("--password-stdin") || args.includes("--with-token") || args.includes("--token-stdin")) return true;
+  if (name === "gh" && args[0] === "secret" && args[1] === "set") return true;
+  return (name === "wrangler" || args[0] === "wrangler") && args.includes("secret") && args.includes("put");
+}
+
+/** Does this next stage keep only lines whose pattern names no secret (`grep PATH`, `findstr JAVA_HOME`)? An inverted match keeps the rest. */
+function filtersOutSecrets(name: string | null, args: readonly string[]): boolean {
+  if (name === null || !/^(grep|egrep|fgrep|rg|findstr|select-string|sls)$/.test(name)) return false;
+  if (args.some((x) => /^-[a-zA-Z]*v[a-zA-Z]*$|^--invert-match$|^\/v$/i.test(x))) return false;
+  const patterns = args.filter((x) => !x.startsWith("-") && !x.startsWith("/"));
+  return patterns.length > 0 && !patterns.some((x) => SECRET_NAME_PATTERN.test(x));
+}
+/** Words of variable names that hold secrets or name a cloud or registry account. */
+const SECRET_NAME_PATTERN =
+  /SECRET|TOKEN|PASS|KEY|AUTH|CRED|SESSION|COOKIE|AWS|AZURE|GCP|GOOGLE|GITHUB|GH_|GITLAB|NPM|PYPI|OPENAI|ANTHROPIC|DATABASE|DB_|_URL|^\.|\*/i;
+
+/** Where a command's standard output goes, or null for the terminal (or the pipe): its own last redirection, else the command it runs inside. */
+function stdoutTarget(v: View, ctx: CommandContext): string | null {
   let target: string | null = null;
-  for (const r of v.cmd.redirects)
+  for (const r of [...(ctx.outerRedirects ?? []), ...v.cmd.redirects])
     if (/^(1?>>?|1?>\||&>>?)$/.test(r.op)) target = r.target.startsWith("&") || TERMINAL_DEVICE.test(r.target) ? null : r.target;
+  return target;
+}
+
+function whereSecretsGo(v: View, ctx: CommandContext): string {
+  const target = stdoutTarget(v, ctx);
   if (target !== null) {
     if (/^\/dev\/(tcp|udp)\//.test(target)) return `writes ${SECRETS} to a network connection (${short(target, 60)})`;
-    if (target === "/dev/null" || /^\$null$/i.test(target)) return `reads ${SECRETS} and discards them (to ${target})`;
     return `copies ${SECRETS} into the file ${short(target, 60)}`;
   }
   if (ctx.pipedInto !== null) return `passes ${SECRETS} through a pipe to ${ctx.pipedInto ? short(ctx.pipedInto, 40) : "another command"}`;
@@ -901,18 +934,30 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const printsSecrets =
         (/^(cat|type|get-content|gc|less|more|head|tail|bat)$/.test(n) && a.some((x) => SECRET_FILE.test(x))) ||
         (n === "printenv" && positional(v).length === 0) ||
-        (n === "env" && a.length === 0) ||
+        (n === "env" && a.every((x) => x.startsWith("-"))) ||
         (/^(echo|write-output|write-host|printf)$/.test(n) && a.some((x) => SECRET_VARIABLE.test(x))) ||
         (/^(get-childitem|gci|dir|ls)$/.test(n) && a.some((x) => /^env:\\?$/i.test(x))) ||
         (n === "security" && /^find-(generic|internet)-password$/.test(a[0] ?? "") && has(v, "-w", "-g"));
       // piped into a network client, they are not printed but sent: sends_local_secrets, below
       if (!printsSecrets || ctx.laterSink) return null;
+      // read and thrown away (`cat ~/.aws/credentials > /dev/null` checks it is readable): nothing is exposed
+      const target = stdoutTarget(v, ctx);
+      if (target !== null && (target === "/dev/null" || /^\$null$/i.test(target) || /^nul$/i.test(target))) return null;
+      // `env | grep PATH`: only the variables the filter names are shown; `printenv | grep AWS` shows secrets
+      if ((n === "env" || n === "printenv") && filtersOutSecrets(ctx.pipedInto, ctx.pipedIntoArgs ?? [])) return null;
+      // `echo $TOKEN | docker login --password-stdin`: the way the tool's documentation gives to pass a secret
+      if (ctx.pipedInto !== null && readsSecretFromStdin(ctx.pipedInto, ctx.pipedIntoArgs ?? [])) return null;
       return { level: "medium", detail: whereSecretsGo(v, ctx) };
     },
   },
 
   // local secrets sent off the machine (risk-secrets.ts): curl -d @~/.ssh/id_rsa, scp ~/.aws/credentials host:, env | curl …
-  { flag: "sends_local_secrets", level: "graded", match: (v, ctx) => sentSecrets(v, ctx.laterSink, ctx.vars) },
+  // and handed out without a send: a file server over ~ or /, ~/.aws mounted into a stranger's image, git add .env (exposedSecrets)
+  {
+    flag: "sends_local_secrets",
+    level: "graded",
+    match: (v, ctx) => [...sentSecrets(v, ctx.laterSink, ctx.vars), ...exposedSecrets(v, ctx.cwd ?? null)],
+  },
 
   // unpinned installs
   {

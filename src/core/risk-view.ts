@@ -39,6 +39,7 @@ const WRAPPERS = new Set([
   "timeout",
   "watch",
   "env",
+  "busybox", // `busybox wget …`, `busybox httpd …`: the applet is the program
 ]);
 const ESCALATORS = new Set(["sudo", "doas", "pkexec", "gsudo", "run0"]);
 
@@ -332,7 +333,36 @@ export function nestedSource(v: View): string | null {
   const a = v.a;
   if (SHELLS.has(v.name) || v.name === "su") {
     const k = a.findIndex((x) => x === "-c" || (/^-[a-z]*c$/.test(x) && x.length <= 4));
-    if (k >= 0 && a[k + 1] !== undefined) return a[k + 1]!;
+    // sh -c 'curl -d @$0 …' ~/.ssh/id_rsa: the words after the code are $0, $1, …
+    if (k >= 0 && a[k + 1] !== undefined) return withPositionals(a[k + 1]!, a.slice(k + 2));
+    // bash <<'EOF' … EOF, sh <<< "…": the shell runs the text on its standard input
+    if (SHELLS.has(v.name) && readsProgramFromStdin(v)) {
+      const text = stdinText(v);
+      if (text !== null) return text;
+    }
+  }
+  // eval "curl … | sh": eval runs its arguments, joined, as a command
+  if (v.name === "eval" && a.length > 0) return a.join(" ");
+  // … | xargs -I{} sh -c '…', … | xargs curl -F f=@{}: xargs runs the command after its options
+  // (only one that runs code or sends: the find and kill rules already read `xargs rm`, `-exec rm {}`)
+  if (v.name === "xargs") {
+    const inner = xargsCommand(a, "");
+    return inner !== null && RUNS_OR_SENDS(baseName(inner.split(" ")[0]!)) ? inner : null;
+  }
+  // find ~/.ssh -exec sh -c '…' {} \;: the command after -exec, {} the files found
+  if (v.name === "find") {
+    const k = a.findIndex((x) => /^-(exec|execdir|ok|okdir)$/.test(x));
+    // (a fetcher or client run directly is the find rule's: `find ~/.aws -exec curl -F f=@{} … +`)
+    const program = baseName(a[k + 1] ?? "");
+    if (k >= 0 && (isInterpreterName(program) || program === "eval")) {
+      const end = a.findIndex((x, i) => i > k && (x === ";" || x === "+"));
+      const roots = a.slice(0, k).filter((x) => !x.startsWith("-") && !x.startsWith("(") && !x.includes("*"));
+      const root = roots[0] ?? ".";
+      return a
+        .slice(k + 1, end < 0 ? undefined : end)
+        .map((x) => shellWord(x.replaceAll("{}", root)))
+        .join(" ");
+    }
   }
   if (v.name === "pwsh" || v.name === "powershell") {
     const k = a.findIndex((x) => /^-(c|command)$/i.test(x));
@@ -353,6 +383,39 @@ export function nestedSource(v: View): string | null {
   }
   // python -c "import os; os.system('…')": the shell command inside the inline code
   return shellOutCommand(v);
+}
+
+/** A program that runs code it is given or sends data: what xargs and find -exec are read through for. */
+const RUNS_OR_SENDS = (n: string) =>
+  isInterpreterName(n) || n === "eval" || FETCHERS.has(n) || /^(nc|ncat|netcat|socat|scp|rsync|sftp|ftp|ssh)$/.test(n);
+
+/** A word as shell text again: quoted when it holds spaces or shell characters, so re-parsing keeps it one word. */
+const shellWord = (x: string) => (/^[\w@%+=:,./~${}*?-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
+
+/** Shell code run with positional parameters (`sh -c CODE a0 a1`): `$0`, `$1`, `"$@"`, … replaced by them. */
+export function withPositionals(code: string, params: readonly string[]): string {
+  if (params.length === 0 || !code.includes("$")) return code;
+  return code.replace(/\$\{?([0-9@*])\}?/g, (m, p: string) =>
+    p === "@" || p === "*" ? params.slice(1).map(shellWord).join(" ") : params[Number(p)] !== undefined ? shellWord(params[Number(p)]!) : m,
+  );
+}
+
+/** The command xargs runs (its arguments after its own options), with its replace-string (-I X) as `input`, or input appended. */
+export function xargsCommand(a: readonly string[], input: string): string | null {
+  const WITH_VALUE = /^(-[aEdLnPsI]|--(arg-file|eof|delimiter|max-lines|max-args|max-procs|max-chars|replace|process-slot-var))$/;
+  let replace: string | null = null;
+  let i = 0;
+  for (; i < a.length && a[i]!.startsWith("-"); i++) {
+    const x = a[i]!;
+    if (x === "-I" || x === "--replace") replace = a[++i] ?? null;
+    else if (/^-I./.test(x)) replace = x.slice(2);
+    else if (x === "-i" || x.startsWith("--replace=")) replace = x.includes("=") ? x.slice(x.indexOf("=") + 1) : "{}";
+    else if (WITH_VALUE.test(x)) i++;
+  }
+  const rest = a.slice(i);
+  if (rest.length === 0) return null;
+  const words = rest.map((x) => (replace && input ? x.replaceAll(replace, input) : x)).map(shellWord);
+  return replace || !input ? words.join(" ") : `${words.join(" ")} ${shellWord(input)}`;
 }
 
 export const CRITICAL_PROCESSES =
@@ -595,7 +658,20 @@ export const SYSTEM_WRITE_TARGET = /^\/(etc|boot|sys|proc\/sys|lib|lib64|usr\/li
 export function inlineCode(v: View): string | null {
   if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
   const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
-  return k >= 0 && v.a[k + 1] !== undefined ? v.a[k + 1]! : null;
+  if (k >= 0 && v.a[k + 1] !== undefined) return v.a[k + 1]!;
+  // `deno eval CODE`
+  if (v.name === "deno" && v.a[0] === "eval" && v.a[1] !== undefined) return v.a[1];
+  // `python3 - <<'EOF'` … `EOF`, `node <<< "…"`: the program is the here-document
+  return readsProgramFromStdin(v) ? stdinText(v) : null;
+}
+
+/** The text a command's standard input is given in the command itself: a here-document's body or a here-string (`<<< "…"`), or null. */
+export function stdinText(v: View): string | null {
+  for (const r of v.cmd.redirects) {
+    if (r.body !== undefined) return r.body;
+    if (r.op === "<<<") return r.target;
+  }
+  return null;
 }
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.

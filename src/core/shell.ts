@@ -1,7 +1,8 @@
 // A small, forgiving shell parser for risk analysis: enough of POSIX sh, bash, PowerShell and
 // cmd to find the commands a line runs. It splits pipelines (`|`) and lists (`&&`, `||`, `;`,
-// `&`, newlines), honours quotes and escapes, records redirections, and parses `$(…)`, `…`,
-// `<(…)` and PowerShell `( … )` into nested scripts. It never throws and never recurses deeper
+// `&`, newlines), honours quotes and escapes, records redirections (a here-document's body on its
+// `<<` redirect, not as lines of the script), and parses `$(…)`, `…`, `<(…)` and PowerShell `( … )`
+// into nested scripts. It never throws and never recurses deeper
 // than MAX_DEPTH, so hostile input costs linear time. Pure: no I/O.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
@@ -22,6 +23,8 @@ export interface Word {
 export interface Redirect {
   op: string;
   target: string;
+  /** A here-document's body (`<<EOF` … `EOF`): the lines between the command and the delimiter line. */
+  body?: string;
 }
 
 export interface SimpleCommand {
@@ -91,6 +94,36 @@ function findClose(src: string, start: number): number {
   return -1;
 }
 
+/**
+ * Reads the bodies of here-documents starting at `from` (just after the newline of the line that
+ * opened them), one after another, each up to the line that is its delimiter (`<<-`: after leading
+ * tabs); stores each on its redirect and returns the index after the last delimiter line. A body
+ * with no delimiter line runs to the end, as bash reads it.
+ */
+function readHeredocBodies(src: string, from: number, docs: Redirect[]): number {
+  let i = from;
+  for (const r of docs) {
+    const strip = r.op === "<<-";
+    const start = i;
+    let end = src.length;
+    while (i < src.length) {
+      const nl = src.indexOf("\n", i);
+      const lineEnd = nl < 0 ? src.length : nl;
+      let line = src.slice(i, lineEnd).replace(/\r$/, "");
+      if (strip) line = line.replace(/^\t+/, "");
+      const next = nl < 0 ? src.length : nl + 1;
+      if (line === r.target) {
+        end = i;
+        i = next;
+        break;
+      }
+      i = next;
+    }
+    r.body = src.slice(start, Math.min(end, src.length)).replace(/\r?\n$/, "");
+  }
+  return i;
+}
+
 export function parseShell(src: string, depth = 0): Script {
   const script: Script = [];
   let pipeline: SimpleCommand[] = [];
@@ -104,11 +137,15 @@ export function parseShell(src: string, depth = 0): Script {
   let i = 0;
   /** Where the current word began in src (kept at the scan position until a word starts). */
   let wordStart = 0;
+  /** Here-documents opened on the current line: their bodies start after its newline. */
+  const heredocs: Redirect[] = [];
 
   const endWord = () => {
     if (!inWord) return;
     if (pendingRedirect !== null) {
-      cmd.redirects.push({ op: pendingRedirect, target: text });
+      const r: Redirect = { op: pendingRedirect, target: text };
+      cmd.redirects.push(r);
+      if (r.op === "<<" || r.op === "<<-") heredocs.push(r);
       pendingRedirect = null;
     } else cmd.words.push({ text, quoted, subs, group, raw: src.slice(wordStart, i) });
     text = "";
@@ -150,7 +187,11 @@ export function parseShell(src: string, depth = 0): Script {
     if (c === " " || c === "\t" || c === "\r") {
       endWord();
       i++;
-    } else if (c === "\n" || c === ";") {
+    } else if (c === "\n") {
+      endPipeline();
+      // the bodies of the here-documents opened on this line, each up to its delimiter line: data, not this script's lines
+      i = heredocs.length > 0 ? readHeredocBodies(src, i + 1, heredocs.splice(0)) : i + 1;
+    } else if (c === ";") {
       endPipeline();
       i++;
     } else if (c === "&" && next === "&") {
@@ -187,6 +228,7 @@ export function parseShell(src: string, depth = 0): Script {
       } else endWord();
       let j = i + 1;
       while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < 4) op += src[j++];
+      if (op === "<<" && src[j] === "-") op += src[j++]; // <<-EOF: the body's leading tabs are dropped
       if (src[j] === "&") {
         // 2>&1: the target is the descriptor itself
         let k = j + 1;
