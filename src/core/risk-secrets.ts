@@ -116,18 +116,50 @@ export function dumpsEnvironment(v: View): boolean {
 }
 
 /** What secret a command's output holds: a credential store it reads, or the environment; null when none. */
-export function printedSecret(v: View): string | null {
+export function printedSecret(v: View, withTokens = true): string | null {
   if (dumpsEnvironment(v)) return "the environment";
   if (/^(echo|write-output|write-host|printf)$/.test(v.name)) {
     const variable = v.a.map((x) => SECRET_VARIABLE_ECHOED.exec(x)).find((m) => m !== null);
     return variable ? `$${variable[1]}` : null;
   }
   if (v.name === "security" && /^find-(generic|internet)-password$/.test(v.a[0] ?? "") && has(v, "-w", "-g")) return "a keychain password";
+  const token = withTokens ? printedToken(v) : null;
+  if (token) return token;
+  // python -c 'print(dict(os.environ))', node -p 'JSON.stringify(process.env)'
+  const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+  if (code !== null && (CODE_READS_SECRETS.test(code) || /^\s*process\.env\s*$/.test(code))) return "local secrets read by inline code";
   if (!READERS.has(v.name)) return null;
   for (const x of v.a) {
     const found = namedCredential(x);
     if (found) return `${found.what} (${found.path})`;
   }
+  return null;
+}
+
+/**
+ * The token or credentials a CLI prints on request (`gh auth token`, `aws configure export-credentials`,
+ * `gcloud auth print-access-token`, `git credential fill`, `npm config get …:_authToken`,
+ * `kubectl get secret … -o yaml`), or null. Flagged where such output goes into a network client,
+ * a socket or a file sent later; a substitution in a request to the service itself is its normal use
+ * and is not read here.
+ */
+function printedToken(v: View): string | null {
+  const j = v.a.join(" ");
+  if (v.name === "gh" && /^auth token\b/.test(j)) return "the GitHub CLI's token";
+  if (
+    v.name === "aws" &&
+    /^(configure (export-credentials|get \S*(secret|key|token)\S*)|sts get-session-token|ecr get-login-password)\b/i.test(j)
+  )
+    return "AWS credentials";
+  if (v.name === "gcloud" && /\bauth (application-default )?print-(access|identity)-token\b/.test(j)) return "a Google Cloud token";
+  if (v.name === "az" && /^account get-access-token\b/.test(j)) return "an Azure token";
+  if (v.name === "git" && /^credential (fill|get)\b|^config --get credential\./.test(j)) return "stored git credentials";
+  if ((v.name === "npm" || v.name === "yarn" || v.name === "pnpm") && /^config get \S*_auth(token)?\b/i.test(j))
+    return "a package registry token";
+  if (v.name === "kubectl" && /^get secrets?\b/.test(j) && /-o\s*(yaml|json)|--output[= ](yaml|json)|jsonpath/.test(j))
+    return "Kubernetes secrets";
+  if (v.name === "heroku" && /^auth:token\b/.test(j)) return "a Heroku token";
+  if (v.name === "op" && /^(read|item get)\b/.test(j)) return "a 1Password secret";
   return null;
 }
 
@@ -149,7 +181,8 @@ function substitutedSecret(w: Word): string | null {
       const read = c.words.length === 0 ? c.redirects.find((r) => r.op === "<" && credentialStore(r.target)) : undefined;
       if (read) return `${credentialStore(read.target)} (${read.target})`;
       const v = viewOf(c);
-      const found = v && printedSecret(v);
+      // a CLI's own token in a request is how it is used (`-H "Authorization: token $(gh auth token)"`): not read here
+      const found = v && printedSecret(v, false);
       if (found) return found;
     }
   return null;

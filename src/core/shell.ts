@@ -94,6 +94,20 @@ function findClose(src: string, start: number): number {
   return -1;
 }
 
+const C_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
+
+/** The text of a `$'…'` word: `\xHH`, `\NNN`, `\uHHHH`, `\UHHHHHHHH`, `\n` … decoded, as bash does. */
+function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/gs, (_m, e: string) => {
+    if (/^[xuU]/.test(e) && e.length > 1) {
+      const code = Number.parseInt(e.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : "";
+    }
+    if (/^[0-7]/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
+    return C_ESCAPES[e] ?? e;
+  });
+}
+
 /**
  * Reads the bodies of here-documents starting at `from` (just after the newline of the line that
  * opened them), one after another, each up to the line that is its delimiter (`<<-`: after leading
@@ -227,7 +241,8 @@ export function parseShell(src: string, depth = 0): Script {
         inWord = false;
       } else endWord();
       let j = i + 1;
-      while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < 4) op += src[j++];
+      const limit = op.length + 3; // `196<>`: the descriptor's digits do not count against the operator's length
+      while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < limit) op += src[j++];
       if (op === "<<" && src[j] === "-") op += src[j++]; // <<-EOF: the body's leading tabs are dropped
       if (src[j] === "&") {
         // 2>&1: the target is the descriptor itself
@@ -239,6 +254,14 @@ export function parseShell(src: string, depth = 0): Script {
       }
       pendingRedirect = op;
       i = j;
+    } else if (c === "$" && next === "'") {
+      // $'\x63url': bash decodes the escapes (ANSI-C quoting)
+      let j = i + 2;
+      while (j < src.length && src[j] !== "'") j += src[j] === "\\" ? 2 : 1;
+      text += decodeAnsiC(src.slice(i + 2, Math.min(j, src.length)));
+      quoted = true;
+      inWord = true;
+      i = j + 1;
     } else if (c === "'") {
       const j = src.indexOf("'", i + 1);
       const end = j < 0 ? src.length : j;
