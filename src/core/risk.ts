@@ -298,9 +298,11 @@ function analyzeText(src: string, carried?: Carried): Found[] {
         else if (inlineCode(v) === null)
           for (const r of v.cmd.redirects) if (r.body !== undefined) visit(parseShell(r.body), depth + 1, vars, false);
         // `echo 'curl … | sh' >> ~/.bashrc`, `(crontab -l; echo "* * * * * curl … | sh") | crontab -`: it runs later
-        const written = here.redirects.filter((r) => />/.test(r.op)).map((r) => r.target);
-        const later = laterRunText(v, [...written, ...writeTargets(v).map((w) => w.target)], ctx.pipedInto);
-        if (later) visit(parseShell(later), depth + 1, vars, false);
+        if (v.name === "echo" || v.name === "printf") {
+          const written = here.redirects.filter((r) => />/.test(r.op)).map((r) => r.target);
+          const later = laterRunText(v, [...written, ...writeTargets(v).map((w) => w.target)], ctx.pipedInto);
+          if (later) visit(parseShell(later), depth + 1, vars, false);
+        }
       });
       p.commands.forEach((c, i) => {
         if (depth >= 4) return;
@@ -509,7 +511,7 @@ function patchFlags(filePath: string, diff: string): Found[] {
       if (!line.trim() || seen.has(line)) continue;
       seen.add(line);
       for (const x of analyzeCommand(line, carried)) f.push({ ...x, detail: `${x.detail} ${where}` });
-      for (const x of followOn.follow(typedView(line), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
+      for (const x of followOn.follow(typedView(commandText(line)), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
     }
   }
   return f;
