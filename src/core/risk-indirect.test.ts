@@ -96,7 +96,9 @@ describe("secrets handed out without a send", () => {
   // Committing: a key or .env staged (medium: the next push publishes it), and pushed (high)
   test("git add of a credential store, and its push", () => {
     expect(levelOf("sends_local_secrets", ["git add -f .env.production"])).toBe("medium");
-    expect(levelOf("sends_local_secrets", ["git add .env && git commit -m env && git push"])).toBe("high");
+    expect(levelOf("sends_local_secrets", ["git add -f .env && git commit -m env && git push"])).toBe("high");
+    // a plain `git add .env` may be the defaults a framework commits (Next.js): its push is for the reader to check
+    expect(levelOf("sends_local_secrets", ["git add .env && git commit -m 'add defaults' && git push"])).toBe("medium");
     expect(levelOf("sends_local_secrets", ["git add -f ~/.ssh/id_rsa", "git commit -m k", "git push origin main"])).toBe("high");
     expect(levelOf("sends_local_secrets", ["cp ~/.ssh/id_rsa deploy_key && git add -f deploy_key && git commit -m k && git push"])).toBe(
       "high",

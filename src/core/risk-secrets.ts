@@ -721,7 +721,7 @@ function containerMounts(v: View): { mounts: { src: string; what: string }[]; im
  * the port reads `~/.ssh/id_rsa`: high; on a loopback address: nothing), a credential store, home or
  * `/` mounted into a container whose image is not from the credential's publisher or Docker's
  * official library (the image's code reads them: high), a credential store added to git (the next
- * push publishes it: medium; high when the trail pushes, see `committedSecret`). `cwd`: the directory
+ * push publishes it: medium; high when the trail pushes a key, or anything added with -f: see `stagedStore`). `cwd`: the directory
  * an earlier `cd` of the same script or trail moved to, or null.
  */
 export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
@@ -757,12 +757,22 @@ export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
 
 /** The credential store a `git add` stages (`git add -f ~/.ssh/id_rsa`, `git add .env`), or null. */
 export function committedSecret(v: View): string | null {
+  return stagedStore(v)?.what ?? null;
+}
+
+/**
+ * What a `git add` stages that holds secrets, and whether a push of it is surely a leak: a key or
+ * credential file, or anything added with `-f` past .gitignore (`sure`); an app's `.env` added plainly
+ * may be the defaults a framework commits (Next.js, Vite), so its push is for the reader to check.
+ */
+export function stagedStore(v: View): { what: string; sure: boolean } | null {
   const k = gitSubcommand(v);
   if (k < 0 || v.a[k] !== "add") return null;
+  const forced = v.a.slice(k + 1).some((x) => x === "-f" || x === "--force" || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(x));
   for (const x of v.a.slice(k + 1)) {
     if (x.startsWith("-") || /(^|\/)\.envrc$/.test(x)) continue; // direnv's .envrc is often committed on purpose
     const found = namedCredential(x);
-    if (found) return `${found.what} (${shortPath(found.path)})`;
+    if (found) return { what: `${found.what} (${shortPath(found.path)})`, sure: forced || found.what !== ENV_FILE };
   }
   return null;
 }

@@ -36,7 +36,7 @@ import { bareExecView, laterRunText, reverseShellPipeline, SOCKET_FDS, socketDes
 import {
   bareEnvView,
   changedDirectory,
-  committedSecret,
+  stagedStore,
   exposedSecrets,
   isNetworkClient,
   namedCredential,
@@ -349,7 +349,7 @@ function expandVariables(text: string, vars: ReadonlyMap<string, string>): strin
 class FollowOn {
   private downloads: { file: string; url: string; where: string }[] = [];
   private staged: { file: string; what: string; where: string }[] = [];
-  private committed: { what: string; where: string } | null = null;
+  private committed: { what: string; where: string; sure: boolean } | null = null;
   private verified = false;
   private cwd: string | null = null;
 
@@ -382,14 +382,15 @@ class FollowOn {
           });
       }
       for (const s of stagedSecrets(v)) this.staged.push({ ...s, where });
-      // `git add -f id_rsa` (or a file filled with one) … `git push`
-      const added = committedSecret(v) ?? this.stagedAdd(v);
-      if (added) this.committed = { what: added, where };
+      // `git add -f id_rsa` (or a file filled with one) … `git push`; a plain `git add .env` … `git push` is medium (see stagedStore)
+      const store = stagedStore(v);
+      const copied = store ? null : this.stagedAdd(v);
+      if (store || copied) this.committed = { what: store?.what ?? copied!, where, sure: store?.sure ?? true };
       if (this.committed && pushesCommits(v))
         out.push({
           flag: "sends_local_secrets",
-          level: "high",
-          detail: `git push publishes ${this.committed.what}, which ${this.committed.where} staged with git add`,
+          level: this.committed.sure ? "high" : "medium",
+          detail: `git push publishes ${this.committed.what}, which ${this.committed.where} staged with git add${this.committed.sure ? "" : ": check it holds no secrets"}`,
         });
       const dir = changedDirectory(v);
       if (dir) this.cwd = dir;
