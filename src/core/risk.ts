@@ -281,31 +281,34 @@ function analyzeText(src: string, carried?: Carried): Found[] {
         };
         for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
         if (depth >= 4) return;
-        const here: Outer = {
-          redirects: [...(ctx.outerRedirects ?? []), ...v.cmd.redirects],
+        // made when a nested script needs it: most commands have none, and hostile input has thousands
+        const here = (): Outer => ({
+          redirects: ctx.outerRedirects ? [...ctx.outerRedirects, ...v.cmd.redirects] : v.cmd.redirects,
           laterSink: ctx.laterSink,
           pipedInto: ctx.pipedInto,
           pipedIntoArgs: ctx.pipedIntoArgs ?? [],
-        };
+        });
         // sudo bash -c '…': every inner command runs as root, already flagged on the outer one
         let nested = nestedSource(v);
         if (v.name === "xargs" && i > 0 && nested !== null) nested = xargsCommand(v.a, pipedCredentialPath(views.slice(0, i))) ?? nested;
         if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
         const def = defs.get(v.name);
-        if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here);
-        if (nested) visit(parseShell(nested), depth + 1, vars, substituted, here);
+        if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
+        if (nested) visit(parseShell(nested), depth + 1, vars, substituted, here());
         // a here-document given to a program that does not run it (`cat > fix.sh <<EOF`): read as the lines it writes, as before
         else if (inlineCode(v) === null)
           for (const r of v.cmd.redirects) if (r.body !== undefined) visit(parseShell(r.body), depth + 1, vars, false);
         // `echo 'curl … | sh' >> ~/.bashrc`, `(crontab -l; echo "* * * * * curl … | sh") | crontab -`: it runs later
         if (v.name === "echo" || v.name === "printf") {
-          const written = here.redirects.filter((r) => />/.test(r.op)).map((r) => r.target);
+          const written = here()
+            .redirects.filter((r) => />/.test(r.op))
+            .map((r) => r.target);
           const later = laterRunText(v, [...written, ...writeTargets(v).map((w) => w.target)], ctx.pipedInto);
           if (later) visit(parseShell(later), depth + 1, vars, false);
         }
       });
       p.commands.forEach((c, i) => {
-        if (depth >= 4) return;
+        if (depth >= 4 || !c.words.some((w) => w.subs.length > 0)) return;
         // `( … ) | crontab -`, `{ … } > f`: a subshell group's output goes where the command's would
         const group = c.words.length === 1 && c.words[0]!.group && c.words[0]!.raw.startsWith("(");
         const asCommand: Outer = {
@@ -320,7 +323,7 @@ function analyzeText(src: string, carried?: Carried): Found[] {
       for (const v of views) {
         const dir = v && changedDirectory(v);
         if (dir) vars.set(CWD, dir);
-        const fds = v ? socketDescriptors(v) : [];
+        const fds = v?.name === "exec" ? socketDescriptors(v) : [];
         if (fds.length > 0) vars.set(SOCKET_FDS, [vars.get(SOCKET_FDS) ?? "", ...fds].join(","));
       }
     }
