@@ -36,7 +36,7 @@ import {
   writeTargets,
 } from "./risk-view.ts";
 import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
-import { CODE_SENDS_SECRETS_LINE, exposedSecrets, sentSecrets } from "./risk-secrets.ts";
+import { CODE_SENDS_SECRETS_LINE, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell, type Redirect } from "./shell.ts";
 
@@ -210,7 +210,8 @@ const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string>
   backslashes: "backslashes inside the word",
   echo: "a command substitution that echoes it",
   escapes: "escape codes ($'\\x63…')",
-  variables: "pieces in variables",
+  variables: "pieces in variables or a default",
+  glob: "a glob the shell resolves to it",
 };
 
 // --- Command rules, in the order their flags are reported -----------------------------------------
@@ -1038,6 +1039,15 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "remote_script_execution",
     level: "high",
     match: (v) => !evaluatesText(v.name) && hiddenArgument(v) === "fetch" && `${v.name} runs a script fetched from the network`,
+  },
+  {
+    // curl -d @$(echo fi8uc3NoL2lkX3JzYQ== | base64 -d) …: what a request sends is named by decoded text
+    flag: "obfuscated_command",
+    level: "medium",
+    match: (v) =>
+      isNetworkClient(v) &&
+      v.args.some(subsDecode) &&
+      `${v.name} sends data or a file named by text decoded at run time: a reader cannot see what it sends`,
   },
   {
     // python -c "exec(urllib.request.urlopen('https://…').read())", node -e "https.get(…, r => … eval(d))"

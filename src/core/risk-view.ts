@@ -20,7 +20,7 @@ export interface View {
   env: Record<string, string>;
   cmd: SimpleCommand;
   /** How the program name was hidden (`cu''rl`, `c\\url`, `$(echo curl)`, `$(… | base64 -d)`), if it was. */
-  hidden?: "quotes" | "backslashes" | "echo" | "decoded" | "escapes" | "variables";
+  hidden?: "quotes" | "backslashes" | "echo" | "decoded" | "escapes" | "variables" | "glob";
 }
 
 const SUDO_OPTS_WITH_ARG = new Set(["-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-D", "-R", "-T"]);
@@ -125,6 +125,14 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(t);
   const value = variable ? vars.get(variable[1]!) : undefined;
   if (value !== undefined && PLAIN_NAME.test(value)) return { name: baseName(value) };
+  // ${x:-curl}: an unset variable's default is the name
+  const fallback = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([A-Za-z0-9_.+-]+)\}$/.exec(t);
+  if (fallback) return { name: baseName(vars.get(fallback[1]!) ?? fallback[2]!), hidden: "variables" };
+  // /???/b??/c?rl, /usr/bin/cu*l: a glob the shell resolves to a program that fetches or runs code (PayloadsAllTheThings, "Bypass with wildcards")
+  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted) {
+    const globbed = globbedProgram(baseName(t));
+    if (globbed) return { name: globbed, hidden: "glob" };
+  }
   // a=cu; b=rl; $a$b, ${c}rl: a name put together from variables the script set
   if (word.subs.length === 0 && t.length <= 200 && /\$/.test(t) && /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z0-9_.+-])+$/.test(t)) {
     let known = true;
@@ -136,6 +144,47 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
     if (known && PLAIN_NAME.test(joined)) return { name: baseName(joined), hidden: "variables" };
   }
   return { name: baseName(t) };
+}
+
+/** Programs a globbed command name is tried against: the ones that fetch or run code. */
+const GLOB_TARGETS = [
+  "curl",
+  "wget",
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "php",
+  "nc",
+  "ncat",
+  "socat",
+  "base64",
+];
+
+/** The program a globbed name (`c?rl`, `b??h`, `*url`) matches, or null (a short glob only: its regex is built from it). */
+function globbedProgram(glob: string): string | null {
+  if ((glob.match(/[?*[]/g) ?? []).length > 8) return null;
+  if (!/[?*]|\[[^\]]+\]/.test(glob)) return null; // `[`, `[[`: the test command, not a glob
+  const source = glob.replace(/\[[^\]]{1,20}\]|[?*]|[^?*]/g, (p) =>
+    p === "*"
+      ? "[^/]*"
+      : p === "?"
+        ? "."
+        : p.length > 1 && p.startsWith("[")
+          ? p.replace(/\\/g, "\\\\")
+          : p.replace(/[.+^${}()|[\]\\]/, "\\$&"),
+  );
+  try {
+    const re = new RegExp(`^${source}$`);
+    return GLOB_TARGETS.find((n) => re.test(n)) ?? null;
+  } catch {
+    return null; // a class the shell reads and a regex does not
+  }
 }
 
 /** The text a one-command `echo`/`printf` script prints, when it is a literal. */
@@ -323,6 +372,8 @@ export const isDecoder = (v: View) =>
   (v.name === "xxd" && hasShort(v, "r")) ||
   v.name === "uudecode" ||
   v.name === "rev" ||
+  // tr 'A-Za-z' 'N-ZA-Mn-za-m' (rot13), tr A-Z a-z: letters translated by ranges (tr -d '\r' is not)
+  (v.name === "tr" && positional(v).length === 2 && positional(v).every((x) => /[A-Za-z]-[A-Za-z]/.test(x))) ||
   ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){4}|(\\[0-7]{3}){4}/i.test(x))) ||
   (v.name === "certutil" && has(v, "-decode", "-decodehex"));
 export const subsDecode = (w: Word) => w.subs.some((s) => commandsOf(s).some(isDecoder));
