@@ -57,6 +57,6 @@
 // startup file or crontab, inline code that evals fetched code are remote_script_execution; a CLI's
 // printed token (`gh auth token`, `aws configure export-credentials`, …) piped into a network client is
 // sends_local_secrets; variables, cd, aliases and functions carry from one command to the next;
-// `$'\x63url'` and `$a$b` names are read (shell.ts, risk.ts, risk-view.ts, risk-secrets.ts,
+// `$'\x63url'`, `$a$b`, `${x:-curl}`, `/???/b??/c?rl` and tr-translated names are read (shell.ts, risk.ts, risk-view.ts, risk-secrets.ts,
 // risk-remote-access.ts, risk-rules.ts).
 export const CONTENT_RULES_VERSION = 6;

