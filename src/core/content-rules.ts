@@ -1,7 +1,7 @@
 // The version of the content rules: redaction (redaction.ts, redaction-rules.ts), prompt-injection
 // and sensitive-content screening (injection.ts, injection-languages.ts, screening-text.ts,
 // reading-order.ts, rejection.ts) and risk flags (risk.ts, risk-rules.ts, risk-view.ts,
-// risk-secrets.ts, shell.ts).
+// risk-secrets.ts, risk-remote-access.ts, shell.ts).
 // Every stored trail records the version its content was last checked with; at start, the colony
 // re-checks in the background every trail checked with an older version (src/service/rescreen.ts):
 // a newly detected secret is redacted, a trail the rules now refuse is rejected, risk flags are
@@ -52,4 +52,20 @@
 // `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, Python's `auth=("user", "pass")`,
 // `----- BEGIN … PRIVATE KEY -----`, a prefixed token between slashes (`deploy/tskey-auth-…/x`), and
 // a secret's name ending one item of a list with its value the next (`["export DB_PASSWORD=", "…"]`).
+//
+// 6 = session 15 (risk rules round 8, risk15): a copy of a secret sent by a later line of a patched
+// script, a file server over ~ or / on every interface, ~/.aws or ~/.ssh mounted into a stranger's
+// image, `git add .env` (medium) then `git push` (high) are `sends_local_secrets`; here-documents and
+// here-strings a shell or interpreter runs (`bash <<'EOF'`, `python3 - <<EOF`), eval of a string,
+// `sh -c '…' "$file"`, xargs and find -exec running a shell, the trail's own aliases and functions,
+// `busybox wget`, `deno eval` are read; `${IFS}`, `{curl,-d,…}`, `${PATH:0:1}` are obfuscated_command
+// high and read with the spaces restored; credential_exposure no longer flags secrets discarded to
+// /dev/null, a token piped into `--password-stdin`/`--with-token`, `env | grep PATH`, and flags a bare
+// `env` as printenv; reverse shells (`bash -i >& /dev/tcp/…`, `nc -e /bin/sh`, the mkfifo pipe, socat,
+// socket one-liners), a public key given in the trail added to authorized_keys, what an echo plants in a
+// startup file or crontab, inline code that evals fetched code are remote_script_execution; a CLI's
+// printed token (`gh auth token`, `aws configure export-credentials`, …) piped into a network client is
+// sends_local_secrets; variables, cd, aliases and functions carry from one command to the next;
+// `$'\x63url'`, `$a$b`, `${x:-curl}`, `/???/b??/c?rl` and tr-translated names are read (shell.ts, risk.ts, risk-view.ts, risk-secrets.ts,
+// risk-remote-access.ts, risk-rules.ts).
 export const CONTENT_RULES_VERSION = 6;

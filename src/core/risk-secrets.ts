@@ -3,8 +3,9 @@
 // the machine (curl -d @file, -F f=@file, -T, wget --post-file, httpie @file, Invoke-WebRequest
 // -InFile/-Body, scp/rsync/rclone/aws s3 cp to a remote, a stdin redirect into nc/ssh/curl, a
 // redirect onto /dev/tcp, $(…) in a request, a secret variable in a URL or body, inline code that
-// reads a key and posts it). A trail whose "fix" does this leaks the following agent's secrets to
-// whoever wrote it. Pure: no I/O.
+// reads a key and posts it), and the ways a command hands them out without sending them itself (a
+// file server over ~ or /, a credential store mounted into a stranger's image, git add of one). A
+// trail whose "fix" does this leaks the following agent's secrets to whoever wrote it. Pure: no I/O.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
 import { baseName, has, inlineCode, isFetch, isInterpreterName, type View, viewOf } from "./risk-view.ts";
@@ -115,18 +116,50 @@ export function dumpsEnvironment(v: View): boolean {
 }
 
 /** What secret a command's output holds: a credential store it reads, or the environment; null when none. */
-export function printedSecret(v: View): string | null {
+export function printedSecret(v: View, withTokens = true): string | null {
   if (dumpsEnvironment(v)) return "the environment";
   if (/^(echo|write-output|write-host|printf)$/.test(v.name)) {
     const variable = v.a.map((x) => SECRET_VARIABLE_ECHOED.exec(x)).find((m) => m !== null);
     return variable ? `$${variable[1]}` : null;
   }
   if (v.name === "security" && /^find-(generic|internet)-password$/.test(v.a[0] ?? "") && has(v, "-w", "-g")) return "a keychain password";
+  const token = withTokens ? printedToken(v) : null;
+  if (token) return token;
+  // python -c 'print(dict(os.environ))', node -p 'JSON.stringify(process.env)'
+  const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+  if (code !== null && (CODE_READS_SECRETS.test(code) || /^\s*process\.env\s*$/.test(code))) return "local secrets read by inline code";
   if (!READERS.has(v.name)) return null;
   for (const x of v.a) {
     const found = namedCredential(x);
     if (found) return `${found.what} (${found.path})`;
   }
+  return null;
+}
+
+/**
+ * The token or credentials a CLI prints on request (`gh auth token`, `aws configure export-credentials`,
+ * `gcloud auth print-access-token`, `git credential fill`, `npm config get …:_authToken`,
+ * `kubectl get secret … -o yaml`), or null. Flagged where such output goes into a network client,
+ * a socket or a file sent later; a substitution in a request to the service itself is its normal use
+ * and is not read here.
+ */
+function printedToken(v: View): string | null {
+  const j = v.a.join(" ");
+  if (v.name === "gh" && /^auth token\b/.test(j)) return "the GitHub CLI's token";
+  if (
+    v.name === "aws" &&
+    /^(configure (export-credentials|get \S*(secret|key|token)\S*)|sts get-session-token|ecr get-login-password)\b/i.test(j)
+  )
+    return "AWS credentials";
+  if (v.name === "gcloud" && /\bauth (application-default )?print-(access|identity)-token\b/.test(j)) return "a Google Cloud token";
+  if (v.name === "az" && /^account get-access-token\b/.test(j)) return "an Azure token";
+  if (v.name === "git" && /^credential (fill|get)\b|^config --get credential\./.test(j)) return "stored git credentials";
+  if ((v.name === "npm" || v.name === "yarn" || v.name === "pnpm") && /^config get \S*_auth(token)?\b/i.test(j))
+    return "a package registry token";
+  if (v.name === "kubectl" && /^get secrets?\b/.test(j) && /-o\s*(yaml|json)|--output[= ](yaml|json)|jsonpath/.test(j))
+    return "Kubernetes secrets";
+  if (v.name === "heroku" && /^auth:token\b/.test(j)) return "a Heroku token";
+  if (v.name === "op" && /^(read|item get)\b/.test(j)) return "a 1Password secret";
   return null;
 }
 
@@ -148,7 +181,8 @@ function substitutedSecret(w: Word): string | null {
       const read = c.words.length === 0 ? c.redirects.find((r) => r.op === "<" && credentialStore(r.target)) : undefined;
       if (read) return `${credentialStore(read.target)} (${read.target})`;
       const v = viewOf(c);
-      const found = v && printedSecret(v);
+      // a CLI's own token in a request is how it is used (`-H "Authorization: token $(gh auth token)"`): not read here
+      const found = v && printedSecret(v, false);
       if (found) return found;
     }
   return null;
@@ -420,14 +454,6 @@ export function stagedSecrets(v: View): { file: string; what: string }[] {
   return out;
 }
 
-/** Files a bare `env` (which has no view) writes the environment into: `env > /tmp/e`. */
-export function stagedEnvironment(cmd: SimpleCommand): { file: string; what: string }[] {
-  if (!isBareEnv(cmd)) return [];
-  return cmd.redirects
-    .filter((r) => /^\d?>>?$/.test(r.op) && r.target && !r.target.startsWith("/dev/"))
-    .map((r) => ({ file: r.target, what: "the environment" }));
-}
-
 /** Local files this command sends over the network (request files, a copy to a remote place, stdin of a client, gh uploads, a transfer's put). */
 export function sentFiles(v: View): string[] {
   const n = v.name;
@@ -579,4 +605,198 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
     if (code !== null && codeSendsSecrets(code)) high(`${n} runs inline code that reads local secrets and sends them over the network`);
   }
   return hits;
+}
+
+/** A bare `env` as a command view (`env`, `env -0`): it prints the environment as printenv does. */
+export function bareEnvView(cmd: SimpleCommand): View | null {
+  // names are case-sensitive here: a Dockerfile's `ENV A=1` is not env
+  if (!isBareEnv(cmd) || !/(^|\/)env$/.test(cmd.words.find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text))?.text ?? "")) return null;
+  const args = cmd.words.filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text)).slice(1);
+  return { name: "env", args, a: args.map((w) => w.text), sudo: false, env: {}, cmd };
+}
+
+// --- Secrets exposed without a send ------------------------------------------------------------
+
+/** `/`, a home directory in any form, or a credential store: what serving or mounting it hands out, or null. */
+export function sensitiveDirectory(dir: string): string | null {
+  const d = dir.replace(/^["']|["']$/g, "").replace(/\\/g, "/");
+  if (/^\/+\.?$/.test(d)) return "the whole file system (/)";
+  const home = d.replace(/\/+\.?$/, "");
+  if (/^(~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|\/root|\/home\/[^/]+|\/Users\/[^/]+|[a-z]:\/Users\/[^/]+)$/i.test(home))
+    return `your home directory (${short(dir)})`;
+  const store = credentialStore(home);
+  return store ? `${store} (${short(dir)})` : null;
+}
+const short = (s: string) => shortPath(s);
+
+/** The directory a static file server serves and the address it listens on (null: its defaults), or null when the command is not one. */
+function fileServer(v: View): { dir: string | null; bind: string | null; port: string | null } | null {
+  if (!SERVER_PROGRAM.test(v.name)) return null;
+  const a = v.a;
+  const optionValue = (...names: string[]) => {
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]!;
+      for (const n of names) {
+        if (x === n) return a[i + 1] ?? null;
+        if (n.startsWith("--") && x.startsWith(`${n}=`)) return x.slice(n.length + 1);
+      }
+    }
+    return null;
+  };
+  if (/^python[\d.]*$/.test(v.name)) {
+    const k = a.findIndex((x) => x === "-m" || /^-m(http\.server|SimpleHTTPServer)$/.test(x));
+    const module = k < 0 ? "" : a[k] === "-m" ? (a[k + 1] ?? "") : a[k]!.slice(2);
+    if (module !== "http.server" && module !== "SimpleHTTPServer") return null;
+    const rest = a.slice(a[k] === "-m" ? k + 2 : k + 1);
+    const port = rest.find((x, i) => /^\d+$/.test(x) && !/^-(b|d)$|^--(bind|directory)$/.test(rest[i - 1] ?? "")) ?? null;
+    return { dir: optionValue("-d", "--directory"), bind: optionValue("-b", "--bind"), port };
+  }
+  if (v.name === "php") {
+    const at = optionValue("-S");
+    if (at === null) return null;
+    const m = /^(.*):(\d+)$/.exec(at);
+    return { dir: optionValue("-t"), bind: m ? m[1]! : at, port: m ? m[2]! : null };
+  }
+  // http-server [path] [-a address], run itself or through npx/bunx/pnpm dlx
+  const k = v.name === "http-server" ? -1 : a.findIndex((x) => x === "http-server" || /^http-server@/.test(x));
+  if (v.name === "http-server" || (k >= 0 && /^(npx|bunx|pnpx|pnpm|yarn|npm)$/.test(v.name))) {
+    const rest = a.slice(k + 1);
+    const dir = rest.find((x, i) => !x.startsWith("-") && !/^-(a|p|c|e|s|S|C|K|P)$/.test(rest[i - 1] ?? "")) ?? null;
+    const bind = rest.includes("-a") ? (rest[rest.indexOf("-a") + 1] ?? null) : null;
+    return { dir, bind, port: rest.includes("-p") ? (rest[rest.indexOf("-p") + 1] ?? null) : null };
+  }
+  // busybox httpd -h DIR -p [IP:]PORT (the view skips busybox)
+  if (v.name === "httpd" && has(v, "-h", "-p", "-f")) {
+    const p = optionValue("-p");
+    const m = p === null ? null : /^(.*):(\d+)$/.exec(p);
+    return { dir: optionValue("-h"), bind: m ? m[1]! : null, port: m ? m[2]! : p };
+  }
+  // ruby -run -e httpd DIR -p PORT
+  if (v.name === "ruby" && has(v, "-run")) {
+    const e = a.findIndex((x) => x === "-ehttpd" || (x === "-e" && a[a.indexOf(x) + 1] === "httpd"));
+    if (e < 0) return null;
+    const rest = a.slice(a[e] === "-e" ? e + 2 : e + 1);
+    const dir = rest.find((x, i) => !x.startsWith("-") && !/^-(p|b|-port|-bind-address)$/.test(rest[i - 1] ?? "")) ?? null;
+    return { dir, bind: optionValue("-b", "--bind-address"), port: optionValue("-p", "--port") };
+  }
+  return null;
+}
+/** The programs fileServer reads (python's http.server, php -S, http-server directly or through a package runner, busybox httpd, ruby -run). */
+const SERVER_PROGRAM = /^(python[\d.]*|php|http-server|npx|bunx|pnpx|pnpm|yarn|npm|httpd|ruby)$/;
+const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/i;
+
+/** Images whose publisher is the one the mounted credentials belong to, or Docker's official library (no namespace). */
+const TRUSTED_IMAGE =
+  /^(?:docker\.io\/)?(?:library\/)?[a-z0-9._-]+(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$|^(?:docker\.io\/)?(?:amazon|google|bitnami|hashicorp|docker|mcr\.microsoft\.com)\/|^public\.ecr\.aws\/(?:aws-cli|amazonlinux|docker\/library)\/|^mcr\.microsoft\.com\/|^gcr\.io\/google\.com\/cloudsdktool\/|^gcr\.io\/google-containers\//i;
+const DOCKER_VALUE_OPTIONS =
+  /^(-[vewpulhm]|--(volume|mount|env|env-file|workdir|publish|user|label|hostname|memory|name|network|net|entrypoint|platform|device|add-host|cap-add|cap-drop|cpus|restart|runtime|security-opt|tmpfs|ulimit|dns|log-driver|log-opt|pull|ipc|pid|shm-size|gpus|volumes-from|link|expose|group-add|health-cmd|cidfile|userns|uts|cgroupns|stop-signal|stop-timeout|label-file|mac-address|ip|ip6|isolation|memory-swap|cpu-shares|cpuset-cpus|init-path|annotation|attach|-a))$/;
+
+/** The credential stores (or home, or /) a `docker run`/`podman run` mounts, and its image. */
+function containerMounts(v: View): { mounts: { src: string; what: string }[]; image: string | null } | null {
+  if (!/^(docker|podman|nerdctl|finch)$/.test(v.name)) return null;
+  let a = v.a;
+  if (a[0] === "container") a = a.slice(1);
+  if (a[0] !== "run" && a[0] !== "create") return null;
+  const mounts: { src: string; what: string }[] = [];
+  let image: string | null = null;
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i]!;
+    if (!x.startsWith("-")) {
+      image = x;
+      break;
+    }
+    const eq = /^(--[\w-]+)=(.*)$/s.exec(x);
+    const opt = eq ? eq[1]! : x;
+    const value = eq ? eq[2]! : DOCKER_VALUE_OPTIONS.test(x) ? a[++i] : undefined;
+    if (value === undefined) continue;
+    let src: string | null = null;
+    if (opt === "-v" || opt === "--volume") src = /^((?:[a-z]:)?[^:]+):/i.exec(value)?.[1] ?? null;
+    else if (opt === "--mount") src = /(?:^|,)(?:source|src)=([^,]+)/.exec(value)?.[1] ?? null;
+    const what = src === null ? null : sensitiveDirectory(src);
+    if (what) mounts.push({ src: src!, what });
+  }
+  return { mounts, image };
+}
+
+/**
+ * How this command hands local secrets to others without sending them itself: a file server over
+ * the home directory, `/` or a credential store listening beyond this machine (anyone who can reach
+ * the port reads `~/.ssh/id_rsa`: high; on a loopback address: nothing), a credential store, home or
+ * `/` mounted into a container whose image is not from the credential's publisher or Docker's
+ * official library (the image's code reads them: high), a credential store added to git (the next
+ * push publishes it: medium; high when the trail pushes a key, or anything added with -f: see `stagedStore`). `cwd`: the directory
+ * an earlier `cd` of the same script or trail moved to, or null.
+ */
+export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
+  const hits: SentSecret[] = [];
+  const server = fileServer(v);
+  if (server && (server.bind === null || server.bind === "" || !LOOPBACK.test(server.bind))) {
+    const dir = server.dir ?? cwd;
+    const what = dir === null ? null : sensitiveDirectory(dir);
+    const where = server.bind && !/^(0\.0\.0\.0|::|\[::\]|\*)$/.test(server.bind) ? `on ${server.bind}` : "on every network interface";
+    if (what)
+      hits.push({
+        level: "high",
+        detail: `${v.name} serves ${what} ${where}${server.port ? ` (port ${server.port})` : ""}: anyone who can reach it downloads the SSH keys and credentials in it`,
+      });
+  }
+  const container = containerMounts(v);
+  if (
+    container &&
+    container.mounts.length > 0 &&
+    container.image !== null &&
+    !container.image.includes("$") &&
+    !TRUSTED_IMAGE.test(container.image)
+  )
+    hits.push({
+      level: "high",
+      detail: `${v.name} mounts ${container.mounts[0]!.what} into a container of ${short(container.image)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
+    });
+  const committed = committedSecret(v);
+  if (committed)
+    hits.push({ level: "medium", detail: `git add stages ${committed}: a commit and push publishes it with the repository's history` });
+  return hits;
+}
+
+/** The credential store a `git add` stages (`git add -f ~/.ssh/id_rsa`, `git add .env`), or null. */
+export function committedSecret(v: View): string | null {
+  return stagedStore(v)?.what ?? null;
+}
+
+/**
+ * What a `git add` stages that holds secrets, and whether a push of it is surely a leak: a key or
+ * credential file, or anything added with `-f` past .gitignore (`sure`); an app's `.env` added plainly
+ * may be the defaults a framework commits (Next.js, Vite), so its push is for the reader to check.
+ */
+export function stagedStore(v: View): { what: string; sure: boolean } | null {
+  const k = gitSubcommand(v);
+  if (k < 0 || v.a[k] !== "add") return null;
+  const forced = v.a.slice(k + 1).some((x) => x === "-f" || x === "--force" || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(x));
+  for (const x of v.a.slice(k + 1)) {
+    if (x.startsWith("-") || /(^|\/)\.envrc$/.test(x)) continue; // direnv's .envrc is often committed on purpose
+    const found = namedCredential(x);
+    if (found) return { what: `${found.what} (${shortPath(found.path)})`, sure: forced || found.what !== ENV_FILE };
+  }
+  return null;
+}
+
+/** Does this command push commits (`git push …`)? */
+export const pushesCommits = (v: View) => {
+  const k = gitSubcommand(v);
+  return k >= 0 && v.a[k] === "push";
+};
+
+/** Where a git command's subcommand is among its arguments (after `-C dir`, `-c k=v`, …), or -1. */
+function gitSubcommand(v: View): number {
+  if (v.name !== "git") return -1;
+  let i = 0;
+  while (i < v.a.length && v.a[i]!.startsWith("-")) i += /^-[Cc]$|^--(git-dir|work-tree|namespace)$/.test(v.a[i]!) ? 2 : 1;
+  return i < v.a.length ? i : -1;
+}
+
+/** The directory a `cd`/`pushd`/`Set-Location` moves to (`~` for a bare cd), or null when the command is not one. */
+export function changedDirectory(v: View): string | null {
+  if (!/^(cd|pushd|chdir|set-location|sl)$/.test(v.name)) return null;
+  const target = v.a.find((x) => !x.startsWith("-"));
+  return target ?? "~";
 }

@@ -20,7 +20,7 @@ export interface View {
   env: Record<string, string>;
   cmd: SimpleCommand;
   /** How the program name was hidden (`cu''rl`, `c\\url`, `$(echo curl)`, `$(… | base64 -d)`), if it was. */
-  hidden?: "quotes" | "backslashes" | "echo" | "decoded";
+  hidden?: "quotes" | "backslashes" | "echo" | "decoded" | "escapes" | "variables" | "glob";
 }
 
 const SUDO_OPTS_WITH_ARG = new Set(["-u", "-g", "-p", "-C", "-h", "-r", "-t", "-U", "-D", "-R", "-T"]);
@@ -39,6 +39,7 @@ const WRAPPERS = new Set([
   "timeout",
   "watch",
   "env",
+  "busybox", // `busybox wget …`, `busybox httpd …`: the applet is the program
 ]);
 const ESCALATORS = new Set(["sudo", "doas", "pkexec", "gsudo", "run0"]);
 
@@ -105,6 +106,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const raw = word.raw;
   // "npm", 'rm', and an unterminated "also: ordinary quoting of the whole word
   const whole = /^["']/.test(raw) && (raw.slice(1, -1) === t || raw.slice(1) === t);
+  // $'\x63\x75rl': escape codes bash decodes
+  if (PLAIN_NAME.test(t) && raw.startsWith("$'") && raw.includes("\\")) return { name: baseName(t), hidden: "escapes" };
   // cu''rl, "s"h, c"ur"l: quotes inside a plain name (a fully quoted word is ordinary quoting)
   if (PLAIN_NAME.test(t) && word.quoted && !whole) return { name: baseName(t), hidden: "quotes" };
   // c\url, s\h: in sh a backslash before a letter is dropped (a leading one only skips aliases: \rm)
@@ -122,7 +125,66 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(t);
   const value = variable ? vars.get(variable[1]!) : undefined;
   if (value !== undefined && PLAIN_NAME.test(value)) return { name: baseName(value) };
+  // ${x:-curl}: an unset variable's default is the name
+  const fallback = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([A-Za-z0-9_.+-]+)\}$/.exec(t);
+  if (fallback) return { name: baseName(vars.get(fallback[1]!) ?? fallback[2]!), hidden: "variables" };
+  // /???/b??/c?rl, /usr/bin/cu*l: a glob the shell resolves to a program that fetches or runs code (PayloadsAllTheThings, "Bypass with wildcards")
+  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted) {
+    const globbed = globbedProgram(baseName(t));
+    if (globbed) return { name: globbed, hidden: "glob" };
+  }
+  // a=cu; b=rl; $a$b, ${c}rl: a name put together from variables the script set
+  if (word.subs.length === 0 && t.length <= 200 && /\$/.test(t) && /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z0-9_.+-])+$/.test(t)) {
+    let known = true;
+    const joined = t.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_m, name: string) => {
+      const part = vars.get(name);
+      if (part === undefined) known = false;
+      return part ?? "";
+    });
+    if (known && PLAIN_NAME.test(joined)) return { name: baseName(joined), hidden: "variables" };
+  }
   return { name: baseName(t) };
+}
+
+/** Programs a globbed command name is tried against: the ones that fetch or run code. */
+const GLOB_TARGETS = [
+  "curl",
+  "wget",
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "php",
+  "nc",
+  "ncat",
+  "socat",
+  "base64",
+];
+
+/** The program a globbed name (`c?rl`, `b??h`, `*url`) matches, or null (a short glob only: its regex is built from it). */
+function globbedProgram(glob: string): string | null {
+  if ((glob.match(/[?*[]/g) ?? []).length > 8) return null;
+  if (!/[?*]|\[[^\]]+\]/.test(glob)) return null; // `[`, `[[`: the test command, not a glob
+  const source = glob.replace(/\[[^\]]{1,20}\]|[?*]|[^?*]/g, (p) =>
+    p === "*"
+      ? "[^/]*"
+      : p === "?"
+        ? "."
+        : p.length > 1 && p.startsWith("[")
+          ? p.replace(/\\/g, "\\\\")
+          : p.replace(/[.+^${}()|[\]\\]/, "\\$&"),
+  );
+  try {
+    const re = new RegExp(`^${source}$`);
+    return GLOB_TARGETS.find((n) => re.test(n)) ?? null;
+  } catch {
+    return null; // a class the shell reads and a regex does not
+  }
 }
 
 /** The text a one-command `echo`/`printf` script prints, when it is a literal. */
@@ -310,6 +372,8 @@ export const isDecoder = (v: View) =>
   (v.name === "xxd" && hasShort(v, "r")) ||
   v.name === "uudecode" ||
   v.name === "rev" ||
+  // tr 'A-Za-z' 'N-ZA-Mn-za-m' (rot13), tr A-Z a-z: letters translated by ranges (tr -d '\r' is not)
+  (v.name === "tr" && positional(v).length === 2 && positional(v).every((x) => /[A-Za-z]-[A-Za-z]/.test(x))) ||
   ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){4}|(\\[0-7]{3}){4}/i.test(x))) ||
   (v.name === "certutil" && has(v, "-decode", "-decodehex"));
 export const subsDecode = (w: Word) => w.subs.some((s) => commandsOf(s).some(isDecoder));
@@ -332,7 +396,36 @@ export function nestedSource(v: View): string | null {
   const a = v.a;
   if (SHELLS.has(v.name) || v.name === "su") {
     const k = a.findIndex((x) => x === "-c" || (/^-[a-z]*c$/.test(x) && x.length <= 4));
-    if (k >= 0 && a[k + 1] !== undefined) return a[k + 1]!;
+    // sh -c 'curl -d @$0 …' ~/.ssh/id_rsa: the words after the code are $0, $1, …
+    if (k >= 0 && a[k + 1] !== undefined) return withPositionals(a[k + 1]!, a.slice(k + 2));
+    // bash <<'EOF' … EOF, sh <<< "…": the shell runs the text on its standard input
+    if (SHELLS.has(v.name) && readsProgramFromStdin(v)) {
+      const text = stdinText(v);
+      if (text !== null) return text;
+    }
+  }
+  // eval "curl … | sh": eval runs its arguments, joined, as a command
+  if (v.name === "eval" && a.length > 0) return a.join(" ");
+  // … | xargs -I{} sh -c '…', … | xargs curl -F f=@{}: xargs runs the command after its options
+  // (only one that runs code or sends: the find and kill rules already read `xargs rm`, `-exec rm {}`)
+  if (v.name === "xargs") {
+    const inner = xargsCommand(a, "");
+    return inner !== null && RUNS_OR_SENDS(baseName(inner.split(" ")[0]!)) ? inner : null;
+  }
+  // find ~/.ssh -exec sh -c '…' {} \;: the command after -exec, {} the files found
+  if (v.name === "find") {
+    const k = a.findIndex((x) => /^-(exec|execdir|ok|okdir)$/.test(x));
+    // (a fetcher or client run directly is the find rule's: `find ~/.aws -exec curl -F f=@{} … +`)
+    const program = baseName(a[k + 1] ?? "");
+    if (k >= 0 && (isInterpreterName(program) || program === "eval")) {
+      const end = a.findIndex((x, i) => i > k && (x === ";" || x === "+"));
+      const roots = a.slice(0, k).filter((x) => !x.startsWith("-") && !x.startsWith("(") && !x.includes("*"));
+      const root = roots[0] ?? ".";
+      return a
+        .slice(k + 1, end < 0 ? undefined : end)
+        .map((x) => shellWord(x.replaceAll("{}", root)))
+        .join(" ");
+    }
   }
   if (v.name === "pwsh" || v.name === "powershell") {
     const k = a.findIndex((x) => /^-(c|command)$/i.test(x));
@@ -353,6 +446,39 @@ export function nestedSource(v: View): string | null {
   }
   // python -c "import os; os.system('…')": the shell command inside the inline code
   return shellOutCommand(v);
+}
+
+/** A program that runs code it is given or sends data: what xargs and find -exec are read through for. */
+const RUNS_OR_SENDS = (n: string) =>
+  isInterpreterName(n) || n === "eval" || FETCHERS.has(n) || /^(nc|ncat|netcat|socat|scp|rsync|sftp|ftp|ssh)$/.test(n);
+
+/** A word as shell text again: quoted when it holds spaces or shell characters, so re-parsing keeps it one word. */
+const shellWord = (x: string) => (/^[\w@%+=:,./~${}*?-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
+
+/** Shell code run with positional parameters (`sh -c CODE a0 a1`): `$0`, `$1`, `"$@"`, … replaced by them. */
+export function withPositionals(code: string, params: readonly string[]): string {
+  if (params.length === 0 || !code.includes("$")) return code;
+  return code.replace(/\$\{?([0-9@*])\}?/g, (m, p: string) =>
+    p === "@" || p === "*" ? params.slice(1).map(shellWord).join(" ") : params[Number(p)] !== undefined ? shellWord(params[Number(p)]!) : m,
+  );
+}
+
+/** The command xargs runs (its arguments after its own options), with its replace-string (-I X) as `input`, or input appended. */
+export function xargsCommand(a: readonly string[], input: string): string | null {
+  const WITH_VALUE = /^(-[aEdLnPsI]|--(arg-file|eof|delimiter|max-lines|max-args|max-procs|max-chars|replace|process-slot-var))$/;
+  let replace: string | null = null;
+  let i = 0;
+  for (; i < a.length && a[i]!.startsWith("-"); i++) {
+    const x = a[i]!;
+    if (x === "-I" || x === "--replace") replace = a[++i] ?? null;
+    else if (/^-I./.test(x)) replace = x.slice(2);
+    else if (x === "-i" || x.startsWith("--replace=")) replace = x.includes("=") ? x.slice(x.indexOf("=") + 1) : "{}";
+    else if (WITH_VALUE.test(x)) i++;
+  }
+  const rest = a.slice(i);
+  if (rest.length === 0) return null;
+  const words = rest.map((x) => (replace && input ? x.replaceAll(replace, input) : x)).map(shellWord);
+  return replace || !input ? words.join(" ") : `${words.join(" ")} ${shellWord(input)}`;
 }
 
 export const CRITICAL_PROCESSES =
@@ -595,7 +721,23 @@ export const SYSTEM_WRITE_TARGET = /^\/(etc|boot|sys|proc\/sys|lib|lib64|usr\/li
 export function inlineCode(v: View): string | null {
   if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
   const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
-  return k >= 0 && v.a[k + 1] !== undefined ? v.a[k + 1]! : null;
+  if (k >= 0 && v.a[k + 1] !== undefined) return v.a[k + 1]!;
+  // ruby -rsocket -e'f=TCPSocket.open(…)', perl -e'…': the code glued to -e
+  const glued = v.name === "ruby" || v.name === "perl" || v.name === "lua" ? v.a.find((x) => /^-[eE]./s.test(x)) : undefined;
+  if (glued !== undefined) return glued.slice(2);
+  // `deno eval CODE`
+  if (v.name === "deno" && v.a[0] === "eval" && v.a[1] !== undefined) return v.a[1];
+  // `python3 - <<'EOF'` … `EOF`, `node <<< "…"`: the program is the here-document
+  return readsProgramFromStdin(v) ? stdinText(v) : null;
+}
+
+/** The text a command's standard input is given in the command itself: a here-document's body or a here-string (`<<< "…"`), or null. */
+export function stdinText(v: View): string | null {
+  for (const r of v.cmd.redirects) {
+    if (r.body !== undefined) return r.body;
+    if (r.op === "<<<") return r.target;
+  }
+  return null;
 }
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.

