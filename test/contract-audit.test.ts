@@ -162,6 +162,20 @@ describe("limits of the HTTP layer", () => {
     return JSON.stringify({ query: "q", pad });
   };
 
+  test("a trail id whose percent-encoding does not decode (%ff%fe, overlong %C0%AE) is 404 not_found, not 500, on every trail route", async () => {
+    for (const id of ["%ff%fe", "%C0%AE%C0%AE", "%E0%80"]) {
+      for (const [path, init] of [
+        [`/v1/trails/${id}`, undefined],
+        [`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked" }, agent("audit-reporter-01"))],
+        [`/v1/trails/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN}` } }],
+      ] as const) {
+        const res = await colony.fetch(path, init);
+        expect(`${path} ${res.status}`).toBe(`${path} 404`);
+        expect(((await res.json()) as any).error.code).toBe("not_found");
+      }
+    }
+  });
+
   test("a body of exactly 64 KB (65,536 bytes) is read; one byte more is 413 too_large, with or without Content-Length", async () => {
     for (const [bytes, status] of [
       [65_536, 200],

@@ -47,8 +47,10 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * The stored (lowercase) form of a trail id a client sent, or null when it is not a UUID. Trimmed
  * as every string a client sends is (decisions §1): an MCP tool's trail_id arrives trimmed, and a
  * path segment meets the same rule, so a padded id is found through either door or through neither.
+ * A path segment whose percent-encoding does not decode (`%ff%fe`) reaches here as null: no id.
  */
-export function canonicalTrailId(raw: string): string | null {
+export function canonicalTrailId(raw: string | null | undefined): string | null {
+  if (typeof raw !== "string") return null;
   const id = raw.trim();
   return UUID_PATTERN.test(id) ? id.toLowerCase() : null;
 }
