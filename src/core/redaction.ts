@@ -388,7 +388,6 @@ function joinCuts(text: string, early: boolean): Cut[] {
 
 /** The text with the cuts deleted, each join's view offset noted (its wrapped lines' apart). */
 function joinedView(text: string, early: boolean): View | null {
-  if (!MAY_JOIN.test(text)) return null;
   const cuts = joinCuts(text, early);
   if (cuts.length === 0) return null;
   const start: number[] = [];
@@ -446,24 +445,31 @@ function throughNormalized(joined: View, normalized: View): View {
 /**
  * The views a rule reads: a joinable rule whose hint a view passes also reads the joined views,
  * early first and late last, of the text and of its normalized copy (a token both split and
- * hidden: `"gh\u200bp_abc" + "def"`).
+ * hidden: `"gh\u200bp_abc" + "def"`). The joined views are looked for once per text, before any
+ * hint: almost no text has one, and then the ~100 joinable rules do not test their hints twice
+ * (here and in applyRule; bench/RESULTS.md, "Session 15: the session's changes A/B").
  */
 function viewsFor(rule: RedactionRule, views: Views): View[] {
-  if (!rule.joinable || (rule.hint && !views.plain.some((view) => rule.hint!.test(view.text)))) return views.plain;
-  if (views.joined === undefined) {
-    const early: View[] = [];
-    const late: View[] = [];
-    for (const view of views.plain) {
-      // The text itself and its normalized copy; the copies with line leads blanked add nothing to a join.
-      if (view !== views.plain[0] && view.start === undefined) continue;
-      const e = joinedView(view.text, true);
-      const l = joinedView(view.text, false);
-      if (e) early.push(view.start ? throughNormalized(e, view) : e);
-      if (l) late.push(view.start ? throughNormalized(l, view) : l);
-    }
-    views.joined = [...early, ...views.plain, ...late];
-  }
+  if (!rule.joinable) return views.plain;
+  if (views.joined === undefined) views.joined = withJoinedViews(views.plain);
+  if (views.joined === views.plain || (rule.hint && !views.plain.some((view) => rule.hint!.test(view.text)))) return views.plain;
   return views.joined;
+}
+
+/** The plain views with the joined ones around them; the same array when there are none. */
+function withJoinedViews(plain: View[]): View[] {
+  const early: View[] = [];
+  const late: View[] = [];
+  for (const view of plain) {
+    // The text itself and its normalized copy; the copies with line leads blanked add nothing to a join.
+    if (view !== plain[0] && view.start === undefined) continue;
+    if (!MAY_JOIN.test(view.text)) continue;
+    const e = joinedView(view.text, true);
+    const l = joinedView(view.text, false);
+    if (e) early.push(view.start ? throughNormalized(e, view) : e);
+    if (l) late.push(view.start ? throughNormalized(l, view) : l);
+  }
+  return early.length + late.length === 0 ? plain : [...early, ...plain, ...late];
 }
 
 /**
