@@ -52,4 +52,13 @@
 // `AWS Secret Access Key [None]: …`), httpie's `-a user:pass`, Python's `auth=("user", "pass")`,
 // `----- BEGIN … PRIVATE KEY -----`, a prefixed token between slashes (`deploy/tskey-auth-…/x`), and
 // a secret's name ending one item of a list with its value the next (`["export DB_PASSWORD=", "…"]`).
+// Also 6 (falsepos15, false alarms on the text installed on a machine, bench/benign-corpus.ts):
+// redaction keeps a version range under a package's name (`"token-types": "^6.1.1"`), a
+// documentation word or metavariable after a secret-named option (`-storepass arg`,
+// `--oracle-password=ORACLE_PASSWORD`, `--ftp-password command`), a changelog's `name: Added`,
+// lower-case `identified by` in prose, `SPDX-License-Identifier`, four-part versions in release
+// headings (`Git 1.8.1.5 Release Notes`); the -u/-a rules need an HTTP client on the line (any
+// `http://` passed); `Authorization: Bearer&#32;…` is one placeholder; screening no longer reads
+// `ssh-keygen -f ~/.ssh/id_ed25519` before `scp build.tar.gz host:` as copying the key, nor
+// Malayalam's chillu (virama, ZWJ) as a hidden character.
 export const CONTENT_RULES_VERSION = 6;
