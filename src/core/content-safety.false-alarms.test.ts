@@ -9,7 +9,7 @@ import { sampleTrail } from "../../test/support/trails.ts";
 import { detectInjection } from "./injection.ts";
 import { redactText } from "./redaction.ts";
 import { isVersionRange } from "./redaction-rules.ts";
-import { injectionFindings } from "./rejection.ts";
+import { injectionFindings, sensitiveFindings } from "./rejection.ts";
 
 const REPO = resolve(import.meta.dir, "../..");
 const fixture = JSON.parse(readFileSync(join(REPO, "test/fixtures/benign-false-alarms.json"), "utf8")) as {
@@ -27,6 +27,24 @@ describe("real benign texts (test/fixtures/benign-false-alarms.json)", () => {
   });
   test("screening flags none of them", () => {
     expect(fixture.texts.filter((t) => detectInjection(t.text).length > 0).map((t) => t.text)).toEqual([]);
+  });
+  test("no trail holding one of them as a step is refused as sensitive_content", () => {
+    const refused = fixture.texts.filter((t) => {
+      const trail = sampleTrail();
+      trail.solution.steps = [t.text];
+      return sensitiveFindings(trail).length > 0;
+    });
+    expect(refused.map((t) => t.text.slice(0, 80))).toEqual([]);
+  });
+  test("an AWS credentials file is still refused, as a file or as exports", () => {
+    for (const text of [
+      "[default]\naws_access_key_id = <redacted:aws_access_key>\naws_secret_access_key = <redacted:aws_secret_key>",
+      "export AWS_ACCESS_KEY_ID=<redacted:aws_access_key>\nexport AWS_SECRET_ACCESS_KEY=<redacted:aws_secret_key>",
+    ]) {
+      const trail = sampleTrail();
+      trail.solution.steps = [text];
+      expect(sensitiveFindings(trail).map((f) => f.detail)).toContain("an AWS credentials file");
+    }
   });
 });
 
@@ -125,6 +143,15 @@ describe("64 KB adversarial inputs for the session 15 false-alarm checks", () =>
       const t0 = performance.now();
       redactText(s);
       detectInjection(s);
+      expect(performance.now() - t0).toBeLessThan(2000);
+    });
+  // The AWS credentials-file check (rejection.ts), names after `=` skipped.
+  for (const unit of ["=aws_access_key_id =aws_secret_access_key ", "aws_access_key_id ", "=aws_secret_access_key"])
+    test(`sensitiveFindings on ${JSON.stringify(unit)} × 64 KB`, () => {
+      const trail = sampleTrail();
+      trail.solution.steps = [big(unit)];
+      const t0 = performance.now();
+      sensitiveFindings(trail);
       expect(performance.now() - t0).toBeLessThan(2000);
     });
 });
