@@ -1158,6 +1158,23 @@ const CHANGELOG_WORDS = new Set([
   ..."upstreamed dropped refreshed".split(" "),
 ]);
 
+// The sources of /etc/nsswitch.conf (nsswitch.conf(5)): the first word after `passwd:`.
+const NSS_SOURCES = new Set([
+  "files",
+  "compat",
+  "systemd",
+  "db",
+  "nis",
+  "nisplus",
+  "ldap",
+  "sss",
+  "winbind",
+  "dns",
+  "mdns",
+  "extrausers",
+  "cache",
+]);
+
 /**
  * A version or version range as package manifests and lockfiles write it: `^6.0.0`, `~1.2`,
  * `>=1.0.0 <2`, `1.x`, `^1.0.0 || ^2.0.0`, `6.0.0-beta.1`. No password is written so.
@@ -1802,6 +1819,8 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI
       if (!quoted && CHANGELOG_WORDS.has(v.toLowerCase().replace(/\.$/, ""))) return false;
+      // /etc/nsswitch.conf: `passwd:         files systemd` names where user accounts are looked up.
+      if (!quoted && /^(?:passwd|shadow|gshadow)$/.test(m[2]!) && NSS_SOURCES.has(v)) return false;
       const yamlSecret = !quoted && isYamlEntry(m, text) && !YAML_NON_SECRET_WORDS.has(v.toLowerCase()) && !ALGORITHM_NAMES.test(v);
       if (!quoted && !envStyle && !yamlSecret && !bareValueLooksSecret(v)) return false;
       if (!quoted && /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
