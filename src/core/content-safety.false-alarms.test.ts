@@ -61,6 +61,12 @@ describe("the same shapes holding a secret stay redacted", () => {
     ["IDENTIFIED BY 'pw1234'", "pw1234"],
     ["gnutls_psk: Kx93mPq2Zt", "Kx93mPq2Zt"],
     ["curl -u alice:s3cretPassw0rd http://example.com/api", "s3cretPassw0rd"],
+    ["connect to 93.184.216.34. Then it failed", "93.184.216.34"],
+    ["93.184.216.34. Then it failed", "93.184.216.34"],
+    ["new connection from 93.184.216.34", "93.184.216.34"],
+    ["Updated DNS to 93.184.216.34", "93.184.216.34"],
+    ["ssh deploy@93.184.216.34 -- see section 5", "93.184.216.34"],
+    ["curl -k https://deploy/93.184.216.34/x", "93.184.216.34"],
     ["$ http -a bob:hunter2x example.org/get", "hunter2x"],
     ["echo ok && https --auth bob:hunter2x pie.dev/get", "hunter2x"],
   ];
@@ -137,6 +143,9 @@ describe("64 KB adversarial inputs for the session 15 false-alarm checks", () =>
     big("ssh-keygen -f ~/.ssh/id_ed25519 scp "),
     big("gnutls_psk: Likewise.\n"),
     big("SPDX-License-Identifier: a\n"),
+    big("section 1.2.3.4 "),
+    big("\n1.2.3.4. A"),
+    big("Chrome/1.2.3.4 Git 1.2.3.4 Release Notes (1.2.3.4+"),
   ];
   for (const [i, s] of inputs.entries())
     test(`input ${i}: ${JSON.stringify(s.slice(0, 24))}…`, () => {

@@ -1195,7 +1195,7 @@ export function isVersionRange(v: string): boolean {
  * A four-part version where an IPv4 address could stand, as changelogs and release notes write it
  * (session 15, /usr/share/doc): `Git 1.8.1.5 Release Notes`, `Changes in 1.2.3.4 (18 Apr 2010)`,
  * `2014-12-05 (3.8.7.3)`, `1.2.3.4 - 2013-11-04`, `Bump to 1.2.3.4`, `openjdk-17 (17.0.21.1+2-1~deb12u1)`,
- * a user agent's `Chrome/120.0.6099.109`.
+ * a user agent's `Chrome/120.0.6099.109`; section numbers and OIDs.
  */
 function inVersionContext(text: string, from: number, to: number): boolean {
   const before = text.slice(Math.max(0, from - 48), from).toLowerCase();
@@ -1204,6 +1204,14 @@ function inVersionContext(text: string, from: number, to: number): boolean {
   if (/\d{4}-\d{2}-\d{2}[ \t]+\($/.test(before)) return true;
   // A browser's token in a user agent; any other `word/` may be a path (`deploy/10.1.2.3/values.yaml`).
   if (/\b(?:chrome|chromium|crios|firefox|fxios|safari|applewebkit|edg|edge|opr|samsungbrowser|yabrowser)\/$/.test(before)) return true;
+  // A section number (`RFC 5280, section 4.2.2.1`, `SP800-38D 5.2.1.1`, a heading `2.1.1.3. CRC32`),
+  // a Debian policy version (`Policy 3.6.1.1`), an OID (`OID 1.3.101.110`).
+  if (/\b(?:section|sections|sect\.|policy|standards-version:|oid)[ \t]*$|§[ \t]*$/.test(before)) return true;
+  const small = text
+    .slice(from, to)
+    .split(".")
+    .every((n) => Number(n) < 32);
+  if (small && /(?:^|\n)[ \t]*$/.test(before) && /^\.[ \t]+[A-Za-z]/.test(text.slice(to, to + 4))) return true;
   // Only phrases that name a release: "updated DNS to 93.184.216.34" is an address.
   return /\b(?:release|changes in|new in|bump(?:ed)? to)[ \t]+$/.test(before);
 }
