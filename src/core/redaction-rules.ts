@@ -1827,6 +1827,15 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI
       if (!quoted && CHANGELOG_WORDS.has(v.toLowerCase().replace(/\.$/, ""))) return false;
+      // A name that says only `auth` names a method or a switch when its value is a plain word
+      // (`jdk.http.ntlm.transparentAuth=disabled`, `jdk.http.auth.tunneling.disabledSchemes=Basic` in
+      // the JDK's net.properties; `auth: none`); a token has digits or symbols.
+      if (
+        kind === "token" &&
+        /^[A-Za-z]{1,16}$/.test(v) &&
+        !nameSegments(m[2]!).some((seg) => seg.endsWith("token") || seg === "authtoken")
+      )
+        return false;
       // /etc/nsswitch.conf: `passwd:         files systemd` names where user accounts are looked up.
       if (!quoted && /^(?:passwd|shadow|gshadow)$/.test(m[2]!) && NSS_SOURCES.has(v)) return false;
       const yamlSecret = !quoted && isYamlEntry(m, text) && !YAML_NON_SECRET_WORDS.has(v.toLowerCase()) && !ALGORITHM_NAMES.test(v);
