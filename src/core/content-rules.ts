@@ -60,6 +60,9 @@
 // headings (`Git 1.8.1.5 Release Notes`); the -u/-a rules need an HTTP client on the line (any
 // `http://` passed); `Authorization: Bearer&#32;…` is one placeholder; screening no longer reads
 // `ssh-keygen -f ~/.ssh/id_ed25519` before `scp build.tar.gz host:` as copying the key, nor
-// Malayalam's chillu (virama, ZWJ) as a hidden character; nsswitch.conf's `passwd: files` is kept; section numbers and OIDs (`section 4.2.2.1`) are no IPv4 addresses; an `auth`-named setting with a plain word (`transparentAuth=disabled`) is kept;
-// an AWS credentials file is no longer read in two metavariables (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
+// Malayalam's chillu (virama, ZWJ) as a hidden character. Also kept: nsswitch.conf's `passwd:
+// files`; an option acting on secrets (`--export-secret-key-p12 key-id`, `--secret-rm NAME`) and
+// `--encryption-key=KEY`; an `auth`-named setting with a plain word (`transparentAuth=disabled`);
+// section numbers and OIDs (`section 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is
+// no longer read in two metavariables (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
 export const CONTENT_RULES_VERSION = 6;

@@ -252,6 +252,24 @@ function optionValueIsDocumentation(raw: string, m?: RegExpExecArray, text?: str
   return OPTION_DOC_WORDS.has(raw.replace(/[.,:;)]$/, ""));
 }
 
+// Verbs that make an option an action on secrets rather than one that carries a secret: gpg's
+// --export-secret-key-p12 KEY-ID, --delete-secret-key, --with-secret; docker's --secret-rm NAME.
+const OPTION_ACTIONS = new Set(
+  "export import delete del rm remove list ls show with without change check ask prompt generate gen rotate revoke disable enable".split(
+    " ",
+  ),
+);
+
+/**
+ * An option that acts on a secret (its name holds a verb of OPTION_ACTIONS), or whose value is its
+ * own name's last word in capitals (`--encryption-key=KEY`, a synopsis's metavariable).
+ */
+function optionActsOnSecret(flag: string, raw: string): boolean {
+  const segs = nameSegments(flag);
+  if (segs.some((seg) => OPTION_ACTIONS.has(seg))) return true;
+  return /^[A-Z]{2,20}$/.test(raw) && segs.at(-1) === raw.toLowerCase();
+}
+
 /** An upper-case name that itself names a secret (`ORACLE_PASSWORD`, `PVK_PASSWORD`): a synopsis's metavariable. */
 const isSecretMetavariable = (v: string) => /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v) && secretKindOfName(v) !== null;
 
@@ -1564,7 +1582,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
     pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
-    accept: (s, m, text) => !optionValueIsDocumentation(s, m, text) && secretNamedBy(1)(s, m),
+    accept: (s, m, text) => !optionValueIsDocumentation(s, m, text) && !optionActsOnSecret(m[1]!, s) && secretNamedBy(1)(s, m),
   },
   {
     kind: "password",
@@ -1820,6 +1838,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       }
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
       if (!quoted0(s) && isSecretMetavariable(v)) return false; // gcloud's --oracle-password=ORACLE_PASSWORD
+      if (!quoted0(s) && /^[A-Z]{2,20}$/.test(v) && nameSegments(m[2]!).at(-1) === v.toLowerCase()) return false; // --encryption-key=KEY
       if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
       if (/^\d{1,5}$/.test(v)) return false; // max_token=100, port-like numbers
       const quoted = /^(?:\\\\){0,3}\\?["']/.test(s);
