@@ -63,6 +63,7 @@
 // Malayalam's chillu (virama, ZWJ) as a hidden character. Also kept: nsswitch.conf's `passwd:
 // files`; an option acting on secrets (`--export-secret-key-p12 key-id`, `--secret-rm NAME`) and
 // `--encryption-key=KEY`; an `auth`-named setting with a plain word (`transparentAuth=disabled`);
-// section numbers and OIDs (`section 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is
-// no longer read in two metavariables (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
+// postgresql.conf's `password_encryption = scram-sha-256`; section numbers and OIDs (`section
+// 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is no longer read in two metavariables
+// (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
 export const CONTENT_RULES_VERSION = 6;

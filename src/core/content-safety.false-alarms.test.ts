@@ -65,6 +65,7 @@ describe("the same shapes holding a secret stay redacted", () => {
     ["--client-secret=Xk29dLq8zz", "Xk29dLq8zz"],
     ["--with-password=Hunter2x", "Hunter2x"],
     ["API_KEY=KEY2x", "KEY2x"],
+    ["password = scram-sha-256x9", "scram-sha-256x9"],
     ["GITHUB_AUTH=ghp_x", "ghp_x"],
     ["auth_token=abcdefgh", "abcdefgh"],
     ["connect to 93.184.216.34. Then it failed", "93.184.216.34"],

@@ -255,7 +255,7 @@ function optionValueIsDocumentation(raw: string, m?: RegExpExecArray, text?: str
 // Verbs that make an option an action on secrets rather than one that carries a secret: gpg's
 // --export-secret-key-p12 KEY-ID, --delete-secret-key, --with-secret; docker's --secret-rm NAME.
 const OPTION_ACTIONS = new Set(
-  "export import delete del rm remove list ls show with without change check ask prompt generate gen rotate revoke disable enable".split(
+  "export import dump delete del rm remove list ls show with without change check ask prompt generate gen rotate revoke disable enable".split(
     " ",
   ),
 );
@@ -323,11 +323,13 @@ const ENTROPY_NAME_SEGMENTS = new Set([
 ]);
 
 const ALGORITHM_NAMES =
-  /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+)$/i;
+  /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+|scram-sha-\d+)$/i;
 
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
 export function bareValueLooksSecret(v: string): boolean {
   if (v.length < 6) return false;
+  // postgresql.conf's `#password_encryption = scram-sha-256`: an algorithm's name.
+  if (ALGORITHM_NAMES.test(v)) return false;
   // An identifier or plain word is code or prose, unless it mixes in digits the way passwords do
   // (`hunter2`, `S3cr3t`); algorithm and type names keep theirs.
   if (/^[A-Za-z_$][\w$]*$/.test(v)) return /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !ALGORITHM_NAMES.test(v);
