@@ -68,4 +68,18 @@
 // sends_local_secrets; variables, cd, aliases and functions carry from one command to the next;
 // `$'\x63url'`, `$a$b`, `${x:-curl}`, `/???/b??/c?rl` and tr-translated names are read (shell.ts, risk.ts, risk-view.ts, risk-secrets.ts,
 // risk-remote-access.ts, risk-rules.ts).
+// Also 6 (falsepos15, false alarms on the text installed on a machine, bench/benign-corpus.ts):
+// redaction keeps a version range under a package's name (`"token-types": "^6.1.1"`), a
+// documentation word or metavariable after a secret-named option (`-storepass arg`,
+// `--oracle-password=ORACLE_PASSWORD`, `--ftp-password command`), a changelog's `name: Added`,
+// lower-case `identified by` in prose, `SPDX-License-Identifier`, four-part versions in release
+// headings (`Git 1.8.1.5 Release Notes`); the -u/-a rules need an HTTP client on the line (any
+// `http://` passed); `Authorization: Bearer&#32;…` is one placeholder; screening no longer reads
+// `ssh-keygen -f ~/.ssh/id_ed25519` before `scp build.tar.gz host:` as copying the key, nor
+// Malayalam's chillu (virama, ZWJ) as a hidden character. Also kept: nsswitch.conf's `passwd:
+// files`; an option acting on secrets (`--export-secret-key-p12 key-id`, `--secret-rm NAME`) and
+// `--encryption-key=KEY`; an `auth`-named setting with a plain word (`transparentAuth=disabled`);
+// postgresql.conf's `password_encryption = scram-sha-256`; section numbers and OIDs (`section
+// 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is no longer read in two metavariables
+// (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
 export const CONTENT_RULES_VERSION = 6;

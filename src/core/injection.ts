@@ -119,11 +119,14 @@ function scanHidden(text: string): HiddenScan {
       const prev = chars[i - 1] ?? "";
       const next = chars[i + 1] ?? "";
       // Legitimate uses: a byte-order mark at the very start, ZWJ inside emoji sequences,
-      // ZWNJ/ZWJ between letters of scripts that need them (Persian, Indic).
+      // ZWNJ/ZWJ between letters of scripts that need them (Persian, Indic), and after a virama
+      // (a combining mark) at a word's end: Malayalam's older chillu spelling `ര്‍` (RA, virama,
+      // ZWJ), as in a desktop file's translations (session 15, /etc/xdg/autostart/print-applet.desktop).
       const legit =
         (cp === 0xfeff && i === 0) ||
         (cp === 0x200d && isPictographic(prev) && isPictographic(next)) ||
-        ((cp === 0x200c || cp === 0x200d) && isNonLatinLetter(prev) && isNonLatinLetter(next));
+        ((cp === 0x200c || cp === 0x200d) && isNonLatinLetter(prev) && isNonLatinLetter(next)) ||
+        ((cp === 0x200c || cp === 0x200d) && /\p{M}/u.test(prev) && isNonLatinLetter(chars[i - 2] ?? "") && !/[\p{L}\p{M}]/u.test(next));
       if (!legit) zeroWidth++;
       continue;
     }
@@ -328,9 +331,13 @@ function exfiltrationCommand(line: string): string | null {
     if (url && SENSITIVE_SOURCE.test(line.slice(url.index, url.index + 600))) return "puts secrets into a URL";
     if (/\/dev\/(?:tcp|udp)\//.test(line) && SENSITIVE_SOURCE.test(line)) return "sends secrets over a raw socket";
   }
-  // d) copying private keys or credential files to a remote host
-  if (/\bscp\b/.test(line) && SENSITIVE_SOURCE.test(line) && /(?:\S@\S|[\w.-]+:\S*(?:\s|$))/.test(line.replace(/^.*?\bscp\b/, ""))) {
-    return "copies private keys or credentials to a remote host";
+  // d) copying private keys or credential files to a remote host: the key among scp's own
+  // arguments, not before it (`ssh-keygen -f ~/.ssh/id_ed25519` then `scp build.tar.gz host:`, two
+  // commands of a trail read side by side, copies no key).
+  if (/\bscp\b/.test(line)) {
+    const args = line.replace(/^.*?\bscp\b/, "");
+    if (SENSITIVE_SOURCE.test(args) && /(?:\S@\S|[\w.-]+:\S*(?:\s|$))/.test(args))
+      return "copies private keys or credentials to a remote host";
   }
   return null;
 }

@@ -183,8 +183,13 @@ const META_SEGMENTS = new Set([
   "reference",
   "arn",
   "namespace",
+  // gpg's --passphrase-fd N, --passphrase-repeat N, --check-sym-passphrase-pattern FILE: how a secret is read or checked.
+  "fd",
+  "repeat",
+  "pattern",
 ]);
-const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass"]);
+// `askpass` names the program that asks for a password (SSH_ASKPASS=/usr/bin/ssh-askpass, wget --use-askpass).
+const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass", "askpass"]);
 
 /** Which secret kind a name (env var, key, flag) announces, or null. */
 export function secretKindOfName(name: string): string | null {
@@ -206,6 +211,67 @@ export function secretKindOfName(name: string): string | null {
   }
   return null;
 }
+
+/**
+ * Words that stand after a secret-named option in documentation, not secrets: a synopsis's
+ * metavariable (`-storepass arg`, `--passphrase-fd n`, `-psk key`) or the prose that goes on
+ * (`the --ftp-password command`, `-keypass value is …`, `--password can take …`). Session 15,
+ * from man pages and changelogs under /usr/share (bench/benign-corpus.ts).
+ */
+const OPTION_DOC_WORDS = new Set([
+  ..."arg args argument value val str file filename path n num number key option options parameter parameters command flag name text word".split(
+    " ",
+  ),
+  ..."a an the and or to can that is isn isn't if in on of for from with as at by be are was were will may must should does has have not also now when which only instead".split(
+    " ",
+  ),
+  // PAM's control words: `-auth sufficient pam_systemd_home.so` in /etc/pam.d (the `-` skips a missing module).
+  ..."sufficient requisite include substack".split(" "),
+]);
+
+/**
+ * The value after a secret-named option reads as documentation: a word of OPTION_DOC_WORDS (a
+ * trailing `.`, `,`, `:` or `)` dropped), a metavariable that itself names a secret
+ * (`--oracle-password=ORACLE_PASSWORD`), a count of 1–3 digits (cwebp's `-pass 6`), or a lone `\`
+ * (the option ends a continued line in a completion script).
+ */
+function optionValueIsDocumentation(raw: string, m?: RegExpExecArray, text?: string): boolean {
+  // A help table: the option, a gap of two blanks or more, then its description, a sentence
+  // (`--with-registry-auth    Send registry authentication details to Swarm agents`).
+  if (
+    m &&
+    text &&
+    /^[A-Z][a-z]{1,20}$/.test(raw) &&
+    /[ \t]{2,}\S+$/.test(m[0]) &&
+    /^ [a-z]{2,20} [a-z]/.test(text.slice(m.index + m[0].length, m.index + m[0].length + 40))
+  )
+    return true;
+  if (raw === "\\") return true;
+  if (isSecretMetavariable(raw)) return true;
+  if (/^\d{1,3}$/.test(raw)) return true;
+  return OPTION_DOC_WORDS.has(raw.replace(/[.,:;)]$/, ""));
+}
+
+// Verbs that make an option an action on secrets rather than one that carries a secret: gpg's
+// --export-secret-key-p12 KEY-ID, --delete-secret-key, --with-secret; docker's --secret-rm NAME.
+const OPTION_ACTIONS = new Set(
+  "export import dump delete del rm remove list ls show with without change check ask prompt generate gen rotate revoke disable enable".split(
+    " ",
+  ),
+);
+
+/**
+ * An option that acts on a secret (its name holds a verb of OPTION_ACTIONS), or whose value is its
+ * own name's last word in capitals (`--encryption-key=KEY`, a synopsis's metavariable).
+ */
+function optionActsOnSecret(flag: string, raw: string): boolean {
+  const segs = nameSegments(flag);
+  if (segs.some((seg) => OPTION_ACTIONS.has(seg))) return true;
+  return /^[A-Z]{2,20}$/.test(raw) && segs.at(-1) === raw.toLowerCase();
+}
+
+/** An upper-case name that itself names a secret (`ORACLE_PASSWORD`, `PVK_PASSWORD`): a synopsis's metavariable. */
+const isSecretMetavariable = (v: string) => /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v) && secretKindOfName(v) !== null;
 
 /** Accepts a value whose name (capture `nameGroup`) names a secret and that is no placeholder; the kind follows the name. */
 function secretNamedBy(nameGroup: number) {
@@ -257,11 +323,13 @@ const ENTROPY_NAME_SEGMENTS = new Set([
 ]);
 
 const ALGORITHM_NAMES =
-  /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+)$/i;
+  /^(?:base(?:32|64)\w*|utf_?8|utf_?16|latin1|sha\d+|md5|hs\d{3}|rs\d{3}|es\d{3}|ps\d{3}|aes\d+\w*|u?int\d+|float\d+|x509|pkcs\d+|v\d+|scram-sha-\d+)$/i;
 
 /** A bare (unquoted) value after `:` or ` = ` is code or prose unless it looks like a secret. */
 export function bareValueLooksSecret(v: string): boolean {
   if (v.length < 6) return false;
+  // postgresql.conf's `#password_encryption = scram-sha-256`: an algorithm's name.
+  if (ALGORITHM_NAMES.test(v)) return false;
   // An identifier or plain word is code or prose, unless it mixes in digits the way passwords do
   // (`hunter2`, `S3cr3t`); algorithm and type names keep theirs.
   if (/^[A-Za-z_$][\w$]*$/.test(v)) return /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !ALGORITHM_NAMES.test(v);
@@ -271,12 +339,32 @@ export function bareValueLooksSecret(v: string): boolean {
   return /[0-9]/.test(v) || /[^A-Za-z0-9]/.test(v);
 }
 
-/** Looks back on the same line: does the match sit in a command that talks HTTP? */
+/**
+ * Looks back on the same line: does the match sit in a command that talks HTTP? httpie's `http` and
+ * `https` count as commands only where a command starts (a line's start, after a shell operator or
+ * `$ `), in lower case and followed by a blank: a URL (`http://…`) or the word HTTP in prose names
+ * no client (session 15: any line holding `http://` passed).
+ */
 function onHttpCommandLine(m: RegExpExecArray, text: string): boolean {
   const start = Math.max(0, m.index - 300);
   const before = text.slice(start, m.index);
   const line = before.slice(before.lastIndexOf("\n") + 1);
-  return /\b(curl|wget|http|https|httpie|xh|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b/i.test(line);
+  return (
+    /\b(curl|wget|httpie|xh|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b/i.test(line) ||
+    /(?:^|[;&|(`]|\$ |\bsudo |\bexec )[ \t]*https?[ \t]/.test(line)
+  );
+}
+
+/**
+ * `identified by "jamesh"` in a changelog's prose is no SQL: lower-case `identified by` counts only
+ * with a user, role or grant before it on its line (`create user 'a'@'%' identified by '…'`);
+ * upper-case IDENTIFIED BY is SQL wherever it stands.
+ */
+function identifiedByInProse(m: RegExpExecArray, text: string): boolean {
+  if (!/^identified\b/.test(m[0])) return false;
+  const before = text.slice(Math.max(0, m.index - 300), m.index);
+  const line = before.slice(before.lastIndexOf("\n") + 1);
+  return !/\b(?:user|role|login|grant|alter|create)\b|@/i.test(line);
 }
 
 function decodeBase64(s: string): string | null {
@@ -1079,6 +1167,75 @@ const YAML_NON_SECRET_WORDS = new Set([
   "plaintext",
 ]);
 
+/**
+ * What a changelog says after a function's name (`gnutls_psk_netconf_derive_key: REMOVED`,
+ * `* conform/data/pwd.h-data: Likewise.`): the change, not a value. From GnuTLS's NEWS and glibc's
+ * ChangeLog (session 15).
+ */
+const CHANGELOG_WORDS = new Set([
+  ..."added removed changed deprecated likewise renamed updated fixed new".split(" "),
+  // Debian changelogs about a patch: `- debian/patches/hurd-i386/git-auth-leak.diff: upstreamed.`
+  ..."upstreamed dropped refreshed".split(" "),
+]);
+
+// The sources of /etc/nsswitch.conf (nsswitch.conf(5)): the first word after `passwd:`.
+const NSS_SOURCES = new Set([
+  "files",
+  "compat",
+  "systemd",
+  "db",
+  "nis",
+  "nisplus",
+  "ldap",
+  "sss",
+  "winbind",
+  "dns",
+  "mdns",
+  "extrausers",
+  "cache",
+]);
+
+/**
+ * A version or version range as package manifests and lockfiles write it: `^6.0.0`, `~1.2`,
+ * `>=1.0.0 <2`, `1.x`, `^1.0.0 || ^2.0.0`, `6.0.0-beta.1`. No password is written so.
+ */
+const quoted0 = (s: string) => /^(?:\\\\){0,3}\\?["']/.test(s);
+
+export function isVersionRange(v: string): boolean {
+  if (v.length > 80 || !/^[~^<>=v\d]/.test(v)) return false;
+  return v.split(/[ \t]*\|\|[ \t]*|[ \t]+/).every((part) =>
+    // An operator, or at least one dot: a bare number ("123456") may be a password.
+    /^(?:(?:[~^]|[<>]=?|=)v?\d{1,6}(?:\.(?:\d{1,6}|[xX*])){0,3}|v?\d{1,6}(?:\.(?:\d{1,6}|[xX*])){1,3})(?:-[0-9A-Za-z.-]{1,40})?(?:\+[0-9A-Za-z.-]{1,40})?$/.test(
+      part,
+    ),
+  );
+}
+
+/**
+ * A four-part version where an IPv4 address could stand, as changelogs and release notes write it
+ * (session 15, /usr/share/doc): `Git 1.8.1.5 Release Notes`, `Changes in 1.2.3.4 (18 Apr 2010)`,
+ * `2014-12-05 (3.8.7.3)`, `1.2.3.4 - 2013-11-04`, `Bump to 1.2.3.4`, `openjdk-17 (17.0.21.1+2-1~deb12u1)`,
+ * a user agent's `Chrome/120.0.6099.109`; section numbers and OIDs.
+ */
+function inVersionContext(text: string, from: number, to: number): boolean {
+  const before = text.slice(Math.max(0, from - 48), from).toLowerCase();
+  const after = text.slice(to, to + 32).toLowerCase();
+  if (/^[+~]|^[ \t]+release notes|^[ \t]+\(\d{1,2} [a-z]{3,9} \d{4}\)|^[ \t]+-[ \t]+\d{4}-\d{2}-\d{2}/.test(after)) return true;
+  if (/\d{4}-\d{2}-\d{2}[ \t]+\($/.test(before)) return true;
+  // A browser's token in a user agent; any other `word/` may be a path (`deploy/10.1.2.3/values.yaml`).
+  if (/\b(?:chrome|chromium|crios|firefox|fxios|safari|applewebkit|edg|edge|opr|samsungbrowser|yabrowser)\/$/.test(before)) return true;
+  // A section number (`RFC 5280, section 4.2.2.1`, `SP800-38D 5.2.1.1`, a heading `2.1.1.3. CRC32`),
+  // a Debian policy version (`Policy 3.6.1.1`), an OID (`OID 1.3.101.110`).
+  if (/\b(?:section|sections|sect\.|policy|standards-version:|oid)[ \t]*$|§[ \t]*$/.test(before)) return true;
+  const small = text
+    .slice(from, to)
+    .split(".")
+    .every((n) => Number(n) < 32);
+  if (small && /(?:^|\n)[ \t]*$/.test(before) && /^\.[ \t]+[A-Za-z]/.test(text.slice(to, to + 4))) return true;
+  // Only phrases that name a release: "updated DNS to 93.184.216.34" is an address.
+  return /\b(?:release|changes in|new in|bump(?:ed)? to)[ \t]+$/.test(before);
+}
+
 /** `name: value` alone on its line (after indentation or a list dash): a YAML mapping entry. */
 function isYamlEntry(m: RegExpExecArray, text: string): boolean {
   if (!/^[ \t]*:[ \t]+$/.test(m[3]!)) return false;
@@ -1357,7 +1514,13 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern:
       /(?<![A-Za-z0-9-])(?:Proxy-Authorization|Authorization|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|Private-Token|X-Vault-Token|X-Goog-Api-Key)["']?[ \t]*[:=][ \t]*["']?(?:(?:token|digest|key|ssws|apikey|api-key|splunk|geniekey)[ \t]+)?([^\s"'<>]{8,4096})/dgi,
     group: 1,
-    accept: (s) => !isPlaceholderValue(s) && !/^(Bearer|Basic|Token|Digest|SSWS|ApiKey|Api-Key|Splunk|GenieKey)$/i.test(s),
+    // A scheme and an encoded blank (`Bearer&#32;…`, `token%20…`): the normalized view reads the
+    // credential after it (the bearer_token rule, or this one after the scheme), and one
+    // placeholder stands for it instead of two.
+    accept: (s) =>
+      !isPlaceholderValue(s) &&
+      !/^(Bearer|Basic|Token|Digest|SSWS|ApiKey|Api-Key|Splunk|GenieKey)$/i.test(s) &&
+      !/^(?:Bearer|Basic|Token|Digest|SSWS|ApiKey|Api-Key|Splunk|GenieKey)(?:&#0{0,3}32;|&#[xX]0{0,2}20;|%20)/i.test(s),
   },
   {
     kind: "password",
@@ -1421,7 +1584,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
     pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
-    accept: secretNamedBy(1),
+    accept: (s, m, text) => !optionValueIsDocumentation(s, m, text) && !optionActsOnSecret(m[1]!, s) && secretNamedBy(1)(s, m),
   },
   {
     kind: "password",
@@ -1639,7 +1802,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern:
       /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
     group: 1,
-    accept: (s) => !isPlaceholderValue(s),
+    accept: (s, m, text) => !isPlaceholderValue(s) && !identifiedByInProse(m, text),
   },
   {
     kind: "password",
@@ -1665,19 +1828,37 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (m[3]!.trim() === ":" && /^\*[A-Za-z0-9_.-]{1,64}$/.test(s)) return false;
       const ext = /\.([A-Za-z0-9]{1,6})$/.exec(m[2]!)?.[1];
       if (ext !== undefined && FILE_EXTENSION_TLDS.has(ext.toLowerCase())) return false;
+      // A license expression (`SPDX-License-Identifier: LGPL-2.1-or-later`) heads source files everywhere.
+      if (/^spdx-license-identifier$/i.test(m[2]!)) return false;
       const v = stripQuotes(s);
+      // A dependency's version range under a package's name (`"token-types": "^6.0.0"` in a lockfile).
+      if (isVersionRange(v)) return false;
       if (kind === null) {
         // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
         const entropyName = nameSegments(m[2]!).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
         return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
       }
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
+      if (!quoted0(s) && isSecretMetavariable(v)) return false; // gcloud's --oracle-password=ORACLE_PASSWORD
+      if (!quoted0(s) && /^[A-Z]{2,20}$/.test(v) && nameSegments(m[2]!).at(-1) === v.toLowerCase()) return false; // --encryption-key=KEY
       if (/^pwd$/i.test(m[2]!) && /^(\/|~|[A-Za-z]:\\)/.test(v)) return false; // the shell's working directory
       if (/^\d{1,5}$/.test(v)) return false; // max_token=100, port-like numbers
       const quoted = /^(?:\\\\){0,3}\\?["']/.test(s);
       const after = text[m.index + m[0].length];
       if (!quoted && (after === "(" || after === "[")) return false; // a call or an index: code
       const envStyle = m[3] === "=" && !quoted; // NAME=value with no spaces: env files, CLI
+      if (!quoted && CHANGELOG_WORDS.has(v.toLowerCase().replace(/\.$/, ""))) return false;
+      // A name that says only `auth` names a method or a switch when its value is a plain word
+      // (`jdk.http.ntlm.transparentAuth=disabled`, `jdk.http.auth.tunneling.disabledSchemes=Basic` in
+      // the JDK's net.properties; `auth: none`); a token has digits or symbols.
+      if (
+        kind === "token" &&
+        /^[A-Za-z]{1,16}$/.test(v) &&
+        !nameSegments(m[2]!).some((seg) => seg.endsWith("token") || seg === "authtoken")
+      )
+        return false;
+      // /etc/nsswitch.conf: `passwd:         files systemd` names where user accounts are looked up.
+      if (!quoted && /^(?:passwd|shadow|gshadow)$/.test(m[2]!) && NSS_SOURCES.has(v)) return false;
       const yamlSecret = !quoted && isYamlEntry(m, text) && !YAML_NON_SECRET_WORDS.has(v.toLowerCase()) && !ALGORITHM_NAMES.test(v);
       if (!quoted && !envStyle && !yamlSecret && !bareValueLooksSecret(v)) return false;
       if (!quoted && /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/.test(v)) return false;
@@ -1814,7 +1995,8 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s, m, text) => {
       if (isHarmlessIPv4(s)) return false;
       const before = text.slice(Math.max(0, m.index - 16), m.index).toLowerCase();
-      return !/version|ver[ =:]|v[ =:]?$/.test(before);
+      if (/version|ver[ =:]|v[ =:]?$/.test(before)) return false;
+      return !inVersionContext(text, m.index, m.index + m[0].length);
     },
   },
   {

@@ -73,7 +73,9 @@ export function keyMaterialLeft(text: string): boolean {
 // Whole credential files pasted as text.
 const CREDENTIAL_FILES: { re: RegExp; detail: string }[] = [
   {
-    re: /aws_secret_access_key[\s\S]{0,400}aws_access_key_id|aws_access_key_id[\s\S]{0,400}aws_secret_access_key/i,
+    // Not a name that is itself an option's value: gcloud's synopsis names both as metavariables
+    // (`--aws-access-key-id=AWS_ACCESS_KEY_ID … --aws-secret-access-key=AWS_SECRET_ACCESS_KEY`).
+    re: /(?<!=)aws_secret_access_key[\s\S]{0,400}(?<!=)aws_access_key_id|(?<!=)aws_access_key_id[\s\S]{0,400}(?<!=)aws_secret_access_key/i,
     detail: "an AWS credentials file",
   },
   { re: /\bmachine\s+\S+\s+login\s+\S+\s+password\s+\S+/, detail: "a .netrc credentials file" },
