@@ -11,11 +11,12 @@ import { injectionFindings } from "./rejection.ts";
 import { readingText } from "./reading-order.ts";
 import type { Trail } from "./trail.ts";
 import { Prng } from "../../test/support/prng.ts";
+import { loadBenignCorpus } from "../../test/support/benign-corpus.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
 
 const REPO = resolve(import.meta.dir, "../..");
-const corpus = JSON.parse(readFileSync(join(REPO, "test/fixtures/benign-error-text.json"), "utf8")) as Record<string, string[] | string>;
+const corpus = loadBenignCorpus();
 const texts = Object.entries(corpus).flatMap(([group, list]) =>
   Array.isArray(list) ? list.map((text, i) => ({ where: `${group}/${i}`, text })) : [],
 );

@@ -5,11 +5,10 @@
 // `sends_local_secrets` flag before the rule (the flag did not exist; `cat … | curl` was
 // credential_exposure). Ordinary commands that touch the same files must stay clean.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { analyzeCommand, assessRisk, typedView } from "./risk.ts";
 import { credentialStore, namedCredential } from "./risk-secrets.ts";
 import type { Trail } from "./trail.ts";
+import { benignCorpusLines } from "../../test/support/benign-corpus.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
 
@@ -377,12 +376,7 @@ describe("patches that send local secrets", () => {
 
 describe("no false positives on ordinary text", () => {
   test("the benign corpus, line by line as commands, raises no sends_local_secrets", () => {
-    const corpus = JSON.parse(
-      readFileSync(join(resolve(import.meta.dir, "../.."), "test/fixtures/benign-error-text.json"), "utf8"),
-    ) as Record<string, string[] | string>;
-    const lines = Object.values(corpus)
-      .flatMap((l) => (Array.isArray(l) ? l : []))
-      .flatMap((t) => t.split("\n"));
+    const lines = benignCorpusLines();
     expect(lines.length).toBeGreaterThan(300);
     expect(lines.filter((l) => sends(l).length > 0)).toEqual([]);
   });

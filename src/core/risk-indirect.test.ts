@@ -12,8 +12,7 @@
 // Every case flagged below raised no flag of its kind before, but the shell here-document read by
 // accident (its own test says so); every false alarm cleared below raised one.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { benignCorpusLines } from "../../test/support/benign-corpus.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
 import { analyzeCommand, assessRisk } from "./risk.ts";
@@ -418,12 +417,7 @@ describe("false alarms and consistency of credential_exposure", () => {
 
 describe("no false positives on ordinary text", () => {
   test("the benign corpus, line by line as commands, raises no flag it did not raise before this round", () => {
-    const corpus = JSON.parse(
-      readFileSync(join(resolve(import.meta.dir, "../.."), "test/fixtures/benign-error-text.json"), "utf8"),
-    ) as Record<string, string[] | string>;
-    const lines = Object.values(corpus)
-      .flatMap((l) => (Array.isArray(l) ? l : []))
-      .flatMap((t) => t.split("\n"));
+    const lines = benignCorpusLines();
     const flagged = lines.filter((l) => analyzeCommand(l).length > 0);
     // 5 lines before this round, one of them `echo "$REGISTRY_TOKEN" | docker login … --password-stdin`
     expect(flagged.length).toBeLessThanOrEqual(4);
