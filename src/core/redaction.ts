@@ -8,7 +8,7 @@
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
-import { type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
+import { codePointLength, type OutcomeReport, OutcomeReport as OutcomeReportSchema, Trail } from "./trail.ts";
 import {
   AWS_SECRET_ELSEWHERE,
   bareValueLooksSecret,
@@ -673,12 +673,6 @@ function redactNamedInPrevious(items: unknown[], counts: RedactionCounts): unkno
 }
 
 // --- Keeping a redacted trail inside the schema's length limits --------------------------------
-
-const codePointLength = (s: string) => {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-};
 
 /** Cuts s to max characters (code points) without leaving half a placeholder at the end. */
 export function truncateChars(s: string, max: number): string {

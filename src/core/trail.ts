@@ -206,11 +206,12 @@ function dropInheritedNames(schema: TSchema, value: unknown): void {
   }
 }
 
-const codePoints = (s: string) => {
+/** A string's length as the schema's limits count it: characters (code points), not UTF-16 units. */
+export function codePointLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;
-};
+}
 
 /**
  * The paths among `paths` that the parsed value keeps: an unknown field is accepted and dropped
@@ -246,7 +247,7 @@ export function parseWith<T extends TSchema>(
     // TypeBox counts UTF-16 units; the contract counts characters.
     const max = (error.schema as { maxLength?: number }).maxLength;
     const actual = at(value, error.path);
-    if (max !== undefined && typeof actual === "string" && codePoints(actual) <= max && actual.length > max) {
+    if (max !== undefined && typeof actual === "string" && codePointLength(actual) <= max && actual.length > max) {
       continue;
     }
     seen.add(path);

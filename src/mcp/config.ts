@@ -3,7 +3,7 @@
 // style as src/config.ts.
 import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
-import { Trail } from "../core/trail";
+import { codePointLength, Trail } from "../core/trail";
 
 export type PublishPolicy = "off" | "ask" | "auto";
 const PUBLISH_POLICIES: readonly PublishPolicy[] = ["off", "ask", "auto"];
@@ -52,12 +52,6 @@ export const DEFAULT_PUBLISH_WAIT_S = 25;
 
 const MODEL_MAX = Trail.properties.agent_info.properties.model.maxLength!;
 
-const characters = (s: string) => {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-};
-
 /** The settings a hosted /mcp route uses too. */
 function sharedSettings(env: Env) {
   const highRisk = str(env, "COLONY_ALLOW_HIGH_RISK");
@@ -67,7 +61,7 @@ function sharedSettings(env: Env) {
   const agentModel = str(env, "COLONY_AGENT_MODEL") ?? "unknown";
   // Characters as the trail's schema counts them (code points): `.length` counted UTF-16 units, so
   // a model name of 101-200 emoji, valid in a trail, stopped the server.
-  if (characters(agentModel) > MODEL_MAX) {
+  if (codePointLength(agentModel) > MODEL_MAX) {
     throw new ConfigError("COLONY_AGENT_MODEL", `a model name of at most ${MODEL_MAX} characters`, agentModel);
   }
   return {
