@@ -7,20 +7,12 @@
 import { describe, expect, test } from "bun:test";
 import { analyzeCommand, assessRisk, typedView } from "./risk.ts";
 import { credentialStore, namedCredential } from "./risk-secrets.ts";
-import type { Trail } from "./trail.ts";
 import { benignCorpusLines } from "../../test/support/benign-corpus.ts";
+import { trailWith } from "../../test/support/risk-trail.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
 
 const sends = (command: string) => analyzeCommand(command).filter((f) => f.flag === "sends_local_secrets");
-
-const trailWith = (commands: string[], patches: { file_path: string; diff: string }[] = []): Trail => ({
-  protocol_version: "1.0",
-  problem: { error: "Error: EACCES: permission denied, open '/app/cache'" },
-  solution: { summary: "fix", commands, code_patches: patches.length ? patches : undefined, steps: ["x"] },
-  agent_info: { model: "m", framework: "f" },
-  environment: { os: "linux", runtime: { name: "node" } },
-});
 
 /** Commands that send a credential store, or the environment, off the machine: `sends_local_secrets` high. */
 const SENDS: string[] = [

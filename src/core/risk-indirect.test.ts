@@ -13,19 +13,12 @@
 // accident (its own test says so); every false alarm cleared below raised one.
 import { describe, expect, test } from "bun:test";
 import { benignCorpusLines } from "../../test/support/benign-corpus.ts";
+import { type PatchOf, trailWith } from "../../test/support/risk-trail.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
 import { analyzeCommand, assessRisk } from "./risk.ts";
-import type { Trail } from "./trail.ts";
 
-const trailWith = (commands: string[], patches: { file_path: string; diff: string }[] = []): Trail => ({
-  protocol_version: "1.0",
-  problem: { error: "Error: EACCES: permission denied, open '/app/cache'" },
-  solution: { summary: "fix", commands, code_patches: patches.length ? patches : undefined, steps: ["x"] },
-  agent_info: { model: "m", framework: "f" },
-  environment: { os: "linux", runtime: { name: "node" } },
-});
-const flagsOf = (commands: string[], patches: { file_path: string; diff: string }[] = []) =>
+const flagsOf = (commands: string[], patches: PatchOf[] = []) =>
   assessRisk(trailWith(commands, patches)).flags.map((f) => `${f.flag}/${f.level}`);
 const levelOf = (flag: string, commands: string[]) =>
   assessRisk(trailWith(commands))
