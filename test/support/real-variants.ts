@@ -8,7 +8,10 @@
 // normalizer 8, so version 8's figure on it is out of sample; the fourth
 // (fingerprint-real-variants-4.json) after normalizer 9, disjoint from the dev set's holdout split
 // (every link and text checked against it, whole errors dropped on any match), so version 9's figure on
-// it is out of sample.
+// it is out of sample; the fifth (fingerprint-real-variants-5.json) in session 16, after normalizer 9, aimed at
+// the surroundings of session 15's candidate rules (Node's process id, GCC's include chain, HTML
+// entities, soname versions), disjoint from the holdout split, the tune split's errors and sets 1-4, so
+// version 9's figure and the candidates' figures on it are out of sample.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NORMALIZER_VERSION, normalizeError, type NormalizerVersion } from "../../src/core/fingerprint.ts";
@@ -18,6 +21,7 @@ export const REAL_VARIANTS_FILE = join(resolve(import.meta.dir, ".."), "fixtures
 export const REAL_VARIANTS_2_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-2.json");
 export const REAL_VARIANTS_3_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-3.json");
 export const REAL_VARIANTS_4_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-4.json");
+export const REAL_VARIANTS_5_FILE = join(resolve(import.meta.dir, ".."), "fixtures/fingerprint-real-variants-5.json");
 
 export interface RealReport {
   /** The report's text as the thread shows it (the error with whatever surrounds it there). */
@@ -50,22 +54,24 @@ export function loadRealVariants(file = REAL_VARIANTS_FILE): RealVariants {
   return JSON.parse(readFileSync(file, "utf8")) as RealVariants;
 }
 
-export type RealVariantSetName = "first" | "second" | "third" | "fourth";
+export type RealVariantSetName = "first" | "second" | "third" | "fourth" | "fifth";
 
 /**
  * The external sets, by name ("first": before normalizer 6; "second": after it, out of sample for
  * it; "third": after normalizer 8, out of sample for it; "fourth": after normalizer 9, out of sample
- * for it). `only` keeps the named ones (the tests that pin an older version's behaviour on the sets it
- * was written from).
+ * for it; "fifth": after normalizer 9 and session 15's candidate rules, out of sample for both).
+ * `only` keeps the named ones (the tests that pin an older version's behaviour on the sets it was
+ * written from).
  */
 export function loadRealVariantSets(
-  only: readonly RealVariantSetName[] = ["first", "second", "third", "fourth"],
+  only: readonly RealVariantSetName[] = ["first", "second", "third", "fourth", "fifth"],
 ): { name: RealVariantSetName; set: RealVariants }[] {
   const files: Record<RealVariantSetName, string> = {
     first: REAL_VARIANTS_FILE,
     second: REAL_VARIANTS_2_FILE,
     third: REAL_VARIANTS_3_FILE,
     fourth: REAL_VARIANTS_4_FILE,
+    fifth: REAL_VARIANTS_5_FILE,
   };
   return only.map((name) => ({ name, set: loadRealVariants(files[name]) }));
 }
