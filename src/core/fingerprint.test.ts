@@ -36,7 +36,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(9);
+    expect(NORMALIZER_VERSION).toBe(10);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -98,14 +98,27 @@ describe("fingerprint format", () => {
     expect(fingerprint(jvm, 8)).toBe(sha("unrecognized vm option useparnewgc"));
     expect(normalizeError(jvm)).toBe("unrecognized vm option useparnewgc");
     expect(fingerprint(jvm)).toBe(sha("unrecognized vm option useparnewgc"));
-    // Version 8 (frozen): git's banner over an SSH failure gave the banner; version 9 (current)
-    // gives the failure under it.
+    // Version 8 (frozen): git's banner over an SSH failure gave the banner; version 9 (frozen) gives
+    // the failure under it, and so does version 10.
     const git =
       "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.";
     expect(normalizeError(git, 8)).toBe("could not read from remote repository");
     expect(fingerprint(git, 8)).toBe(sha("could not read from remote repository"));
     expect(normalizeError(git)).toBe("could not read from remote repository permission denied (publickey)");
+    expect(fingerprint(git, 9)).toBe(sha("could not read from remote repository permission denied (publickey)"));
     expect(fingerprint(git)).toBe(sha("could not read from remote repository permission denied (publickey)"));
+    // Version 9 (frozen): Node's process id before a warning stayed in the form; version 10 (current)
+    // drops it (the fifth external set's DEP0005 group, https://github.com/amurchick/back-proxy/issues/2).
+    const nodeWarning =
+      "(node:4708) [DEP0005] DeprecationWarning: Buffer() is deprecated due to security and usability issues. Please use the Buffer.alloc(), Buffer.allocUnsafe(), or Buffer.from() methods instead.";
+    expect(normalizeError(nodeWarning, 9)).toBe(
+      "(node:4708) [dep0005] deprecationwarning buffer() is deprecated due to security and usability issues",
+    );
+    expect(fingerprint(nodeWarning, 9)).toBe(
+      sha("(node:4708) [dep0005] deprecationwarning buffer() is deprecated due to security and usability issues"),
+    );
+    expect(normalizeError(nodeWarning)).toBe("deprecationwarning buffer() is deprecated due to security and usability issues");
+    expect(fingerprint(nodeWarning)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     expect(normalizeError(goBounds)).toBe("index out of range");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
@@ -673,6 +686,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v6.ts",
     "error-normalizer-v7.ts",
     "error-normalizer-v8.ts",
+    "error-normalizer-v9.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {
