@@ -1,5 +1,7 @@
 // Issue 16, session 15 (fp15): candidate normalizer rules for the misses of the fourth external set,
-// measured leave-one-set-out and not adopted (bench/RESULTS.md "Session 15"). A candidate is version 9
+// measured leave-one-set-out and not adopted (bench/RESULTS.md "Session 15"); session 16 (fp16)
+// measured them on a fifth set gathered after them and adopted nodepid and include as normalizer 10
+// ("Session 16"). The baseline stays version 9 (frozen), so the figures compare. A candidate is version 9
 // with extra line rules read before it (dropped only when something else is left) and form rules after
 // it. For each candidate: the share of pairs of reports of one error sharing a normal form in each
 // external set (test/fixtures/fingerprint-real-variants*.json) and its change from version 9, the
