@@ -114,3 +114,61 @@ describe("normalizer 10: splits no version-9 form of the dev set", () => {
     expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
   }, 30_000);
 });
+
+// The fifth external set (test/fixtures/fingerprint-real-variants-5.json): gathered in session 16,
+// after version 9 and session 15's candidates, from other errors than the first four sets and the
+// dev set. Its figures are version 9's and the candidates' out-of-sample figures (docs/fingerprint.md,
+// Version 10).
+describe("the fifth external set of real reports", () => {
+  const fifth = sets.find((s) => s.name === "fifth")!.set;
+  const earlier = sets.filter((s) => s.name !== "fifth").map((s) => s.set);
+  test("at least 25 groups and 150 reports of 2 or more per group, 8 apart pairs, every report with its link, ids unique across the sets", () => {
+    expect(fifth.groups.length).toBeGreaterThanOrEqual(25);
+    expect(fifth.groups.reduce((n, g) => n + g.reports.length, 0)).toBeGreaterThanOrEqual(150);
+    expect(fifth.apart.length).toBeGreaterThanOrEqual(8);
+    for (const g of fifth.groups) {
+      expect(g.reports.length).toBeGreaterThanOrEqual(2);
+      for (const r of g.reports) expect(r.source).toMatch(/^https?:\/\//);
+    }
+    for (const p of fifth.apart) {
+      expect(p.source_a).toMatch(/^https:\/\/github\.com\//);
+      expect(p.source_b).toMatch(/^https:\/\/github\.com\//);
+    }
+    const ids = sets.flatMap(({ set }) => [...set.groups.map((g) => g.id), ...set.apart.map((p) => p.id)]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+  test("no link, text or version-9 form of the first four sets", () => {
+    const canonical = (u: string) =>
+      u
+        .replace(/^https?:\/\/(www\.)?/i, "")
+        .replace(/[#?].*$/, "")
+        .replace(/\/+$/, "")
+        .toLowerCase();
+    const links = new Set(
+      earlier.flatMap((s) => [
+        ...s.groups.flatMap((g) => g.reports.map((r) => canonical(r.source))),
+        ...s.apart.flatMap((p) => [canonical(p.source_a), canonical(p.source_b)]),
+      ]),
+    );
+    const forms = new Set(
+      earlier.flatMap((s) => [
+        ...s.groups.flatMap((g) => g.reports.map((r) => normalizeError(r.text, 9))),
+        ...s.apart.flatMap((p) => [normalizeError(p.a, 9), normalizeError(p.b, 9)]),
+      ]),
+    );
+    const texts = fifth.groups.flatMap((g) => g.reports.map((r) => ({ id: g.id, text: r.text, link: r.source })));
+    expect(texts.filter((t) => links.has(canonical(t.link))).map((t) => t.id)).toEqual([]);
+    expect(texts.filter((t) => forms.has(normalizeError(t.text, 9))).map((t) => t.id)).toEqual([]);
+  });
+  test("no report is a dev-set case: the only reports sharing version 9's form with a case's text are those version 9 reads as setuptools' closing line", () => {
+    const devset = loadDevset();
+    const caseForms = new Set<string>();
+    for (const c of devset.cases) for (const t of [c.error_line, ...c.queries.map((q) => q.text)]) caseForms.add(normalizeError(t, 9));
+    // Group ids and this one known form only: the holdout split's texts are not printed.
+    const overlapping = fifth.groups.flatMap((g) =>
+      g.reports.filter((r) => caseForms.has(normalizeError(r.text, 9))).map((r) => ({ id: g.id, text: r.text })),
+    );
+    expect([...new Set(overlapping.map((o) => o.id))].sort()).toEqual(["gcc-ffi-h-missing", "gcc-lxml-libxml-xmlversion-h-missing"]);
+    for (const o of overlapping) expect(normalizeError(o.text, 9)).toBe("command gcc failed with exit status 1");
+  }, 30_000);
+});
