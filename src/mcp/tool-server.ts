@@ -22,7 +22,7 @@ import type { ToolConfig } from "./config";
 import { colonyPublish } from "./tools/publish";
 import { colonyPublishStatus } from "./tools/publish-status";
 import { colonyReport } from "./tools/report";
-import { errorResult, failure } from "./tools/results";
+import { errorResult, failure, visibleText } from "./tools/results";
 import { colonySearch } from "./tools/search";
 import { type ColonyTool, progressReporter, progressRequested, type ToolContext } from "./tools/tool";
 
@@ -159,21 +159,17 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   }
   async function callTool(params: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    /** The caller's tool name as an error quotes it: bounded, its invisible characters shown. */
+    const quoted = () => visibleText(JSON.stringify(String(name).slice(0, 100)));
     if (typeof name !== "string") {
       throw protocolError(ErrorCode.InvalidParams, "tools/call needs params.name, the name of a tool (a string)");
     }
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
-      throw protocolError(
-        ErrorCode.InvalidParams,
-        `the arguments of ${JSON.stringify(name.slice(0, 100))} must be an object of named arguments`,
-      );
+      throw protocolError(ErrorCode.InvalidParams, `the arguments of ${quoted()} must be an object of named arguments`);
     }
     const tool = BY_NAME.get(name);
     if (!tool) {
-      throw protocolError(
-        ErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(name.slice(0, 100))}; this server has ${[...BY_NAME.keys()].join(", ")}.`,
-      );
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
     const parsed = parseWith(tool.input, args ?? {});
