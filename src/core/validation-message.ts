@@ -17,6 +17,9 @@ type Schema = {
   pattern?: string;
 };
 
+/** The message of a field an object's schema does not know (additionalProperties: false); its path names the field. */
+export const UNKNOWN_FIELD_MESSAGE = "is not a known field";
+
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The message for one failing path, without the path. */
@@ -62,7 +65,7 @@ export function plainMessage(error: ValueError): string {
     case ValueErrorType.Literal:
       return `must be ${JSON.stringify(s.const)}`;
     case ValueErrorType.ObjectAdditionalProperties:
-      return "has a field that is not allowed here";
+      return UNKNOWN_FIELD_MESSAGE;
     case ValueErrorType.Union: {
       const choices = s.anyOf?.map((v) => v.const);
       if (choices?.length && choices.every((c) => typeof c === "string")) return `must be one of ${choices.join(", ")}`;

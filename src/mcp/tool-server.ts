@@ -15,7 +15,9 @@ import {
   type RequestId,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { TObject } from "@sinclair/typebox";
 import { parseWith, type ValidationDetail } from "../core/trail";
+import { UNKNOWN_FIELD_MESSAGE } from "../core/validation-message";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
 import type { ToolConfig } from "./config";
@@ -29,6 +31,14 @@ import { type ColonyTool, progressReporter, progressRequested, type ToolContext 
 const TOOLS: readonly ColonyTool<any>[] = [colonySearch, colonyReport, colonyPublish, colonyPublishStatus];
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
+/**
+ * A tool's arguments as they are advertised and checked: an argument the tool does not have is
+ * refused, naming it (a misspelt `notes`, or POST /v1/search's `limit` or `min_confidence` given to
+ * colony_search, was dropped without a word and read as applied). Only the top level: a `trail`
+ * keeps the Trail's rule of decisions §1 (unknown fields dropped).
+ */
+const STRICT_INPUT = new Map(TOOLS.map((t) => [t.name, { ...t.input, additionalProperties: false } as TObject]));
+
 const SERVER_INSTRUCTIONS =
   "Colony is a shared memory of solved errors. When you hit an error, call colony_search with the exact error " +
   "line BEFORE attempting a fix. After trying a trail, call colony_report with its trail_id and the outcome. " +
@@ -41,7 +51,7 @@ const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   name: t.name,
   title: t.title,
   description: t.description,
-  inputSchema: JSON.parse(JSON.stringify(t.input)),
+  inputSchema: JSON.parse(JSON.stringify(STRICT_INPUT.get(t.name))),
   outputSchema: JSON.parse(JSON.stringify(t.output)),
   annotations: t.annotations,
 }));
@@ -60,7 +70,12 @@ function argumentPath(pointer: string): string {
 
 /** One plain sentence per failing argument, for the model to correct its call. */
 export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
-  const lines = details.map((d) => `${argumentPath(d.path)} ${d.message}.`);
+  const unknown = (d: ValidationDetail) => d.message === UNKNOWN_FIELD_MESSAGE && d.path.lastIndexOf("/") === 0;
+  const lines = details.map((d) =>
+    unknown(d) ? `${argumentPath(d.path)} is not an argument of ${tool}.` : `${argumentPath(d.path)} ${d.message}.`,
+  );
+  const known = Object.keys(STRICT_INPUT.get(tool)?.properties ?? {});
+  if (details.some(unknown) && known.length > 0) lines.push(`Its arguments are: ${known.join(", ")}.`);
   return failure(`Invalid arguments for ${tool}: ${lines.join(" ")}`);
 }
 
@@ -172,7 +187,7 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
-    const parsed = parseWith(tool.input, args ?? {});
+    const parsed = parseWith(STRICT_INPUT.get(name)!, args ?? {});
     if (!parsed.ok) return invalidArguments(name, parsed.details);
     try {
       return await tool.run(parsed.value, ctx);
