@@ -7,6 +7,19 @@ import { plainMessage } from "./validation-message";
 const Str = (max: number, min = 0) => Type.String({ minLength: min, maxLength: max });
 const Arr = <T extends TSchema>(item: T, max: number) => Type.Array(item, { maxItems: max });
 
+/**
+ * The characters String.prototype.trim removes (ECMAScript's WhiteSpace and LineTerminator), which
+ * the core trims from every string a client sends, ids included: a JSON Schema character class, in
+ * `\uXXXX` escapes that ECMA-262, Python and most other regex dialects read alike.
+ */
+export const TRIMMED_BLANK = "[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
+
+/** A JSON Schema pattern for a value the core trims first: `pattern` (anchored ^…$) with those blanks around it. */
+export function trimmedPattern(pattern: RegExp): string {
+  const body = pattern.source.replace(/^\^/, "").replace(/\$$/, "");
+  return `^${TRIMMED_BLANK}*(?:${body})${TRIMMED_BLANK}*$`;
+}
+
 export const OS_VALUES = ["linux", "macos", "windows", "freebsd", "other"] as const;
 
 const Package = Type.Object({ name: Str(200, 1), version: Type.Optional(Str(100)) });
