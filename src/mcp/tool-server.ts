@@ -61,11 +61,16 @@ export function protocolError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt". */
+/** The longest argument name or path a message quotes: the caller's text, kept out of the model's context beyond that. */
+const QUOTED_PATH_CHARS = 100;
+
+/** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt" (cut to 100 characters). */
 function argumentPath(pointer: string): string {
   const parts = pointer.split("/").slice(1).filter(Boolean);
   if (parts.length === 0) return "the arguments";
-  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+  const path = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+  const chars = [...path];
+  return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : path;
 }
 
 /** One plain sentence per failing argument, for the model to correct its call. */
