@@ -295,7 +295,7 @@ describe("tool list", () => {
     expect(missing.text).toBe("Invalid arguments for colony_search: error is required.");
   });
 
-  test("an unknown argument's name is shown without terminal controls or invisible characters, cut to 100 characters", async () => {
+  test("an unknown argument's name is quoted without terminal controls or invisible characters, cut to 100 characters", async () => {
     // The name is the caller's text, printed back in a plain sentence (not JSON, which escapes C0
     // controls itself): an OSC sequence in it retitled a terminal client, a 60 KB name filled the
     // model's context.
@@ -303,8 +303,20 @@ describe("tool list", () => {
     const r = await callTool(client, "colony_publish_status", { id: "x", [name]: 1 });
     expect(r.isError).toBe(true);
     expect(r.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/u);
-    expect(r.text.startsWith("Invalid arguments for colony_publish_status: \\u001b]0;owned\\u0007\\u001b[2J\\u202ennn")).toBe(true);
+    expect(r.text.startsWith('Invalid arguments for colony_publish_status: "\\u001b]0;owned\\u0007\\u001b[2J\\u202ennn')).toBe(true);
     expect(r.text.length).toBeLessThan(400);
+    // Any text is a name: empty, blank, digits, with a slash. Each is quoted as it was sent.
+    for (const [odd, shown] of [
+      ["", '""'],
+      [" ", '" "'],
+      ["0", '"0"'],
+      ["a/b~c", '"a/b~c"'],
+    ]) {
+      const answer = await callTool(client, "colony_publish_status", { id: "x", [odd!]: 1 });
+      expect(answer.text).toBe(
+        `Invalid arguments for colony_publish_status: ${shown} is not an argument of colony_publish_status. Its arguments are: id.`,
+      );
+    }
   });
 
   test("GET and DELETE /mcp answer 405: the endpoint is stateless", async () => {

@@ -87,8 +87,12 @@ const pointerOf = (argumentPath: string) =>
 function viaMcp(answer: ToolAnswer, argumentToField: (pointer: string) => string): Verdict {
   if (!answer.isError) return { accepted: true, fields: [] };
   const text = answer.text;
-  const invalidArguments = /^Invalid arguments for \w+: (\S+) /.exec(text);
-  if (invalidArguments) return { accepted: false, refusal: "invalid", fields: [argumentToField(pointerOf(invalidArguments[1]!))] };
+  // An argument the tool does not have is quoted ("limti"); a failing one is its path (trail.problem.error).
+  const invalidArguments = /^Invalid arguments for \w+: (?:"([^"]*)"|(\S+)) /.exec(text);
+  if (invalidArguments) {
+    const path = invalidArguments[1] ?? invalidArguments[2]!;
+    return { accepted: false, refusal: "invalid", fields: [argumentToField(pointerOf(path))] };
+  }
   const refused = /the colony refused the request \((\w+)\)/.exec(text);
   if (refused) return { accepted: false, refusal: "invalid", fields: [...text.matchAll(/\n {2}(\/\S*): /g)].map((m) => m[1]!) };
   if (text.startsWith("not found:")) return { accepted: false, refusal: "not_found", fields: [] };
@@ -489,7 +493,7 @@ describe("differences by design", () => {
     for (const client of [hosted, stdio.client, standaloneClient]) {
       for (const [tool, args, unknown] of calls) {
         const r = await callTool(client, tool, args);
-        const expected = `Invalid arguments for ${tool}: ${unknown} is not an argument of ${tool}. Its arguments are: `;
+        const expected = `Invalid arguments for ${tool}: "${unknown}" is not an argument of ${tool}. Its arguments are: `;
         expect({ tool, isError: r.isError, text: r.text.slice(0, expected.length) }).toEqual({ tool, isError: true, text: expected });
       }
     }

@@ -73,11 +73,18 @@ function argumentPath(pointer: string): string {
   return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : path;
 }
 
+/** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted and cut. */
+function quotedName(pointer: string): string {
+  const name = pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
+  const chars = [...name];
+  return JSON.stringify(chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : name);
+}
+
 /** One plain sentence per failing argument, for the model to correct its call. */
 export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
   const unknown = (d: ValidationDetail) => d.message === UNKNOWN_FIELD_MESSAGE && d.path.lastIndexOf("/") === 0;
   const lines = details.map((d) =>
-    unknown(d) ? `${argumentPath(d.path)} is not an argument of ${tool}.` : `${argumentPath(d.path)} ${d.message}.`,
+    unknown(d) ? `${quotedName(d.path)} is not an argument of ${tool}.` : `${argumentPath(d.path)} ${d.message}.`,
   );
   const known = Object.keys(STRICT_INPUT.get(tool)?.properties ?? {});
   if (details.some(unknown) && known.length > 0) lines.push(`Its arguments are: ${known.join(", ")}.`);
