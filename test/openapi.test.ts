@@ -249,6 +249,16 @@ describe("OpenAPI document", () => {
     }
   });
 
+  test("protocol_version's pattern takes the blanks the core trims, as the colony does; the document says strings are checked trimmed", async () => {
+    const pattern = new RegExp(doc.components.schemas.Trail.properties.protocol_version.pattern, "u");
+    const trail: any = sampleTrail({ error: "openapi padded protocol version: ZeroDivisionError" });
+    trail.protocol_version = "\u00a01.0\t";
+    expect((await colony.fetch("/v1/trails", json(trail))).status).toBe(202);
+    expect(pattern.test(trail.protocol_version)).toBe(true);
+    expect(["2.0", "1.x", "\u200b1.0"].map((v) => pattern.test(v))).toEqual([false, false, false]);
+    expect(doc.info.description).toContain("trimmed");
+  });
+
   test("every field of the spec's resource tables is in the served document with the spec's type", () => {
     // interface.md §2 and decisions §5–§11: [component schema, dotted field path ([] steps into
     // array items), type]. "enum:a|b" lists the values a string field takes.

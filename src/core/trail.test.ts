@@ -67,4 +67,12 @@ describe("TRIMMED_BLANK, the blanks the core trims, as a pattern", () => {
     expect(["abc", "\tabc\u00a0", "\ufeffabc\u3000", "\u2028 abc"].map((v) => id.test(v))).toEqual([true, true, true, true]);
     expect(["ab", "\u200babc", "abc\u0085", "xabc", "abc\nx"].map((v) => id.test(v))).toEqual([false, false, false, false, false]);
   });
+
+  test("protocol_version takes the trimmed blanks around it, and a refusal names the pattern as written", () => {
+    const padded = wire((t) => (t.protocol_version = "\u00a01.2\t"));
+    const parsed = parseTrail(padded);
+    expect(parsed.ok && parsed.value.protocol_version).toBe("1.2");
+    const refused = parseTrail(wire((t) => (t.protocol_version = "2.0")));
+    expect(refused.ok ? [] : refused.details).toEqual([{ path: "/protocol_version", message: "must match the pattern ^1\\.[0-9]+$" }]);
+  });
 });

@@ -2,6 +2,7 @@
 // library's ("Expected union value"): they reach people on the approval flow and models through
 // MCP, and both must be able to act on them. Pure: no I/O.
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { patternAsWritten } from "./trimmed";
 
 type Schema = {
   anyOf?: { const?: unknown }[];
@@ -45,7 +46,7 @@ export function plainMessage(error: ValueError): string {
     case ValueErrorType.StringMaxLength:
       return `must be at most ${plural(s.maxLength ?? 0, "character", "characters")}`;
     case ValueErrorType.StringPattern:
-      return `must match the pattern ${s.pattern}`;
+      return `must match the pattern ${patternAsWritten(s.pattern ?? "")}`;
     case ValueErrorType.ArrayMinItems:
       return `must have at least ${plural(s.minItems ?? 0, "item", "items")}`;
     case ValueErrorType.ArrayMaxItems:

@@ -399,7 +399,9 @@ export function openApiDocument(routes: ApiRoute[] = API_ROUTES): Record<string,
       title: "Colony",
       version: VERSION,
       description:
-        "A trails service for software agents. Every error answer has the shape " +
+        "A trails service for software agents. Strings of a request are trimmed (the blanks of ECMAScript's " +
+        "String.prototype.trim) before they are checked: lengths and patterns apply to the trimmed text. " +
+        "Every error answer has the shape " +
         '{"error": {"code", "message", "details?"}}; every answer carries the RateLimit headers of its quota.',
       license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
