@@ -319,10 +319,12 @@ describe("tool list", () => {
     }
   });
 
-  test("GET and DELETE /mcp answer 405: the endpoint is stateless", async () => {
-    for (const method of ["GET", "DELETE"]) {
+  test("GET, DELETE and every other method but POST answer 405 with a JSON-RPC error, as the standalone server: the endpoint is stateless", async () => {
+    // PUT and PATCH were 404 in the REST error shape, which an MCP client cannot read.
+    for (const method of ["GET", "DELETE", "PUT", "PATCH"]) {
       const res = await colony.fetch("/mcp", { method, headers: { accept: "text/event-stream" } });
-      expect({ method, status: res.status }).toEqual({ method, status: 405 });
+      expect({ method, status: res.status, allow: res.headers.get("allow") }).toEqual({ method, status: 405, allow: "POST" });
+      expect(((await res.json()) as any).error.code).toBe(-32000);
       expect(res.headers.get("ratelimit-limit")).not.toBeNull(); // it passed the colony's server layer
     }
   });
