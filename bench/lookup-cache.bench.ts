@@ -43,7 +43,7 @@ try {
   for (const t of trails) {
     const fp = fingerprint(t.problem.error);
     current.add(fp);
-    for (const o of olderFingerprints(t.problem.error, fp)) older.add(o);
+    for (const o of olderFingerprints(t.problem.error)) older.add(o);
   }
   const currentFps = [...current];
   const olderFps = [...older].filter((fp) => !current.has(fp));

@@ -16,7 +16,7 @@
 // stage; that ratio is still printed (bench/RESULTS.md, "Session 12: what a search costs beyond
 // its parts").
 // Run: node_modules/.bin/bun bench/search-speed.bench.ts [--quick] [--sizes 10000,100000]
-import { fingerprint, olderFingerprints } from "../src/core/fingerprint";
+import { currentAndOlderFingerprints } from "../src/core/fingerprint";
 import { lexicalIndexTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { firstPassSize, type SqliteVectorStore } from "../src/store/sqlite/vectors";
@@ -127,8 +127,8 @@ try {
     const partsOf = async (q: string) => {
       let t0 = performance.now();
       // The fingerprint stage as SearchService.run does it (no older versions in a fresh colony).
-      const fp = fingerprint(q);
-      await trails.fingerprintMatches([fp, ...olderFingerprints(q, fp, trails.olderVersionsInStore())], undefined, 5);
+      const { current: fp, older } = currentAndOlderFingerprints(q, trails.olderVersionsInStore());
+      await trails.fingerprintMatches([fp, ...older], undefined, 5);
       stageMs.push(performance.now() - t0);
       t0 = performance.now();
       const [v] = await embedder!.embed([q]);

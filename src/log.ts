@@ -1,8 +1,9 @@
-// One JSON object per line on stderr. Callers pass fields, never bodies or tokens.
+// One JSON object per line on stderr, invisible characters escaped. Callers pass fields, never bodies or tokens.
 // Lines are gathered and written once per event-loop turn (one syscall instead of one per line);
 // flush() writes what is pending at once, and runs on exit.
 import { writeSync } from "node:fs";
 import type { LogLevel } from "./config";
+import { escapeHiddenInJson } from "./core/hidden-json";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
@@ -54,7 +55,9 @@ function bufferedWrite(line: string): void {
 export function createLogger(level: LogLevel, write: (line: string) => void = bufferedWrite): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
+    // Fields may quote a client's text: its invisible and 8-bit control characters are escaped,
+    // as in every other text Colony writes for a terminal (src/core/hidden-json.ts).
+    write(`${escapeHiddenInJson(JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields }))}\n`);
   };
   return {
     debug: (m, f) => emit("debug", m, f),

@@ -126,12 +126,13 @@ test("a call the client cancelled does not hold the process for the drain once s
   expect(exitMs).toBeLessThan(HOLD_MS);
 }, 60_000);
 
-test("stdout carries no raw 8-bit control or line separator of a trail, and the values are the same", async () => {
+test("stdout carries no raw 8-bit control, line separator or invisible format character of a trail, and the values are the same", async () => {
   // The tool's text escaped C1 controls and DEL (terminal clients print it), but the frame wrote
   // structuredContent with JSON.stringify, which leaves them raw: a person running `colony mcp` in
   // a terminal got a trail's CSI (U+009B) and NEL as bytes, and U+2028/U+2029, which line readers
   // that split on Unicode line breaks take for the end of the frame, came through as well.
-  const error = "TypeError: frame\u009b2Jcheck \u0085next\u2028line\u2029para\u007f end";
+  // A right-to-left mark and a soft hyphen (session 16) reached that terminal raw the same way.
+  const error = "TypeError: frame\u009b2Jcheck \u0085next\u2028line\u2029para\u007f end \u200f# ~/ fr- mr\u200f py\u00adyaml";
   const trail = sampleTrail({ error, commands: ["echo frame\u009b31m"] });
   const published = await colony.fetch("/v1/trails", json(trail, agent("frame-agent-01")));
   expect(published.status).toBe(202);
@@ -149,7 +150,7 @@ test("stdout carries no raw 8-bit control or line separator of a trail, and the 
   await proc.stdin.end();
   const stdout = await new Response(proc.stdout).text();
   await proc.exited;
-  expect(stdout.match(/[\u007f-\u009f\u2028\u2029]/g)).toBeNull();
+  expect(stdout.match(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu)).toBeNull();
   const answer = stdout
     .split("\n")
     .filter(Boolean)

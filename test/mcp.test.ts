@@ -161,6 +161,25 @@ describe("tool list", () => {
     );
   });
 
+  test("an unknown tool's name is quoted with its invisible characters escaped and cut to 100 characters", async () => {
+    // The name is the caller's text, shown back in the error a client prints: a bidi override in it
+    // drew the rest of the message reversed.
+    const res = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: `colony_\u202eevil\u2028${"x".repeat(5000)}`, arguments: {} },
+      }),
+    });
+    const message: string = ((await res.json()) as any).error.message;
+    expect(message).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
+    expect(message.startsWith('Unknown tool "colony_\\u202eevil\\u2028xxx')).toBe(true);
+    expect(message.length).toBeLessThan(300);
+  });
+
   test("a malformed tools/call (arguments not an object, no tool name) is -32602 with a plain message, not an internal error", async () => {
     // The SDK parsed the call with its own schema before any tool code ran: -32603 "internal
     // error" with a JSON dump of the parser's issues, which reads as a colony defect.
@@ -276,10 +295,36 @@ describe("tool list", () => {
     expect(missing.text).toBe("Invalid arguments for colony_search: error is required.");
   });
 
-  test("GET and DELETE /mcp answer 405: the endpoint is stateless", async () => {
-    for (const method of ["GET", "DELETE"]) {
+  test("an unknown argument's name is quoted without terminal controls or invisible characters, cut to 100 characters", async () => {
+    // The name is the caller's text, printed back in a plain sentence (not JSON, which escapes C0
+    // controls itself): an OSC sequence in it retitled a terminal client, a 60 KB name filled the
+    // model's context.
+    const name = `\u001b]0;owned\u0007\u001b[2J\u202e${"n".repeat(60_000)}`;
+    const r = await callTool(client, "colony_publish_status", { id: "x", [name]: 1 });
+    expect(r.isError).toBe(true);
+    expect(r.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/u);
+    expect(r.text.startsWith('Invalid arguments for colony_publish_status: "\\u001b]0;owned\\u0007\\u001b[2J\\u202ennn')).toBe(true);
+    expect(r.text.length).toBeLessThan(400);
+    // Any text is a name: empty, blank, digits, with a slash. Each is quoted as it was sent.
+    for (const [odd, shown] of [
+      ["", '""'],
+      [" ", '" "'],
+      ["0", '"0"'],
+      ["a/b~c", '"a/b~c"'],
+    ]) {
+      const answer = await callTool(client, "colony_publish_status", { id: "x", [odd!]: 1 });
+      expect(answer.text).toBe(
+        `Invalid arguments for colony_publish_status: ${shown} is not an argument of colony_publish_status. Its arguments are: id.`,
+      );
+    }
+  });
+
+  test("GET, DELETE and every other method but POST answer 405 with a JSON-RPC error, as the standalone server: the endpoint is stateless", async () => {
+    // PUT and PATCH were 404 in the REST error shape, which an MCP client cannot read.
+    for (const method of ["GET", "DELETE", "PUT", "PATCH"]) {
       const res = await colony.fetch("/mcp", { method, headers: { accept: "text/event-stream" } });
-      expect({ method, status: res.status }).toEqual({ method, status: 405 });
+      expect({ method, status: res.status, allow: res.headers.get("allow") }).toEqual({ method, status: 405, allow: "POST" });
+      expect(((await res.json()) as any).error.code).toBe(-32000);
       expect(res.headers.get("ratelimit-limit")).not.toBeNull(); // it passed the colony's server layer
     }
   });
@@ -568,5 +613,33 @@ describe("colony_search shows other agents' text as data", () => {
     expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(r.text).toContain("Pin widgets to 2.0.\\u009b2J\\u001b[1A\\u007f then reinstall.");
     expect(r.json.trails.find((t: any) => t.trail_id === ids.controls).summary).toBe(summary);
+  });
+});
+
+describe("colony_search shows characters a person cannot see", () => {
+  test("bidi marks, soft hyphens, joiners and U+2028/U+2029 of a trail are \\uXXXX escapes in the text content, as --json writes them; structuredContent keeps the value", async () => {
+    // What the colony's screen lets through into an indexed trail (bidi overrides, zero-width
+    // spaces and tag characters are refused as prompt injection, and hidden characters in a
+    // command make it high risk): right-to-left marks, which still reorder the neutral characters
+    // around them as a client draws the line, the Arabic letter mark, a soft hyphen inside a
+    // package name, a zero-width joiner between Persian letters, and line and paragraph separators
+    // that a client draws as line breaks inside one string.
+    const step = "Install py\u00adyaml \u200f# ~/ \u061cfr- mr\u200f";
+    const summary = "Reinstall the package (\u0645\u06cc\u200d\u0634\u0648\u062f).\u2028Then pin it.\u2029Done.";
+    const trail = sampleTrail({ error: "ImportError: cannot import name 'quuxify' from 'gadgets.core'" });
+    trail.solution.summary = summary;
+    trail.solution.steps = [step, "Re-run the script"];
+    await publishDirect(colony, "hidden", trail, "author-agent-08");
+    await colony.service.worker!.drain();
+    const r = await callTool(client, "colony_search", { error: "ImportError: cannot import name 'quuxify' from 'gadgets.core'" });
+    const shown = r.structured.trails.find((t: any) => t.trail_id === ids.hidden);
+    expect(shown.steps[0]).toBe(step);
+    expect(shown.summary).toBe(summary);
+    expect(r.text).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
+    expect(r.text).toContain("Install py\\u00adyaml \\u200f# ~/ \\u061cfr- mr\\u200f");
+    expect(r.text).toContain("\u0645\u06cc\\u200d\u0634");
+    expect(r.text).toContain("\\u2028Then pin it.\\u2029Done.");
+    // The same JSON value: the escapes parse back to the stored characters.
+    expect(r.json).toEqual(r.structured);
   });
 });

@@ -216,6 +216,49 @@ describe("OpenAPI document", () => {
     });
   }, 60_000);
 
+  test("the id patterns of the path parameters take what the colony accepts: an id with the blanks the core trims around it, and nothing else", async () => {
+    // The core trims a trail or draft id as every string a client sends (String.prototype.trim:
+    // a tab, a no-break space, a BOM, U+3000 …), while the document's pattern said a bare UUID: a
+    // client or gateway validating against the document refused ids the colony finds.
+    const publish = await colony.fetch("/v1/trails", json(sampleTrail({ error: "openapi padded id: ZeroDivisionError" })));
+    const id: string = ((await publish.json()) as any).trail_id;
+    const draft = await colony.fetch("/v1/drafts", json(sampleTrail({ error: "openapi padded draft: ZeroDivisionError" })));
+    const draftId: string = ((await draft.json()) as any).draft_id;
+    const pattern = (path: string, name: string) =>
+      new RegExp(doc.paths[path].get.parameters.find((p: any) => p.name === name).schema.pattern, "u");
+    const trailPattern = pattern("/v1/trails/{trail_id}", "trail_id");
+    const draftPattern = pattern("/v1/drafts/{draft_id}", "draft_id");
+    for (const [pad, end] of [
+      ["\t", "\u00a0"],
+      ["\ufeff", "\u3000"],
+      ["\u2028", " "],
+      ["\u00a0\u00a0", "\u205f"],
+    ]) {
+      const paddedTrail = `${pad}${id.toUpperCase()}${end}`;
+      const paddedDraft = `${pad}${draftId}${end}`;
+      expect((await colony.fetch(`/v1/trails/${encodeURIComponent(paddedTrail)}`)).status).toBe(200);
+      expect((await colony.fetch(`/v1/drafts/${encodeURIComponent(paddedDraft)}`)).status).toBe(200);
+      expect({ paddedTrail, ok: trailPattern.test(paddedTrail) }).toEqual({ paddedTrail, ok: true });
+      expect({ paddedDraft, ok: draftPattern.test(paddedDraft) }).toEqual({ paddedDraft, ok: true });
+    }
+    // What the core does not trim stays outside the pattern, and the colony does not find it.
+    for (const pad of ["\u200b", "\u180e", "x", "\u0085"]) {
+      expect(trailPattern.test(`${pad}${id}`)).toBe(false);
+      expect(draftPattern.test(`${pad}${draftId}`)).toBe(false);
+      expect((await colony.fetch(`/v1/trails/${encodeURIComponent(`${pad}${id}`)}`)).status).toBe(404);
+    }
+  });
+
+  test("protocol_version's pattern takes the blanks the core trims, as the colony does; the document says strings are checked trimmed", async () => {
+    const pattern = new RegExp(doc.components.schemas.Trail.properties.protocol_version.pattern, "u");
+    const trail: any = sampleTrail({ error: "openapi padded protocol version: ZeroDivisionError" });
+    trail.protocol_version = "\u00a01.0\t";
+    expect((await colony.fetch("/v1/trails", json(trail))).status).toBe(202);
+    expect(pattern.test(trail.protocol_version)).toBe(true);
+    expect(["2.0", "1.x", "\u200b1.0"].map((v) => pattern.test(v))).toEqual([false, false, false]);
+    expect(doc.info.description).toContain("trimmed");
+  });
+
   test("every field of the spec's resource tables is in the served document with the spec's type", () => {
     // interface.md §2 and decisions §5–§11: [component schema, dotted field path ([] steps into
     // array items), type]. "enum:a|b" lists the values a string field takes.

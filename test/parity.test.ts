@@ -87,8 +87,12 @@ const pointerOf = (argumentPath: string) =>
 function viaMcp(answer: ToolAnswer, argumentToField: (pointer: string) => string): Verdict {
   if (!answer.isError) return { accepted: true, fields: [] };
   const text = answer.text;
-  const invalidArguments = /^Invalid arguments for \w+: (\S+) /.exec(text);
-  if (invalidArguments) return { accepted: false, refusal: "invalid", fields: [argumentToField(pointerOf(invalidArguments[1]!))] };
+  // An argument the tool does not have is quoted ("limti"); a failing one is its path (trail.problem.error).
+  const invalidArguments = /^Invalid arguments for \w+: (?:"([^"]*)"|(\S+)) /.exec(text);
+  if (invalidArguments) {
+    const path = invalidArguments[1] ?? invalidArguments[2]!;
+    return { accepted: false, refusal: "invalid", fields: [argumentToField(pointerOf(path))] };
+  }
   const refused = /the colony refused the request \((\w+)\)/.exec(text);
   if (refused) return { accepted: false, refusal: "invalid", fields: [...text.matchAll(/\n {2}(\/\S*): /g)].map((m) => m[1]!) };
   if (text.startsWith("not found:")) return { accepted: false, refusal: "not_found", fields: [] };
@@ -169,7 +173,6 @@ const searchField = (p: string) =>
 const YAML = "ModuleNotFoundError: No module named 'yaml'";
 const SEARCH_ROWS: [string, SearchInput][] = [
   ["a plain query", { query: YAML }],
-  ["unknown fields are accepted and dropped", { query: YAML, extra: { colour: "blue", nested: { a: [1, { b: 2 }] } } }],
   ["the query at 2000 characters", { query: str(2000, "é") }],
   ["the query at 2000 astral characters (4000 UTF-16 units)", { query: str(2000, "😀") }],
   ["the query past 2000 characters", { query: str(2001) }],
@@ -232,7 +235,6 @@ const reportField = (p: string) => REPORT_ARGUMENTS[p] ?? p;
 
 const REPORT_ROWS: [string, ReportInput][] = [
   ["a plain not_applicable report", { trail: () => ids.trail, outcome: "not_applicable" }],
-  ["unknown fields are accepted and dropped", { trail: () => ids.trail, outcome: "not_applicable", extra: { colour: "blue" } }],
   ["an unknown outcome", { trail: () => ids.trail, outcome: "great" }],
   ["an outcome in another case", { trail: () => ids.trail, outcome: "WORKED" }],
   ["an outcome as a number", { trail: () => ids.trail, outcome: 1 }],
@@ -467,21 +469,60 @@ describe("numbers past what JavaScript holds, as raw JSON text", () => {
 const summaryOf = (d: Verdict) => (d.accepted ? "accepted" : `${d.refusal} ${d.fields[0] ?? ""}`.trim());
 
 describe("differences by design", () => {
-  test("colony_search has no limit, min_strength or min_confidence: the tool shows up to 3 trails (interface.md §4.14), and such arguments are dropped as any unknown one", async () => {
-    for (const extra of [{ limit: 50 }, { min_strength: 2 }, { min_confidence: "sure" }]) {
+  test("an unknown argument of any tool is a tool error naming it and the tool's arguments, through every MCP door; the HTTP API drops an unknown field (decisions §1)", async () => {
+    // A misspelt or invented argument was dropped without a word: `limti: 10`, or colony_search's
+    // `min_confidence: "strong"` (an argument of POST /v1/search, not of the tool), read as applied.
+    const v = await throughEveryDoor(
+      () => colony.fetch("/v1/search", json({ query: YAML, colour: "blue" }, agent(AGENT))),
+      "colony_search",
+      { error: YAML, colour: "blue" },
+      searchField,
+    );
+    expect([summaryOf(v.http), summaryOf(v.hosted), summaryOf(v.stdio), summaryOf(v.standalone)]).toEqual([
+      "accepted",
+      "invalid /colour",
+      "invalid /colour",
+      "invalid /colour",
+    ]);
+    const calls: [string, Record<string, unknown>, string][] = [
+      ["colony_search", { error: YAML, limti: 10 }, "limti"],
+      ["colony_report", { trail_id: ids.trail, outcome: "not_applicable", note: "typo of notes" }, "note"],
+      ["colony_publish", { trail: sampleTrail(), preveiw: true }, "preveiw"],
+      ["colony_publish_status", { id: ids.trail, draft_id: draftId }, "draft_id"],
+    ];
+    for (const client of [hosted, stdio.client, standaloneClient]) {
+      for (const [tool, args, unknown] of calls) {
+        const r = await callTool(client, tool, args);
+        const expected = `Invalid arguments for ${tool}: "${unknown}" is not an argument of ${tool}. Its arguments are: `;
+        expect({ tool, isError: r.isError, text: r.text.slice(0, expected.length) }).toEqual({ tool, isError: true, text: expected });
+      }
+    }
+  });
+
+  test("colony_search has no limit, min_strength or min_confidence: the tool shows up to 3 trails (interface.md §4.14); they are refused as any unknown argument, whatever their value", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ limit: 50 }, "invalid /limit"],
+      [{ limit: 5 }, "accepted"],
+      [{ min_strength: 2 }, "invalid /min_strength"],
+      [{ min_strength: 0.5 }, "accepted"],
+      [{ min_confidence: "sure" }, "invalid /min_confidence"],
+      [{ min_confidence: "strong" }, "accepted"],
+    ];
+    for (const [extra, http] of cases) {
       const v = await throughEveryDoor(
         () => colony.fetch("/v1/search", json({ query: YAML, ...extra }, agent(AGENT))),
         "colony_search",
         { error: YAML, ...extra },
         searchField,
       );
+      const field = `/${Object.keys(extra)[0]}`;
       const seen = { http: summaryOf(v.http), hosted: summaryOf(v.hosted), stdio: summaryOf(v.stdio), standalone: summaryOf(v.standalone) };
       expect({ extra, ...seen }).toEqual({
         extra,
-        http: `invalid /${Object.keys(extra)[0]}`,
-        hosted: "accepted",
-        stdio: "accepted",
-        standalone: "accepted",
+        http,
+        hosted: `invalid ${field}`,
+        stdio: `invalid ${field}`,
+        standalone: `invalid ${field}`,
       });
     }
   });

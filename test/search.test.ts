@@ -1,5 +1,6 @@
 // POST /v1/search over real HTTP (interface.md 2.3, 2.4, 4.2; decisions §3).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import * as redaction from "../src/core/redaction";
 import { startTestColony, type TestColony } from "./support/colony";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -264,5 +265,24 @@ describe("what never appears", () => {
     for (const r of rows) expect(r.text).not.toContain("unique-marker-7f3a9");
     const last = rows[rows.length - 1].text;
     expect(last).toContain("TypeError");
+  });
+});
+
+describe("work a search does", () => {
+  test("the query is redacted once as sent and once as kept, whatever the normalizer versions its fingerprints need", async () => {
+    // The kept line (redacted, cut) is what a trail's fingerprint reads, and the fingerprint redacts
+    // what it reads: the current and the older versions' fingerprints redacted the kept line once
+    // each (about 20 µs a search for the same text), even with no older version to compute.
+    const query = "psycopg2.OperationalError: password authentication failed for user app password=hunter2hunter2";
+    const spy = spyOn(redaction, "redactText");
+    try {
+      const { res } = await search({ query });
+      expect(res.status).toBe(200);
+      const kept = redaction.redactText(query).text;
+      const args = spy.mock.calls.slice(0, -1).map((c) => c[0]);
+      expect({ sent: args.filter((a) => a === query).length, kept: args.filter((a) => a === kept).length }).toEqual({ sent: 1, kept: 1 });
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

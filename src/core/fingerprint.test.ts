@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadDevset } from "../../test/support/devset.ts";
 import { loadSharedEval, REPO_DIR, SHARED_DIR } from "../../test/support/paths.ts";
 import {
   FINGERPRINT_PATTERN,
@@ -11,6 +12,7 @@ import {
   NORMALIZER_VERSIONS,
   normalizeError,
   olderFingerprints,
+  currentAndOlderFingerprints,
   EMPTY_FINGERPRINT,
   fingerprintsAt,
   previousNormalizerFingerprints,
@@ -741,5 +743,21 @@ describe("aliases of the previous normalizers (docs/fingerprint.md)", () => {
     const previous = previousNormalizerFingerprints(error, newer, NORMALIZER_VERSION + 1);
     expect(previous).toContain(fingerprint(error));
     expect(previous).toContain(fingerprint(error, 8));
+  });
+});
+
+describe("currentAndOlderFingerprints, one redaction for a search's fingerprints", () => {
+  test("gives what fingerprint() gives at each version, for the dev set's tune error lines and queries", () => {
+    const lines = loadDevset()
+      .cases.filter((c) => c.split === "tune")
+      .flatMap((c) => [c.error_line, ...c.queries.map((q) => q.text)])
+      .slice(0, 120);
+    expect(lines.length).toBe(120);
+    for (const line of lines) {
+      const { current, older } = currentAndOlderFingerprints(line);
+      const expected = [...new Set(NORMALIZER_VERSIONS.filter((v) => v !== NORMALIZER_VERSION).map((v) => fingerprint(line, v)))];
+      expect({ line, current, older }).toEqual({ line, current: fingerprint(line), older: expected.filter((f) => f !== current) });
+      expect(currentAndOlderFingerprints(line, []).older).toEqual([]);
+    }
   });
 });

@@ -65,23 +65,24 @@ export function fingerprintsAt(errorLine: string, versions: readonly NormalizerV
 }
 
 /**
- * The fingerprints older normalizers gave this error line that differ from the current one;
- * `versions` limits them to the versions that can still matter (those some stored trail carries).
+ * The current fingerprint of an error line and the ones older normalizers give it that differ;
+ * `versions` limits those to the versions that can still matter (those some stored trail carries).
+ * The line is redacted once for all of them (a search asks for both).
  */
-export function olderFingerprints(
+export function currentAndOlderFingerprints(
   errorLine: string,
-  current = fingerprint(errorLine),
   versions: readonly NormalizerVersion[] = NORMALIZER_VERSIONS,
-): string[] {
-  const older = new Set(
-    fingerprintsAt(
-      errorLine,
-      versions.filter((v) => v !== NORMALIZER_VERSION),
-    ),
-  );
+): { current: string; older: string[] } {
+  const text = redactedErrorText(errorLine);
+  const current = fingerprintOfForm(normalizeErrorTextAt(text, NORMALIZER_VERSION));
+  const older = new Set(versions.filter((v) => v !== NORMALIZER_VERSION).map((v) => fingerprintOfForm(normalizeErrorTextAt(text, v))));
   older.delete(current);
-  return [...older];
+  return { current, older: [...older] };
 }
+
+/** The fingerprints older normalizers gave this error line that differ from the current one. */
+export const olderFingerprints = (errorLine: string, versions?: readonly NormalizerVersion[]): string[] =>
+  currentAndOlderFingerprints(errorLine, versions).older;
 
 /**
  * The fingerprints an error line is kept findable by besides its current one (decisions §2): what

@@ -171,15 +171,6 @@ export function showInvisible(text: string): string {
   return text.replace(INVISIBLE, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
 }
 
-/**
- * JSON text that holds no raw control character, for a terminal or a model: JSON.stringify escapes
- * C0 controls but leaves DEL and the 8-bit controls (C1: CSI, OSC) raw, which a terminal may act on
- * and which trails may hold. Parsed, it is the same value.
- */
-export function controlFreeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /** Folds look-alike letters of other scripts onto Latin ones (keeps case; other characters stay). */
 export function foldConfusables(text: string): string {
   return text.replace(CONFUSABLE_PATTERN, (c) => CONFUSABLES[c] ?? c);

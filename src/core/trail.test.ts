@@ -1,7 +1,7 @@
-// Parsing a trail: unknown fields are accepted and dropped (decisions §1), whatever their name.
+// Parsing a trail: unknown fields are accepted and dropped (decisions §1), whatever their name; the blanks the core trims.
 import { describe, expect, test } from "bun:test";
 import { sampleTrail } from "../../test/support/trails.ts";
-import { parseOutcomeReport, parseTrail } from "./trail.ts";
+import { parseOutcomeReport, parseTrail, TRIMMED_BLANK, trimmedPattern } from "./trail.ts";
 
 /** A valid trail as a client sends it (JSON.parse makes every key an own key). */
 const wire = (extra: (t: any) => void): unknown => {
@@ -47,5 +47,32 @@ describe("unknown fields named after Object.prototype members (session 11 audit)
   test("known fields are kept", () => {
     const parsed = parseTrail(wire(() => {}));
     expect(parsed.ok && parsed.value).toEqual(JSON.parse(JSON.stringify(sampleTrail({ error: "ValueError: unknown field names" }))));
+  });
+});
+
+describe("TRIMMED_BLANK, the blanks the core trims, as a pattern", () => {
+  test("matches exactly the characters String.prototype.trim removes, in the whole of Unicode", () => {
+    const blank = new RegExp(`^${TRIMMED_BLANK}$`, "u");
+    const differ: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      if (blank.test(c) !== (`${c}x`.trim() === "x")) differ.push(cp.toString(16));
+    }
+    expect(differ).toEqual([]);
+  });
+
+  test("trimmedPattern takes a value with those blanks around it, and nothing else", () => {
+    const id = new RegExp(trimmedPattern(/^[a-z]{3}$/), "u");
+    expect(["abc", "\tabc\u00a0", "\ufeffabc\u3000", "\u2028 abc"].map((v) => id.test(v))).toEqual([true, true, true, true]);
+    expect(["ab", "\u200babc", "abc\u0085", "xabc", "abc\nx"].map((v) => id.test(v))).toEqual([false, false, false, false, false]);
+  });
+
+  test("protocol_version takes the trimmed blanks around it, and a refusal names the pattern as written", () => {
+    const padded = wire((t) => (t.protocol_version = "\u00a01.2\t"));
+    const parsed = parseTrail(padded);
+    expect(parsed.ok && parsed.value.protocol_version).toBe("1.2");
+    const refused = parseTrail(wire((t) => (t.protocol_version = "2.0")));
+    expect(refused.ok ? [] : refused.details).toEqual([{ path: "/protocol_version", message: "must match the pattern ^1\\.[0-9]+$" }]);
   });
 });

@@ -2,10 +2,13 @@
 // validation, the TypeScript types and the API docs. Pure: no I/O.
 import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { trimmedPattern } from "./trimmed";
 import { plainMessage } from "./validation-message";
 
 const Str = (max: number, min = 0) => Type.String({ minLength: min, maxLength: max });
 const Arr = <T extends TSchema>(item: T, max: number) => Type.Array(item, { maxItems: max });
+
+export { TRIMMED_BLANK, trimmedPattern } from "./trimmed";
 
 export const OS_VALUES = ["linux", "macos", "windows", "freebsd", "other"] as const;
 
@@ -37,7 +40,9 @@ export const QueryEnvironment = Type.Object({
  */
 export const EFFORT_LIMITS = { tokens_spent: 1_000_000_000, failed_attempts: 10_000, duration_s: 31_536_000 } as const;
 
-export const ProtocolVersion = Type.String({ pattern: "^1\\.[0-9]+$", maxLength: 20 });
+// Checked once trimmed; the pattern takes the blanks too, so the published schema (OpenAPI, the
+// MCP tools' inputSchema) does not refuse what the colony accepts.
+export const ProtocolVersion = Type.String({ pattern: trimmedPattern(/^1\.[0-9]+$/), maxLength: 20 });
 
 export const Trail = Type.Object({
   protocol_version: ProtocolVersion,

@@ -2,6 +2,7 @@
 // library's ("Expected union value"): they reach people on the approval flow and models through
 // MCP, and both must be able to act on them. Pure: no I/O.
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { patternAsWritten } from "./trimmed";
 
 type Schema = {
   anyOf?: { const?: unknown }[];
@@ -16,6 +17,9 @@ type Schema = {
   exclusiveMaximum?: number;
   pattern?: string;
 };
+
+/** The message of a field an object's schema does not know (additionalProperties: false); its path names the field. */
+export const UNKNOWN_FIELD_MESSAGE = "is not a known field";
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -42,7 +46,7 @@ export function plainMessage(error: ValueError): string {
     case ValueErrorType.StringMaxLength:
       return `must be at most ${plural(s.maxLength ?? 0, "character", "characters")}`;
     case ValueErrorType.StringPattern:
-      return `must match the pattern ${s.pattern}`;
+      return `must match the pattern ${patternAsWritten(s.pattern ?? "")}`;
     case ValueErrorType.ArrayMinItems:
       return `must have at least ${plural(s.minItems ?? 0, "item", "items")}`;
     case ValueErrorType.ArrayMaxItems:
@@ -62,7 +66,7 @@ export function plainMessage(error: ValueError): string {
     case ValueErrorType.Literal:
       return `must be ${JSON.stringify(s.const)}`;
     case ValueErrorType.ObjectAdditionalProperties:
-      return "has a field that is not allowed here";
+      return UNKNOWN_FIELD_MESSAGE;
     case ValueErrorType.Union: {
       const choices = s.anyOf?.map((v) => v.const);
       if (choices?.length && choices.every((c) => typeof c === "string")) return `must be one of ${choices.join(", ")}`;

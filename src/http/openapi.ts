@@ -6,7 +6,7 @@ import { SeriesQuery } from "../service/admin";
 import { DRAFT_ID_PATTERN } from "../service/drafts";
 import { UUID_PATTERN } from "../service/trails";
 import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
-import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail } from "../core/trail";
+import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail, trimmedPattern } from "../core/trail";
 import { VERSION } from "../version";
 import * as S from "./api-schemas";
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from "../core/agent-id";
@@ -43,11 +43,11 @@ export interface ApiRoute {
 }
 
 const TRAIL_ID = {
-  schema: Type.String({ pattern: UUID_PATTERN.source }),
+  schema: Type.String({ pattern: trimmedPattern(UUID_PATTERN) }),
   description: "a trail id (a UUID, any letter case, surrounding blanks ignored; answers write it in lower case)",
 };
 const DRAFT_ID = {
-  schema: Type.String({ pattern: DRAFT_ID_PATTERN.source }),
+  schema: Type.String({ pattern: trimmedPattern(DRAFT_ID_PATTERN) }),
   description: "the draft id from approve_url (surrounding blanks ignored)",
 };
 const FP = { schema: S.FingerprintString, description: "an error fingerprint" };
@@ -399,7 +399,9 @@ export function openApiDocument(routes: ApiRoute[] = API_ROUTES): Record<string,
       title: "Colony",
       version: VERSION,
       description:
-        "A trails service for software agents. Every error answer has the shape " +
+        "A trails service for software agents. Strings of a request are trimmed (the blanks of ECMAScript's " +
+        "String.prototype.trim) before they are checked: lengths and patterns apply to the trimmed text. " +
+        "Every error answer has the shape " +
         '{"error": {"code", "message", "details?"}}; every answer carries the RateLimit headers of its quota.',
       license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },

@@ -15,6 +15,8 @@ let handler: Promise<typeof import("./hosted-handler")> | null = null;
 const loadHandler = () => (handler ??= import("./hosted-handler"));
 
 export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToolConfig(), origins = new OriginPolicy([])) {
+  const notAllowed = async (ctx: { [key: string]: any }) =>
+    origins.withCors(ctx.request as Request, (await loadHandler()).methodNotAllowed());
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
       .post(MCP_PATH, async ({ request, body }) => {
@@ -39,8 +41,12 @@ export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToo
         return origins.withCors(request, answer);
       })
       .options(MCP_PATH, ({ request }) => origins.preflight(request))
-      .get(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()))
-      .delete(MCP_PATH, async ({ request }) => origins.withCors(request, (await loadHandler()).methodNotAllowed()));
+      // GET (an event stream), DELETE (end a session) and the methods MCP has no use for: 405 as
+      // JSON-RPC, as the standalone server answers them (PUT and PATCH were the REST 404).
+      .get(MCP_PATH, notAllowed)
+      .delete(MCP_PATH, notAllowed)
+      .put(MCP_PATH, notAllowed)
+      .patch(MCP_PATH, notAllowed);
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { BodyParseError, parseJsonBody } from "../http/body";
 import type { Logger } from "../log";
-import { controlFreeJson } from "../core/screening-text";
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
 
 /** The longest line read, as the SDK's transport allowed (a tool's text is cut locally, not refused). */
@@ -34,13 +34,14 @@ function requestIdOf(value: unknown): RequestId | null {
 }
 
 /**
- * A message as one line of stdout. JSON.stringify leaves DEL, the 8-bit controls (C1: CSI, NEL)
- * and U+2028/U+2029 raw: a trail's C1 reached a terminal running `colony mcp` by hand through
- * structuredContent (the tool's text already escaped them), and a line reader that splits on
- * Unicode line breaks cut the frame in two. Escaped, the message parses to the same value.
+ * A message as one line of stdout. JSON.stringify leaves DEL, the 8-bit controls (C1: CSI, NEL),
+ * U+2028/U+2029 and the invisible format characters raw: a trail's C1 and bidi marks reached a
+ * terminal running `colony mcp` by hand through structuredContent (the tool's text already escaped
+ * them), and a line reader that splits on Unicode line breaks cut the frame in two. Escaped as
+ * `--json` and tool texts escape them (src/core/hidden-json.ts), the message parses to the same value.
  */
 export function stdoutLine(message: JSONRPCMessage): string {
-  return controlFreeJson(message).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  return escapeHiddenInJson(JSON.stringify(message));
 }
 
 export class StdioLineTransport implements Transport {

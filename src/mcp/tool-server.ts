@@ -15,19 +15,29 @@ import {
   type RequestId,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { TObject } from "@sinclair/typebox";
 import { parseWith, type ValidationDetail } from "../core/trail";
+import { UNKNOWN_FIELD_MESSAGE } from "../core/validation-message";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
 import type { ToolConfig } from "./config";
 import { colonyPublish } from "./tools/publish";
 import { colonyPublishStatus } from "./tools/publish-status";
 import { colonyReport } from "./tools/report";
-import { errorResult, failure } from "./tools/results";
+import { errorResult, failure, visibleText } from "./tools/results";
 import { colonySearch } from "./tools/search";
 import { type ColonyTool, progressReporter, progressRequested, type ToolContext } from "./tools/tool";
 
 const TOOLS: readonly ColonyTool<any>[] = [colonySearch, colonyReport, colonyPublish, colonyPublishStatus];
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/**
+ * A tool's arguments as they are advertised and checked: an argument the tool does not have is
+ * refused, naming it (a misspelt `notes`, or POST /v1/search's `limit` or `min_confidence` given to
+ * colony_search, was dropped without a word and read as applied). Only the top level: a `trail`
+ * keeps the Trail's rule of decisions §1 (unknown fields dropped).
+ */
+const STRICT_INPUT = new Map(TOOLS.map((t) => [t.name, { ...t.input, additionalProperties: false } as TObject]));
 
 const SERVER_INSTRUCTIONS =
   "Colony is a shared memory of solved errors. When you hit an error, call colony_search with the exact error " +
@@ -41,7 +51,7 @@ const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   name: t.name,
   title: t.title,
   description: t.description,
-  inputSchema: JSON.parse(JSON.stringify(t.input)),
+  inputSchema: JSON.parse(JSON.stringify(STRICT_INPUT.get(t.name))),
   outputSchema: JSON.parse(JSON.stringify(t.output)),
   annotations: t.annotations,
 }));
@@ -51,16 +61,33 @@ export function protocolError(code: number, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt". */
+/** The longest argument name or path a message quotes: the caller's text, kept out of the model's context beyond that. */
+const QUOTED_PATH_CHARS = 100;
+
+/** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt" (cut to 100 characters). */
 function argumentPath(pointer: string): string {
   const parts = pointer.split("/").slice(1).filter(Boolean);
   if (parts.length === 0) return "the arguments";
-  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+  const path = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+  const chars = [...path];
+  return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : path;
+}
+
+/** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted and cut. */
+function quotedName(pointer: string): string {
+  const name = pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
+  const chars = [...name];
+  return JSON.stringify(chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : name);
 }
 
 /** One plain sentence per failing argument, for the model to correct its call. */
 export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
-  const lines = details.map((d) => `${argumentPath(d.path)} ${d.message}.`);
+  const unknown = (d: ValidationDetail) => d.message === UNKNOWN_FIELD_MESSAGE && d.path.lastIndexOf("/") === 0;
+  const lines = details.map((d) =>
+    unknown(d) ? `${quotedName(d.path)} is not an argument of ${tool}.` : `${argumentPath(d.path)} ${d.message}.`,
+  );
+  const known = Object.keys(STRICT_INPUT.get(tool)?.properties ?? {});
+  if (details.some(unknown) && known.length > 0) lines.push(`Its arguments are: ${known.join(", ")}.`);
   return failure(`Invalid arguments for ${tool}: ${lines.join(" ")}`);
 }
 
@@ -159,24 +186,20 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   }
   async function callTool(params: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    /** The caller's tool name as an error quotes it: bounded, its invisible characters shown. */
+    const quoted = () => visibleText(JSON.stringify(String(name).slice(0, 100)));
     if (typeof name !== "string") {
       throw protocolError(ErrorCode.InvalidParams, "tools/call needs params.name, the name of a tool (a string)");
     }
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
-      throw protocolError(
-        ErrorCode.InvalidParams,
-        `the arguments of ${JSON.stringify(name.slice(0, 100))} must be an object of named arguments`,
-      );
+      throw protocolError(ErrorCode.InvalidParams, `the arguments of ${quoted()} must be an object of named arguments`);
     }
     const tool = BY_NAME.get(name);
     if (!tool) {
-      throw protocolError(
-        ErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(name.slice(0, 100))}; this server has ${[...BY_NAME.keys()].join(", ")}.`,
-      );
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
-    const parsed = parseWith(tool.input, args ?? {});
+    const parsed = parseWith(STRICT_INPUT.get(name)!, args ?? {});
     if (!parsed.ok) return invalidArguments(name, parsed.details);
     try {
       return await tool.run(parsed.value, ctx);

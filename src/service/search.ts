@@ -1,7 +1,7 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
 import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
-import { fingerprint, isFingerprint, olderFingerprints } from "../core/fingerprint";
+import { currentAndOlderFingerprints, isFingerprint } from "../core/fingerprint";
 import { errorGlossaryText } from "../core/enrichment";
 import { glossaryExpansion } from "../core/error-glossary";
 import { lexicalIndexTokens } from "../core/lexical";
@@ -149,10 +149,9 @@ export class SearchService {
     const minConfidence = req.min_confidence ?? "weak";
     // The query as a trail keeps its error line, whichever door it came through (src/core/prepare.ts).
     const errorLine = errorLineAsKept(req.query);
-    const fp = fingerprint(errorLine);
     // Also what older normalizers gave the query (only versions some trail not re-fingerprinted yet
     // still carries), and the query itself when it is a fingerprint a client cached (aliases resolve).
-    const older = olderFingerprints(errorLine, fp, trails.olderVersionsInStore());
+    const { current: fp, older } = currentAndOlderFingerprints(errorLine, trails.olderVersionsInStore());
     const known = [fp, ...older, ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);

@@ -3,21 +3,32 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ColonyClient, ColonyClientError } from "../colony-client";
 import { errorMessage } from "../../core/error-message";
-import { controlFreeJson } from "../../core/screening-text";
+import { escapeHiddenInJson } from "../../core/hidden-json";
+
+/**
+ * The text of every tool result: other agents' trails and the caller's own arguments may hold
+ * characters a person cannot see (bidi marks that reorder a command as the client draws it,
+ * zero-width and other format characters, DEL, the 7- and 8-bit controls, U+2028/U+2029), and an MCP
+ * client shows this text to its user as it is. Each is written as its `\uXXXX` escape, as `--json`
+ * and bundles write them (src/core/hidden-json.ts); JSON text still parses to the same value.
+ */
+export const visibleText = (text: string): string =>
+  // A plain sentence (a tool error) may quote the caller's text with C0 controls, which JSON
+  // text never holds raw: ESC and CR are escaped too; line breaks and tabs lay the sentence out.
+  escapeHiddenInJson(text).replace(/[\u0000-\u0008\u000b-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /**
  * A successful answer: compact JSON text (tool results land in a model's context, and terminal
- * clients print them: no raw control character, as trails may hold them) and the same object as
- * structuredContent.
+ * clients print them) and the same object as structuredContent, whose strings keep the values.
  */
 export const structured = (value: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: "text", text: controlFreeJson(value) }],
+  content: [{ type: "text", text: visibleText(JSON.stringify(value)) }],
   structuredContent: value,
 });
 
 export const failure = (message: string, extra?: Record<string, unknown>): CallToolResult => ({
   isError: true,
-  content: [{ type: "text", text: extra ? controlFreeJson({ error: message, ...extra }) : message }],
+  content: [{ type: "text", text: visibleText(extra ? JSON.stringify({ error: message, ...extra }) : message) }],
 });
 
 /** A message a model can act on, for every way the colony can refuse or fail. */

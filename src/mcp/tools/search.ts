@@ -7,7 +7,7 @@ import { COMPACT_DIFF_CHARS, COMPACT_PACKAGES } from "../../core/reading-order";
 import { redactText, truncateChars } from "../../core/redaction";
 import { OS_VALUES, QueryEnvironment, SearchRequest, type TrailEnvironment } from "../../core/trail";
 import type { SearchResult } from "../../service/trails";
-import { structured, failure } from "./results";
+import { failure, structured, visibleText } from "./results";
 import { type ColonyTool, described, type ToolContext } from "./tool";
 
 /** Trails shown to the model; more are fetched so withheld high-risk ones can be replaced. */
@@ -218,7 +218,7 @@ async function search(args: SearchArgs, { client, cfg }: ToolContext): Promise<C
       : "No trail matched. If you solve this error after several failed attempts, consider colony_publish.";
   const result = structured(out);
   // Plainly, before the data: the first thing a model reads.
-  if (noStrongMatch) result.content = [{ type: "text", text: `${NO_STRONG_MATCH}.` }, ...result.content];
+  if (noStrongMatch) result.content = [{ type: "text", text: visibleText(`${NO_STRONG_MATCH}.`) }, ...result.content];
   return result;
 }
 
