@@ -14,7 +14,9 @@ Sources:
            SQLSTATE, pg_hba.conf, headers and libraries)
   debian   LEXICON.jsonl of tools/model/lexicon.ts: a package's short description <-> its name
 
-Usage: python3 tools/model/adapter-pairs.py LEXICON.jsonl OUT.jsonl
+  pysibling  (--siblings) two messages raised by one Python function <-> each other
+
+Usage: python3 tools/model/adapter-pairs.py LEXICON.jsonl OUT.jsonl [--siblings]
 """
 
 import ast
@@ -28,6 +30,8 @@ import tokenize
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MAX_PROSE_WORDS = 60
+# --siblings: also pair two messages raised by the same function (source "pysibling").
+SIBLINGS = "--siblings" in sys.argv
 
 
 def words(s):
@@ -268,6 +272,7 @@ def py_pairs():
                         continue
                     doc = ast.get_docstring(fnode) or ""
                     documented = documented_raises(doc) if "aise" in doc else {}
+                    errors = []
                     for node in ast.walk(fnode):
                         if not isinstance(node, ast.Raise) or node.exc is None:
                             continue
@@ -276,6 +281,7 @@ def py_pairs():
                         if not msg or not name:
                             continue
                         error = f"{name}: {msg}"
+                        errors.append(error)
                         if name in documented:
                             pairs.append(("pyraise-doc", documented[name], error))
                         if comments is None:
@@ -286,6 +292,12 @@ def py_pairs():
                             c = comment_above(comments, parent.lineno)
                         if c:
                             pairs.append(("pyraise-comment", c, error))
+                    if SIBLINGS:
+                        # Two messages raised by one function: related errors of one operation.
+                        distinct = list(dict.fromkeys(errors))[:6]
+                        for i in range(len(distinct)):
+                            for j in range(i + 1, len(distinct)):
+                                pairs.append(("pysibling", distinct[i], distinct[j]))
     return pairs
 
 
@@ -325,7 +337,7 @@ def debian_pairs(lexicon_path):
 
 
 def main():
-    lexicon, out = sys.argv[1], sys.argv[2]
+    lexicon, out = [a for a in sys.argv[1:] if not a.startswith("--")]
     all_pairs = []
     for name, fn in (("man", man_pairs), ("python", py_pairs), ("glossary", glossary_pairs), ("debian", lambda: debian_pairs(lexicon))):
         p = fn()

@@ -23,7 +23,7 @@ import numpy as np
 
 
 def group_of(source):
-    for g in ("lexicon", "pyraise", "glossary"):
+    for g in ("lexicon", "pyraise", "glossary", "pysibling"):
         if source.startswith(g):
             return g
     return "man"
@@ -50,9 +50,10 @@ def main():
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--mix", default="lexicon=1,man=1,pyraise=1,glossary=1")
+    ap.add_argument("--mix", default=None, help="group weights; default: 1 each for InfoNCE batches, each pair alike for --closed-form")
     ap.add_argument("--closed-form", type=float, default=None)
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--query-only", action="store_true", help="--closed-form: keep W, to map queries only (prose onto error text)")
     args = ap.parse_args()
 
     meta = json.load(open(args.emb + ".json"))
@@ -60,7 +61,12 @@ def main():
     emb = np.fromfile(args.emb + ".f32", dtype=np.float32).reshape(-1, dim).astype(np.float64)
     texts = meta["texts"]
     pairs = meta["pairs"]
-    mix = {k: float(v) for k, v in (kv.split("=") for kv in args.mix.split(","))}
+    groups_all = ("lexicon", "man", "pyraise", "glossary", "pysibling")
+    if args.mix is None:
+        counts = {g: sum(1 for s, _, _ in pairs if group_of(s) == g) for g in groups_all}
+        mix = {g: 1.0 if args.closed_form is None or counts[g] else 0.0 for g in groups_all}
+    else:
+        mix = {k: float(v) for k, v in (kv.split("=") for kv in args.mix.split(","))}
 
     # Held out: the pairs whose error text hashes into the last tenth (one error text, one side).
     def held(err_row):
@@ -83,18 +89,27 @@ def main():
 
     def evaluate(A):
         out = {}
+        B = np.eye(dim) if args.query_only else A
         for g, v in sorted(val.items()):
-            out[g] = recall_at(emb[v[:, 0]] @ A, emb[v[:, 1]] @ A)
+            out[g] = recall_at(emb[v[:, 0]] @ A, emb[v[:, 1]] @ B)
         return out
 
     I = np.eye(dim)
     base = evaluate(I)
     if args.closed_form is not None:
+        # Each group weighs by the mix (a group's pairs share its weight), the whole as many pairs.
         allp = np.concatenate([train[g] for g in train])
+        total = sum(mix[g] for g in train)
+        w = (
+            np.ones(len(allp))
+            if args.mix is None
+            else np.concatenate([np.full(len(train[g]), mix[g] / total * len(allp) / len(train[g])) for g in train])
+        )
         X, Y = emb[allp[:, 0]], emb[allp[:, 1]]
         lam = args.closed_form * len(allp)
-        W = np.linalg.solve(X.T @ X + lam * I, X.T @ Y + lam * I)
-        A = (W + W.T) / 2
+        Xw = X * w[:, None]
+        W = np.linalg.solve(Xw.T @ X + lam * I, Xw.T @ Y + lam * I)
+        A = W if args.query_only else (W + W.T) / 2
     else:
         A = I.copy()
         m = np.zeros_like(A)
