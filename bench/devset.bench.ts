@@ -17,7 +17,7 @@
 // cosine and confidence; FILE.sqlite and FILE.postgres with `--backend both`): two runs' dumps
 // diffed show which queries moved.
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE]
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
 import { NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/error-normalizer";
 import { fingerprint } from "../src/core/fingerprint";
@@ -205,6 +205,32 @@ figures.set("collisions", {
 const t0 = performance.now();
 const distractors = distractorTrails(REPO_DIR, DISTRACTORS, 7);
 log(`distractors: ${distractors.length} trails from real error strings (${f1((performance.now() - t0) / 1000)} s to build)`);
+/**
+ * The embedding-adapter experiment's query-only variant (bench/RESULTS.md "Session 16: a learned
+ * linear adapter"): once the trails are embedded, every text the model embeds (the queries) is
+ * mapped by the dim×dim matrix in FILE (float32, row-major, v ↦ normalize(v·W)).
+ */
+function applyQueryAdapter(colony: Awaited<ReturnType<typeof inProcessColony>>, file: string): void {
+  const embedder = colony.subsystems.embedder;
+  if (!embedder) throw new Error("BENCH_QUERY_ADAPTER: no embedding model");
+  const dim = embedder.info.dim;
+  const bytes = readFileSync(file);
+  const w = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  if (w.length !== dim * dim) throw new Error(`BENCH_QUERY_ADAPTER: ${file} has ${w.length} numbers, not ${dim}×${dim}`);
+  const embed = embedder.embed.bind(embedder);
+  embedder.embed = async (texts) =>
+    (await embed(texts)).map((v) => {
+      const out = new Float32Array(dim);
+      for (let k = 0; k < dim; k++) {
+        const x = v[k]!;
+        for (let j = 0; j < dim; j++) out[j]! += x * w[k * dim + j]!;
+      }
+      const norm = Math.hypot(...out);
+      return out.map((x) => x / norm);
+    });
+  log(`query-only adapter ${file} applied`);
+}
+
 /** Every search measure on one backend; the figures by name (the same names for every backend). */
 async function measureSearch(backend: Backend): Promise<Record<string, unknown>> {
   const dir = benchDir();
@@ -215,6 +241,7 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     const caller = DEVSET_CALLER;
     const { published, expected, seeding } = await publishDevset(colony, fullDevset.cases, distractors);
     log(`loaded ${fullDevset.cases.length} cases + ${distractors.length} distractors in ${f1(seeding.totalS)} s`);
+    if (process.env.BENCH_QUERY_ADAPTER) applyQueryAdapter(colony, process.env.BENCH_QUERY_ADAPTER);
     // Names that are the same in every run (trail ids are random): the case id, or x and the distractor's number.
     const label = new Map<string, string>([
       ...seeding.ids.map((id, i): [string, string] => [id, `x${i}`]),
