@@ -544,13 +544,8 @@ const SYSTEM_INSTALL: Record<string, string> = {
   port: "install",
 };
 
-/** The package arguments of an install command of a common package manager (none for any other command). */
-export function installedPackages(v: View): Installed {
-  const n = v.name;
-  const a = v.a;
-  let pkgs: string[] = [];
-  let pinned: ((p: string) => boolean) | null = () => false;
-  const skipAfter = new Set([
+/** Install options whose value is the next word (a file, an index, a directory), not a package. Built once: installedPackages runs on every command. */
+const INSTALL_VALUE_OPTIONS = new Set([
     "-r",
     "--requirement",
     "-c",
@@ -578,11 +573,18 @@ export function installedPackages(v: View): Installed {
     "--source",
     "--config",
   ]);
+
+/** The package arguments of an install command of a common package manager (none for any other command). */
+export function installedPackages(v: View): Installed {
+  const n = v.name;
+  const a = v.a;
+  let pkgs: string[] = [];
+  let pinned: ((p: string) => boolean) | null = () => false;
   const args = (from: number) => {
     const out: string[] = [];
     for (let i = from; i < a.length; i++) {
       const x = a[i]!;
-      if (skipAfter.has(x)) {
+      if (INSTALL_VALUE_OPTIONS.has(x)) {
         i++;
         continue;
       }

@@ -236,6 +236,10 @@ function analyzeText(src: string, carried?: Carried): Found[] {
     for (const [name, def] of defs) carried.defs.set(name, def);
   }
   let calls = 0; // expansions of the script's own aliases and functions: a body calling itself many times multiplies, so at most MAX_CALLS
+  // A top-level pipeline written exactly as one before it, with nothing set in between, raises the
+  // same flags again (the caller keeps the first of equal flags): it is read once. Hostile input
+  // repeats one pipeline thousands of times (`curl x | sh; curl x | sh; …`).
+  const readOnce = new Set<string>();
   // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
   const visit = (
     script: Script,
@@ -246,6 +250,11 @@ function analyzeText(src: string, carried?: Carried): Found[] {
   ): Map<string, string> => {
     const vars = new Map(inherited); // a=curl; $a …: assignments hold for the rest of this script
     for (const p of script) {
+      const key = depth === 0 ? pipelineKey(p) : null;
+      if (key !== null) {
+        if (readOnce.has(key)) continue;
+        readOnce.add(key);
+      }
       // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
       const views = p.commands.map((c) => {
         const alias = defs.get(c.words[0]?.text ?? "");
@@ -319,12 +328,19 @@ function analyzeText(src: string, carried?: Carried): Found[] {
         };
         for (const w of c.words) for (const s of w.subs) visit(s, depth + 1, vars, !group, group ? asCommand : undefined);
       });
-      for (const c of p.commands) assignmentsOf(c, vars);
+      const set = new Map<string, string>();
+      for (const c of p.commands) assignmentsOf(c, set);
       for (const v of views) {
         const dir = v && changedDirectory(v);
-        if (dir) vars.set(CWD, dir);
-        const fds = v?.name === "exec" ? socketDescriptors(v) : [];
-        if (fds.length > 0) vars.set(SOCKET_FDS, [vars.get(SOCKET_FDS) ?? "", ...fds].join(","));
+        if (dir) set.set(CWD, dir);
+        const held = (set.get(SOCKET_FDS) ?? vars.get(SOCKET_FDS) ?? "").split(",");
+        const fds = v?.name === "exec" ? socketDescriptors(v).filter((fd) => !held.includes(fd)) : [];
+        if (fds.length > 0) set.set(SOCKET_FDS, [...held, ...fds].join(","));
+      }
+      for (const [name, value] of set) {
+        if (vars.get(name) === value) continue;
+        vars.set(name, value);
+        readOnce.clear(); // something changed: a pipeline read before may read otherwise now
       }
     }
     return vars;
@@ -333,6 +349,17 @@ function analyzeText(src: string, carried?: Carried): Found[] {
   if (carried) carried.vars = after;
   found.push(...textFlags(src));
   return found;
+}
+
+/** A pipeline as written: its words and redirections (a here-document's body too). */
+function pipelineKey(p: Script[number]): string {
+  let key = "";
+  for (const c of p.commands) {
+    for (const w of c.words) key += `${w.raw}\u0001`;
+    for (const r of c.redirects) key += `${r.op}\u0002${r.target}\u0002${r.body ?? ""}\u0001`;
+    key += "\u0003";
+  }
+  return key;
 }
 
 /** The text with each `$NAME` / `${NAME}` assigned earlier replaced by its value, as eval sees it (`c=cu; eval "${c}rl …"`). */
