@@ -130,6 +130,12 @@ describe("compose and Kubernetes volumes mounting secrets into a stranger's imag
     test(`${file_path}: ${flag}`, () => {
       expect(flagsOf([], [{ file_path, diff }])).toContain(flag);
     });
+  test("docker run giving a stranger's image the Docker socket (medium: Watchtower and CI runners are run so too)", () => {
+    expect(flagsOf(["docker run -d -v /var/run/docker.sock:/var/run/docker.sock randomdev/autoupdater"])).toContain(
+      "privilege_escalation/medium",
+    );
+    expect(flagsOf(["docker run --rm -v /var/run/docker.sock:/var/run/docker.sock docker:cli ps"])).toEqual([]);
+  });
   // the AWS CLI's own image (its documentation mounts ~/.aws), official images, the project's own build, a project directory
   test("not: the credentials' publisher, official images, a build of the project, a data directory", () => {
     const diff =

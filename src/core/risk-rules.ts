@@ -36,7 +36,7 @@ import {
   writeTargets,
 } from "./risk-view.ts";
 import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
-import { CODE_SENDS_SECRETS_LINE, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
+import { CODE_SENDS_SECRETS_LINE, dockerSocketMountedInto, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell, type Redirect } from "./shell.ts";
 
@@ -958,6 +958,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       // `echo $TOKEN | docker login --password-stdin`: the way the tool's documentation gives to pass a secret
       if (ctx.pipedInto !== null && readsSecretFromStdin(ctx.pipedInto, ctx.pipedIntoArgs ?? [])) return null;
       return { level: "medium", detail: whereSecretsGo(v, ctx) };
+    },
+  },
+
+  // docker run -v /var/run/docker.sock:… stranger/image: the image drives the host's Docker, root on it (as a compose file's volume, risk-secrets.ts yamlMounts)
+  {
+    flag: "privilege_escalation",
+    level: "medium",
+    match: (v) => {
+      const image = dockerSocketMountedInto(v);
+      return (
+        image !== null &&
+        `${v.name} mounts the Docker socket into a container of ${short(image, 60)}: the image controls this machine's Docker, which is root on it; check it is one you trust`
+      );
     },
   },
 

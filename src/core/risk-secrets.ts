@@ -782,7 +782,7 @@ function containerMounts(v: View): { mounts: { src: string; what: string }[]; im
     let src: string | null = null;
     if (opt === "-v" || opt === "--volume") src = /^((?:[a-z]:)?[^:]+):/i.exec(value)?.[1] ?? null;
     else if (opt === "--mount") src = /(?:^|,)(?:source|src)=([^,]+)/.exec(value)?.[1] ?? null;
-    const what = src === null ? null : sensitiveDirectory(src);
+    const what = src === null ? null : DOCKER_SOCKET.test(src) ? DOCKER_SOCKET_WHAT : sensitiveDirectory(src);
     if (what) mounts.push({ src: src!, what });
   }
   return { mounts, image };
@@ -811,16 +811,11 @@ export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
       });
   }
   const container = containerMounts(v);
-  if (
-    container &&
-    container.mounts.length > 0 &&
-    container.image !== null &&
-    !container.image.includes("$") &&
-    !TRUSTED_IMAGE.test(container.image)
-  )
+  const secrets = container?.mounts.filter((m) => m.what !== DOCKER_SOCKET_WHAT) ?? [];
+  if (container && secrets.length > 0 && container.image !== null && !container.image.includes("$") && !TRUSTED_IMAGE.test(container.image))
     hits.push({
       level: "high",
-      detail: `${v.name} mounts ${container.mounts[0]!.what} into a container of ${short(container.image)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
+      detail: `${v.name} mounts ${secrets[0]!.what} into a container of ${short(container.image)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
     });
   const committed = committedSecret(v);
   if (committed)
@@ -830,6 +825,14 @@ export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
 
 /** The Docker daemon's socket: whoever can write to it runs containers as root on this machine. */
 export const DOCKER_SOCKET = /^(?:\/var)?\/run\/docker\.sock$|^\/\/\.\/pipe\/docker_engine$/;
+const DOCKER_SOCKET_WHAT = "the Docker socket";
+
+/** The image a `docker run -v /var/run/docker.sock:…` hands the host's Docker to, when not Docker's official library or a known publisher's; null otherwise. */
+export function dockerSocketMountedInto(v: View): string | null {
+  const container = containerMounts(v);
+  if (!container?.image || container.image.includes("$") || TRUSTED_IMAGE.test(container.image)) return null;
+  return container.mounts.some((m) => m.what === DOCKER_SOCKET_WHAT) ? container.image : null;
+}
 
 /** The host path a compose or Kubernetes volume line mounts (`- ~/.ssh:/root/.ssh:ro`, `source: ~/.aws`, hostPath's `path: /`), or null. */
 function yamlMountSource(line: string, key: string): string | null {
@@ -885,7 +888,7 @@ export function yamlMounts(lines: readonly string[], added: readonly boolean[]):
     const src = yamlMountSource(lines[i]!, key);
     if (src === null) continue;
     const socket = DOCKER_SOCKET.test(src);
-    const what = socket ? "the Docker socket" : sensitiveDirectory(src);
+    const what = socket ? DOCKER_SOCKET_WHAT : sensitiveDirectory(src);
     if (!what) continue;
     // the `volumes:` key, then the block it belongs to (a compose service, a pod spec) and the images in it
     while (k >= 0 && keyOf(lines[k]!) !== "volumes") k = parent(k);
