@@ -211,6 +211,27 @@ describe("hostile input costs linear time (round 9 readings)", () => {
     ["fix.sh", "git remote add a b; git push a --all; "],
     ["fix.sh", "ssh -A h; "],
   ];
+  // distinct assignments or written files, each followed by a substitution: every `$(…)` copied the script's
+  // variables (thousands) before this round, and every line of a patched script the trail's
+  const numbered = (unit: (i: number) => string) => {
+    let text = "";
+    for (let i = 0; text.length < 65536; i++) text += unit(i);
+    return text;
+  };
+  for (const [name, text] of [
+    ["a$i=1; $(x); ", numbered((i) => `a${i}=1; $(x); `)],
+    ["printf 'url = x' > f$i; $(x); ", numbered((i) => `printf 'url = x' > f${i}; $(x); `)],
+    ["echo k > s$i.pem; git add .; ", numbered((i) => `echo k > s${i}.pem; git add .; `)],
+  ] as const)
+    test(`fix.sh: ${name}`, () => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let run = 0; run < 3; run++) {
+        const t0 = performance.now();
+        assessRisk(trailWith([text], [{ file_path: "fix.sh", diff: text.replace(/; /g, "\n").replace(/^/gm, "+") }]));
+        best = Math.min(best, performance.now() - t0);
+      }
+      expect(best).toBeLessThan(1000);
+    });
   for (const [file_path, unit] of UNITS)
     test(`${file_path}: ${JSON.stringify(unit.slice(0, 40))}`, () => {
       const text = big(unit);

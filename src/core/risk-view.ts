@@ -372,7 +372,8 @@ export const isInterpreterName = (n: string) => INTERPRETERS.has(n) || /^python\
 
 export const isFetch = (v: View | null, w?: Word) =>
   (v !== null && FETCHERS.has(v.name) && (v.name !== "certutil" || has(v, "-urlcache"))) ||
-  (w !== undefined && /downloadstring\(|downloadfile\(|downloaddata\(/i.test(w.text));
+  (w !== undefined && WEBCLIENT_DOWNLOAD.test(w.text));
+const WEBCLIENT_DOWNLOAD = /downloadstring\(|downloadfile\(|downloaddata\(/i;
 
 export function commandsOf(script: Script): View[] {
   const out: View[] = [];
@@ -761,6 +762,8 @@ export function stdinText(v: View): string | null {
   return null;
 }
 
+const CONFIG_OPTION_LINE = /(?:^|\n)\s*(?:--?)?(?:url|data[\w-]*|upload-file|form[\w-]*|json|header|[dFTH])\b/i;
+
 /** Where the risk visit keeps a file's text written earlier in the trail, among a script's variables (not a variable name). */
 export const WRITTEN_FILE = "\u0000file:";
 
@@ -776,7 +779,8 @@ export function writtenText(v: View): { file: string; text: string; append: bool
       .join(" ")
       .replace(/\\n/g, "\n");
   else if (v.name === "cat" || v.name === "tee") text = stdinText(v);
-  if (text === null || text.length > 4000) return out;
+  // only what reads as options of a program's config (`url = …`, `--data @f`, `-T f`): other files are not read back
+  if (text === null || text.length > 4000 || !CONFIG_OPTION_LINE.test(text)) return out;
   for (const r of redirects) out.push({ file: r.target, text, append: r.op === ">>" });
   if (v.name === "tee") for (const f of positional(v)) out.push({ file: f, text, append: has(v, "-a", "--append") });
   return out;

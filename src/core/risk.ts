@@ -147,12 +147,12 @@ export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
 
 export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
-  const found = analyzeText(src, carried);
+  const found = analyzeText(src, carried, true);
   // What an agent retyping the command reads: its findings add the flags the text as written hid.
   const typed = typedView(src);
-  const read = carried && { vars: new Map(carried.vars), defs: new Map(carried.defs) }; // the other readings do not carry state on
-  if (typed !== src)
-    for (const f of analyzeText(typed, read && { ...read, vars: new Map(read.vars) })) if (!raisedAtLeast(found, f)) found.push(f);
+  // the other readings do not carry state on: each gets its own copy of the definitions (a reading never changes the variables it is given)
+  const read = () => carried && { vars: carried.vars, defs: new Map(carried.defs) };
+  if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -161,7 +161,7 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
       level: "high",
       detail: `hides its words from a reader or a filter (${spaced.how.join(", ")}): a shell runs ${short(spaced.text, 80)}`,
     });
-    for (const f of analyzeText(spaced.text, read)) if (!raisedAtLeast(found, f)) found.push(f);
+    for (const f of analyzeText(spaced.text, read())) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
 }
@@ -198,6 +198,7 @@ const DEFINITION =
   /(?:^|[\s;&|(])(?:(?:function\s+([A-Za-z_][\w-]{0,63})\s*(?:\(\s*\))?|([A-Za-z_][\w-]{0,63})\s*\(\s*\))\s*\{((?:[^{}]|\$\{[^{}]{0,64}\}){1,2000})\}|alias\s+([A-Za-z_][\w.-]{0,63})=(?:'([^']{0,500})'|"([^"]{0,500})"|([^\s;&|'"]{1,200})))/g;
 type Definition = { kind: "alias" | "function"; body: string };
 const MAX_CALLS = 64;
+const MAX_CARRIED_DEFINITIONS = 100;
 
 function definitionsIn(src: string): Map<string, Definition> {
   const defs = new Map<string, Definition>();
@@ -239,13 +240,17 @@ interface Outer {
   pipedIntoArgs: readonly string[];
 }
 
-/** The flags of a command text; `carried`, when given, is what earlier commands set, and receives what this one sets. */
-function analyzeText(src: string, carried?: Carried): Found[] {
+/**
+ * The flags of a command text; `carried`, when given, is what earlier commands set, and receives
+ * what this one sets (in place when `changesCarried`: the command's own reading, not another reading of it).
+ */
+function analyzeText(src: string, carried?: Carried, changesCarried = false): Found[] {
   const found: Found[] = [];
   const defs = definitionsIn(src);
   if (carried) {
     for (const [name, def] of carried.defs) if (!defs.has(name)) defs.set(name, def);
-    for (const [name, def] of defs) carried.defs.set(name, def);
+    // at most MAX_CARRIED_DEFINITIONS carried on: each later command reads them all
+    for (const [name, def] of defs) if (carried.defs.size < MAX_CARRIED_DEFINITIONS || carried.defs.has(name)) carried.defs.set(name, def);
   }
   let calls = 0; // expansions of the script's own aliases and functions: a body calling itself many times multiplies, so at most MAX_CALLS
   // A top-level pipeline written exactly as one before it, with nothing set in between, raises the
@@ -260,7 +265,10 @@ function analyzeText(src: string, carried?: Carried): Found[] {
     substituted: boolean,
     outer?: Outer,
   ): Map<string, string> => {
-    const vars = new Map(inherited); // a=curl; $a …: assignments hold for the rest of this script
+    // a=curl; $a …: assignments hold for the rest of this script; copied at its first assignment (a
+    // nested script that sets nothing shares its parent's: copying for each of thousands of `$(…)` was quadratic)
+    let vars = inherited as Map<string, string>;
+    let own = depth === 0 && changesCarried && inherited === carried?.vars; // a trail's lines carry thousands of variables: not copied for each
     for (const p of script) {
       const key = depth === 0 ? pipelineKey(p) : null;
       if (key !== null) {
@@ -358,6 +366,10 @@ function analyzeText(src: string, carried?: Carried): Found[] {
       }
       for (const [name, value] of set) {
         if (vars.get(name) === value) continue;
+        if (!own) {
+          vars = new Map(vars);
+          own = true;
+        }
         vars.set(name, value);
         readOnce.clear(); // something changed: a pipeline read before may read otherwise now
       }
@@ -409,9 +421,9 @@ class FollowOn {
 
   /** A file a patch writes: a `.env` or key it creates, or lines it adds to .gitignore. */
   patched(filePath: string, diff: string): void {
-    if (/(^|\/)\.gitignore$/.test(filePath)) this.ignored.push(...addedLines(diff));
+    if (/(^|\/)\.gitignore$/.test(filePath)) this.ignore(addedLines(diff));
     const what = projectSecretFile(filePath);
-    if (what && !this.created.some((c) => c.file === filePath)) this.created.push({ file: filePath, what, where: "a patch" });
+    if (what) this.create(filePath, what, "a patch");
   }
 
   /** The flags `src` raises from what came before it; `where` names it for later ones ("command 2", "an earlier line"). */
@@ -455,7 +467,8 @@ class FollowOn {
         });
       out.push(...this.sweep(v, where));
       const remote = addedRemote(v);
-      if (remote) this.remotes.set(remote.name, { url: remote.url, where });
+      if (remote && (this.remotes.size < MAX_FOLLOWED || this.remotes.has(remote.name)))
+        this.remotes.set(remote.name, { url: remote.url, where });
       const everything = pushesEverything(v);
       const to =
         everything &&
@@ -473,6 +486,14 @@ class FollowOn {
     return out;
   }
 
+  /** Bounded: hostile input writes thousands of files. */
+  private create(file: string, what: string, where: string): void {
+    if (this.created.length < MAX_FOLLOWED && !this.created.some((c) => c.file === file)) this.created.push({ file, what, where });
+  }
+  private ignore(lines: readonly string[]): void {
+    for (const l of lines) if (this.ignored.length < 4 * MAX_FOLLOWED && l.trim() !== "") this.ignored.push(l);
+  }
+
   /**
    * Files holding secrets this command writes in the project, .gitignore lines it adds, and what a
    * `git add .` / `-A` then sweeps in: a .env or key the trail created that none of its .gitignore
@@ -487,13 +508,13 @@ class FollowOn {
       if (k >= 0 && v.a[k + 1] && (v.name === "ssh-keygen" || /key|private/i.test(v.a[k + 1]!) || v.a[k] === "-keyout")) {
         const file = v.a[k + 1]!;
         if (projectSecretFile(file) === null && !file.endsWith(".pub") && !/^([/~$%]|[a-z]:[\\/])/i.test(file))
-          this.created.push({ file, what: "a private key", where });
+          this.create(file, "a private key", where);
       }
     }
     for (const t of written) {
-      if (/(^|\/)\.gitignore$/.test(t)) this.ignored.push(...(stdinText(v) ?? v.a.join("\n")).split(/\\n|\n/));
+      if (/(^|\/)\.gitignore$/.test(t)) this.ignore((stdinText(v) ?? v.a.join("\n")).split(/\\n|\n/));
       const what = projectSecretFile(t);
-      if (what && !this.created.some((c) => c.file === t)) this.created.push({ file: t, what, where });
+      if (what) this.create(t, what, where);
     }
     if (!stagesUntracked(v) || this.created.length === 0) return [];
     const swept = this.created.filter((c) => !gitIgnores(this.ignored, c.file));
@@ -520,6 +541,8 @@ class FollowOn {
   }
 }
 
+/** How many files, remotes (and four times as many .gitignore lines) a trail's commands are followed for. */
+const MAX_FOLLOWED = 50;
 /** A remote given as a URL or `user@host:path` rather than a name. */
 const URL_OR_SCP = /^[a-z][a-z0-9+.-]*:\/\/|^[\w.-]+@[\w.-]+:/i;
 
