@@ -525,7 +525,7 @@ class FollowOn {
       {
         flag: "sends_local_secrets",
         level: "medium",
-        detail: `git ${v.a.slice(gitSubcommand(v)).join(" ")} stages every untracked file, with ${short(c.file)} (${c.what}) that ${c.where} created and no .gitignore line of this trail ignores: check .gitignore covers it before committing`,
+        detail: `${short(`git ${v.a.slice(gitSubcommand(v)).join(" ")}`, 60)} stages every untracked file, with ${short(c.file)} (${c.what}) that ${c.where} created and no .gitignore line of this trail ignores: check .gitignore covers it before committing`,
       },
     ];
   }
