@@ -82,4 +82,16 @@
 // postgresql.conf's `password_encryption = scram-sha-256`; section numbers and OIDs (`section
 // 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is no longer read in two metavariables
 // (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
-export const CONTENT_RULES_VERSION = 6;
+//
+// 7 = session 16 (risk rules round 9, risk16): a key or the environment read into a name on one added
+// line of code and sent on another (Python, JS, Go: `key = open(…credentials).read()` … `requests.post(…,
+// data=key)`; Go's http.Post and joined path parts join the single-line rule) is sends_local_secrets
+// high; `git add .`/`-A` sweeping in a .env or key the trail wrote that none of its .gitignore lines
+// covers (medium, and a push after it); compose/Kubernetes volumes in a patch mounting ~/.ssh, ~/.aws,
+// home or / into a stranger's image (high) or the Docker socket (privilege_escalation medium, also
+// `docker run -v /var/run/docker.sock:…`); `env -S '…'` and `curl -K` with a config the trail wrote
+// are read; `ssh -A`/ForwardAgent=yes to another host and `Host *` + `ForwardAgent yes` are
+// credential_exposure medium; `git push --mirror`/`--all` to a remote the trail added is
+// sends_local_secrets medium; the while-read reverse shell (`while read l; do $l; done < /dev/tcp/…`)
+// is remote_script_execution high (risk.ts, risk-rules.ts, risk-secrets.ts, risk-view.ts).
+export const CONTENT_RULES_VERSION = 7;

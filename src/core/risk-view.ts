@@ -4,7 +4,7 @@
 // nested scripts). Pure: no I/O.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
-import { allCommands, type Script, type SimpleCommand, type Word } from "./shell.ts";
+import { allCommands, parseShell, type Script, type SimpleCommand, type Word } from "./shell.ts";
 
 export const short = (s: string, max = 60) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
@@ -51,7 +51,7 @@ export const baseName = (w: string) => {
 /** Variables assigned earlier in the same script (`a=curl; $a …`), by name. */
 export type Assignments = ReadonlyMap<string, string>;
 
-export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS): View | null {
+export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS, split = 0): View | null {
   const words = cmd.words;
   let i = 0;
   let sudo = false;
@@ -76,6 +76,13 @@ export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS): View | 
     }
     if (WRAPPERS.has(b)) {
       i++;
+      // env -S 'curl … | sh', env --split-string=…: env splits the string into the command's words (GNU coreutils, env invocation)
+      const splitAt = b === "env" && split < 2 ? splitString(words, i) : null;
+      if (splitAt) {
+        const inner = parseShell(splitAt.text)[0]?.commands[0]?.words ?? [];
+        const view = viewOf({ words: [...inner, ...words.slice(splitAt.next)], redirects: cmd.redirects }, vars, split + 1);
+        return view && { ...view, sudo: view.sudo || sudo, env: { ...env, ...view.env }, cmd };
+      }
       // options of the wrapper (nice -n 10, timeout 30s, env -i, stdbuf -oL)
       while (i < words.length && (words[i]!.text.startsWith("-") || (b === "timeout" && /^\d/.test(words[i]!.text)))) {
         const opt = words[i]!.text;
@@ -98,6 +105,18 @@ export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS): View | 
 }
 
 const NO_VARS: Assignments = new Map();
+
+/** The string env's -S / --split-string option gives among env's options from word `i` on, and the word after it; null when none. */
+function splitString(words: readonly Word[], i: number): { text: string; next: number } | null {
+  for (let k = i; k < words.length && words[k]!.text.startsWith("-"); k++) {
+    const w = words[k]!.text;
+    if ((w === "-S" || w === "--split-string") && k + 1 < words.length) return { text: words[k + 1]!.text, next: k + 2 };
+    const glued = /^(?:-[a-zA-Z0-9]*S|--split-string=)(.+)$/s.exec(w); // -S'curl …', -iS…, --split-string=…
+    if (glued) return { text: glued[1]!, next: k + 1 };
+    if (/^(-u|--unset|-C|--chdir)$/.test(w)) k++;
+  }
+  return null;
+}
 const PLAIN_NAME = /^[A-Za-z0-9_.+-]+$/;
 
 /** The program a command word runs, seeing through quote-splitting, escapes, `$(echo …)` and variables. */
@@ -353,7 +372,8 @@ export const isInterpreterName = (n: string) => INTERPRETERS.has(n) || /^python\
 
 export const isFetch = (v: View | null, w?: Word) =>
   (v !== null && FETCHERS.has(v.name) && (v.name !== "certutil" || has(v, "-urlcache"))) ||
-  (w !== undefined && /downloadstring\(|downloadfile\(|downloaddata\(/i.test(w.text));
+  (w !== undefined && WEBCLIENT_DOWNLOAD.test(w.text));
+const WEBCLIENT_DOWNLOAD = /downloadstring\(|downloadfile\(|downloaddata\(/i;
 
 export function commandsOf(script: Script): View[] {
   const out: View[] = [];
@@ -544,45 +564,47 @@ const SYSTEM_INSTALL: Record<string, string> = {
   port: "install",
 };
 
+/** Install options whose value is the next word (a file, an index, a directory), not a package. Built once: installedPackages runs on every command. */
+const INSTALL_VALUE_OPTIONS = new Set([
+  "-r",
+  "--requirement",
+  "-c",
+  "--constraint",
+  "-e",
+  "--editable",
+  "-i",
+  "--index-url",
+  "--extra-index-url",
+  "-f",
+  "--find-links",
+  "--target",
+  "-t",
+  "--prefix",
+  "--root",
+  "--python",
+  "-p",
+  "--channel",
+  "--registry",
+  "--cache",
+  "-C",
+  "--prefix-dir",
+  "--version",
+  "-v",
+  "--source",
+  "--config",
+]);
+
 /** The package arguments of an install command of a common package manager (none for any other command). */
 export function installedPackages(v: View): Installed {
   const n = v.name;
   const a = v.a;
   let pkgs: string[] = [];
   let pinned: ((p: string) => boolean) | null = () => false;
-  const skipAfter = new Set([
-    "-r",
-    "--requirement",
-    "-c",
-    "--constraint",
-    "-e",
-    "--editable",
-    "-i",
-    "--index-url",
-    "--extra-index-url",
-    "-f",
-    "--find-links",
-    "--target",
-    "-t",
-    "--prefix",
-    "--root",
-    "--python",
-    "-p",
-    "--channel",
-    "--registry",
-    "--cache",
-    "-C",
-    "--prefix-dir",
-    "--version",
-    "-v",
-    "--source",
-    "--config",
-  ]);
   const args = (from: number) => {
     const out: string[] = [];
     for (let i = from; i < a.length; i++) {
       const x = a[i]!;
-      if (skipAfter.has(x)) {
+      if (INSTALL_VALUE_OPTIONS.has(x)) {
         i++;
         continue;
       }
@@ -738,6 +760,59 @@ export function stdinText(v: View): string | null {
     if (r.op === "<<<") return r.target;
   }
   return null;
+}
+
+const CONFIG_OPTION_LINE = /(?:^|\n)\s*(?:--?)?(?:url|data[\w-]*|upload-file|form[\w-]*|json|header|[dFTH])\b/i;
+
+/** Where the risk visit keeps a file's text written earlier in the trail, among a script's variables (not a variable name). */
+export const WRITTEN_FILE = "\u0000file:";
+
+/** The text an `echo`/`printf` or a here-document writes with `>`/`>>` (`printf 'url = …' > cfg`, `cat > cfg <<EOF`): by file; empty when none. */
+export function writtenText(v: View): { file: string; text: string; append: boolean }[] {
+  const out: { file: string; text: string; append: boolean }[] = [];
+  const redirects = v.cmd.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === "1>");
+  if (redirects.length === 0 && v.name !== "tee") return out;
+  let text: string | null = null;
+  if (v.name === "echo" || v.name === "printf")
+    text = v.a
+      .filter((x) => !/^-[neE]+$/.test(x))
+      .join(" ")
+      .replace(/\\n/g, "\n");
+  else if (v.name === "cat" || v.name === "tee") text = stdinText(v);
+  // only what reads as options of a program's config (`url = …`, `--data @f`, `-T f`): other files are not read back
+  if (text === null || text.length > 4000 || !CONFIG_OPTION_LINE.test(text)) return out;
+  for (const r of redirects) out.push({ file: r.target, text, append: r.op === ">>" });
+  if (v.name === "tee") for (const f of positional(v)) out.push({ file: f, text, append: has(v, "-a", "--append") });
+  return out;
+}
+
+/**
+ * The curl command a `curl -K FILE` / `--config FILE` runs once its config is read: the config's
+ * options (`url = "…"`, `data = "@…"`, `--upload-file f`, one a line) as arguments, with the
+ * command's others; null when the config is not in the trail (a here-document or here-string for
+ * `-K -`, a file an earlier command wrote: `vars`). A config the trail does not show is not guessed at.
+ */
+export function curlWithConfig(v: View, vars: Assignments): string | null {
+  if (v.name !== "curl") return null;
+  // -K FILE, -KFILE, -sK FILE (short options bundle), --config FILE, --config=FILE
+  const k = v.a.findIndex((x) => x === "--config" || x.startsWith("--config=") || /^-[a-zA-Z]*K/.test(x));
+  if (k < 0) return null;
+  const x = v.a[k]!;
+  const glued = x.startsWith("--config=") ? x.slice(9) : x === "--config" ? "" : x.slice(x.indexOf("K") + 1);
+  const file = glued === "" ? v.a[k + 1] : glued;
+  if (file === undefined) return null;
+  const text = file === "-" ? stdinText(v) : (vars.get(`${WRITTEN_FILE}${file}`) ?? null);
+  if (text === null) return null;
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  const options: string[] = [];
+  for (const line of text.split("\n").slice(0, 100)) {
+    const m = /^\s*(?:--?)?([A-Za-z][\w-]{0,40})(?:\s*[=:]\s*|\s+)?(.*?)\s*$/.exec(line);
+    if (!m || line.trim().startsWith("#")) continue;
+    const value = m[2]!.replace(/^"(.*)"$/s, "$1");
+    options.push(m[1]!.length === 1 ? `-${m[1]}` : `--${m[1]!}`, ...(value === "" ? [] : [quote(value)]));
+  }
+  const rest = v.a.filter((_, i) => i !== k && !(i === k + 1 && glued === ""));
+  return ["curl", ...options, ...rest.map(quote)].join(" ");
 }
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.

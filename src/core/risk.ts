@@ -19,23 +19,35 @@ import {
 } from "./risk-rules.ts";
 import {
   assignmentsOf,
+  curlWithConfig,
   downloadedFiles,
   inlineCode,
   nestedSource,
   readsProgramFromStdin,
   runsFile,
   short,
+  stdinText,
   type View,
   verifiesDownload,
   viewOf,
+  WRITTEN_FILE,
   withPositionals,
+  writtenText,
   writeTargets,
   xargsCommand,
 } from "./risk-view.ts";
 import { bareExecView, laterRunText, reverseShellPipeline, SOCKET_FDS, socketDescriptors } from "./risk-remote-access.ts";
 import {
   bareEnvView,
+  addedRemote,
   changedDirectory,
+  gitIgnores,
+  gitSubcommand,
+  projectSecretFile,
+  pushesEverything,
+  stagesUntracked,
+  codeSendsSecretsAcrossLines,
+  yamlMounts,
   stagedStore,
   exposedSecrets,
   isNetworkClient,
@@ -135,12 +147,12 @@ export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
 
 export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
-  const found = analyzeText(src, carried);
+  const found = analyzeText(src, carried, true);
   // What an agent retyping the command reads: its findings add the flags the text as written hid.
   const typed = typedView(src);
-  const read = carried && { vars: new Map(carried.vars), defs: new Map(carried.defs) }; // the other readings do not carry state on
-  if (typed !== src)
-    for (const f of analyzeText(typed, read && { ...read, vars: new Map(read.vars) })) if (!raisedAtLeast(found, f)) found.push(f);
+  // the other readings do not carry state on: each gets its own copy of the definitions (a reading never changes the variables it is given)
+  const read = () => carried && { vars: carried.vars, defs: new Map(carried.defs) };
+  if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -149,7 +161,7 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
       level: "high",
       detail: `hides its words from a reader or a filter (${spaced.how.join(", ")}): a shell runs ${short(spaced.text, 80)}`,
     });
-    for (const f of analyzeText(spaced.text, read)) if (!raisedAtLeast(found, f)) found.push(f);
+    for (const f of analyzeText(spaced.text, read())) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
 }
@@ -186,6 +198,7 @@ const DEFINITION =
   /(?:^|[\s;&|(])(?:(?:function\s+([A-Za-z_][\w-]{0,63})\s*(?:\(\s*\))?|([A-Za-z_][\w-]{0,63})\s*\(\s*\))\s*\{((?:[^{}]|\$\{[^{}]{0,64}\}){1,2000})\}|alias\s+([A-Za-z_][\w.-]{0,63})=(?:'([^']{0,500})'|"([^"]{0,500})"|([^\s;&|'"]{1,200})))/g;
 type Definition = { kind: "alias" | "function"; body: string };
 const MAX_CALLS = 64;
+const MAX_CARRIED_DEFINITIONS = 100;
 
 function definitionsIn(src: string): Map<string, Definition> {
   const defs = new Map<string, Definition>();
@@ -227,15 +240,23 @@ interface Outer {
   pipedIntoArgs: readonly string[];
 }
 
-/** The flags of a command text; `carried`, when given, is what earlier commands set, and receives what this one sets. */
-function analyzeText(src: string, carried?: Carried): Found[] {
+/**
+ * The flags of a command text; `carried`, when given, is what earlier commands set, and receives
+ * what this one sets (in place when `changesCarried`: the command's own reading, not another reading of it).
+ */
+function analyzeText(src: string, carried?: Carried, changesCarried = false): Found[] {
   const found: Found[] = [];
   const defs = definitionsIn(src);
   if (carried) {
     for (const [name, def] of carried.defs) if (!defs.has(name)) defs.set(name, def);
-    for (const [name, def] of defs) carried.defs.set(name, def);
+    // at most MAX_CARRIED_DEFINITIONS carried on: each later command reads them all
+    for (const [name, def] of defs) if (carried.defs.size < MAX_CARRIED_DEFINITIONS || carried.defs.has(name)) carried.defs.set(name, def);
   }
   let calls = 0; // expansions of the script's own aliases and functions: a body calling itself many times multiplies, so at most MAX_CALLS
+  // A top-level pipeline written exactly as one before it, with nothing set in between, raises the
+  // same flags again (the caller keeps the first of equal flags): it is read once. Hostile input
+  // repeats one pipeline thousands of times (`curl x | sh; curl x | sh; …`).
+  const readOnce = new Set<string>();
   // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
   const visit = (
     script: Script,
@@ -244,8 +265,16 @@ function analyzeText(src: string, carried?: Carried): Found[] {
     substituted: boolean,
     outer?: Outer,
   ): Map<string, string> => {
-    const vars = new Map(inherited); // a=curl; $a …: assignments hold for the rest of this script
+    // a=curl; $a …: assignments hold for the rest of this script; copied at its first assignment (a
+    // nested script that sets nothing shares its parent's: copying for each of thousands of `$(…)` was quadratic)
+    let vars = inherited as Map<string, string>;
+    let own = depth === 0 && changesCarried && inherited === carried?.vars; // a trail's lines carry thousands of variables: not copied for each
     for (const p of script) {
+      const key = depth === 0 ? pipelineKey(p) : null;
+      if (key !== null) {
+        if (readOnce.has(key)) continue;
+        readOnce.add(key);
+      }
       // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
       const views = p.commands.map((c) => {
         const alias = defs.get(c.words[0]?.text ?? "");
@@ -294,6 +323,9 @@ function analyzeText(src: string, carried?: Carried): Found[] {
         if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
         const def = defs.get(v.name);
         if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
+        // curl -K cfg: the options the trail wrote into cfg (`url = …`, `data = "@~/.ssh/id_rsa"`) are curl's
+        const configured = v.name === "curl" ? curlWithConfig(v, vars) : null;
+        if (configured) visit(parseShell(configured), depth + 1, vars, substituted, here());
         if (nested) visit(parseShell(nested), depth + 1, vars, substituted, here());
         // a here-document given to a program that does not run it (`cat > fix.sh <<EOF`): read as the lines it writes, as before
         else if (inlineCode(v) === null)
@@ -319,12 +351,27 @@ function analyzeText(src: string, carried?: Carried): Found[] {
         };
         for (const w of c.words) for (const s of w.subs) visit(s, depth + 1, vars, !group, group ? asCommand : undefined);
       });
-      for (const c of p.commands) assignmentsOf(c, vars);
+      const set = new Map<string, string>();
+      for (const c of p.commands) assignmentsOf(c, set);
       for (const v of views) {
         const dir = v && changedDirectory(v);
-        if (dir) vars.set(CWD, dir);
-        const fds = v?.name === "exec" ? socketDescriptors(v) : [];
-        if (fds.length > 0) vars.set(SOCKET_FDS, [vars.get(SOCKET_FDS) ?? "", ...fds].join(","));
+        if (dir) set.set(CWD, dir);
+        for (const w of v ? writtenText(v) : []) {
+          const key = `${WRITTEN_FILE}${w.file}`;
+          set.set(key, w.append ? `${set.get(key) ?? vars.get(key) ?? ""}${w.text}\n` : w.text);
+        }
+        const held = (set.get(SOCKET_FDS) ?? vars.get(SOCKET_FDS) ?? "").split(",");
+        const fds = v?.name === "exec" ? socketDescriptors(v).filter((fd) => !held.includes(fd)) : [];
+        if (fds.length > 0) set.set(SOCKET_FDS, [...held, ...fds].join(","));
+      }
+      for (const [name, value] of set) {
+        if (vars.get(name) === value) continue;
+        if (!own) {
+          vars = new Map(vars);
+          own = true;
+        }
+        vars.set(name, value);
+        readOnce.clear(); // something changed: a pipeline read before may read otherwise now
       }
     }
     return vars;
@@ -333,6 +380,17 @@ function analyzeText(src: string, carried?: Carried): Found[] {
   if (carried) carried.vars = after;
   found.push(...textFlags(src));
   return found;
+}
+
+/** A pipeline as written: its words and redirections (a here-document's body too). */
+function pipelineKey(p: Script[number]): string {
+  let key = "";
+  for (const c of p.commands) {
+    for (const w of c.words) key += `${w.raw}\u0001`;
+    for (const r of c.redirects) key += `${r.op}\u0002${r.target}\u0002${r.body ?? ""}\u0001`;
+    key += "\u0003";
+  }
+  return key;
 }
 
 /** The text with each `$NAME` / `${NAME}` assigned earlier replaced by its value, as eval sees it (`c=cu; eval "${c}rl …"`). */
@@ -355,6 +413,18 @@ class FollowOn {
   private committed: { what: string; where: string; sure: boolean } | null = null;
   private verified = false;
   private cwd: string | null = null;
+  /** Files holding secrets the trail writes in the project (`.env`, a key), and the .gitignore lines it adds. */
+  private created: { file: string; what: string; where: string }[] = [];
+  private ignored: string[] = [];
+  /** Remotes the trail added or pointed elsewhere (`git remote add backup URL`). */
+  private remotes = new Map<string, { url: string; where: string }>();
+
+  /** A file a patch writes: a `.env` or key it creates, or lines it adds to .gitignore. */
+  patched(filePath: string, diff: string): void {
+    if (/(^|\/)\.gitignore$/.test(filePath)) this.ignore(addedLines(diff));
+    const what = projectSecretFile(filePath);
+    if (what) this.create(filePath, what, "a patch");
+  }
 
   /** The flags `src` raises from what came before it; `where` names it for later ones ("command 2", "an earlier line"). */
   follow(src: string, where: string): Found[] {
@@ -395,11 +465,69 @@ class FollowOn {
           level: this.committed.sure ? "high" : "medium",
           detail: `git push publishes ${this.committed.what}, which ${this.committed.where} staged with git add${this.committed.sure ? "" : ": check it holds no secrets"}`,
         });
+      out.push(...this.sweep(v, where));
+      const remote = addedRemote(v);
+      if (remote && (this.remotes.size < MAX_FOLLOWED || this.remotes.has(remote.name)))
+        this.remotes.set(remote.name, { url: remote.url, where });
+      const everything = pushesEverything(v);
+      const to =
+        everything &&
+        (this.remotes.get(everything.remote) ?? (URL_OR_SCP.test(everything.remote) ? { url: everything.remote, where: "" } : undefined));
+      if (everything && to)
+        out.push({
+          flag: "sends_local_secrets",
+          level: "medium",
+          detail: `git push ${everything.how} sends every branch${everything.how === "--mirror" ? " and tag" : ""} of the repository, its whole history, to ${short(to.url, 80)}${to.where ? `, a remote ${to.where} added` : ""}: check it is yours`,
+        });
       const dir = changedDirectory(v);
       if (dir) this.cwd = dir;
       else if (this.cwd !== null) out.push(...exposedSecrets(v, this.cwd).map((h) => ({ flag: "sends_local_secrets" as const, ...h })));
     }
     return out;
+  }
+
+  /** Bounded: hostile input writes thousands of files. */
+  private create(file: string, what: string, where: string): void {
+    if (this.created.length < MAX_FOLLOWED && !this.created.some((c) => c.file === file)) this.created.push({ file, what, where });
+  }
+  private ignore(lines: readonly string[]): void {
+    for (const l of lines) if (this.ignored.length < 4 * MAX_FOLLOWED && l.trim() !== "") this.ignored.push(l);
+  }
+
+  /**
+   * Files holding secrets this command writes in the project, .gitignore lines it adds, and what a
+   * `git add .` / `-A` then sweeps in: a .env or key the trail created that none of its .gitignore
+   * lines covers (medium: the project's own .gitignore may cover it; a push after it is medium too).
+   */
+  private sweep(v: View, where: string): Found[] {
+    const written = writeTargets(v).map((w) => w.target);
+    if (v.name === "touch") written.push(...v.a.filter((x) => !x.startsWith("-")));
+    // ssh-keygen -t ed25519 -f ./deploy_key writes a private key (-l, -y, -R, -p … read or change one); openssl … -out key.pem / -keyout
+    if ((v.name === "ssh-keygen" && !v.a.some((x) => /^-[lyRpeiFDLsYHkQuB]$/.test(x))) || v.name === "openssl") {
+      const k = v.a.findIndex((x) => x === "-f" || x === "-out" || x === "-keyout");
+      if (k >= 0 && v.a[k + 1] && (v.name === "ssh-keygen" || /key|private/i.test(v.a[k + 1]!) || v.a[k] === "-keyout")) {
+        const file = v.a[k + 1]!;
+        if (projectSecretFile(file) === null && !file.endsWith(".pub") && !/^([/~$%]|[a-z]:[\\/])/i.test(file))
+          this.create(file, "a private key", where);
+      }
+    }
+    for (const t of written) {
+      if (/(^|\/)\.gitignore$/.test(t)) this.ignore((stdinText(v) ?? v.a.join("\n")).split(/\\n|\n/));
+      const what = projectSecretFile(t);
+      if (what) this.create(t, what, where);
+    }
+    if (!stagesUntracked(v) || this.created.length === 0) return [];
+    const swept = this.created.filter((c) => !gitIgnores(this.ignored, c.file));
+    if (swept.length === 0) return [];
+    const c = swept[0]!;
+    this.committed = { what: `${short(c.file)} (${c.what}, created by ${c.where})`, where, sure: false };
+    return [
+      {
+        flag: "sends_local_secrets",
+        level: "medium",
+        detail: `${short(`git ${v.a.slice(gitSubcommand(v)).join(" ")}`, 60)} stages every untracked file, with ${short(c.file)} (${c.what}) that ${c.where} created and no .gitignore line of this trail ignores: check .gitignore covers it before committing`,
+      },
+    ];
   }
 
   /** What a `git add` of a file an earlier command filled with secrets stages (`cp ~/.ssh/id_rsa k && git add -f k`), or null. */
@@ -412,6 +540,11 @@ class FollowOn {
     return null;
   }
 }
+
+/** How many files, remotes (and four times as many .gitignore lines) a trail's commands are followed for. */
+const MAX_FOLLOWED = 50;
+/** A remote given as a URL or `user@host:path` rather than a name. */
+const URL_OR_SCP = /^[a-z][a-z0-9+.-]*:\/\/|^[\w.-]+@[\w.-]+:/i;
 
 // --- Patches ---------------------------------------------------------------------------------------------
 
@@ -426,6 +559,25 @@ export function addedLines(diff: string): string[] {
   const isDiff = lines.some((l) => /^(@@|\+\+\+ |--- |[+-])/.test(l));
   if (!isDiff) return lines;
   return lines.filter((l) => l.startsWith("+") && !l.startsWith("+++ ")).map((l) => l.slice(1));
+}
+
+/** The lines of the file a diff leaves (added and unchanged, hunk by hunk), and which it adds; a snippet is added in full. */
+function keptLines(diff: string): { lines: string[]; added: boolean[] } {
+  const all = diff.split("\n");
+  if (!all.some((l) => /^(@@|\+\+\+ |--- |[+-])/.test(l))) return { lines: all, added: all.map(() => true) };
+  const lines: string[] = [];
+  const added: boolean[] = [];
+  for (const l of all) {
+    if (l.startsWith("+++ ") || l.startsWith("--- ") || l.startsWith("-") || l.startsWith("\\")) continue;
+    if (l.startsWith("+") || l.startsWith(" ") || l === "") {
+      lines.push(l.slice(1));
+      added.push(l.startsWith("+"));
+    } else {
+      lines.push("---"); // a hunk header: what lies between hunks is unknown
+      added.push(false);
+    }
+  }
+  return { lines, added };
 }
 
 /** Does this line continue onto the next (LINE_CONTINUATION, screening-text.ts)? */
@@ -473,6 +625,22 @@ function patchFlags(filePath: string, diff: string): Found[] {
     if (!rule.re.test(text) && (typed === text || !rule.re.test(typed))) continue;
     const detail = typeof rule.detail === "string" ? `${rule.detail} ${where}` : rule.detail(short(filePath, 80));
     f.push({ flag: rule.flag, level: rule.level, detail });
+  }
+  // a key read into a name on one line of code and sent on another (the single-line rule is a PATCH_RULES row)
+  if (!f.some((x) => x.flag === "sends_local_secrets")) {
+    const across = codeSendsSecretsAcrossLines(addedLines(diff));
+    if (across)
+      f.push({
+        flag: "sends_local_secrets",
+        level: "high",
+        detail: `adds code that reads local secrets on one line (${short(across.read, 70)}) and sends them over the network on another (${short(across.send, 70)}) ${where}`,
+      });
+  }
+  // a docker-compose file or Kubernetes manifest mounting ~/.ssh, ~/.aws, / or the Docker socket into a stranger's image
+  if (/\.ya?ml$/i.test(filePath)) {
+    const kept = keptLines(diff);
+    for (const h of yamlMounts(kept.lines, kept.added))
+      f.push({ flag: h.socket ? "privilege_escalation" : "sends_local_secrets", level: h.level, detail: `${h.detail} ${where}` });
   }
   // SQL in a migration is reviewed before it runs: at most medium
   f.push(
@@ -538,12 +706,16 @@ export function assessRisk(trail: Trail): Risk {
   const commands: unknown[] = Array.isArray(trail.solution?.commands) ? trail.solution.commands : [];
   const followOn = new FollowOn();
   const carried = newCarried(); // the commands run one after another in one shell
+  const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
+  for (const item of patches) {
+    const p = item as { file_path?: unknown; diff?: unknown } | null;
+    if (p && typeof p.diff === "string" && typeof p.file_path === "string") followOn.patched(p.file_path, head(p.diff));
+  }
   commands.forEach((command, index) => {
     if (typeof command !== "string") return;
     for (const x of analyzeCommand(command, carried)) flags.push({ command_index: index, ...x });
     for (const x of followOn.follow(commandText(command), `command ${index}`)) flags.push({ command_index: index, ...x });
   });
-  const patches: unknown[] = Array.isArray(trail.solution?.code_patches) ? trail.solution.code_patches : [];
   for (const item of patches) {
     const p = item as { file_path?: unknown; diff?: unknown } | null;
     if (!p || typeof p.diff !== "string") continue;
