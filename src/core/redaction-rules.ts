@@ -388,11 +388,12 @@ function decodeBase64(s: string): string | null {
  * neighbouring characters change class (upper, lower, digit, symbol): ~0.65 for random base64,
  * ~0.15 for camelCase names.
  */
-function characterMix(s: string): { upper: number; lower: number; digits: number; changeRate: number } {
+function characterMix(s: string): { upper: number; lower: number; digits: number; changeRate: number; alphabetSteps: number } {
   let upper = 0;
   let lower = 0;
   let digits = 0;
   let changes = 0;
+  let alphabetSteps = 0;
   let previous = -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -401,9 +402,44 @@ function characterMix(s: string): { upper: number; lower: number; digits: number
     else if (cls === 1) upper++;
     else if (cls === 2) digits++;
     if (previous !== -1 && cls !== previous) changes++;
+    if (cls < 2 && previous !== -1 && previous < 2) {
+      // Neighbours that spell the alphabet (`aA`, `ab`): an alphabet written out, not a key.
+      const step = (c | 32) - (s.charCodeAt(i - 1) | 32);
+      if (step === 0 || step === 1) alphabetSteps++;
+    }
     previous = cls;
   }
-  return { upper, lower, digits, changeRate: changes / Math.max(1, s.length - 1) };
+  return { upper, lower, digits, changeRate: changes / Math.max(1, s.length - 1), alphabetSteps };
+}
+
+// Lower-case runs of three or more letters, and four consonants in a row (`y` a vowel): a run
+// without such a cluster reads as a word or its abbreviation (`Cert`, `Load`, `Mngr`), one with it
+// does not (`kjrpfn`).
+const LOWER_RUN = /[a-z]{3,}/g;
+const CONSONANT_CLUSTER = /[b-df-hj-np-tv-xz]{4}/;
+
+/**
+ * Random the way a key is, from the mix of its characters. Most keys change class (upper, lower,
+ * digit, symbol) at ~0.65 of their neighbours and hold two digits or more; an identifier changes at
+ * ~0.15–0.40 (`kMaxCallbacksUntilQueueIsShortened`). A key whose letters lean to one case changes
+ * less (`DHRYKNH2GlhvBsTVIid6cYow9hbqWQPXOBDJ1MZa`, 0.44; session 16): one whose lower case does
+ * not run in words is read as random down to 0.35, or with fewer than two digits from 0.45; an
+ * identifier's letters run in words (`xmlSecOpenSSLAppKeysMngrCertLoad`: most of its lower case
+ * in word-like runs). A base64url value (`-`, `_`) keeps the first bar: its separators join words.
+ */
+function mixIsRandom(v: string): boolean {
+  const mix = characterMix(v);
+  if (mix.upper < 2 || mix.lower < 2) return false;
+  if (mix.alphabetSteps * 3 > v.length) return false; // `aAbBcC…`, `abcdefgh…`
+  if (mix.digits >= 2 && mix.changeRate >= 0.45) return true;
+  if (mix.changeRate < (mix.digits >= 2 ? 0.35 : 0.45) || /[-_]/.test(v)) return false;
+  let inWords = 0;
+  for (const run of v.match(LOWER_RUN) ?? []) {
+    if (CONSONANT_CLUSTER.test(run)) continue;
+    if (run.length > 7) return false;
+    inWords += run.length;
+  }
+  return inWords <= 0.6 * mix.lower;
 }
 // A name just before the value that makes it public: a hash or digest of something, an id a service
 // gives a request (S3's `<HostId>` and `x-amz-id-2`), an SSH or pinned public key, a PKCE code challenge.
@@ -414,6 +450,9 @@ const BASE64_LINE = /^[ \t]*[-+>|#]?[ \t]*["']?[A-Za-z0-9+/_-]{32,}={0,2}["',]?[
 // reading and to the key-material checks of rejection.ts, which cut the whole field.
 const KEY_MATERIAL_BASE64 = /^(?:LS0t|b3BlbnNzaC1rZXktdjE|MII|MHcCAQEEI)/;
 const PRINTABLE_TEXT = /^[\t\n\r\x20-\x7e]*$/;
+// The start of a file's bytes in base64 (GIF, PNG, JPEG, RIFF/WebP, PDF, a length-prefixed binary
+// such as an SSH public key): inline data, public.
+const FILE_DATA_BASE64 = /^(?:R0lGOD|iVBORw0KGgo|\/9j\/|UklGR|JVBERi0|AAAA)/;
 
 /** Line `at` is inside: its start and end. */
 function lineBounds(text: string, at: number): [number, number] {
@@ -424,9 +463,8 @@ function lineBounds(text: string, at: number): [number, number] {
 
 export function bareValueIsSecret(s: string, at: number, text: string): boolean {
   const v = s.replace(/=+$/, "");
-  if (v.length < 32 || KEY_MATERIAL_BASE64.test(v)) return false;
-  const mix = characterMix(v);
-  if (mix.upper < 2 || mix.lower < 2 || mix.digits < 2 || mix.changeRate < 0.45) return false;
+  if (v.length < 32 || KEY_MATERIAL_BASE64.test(v) || FILE_DATA_BASE64.test(v)) return false;
+  if (!mixIsRandom(v)) return false;
   // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
   if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
   // `__`, `--` or an edge `-`/`_` is an identifier or an option; `/` and `+` may stand anywhere in a key (`//` in 1 key of 100).
