@@ -4,7 +4,7 @@
 // `staysClean` input is real text that must keep passing. Fake credentials are assembled at run time
 // so no scanner mistakes this file for a leak.
 import { describe, expect, test } from "bun:test";
-import { redactText } from "./redaction.ts";
+import { redactDeep, redactText } from "./redaction.ts";
 
 const j = (...parts: string[]) => parts.join("");
 
@@ -56,5 +56,65 @@ describe("bare keys whose letters lean to one case (secrets-everywhere seeds 0 a
     "const letters = 'aAbcdDeEfFgGhHiIjlLmMnNoOPrsStTUuwWyYzZ'",
     "R0lGODlhoACgAOMIAAEDACwpAEpCAGdgAJaKAM28AOnVAP3rAP",
     "the docs example wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  ]);
+});
+
+describe("a token split into shell variables and joined where it is used", () => {
+  const GHP_HEAD = j("ghp_", "R8kL2mQ9vX");
+  const GHP_TAIL = j("4tZ7wB1nC5hJ3", "gF6dS0aP2eY8u");
+  const SK_HEAD = j("sk-proj-", "Qx7bN2");
+  const SK_TAIL = j("kLm9pR4tV8wZ3yH6jFa4l", "Qh3X09Rj7ndFvDEWRexf32");
+  const SK_LONG = j("sk-proj-", "Qx7bN2kLm9pR4tV8wZ3yH6jFa4lQh3X09");
+  const SK_REST = j("Rj7ndFvDEWRexf3", "2LxoD8nv8hLpOaOU");
+  const SLACK_REST = j("2384729384-2938472938472-", "Qx7bN2kLm9pR4tV8wZ3yH6jF");
+  redacts([
+    [
+      "two halves, joined in a header",
+      "github_token",
+      `T1=${GHP_HEAD}; T2=${GHP_TAIL}; curl -H "Authorization: token $T1$T2" https://api.github.com/user`,
+      [GHP_HEAD, GHP_TAIL],
+    ],
+    [
+      'export A=… B=…, then "$A$B" on the next line',
+      "openai_key",
+      `export A=${SK_HEAD} B=${SK_TAIL}\ncurl https://api.openai.com/v1/models -H "Authorization: Bearer $A$B"`,
+      [SK_HEAD, SK_TAIL],
+    ],
+    [
+      "the rest glued to a head long enough to be cut alone",
+      "openai_key",
+      `export A=${SK_LONG} B=${SK_REST}\ncurl -H "Authorization: Bearer $A$B" https://api.openai.com/v1/models`,
+      [SK_REST],
+    ],
+    [
+      "braced references, quoted values",
+      "github_token",
+      `P1="${GHP_HEAD}"\nP2="${GHP_TAIL}"\necho "\${P1}\${P2}" | gh auth login --with-token`,
+      [GHP_TAIL],
+    ],
+    [
+      "the prefix written at the use",
+      "slack_token",
+      `T=${SLACK_REST}; curl -H "Authorization: Bearer xoxb-$T" https://slack.com/api/auth.test`,
+      [SLACK_REST],
+    ],
+  ]);
+  test("the halves in separate commands of one trail's list", () => {
+    const r = redactDeep({
+      commands: [`export T1=${GHP_HEAD}`, `export T2=${GHP_TAIL}`, 'curl -H "Authorization: token $T1$T2" https://api.github.com/user'],
+    });
+    const out = JSON.stringify(r.value);
+    expect(out).not.toContain(GHP_HEAD);
+    expect(out).not.toContain(GHP_TAIL);
+    expect(r.counts.github_token).toBeGreaterThanOrEqual(1);
+  });
+  staysClean([
+    "A=foo B=bar; echo $A$B",
+    "PREFIX=/usr/local; export PATH=$PREFIX/bin:$PATH",
+    "VERSION=1.2.3; NAME=app; docker build -t $NAME:$VERSION .",
+    'TOKEN=$(gh auth token); curl -H "Authorization: token $TOKEN" https://api.github.com',
+    'BASE=https://api.example.com; VER=v2; curl "$BASE/$VER/items"',
+    // A masked display is the right way to show a token (jsboige/CoursIA#8519 read one as a leak).
+    "the token ghp_IMfYN5...NCsd was revoked",
   ]);
 });
