@@ -454,6 +454,38 @@ const PRINTABLE_TEXT = /^[\t\n\r\x20-\x7e]*$/;
 // such as an SSH public key): inline data, public.
 const FILE_DATA_BASE64 = /^(?:R0lGOD|iVBORw0KGgo|\/9j\/|UklGR|JVBERi0|AAAA)/;
 
+// The DER openings of private keys (session 16): a SEQUENCE then INTEGER 0, 1 or 3 (PKCS#1 RSA and DSA,
+// PKCS#8, SEC1 EC, PKCS#12), or a SEQUENCE, a SEQUENCE and a password-based cipher's OID (an
+// encrypted PKCS#8: PBES2 1.2.840.113549.1.5.13, PKCS#12 PBE 1.2.840.113549.1.12.1.x). A certificate,
+// a public key (SubjectPublicKeyInfo) and a request open with two SEQUENCEs and another OID.
+const PBE_OIDS = ["\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d", "\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01"];
+
+/**
+ * Does this base64 block decode to a private key's opening? An OpenSSH key ("openssh-key-v1") holds
+ * its public header first (cipher, KDF, public key: ~160 bytes, 215 base64 characters for Ed25519,
+ * more for RSA): a shorter run is that header, which rejection.ts's backstop still cuts whole. A
+ * DER key's private part comes early (an EC or Ed25519 key's scalar within its first 50 characters;
+ * the shortest whole key, Ed25519 in PKCS#8, is 64).
+ */
+export function privateKeyBody(s: string): boolean {
+  const length = s.replace(/[^A-Za-z0-9+/]/g, "").length;
+  if (s.startsWith("b3BlbnNzaC1rZXktdjE")) return length >= 200;
+  if (length < 60) return false;
+  let head: string;
+  try {
+    head = atob(s.slice(0, 48));
+  } catch {
+    return false;
+  }
+  if (head.charCodeAt(0) !== 0x30) return false;
+  const lengthByte = head.charCodeAt(1);
+  const at = lengthByte < 0x80 ? 2 : lengthByte >= 0x81 && lengthByte <= 0x83 ? 2 + (lengthByte - 0x80) : -1;
+  if (at < 0) return false;
+  const tag = head.charCodeAt(at);
+  if (tag === 0x02) return head.charCodeAt(at + 1) === 0x01 && [0, 1, 3].includes(head.charCodeAt(at + 2));
+  return tag === 0x30 && PBE_OIDS.some((oid) => head.includes(oid));
+}
+
 /** Line `at` is inside: its start and end. */
 function lineBounds(text: string, at: number): [number, number] {
   const a = text.lastIndexOf("\n", at - 1) + 1;
@@ -463,7 +495,9 @@ function lineBounds(text: string, at: number): [number, number] {
 
 export function bareValueIsSecret(s: string, at: number, text: string): boolean {
   const v = s.replace(/=+$/, "");
-  if (v.length < 32 || KEY_MATERIAL_BASE64.test(v) || FILE_DATA_BASE64.test(v)) return false;
+  // A patch's `+` or `-` may lead the run (`+MIIDdzCC…`, a certificate's line added).
+  const data = v.replace(/^[-+]/, "");
+  if (v.length < 32 || KEY_MATERIAL_BASE64.test(data) || FILE_DATA_BASE64.test(data)) return false;
   if (!mixIsRandom(v)) return false;
   // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
   if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
@@ -1311,6 +1345,16 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern:
       /-----[ \t]?BEGIN [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?[ \t]?-----(?:[A-Za-z0-9+/=\s:,.\\_]|-(?!----))*(?:-----[ \t]?END [A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?[ \t]?-----)?/dg,
     group: 0,
+  },
+  {
+    kind: "private_key",
+    hint: /M[A-Za-z0-9+/]{40}|b3BlbnNzaC1rZXktdjE/,
+    about:
+      "A private key's base64 body pasted without its BEGIN/END lines, whole (the lines a block wraps at 64 or 70 columns, with a patch's prefixes): DER that opens as a private key does (a SEQUENCE then version 0, 1 or 3: PKCS#1, PKCS#8, SEC1 EC, PKCS#12; or a PKCS#8 encrypted with PBES2 or PKCS#12's ciphers: `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC…`, `MIIEpAIBAAKCAQEA…`, `MHcCAQEEI…`, `MC4CAQAwBQYDK2VwBCIEI…`) or an OpenSSH key (`b3BlbnNzaC1rZXktdjE…`); certificates, public keys and requests (a SEQUENCE then a SEQUENCE) stay",
+    pattern:
+      /(?<![A-Za-z0-9+/_-])(?:M[A-Za-z0-9+/]{15}|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{24,}={0,2}(?:[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9_.:-]))*/dg,
+    group: 0,
+    accept: (s) => privateKeyBody(s),
   },
   {
     kind: "jwt",

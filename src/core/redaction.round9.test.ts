@@ -4,7 +4,10 @@
 // `staysClean` input is real text that must keep passing. Fake credentials are assembled at run time
 // so no scanner mistakes this file for a leak.
 import { describe, expect, test } from "bun:test";
-import { redactDeep, redactText } from "./redaction.ts";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { redactDeep, redactText, redactTrail } from "./redaction.ts";
+import { rejectionReasons } from "./rejection.ts";
+import { scoreQuality } from "./quality.ts";
 
 const j = (...parts: string[]) => parts.join("");
 
@@ -116,5 +119,82 @@ describe("a token split into shell variables and joined where it is used", () =>
     'BASE=https://api.example.com; VER=v2; curl "$BASE/$VER/items"',
     // A masked display is the right way to show a token (jsboige/CoursIA#8519 read one as a leak).
     "the token ghp_IMfYN5...NCsd was revoked",
+  ]);
+});
+
+describe("a private key's body pasted without its BEGIN/END lines is redacted whole", () => {
+  // Keys made at run time (no key in the repository); the armour stripped as a paste loses it.
+  const body = (pem: string) => pem.split("\n").filter((l) => l && !l.startsWith("-----"));
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const ed = generateKeyPairSync("ed25519");
+  const pem = (k: { export(o: object): string | Buffer }, o: object) => body(k.export({ format: "pem", ...o }) as string);
+  // openssh-key-v1: magic, cipher "none", KDF "none", no KDF options, one key, its public blob, the private section.
+  const sshString = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, (b.length >> 8) & 255, b.length & 255]), b]);
+  const openssh = Buffer.concat([
+    Buffer.from("openssh-key-v1\0"),
+    sshString(Buffer.from("none")),
+    sshString(Buffer.from("none")),
+    sshString(Buffer.alloc(0)),
+    Buffer.from([0, 0, 0, 1]),
+    sshString(Buffer.concat([sshString(Buffer.from("ssh-ed25519")), sshString(randomBytes(32))])),
+    sshString(randomBytes(152)),
+  ])
+    .toString("base64")
+    .match(/.{1,70}/g)!;
+  const keys: [string, string[]][] = [
+    ["PKCS#8 RSA (MIIEvQIBADANBgkqhkiG9w0BAQEFAASC…)", pem(rsa.privateKey, { type: "pkcs8" })],
+    ["PKCS#1 RSA (MIIEpAIBAAKCAQEA…)", pem(rsa.privateKey, { type: "pkcs1" })],
+    ["SEC1 EC (MHcCAQEEI…)", pem(ec.privateKey, { type: "sec1" })],
+    ["PKCS#8 EC (MIGHAgEAMBMGByqGSM49…)", pem(ec.privateKey, { type: "pkcs8" })],
+    ["PKCS#8 Ed25519, one line (MC4CAQAwBQYDK2VwBCIEI…)", pem(ed.privateKey, { type: "pkcs8" })],
+    ["encrypted PKCS#8 (PBES2)", pem(rsa.privateKey, { type: "pkcs8", cipher: "aes-256-cbc", passphrase: "correct horse" })],
+    ["OpenSSH (b3BlbnNzaC1rZXktdjEAAAAA…)", openssh],
+  ];
+  for (const [name, lines] of keys) {
+    test(name, () => {
+      const forms = [
+        `I pasted the key into the secret:\n${lines.join("\n")}\nand the job still fails`,
+        `--- a/deploy/key\n+++ b/deploy/key\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}`,
+        `export SSH_PRIVATE_KEY="${lines.join("\\n")}"`,
+        `SSH_KEY=${lines.join("")}`,
+      ];
+      for (const input of forms) {
+        const r = redactText(input);
+        for (const line of lines) expect(r.text).not.toContain(line.slice(0, 40));
+        expect(r.counts).toEqual({ private_key: 1 });
+        expect(redactText(r.text).counts).toEqual({});
+      }
+    });
+  }
+  test("a redacted body leaves the trail nothing to refuse (it was cut whole as sensitive_content)", () => {
+    const lines = pem(rsa.privateKey, { type: "pkcs8" });
+    const t = {
+      protocol_version: "1.0",
+      problem: {
+        error: 'Load key "/root/.ssh/id_rsa": invalid format',
+        root_cause: "The key file was pasted without its header and footer lines",
+      },
+      solution: { summary: "Restore the BEGIN and END lines around the key body", steps: [`The file held only:\n${lines.join("\n")}`] },
+      agent_info: { model: "m", framework: "f" },
+      environment: { os: "linux", runtime: { name: "node" } },
+    };
+    const red = redactTrail(t).value;
+    expect(JSON.stringify(red)).not.toContain(lines[3]!);
+    expect(red.solution.steps[0]).toBe("The file held only:\n<redacted:private_key>");
+    expect(rejectionReasons(red as never, scoreQuality(red as never))).not.toContain("sensitive_content");
+  });
+  // Public material opens with a SEQUENCE inside the SEQUENCE: certificates, public keys, requests.
+  staysClean([
+    pem(rsa.publicKey, { type: "spki" }).join("\n"),
+    pem(rsa.publicKey, { type: "pkcs1" }).join("\n"),
+    pem(ec.publicKey, { type: "spki" }).join("\n"),
+    [
+      "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ",
+      "RTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD",
+      "VQQDExlCYWx0aW1vcmUgQ3liZXJUcnVzdCBSb290MB4XDTAwMDUxMjE4NDYwMFoX",
+    ].join("\n"),
+    "+MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ",
+    "Meanwhile the MIGRATION_TIMEOUT_SECONDS_FOR_LARGE_TABLES setting was raised",
   ]);
 });
