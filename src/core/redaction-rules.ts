@@ -260,6 +260,39 @@ const OPTION_ACTIONS = new Set(
   ),
 );
 
+// SASL and HTTP authentication mechanisms: what an `auth` option chooses (`--smtp-auth="PLAIN LOGIN GSSAPI"`).
+const AUTH_MECHANISMS = new Set(
+  "plain login cram-md5 digest-md5 gssapi ntlm xoauth2 oauthbearer scram-sha-1 scram-sha-256 external anonymous kerberos_v4 basic digest bearer negotiate".split(
+    " ",
+  ),
+);
+// The keys of a BuildKit secret or SSH reference (`docker build --secret id=npmrc,src=$HOME/.npmrc`).
+const BUILDKIT_REFERENCE =
+  /^(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*)*$/;
+/** A password's placeholder after a user (`bob:pw`, `USER:PASS`, `user:password`). */
+export const isPasswordPlaceholder = (v: string) => isPlaceholderValue(v) || /^(?:pw|pwd|pass|pword|passwd|passphrase)$/i.test(v);
+
+/**
+ * Values a secret-named option takes that carry no secret (session 16, the benign corpus): an
+ * `auth` option's method (`--smtp-auth=LOGIN`, `--smtp-auth="PLAIN LOGIN GSSAPI"`, `--auth=authmethod`;
+ * a token has digits or symbols, as the assignment rule reads `auth: none`), a tag filter (`blkid
+ * --match-token TYPE=ext4`, its name no secret's), a BuildKit secret's reference (`docker build
+ * --secret id=npmrc,src=…`), a user with a password's placeholder (`--auth bob:pw`, `--auth USER:PASS`).
+ */
+function optionValueHoldsNoSecret(flag: string, raw: string): boolean {
+  const v = stripQuotes(raw);
+  if (nameSegments(flag).at(-1) === "auth") {
+    if (/^[A-Za-z]{1,20}$/.test(v)) return true;
+    const words = v.split(/[ ,]+/);
+    if (words.length <= 12 && words.every((w) => AUTH_MECHANISMS.has(w.toLowerCase()))) return true;
+  }
+  const tag = /^([A-Z][A-Z0-9_]{0,40})=/.exec(v);
+  if (tag && secretKindOfName(tag[1]!) === null) return true;
+  if (BUILDKIT_REFERENCE.test(v)) return true;
+  const colon = v.indexOf(":");
+  return colon > 0 && !/[/@]/.test(v) && isPasswordPlaceholder(v.slice(colon + 1));
+}
+
 /**
  * An option that acts on a secret (its name holds a verb of OPTION_ACTIONS), or whose value is its
  * own name's last word in capitals (`--encryption-key=KEY`, a synopsis's metavariable).
@@ -1304,9 +1337,22 @@ function inVersionContext(text: string, from: number, to: number): boolean {
     .split(".")
     .every((n) => Number(n) < 32);
   if (small && /(?:^|\n)[ \t]*$/.test(before) && /^\.[ \t]+[A-Za-z]/.test(text.slice(to, to + 4))) return true;
+  // A product's name before it (session 16), or an upgrade to it: `XFree86 4.3.0.1`.
+  if (PRODUCT_BEFORE_VERSION.test(before) || UPGRADE_TO_VERSION.test(before)) return true;
   // Only phrases that name a release: "updated DNS to 93.184.216.34" is an address.
-  return /\b(?:release|changes in|new in|bump(?:ed)? to)[ \t]+$/.test(before);
+  return /\b(?:release|changes in|new in|bump(?:ed)? to|fixes since)[ \t]+$/.test(before);
 }
+
+// Software whose four-part versions changelogs and release notes name (the benign corpus, session
+// 16): X.org's libraries and protocol headers (`libxcb 1.1.90.1`, `inputproto 2.1.99.6`), `XFree86
+// 4.3.0.1`, `OpenJDK 17.0.21.1`, `GCC 2.7.2.3`, `Linux 2.6.8.1`, `doxygen 1.8.1.2`, browsers and
+// runtimes. Servers and hosts whose address follows their name (`redis 10.0.0.7`, `node 10.0.0.5`,
+// `eth0 10.0.0.5`) are not in it.
+const PRODUCTS =
+  "lib[a-z][a-z0-9+_-]*|[a-z][a-z0-9]*proto|xfree86|xorg|x\\.org|linux|kernel|gcc|clang|llvm|openjdk|jdk|jre|doxygen|chrome|chromium|firefox|electron|v8|python|perl|ruby|php|openssl|mesa|qt|gtk\\+?|glib|glibc|icu|xcode|android|ios|macos";
+const PRODUCT_BEFORE_VERSION = new RegExp(String.raw`(?:^|[\s(])(?:${PRODUCTS})[ \t]+$`);
+// `Upgrade to 4.4.63.30`, `Upgrade v8 to 3.14.5.9`: what is upgraded is software.
+const UPGRADE_TO_VERSION = new RegExp(String.raw`\bupgrad(?:e|ed|es|ing)[ \t]+(?:(?:${PRODUCTS})[ \t]+)?to[ \t]+$`);
 
 /** `name: value` alone on its line (after indentation or a list dash): a YAML mapping entry. */
 function isYamlEntry(m: RegExpExecArray, text: string): boolean {
@@ -1610,7 +1656,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /-u|--user|-a|--auth/,
     pattern: /(?<![\w-])(?:-u|--user|-a|--auth)(?:[ \t]+|=)["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
     group: 1,
-    accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
+    accept: (s, m, text) => !isPasswordPlaceholder(s) && onHttpCommandLine(m, text),
   },
   {
     kind: "password",
@@ -1666,7 +1712,11 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
     pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
-    accept: (s, m, text) => !optionValueIsDocumentation(s, m, text) && !optionActsOnSecret(m[1]!, s) && secretNamedBy(1)(s, m),
+    accept: (s, m, text) =>
+      !optionValueIsDocumentation(s, m, text) &&
+      !optionActsOnSecret(m[1]!, s) &&
+      !optionValueHoldsNoSecret(m[1]!, s) &&
+      secretNamedBy(1)(s, m),
   },
   {
     kind: "password",

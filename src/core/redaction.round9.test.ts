@@ -198,3 +198,39 @@ describe("a private key's body pasted without its BEGIN/END lines is redacted wh
     "Meanwhile the MIGRATION_TIMEOUT_SECONDS_FOR_LARGE_TABLES setting was raised",
   ]);
 });
+
+describe("false alarms the session 15 benign corpus left (docs/content-safety.md §1)", () => {
+  // Lines of /usr/share/doc changelogs and man pages on this machine (bench/benign-corpus.ts).
+  staysClean([
+    "XFree86 4.3.0.1",
+    "It hasn't been used since libxcb 1.1.90.1, released in 2008.",
+    "libXi 1.6.99.1",
+    "Require inputproto 2.0.99.1 or later",
+    "* OpenJDK 17.0.21.1 release, build 2.",
+    "- GCC 2.95 and GCC 2.7.2.3 were removed for the",
+    "Linux 2.6.8.1 includes ALSA driver",
+    "* doc/Doxyfile.in: Upgrade to doxygen 1.8.1.2 format.",
+    "Upgrade v8 to 3.14.5.9",
+    "Fixes since 1.5.4.7",
+    "Google Chrome 120.0.6099.109 (Official Build) (64-bit)",
+    'msmtp --auth=on --smtp-auth="PLAIN LOGIN GSSAPI"',
+    "git send-email --smtp-auth=LOGIN",
+    "--auth=authmethod",
+    "blkid --match-token TYPE=ext4 /dev/sda1",
+    "blkid --match-token NAME=value",
+    "docker build --secret id=npmrc,src=$HOME/.npmrc -t app .",
+    "docker buildx build --secret id=aws,src=$HOME/.aws/credentials .",
+    "http --auth USER:PASS example.org",
+    "xh --auth bob:pw get api.acme.io/me",
+    "curl --auth user:password https://jenkins.example.org/api",
+  ]);
+  // What the same shapes still catch: addresses after words that name hosts, real values.
+  redacts([
+    ["an address after a DNS change", "ip_address", "Updated DNS to 93.184.216.34", ["93.184.216.34"]],
+    ["an address after a server's name", "ip_address", "connect to redis 10.0.0.7 failed", ["10.0.0.7"]],
+    ["a node's address", "ip_address", "node 10.0.0.5 is NotReady", ["10.0.0.5"]],
+    ["a real password after a user", "password", `xh --auth bob:${j("Tr0ub4", "dor3xK")} get api.acme.io`, ["dor3xK"]],
+    ["a secret-named tag's value", "token", `tool --match-token DB_PASSWORD=${j("Tr0ub4", "dor3xK")}`, ["dor3xK"]],
+    ["an auth option's value with digits", "token", `--auth=${j("Tr0ub4", "dor3")}`, ["dor3"]],
+  ]);
+});
