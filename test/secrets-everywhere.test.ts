@@ -278,6 +278,34 @@ const MAKERS: Record<string, Maker> = {
     const v = mixed(r, 40, "/+");
     return { text: `AWS Secret Access Key [None]: ${v}`, needle: v };
   },
+  // Session 16: a token split into shell variables, a PEM key body without its BEGIN/END lines.
+  shell_split_token: (r) => {
+    const v = mixed(r, 36);
+    return {
+      text: `T1=ghp_${v.slice(0, 10)}; T2=${v.slice(10)}; curl -H "Authorization: token $T1$T2" https://api.github.com/user`,
+      needle: v.slice(10),
+    };
+  },
+  unarmoured_private_key: (r) => {
+    // PKCS#1 RSA's DER opening (SEQUENCE, version 0, the modulus), then random bytes, wrapped at 64.
+    const der = Buffer.from([
+      0x30,
+      0x82,
+      0x04,
+      0xa4,
+      0x02,
+      0x01,
+      0x00,
+      0x02,
+      0x82,
+      0x01,
+      0x01,
+      0x00,
+      ...Array.from({ length: 180 }, () => r.int(0, 255)),
+    ]);
+    const lines = der.toString("base64").match(/.{1,64}/g)!;
+    return { text: lines.join("\n"), needle: lines[1]!, oneLine: false };
+  },
 };
 
 const KINDS = Object.keys(MAKERS);

@@ -1433,9 +1433,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "aws_secret_key",
     hint: /secret[ _]?access[ _]?key|aws[ _]?secret/i,
     about:
-      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`, and the answer to `aws configure`'s prompt `AWS Secret Access Key [None]: KEY`)",
+      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`, and the answer to `aws configure`'s prompt `AWS Secret Access Key [None]: KEY`; a path segment: `deploy/…KEY/values.yaml`, session 16)",
     pattern:
-      /(?:aws[ _]?secret[ _]?(?:access[ _]?)?key|secret[ _]?access[ _]?key)(?:[ \t]*\[[^\]\n]{0,64}\])?["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+      /(?:aws[ _]?secret[ _]?(?:access[ _]?)?key|secret[ _]?access[ _]?key)(?:[ \t]*\[[^\]\n]{0,64}\])?["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9+=])(?!\/[A-Za-z0-9+/=]*(?![A-Za-z0-9+/=._-]))/dgi,
     group: 1,
   },
   {

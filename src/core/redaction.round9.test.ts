@@ -234,3 +234,15 @@ describe("false alarms the session 15 benign corpus left (docs/content-safety.md
     ["an auth option's value with digits", "token", `--auth=${j("Tr0ub4", "dor3")}`, ["dor3"]],
   ]);
 });
+
+describe("forms the session 16 probes found (secrets-everywhere with the shell-split and unarmoured kinds)", () => {
+  const KEY = j("PPfJg7Rj3j9IEypMDvSQ", "CJIjaJIRl10xJgL9z7jy");
+  redacts([
+    [
+      "aws configure's answer as a directory of a patched file's path",
+      "aws_secret_key",
+      `deploy/AWS Secret Access Key [None]: ${KEY}/values.yaml`,
+      [KEY],
+    ],
+  ]);
+});
