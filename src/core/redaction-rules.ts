@@ -1944,7 +1944,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: new RegExp(
       // After `$env:` (PowerShell's environment drive) the name starts, though a colon precedes it.
       // A YAML anchor (`password: &db_pw VALUE`) names the value for later aliases; the value follows it.
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      // A removed diff line's `-` may stand just before a quoted name (`-"password": "…"`): the view with
+      // line leads blanked loses the name's opening quote with it (session 16).
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,

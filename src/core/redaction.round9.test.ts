@@ -244,5 +244,12 @@ describe("forms the session 16 probes found (secrets-everywhere with the shell-s
       `deploy/AWS Secret Access Key [None]: ${KEY}/values.yaml`,
       [KEY],
     ],
+    [
+      "a JSON secret on a removed diff line (`-` just before the name's quote)",
+      "secret",
+      `--- a/config/settings.py\n+++ b/config/settings.py\n@@ -1,3 +1,3 @@\n import os\n-"client_secret": "${j("PPXpl7wxCj", "1LJ5D3JfIw")}"\n-DEBUG = True\n+DEBUG = False`,
+      ["1LJ5D3JfIw"],
+    ],
+    ["a removed JSON password line", "password", `-"password": "${j("Tr0ub4", "dor3xK")}"`, ["dor3xK"]],
   ]);
 });
