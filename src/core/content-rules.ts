@@ -82,4 +82,14 @@
 // postgresql.conf's `password_encryption = scram-sha-256`; section numbers and OIDs (`section
 // 4.2.2.1`) are no IPv4 addresses; an AWS credentials file is no longer read in two metavariables
 // (`--aws-secret-access-key=AWS_SECRET_ACCESS_KEY`, rejection.ts).
-export const CONTENT_RULES_VERSION = 6;
+// 7 = session 16 (redact16, redaction round 9): a bare random key whose letters lean to one case
+// or that holds fewer than two digits is redacted (bareValueIsSecret: 0.35–0.45 class changes when its
+// lower case does not run in words); a token split into shell variables and joined where it is
+// used (`T1=ghp_…; T2=…; "$T1$T2"`, `export A=sk-… B=…`, the commands of one list) loses every
+// value the use read (redaction.ts redactVariableJoins); a private key's base64 body without its
+// BEGIN/END lines (DER opening as a private key, OpenSSH of 200+ characters) is private_key, whole;
+// `AWS Secret Access Key [None]: KEY/values.yaml` and a JSON secret on a removed diff line
+// (`-"client_secret": "…"`) are caught; kept: four-part versions after a product's name
+// (`XFree86 4.3.0.1`), `--smtp-auth=LOGIN`, `blkid --match-token TYPE=ext4`, `docker build --secret
+// id=x,src=…`, a user with a password's placeholder (`--auth bob:pw`), GIF/PNG/PDF base64.
+export const CONTENT_RULES_VERSION = 7;

@@ -96,6 +96,12 @@ describe("a token split into shell variables and joined where it is used", () =>
       [GHP_TAIL],
     ],
     [
+      "assignments inside a quoted command (secrets-everywhere seeds 5, 7, 10 with the shell-split kind)",
+      "github_token",
+      `after upgrading='T1=${GHP_HEAD}; T2=${GHP_TAIL}; curl -H "Authorization: token $T1$T2" https://api.github.com/user'`,
+      [GHP_HEAD, GHP_TAIL],
+    ],
+    [
       "the prefix written at the use",
       "slack_token",
       `T=${SLACK_REST}; curl -H "Authorization: Bearer xoxb-$T" https://slack.com/api/auth.test`,

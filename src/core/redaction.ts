@@ -605,10 +605,16 @@ let readingVariables = false;
 function redactVariableJoins(texts: string[], counts: RedactionCounts): string[] {
   if (readingVariables || !texts.some((t) => MAY_JOIN_VARIABLES.test(t))) return texts;
   const values = new Map<string, string>();
-  for (const t of texts) {
-    if (!t.includes("=")) continue;
-    for (const m of t.matchAll(SHELL_ASSIGNMENT)) values.set(m[1]!, m[2] ?? m[3] ?? m[4]!);
-  }
+  // A quoted value may hold assignments of its own (`x='T1=ghp_…; T2=…; curl … $T1$T2'`, `sh -c "…"`).
+  const assignmentsIn = (t: string, depth: number): void => {
+    if (!t.includes("=")) return;
+    for (const m of t.matchAll(SHELL_ASSIGNMENT)) {
+      const quoted = m[2] ?? m[3];
+      values.set(m[1]!, quoted ?? m[4]!);
+      if (quoted !== undefined && depth < 2) assignmentsIn(quoted, depth + 1);
+    }
+  };
+  for (const t of texts) assignmentsIn(t, 0);
   if (values.size === 0) return texts;
   const secretValues = new Map<string, string>();
   for (const t of texts) {
@@ -653,13 +659,15 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
     }
   }
   if (secretValues.size === 0) return texts;
-  return texts.map((t) =>
-    t.replace(SHELL_ASSIGNMENT, (whole, name: string, dq?: string, sq?: string, bare?: string) => {
-      const value = dq ?? sq ?? bare!;
-      const kind = secretValues.get(value);
-      return kind === undefined ? whole : `${name}=${whole.slice(name.length + 1).replace(value, placeholder(kind))}`;
-    }),
-  );
+  // Each value where it is assigned (after `=`, `="` or `='`), also inside a quoted command.
+  return texts.map((t) => {
+    let out = t;
+    for (const [value, kind] of secretValues) {
+      const at = new RegExp(`(?<==["']?)${value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?![A-Za-z0-9_+/=.~-])`, "g");
+      out = out.replace(at, placeholder(kind));
+    }
+    return out;
+  });
 }
 
 /** Redacts one string; counts say how many values of each kind were replaced. */
