@@ -1398,8 +1398,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "A private key's base64 body pasted without its BEGIN/END lines, whole (the lines a block wraps at 64 or 70 columns, with a patch's prefixes): DER that opens as a private key does (a SEQUENCE then version 0, 1 or 3: PKCS#1, PKCS#8, SEC1 EC, PKCS#12; or a PKCS#8 encrypted with PBES2 or PKCS#12's ciphers: `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC…`, `MIIEpAIBAAKCAQEA…`, `MHcCAQEEI…`, `MC4CAQAwBQYDK2VwBCIEI…`) or an OpenSSH key (`b3BlbnNzaC1rZXktdjE…`); certificates, public keys and requests (a SEQUENCE then a SEQUENCE) stay",
     pattern:
-      /(?<![A-Za-z0-9+/_-])(?:M[A-Za-z0-9+/]{15}|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{24,}={0,2}(?:[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9_.:-]))*/dg,
+      /(?<![A-Za-z0-9+/_-])(?<!(?:^|\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}["',]?[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?)(?:M[A-Za-z0-9+/]{15}|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{24,}={0,2}(?:[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9_.:-]))*/dg,
     group: 0,
+    // Not on a line after a base64 line: a block is read from its first line (once, not from each line again).
     accept: (s) => privateKeyBody(s),
   },
   {

@@ -259,3 +259,32 @@ describe("forms the session 16 probes found (secrets-everywhere with the shell-s
     ["a removed JSON password line", "password", `-"password": "${j("Tr0ub4", "dor3xK")}"`, ["dor3xK"]],
   ]);
 });
+
+describe("the session 16 readings stay linear on 64 kB hostile inputs", () => {
+  const units = [
+    "MAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n", // every line a block's start before the fix: 107 ms
+    "+MAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n",
+    "b3BlbnNzaC1rZXktdjEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n",
+    "MAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA ",
+    "$a", // one use of 32,768 pieces
+    "$v1$v2 ",
+    "x='a=b ",
+    `x="a='b=c $a$b' $x$x" `,
+    "DHRYKNH2GlhvBsTVIid6cYow9hbqWQPXOBDJ1MZa ",
+  ];
+  for (const unit of units) {
+    test(JSON.stringify(unit), () => {
+      const text = `a=ghp_abc v1=ghp_x1 v2=Ab1Cd2Ef3Gh4 ${unit.repeat(Math.ceil(65_536 / unit.length))}`.slice(0, 65_536);
+      const t0 = performance.now();
+      redactText(text);
+      expect(performance.now() - t0).toBeLessThan(1500);
+    });
+  }
+  test("many distinct joins are read up to a bound", () => {
+    const names = Array.from({ length: 300 }, (_, i) => `v${i}=Ab1Cd2Ef3Gh4${i}`).join(";");
+    const uses = Array.from({ length: 3000 }, (_, i) => `$v${i % 300}$v${(i * 7) % 300}`).join(" ");
+    const t0 = performance.now();
+    redactText(`${names};${uses}`.slice(0, 65_536));
+    expect(performance.now() - t0).toBeLessThan(1500);
+  });
+});

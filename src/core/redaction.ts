@@ -601,6 +601,8 @@ const ADJACENT_REFERENCES = /(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)\$\{?[A-Za-z_]
 const PLACEHOLDER_ONLY = /^<redacted:([a-z0-9_]{1,40})>$/;
 const JOINED_VARIABLE_KINDS = new Set(REDACTION_RULES.filter((r) => r.joinable && r.kind !== "password").map((r) => r.kind));
 let readingVariables = false;
+const MAX_JOINED_PIECES = 16;
+const MAX_VARIABLE_USES = 64;
 
 function redactVariableJoins(texts: string[], counts: RedactionCounts): string[] {
   if (readingVariables || !texts.some((t) => MAY_JOIN_VARIABLES.test(t))) return texts;
@@ -617,10 +619,15 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
   for (const t of texts) assignmentsIn(t, 0);
   if (values.size === 0) return texts;
   const secretValues = new Map<string, string>();
+  // Bounds for hostile input: a token is joined from a few pieces, and a text reads a few dozen uses.
+  const read = new Set<string>();
   for (const t of texts) {
     for (const use of t.matchAll(VARIABLE_USE)) {
+      if (read.size >= MAX_VARIABLE_USES) break;
+      if (read.has(use[0]) || use[0].split("$").length - 1 > MAX_JOINED_PIECES) continue;
+      read.add(use[0]);
       let pieces = 0;
-      let read = 0;
+      let valuesRead = 0;
       const used: string[] = [];
       let redactedKind: string | undefined;
       const expanded = use[0].replace(VARIABLE_REFERENCE, (_, braced: string | undefined, bare: string | undefined) => {
@@ -632,19 +639,20 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
           if (JOINED_VARIABLE_KINDS.has(kind)) redactedKind = kind;
           return "";
         }
-        read++;
+        valuesRead++;
         used.push(value);
         return value;
       });
       // A token already cut where it was assigned (`A=sk-proj-…` long enough alone): what the use
       // glues to it directly (`$A$B`) is its rest.
-      if (redactedKind !== undefined && read > 0 && ADJACENT_REFERENCES.test(use[0])) {
+      if (redactedKind !== undefined && valuesRead > 0 && ADJACENT_REFERENCES.test(use[0])) {
         counts[redactedKind] = (counts[redactedKind] ?? 0) + 1;
         for (const v of used) if (v.length >= 8) secretValues.set(v, redactedKind);
         continue;
       }
       // One variable alone is its own value, already read where it was assigned.
-      if (read === 0 || (pieces < 2 && expanded.length === used[0]!.length) || expanded.length < 16) continue;
+      if (valuesRead === 0 || (pieces < 2 && expanded.length === used[0]!.length) || expanded.length < 16 || expanded.length > 2048)
+        continue;
       readingVariables = true;
       let found: RedactionCounts;
       try {
