@@ -270,7 +270,10 @@ const AUTH_MECHANISMS = new Set(
 const BUILDKIT_REFERENCE =
   /^(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*)*$/;
 /** A password's placeholder after a user (`bob:pw`, `USER:PASS`, `user:password`). */
-export const isPasswordPlaceholder = (v: string) => isPlaceholderValue(v) || /^(?:pw|pwd|pass|pword|passwd|passphrase)$/i.test(v);
+export const isPasswordPlaceholder = (raw: string) => {
+  const v = raw.replace(/[`'",.;:)\]]+$/, ""); // the prose around it: `--auth=bob:PASSWORD`,
+  return isPlaceholderValue(v) || /^(?:pw|pwd|pass|pword|passwd|passphrase)$/i.test(v);
+};
 
 /**
  * Values a secret-named option takes that carry no secret (session 16, the benign corpus): an
@@ -1351,8 +1354,11 @@ function inVersionContext(text: string, from: number, to: number): boolean {
 const PRODUCTS =
   "lib[a-z][a-z0-9+_-]*|[a-z][a-z0-9]*proto|xfree86|xorg|x\\.org|linux|kernel|gcc|clang|llvm|openjdk|jdk|jre|doxygen|chrome|chromium|firefox|electron|v8|python|perl|ruby|php|openssl|mesa|qt|gtk\\+?|glib|glibc|icu|xcode|android|ios|macos";
 const PRODUCT_BEFORE_VERSION = new RegExp(String.raw`(?:^|[\s(])(?:${PRODUCTS})[ \t]+$`);
-// `Upgrade to 4.4.63.30`, `Upgrade v8 to 3.14.5.9`: what is upgraded is software.
-const UPGRADE_TO_VERSION = new RegExp(String.raw`\bupgrad(?:e|ed|es|ing)[ \t]+(?:(?:${PRODUCTS})[ \t]+)?to[ \t]+$`);
+// `Upgrade to 4.4.63.30`, `Upgrade v8 to 3.14.5.9`, `update V8 to 4.2.77.20`, `upgrade V8 from 4.1.0.21 to
+// 4.2.77.18`: what is upgraded is software (an update names it: `Updated DNS to 93.184.216.34` is an address).
+const UPGRADE_TO_VERSION = new RegExp(
+  String.raw`\b(?:upgrad(?:e|ed|es|ing)[ \t]+(?:(?:${PRODUCTS})[ \t]+)?|updat(?:e|ed|es|ing)[ \t]+(?:${PRODUCTS})[ \t]+)(?:to|from|(?:from[ \t]+\d+(?:\.\d+){1,4}[ \t]+to))[ \t]+$`,
+);
 
 /** `name: value` alone on its line (after indentation or a list dash): a YAML mapping entry. */
 function isYamlEntry(m: RegExpExecArray, text: string): boolean {
@@ -2130,7 +2136,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s, m, text) => {
       if (isHarmlessIPv4(s)) return false;
       const before = text.slice(Math.max(0, m.index - 16), m.index).toLowerCase();
-      if (/version|ver[ =:]|v[ =:]?$/.test(before)) return false;
+      // `version 1.2.3.4`, `ver: …`, `v 1.2.3.4`; a word ending in `ver` is no version's name
+      // (`server 10.0.0.5`, `nameserver`, `resolver`, `driver` kept the address before session 16).
+      if (/version|\bver[ =:]|(?:^|[^A-Za-z])v[ =:]?$/.test(before)) return false;
       return !inVersionContext(text, m.index, m.index + m[0].length);
     },
   },
