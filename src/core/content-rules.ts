@@ -89,7 +89,8 @@
 // value the use read (redaction.ts redactVariableJoins); a private key's base64 body without its
 // BEGIN/END lines (DER opening as a private key, OpenSSH of 200+ characters) is private_key, whole;
 // `AWS Secret Access Key [None]: KEY/values.yaml` and a JSON secret on a removed diff line
-// (`-"client_secret": "…"`) are caught; kept: four-part versions after a product's name
+// (`-"client_secret": "…"`) are caught, and an IPv4 address after `server`, `nameserver`, `resolver`
+// (a word ending in `ver` read as a version's name kept it); kept: four-part versions after a product's name
 // (`XFree86 4.3.0.1`), `--smtp-auth=LOGIN`, `blkid --match-token TYPE=ext4`, `docker build --secret
 // id=x,src=…`, a user with a password's placeholder (`--auth bob:pw`), GIF/PNG/PDF base64.
 export const CONTENT_RULES_VERSION = 7;
