@@ -46,6 +46,14 @@ function mixed(r: Prng, n: number, extra = ""): string {
 }
 const b64url = (s: string) => Buffer.from(s).toString("base64url");
 
+/** Two digits or more and a class change at 0.45 of neighbours or more: what the bare-value rule always reads as random. */
+function inBareKeyEnvelope(v: string): boolean {
+  const cls = (c: string) => (/[a-z]/.test(c) ? 0 : /[A-Z]/.test(c) ? 1 : /[0-9]/.test(c) ? 2 : 3);
+  let changes = 0;
+  for (let i = 1; i < v.length; i++) if (cls(v[i]!) !== cls(v[i - 1]!)) changes++;
+  return (v.match(/[0-9]/g)?.length ?? 0) >= 2 && changes / (v.length - 1) >= 0.45;
+}
+
 type Maker = (r: Prng) => Omit<Secret, "kind" | "oneLine"> & { oneLine?: boolean };
 
 const MAKERS: Record<string, Maker> = {
@@ -267,7 +275,13 @@ const MAKERS: Record<string, Maker> = {
     return { text: `token = "ghp_${v.slice(0, 10)}" + "${v.slice(10)}"`, needle: v.slice(10) };
   },
   bare_secret_key: (r) => {
-    const v = Buffer.from(Array.from({ length: 30 }, () => r.int(0, 255))).toString("base64");
+    // A bare key is redacted for sure with two digits or more and a class change (upper, lower,
+    // digit, symbol) at 0.45 of its neighbours or more; below that only when its lower case does
+    // not run in words (docs/content-safety.md §1, high_entropy_secret), which refuses ≈ 0.4 % of
+    // random 30-byte keys by design (bench/RESULTS.md, session 16): those are drawn again.
+    let v: string;
+    do v = Buffer.from(Array.from({ length: 30 }, () => r.int(0, 255))).toString("base64");
+    while (!inBareKeyEnvelope(v));
     return { text: v, needle: v };
   },
   prose_api_key: (r) => {
@@ -277,6 +291,34 @@ const MAKERS: Record<string, Maker> = {
   aws_configure_prompt: (r) => {
     const v = mixed(r, 40, "/+");
     return { text: `AWS Secret Access Key [None]: ${v}`, needle: v };
+  },
+  // Session 16: a token split into shell variables, a PEM key body without its BEGIN/END lines.
+  shell_split_token: (r) => {
+    const v = mixed(r, 36);
+    return {
+      text: `T1=ghp_${v.slice(0, 10)}; T2=${v.slice(10)}; curl -H "Authorization: token $T1$T2" https://api.github.com/user`,
+      needle: v.slice(10),
+    };
+  },
+  unarmoured_private_key: (r) => {
+    // PKCS#1 RSA's DER opening (SEQUENCE, version 0, the modulus), then random bytes, wrapped at 64.
+    const der = Buffer.from([
+      0x30,
+      0x82,
+      0x04,
+      0xa4,
+      0x02,
+      0x01,
+      0x00,
+      0x02,
+      0x82,
+      0x01,
+      0x01,
+      0x00,
+      ...Array.from({ length: 180 }, () => r.int(0, 255)),
+    ]);
+    const lines = der.toString("base64").match(/.{1,64}/g)!;
+    return { text: lines.join("\n"), needle: lines[1]!, oneLine: false };
   },
 };
 

@@ -94,4 +94,15 @@
 // credential_exposure medium; `git push --mirror`/`--all` to a remote the trail added is
 // sends_local_secrets medium; the while-read reverse shell (`while read l; do $l; done < /dev/tcp/…`)
 // is remote_script_execution high (risk.ts, risk-rules.ts, risk-secrets.ts, risk-view.ts).
+//   and (redaction round 9, redact16): a bare random key whose letters lean to one case
+// or that holds fewer than two digits is redacted (bareValueIsSecret: 0.35–0.45 class changes when its
+// lower case does not run in words); a token split into shell variables and joined where it is
+// used (`T1=ghp_…; T2=…; "$T1$T2"`, `export A=sk-… B=…`, the commands of one list) loses every
+// value the use read (redaction.ts redactVariableJoins); a private key's base64 body without its
+// BEGIN/END lines (DER opening as a private key, OpenSSH of 200+ characters) is private_key, whole;
+// `AWS Secret Access Key [None]: KEY/values.yaml` and a JSON secret on a removed diff line
+// (`-"client_secret": "…"`) are caught, and an IPv4 address after `server`, `nameserver`, `resolver`
+// (a word ending in `ver` read as a version's name kept it); kept: four-part versions after a product's name
+// (`XFree86 4.3.0.1`), `--smtp-auth=LOGIN`, `blkid --match-token TYPE=ext4`, `docker build --secret
+// id=x,src=…`, a user with a password's placeholder (`--auth bob:pw`), GIF/PNG/PDF base64.
 export const CONTENT_RULES_VERSION = 7;

@@ -260,6 +260,42 @@ const OPTION_ACTIONS = new Set(
   ),
 );
 
+// SASL and HTTP authentication mechanisms: what an `auth` option chooses (`--smtp-auth="PLAIN LOGIN GSSAPI"`).
+const AUTH_MECHANISMS = new Set(
+  "plain login cram-md5 digest-md5 gssapi ntlm xoauth2 oauthbearer scram-sha-1 scram-sha-256 external anonymous kerberos_v4 basic digest bearer negotiate".split(
+    " ",
+  ),
+);
+// The keys of a BuildKit secret or SSH reference (`docker build --secret id=npmrc,src=$HOME/.npmrc`).
+const BUILDKIT_REFERENCE =
+  /^(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*)*$/;
+/** A password's placeholder after a user (`bob:pw`, `USER:PASS`, `user:password`). */
+export const isPasswordPlaceholder = (raw: string) => {
+  const v = raw.replace(/[`'",.;:)\]]+$/, ""); // the prose around it: `--auth=bob:PASSWORD`,
+  return isPlaceholderValue(v) || /^(?:pw|pwd|pass|pword|passwd|passphrase)$/i.test(v);
+};
+
+/**
+ * Values a secret-named option takes that carry no secret (session 16, the benign corpus): an
+ * `auth` option's method (`--smtp-auth=LOGIN`, `--smtp-auth="PLAIN LOGIN GSSAPI"`, `--auth=authmethod`;
+ * a token has digits or symbols, as the assignment rule reads `auth: none`), a tag filter (`blkid
+ * --match-token TYPE=ext4`, its name no secret's), a BuildKit secret's reference (`docker build
+ * --secret id=npmrc,src=…`), a user with a password's placeholder (`--auth bob:pw`, `--auth USER:PASS`).
+ */
+function optionValueHoldsNoSecret(flag: string, raw: string): boolean {
+  const v = stripQuotes(raw);
+  if (nameSegments(flag).at(-1) === "auth") {
+    if (/^[A-Za-z]{1,20}$/.test(v)) return true;
+    const words = v.split(/[ ,]+/);
+    if (words.length <= 12 && words.every((w) => AUTH_MECHANISMS.has(w.toLowerCase()))) return true;
+  }
+  const tag = /^([A-Z][A-Z0-9_]{0,40})=/.exec(v);
+  if (tag && secretKindOfName(tag[1]!) === null) return true;
+  if (BUILDKIT_REFERENCE.test(v)) return true;
+  const colon = v.indexOf(":");
+  return colon > 0 && !/[/@]/.test(v) && isPasswordPlaceholder(v.slice(colon + 1));
+}
+
 /**
  * An option that acts on a secret (its name holds a verb of OPTION_ACTIONS), or whose value is its
  * own name's last word in capitals (`--encryption-key=KEY`, a synopsis's metavariable).
@@ -388,11 +424,12 @@ function decodeBase64(s: string): string | null {
  * neighbouring characters change class (upper, lower, digit, symbol): ~0.65 for random base64,
  * ~0.15 for camelCase names.
  */
-function characterMix(s: string): { upper: number; lower: number; digits: number; changeRate: number } {
+function characterMix(s: string): { upper: number; lower: number; digits: number; changeRate: number; alphabetSteps: number } {
   let upper = 0;
   let lower = 0;
   let digits = 0;
   let changes = 0;
+  let alphabetSteps = 0;
   let previous = -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -401,9 +438,44 @@ function characterMix(s: string): { upper: number; lower: number; digits: number
     else if (cls === 1) upper++;
     else if (cls === 2) digits++;
     if (previous !== -1 && cls !== previous) changes++;
+    if (cls < 2 && previous !== -1 && previous < 2) {
+      // Neighbours that spell the alphabet (`aA`, `ab`): an alphabet written out, not a key.
+      const step = (c | 32) - (s.charCodeAt(i - 1) | 32);
+      if (step === 0 || step === 1) alphabetSteps++;
+    }
     previous = cls;
   }
-  return { upper, lower, digits, changeRate: changes / Math.max(1, s.length - 1) };
+  return { upper, lower, digits, changeRate: changes / Math.max(1, s.length - 1), alphabetSteps };
+}
+
+// Lower-case runs of three or more letters, and four consonants in a row (`y` a vowel): a run
+// without such a cluster reads as a word or its abbreviation (`Cert`, `Load`, `Mngr`), one with it
+// does not (`kjrpfn`).
+const LOWER_RUN = /[a-z]{3,}/g;
+const CONSONANT_CLUSTER = /[b-df-hj-np-tv-xz]{4}/;
+
+/**
+ * Random the way a key is, from the mix of its characters. Most keys change class (upper, lower,
+ * digit, symbol) at ~0.65 of their neighbours and hold two digits or more; an identifier changes at
+ * ~0.15–0.40 (`kMaxCallbacksUntilQueueIsShortened`). A key whose letters lean to one case changes
+ * less (`DHRYKNH2GlhvBsTVIid6cYow9hbqWQPXOBDJ1MZa`, 0.44; session 16): one whose lower case does
+ * not run in words is read as random down to 0.35, or with fewer than two digits from 0.45; an
+ * identifier's letters run in words (`xmlSecOpenSSLAppKeysMngrCertLoad`: most of its lower case
+ * in word-like runs). A base64url value (`-`, `_`) keeps the first bar: its separators join words.
+ */
+function mixIsRandom(v: string): boolean {
+  const mix = characterMix(v);
+  if (mix.upper < 2 || mix.lower < 2) return false;
+  if (mix.alphabetSteps * 3 > v.length) return false; // `aAbBcC…`, `abcdefgh…`
+  if (mix.digits >= 2 && mix.changeRate >= 0.45) return true;
+  if (mix.changeRate < (mix.digits >= 2 ? 0.35 : 0.45) || /[-_]/.test(v)) return false;
+  let inWords = 0;
+  for (const run of v.match(LOWER_RUN) ?? []) {
+    if (CONSONANT_CLUSTER.test(run)) continue;
+    if (run.length > 7) return false;
+    inWords += run.length;
+  }
+  return inWords <= 0.6 * mix.lower;
 }
 // A name just before the value that makes it public: a hash or digest of something, an id a service
 // gives a request (S3's `<HostId>` and `x-amz-id-2`), an SSH or pinned public key, a PKCE code challenge.
@@ -414,6 +486,41 @@ const BASE64_LINE = /^[ \t]*[-+>|#]?[ \t]*["']?[A-Za-z0-9+/_-]{32,}={0,2}["',]?[
 // reading and to the key-material checks of rejection.ts, which cut the whole field.
 const KEY_MATERIAL_BASE64 = /^(?:LS0t|b3BlbnNzaC1rZXktdjE|MII|MHcCAQEEI)/;
 const PRINTABLE_TEXT = /^[\t\n\r\x20-\x7e]*$/;
+// The start of a file's bytes in base64 (GIF, PNG, JPEG, RIFF/WebP, PDF, a length-prefixed binary
+// such as an SSH public key): inline data, public.
+const FILE_DATA_BASE64 = /^(?:R0lGOD|iVBORw0KGgo|\/9j\/|UklGR|JVBERi0|AAAA)/;
+
+// The DER openings of private keys (session 16): a SEQUENCE then INTEGER 0, 1 or 3 (PKCS#1 RSA and DSA,
+// PKCS#8, SEC1 EC, PKCS#12), or a SEQUENCE, a SEQUENCE and a password-based cipher's OID (an
+// encrypted PKCS#8: PBES2 1.2.840.113549.1.5.13, PKCS#12 PBE 1.2.840.113549.1.12.1.x). A certificate,
+// a public key (SubjectPublicKeyInfo) and a request open with two SEQUENCEs and another OID.
+const PBE_OIDS = ["\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d", "\x2a\x86\x48\x86\xf7\x0d\x01\x0c\x01"];
+
+/**
+ * Does this base64 block decode to a private key's opening? An OpenSSH key ("openssh-key-v1") holds
+ * its public header first (cipher, KDF, public key: ~160 bytes, 215 base64 characters for Ed25519,
+ * more for RSA): a shorter run is that header, which rejection.ts's backstop still cuts whole. A
+ * DER key's private part comes early (an EC or Ed25519 key's scalar within its first 50 characters;
+ * the shortest whole key, Ed25519 in PKCS#8, is 64).
+ */
+export function privateKeyBody(s: string): boolean {
+  const length = s.replace(/[^A-Za-z0-9+/]/g, "").length;
+  if (s.startsWith("b3BlbnNzaC1rZXktdjE")) return length >= 200;
+  if (length < 60) return false;
+  let head: string;
+  try {
+    head = atob(s.slice(0, 48));
+  } catch {
+    return false;
+  }
+  if (head.charCodeAt(0) !== 0x30) return false;
+  const lengthByte = head.charCodeAt(1);
+  const at = lengthByte < 0x80 ? 2 : lengthByte >= 0x81 && lengthByte <= 0x83 ? 2 + (lengthByte - 0x80) : -1;
+  if (at < 0) return false;
+  const tag = head.charCodeAt(at);
+  if (tag === 0x02) return head.charCodeAt(at + 1) === 0x01 && [0, 1, 3].includes(head.charCodeAt(at + 2));
+  return tag === 0x30 && PBE_OIDS.some((oid) => head.includes(oid));
+}
 
 /** Line `at` is inside: its start and end. */
 function lineBounds(text: string, at: number): [number, number] {
@@ -424,9 +531,10 @@ function lineBounds(text: string, at: number): [number, number] {
 
 export function bareValueIsSecret(s: string, at: number, text: string): boolean {
   const v = s.replace(/=+$/, "");
-  if (v.length < 32 || KEY_MATERIAL_BASE64.test(v)) return false;
-  const mix = characterMix(v);
-  if (mix.upper < 2 || mix.lower < 2 || mix.digits < 2 || mix.changeRate < 0.45) return false;
+  // A patch's `+` or `-` may lead the run (`+MIIDdzCC…`, a certificate's line added).
+  const data = v.replace(/^[-+]/, "");
+  if (v.length < 32 || KEY_MATERIAL_BASE64.test(data) || FILE_DATA_BASE64.test(data)) return false;
+  if (!mixIsRandom(v)) return false;
   // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
   if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
   // `__`, `--` or an edge `-`/`_` is an identifier or an option; `/` and `+` may stand anywhere in a key (`//` in 1 key of 100).
@@ -1232,9 +1340,25 @@ function inVersionContext(text: string, from: number, to: number): boolean {
     .split(".")
     .every((n) => Number(n) < 32);
   if (small && /(?:^|\n)[ \t]*$/.test(before) && /^\.[ \t]+[A-Za-z]/.test(text.slice(to, to + 4))) return true;
+  // A product's name before it (session 16), or an upgrade to it: `XFree86 4.3.0.1`.
+  if (PRODUCT_BEFORE_VERSION.test(before) || UPGRADE_TO_VERSION.test(before)) return true;
   // Only phrases that name a release: "updated DNS to 93.184.216.34" is an address.
-  return /\b(?:release|changes in|new in|bump(?:ed)? to)[ \t]+$/.test(before);
+  return /\b(?:release|changes in|new in|bump(?:ed)? to|fixes since)[ \t]+$/.test(before);
 }
+
+// Software whose four-part versions changelogs and release notes name (the benign corpus, session
+// 16): X.org's libraries and protocol headers (`libxcb 1.1.90.1`, `inputproto 2.1.99.6`), `XFree86
+// 4.3.0.1`, `OpenJDK 17.0.21.1`, `GCC 2.7.2.3`, `Linux 2.6.8.1`, `doxygen 1.8.1.2`, browsers and
+// runtimes. Servers and hosts whose address follows their name (`redis 10.0.0.7`, `node 10.0.0.5`,
+// `eth0 10.0.0.5`) are not in it.
+const PRODUCTS =
+  "lib[a-z][a-z0-9+_-]*|[a-z][a-z0-9]*proto|xfree86|xorg|x\\.org|linux|kernel|gcc|clang|llvm|openjdk|jdk|jre|doxygen|chrome|chromium|firefox|electron|v8|python|perl|ruby|php|openssl|mesa|qt|gtk\\+?|glib|glibc|icu|xcode|android|ios|macos";
+const PRODUCT_BEFORE_VERSION = new RegExp(String.raw`(?:^|[\s(])(?:${PRODUCTS})[ \t]+$`);
+// `Upgrade to 4.4.63.30`, `Upgrade v8 to 3.14.5.9`, `update V8 to 4.2.77.20`, `upgrade V8 from 4.1.0.21 to
+// 4.2.77.18`: what is upgraded is software (an update names it: `Updated DNS to 93.184.216.34` is an address).
+const UPGRADE_TO_VERSION = new RegExp(
+  String.raw`\b(?:upgrad(?:e|ed|es|ing)[ \t]+(?:(?:${PRODUCTS})[ \t]+)?|updat(?:e|ed|es|ing)[ \t]+(?:${PRODUCTS})[ \t]+)(?:to|from|(?:from[ \t]+\d+(?:\.\d+){1,4}[ \t]+to))[ \t]+$`,
+);
 
 /** `name: value` alone on its line (after indentation or a list dash): a YAML mapping entry. */
 function isYamlEntry(m: RegExpExecArray, text: string): boolean {
@@ -1275,6 +1399,17 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 0,
   },
   {
+    kind: "private_key",
+    hint: /M[A-Za-z0-9+/]{40}|b3BlbnNzaC1rZXktdjE/,
+    about:
+      "A private key's base64 body pasted without its BEGIN/END lines, whole (the lines a block wraps at 64 or 70 columns, with a patch's prefixes): DER that opens as a private key does (a SEQUENCE then version 0, 1 or 3: PKCS#1, PKCS#8, SEC1 EC, PKCS#12; or a PKCS#8 encrypted with PBES2 or PKCS#12's ciphers: `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC…`, `MIIEpAIBAAKCAQEA…`, `MHcCAQEEI…`, `MC4CAQAwBQYDK2VwBCIEI…`) or an OpenSSH key (`b3BlbnNzaC1rZXktdjE…`); certificates, public keys and requests (a SEQUENCE then a SEQUENCE) stay",
+    pattern:
+      /(?<![A-Za-z0-9+/_-])(?<!(?:^|\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}["',]?[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?)(?:M[A-Za-z0-9+/]{15}|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{24,}={0,2}(?:[ \t]*\\?(?:\r?\n|\\n)[ \t]*[-+>|]?[ \t]*(?:#|\/\/)?[ \t]*["']?[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9_.:-]))*/dg,
+    group: 0,
+    // Not on a line after a base64 line: a block is read from its first line (once, not from each line again).
+    accept: (s) => privateKeyBody(s),
+  },
+  {
     kind: "jwt",
     hint: /eyJ/,
     about: "JSON Web Tokens (three base64url parts, header and payload starting with eyJ)",
@@ -1305,9 +1440,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     kind: "aws_secret_key",
     hint: /secret[ _]?access[ _]?key|aws[ _]?secret/i,
     about:
-      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`, and the answer to `aws configure`'s prompt `AWS Secret Access Key [None]: KEY`)",
+      "AWS secret access keys (40 characters) after aws_secret_access_key / secretAccessKey (also `aws configure set aws_secret_access_key KEY`, and the answer to `aws configure`'s prompt `AWS Secret Access Key [None]: KEY`; a path segment: `deploy/…KEY/values.yaml`, session 16)",
     pattern:
-      /(?:aws[ _]?secret[ _]?(?:access[ _]?)?key|secret[ _]?access[ _]?key)(?:[ \t]*\[[^\]\n]{0,64}\])?["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+      /(?:aws[ _]?secret[ _]?(?:access[ _]?)?key|secret[ _]?access[ _]?key)(?:[ \t]*\[[^\]\n]{0,64}\])?["']?(?:[ \t]*(?:=|:|=>)[ \t]*|[ \t]+)["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9+=])(?!\/[A-Za-z0-9+/=]*(?![A-Za-z0-9+/=._-]))/dgi,
     group: 1,
   },
   {
@@ -1528,7 +1663,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     hint: /-u|--user|-a|--auth/,
     pattern: /(?<![\w-])(?:-u|--user|-a|--auth)(?:[ \t]+|=)["']?[^\s:"'<>]{1,128}:([^\s"'<>]{1,256})/dg,
     group: 1,
-    accept: (s, m, text) => !isPlaceholderValue(s) && onHttpCommandLine(m, text),
+    accept: (s, m, text) => !isPasswordPlaceholder(s) && onHttpCommandLine(m, text),
   },
   {
     kind: "password",
@@ -1584,7 +1719,11 @@ export const REDACTION_RULES: RedactionRule[] = [
     about: "Command-line flags that carry a secret (--password x, --token=x, -storepass x, --api-key x); the kind follows the flag name",
     pattern: new RegExp(String.raw`(?<![\w\-])--?([A-Za-z][A-Za-z0-9\-_]{1,40})(?:=|[ \t]+)(${QUOTED}|(?![-=])${BARE})`, "dg"),
     group: 2,
-    accept: (s, m, text) => !optionValueIsDocumentation(s, m, text) && !optionActsOnSecret(m[1]!, s) && secretNamedBy(1)(s, m),
+    accept: (s, m, text) =>
+      !optionValueIsDocumentation(s, m, text) &&
+      !optionActsOnSecret(m[1]!, s) &&
+      !optionValueHoldsNoSecret(m[1]!, s) &&
+      secretNamedBy(1)(s, m),
   },
   {
     kind: "password",
@@ -1812,7 +1951,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     pattern: new RegExp(
       // After `$env:` (PowerShell's environment drive) the name starts, though a colon precedes it.
       // A YAML anchor (`password: &db_pw VALUE`) names the value for later aliases; the value follows it.
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      // A removed diff line's `-` may stand just before a quoted name (`-"password": "…"`): the view with
+      // line leads blanked loses the name's opening quote with it (session 16).
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -1995,7 +2136,9 @@ export const REDACTION_RULES: RedactionRule[] = [
     accept: (s, m, text) => {
       if (isHarmlessIPv4(s)) return false;
       const before = text.slice(Math.max(0, m.index - 16), m.index).toLowerCase();
-      if (/version|ver[ =:]|v[ =:]?$/.test(before)) return false;
+      // `version 1.2.3.4`, `ver: …`, `v 1.2.3.4`; a word ending in `ver` is no version's name
+      // (`server 10.0.0.5`, `nameserver`, `resolver`, `driver` kept the address before session 16).
+      if (/version|\bver[ =:]|(?:^|[^A-Za-z])v[ =:]?$/.test(before)) return false;
       return !inVersionContext(text, m.index, m.index + m[0].length);
     },
   },

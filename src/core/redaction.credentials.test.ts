@@ -143,7 +143,8 @@ const CREDENTIAL_FORMS: [string, string, string][] = [
   ["password", "docker login --password S3cretPw registry.acme.io", "S3cretPw"],
   ["password", "podman login -u bot -pP0dmanPw quay.io", "P0dmanPw"],
   ["password", "helm registry login -u bot -p H3lmPw ghcr.io", "H3lmPw"],
-  ["password", "curl -u user:pw https://api.acme.io/x", "user:pw "],
+  // `user:pw` is a user and a password's placeholder since session 16 (redaction.round9.test.ts).
+  ["password", "curl -u user:Pw9x https://api.acme.io/x", "Pw9x"],
   ["password", "curl --user deploy:Tr0ub4dor https://artifacts.acme.io", "Tr0ub4dor"],
   ["password", "redis-cli -h cache -a R3disPw ping", "R3disPw"],
   ["password", "mongosh -u admin -p M0ngoPw --authenticationDatabase admin", "M0ngoPw"],

@@ -585,6 +585,99 @@ function redactEncoded(text: string, counts: RedactionCounts): string {
   });
 }
 
+// --- Tokens split into shell variables (session 16) ---------------------------------------------
+// `T1=ghp_R8kL…; T2=…; curl -H "Authorization: token $T1$T2"`, `export A=sk-proj-… B=…` then
+// `"$A$B"`, `"ghp_$REST"`: each half passes alone (too short for its rule, or no prefix), the shell
+// joins them where they are used. Every use that joins two or more pieces (variables assigned in the
+// same text, or the same list of commands, and literal token characters) is read expanded; when a
+// rule that needs no name finds a secret in it (a provider's prefixed token, a JWT: `joinable`
+// rules), every assigned value the use read is replaced. Names assigned twice use the last value.
+const SHELL_ASSIGNMENT =
+  /(?<![A-Za-z0-9_$.-])([A-Za-z_][A-Za-z0-9_]{0,63})=(?:"([^"\n$`\\]{1,512})"|'([^'\n]{1,512})'|([^\s"'`$;&|()<>\\]{1,512}|<redacted:[a-z0-9_]{1,40}>))/g;
+const VARIABLE_USE = /(?:[A-Za-z0-9_+/=.~-]*(?:\$\{[A-Za-z_][A-Za-z0-9_]{0,63}\}|\$[A-Za-z_][A-Za-z0-9_]{0,63}))+[A-Za-z0-9_+/=.~-]*/g;
+const VARIABLE_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\}|\$([A-Za-z_][A-Za-z0-9_]{0,63})/g;
+const MAY_JOIN_VARIABLES = /\$\{?[A-Za-z_]/;
+const ADJACENT_REFERENCES = /(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*)\$\{?[A-Za-z_]/;
+const PLACEHOLDER_ONLY = /^<redacted:([a-z0-9_]{1,40})>$/;
+const JOINED_VARIABLE_KINDS = new Set(REDACTION_RULES.filter((r) => r.joinable && r.kind !== "password").map((r) => r.kind));
+let readingVariables = false;
+const MAX_JOINED_PIECES = 16;
+const MAX_VARIABLE_USES = 64;
+
+function redactVariableJoins(texts: string[], counts: RedactionCounts): string[] {
+  if (readingVariables || !texts.some((t) => MAY_JOIN_VARIABLES.test(t))) return texts;
+  const values = new Map<string, string>();
+  // A quoted value may hold assignments of its own (`x='T1=ghp_…; T2=…; curl … $T1$T2'`, `sh -c "…"`).
+  const assignmentsIn = (t: string, depth: number): void => {
+    if (!t.includes("=")) return;
+    for (const m of t.matchAll(SHELL_ASSIGNMENT)) {
+      const quoted = m[2] ?? m[3];
+      values.set(m[1]!, quoted ?? m[4]!);
+      if (quoted !== undefined && depth < 2) assignmentsIn(quoted, depth + 1);
+    }
+  };
+  for (const t of texts) assignmentsIn(t, 0);
+  if (values.size === 0) return texts;
+  const secretValues = new Map<string, string>();
+  // Bounds for hostile input: a token is joined from a few pieces, and a text reads a few dozen uses.
+  const read = new Set<string>();
+  for (const t of texts) {
+    for (const use of t.matchAll(VARIABLE_USE)) {
+      if (read.size >= MAX_VARIABLE_USES) break;
+      if (read.has(use[0]) || use[0].split("$").length - 1 > MAX_JOINED_PIECES) continue;
+      read.add(use[0]);
+      let pieces = 0;
+      let valuesRead = 0;
+      const used: string[] = [];
+      let redactedKind: string | undefined;
+      const expanded = use[0].replace(VARIABLE_REFERENCE, (_, braced: string | undefined, bare: string | undefined) => {
+        const value = values.get((braced ?? bare)!);
+        pieces++;
+        if (value === undefined) return "";
+        const kind = PLACEHOLDER_ONLY.exec(value)?.[1];
+        if (kind !== undefined) {
+          if (JOINED_VARIABLE_KINDS.has(kind)) redactedKind = kind;
+          return "";
+        }
+        valuesRead++;
+        used.push(value);
+        return value;
+      });
+      // A token already cut where it was assigned (`A=sk-proj-…` long enough alone): what the use
+      // glues to it directly (`$A$B`) is its rest.
+      if (redactedKind !== undefined && valuesRead > 0 && ADJACENT_REFERENCES.test(use[0])) {
+        counts[redactedKind] = (counts[redactedKind] ?? 0) + 1;
+        for (const v of used) if (v.length >= 8) secretValues.set(v, redactedKind);
+        continue;
+      }
+      // One variable alone is its own value, already read where it was assigned.
+      if (valuesRead === 0 || (pieces < 2 && expanded.length === used[0]!.length) || expanded.length < 16 || expanded.length > 2048)
+        continue;
+      readingVariables = true;
+      let found: RedactionCounts;
+      try {
+        found = redactText(expanded).counts;
+      } finally {
+        readingVariables = false;
+      }
+      const kind = Object.keys(found).find((k) => JOINED_VARIABLE_KINDS.has(k));
+      if (kind === undefined) continue;
+      counts[kind] = (counts[kind] ?? 0) + 1;
+      for (const v of used) secretValues.set(v, kind);
+    }
+  }
+  if (secretValues.size === 0) return texts;
+  // Each value where it is assigned (after `=`, `="` or `='`), also inside a quoted command.
+  return texts.map((t) => {
+    let out = t;
+    for (const [value, kind] of secretValues) {
+      const at = new RegExp(`(?<==["']?)${value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?![A-Za-z0-9_+/=.~-])`, "g");
+      out = out.replace(at, placeholder(kind));
+    }
+    return out;
+  });
+}
+
 /** Redacts one string; counts say how many values of each kind were replaced. */
 export function redactText(text: string): { text: string; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
@@ -598,7 +691,7 @@ export function redactText(text: string): { text: string; counts: RedactionCount
     out = applyTable(out, counts);
     if (out === before) break;
   }
-  return { text: out, counts };
+  return { text: redactVariableJoins([out], counts)[0]!, counts };
 }
 
 const MAX_PASSES = 4;
@@ -624,11 +717,15 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const map = (v: unknown, depth: number, text: (s: string) => string): unknown => {
     if (typeof v === "string") return text(v);
     if (depth > 64) return v; // deeper than any protocol object; guards against stack exhaustion
-    if (Array.isArray(v))
-      return redactNamedInPrevious(
+    if (Array.isArray(v)) {
+      const items = redactNamedInPrevious(
         v.map((x) => map(x, depth + 1, text)),
         counts,
       );
+      // Commands of one list run in one shell: a variable set by one is read by the next.
+      if (items.length < 2 || !items.every((x) => typeof x === "string")) return items;
+      return redactVariableJoins(items as string[], counts);
+    }
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);

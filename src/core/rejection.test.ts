@@ -55,8 +55,10 @@ describe("sensitive_content", () => {
       }),
     ],
     [
-      "a bare base64 private key body",
-      trail({ steps: ["the pasted file contained MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"] }),
+      // A whole body (60 characters or more) is redacted as private_key since session 16
+      // (redaction.round9.test.ts); a shorter fragment is left to this backstop.
+      "a fragment of a bare base64 private key body",
+      trail({ steps: ["the pasted file contained MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC"] }),
     ],
     ["an OpenSSH key body", trail({ steps: ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"] })],
     [
