@@ -13,7 +13,7 @@
 import { SQL } from "bun";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fingerprint } from "../src/core/fingerprint.ts";
+import { fingerprint, NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/fingerprint.ts";
 import { freePort } from "../test/support/binary.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { loadRealVariantSets } from "../test/support/real-variants.ts";
@@ -113,19 +113,22 @@ async function call(r: Replica, path: string, init?: RequestInit): Promise<Respo
   return res;
 }
 
-// Errors whose fingerprint the new normalizer changes (version 8 and 9 give different forms), one
+// The previous normalizer (the old release's, when the two releases differ in it) and this checkout's.
+const OLD_FP = (NORMALIZER_VERSION - 1) as NormalizerVersion;
+const NEW_FP: NormalizerVersion = NORMALIZER_VERSION;
+// Errors whose fingerprint the new normalizer changes (the two versions give different forms), one
 // per group and each form distinct, so no two trails share a fingerprint (no merge).
 const texts: string[] = [];
 const forms = new Set<string>();
 for (const { set } of loadRealVariantSets())
   for (const g of set.groups) {
-    const rep = g.reports.find((r) => fingerprint(r.text, 8) !== fingerprint(r.text, 9) && r.text.length < 1500);
-    if (!rep || forms.has(fingerprint(rep.text, 8)) || forms.has(fingerprint(rep.text, 9))) continue;
-    forms.add(fingerprint(rep.text, 8));
-    forms.add(fingerprint(rep.text, 9));
+    const rep = g.reports.find((r) => fingerprint(r.text, OLD_FP) !== fingerprint(r.text, NEW_FP) && r.text.length < 1500);
+    if (!rep || forms.has(fingerprint(rep.text, OLD_FP)) || forms.has(fingerprint(rep.text, NEW_FP))) continue;
+    forms.add(fingerprint(rep.text, OLD_FP));
+    forms.add(fingerprint(rep.text, NEW_FP));
     texts.push(rep.text);
   }
-console.log(`errors whose fingerprint version 9 changes: ${texts.length}`);
+console.log(`errors whose fingerprint version ${NEW_FP} changes: ${texts.length}`);
 let serial = 0;
 const nextError = () => {
   const i = serial++;
@@ -232,8 +235,8 @@ async function untilIndexed(rs: Replica[], timeoutMs = 120_000): Promise<Map<str
   return statuses;
 }
 
-/** Every trail looked up on every replica by its v8 and v9 fingerprints, by search, and its outcome count. */
-async function check(rs: Replica[], label: string, versions: readonly (8 | 9)[] = [8, 9]): Promise<void> {
+/** Every trail looked up on every replica by its previous and current normalizer's fingerprints, by search, and its outcome count. */
+async function check(rs: Replica[], label: string, versions: readonly NormalizerVersion[] = [OLD_FP, NEW_FP]): Promise<void> {
   const statuses = await untilIndexed(rs);
   const misses: string[] = [];
   let rejected = 0;
@@ -249,7 +252,7 @@ async function check(rs: Replica[], label: string, versions: readonly (8 | 9)[] 
         const ids = ((await (await call(r, `/v1/trails/by-fingerprint/${fp}`)).json()) as any).results?.map((x: any) => x.trail_id) ?? [];
         if (!ids.includes(p.id))
           misses.push(
-            `${r.name} by v${v} fp of ${p.by}'s ${p.id}${fingerprint(p.error, 8) === fingerprint(p.error, 9) ? " (same fp)" : ""}`,
+            `${r.name} by v${v} fp of ${p.by}'s ${p.id}${fingerprint(p.error, OLD_FP) === fingerprint(p.error, NEW_FP) ? " (same fp)" : ""}`,
           );
       }
       const found = ((await (await call(r, "/v1/search", json({ protocol_version: "1.0", query: p.error }))).json()) as any).results.map(
