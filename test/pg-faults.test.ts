@@ -394,7 +394,9 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
       const remaining = await leftBehind();
       expect(remaining).toBeGreaterThan(0); // killed midway
       const killedAt = performance.now();
-      await until("b takes over and finishes", 60_000, async () => ((await leftBehind()) === 0 ? true : undefined));
+      // A bound for a hang, not a speed: 6,000 trails took b 11 s on an idle machine and over 60 s
+      // with the suite's lanes side by side and other work on the same 2 cores.
+      await until("b takes over and finishes", 100_000, async () => ((await leftBehind()) === 0 ? true : undefined));
       console.log(
         `b finished the re-fingerprinting (${remaining} trails left by the killed leader) ${(performance.now() - killedAt).toFixed(0)} ms after the kill`,
       );
@@ -405,5 +407,5 @@ describe.skipIf(why !== null)("a replica killed with SIGKILL while another runs"
     } finally {
       await db.close();
     }
-  }, 120_000);
+  }, 150_000);
 });

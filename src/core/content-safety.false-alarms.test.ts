@@ -10,6 +10,7 @@ import { detectInjection } from "./injection.ts";
 import { redactText } from "./redaction.ts";
 import { isVersionRange } from "./redaction-rules.ts";
 import { injectionFindings, sensitiveFindings } from "./rejection.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 const REPO = resolve(import.meta.dir, "../..");
 const fixture = JSON.parse(readFileSync(join(REPO, "test/fixtures/benign-false-alarms.json"), "utf8")) as {
@@ -163,18 +164,18 @@ describe("64 KB adversarial inputs for the session 15 false-alarm checks", () =>
   ];
   for (const [i, s] of inputs.entries())
     test(`input ${i}: ${JSON.stringify(s.slice(0, 24))}…`, () => {
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       redactText(s);
       detectInjection(s);
-      expect(performance.now() - t0).toBeLessThan(2000);
+      expect(cpuMsSince(t0)).toBeLessThan(2000);
     });
   // The AWS credentials-file check (rejection.ts), names after `=` skipped.
   for (const unit of ["=aws_access_key_id =aws_secret_access_key ", "aws_access_key_id ", "=aws_secret_access_key"])
     test(`sensitiveFindings on ${JSON.stringify(unit)} × 64 KB`, () => {
       const trail = sampleTrail();
       trail.solution.steps = [big(unit)];
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       sensitiveFindings(trail);
-      expect(performance.now() - t0).toBeLessThan(2000);
+      expect(cpuMsSince(t0)).toBeLessThan(2000);
     });
 });

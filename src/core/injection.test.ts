@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { INJECTION_KINDS, detectInjection } from "./injection.ts";
 import { evalTexts } from "../../test/support/eval-trails.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
 /** Text hidden in variation selectors after one emoji (VS1–VS16 = bytes 0–15, VS17–VS256 = 16–255). */
@@ -281,9 +282,9 @@ describe("detectInjection: a 100 kB line of tokens joined by separators stays li
   for (const unit of ["a.", "a.b ", "ignore.all.previous.", "x/y/z/", "ab+cd+", "a\\.", "é.", "aB.", "a=b.c="]) {
     test(JSON.stringify(unit), () => {
       const text = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       detectInjection(text);
-      expect(performance.now() - t0).toBeLessThan(1500);
+      expect(cpuMsSince(t0)).toBeLessThan(1500);
     });
   }
 });

@@ -1,9 +1,20 @@
 // Builds (when stale) and runs the single binary, dist/colony, the way a user would: from an
 // empty directory, with no bun, node or node_modules reachable. Used by test/binary.test.ts and
 // bench/startup.bench.ts.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { REPO_DIR } from "./paths";
 
 export const BINARY = join(REPO_DIR, "dist/colony");
@@ -35,10 +46,62 @@ export function runBuild(args: string[] = []): void {
   if (r.exitCode !== 0) throw new Error(`tools/build.ts failed:\n${r.stdout.toString()}${r.stderr.toString()}`);
 }
 
-/** dist/colony, built first when missing or stale. */
+/**
+ * dist/colony, built first when missing or stale. tools/test.sh runs several test processes side
+ * by side, and more than one may find the binary stale: one builds it while the others wait, then
+ * find it fresh, instead of each building a copy (5.5 s a build here).
+ */
 export function ensureBinary(): string {
-  if (binaryIsStale()) runBuild();
+  if (!binaryIsStale()) return BINARY;
+  withLock(`${BINARY}.lock`, () => {
+    if (binaryIsStale()) runBuild();
+  });
   return BINARY;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Runs `fn` holding a lock between processes: a directory holding the owner's PID, put in place
+ * with one rename (so it never exists without its owner). A lock whose owner is gone (a test
+ * process killed mid-build) is taken over. Two takers racing can both get it; builds are atomic
+ * (tools/build.ts renames the finished binary into place), so that costs a second build, no more.
+ */
+function withLock(lock: string, fn: () => void): void {
+  mkdirSync(dirname(lock), { recursive: true });
+  const mine = `${lock}.${process.pid}`;
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    rmSync(mine, { recursive: true, force: true });
+    mkdirSync(mine);
+    writeFileSync(join(mine, "pid"), String(process.pid));
+    try {
+      renameSync(mine, lock);
+      break;
+    } catch {
+      rmSync(mine, { recursive: true, force: true });
+    }
+    let owner = 0;
+    try {
+      owner = Number(readFileSync(join(lock, "pid"), "utf8"));
+    } catch {
+      continue; // released meanwhile
+    }
+    if (!processAlive(owner) || Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
+    else Bun.sleepSync(200);
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** A copy of the binary alone in a fresh temporary directory (nothing else reachable from there). */
