@@ -4,6 +4,7 @@
 // Fake credentials are assembled at run time so no scanner mistakes this file for a leak.
 import { describe, expect, test } from "bun:test";
 import { REDACTION_KINDS, redactDeep, redactText } from "./redaction.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 /**
  * Each [kind, input, kept] is redacted once as `kind`, keeps `kept` (the placeholder in its
@@ -783,9 +784,9 @@ describe("the session 13 rules and the normalized view stay linear on 100 kB hos
   for (const unit of units) {
     test(JSON.stringify(unit), () => {
       const text = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       redactText(text);
-      expect(performance.now() - t0).toBeLessThan(1500);
+      expect(cpuMsSince(t0)).toBeLessThan(1500);
     });
   }
 });
@@ -882,9 +883,9 @@ describe("credential files and scripts content-safety.md listed as not recognise
   ]) {
     test(`a 100 kB hostile line stays linear: ${JSON.stringify(unit)}`, () => {
       const text = `~/.pgpass <auth-user-pass> expect "password" ${rep(unit, 100_000)}`;
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       redactText(text);
-      expect(performance.now() - t0).toBeLessThan(1500);
+      expect(cpuMsSince(t0)).toBeLessThan(1500);
     });
   }
 });

@@ -8,6 +8,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { redactDeep, redactText, redactTrail } from "./redaction.ts";
 import { rejectionReasons } from "./rejection.ts";
 import { scoreQuality } from "./quality.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 const j = (...parts: string[]) => parts.join("");
 
@@ -283,16 +284,16 @@ describe("the session 16 readings stay linear on 64 kB hostile inputs", () => {
   for (const unit of units) {
     test(JSON.stringify(unit), () => {
       const text = `a=ghp_abc v1=ghp_x1 v2=Ab1Cd2Ef3Gh4 ${unit.repeat(Math.ceil(65_536 / unit.length))}`.slice(0, 65_536);
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       redactText(text);
-      expect(performance.now() - t0).toBeLessThan(1500);
+      expect(cpuMsSince(t0)).toBeLessThan(1500);
     });
   }
   test("many distinct joins are read up to a bound", () => {
     const names = Array.from({ length: 300 }, (_, i) => `v${i}=Ab1Cd2Ef3Gh4${i}`).join(";");
     const uses = Array.from({ length: 3000 }, (_, i) => `$v${i % 300}$v${(i * 7) % 300}`).join(" ");
-    const t0 = performance.now();
+    const t0 = process.cpuUsage();
     redactText(`${names};${uses}`.slice(0, 65_536));
-    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(cpuMsSince(t0)).toBeLessThan(1500);
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { redactDeep, redactText } from "./redaction.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 const j = (...parts: string[]) => parts.join("");
 const GHP = j("ghp_", "R8kL2mQ9vX4tZ7wB1nC5hJ3gF6dS0aP2eY8u");
@@ -341,9 +342,9 @@ describe("the session 15 readings stay linear on 64 kB hostile inputs", () => {
   for (const unit of units) {
     test(JSON.stringify(unit), () => {
       const text = unit.repeat(Math.ceil(65_536 / unit.length)).slice(0, 65_536);
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       redactText(text);
-      expect(performance.now() - t0).toBeLessThan(1500);
+      expect(cpuMsSince(t0)).toBeLessThan(1500);
     });
   }
 });

@@ -11,6 +11,7 @@ import { benignCorpusLines } from "../../test/support/benign-corpus.ts";
 import { trailWith } from "../../test/support/risk-trail.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import { trailFromCase } from "../../test/support/case-trail.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 const sends = (command: string) => analyzeCommand(command).filter((f) => f.flag === "sends_local_secrets");
 
@@ -384,19 +385,19 @@ describe("hostile input costs linear time", () => {
   test("the typed view of a long ASCII run before a non-ASCII character", () => {
     // its first pattern, /\S*[^\x00-\x7f]\S*/g, retried every position of the run: 1 s for 20,000 characters
     for (const text of [`${"a".repeat(20_000)} \u00e9`, `${"a/".repeat(10_000)} \u00e9`]) {
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       typedView(text);
       analyzeCommand(text);
-      expect(performance.now() - t0).toBeLessThan(200);
+      expect(cpuMsSince(t0)).toBeLessThan(200);
     }
   });
   test("100 kB lines of paths, variables and half-matches", () => {
     for (const unit of ["@~/.ssh/", "requests.post(", " $API_TOKEN", "-F a=@", "~/.ssh/id_rsa.pu", "x=<"]) {
       const line = `curl ${unit.repeat(Math.ceil(100_000 / unit.length))}`;
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       analyzeCommand(line);
       assessRisk(trailWith([], [{ file_path: "a.py", diff: `+${line}` }]));
-      expect(performance.now() - t0).toBeLessThan(1000);
+      expect(cpuMsSince(t0)).toBeLessThan(1000);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { acceptsAnswer, acceptWeight, answerType } from "./accept";
+import { cpuMsSince } from "../../test/support/cpu-time";
 
 describe("Accept read as RFC 9110 §12.5.1", () => {
   test("wildcards list application/json (the headers curl, HTTP libraries and MCP clients send)", () => {
@@ -63,8 +64,8 @@ describe("Accept read as RFC 9110 §12.5.1", () => {
 
   test("a hostile header costs linear time", () => {
     const accept = `${"a/b;x=1;".repeat(5_000)}, ${",".repeat(50_000)}application/json`;
-    const started = performance.now();
+    const started = process.cpuUsage();
     expect(acceptsAnswer(accept)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(cpuMsSince(started)).toBeLessThan(200);
   });
 });
