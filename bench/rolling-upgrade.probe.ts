@@ -13,6 +13,7 @@
 import { SQL } from "bun";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CONTENT_RULES_VERSION } from "../src/core/content-rules.ts";
 import { fingerprint, NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/fingerprint.ts";
 import { freePort } from "../test/support/binary.ts";
 import { startPostgres } from "../test/support/postgres.ts";
@@ -356,7 +357,8 @@ try {
   // Trails the old replica wrote after the new one's passes: are they brought to the new versions?
   const settleFrom = Date.now();
   for (let i = 0; i < Number(process.env.PROBE_SETTLE_S ?? 75) * 10; i++) {
-    const [{ n }] = await sql`SELECT count(*)::int AS n FROM trails WHERE normalizer_version < 9 OR content_rules_version < 4`;
+    const [{ n }] =
+      await sql`SELECT count(*)::int AS n FROM trails WHERE normalizer_version < ${NEW_FP} OR content_rules_version < ${CONTENT_RULES_VERSION}`;
     if (n === 0) break;
     await Bun.sleep(100);
   }

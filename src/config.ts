@@ -8,6 +8,17 @@ import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from "./core/pr
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
+/**
+ * How often a replica looks again for stored rows on an older normalizer or older content rules
+ * once its start-time passes are over: during a rolling upgrade a replica of the previous release
+ * keeps writing them (docs/scale-out.md, "Maintenance"), and until they are brought up to date a
+ * lookup by the current fingerprint misses them and a trail the current rules refuse stays served.
+ * Each look is one indexed `LIMIT 1` query per pass, so the window is kept to seconds (it was a
+ * minute until session 16: the probe saw lookups miss for 53 s after the old replica stopped).
+ * The default of COLONY_STORED_PASS_RECHECK_MS (ColonyService's timer, src/service/colony.ts).
+ */
+export const STORED_PASS_RECHECK_MS = 5_000;
+
 export interface Config {
   host: string;
   port: number;
@@ -40,6 +51,8 @@ export interface Config {
   databaseTimeoutMs: number;
   /** How long an enrichment job claimed by a PostgreSQL replica stays its own before another may take it. */
   jobLeaseMs: number;
+  /** How often a replica looks for stored rows on an older normalizer or content rules (a rolling upgrade's window). */
+  storedPassRecheckMs: number;
   /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
 }
@@ -171,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePool: int(env, "COLONY_DATABASE_POOL", 16, 1, 1000),
     databaseTimeoutMs: int(env, "COLONY_DATABASE_TIMEOUT_MS", 10_000, 0, 3_600_000),
     jobLeaseMs: int(env, "COLONY_JOB_LEASE_MS", 60_000, 1_000, 3_600_000),
+    storedPassRecheckMs: int(env, "COLONY_STORED_PASS_RECHECK_MS", STORED_PASS_RECHECK_MS, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
   };
 }
@@ -206,6 +220,11 @@ export const CONFIG_DOC: [string, string, string][] = [
     "COLONY_JOB_LEASE_MS",
     "60000",
     "PostgreSQL: how long a replica holds a claimed enrichment job; a dead replica's jobs pass to another after it",
+  ],
+  [
+    "COLONY_STORED_PASS_RECHECK_MS",
+    "5000",
+    "how often a replica looks for trails left on an older normalizer or content rules by a replica of the previous release (a rolling upgrade)",
   ],
   ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
 ];

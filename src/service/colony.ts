@@ -54,13 +54,8 @@ const PURGE_BATCH = 5000;
 
 /** How often the queue depth is sampled for the console's hourly peak. */
 const QUEUE_SAMPLE_INTERVAL_MS = 60_000;
-/**
- * How often a replica looks again for stored rows on an older normalizer or older content rules
- * once its start-time passes are over: during a rolling upgrade a replica of the previous release
- * keeps writing them (docs/scale-out.md, "Maintenance"). Each look is one indexed `LIMIT 1` query
- * per pass.
- */
-export const STORED_PASS_RECHECK_MS = 60_000;
+/** How often a replica looks again for stored rows on older versions: see config.ts. */
+export { STORED_PASS_RECHECK_MS } from "../config";
 
 export class ColonyService {
   private readonly startedAt: number;
@@ -159,7 +154,7 @@ export class ColonyService {
     this.lexicalRebuilding = this.rebuildLexical();
     if (this.worker && (await this.deps.subsystems.vectors?.needsReindex())) this.reindexing = this.reindexWhileNeeded(this.worker);
     this.startStoredPasses();
-    this.storedPassTimer = setInterval(() => void this.recheckStoredPasses(), STORED_PASS_RECHECK_MS);
+    this.storedPassTimer = setInterval(() => void this.recheckStoredPasses(), this.deps.config.storedPassRecheckMs);
     this.storedPassTimer.unref?.();
   }
 
