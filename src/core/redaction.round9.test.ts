@@ -9,28 +9,9 @@ import { redactDeep, redactText, redactTrail } from "./redaction.ts";
 import { rejectionReasons } from "./rejection.ts";
 import { scoreQuality } from "./quality.ts";
 import { cpuMsSince } from "../../test/support/cpu-time";
+import { redacts, staysClean } from "../../test/support/redaction-cases";
 
 const j = (...parts: string[]) => parts.join("");
-
-/** Each input loses every one of `gone` and counts `kind`; a second pass changes nothing. */
-function redacts(cases: [string, string, string, string[]][]) {
-  for (const [name, kind, input, gone] of cases) {
-    test(name, () => {
-      const r = redactText(input);
-      for (const g of gone) expect(r.text).not.toContain(g);
-      expect(r.counts[kind]).toBeGreaterThanOrEqual(1);
-      expect(redactText(r.text).counts).toEqual({});
-    });
-  }
-}
-
-function staysClean(inputs: string[]) {
-  for (const input of inputs) {
-    test(`stays: ${JSON.stringify(input).slice(0, 70)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
-}
 
 describe("bare keys whose letters lean to one case (secrets-everywhere seeds 0 and 24)", () => {
   const SEED0 = j("DHRYKNH2GlhvBsTVIid6", "cYow9hbqWQPXOBDJ1MZa");

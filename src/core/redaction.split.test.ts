@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { redactDeep, redactText } from "./redaction.ts";
 import { cpuMsSince } from "../../test/support/cpu-time";
+import { redacts, staysClean } from "../../test/support/redaction-cases";
 
 const j = (...parts: string[]) => parts.join("");
 const GHP = j("ghp_", "R8kL2mQ9vX4tZ7wB1nC5hJ3gF6dS0aP2eY8u");
@@ -20,26 +21,6 @@ const AWS_ID = j("AKIA", "Q3EGRTY7ZK4NXW2P");
 const AWS_SECRET = j("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYzQ8vT3kLm2");
 const PASSWORD = "Tr0ub4dor3xK";
 const wrap = (s: string, n: number) => s.match(new RegExp(`.{1,${n}}`, "g"))!;
-
-/** Each input loses every one of `gone` and counts `kind`; a second pass changes nothing. */
-function redacts(cases: [string, string, string, string[]][]) {
-  for (const [name, kind, input, gone] of cases) {
-    test(name, () => {
-      const r = redactText(input);
-      for (const g of gone) expect(r.text).not.toContain(g);
-      expect(r.counts[kind]).toBeGreaterThanOrEqual(1);
-      expect(redactText(r.text).counts).toEqual({});
-    });
-  }
-}
-
-function staysClean(inputs: string[]) {
-  for (const input of inputs) {
-    test(`stays: ${JSON.stringify(input).slice(0, 70)}`, () => {
-      expect(redactText(input)).toEqual({ text: input, counts: {} });
-    });
-  }
-}
 
 describe("a token split across lines or string literals (session 15, item 1)", () => {
   redacts([
