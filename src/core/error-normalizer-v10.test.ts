@@ -8,16 +8,11 @@
 // among the dev set's texts or the external sets' texts.
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
-import { devsetTexts, formsSplitSince, loadRealVariantSets } from "../../test/support/real-variants.ts";
+import { devsetTexts, formsSplitSince, loadRealVariantSets, reportTextIn } from "../../test/support/real-variants.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
-const groups = new Map(sets.flatMap(({ set }) => set.groups.map((g) => [g.id, g] as const)));
-const report = (id: string, i: number) => {
-  const r = groups.get(id)?.reports[i];
-  if (!r) throw new Error(`no report ${i} in group ${id}`);
-  return r.text;
-};
+const report = reportTextIn(sets);
 
 /** [rule, group, i, j]: two reports of one error version 9 gave two forms; version 10 gives one. */
 const V10_JOINS: [string, string, number, number][] = [

@@ -76,6 +76,16 @@ export function loadRealVariantSets(
   return only.map((name) => ({ name, set: loadRealVariants(files[name]) }));
 }
 
+/** The text of report `i` of group `id` among `sets` (throws when there is none: a test names a report that moved). */
+export function reportTextIn(sets: readonly { set: RealVariants }[]): (id: string, i: number) => string {
+  const groups = new Map(sets.flatMap(({ set }) => set.groups.map((g) => [g.id, g] as const)));
+  return (id, i) => {
+    const r = groups.get(id)?.reports[i];
+    if (!r) throw new Error(`no report ${i} in group ${id}`);
+    return r.text;
+  };
+}
+
 /**
  * How many pairs of reports within a group share a normal form, how many groups are wholly joined,
  * and which apart pairs collide, under one normalizer version.
