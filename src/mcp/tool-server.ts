@@ -64,20 +64,22 @@ export function protocolError(code: number, message: string): Error {
 /** The longest argument name or path a message quotes: the caller's text, kept out of the model's context beyond that. */
 const QUOTED_PATH_CHARS = 100;
 
+/** The caller's text cut to QUOTED_PATH_CHARS code points, with "…" when cut. */
+function cutQuoted(text: string): string {
+  const chars = [...text];
+  return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : text;
+}
+
 /** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt" (cut to 100 characters). */
 function argumentPath(pointer: string): string {
   const parts = pointer.split("/").slice(1).filter(Boolean);
   if (parts.length === 0) return "the arguments";
-  const path = parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
-  const chars = [...path];
-  return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : path;
+  return cutQuoted(parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join(""));
 }
 
 /** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted and cut. */
 function quotedName(pointer: string): string {
-  const name = pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
-  const chars = [...name];
-  return JSON.stringify(chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : name);
+  return JSON.stringify(cutQuoted(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~")));
 }
 
 /** One plain sentence per failing argument, for the model to correct its call. */
