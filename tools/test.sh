@@ -25,7 +25,8 @@
 #     Nothing stays single-replica.
 # Most of a serial run's time was spent waiting (timers, leases, retries, child processes,
 # PostgreSQL), so the lanes overlap well on 2 cores (bench/RESULTS.md, "the test suite in four
-# lanes"). Lanes share nothing but the machine: every colony, PostgreSQL server and directory is
+# lanes"). Lanes share nothing but the machine (each takes ports from its own range,
+# COLONY_TEST_LANE, test/support/ports.ts): every colony, PostgreSQL server and directory is
 # made by its own test process on a free port and in a fresh directory; dist/colony is built by
 # one process while the others wait (test/support/binary.ts). COLONY_TEST_SERIAL=1 runs the same
 # lanes one after another (the old layout's timing, for checks that want a quiet machine).
@@ -63,7 +64,7 @@ else
     [ -n "${COLONY_TEST_UPDATE_TIMINGS:-}" ] && lane_timings=(--timings="$out/sqlite-$i.json" --timings="$timings" --update-timings)
     names+=("sqlite-$i")
     title[sqlite-$i]="every test file on SQLite, half $i of 2 (bun test --shard=$i/2)"
-    env[sqlite-$i]=""
+    env[sqlite-$i]="COLONY_TEST_LANE=$((i - 1))"
     args[sqlite-$i]="--shard=$i/2 ${lane_timings[*]}"
   done
 
@@ -81,8 +82,8 @@ else
     names+=(postgres replicas)
     title[postgres]="behaviour suites again, on PostgreSQL (${#behaviour[@]} files)"
     title[replicas]="behaviour suites again, through the round-robin proxy in front of two replicas on PostgreSQL (${#behaviour[@]} files)"
-    env[postgres]=COLONY_TEST_BACKEND=postgres
-    env[replicas]=COLONY_TEST_BACKEND=replicas
+    env[postgres]="COLONY_TEST_BACKEND=postgres COLONY_TEST_LANE=2"
+    env[replicas]="COLONY_TEST_BACKEND=replicas COLONY_TEST_LANE=3"
     args[postgres]="${behaviour[*]}"
     args[replicas]="${behaviour[*]}"
   fi

@@ -112,12 +112,7 @@ export function isolatedCopy(binary = BINARY): { dir: string; exe: string } {
   return { dir, exe };
 }
 
-export async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
-}
+export { freePort } from "./ports";
 
 /**
  * Environment for the binary: only what it needs, PATH empty (so no bun or node can be found;

@@ -285,9 +285,4 @@ export async function waitFor(url: string, status = 200, timeoutMs = 15_000): Pr
   throw new Error(`${url} did not answer ${status} in ${timeoutMs} ms (last: ${String(last)})`);
 }
 
-export async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = s.port!;
-  await s.stop(true);
-  return port;
-}
+export { freePort } from "./ports";

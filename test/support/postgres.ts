@@ -25,6 +25,7 @@ import {
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { errorMessage } from "../../src/core/error-message.ts";
+import { freePort } from "./ports";
 import { atRunEnd } from "./run-end";
 
 export interface PostgresServer {
@@ -138,13 +139,6 @@ function templateDir(tc: Toolchain): string {
   }
   rmSync(staging, { recursive: true, force: true });
   return root;
-}
-
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port!;
-  server.stop(true);
-  return port;
 }
 
 /** The file in a server's directory naming the test process that started it. */
