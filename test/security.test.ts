@@ -237,18 +237,31 @@ describe("drafts", () => {
     // Timed on each process answering (replicas directly, not through the proxy, which would send
     // each kind to the same replica every round and time the replicas against each other).
     for (const replica of colony.replicas) {
+      // Each round asks for the four kinds, in an order that turns from round to round, and each
+      // time is taken against its round's mean: the machine's load (other test processes run side
+      // by side) moves a whole round, not one kind, and no kind always goes first.
+      const entries = Object.entries(kinds);
       const times: Record<string, number[]> = { never: [], expired: [], malformed: [], short: [] };
+      const againstRound: Record<string, number[]> = { never: [], expired: [], malformed: [], short: [] };
       for (let r = 0; r < 150; r++) {
-        for (const [k, id] of Object.entries(kinds)) {
+        const round: [string, number][] = [];
+        for (let i = 0; i < entries.length; i++) {
+          const [k, id] = entries[(r + i) % entries.length]!;
           const t0 = performance.now();
           await (await fetch(`${replica.url}/v1/drafts/${id}`)).arrayBuffer();
-          times[k]!.push(performance.now() - t0);
+          round.push([k, performance.now() - t0]);
+        }
+        const mean = round.reduce((n, [, t]) => n + t, 0) / round.length;
+        for (const [k, t] of round) {
+          times[k]!.push(t);
+          againstRound[k]!.push(t - mean);
         }
       }
       const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-      const medians = Object.values(times).map(median);
+      const medians = Object.values(againstRound).map(median);
+      const fastest = Math.min(...Object.values(times).map(median));
       // Loopback noise is ~0.1 ms; a lookup that did real work for known ids would show.
-      expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(Math.max(0.5, Math.min(...medians) * 0.5));
+      expect(Math.max(...medians) - Math.min(...medians)).toBeLessThan(Math.max(0.5, fastest * 0.5));
     }
   });
 });
