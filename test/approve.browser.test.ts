@@ -10,7 +10,7 @@ import type { Trail } from "../src/core/trail";
 import { browserUnavailable, launchBrowser, watchPage } from "./support/browser";
 import { freePort, startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
-import { REPO_DIR } from "./support/paths";
+import { REPO_DIR, screenshotPath } from "./support/paths";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const ARTIFACTS = join(REPO_DIR, "test/artifacts");
@@ -69,7 +69,7 @@ async function createDraft(trail: Trail): Promise<any> {
 const heading = (page: Page) => page.locator(".message h2").first();
 
 async function shot(page: Page, name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, name) });
+  await page.screenshot({ path: screenshotPath(name) });
 }
 
 const noBrowser = browserUnavailable();

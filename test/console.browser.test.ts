@@ -3,11 +3,10 @@
 // with the ranking explained, open a trail's whole record and remove it. Nothing is loaded from
 // another origin, the CSP holds, hostile text stays text. Screenshots: docs/console-*.png.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, watchPage, type PageProblems } from "./support/browser";
 import { startTestColony, type TestColony } from "./support/colony";
-import { REPO_DIR } from "./support/paths";
+import { screenshotPath } from "./support/paths";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const TOKEN = "console-test-operator-token";
@@ -55,10 +54,7 @@ afterAll(async () => {
   await colony?.dispose();
 });
 
-// The screenshots of docs/ are refreshed on request (COLONY_UPDATE_SCREENSHOTS=1), so a test run
-// never changes tracked files; otherwise they go to test/artifacts.
-const SHOTS_DIR = join(REPO_DIR, process.env.COLONY_UPDATE_SCREENSHOTS === "1" ? "docs" : "test/artifacts");
-const shot = (name: string) => page.screenshot({ path: join(SHOTS_DIR, `console-${name}.png`), fullPage: true });
+const shot = (name: string) => page.screenshot({ path: screenshotPath(`console-${name}.png`, true), fullPage: true });
 
 describe("operator console", () => {
   test(

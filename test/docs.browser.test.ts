@@ -2,9 +2,8 @@
 // /openapi.json with every route, asks nothing of any other origin, and breaks no CSP rule.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { join } from "node:path";
 import { launchBrowser, watchPage } from "./support/browser";
-import { REPO_DIR } from "./support/paths";
+import { screenshotPath } from "./support/paths";
 import { startTestColony, type TestColony } from "./support/colony";
 
 let colony: TestColony;
@@ -45,9 +44,7 @@ describe("API reference page", () => {
     await expect(page.locator("#op-post-v1-search").textContent()).resolves.toContain("query");
     expect(await page.locator("#schema-Trail").textContent()).toContain("protocol_version");
     expect(await page.locator("nav a").count()).toBeGreaterThan(15);
-    // docs/ is refreshed on request only, so a test run never changes tracked files.
-    const dir = process.env.COLONY_UPDATE_SCREENSHOTS === "1" ? "docs" : "test/artifacts";
-    await page.screenshot({ path: join(REPO_DIR, dir, "api-reference.png") });
+    await page.screenshot({ path: screenshotPath("api-reference.png", true) });
     expect(requested.length).toBeGreaterThan(0);
     expect(requested.filter((u) => !u.startsWith(colony.url))).toEqual([]);
     expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });

@@ -41,15 +41,15 @@ describe("handleStatelessPost: the deadline of a POST", () => {
       method: "tools/call",
       params: { name: "colony_search", arguments: { error: "TypeError: x is undefined" } },
     };
-    const started = performance.now();
+    // The deadline is 300 ms; a POST that never settled would run into the test's own timeout. No
+    // tighter wall-clock bound: the suite's four lanes can delay a timer by most of a second.
     const res = await handleStatelessPost(createToolServer(client, hostedToolConfig({})), post(body), body, undefined, 300);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32016, data: { code: "unavailable" } } });
     await Bun.sleep(10);
     expect(signals).toHaveLength(1);
     expect(signals[0]!.aborted).toBe(true);
-  });
+  }, 10_000);
 
   test("the hosted deadline ends before the colony's HTTP server resets a slow answer (Bun's 10 s idle timeout)", () => {
     expect(HOSTED_MCP_DEADLINE_MS).toBeLessThan(10_000);

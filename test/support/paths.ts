@@ -57,3 +57,16 @@ export function loadSharedEval(): EvalCorpus {
   }
   return JSON.parse(readFileSync(join(SHARED_DIR, "eval/errors-dev.json"), "utf8")) as EvalCorpus;
 }
+
+/**
+ * Where a browser test writes a screenshot. The PostgreSQL and replica lanes run the same browser
+ * tests beside the SQLite lanes, so their files carry the lane's name (two lanes never write one
+ * file at once). docs/ copies (`docsCopy`) are refreshed on request only (COLONY_UPDATE_SCREENSHOTS=1)
+ * and only by the SQLite run, so a test run never changes tracked files.
+ */
+export function screenshotPath(name: string, docsCopy = false): string {
+  const backend = process.env.COLONY_TEST_BACKEND;
+  const lane = backend === "postgres" || backend === "replicas" ? backend : undefined;
+  if (docsCopy && lane === undefined && process.env.COLONY_UPDATE_SCREENSHOTS === "1") return join(REPO_DIR, "docs", name);
+  return join(REPO_DIR, "test/artifacts", lane === undefined ? name : `${lane}-${name}`);
+}
