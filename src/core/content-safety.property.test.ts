@@ -183,7 +183,7 @@ describe("redacted trails still validate", () => {
       const after = parseTrail(value);
       if (!after.ok) throw new Error(`redacted trail invalid: ${JSON.stringify(after.details)}`);
     }
-  });
+  }, 60_000); // ~5 s alone: a bare `bun test src/core` (5 s default) timed it out under load
 });
 
 describe("no input crashes a detector", () => {
