@@ -88,7 +88,7 @@ const aliasesAfterUpgrade = (errors: string[], from: number) => {
  * aliases.
  */
 const rewindTo =
-  (version: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9) =>
+  (version: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10) =>
   (dataDir: string): void => {
     const db = new Database(join(dataDir, DATABASE_FILE));
     try {
@@ -308,7 +308,7 @@ const V6_ERRORS: [string, string][] = [
  * of each error, which the newer versions join to it and version `from` did not, finds its trail by
  * lookup and first in search.
  */
-async function expectUpgradeJoinsOtherReports(from: 5 | 6 | 9, pairs: [string, string][]): Promise<void> {
+async function expectUpgradeJoinsOtherReports(from: 5 | 6 | 9 | 10, pairs: [string, string][]): Promise<void> {
   const errors = pairs.map(([e]) => e);
   for (const [error, other] of pairs) {
     expect(fingerprint(error, from)).not.toBe(fingerprint(error));
@@ -445,6 +445,40 @@ const V10_ERRORS: [string, string][] = [
 test("a version-9 colony upgraded to version 10 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
   expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(10);
   await expectUpgradeJoinsOtherReports(9, V10_ERRORS);
+});
+
+// Version 11 splits the form version 10 gave every header a pip build missed (setuptools' closing
+// line; the sixth external set's gmp.h and sasl/sasl.h), and only renames Node's warning under its
+// --trace-warnings hint (test/fixtures/fingerprint-real-variants-6.json).
+const V11_SPLIT: [string, string] = [
+  "    In file included from src/curveMath.c:1:0:\n    src/curveMath.h:6:10: fatal error: gmp.h: No such file or directory\n     #include <gmp.h>\n              ^~~~~~~\n    compilation terminated.\n    error: command 'gcc' failed with exit status 1",
+  "remote:            In file included from sasl/saslwrapper.cpp:254:0:\nremote:            sasl/saslwrapper.h:22:23: fatal error: sasl/sasl.h: No such file or directory\nremote:             #include <sasl/sasl.h>\nremote:                                   ^\nremote:            compilation terminated.\nremote:            error: command 'gcc' failed with exit status 1",
+];
+const V11_RENAMED =
+  "(node:86796) Warning: Accessing non-existent property 'cat' of module exports inside circular dependency\n(Use `node --trace-warnings ...` to show where the warning was created)";
+
+test("a version-10 colony upgraded to version 11 or later: the fingerprint setuptools' closing line gave two missing headers still answers with both trails; each new one with its own", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(11);
+  await expectSplitAfterUpgrade(10, V11_SPLIT, V11_RENAMED);
+});
+
+// Errors whose fingerprints version 11 changes (a program's path before the loader's message,
+// Node 20's wording of an experimental warning), and for each another report of it from the sixth
+// external set that version 11 gives the same fingerprint and version 10 did not.
+const V11_ERRORS: [string, string][] = [
+  [
+    "./Saadhn: error while loading shared libraries: libgconf-2.so.4: cannot open shared object file: No such file or directory",
+    "webtorrent-desktop: error while loading shared libraries: libgconf-2.so.4: cannot open shared object file: No such file or directory",
+  ],
+  [
+    "(node:112166) ExperimentalWarning: Importing JSON modules is an experimental feature and might change at any time",
+    "(node:21804) ExperimentalWarning: Importing JSON modules is an experimental feature. This feature could change at any time",
+  ],
+];
+
+test("a version-10 colony upgraded to version 11 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(11);
+  await expectUpgradeJoinsOtherReports(10, V11_ERRORS);
 });
 
 test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {

@@ -37,6 +37,17 @@ afterAll(async () => {
   await server?.stop();
 });
 
+// A pip build's report of a missing header (the sixth external set's gmp.h, https://github.com/deepgully/pyzil/issues/6):
+// version 10 gave it setuptools' closing line, which every missing header shared; version 11 the header.
+const PIP_BUILD_REPORT = [
+  "    In file included from src/curveMath.c:1:0:",
+  "    src/curveMath.h:6:10: fatal error: gmp.h: No such file or directory",
+  "     #include <gmp.h>",
+  "              ^~~~~~~",
+  "    compilation terminated.",
+  "    error: command 'gcc' failed with exit status 1",
+].join("\n");
+
 // A Node heap-exhaustion report with V8's native frames: version 8 kept the frames, version 9 drops them.
 const HEAP_REPORT = [
   "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
@@ -49,6 +60,7 @@ test.skipIf(unavailable !== null)(
   "rows the previous release writes after the start-time passes get the current rules and fingerprint without a restart",
   async () => {
     expect(fingerprint(HEAP_REPORT, 8)).not.toBe(fingerprint(HEAP_REPORT, NORMALIZER_VERSION));
+    expect(fingerprint(PIP_BUILD_REPORT, 10)).not.toBe(fingerprint(PIP_BUILD_REPORT, NORMALIZER_VERSION));
     const { service, subsystems, url } = colony;
     await service.notesRescreening;
     // As the previous release stores them: an instruction written as a system turn (content rules
@@ -61,11 +73,18 @@ test.skipIf(unavailable !== null)(
     const old = await subsystems.store!.transaction((tx) =>
       indexStored(tx, heap, { fingerprint: fingerprint(HEAP_REPORT, 8), normalizerVersion: 8, vector }),
     );
+    // And one the previous release (normalizer 10) fingerprinted.
+    const pip = sampleTrail({ error: PIP_BUILD_REPORT });
+    const [pipVector] = await subsystems.embedder!.embed([embeddingText(pip)]);
+    const previous = await subsystems.store!.transaction((tx) =>
+      indexStored(tx, pip, { fingerprint: fingerprint(PIP_BUILD_REPORT, 10), normalizerVersion: 10, vector: pipVector }),
+    );
     const lookup = async (fp: string) => {
       const res = await fetch(`${url}/v1/trails/by-fingerprint/${fp}`);
       return res.status === 200 ? ((await res.json()) as any).results.map((r: any) => r.trail_id) : [];
     };
     expect(await lookup(fingerprint(HEAP_REPORT))).not.toContain(old.id);
+    expect(await lookup(fingerprint(PIP_BUILD_REPORT))).not.toContain(previous.id);
     expect(((await (await fetch(`${url}/v1/trails/${refused.id}`)).json()) as any).status).toBe("indexed");
 
     // What the replica's timer does every STORED_PASS_RECHECK_MS (5 s by default; off in the test harness).
@@ -74,8 +93,10 @@ test.skipIf(unavailable !== null)(
 
     expect(((await (await fetch(`${url}/v1/trails/${refused.id}`)).json()) as any).status).toBe("rejected");
     expect(await lookup(fingerprint(HEAP_REPORT))).toContain(old.id);
+    expect(await lookup(fingerprint(PIP_BUILD_REPORT))).toContain(previous.id);
     // The fingerprint the previous release gave it (a client may have cached it) still resolves.
     expect(await lookup(fingerprint(HEAP_REPORT, 8))).toContain(old.id);
+    expect(await lookup(fingerprint(PIP_BUILD_REPORT, 10))).toContain(previous.id);
     // Nothing pending: a recheck is one query per pass and leaves every row as it is.
     const before = await subsystems.store!.trails.anyCheckedBefore(CONTENT_RULES_VERSION);
     expect(before).toBe(false);
@@ -104,6 +125,22 @@ test.skipIf(unavailable !== null)(
     const found = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(error, 8)}`);
     expect(found.status).toBe(200);
     expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
+    // The release before this one (normalizer 10) read a pip build's report by setuptools' line
+    // (another header than the other tests' report, so that it is no copy of their trail).
+    const saslBuild =
+      "remote:            In file included from sasl/saslwrapper.cpp:254:0:\nremote:            sasl/saslwrapper.h:22:23: fatal error: sasl/sasl.h: No such file or directory\nremote:             #include <sasl/sasl.h>\nremote:                                   ^\nremote:            compilation terminated.\nremote:            error: command 'gcc' failed with exit status 1";
+    expect(fingerprint(saslBuild, 10)).toBe(fingerprint(PIP_BUILD_REPORT, 10));
+    expect(fingerprint(saslBuild, 10)).not.toBe(fingerprint(saslBuild));
+    const pipRes = await fetch(`${url}/v1/trails`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(sampleTrail({ error: saslBuild })),
+    });
+    const pipId = ((await pipRes.json()) as any).trail_id;
+    await service.worker!.drain();
+    const byPrevious = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(saslBuild, 10)}`);
+    expect(byPrevious.status).toBe(200);
+    expect(((await byPrevious.json()) as any).results.map((r: any) => r.trail_id)).toContain(pipId);
   },
   60_000,
 );

@@ -12,7 +12,9 @@ import { loadDevset } from "../../test/support/devset.ts";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, reportTextIn } from "../../test/support/real-variants.ts";
 import { normalizeError } from "./fingerprint.ts";
 
-const sets = loadRealVariantSets();
+// The sets gathered before version 10 was released; the sixth (gathered after) measures version 10
+// out of sample and is checked by error-normalizer-v11.test.ts.
+const sets = loadRealVariantSets(["first", "second", "third", "fourth", "fifth"]);
 const report = reportTextIn(sets);
 
 /** [rule, group, i, j]: two reports of one error version 8 gave two forms; version 9 gives one. */

@@ -38,7 +38,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(10);
+    expect(NORMALIZER_VERSION).toBe(11);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -109,8 +109,8 @@ describe("fingerprint format", () => {
     expect(normalizeError(git)).toBe("could not read from remote repository permission denied (publickey)");
     expect(fingerprint(git, 9)).toBe(sha("could not read from remote repository permission denied (publickey)"));
     expect(fingerprint(git)).toBe(sha("could not read from remote repository permission denied (publickey)"));
-    // Version 9 (frozen): Node's process id before a warning stayed in the form; version 10 (current)
-    // drops it (the fifth external set's DEP0005 group, https://github.com/amurchick/back-proxy/issues/2).
+    // Version 9 (frozen): Node's process id before a warning stayed in the form; version 10 (frozen)
+    // drops it, and so does version 11 (the fifth external set's DEP0005 group, https://github.com/amurchick/back-proxy/issues/2).
     const nodeWarning =
       "(node:4708) [DEP0005] DeprecationWarning: Buffer() is deprecated due to security and usability issues. Please use the Buffer.alloc(), Buffer.allocUnsafe(), or Buffer.from() methods instead.";
     expect(normalizeError(nodeWarning, 9)).toBe(
@@ -120,7 +120,16 @@ describe("fingerprint format", () => {
       sha("(node:4708) [dep0005] deprecationwarning buffer() is deprecated due to security and usability issues"),
     );
     expect(normalizeError(nodeWarning)).toBe("deprecationwarning buffer() is deprecated due to security and usability issues");
+    expect(fingerprint(nodeWarning, 10)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     expect(fingerprint(nodeWarning)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
+    // Version 10 (frozen): setuptools' closing line after GCC's missing header was the form, whatever
+    // the header; version 11 (current) gives the header (https://github.com/stx-labs/stacks.js/issues/95).
+    const pipBuild =
+      "c/_cffi_backend.c:15:17: fatal error: ffi.h: No such file or directory\n     #include <ffi.h>\n                     ^\n    compilation terminated.\n    error: command 'x86_64-linux-gnu-gcc' failed with exit status 1";
+    expect(normalizeError(pipBuild, 10)).toBe("command gcc failed with exit status 1");
+    expect(fingerprint(pipBuild, 10)).toBe(sha("command gcc failed with exit status 1"));
+    expect(normalizeError(pipBuild)).toBe("ffi.h no such file or directory");
+    expect(fingerprint(pipBuild)).toBe(sha("ffi.h no such file or directory"));
     expect(normalizeError(goBounds)).toBe("index out of range");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
@@ -689,6 +698,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v7.ts",
     "error-normalizer-v8.ts",
     "error-normalizer-v9.ts",
+    "error-normalizer-v10.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {

@@ -1,0 +1,243 @@
+// Normalizer version 11 (error-normalizer.ts): version 10's form, with a compiler's missing header
+// and the dynamic loader's missing library read as the report whatever surrounds them, Node's hint
+// line and a newer wording of its experimental warning, and the AppImage runtime's hint dropped
+// first. Each rule with real reports: pairs of reports of one error from the external sets
+// (test/fixtures/fingerprint-real-variants*.json: the sixth, gathered in session 17 after version 10
+// and measured before any rule was written, and the fourth and fifth) that version 10 gave two forms
+// and version 11 gives one; and the different errors a rule must keep apart. Then the sets whole: no
+// apart pair collides, no group version 10 joined is split, and the only version-10 forms version 11
+// splits are those that joined different headers (setuptools' and make's lines, a header read as a
+// database driver's class); on the dev set it splits none.
+import { describe, expect, test } from "bun:test";
+import { loadDevset } from "../../test/support/devset.ts";
+import { devsetTexts, formsSplitSince, loadRealVariantSets, realVariantFigures, reportTextIn } from "../../test/support/real-variants.ts";
+import { normalizeError } from "./fingerprint.ts";
+
+const sets = loadRealVariantSets();
+const report = reportTextIn(sets);
+
+/** [rule, group, i, j]: two reports of one error version 10 gave two forms; version 11 gives one. */
+const V11_JOINS: [string, string, number, number][] = [
+  // A compiler's missing header, whatever build lines surround it.
+  ["setuptools' closing line after GCC's missing header, against the header's line alone", "gcc-gmp-h-missing", 2, 1],
+  ["setuptools' line with 'cc' after Clang's wording, against GCC's", "gcc-graphviz-cgraph-h-missing", 5, 0],
+  ["MSVC's C1083 and its cl.exe line under setuptools, against GCC's wording", "gcc-graphviz-cgraph-h-missing", 4, 0],
+  ["'error: Setup script exited with error:' before setuptools' line, against make's lines", "gcc-gssapi-gssapi-h-missing", 1, 0],
+  ["setuptools' line after a Heroku build's 'remote:' prefix, against the header alone", "gcc-sasl-sasl-h-missing", 5, 0],
+  ["make's '<builtin>: recipe for target … failed', against make's '*** [Makefile:24: build] Error 1'", "gcc-pcap-h-missing", 0, 2],
+  ["node-gyp's make lines before the error", "gcc-libpq-fe-h-missing", 0, 2],
+  ["Clang's \"'X' file not found\" against GCC's \"X: No such file or directory\"", "gcc-libpq-fe-h-missing", 1, 2],
+  ["the compiler's command line before the error", "gcc-alsa-asoundlib-h-missing", 1, 0],
+  ["Netlify's timestamp before every line", "gcc-sasl-sasl-h-missing", 3, 0],
+  ["spack's log line numbers", "gcc-sasl-sasl-h-missing", 1, 0],
+  ["a console wrap inside 'No such file or directory'", "gcc-graphviz-cgraph-h-missing", 3, 0],
+  ["GCC's message in Spanish", "gcc-curl-curl-h-missing", 3, 0],
+  ["GCC's message in Simplified Chinese", "gcc-readline-readline-h-missing", 9, 0],
+  ["a header named like a database driver's module (sqlite3.h) keeps its name", "gcc-sqlite3-h-missing", 1, 4],
+  ["setuptools' line after the fifth set's ffi.h, against node-gyp's build of it", "gcc-ffi-h-missing", 2, 3],
+  ["make's recipe line after the fifth set's ffi.h", "gcc-ffi-h-missing", 4, 3],
+  ["GCC's message in French under 'Compile failed:' (the fifth set)", "gcc-lxml-libxml-xmlversion-h-missing", 6, 7],
+  ["GCC's message in German under 'Compile failed:' (the fifth set)", "gcc-lxml-libxml-xmlversion-h-missing", 4, 7],
+  // The dynamic loader's missing library, whatever program it was loading.
+  ["a relative program path before the loader's message, against a program's name", "loader-libgconf-2-so-4-missing", 2, 0],
+  ["a program name with blanks", "loader-libgconf-2-so-4-missing", 4, 0],
+  ["a shell prompt and the program's path before it", "loader-libnss3-so-missing", 0, 1],
+  ["the prompt line above it, the program's path in full-width tildes", "loader-libncurses-so-5-missing", 0, 2],
+  ["a terminal's wrap inside the message and make's line after it", "loader-libcrypt-so-1-missing", 0, 1],
+  ["a conda prompt and the command echoed above it (the fifth set)", "ld-so-libcrypto-1-0-0-missing", 1, 0],
+  // Node's hint line and its newer wording of an experimental warning.
+  ["Node's --trace-warnings hint on its own line", "node-circular-dependency-shelljs-cat", 1, 0],
+  ["the hint after a custom loader's warning", "node-custom-esm-loaders-experimental", 0, 1],
+  ["the hint joined to the warning's line (the fourth set)", "node-warning-to-load-es-module", 9, 4],
+  ["the hint after winston's padLevels warning (the fifth set)", "node-padlevels-circular-dependency", 0, 2],
+  [
+    "Node 16's 'This feature could change at any time' against Node 20's 'and might change at any time'",
+    "node-json-modules-experimental",
+    6,
+    0,
+  ],
+  ["the same two wordings of the custom loaders' warning", "node-custom-esm-loaders-experimental", 3, 1],
+  // The AppImage runtime's hint lines.
+  ["the AppImage runtime's hint under dlopen's message", "appimage-dlopen-libfuse-so-2", 1, 0],
+];
+
+describe("normalizer 11: reports of one error share a fingerprint", () => {
+  for (const [rule, id, i, j] of V11_JOINS) {
+    test(`${rule} (${id} ${i}, ${j})`, () => {
+      expect(normalizeError(report(id, i))).toBe(normalizeError(report(id, j)));
+      expect(normalizeError(report(id, i), 10)).not.toBe(normalizeError(report(id, j), 10));
+    });
+  }
+});
+
+/** [rule, a, b]: different errors that version 11's rules must keep apart. */
+const V11_APART: [string, string, string][] = [
+  [
+    "sqlite3.h missing against a Rust program's missing file (versions 5 to 10 gave both 'no such file or directory')",
+    report("gcc-sqlite3-h-missing", 1),
+    report("rust-unwrap-os-error-2-not-found", 6),
+  ],
+  [
+    "two headers under setuptools' same closing line (the sixth set's gmp.h, the fifth set's libxml/xmlversion.h)",
+    report("gcc-gmp-h-missing", 2),
+    report("gcc-lxml-libxml-xmlversion-h-missing", 0),
+  ],
+  [
+    "two headers under make's same recipe line (the sixth set's pcap.h, the fifth set's ffi.h)",
+    report("gcc-pcap-h-missing", 0),
+    report("gcc-ffi-h-missing", 4),
+  ],
+  [
+    "another soname of one library under the loader's message (fingerprint.test.ts keeps libssl.so.1.1 and libssl.so.3 apart)",
+    "./Hypersomnia: error while loading shared libraries: libssl.so.1.1: cannot open shared object file: No such file or directory",
+    "./Hypersomnia: error while loading shared libraries: libssl.so.3: cannot open shared object file: No such file or directory",
+  ],
+];
+
+describe("normalizer 11: different errors keep their own fingerprints", () => {
+  for (const [rule, a, b] of V11_APART) {
+    test(rule, () => {
+      expect(normalizeError(a)).not.toBe(normalizeError(b));
+    });
+  }
+  test("a header the compiler could read but not open is no missing header (another errno)", () => {
+    const denied = "src/x.c:1:10: fatal error: gmp.h: Permission denied";
+    expect(normalizeError(denied)).toBe(normalizeError(denied, 10));
+    expect(normalizeError(denied)).not.toBe(normalizeError(report("gcc-gmp-h-missing", 1)));
+  });
+  test("setuptools' closing line alone keeps version 10's form (it names no header)", () => {
+    const closing = "error: command 'gcc' failed with exit status 1";
+    expect(normalizeError(closing)).toBe(normalizeError(closing, 10));
+    expect(normalizeError(closing)).toBe("command gcc failed with exit status 1");
+  });
+  test("a report that is nothing but Node's hint or the AppImage runtime's keeps version 10's form", () => {
+    for (const text of [
+      "(Use `node --trace-warnings ...` to show where the warning was created)",
+      "AppImages require FUSE to run. \nYou might still be able to extract the contents of this AppImage \nif you run it with the --appimage-extract option. \nSee https://github.com/AppImage/AppImageKit/wiki/FUSE \nfor more information",
+    ]) {
+      expect(normalizeError(text)).toBe(normalizeError(text, 10));
+    }
+  });
+});
+
+// Version-10 forms version 11 splits among the external sets' texts, on purpose: each joined reports
+// of different missing headers (setuptools' closing line, make's recipe line), or a missing header with
+// any missing file (sqlite3.h read as a database driver's module).
+const INTENDED_SPLITS = [
+  "<builtin> recipe for target <src> failed",
+  "command cc failed with exit status 1",
+  "command gcc failed with exit status 1",
+  "no such file or directory",
+];
+
+describe("normalizer 11: the external sets of real reports", () => {
+  for (const { name, set } of sets) {
+    for (const p of set.apart) {
+      test(`${name} set, ${p.id}: apart (${p.note})`, () => {
+        expect(normalizeError(p.a)).not.toBe(normalizeError(p.b));
+      });
+    }
+    for (const g of set.groups) {
+      if (new Set(g.reports.map((r) => normalizeError(r.text, 10))).size !== 1) continue;
+      test(`${name} set, ${g.id}: joined by version 10, still one normal form`, () => {
+        expect(new Set(g.reports.map((r) => normalizeError(r.text))).size).toBe(1);
+      });
+    }
+  }
+  test("the version-10 forms version 11 splits among the external sets' texts are those that joined different headers", () => {
+    const texts = sets.flatMap(({ set }) => [
+      ...set.groups.flatMap((g) => g.reports.map((r) => r.text)),
+      ...set.apart.flatMap((p) => [p.a, p.b]),
+    ]);
+    expect(
+      formsSplitSince(texts, 10, 11)
+        .splitForms.map((f) => f.older)
+        .sort(),
+    ).toEqual(INTENDED_SPLITS);
+  });
+});
+
+describe("normalizer 11: splits no version-10 form of the dev set", () => {
+  test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-11 form per version-10 form", () => {
+    const texts = devsetTexts(loadDevset());
+    // Counted, not listed: the holdout split's texts are not printed.
+    const { split } = formsSplitSince(texts, 10, 11);
+    expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
+  }, 30_000);
+});
+
+// The sixth external set (test/fixtures/fingerprint-real-variants-6.json): gathered in session 17,
+// after version 10, from other errors than the dev set's and with no report of sets 1 to 5. Version
+// 10's figures on it are out of sample (docs/fingerprint.md, Version 11); version 11's are not (its
+// rules were written from the set's misses).
+describe("the sixth external set of real reports", () => {
+  const sixth = sets.find((s) => s.name === "sixth")!.set;
+  const earlier = sets.filter((s) => s.name !== "sixth").map((s) => s.set);
+  test("at least 25 groups and 150 reports of 2 or more per group, 8 apart pairs, every report with its link, ids unique across the sets", () => {
+    expect(sixth.groups.length).toBeGreaterThanOrEqual(25);
+    expect(sixth.groups.reduce((n, g) => n + g.reports.length, 0)).toBeGreaterThanOrEqual(150);
+    expect(sixth.apart.length).toBeGreaterThanOrEqual(8);
+    for (const g of sixth.groups) {
+      expect(g.reports.length).toBeGreaterThanOrEqual(2);
+      for (const r of g.reports) expect(r.source).toMatch(/^https:\/\/github\.com\//);
+    }
+    for (const p of sixth.apart) {
+      expect(p.source_a).toMatch(/^https:\/\/github\.com\//);
+      expect(p.source_b).toMatch(/^https:\/\/github\.com\//);
+    }
+    const ids = sets.flatMap(({ set }) => [...set.groups.map((g) => g.id), ...set.apart.map((p) => p.id)]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+  test("no link or text of the first five sets; the reports sharing a version-10 form with them are the build lines version 10 read as the report", () => {
+    const canonical = (u: string) =>
+      u
+        .replace(/^https?:\/\/(www\.)?/i, "")
+        .replace(/[#?].*$/, "")
+        .replace(/\/+$/, "")
+        .toLowerCase();
+    const links = new Set(
+      earlier.flatMap((s) => [
+        ...s.groups.flatMap((g) => g.reports.map((r) => canonical(r.source))),
+        ...s.apart.flatMap((p) => [canonical(p.source_a), canonical(p.source_b)]),
+      ]),
+    );
+    const earlierTexts = new Set(
+      earlier.flatMap((s) => [...s.groups.flatMap((g) => g.reports.map((r) => r.text)), ...s.apart.flatMap((p) => [p.a, p.b])]),
+    );
+    const forms = new Set(
+      earlier.flatMap((s) => [
+        ...s.groups.flatMap((g) => g.reports.map((r) => normalizeError(r.text, 10))),
+        ...s.apart.flatMap((p) => [normalizeError(p.a, 10), normalizeError(p.b, 10)]),
+      ]),
+    );
+    const texts = [
+      ...sixth.groups.flatMap((g) => g.reports.map((r) => ({ text: r.text, link: r.source }))),
+      ...sixth.apart.flatMap((p) => [
+        { text: p.a, link: p.source_a },
+        { text: p.b, link: p.source_b },
+      ]),
+    ];
+    expect(texts.filter((t) => links.has(canonical(t.link)))).toEqual([]);
+    expect(texts.filter((t) => earlierTexts.has(t.text))).toEqual([]);
+    const shared = new Set(texts.map((t) => normalizeError(t.text, 10)).filter((f) => forms.has(f)));
+    expect([...shared].sort()).toEqual(INTENDED_SPLITS);
+  });
+  test("no report is a dev-set case: the only reports sharing version 10's form with a case's text are those version 10 reads as setuptools' closing line", () => {
+    const devset = loadDevset();
+    const caseForms = new Set<string>();
+    for (const c of devset.cases) for (const t of [c.error_line, ...c.queries.map((q) => q.text)]) caseForms.add(normalizeError(t, 10));
+    // Forms only: the holdout split's texts are not printed.
+    const overlapping = sixth.groups.flatMap((g) => g.reports.filter((r) => caseForms.has(normalizeError(r.text, 10))));
+    for (const o of overlapping) expect(normalizeError(o.text, 10)).toBe("command gcc failed with exit status 1");
+  }, 30_000);
+  test("version 10 out of sample, as measured before version 11 was written: 260 of 507 pairs, 5 of 25 groups, 2 of 13 apart pairs colliding", () => {
+    const v10 = realVariantFigures(sixth, 10);
+    expect({ joined: v10.joined, pairs: v10.pairs, whole: v10.wholeGroups, collided: v10.collided }).toEqual({
+      joined: 260,
+      pairs: 507,
+      whole: 5,
+      collided: ["gcc-gmp-h-vs-gmpxx-h", "gcc-gssapi-h-vs-sasl-h"],
+    });
+    expect(realVariantFigures(sixth, 11).collided).toEqual([]);
+  });
+});
