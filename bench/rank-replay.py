@@ -20,7 +20,16 @@ negatives rated weak, then the shipped setting) is scored on the fifth. Printed:
 the cross-validated figures against the shipped setting's, the queries won and lost at R@1 and a
 two-sided sign test.
 
+`--misses [NAME=DUMP ...]` prints instead the table of paraphrase and related queries whose trail is
+not first: where the trail stood by BM25, by cosine and in the blend, the stage that lost it (the
+second stage's term that lost most against the result placed first), how many of the query's words
+the trail's lexical document has, a cause, and which other runs' dumps put it first. Causes:
+another case's fingerprint; word form (a run named `stem` puts it first); vocabulary (the trail has
+fewer than a third of the query's words, or neither retriever found it); the case placed first
+shares as many words (another case of the dev set, or a distractor).
+
 Usage: python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl [--family weights|coverage]
+       python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl --misses [NAME=DUMP ...]
 """
 import hashlib
 import itertools
@@ -147,8 +156,73 @@ def grid(family):
     return settings
 
 
+def misses(rows, others):
+    """The miss table (see the module's docstring), as Markdown."""
+    print("| query | kind | rank | BM25 rank | cosine rank | blend rank | stage | why | first instead | query words in the trail | cause | at 1 with |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    causes = {}
+    for q in rows:
+        if q["kind"] not in ("paraphrase", "related") or q["rank"] == 1:
+            continue
+        fp = set(q["fingerprinted"])
+        cands = [c for c in q["candidates"] if c["id"] not in fp]
+
+        def blend(c):
+            return (c["lex"] or 0) + SHIPPED["vw"] * (c["cos"] or 0) + STRENGTH_WEIGHT * c["strength"]
+
+        def rerank(c):
+            return SHIPPED["rl"] * (c["lex"] or 0) + SHIPPED["rv"] * (c["cos"] or 0) + SHIPPED["rc"] * c["cov"] + STRENGTH_WEIGHT * c["strength"]
+
+        def rank_by(key):
+            order = [c["id"] for c in sorted((c for c in cands if key(c) is not None), key=lambda c: (-key(c), c["seq"]))]
+            return order.index(q["want"]) + 1 if q["want"] in order else None
+
+        by_lex, by_cos, by_blend = rank_by(lambda c: c["lex"]), rank_by(lambda c: c["cos"]), rank_by(blend)
+        short = sorted(cands, key=lambda c: (-blend(c), c["seq"]))[: SHIPPED["depth"]]
+        short.sort(key=lambda c: (-rerank(c), c["seq"]))
+        want = next((c for c in q["candidates"] if c["id"] == q["want"]), None)
+        words = len(q["words"])
+        found = len(want["inDocument"]) if want else None
+        if fp:
+            stage, why, first = "fingerprint", f"the query's fingerprint is {q['fingerprinted'][0]}'s", q["fingerprinted"][0]
+        elif want is None:
+            stage, why, first = "not retrieved", "in neither retriever's 30", short[0]["id"]
+        elif by_blend > SHIPPED["depth"]:
+            stage, why, first = "first stage", f"blend rank {by_blend}: BM25 {want['lex'] or 0:.2f} of the best", short[0]["id"]
+        else:
+            t = short[0]
+            gaps = {
+                "BM25": SHIPPED["rl"] * ((want["lex"] or 0) - (t["lex"] or 0)),
+                "cosine": SHIPPED["rv"] * ((want["cos"] or 0) - (t["cos"] or 0)),
+                "coverage": SHIPPED["rc"] * (want["cov"] - t["cov"]),
+            }
+            worst = min(gaps, key=gaps.get)
+            stage, first = "second stage", t["id"]
+            why = f"loses on {worst}: " + ", ".join(f"{k} {v:+.2f}" for k, v in gaps.items())
+        at1 = [name for name, d in others.items() if d.get(q["query"]) == 1]
+        if fp:
+            cause = "another case's fingerprint"
+        elif "stem" in at1:
+            cause = "word form"
+        elif found is None or found < words / 3:
+            cause = "vocabulary"
+        else:
+            cause = f"the {'case' if first.startswith('d') else 'distractor'} first shares as many words"
+        causes[cause] = causes.get(cause, 0) + 1
+        words_found = f"{found}/{words}" if found is not None else f"-/{words}"
+        cells = [q["query"], q["kind"], q["rank"] or ">5", by_lex or "-", by_cos or "-", by_blend or "-", stage, why, first, words_found, cause, ", ".join(at1) or "-"]
+        print("| " + " | ".join(map(str, cells)) + " |")
+    print()
+    for cause, n in sorted(causes.items(), key=lambda x: -x[1]):
+        print(f"{cause}: {n}")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--misses" in sys.argv:
+        others = {a.split("=", 1)[0]: {r["query"]: r["rank"] for r in load(a.split("=", 1)[1])} for a in args[2:]}
+        misses(load(args[0]), others)
+        return
     family = sys.argv[sys.argv.index("--family") + 1] if "--family" in sys.argv else "weights"
     q = Queries(load(args[0]))
     dumped = {r["query"]: r["rank"] for r in load(args[1])}
