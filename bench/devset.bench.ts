@@ -16,9 +16,14 @@
 // should find, and its first three results, named by case id or x and distractor number, with their
 // cosine and confidence; FILE.sqlite and FILE.postgres with `--backend both`): two runs' dumps
 // diffed show which queries moved.
-// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE]
+// `--features FILE` writes every query's candidates with the inputs of both ranking stages, for
+// bench/rank-replay.py.
+// Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE] [--features FILE]
 import { readFileSync, writeFileSync } from "node:fs";
-import { type Confidence, confidenceOf, lexicalCoverage } from "../src/core/confidence";
+import { type Confidence, confidenceOf, coverageOf, lexicalCoverage, queryWords } from "../src/core/confidence";
+import { lexicalFields } from "../src/core/enrichment";
+import { lexicalIndexTokens } from "../src/core/lexical";
+import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/error-normalizer";
 import { fingerprint } from "../src/core/fingerprint";
 import {
@@ -46,6 +51,14 @@ if (splitArg !== undefined && !(SPLITS as readonly string[]).includes(splitArg))
 /** The splits measured: both, or the one `--split` names. */
 const splits: readonly Split[] = splitArg ? [splitArg as Split] : SPLITS;
 const dumpFile = flag("--dump");
+/**
+ * `--features FILE`: every query's candidates as the search's two retrievers found them (the union
+ * of each one's 30 best), with the inputs of both stages (BM25 over the query's best, cosine,
+ * coverage, strength) and which trails the fingerprint matched, as JSON lines: ranking changes can
+ * then be replayed and cross-validated offline (bench/rank-replay.py) without a run per setting.
+ * Each query word's document frequency is read from SQLite's term counts (0 on PostgreSQL).
+ */
+const featuresFile = flag("--features");
 const figures = new Figures(
   (backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`) + (splitArg ? `-${splitArg}` : ""),
 );
@@ -248,6 +261,44 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
       ...published.map((p): [string, string] => [p.id, p.c.id]),
     ]);
     const dumped: string[] = [];
+    const featureLines: string[] = [];
+    const termDocs = colony.subsystems.db?.query<{ docs: number }, [string]>("SELECT docs FROM lexical_terms WHERE term = ?");
+    const documentFrequency = (term: string) => termDocs?.get(term)?.docs ?? 0;
+    /** The candidates of one query with both stages' inputs (see `--features`). */
+    const candidateFeatures = async (query: string) => {
+      const { store, vectors, embedder } = colony.subsystems;
+      const [embedding] = await embedder!.embed([query]);
+      const lexical = await store!.lexical.search(lexicalIndexTokens(query), CANDIDATES_PER_RETRIEVER);
+      const vector = await vectors!.search(embedding!, CANDIDATES_PER_RETRIEVER);
+      const ids = [...new Set([...lexical.map((h) => h.id), ...vector.map((h) => h.id)])];
+      const similarity = new Map(vector.map((h) => [h.id, h.similarity]));
+      for (const [id, sim] of await vectors!.similarities(
+        embedding!,
+        ids.filter((id) => !similarity.has(id)),
+      ))
+        similarity.set(id, sim);
+      const best = lexical.reduce((m, h) => Math.max(m, h.score), 0);
+      const lexicalScore = new Map(lexical.map((h) => [h.id, best > 0 ? h.score / best : 0]));
+      const words = queryWords(query);
+      const records = await store!.trails.bySeqs(ids);
+      const documents = (r: (typeof records)[number]) => {
+        const fields = lexicalFields(r.trail);
+        return new Set(`${fields.error} ${fields.body}`.split(" "));
+      };
+      return records
+        .filter((r) => r.status === "indexed")
+        .map((r) => ({
+          id: label.get(r.id) ?? r.id,
+          seq: r.seq,
+          lex: lexicalScore.get(r.seq) ?? null,
+          cos: similarity.get(r.seq) ?? null,
+          cov: coverageOf(words, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`),
+          strength: r.strength ?? 0,
+          // The query's words in the trail's error and root cause, and in its whole lexical document.
+          inErrorCause: [...queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`)].filter((w) => words.has(w)),
+          inDocument: [...documents(r)].filter((w) => words.has(w)),
+        }));
+    };
 
     interface Row {
       split: Split;
@@ -280,6 +331,22 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         confidence: top?.match.confidence ?? null,
         correct: idx === 0,
       });
+      if (featuresFile) {
+        const fingerprinted = env.results.filter((r) => r.match.via === "fingerprint").map((r) => label.get(r.trail_id) ?? r.trail_id);
+        featureLines.push(
+          JSON.stringify({
+            query: name,
+            kind,
+            want: want === null ? null : label.get(want),
+            rank: idx >= 0 ? idx + 1 : null,
+            fingerprinted,
+            // Each query word's document frequency among the store's trails (its lexical tokens).
+            words: Object.fromEntries([...queryWords(query)].map((w) => [w, documentFrequency(w)])),
+            trails: fullDevset.cases.length + distractors.length,
+            candidates: await candidateFeatures(query),
+          }),
+        );
+      }
       if (dumpFile) {
         const top3 = env.results
           .slice(0, 3)
@@ -295,6 +362,10 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
       const file = backends.length > 1 ? `${dumpFile}.${backend}` : dumpFile;
       writeFileSync(file, `${dumped.join("\n")}\n`);
       log(`per-query results written to ${file}`);
+    }
+    if (featuresFile) {
+      writeFileSync(backends.length > 1 ? `${featuresFile}.${backend}` : featuresFile, `${featureLines.join("\n")}\n`);
+      log(`candidates' features written to ${featuresFile}`);
     }
     log(
       `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${fullDevset.cases.length + distractors.length} trails)`,
