@@ -148,7 +148,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const fallback = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([A-Za-z0-9_.+-]+)\}$/.exec(t);
   if (fallback) return { name: baseName(vars.get(fallback[1]!) ?? fallback[2]!), hidden: "variables" };
   // /???/b??/c?rl, /usr/bin/cu*l: a glob the shell resolves to a program that fetches or runs code (PayloadsAllTheThings, "Bypass with wildcards")
-  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted) {
+  // (`\*n`: an escaped star is a literal one, not a glob)
+  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted && !/\\[?*[]/.test(raw)) {
     const globbed = globbedProgram(baseName(t));
     if (globbed) return { name: globbed, hidden: "glob" };
   }
@@ -189,6 +190,8 @@ const GLOB_TARGETS = [
 function globbedProgram(glob: string): string | null {
   if ((glob.match(/[?*[]/g) ?? []).length > 8) return null;
   if (!/[?*]|\[[^\]]+\]/.test(glob)) return null; // `[`, `[[`: the test command, not a glob
+  // `*`, `**` alone (a changelog's bullet read as a command): the first file of the directory, not a program's name
+  if (/^\*+$/.test(glob)) return null;
   const source = glob.replace(/\[[^\]]{1,20}\]|[?*]|[^?*]/g, (p) =>
     p === "*"
       ? "[^/]*"
@@ -592,6 +595,8 @@ const INSTALL_VALUE_OPTIONS = new Set([
   "-v",
   "--source",
   "--config",
+  "--no-binary",
+  "--only-binary",
 ]);
 
 /** The package arguments of an install command of a common package manager (none for any other command). */
@@ -613,7 +618,10 @@ export function installedPackages(v: View): Installed {
     }
     return out;
   };
-  const isPathOrFile = (p: string) => /^(\.|\/|~|[a-z]:\\)|\.(txt|whl|tar\.gz|zip|tgz|toml|cfg|lock|json)$/i.test(p) || p === ".";
+  const isPathOrFile = (p: string) =>
+    /^(\.|\/|~|[a-z]:\\)|\.(txt|whl|tar\.gz|zip|tgz|toml|cfg|lock|json)$/i.test(p) || p === "." || p === "\\";
+  // a pip requirement never holds a slash outside a URL: `path/to/project`, `$tempdir/*` are directories or files
+  const isPipPath = (p: string) => isPathOrFile(p) || (p.includes("/") && !p.includes("://") && !p.includes("@"));
   const pipCmd =
     n === "pip" ||
     n === "pip3" ||
@@ -621,11 +629,16 @@ export function installedPackages(v: View): Installed {
     ((n.startsWith("python") || n === "py") && a[0] === "-m" && /^pip\d?$/.test(a[1] ?? ""));
   const pipArgsFrom = n.startsWith("python") || n === "py" ? 2 : 0;
   if (pipCmd && a[pipArgsFrom] === "install") {
-    pkgs = args(pipArgsFrom + 1).filter((p) => !isPathOrFile(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
+    pkgs = args(pipArgsFrom + 1).filter((p) => !isPipPath(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
     // a requirements file pins what it installs, or is where the pins are reviewed
     const fromRequirements = a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"));
+    // --no-index: every package comes from the files named with --find-links, not from an index
     pinned = (p) =>
-      fromRequirements || /[=<>~!@]/.test(p) || /^git\+.*@[0-9a-f]{7,}/.test(p) || /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
+      fromRequirements ||
+      has(v, "--no-index") ||
+      /[=<>~!@]/.test(p) ||
+      /^git\+.*@[0-9a-f]{7,}/.test(p) ||
+      /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
   } else if (
     (n === "uv" && a[0] === "pip" && a[1] === "install") ||
     ((n === "uv" || n === "poetry" || n === "pdm" || n === "rye") && a[0] === "add") ||
@@ -640,7 +653,9 @@ export function installedPackages(v: View): Installed {
     pkgs = args(1).filter((p) => !isPathOrFile(p));
     pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next|canary|beta|alpha|\*)$/.test(p);
   } else if (n === "npx" || n === "bunx" || (n === "pnpm" && a[0] === "dlx") || (n === "yarn" && a[0] === "dlx")) {
-    const first = args(n === "npx" || n === "bunx" ? 0 : 1)[0];
+    // `npx -p pkg bin`: -p/--package names what is installed, the first word the program it runs
+    const packageOption = a.findIndex((x) => x === "-p" || x === "--package");
+    const first = packageOption >= 0 ? a[packageOption + 1] : args(n === "npx" || n === "bunx" ? 0 : 1)[0];
     pkgs = first ? [first] : [];
     pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next)$/.test(p);
   } else if (n === "gem" && a[0] === "install") {
