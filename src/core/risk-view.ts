@@ -51,7 +51,22 @@ export const baseName = (w: string) => {
 /** Variables assigned earlier in the same script (`a=curl; $a …`), by name. */
 export type Assignments = ReadonlyMap<string, string>;
 
+/**
+ * Views read without variables, by command: a command is viewed again by the rules of the program
+ * around it (`$(…)` words), by commandsOf and by risk.ts FollowOn; views are never changed.
+ */
+const plainViews = new WeakMap<SimpleCommand, View | null>();
+
 export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS, split = 0): View | null {
+  if (vars.size > 0 || split !== 0) return viewWith(cmd, vars, split); // an empty map reads as none
+  const known = plainViews.get(cmd);
+  if (known !== undefined) return known;
+  const view = viewWith(cmd, vars, split);
+  plainViews.set(cmd, view);
+  return view;
+}
+
+function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | null {
   const words = cmd.words;
   let i = 0;
   let sudo = false;
@@ -600,7 +615,16 @@ const INSTALL_VALUE_OPTIONS = new Set([
 ]);
 
 /** The package arguments of an install command of a common package manager (none for any other command). */
+/** Two rules read each command's packages (unpinned, look-alike names): found once a view. */
+const installedOf = new WeakMap<View, Installed>();
+
 export function installedPackages(v: View): Installed {
+  let known = installedOf.get(v);
+  if (!known) installedOf.set(v, (known = packagesOf(v)));
+  return known;
+}
+
+function packagesOf(v: View): Installed {
   const n = v.name;
   const a = v.a;
   let pkgs: string[] = [];
