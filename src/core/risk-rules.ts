@@ -519,8 +519,9 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "destructive_delete",
     level: "graded",
     match: (v) => {
+      if (v.name !== "find") return null;
       const deletes = has(v, "-delete") || v.a.some((x, i) => x === "-exec" && /^(rm|shred)$/.test(baseName(v.a[i + 1] ?? "")));
-      if (v.name !== "find" || !deletes) return null;
+      if (!deletes) return null;
       const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
       const cls = classifyPath(start);
       return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${DESCRIBE[cls]})` };

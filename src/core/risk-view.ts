@@ -763,8 +763,18 @@ export const verifiesDownload = (v: View) =>
   (v.name === "openssl" && has(v, "dgst"));
 
 /** Files a command writes into: redirections, `tee`, `sed -i`, the destination of cp/mv/install/ln. */
-export function writeTargets(v: View): { target: string; how: string }[] {
+/** Four readers ask each command what it writes (two rules, the follow-on reading, echo's later-run text): found once a view. */
+const writesOf = new WeakMap<View, readonly { target: string; how: string }[]>();
+
+export function writeTargets(v: View): readonly { target: string; how: string }[] {
+  let known = writesOf.get(v);
+  if (!known) writesOf.set(v, (known = targetsWritten(v)));
+  return known;
+}
+
+function targetsWritten(v: View): { target: string; how: string }[] {
   const n = v.name;
+  if (v.cmd.redirects.length === 0 && n !== "tee" && n !== "sed" && n !== "cp" && n !== "mv" && n !== "install" && n !== "ln") return [];
   const out: { target: string; how: string }[] = [];
   for (const r of v.cmd.redirects)
     if (/>/.test(r.op)) out.push({ target: r.target, how: r.op.includes(">>") ? "appends to" : "overwrites" });
