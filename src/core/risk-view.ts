@@ -656,10 +656,14 @@ function packagesOf(v: View): Installed {
     pkgs = args(pipArgsFrom + 1).filter((p) => !isPipPath(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
     // a requirements file pins what it installs, or is where the pins are reviewed
     const fromRequirements = a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"));
-    // --no-index: every package comes from the files named with --find-links, not from an index
+    // --no-index: every package comes from local files (--find-links DIR), not from an index; a --find-links URL is one
+    const localOnly =
+      has(v, "--no-index") &&
+      !a.some((x, i) => (x === "-f" || x === "--find-links") && /^https?:/i.test(a[i + 1] ?? "")) &&
+      !a.some((x) => /^--find-links=https?:/i.test(x));
     pinned = (p) =>
       fromRequirements ||
-      has(v, "--no-index") ||
+      localOnly ||
       /[=<>~!@]/.test(p) ||
       /^git\+.*@[0-9a-f]{7,}/.test(p) ||
       /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
