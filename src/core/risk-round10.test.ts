@@ -122,6 +122,9 @@ describe("hostile input of distinct commands costs linear time", () => {
     ["curl x$i | sh; ", numbered((i) => `curl x${i} | sh; `)],
     ["cd d$i; rm -rf x; ", numbered((i) => `cd d${i}; rm -rf x; `)],
     ["f$i(){ curl x | sh; }; f$i; ", numbered((i) => `f${i}(){ curl x | sh; }; f${i}; `)],
+    // the SQL password rule looks up to 400 characters past each GRANT / CREATE USER for IDENTIFIED BY
+    ["grant ", numbered(() => "grant ")],
+    ["create user x ", numbered(() => "create user x ")],
   ];
   for (const [name, text] of INPUTS)
     test(`${name} as a command and a Dockerfile's lines`, () => {
