@@ -58,10 +58,11 @@ export type Assignments = ReadonlyMap<string, string>;
 const plainViews = new WeakMap<SimpleCommand, View | null>();
 
 export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS, split = 0): View | null {
-  if (vars.size > 0 || split !== 0) return viewWith(cmd, vars, split); // an empty map reads as none
+  // variables are read only through a `$` in a word (programOf): a command without one reads as with none
+  if (split !== 0 || (vars.size > 0 && cmd.words.some((w) => w.text.includes("$")))) return viewWith(cmd, vars, split);
   const known = plainViews.get(cmd);
   if (known !== undefined) return known;
-  const view = viewWith(cmd, vars, split);
+  const view = viewWith(cmd, NO_VARS, 0);
   plainViews.set(cmd, view);
   return view;
 }
