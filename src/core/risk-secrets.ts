@@ -276,6 +276,8 @@ function curlSentFiles(v: View): string[] {
 
 /** The files a wget, httpie or PowerShell web command sends (`--post-file f`, `--body-file=f`, `@f`, `field@f`, `-InFile f`). */
 function otherSentFiles(v: View): string[] {
+  const n = v.name;
+  if (n !== "wget" && n !== "http" && n !== "https" && n !== "xh" && !POWERSHELL_WEB.has(n)) return [];
   const a = v.a;
   const out: string[] = [];
   const options = v.name === "wget" ? /^--(post-file|body-file)(=(.*))?$/s : POWERSHELL_WEB.has(v.name) ? /^-infile()(:(.*))?$/is : null;

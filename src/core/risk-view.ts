@@ -51,7 +51,23 @@ export const baseName = (w: string) => {
 /** Variables assigned earlier in the same script (`a=curl; $a …`), by name. */
 export type Assignments = ReadonlyMap<string, string>;
 
+/**
+ * Views read without variables, by command: a command is viewed again by the rules of the program
+ * around it (`$(…)` words), by commandsOf and by risk.ts FollowOn; views are never changed.
+ */
+const plainViews = new WeakMap<SimpleCommand, View | null>();
+
 export function viewOf(cmd: SimpleCommand, vars: Assignments = NO_VARS, split = 0): View | null {
+  // variables are read only through a `$` in a word (programOf): a command without one reads as with none
+  if (split !== 0 || (vars.size > 0 && cmd.words.some((w) => w.text.includes("$")))) return viewWith(cmd, vars, split);
+  const known = plainViews.get(cmd);
+  if (known !== undefined) return known;
+  const view = viewWith(cmd, NO_VARS, 0);
+  plainViews.set(cmd, view);
+  return view;
+}
+
+function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | null {
   const words = cmd.words;
   let i = 0;
   let sudo = false;
@@ -148,7 +164,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   const fallback = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]([A-Za-z0-9_.+-]+)\}$/.exec(t);
   if (fallback) return { name: baseName(vars.get(fallback[1]!) ?? fallback[2]!), hidden: "variables" };
   // /???/b??/c?rl, /usr/bin/cu*l: a glob the shell resolves to a program that fetches or runs code (PayloadsAllTheThings, "Bypass with wildcards")
-  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted) {
+  // (`\*n`: an escaped star is a literal one, not a glob)
+  if (/[?*[]/.test(t) && t.length <= 100 && !word.quoted && !/\\[?*[]/.test(raw)) {
     const globbed = globbedProgram(baseName(t));
     if (globbed) return { name: globbed, hidden: "glob" };
   }
@@ -189,6 +206,8 @@ const GLOB_TARGETS = [
 function globbedProgram(glob: string): string | null {
   if ((glob.match(/[?*[]/g) ?? []).length > 8) return null;
   if (!/[?*]|\[[^\]]+\]/.test(glob)) return null; // `[`, `[[`: the test command, not a glob
+  // `*`, `**` alone (a changelog's bullet read as a command): the first file of the directory, not a program's name
+  if (/^\*+$/.test(glob)) return null;
   const source = glob.replace(/\[[^\]]{1,20}\]|[?*]|[^?*]/g, (p) =>
     p === "*"
       ? "[^/]*"
@@ -592,10 +611,21 @@ const INSTALL_VALUE_OPTIONS = new Set([
   "-v",
   "--source",
   "--config",
+  "--no-binary",
+  "--only-binary",
 ]);
 
 /** The package arguments of an install command of a common package manager (none for any other command). */
+/** Two rules read each command's packages (unpinned, look-alike names): found once a view. */
+const installedOf = new WeakMap<View, Installed>();
+
 export function installedPackages(v: View): Installed {
+  let known = installedOf.get(v);
+  if (!known) installedOf.set(v, (known = packagesOf(v)));
+  return known;
+}
+
+function packagesOf(v: View): Installed {
   const n = v.name;
   const a = v.a;
   let pkgs: string[] = [];
@@ -613,7 +643,10 @@ export function installedPackages(v: View): Installed {
     }
     return out;
   };
-  const isPathOrFile = (p: string) => /^(\.|\/|~|[a-z]:\\)|\.(txt|whl|tar\.gz|zip|tgz|toml|cfg|lock|json)$/i.test(p) || p === ".";
+  const isPathOrFile = (p: string) =>
+    /^(\.|\/|~|[a-z]:\\)|\.(txt|whl|tar\.gz|zip|tgz|toml|cfg|lock|json)$/i.test(p) || p === "." || p === "\\";
+  // a pip requirement never holds a slash outside a URL: `path/to/project`, `$tempdir/*` are directories or files
+  const isPipPath = (p: string) => isPathOrFile(p) || (p.includes("/") && !p.includes("://") && !p.includes("@"));
   const pipCmd =
     n === "pip" ||
     n === "pip3" ||
@@ -621,11 +654,20 @@ export function installedPackages(v: View): Installed {
     ((n.startsWith("python") || n === "py") && a[0] === "-m" && /^pip\d?$/.test(a[1] ?? ""));
   const pipArgsFrom = n.startsWith("python") || n === "py" ? 2 : 0;
   if (pipCmd && a[pipArgsFrom] === "install") {
-    pkgs = args(pipArgsFrom + 1).filter((p) => !isPathOrFile(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
+    pkgs = args(pipArgsFrom + 1).filter((p) => !isPipPath(p) && !PIP_BOOTSTRAP.has(p.toLowerCase()));
     // a requirements file pins what it installs, or is where the pins are reviewed
     const fromRequirements = a.some((x) => x === "-r" || x === "--requirement" || x.startsWith("-r"));
+    // --no-index: every package comes from local files (--find-links DIR), not from an index; a --find-links URL is one
+    const localOnly =
+      has(v, "--no-index") &&
+      !a.some((x, i) => (x === "-f" || x === "--find-links") && /^https?:/i.test(a[i + 1] ?? "")) &&
+      !a.some((x) => /^--find-links=https?:/i.test(x));
     pinned = (p) =>
-      fromRequirements || /[=<>~!@]/.test(p) || /^git\+.*@[0-9a-f]{7,}/.test(p) || /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
+      fromRequirements ||
+      localOnly ||
+      /[=<>~!@]/.test(p) ||
+      /^git\+.*@[0-9a-f]{7,}/.test(p) ||
+      /^https?:\/\/.*\.(whl|tar\.gz|zip)$/.test(p);
   } else if (
     (n === "uv" && a[0] === "pip" && a[1] === "install") ||
     ((n === "uv" || n === "poetry" || n === "pdm" || n === "rye") && a[0] === "add") ||
@@ -640,7 +682,9 @@ export function installedPackages(v: View): Installed {
     pkgs = args(1).filter((p) => !isPathOrFile(p));
     pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next|canary|beta|alpha|\*)$/.test(p);
   } else if (n === "npx" || n === "bunx" || (n === "pnpm" && a[0] === "dlx") || (n === "yarn" && a[0] === "dlx")) {
-    const first = args(n === "npx" || n === "bunx" ? 0 : 1)[0];
+    // `npx -p pkg bin`: -p/--package names what is installed, the first word the program it runs
+    const packageOption = a.findIndex((x) => x === "-p" || x === "--package");
+    const first = packageOption >= 0 ? a[packageOption + 1] : args(n === "npx" || n === "bunx" ? 0 : 1)[0];
     pkgs = first ? [first] : [];
     pinned = (p) => /^@?[^@]+@\S+/.test(p) && !/@(latest|next)$/.test(p);
   } else if (n === "gem" && a[0] === "install") {
@@ -724,8 +768,18 @@ export const verifiesDownload = (v: View) =>
   (v.name === "openssl" && has(v, "dgst"));
 
 /** Files a command writes into: redirections, `tee`, `sed -i`, the destination of cp/mv/install/ln. */
-export function writeTargets(v: View): { target: string; how: string }[] {
+/** Four readers ask each command what it writes (two rules, the follow-on reading, echo's later-run text): found once a view. */
+const writesOf = new WeakMap<View, readonly { target: string; how: string }[]>();
+
+export function writeTargets(v: View): readonly { target: string; how: string }[] {
+  let known = writesOf.get(v);
+  if (!known) writesOf.set(v, (known = targetsWritten(v)));
+  return known;
+}
+
+function targetsWritten(v: View): { target: string; how: string }[] {
   const n = v.name;
+  if (v.cmd.redirects.length === 0 && n !== "tee" && n !== "sed" && n !== "cp" && n !== "mv" && n !== "install" && n !== "ln") return [];
   const out: { target: string; how: string }[] = [];
   for (const r of v.cmd.redirects)
     if (/>/.test(r.op)) out.push({ target: r.target, how: r.op.includes(">>") ? "appends to" : "overwrites" });

@@ -256,7 +256,13 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
   // A top-level pipeline written exactly as one before it, with nothing set in between, raises the
   // same flags again (the caller keeps the first of equal flags): it is read once. Hostile input
   // repeats one pipeline thousands of times (`curl x | sh; curl x | sh; …`).
+  // A variable set later undoes the reading of the pipelines that name it only (`a1=1; $(x); a2=1; $(x)`
+  // read `$(x)` again for every assignment: 3,600 distinct commands cost 90–100 ms). Every pipeline is
+  // read again when the script defines functions or aliases (a body names variables its call does not),
+  // writes files a later command may run, or a `cd`/descriptor changes.
   const readOnce = new Set<string>();
+  const readersOf = new Map<string, string[]>(); // variable name -> keys of pipelines read that name it
+  let fineGrained = defs.size === 0;
   // substituted: the script runs inside `$(…)`, backticks or `<(…)`, so another command reads its output
   const visit = (
     script: Script,
@@ -269,11 +275,17 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
     // nested script that sets nothing shares its parent's: copying for each of thousands of `$(…)` was quadratic)
     let vars = inherited as Map<string, string>;
     let own = depth === 0 && changesCarried && inherited === carried?.vars; // a trail's lines carry thousands of variables: not copied for each
+    // files earlier commands wrote: looked for among a few variables only (a patched script's lines carry thousands: not scanned for each)
+    if (depth === 0 && fineGrained) {
+      if (inherited.size > 64) fineGrained = false;
+      else for (const name of inherited.keys()) if (name.startsWith(WRITTEN_FILE)) fineGrained = false;
+    }
     for (const p of script) {
       const key = depth === 0 ? pipelineKey(p) : null;
       if (key !== null) {
         if (readOnce.has(key)) continue;
         readOnce.add(key);
+        if (fineGrained) indexReaders(key, readersOf);
       }
       // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
       const views = p.commands.map((c) => {
@@ -371,7 +383,17 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           own = true;
         }
         vars.set(name, value);
-        readOnce.clear(); // something changed: a pipeline read before may read otherwise now
+        // something changed: a pipeline read before that names it may read otherwise now
+        if (name.startsWith(WRITTEN_FILE)) fineGrained = false;
+        if (!fineGrained || name.startsWith("\u0000")) {
+          readOnce.clear();
+          readersOf.clear();
+        } else {
+          for (const k of readersOf.get(name) ?? []) readOnce.delete(k);
+          readersOf.delete(name);
+          for (const k of readersOf.get(ANY_VARIABLE) ?? []) readOnce.delete(k);
+          readersOf.delete(ANY_VARIABLE);
+        }
       }
     }
     return vars;
@@ -380,6 +402,22 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
   if (carried) carried.vars = after;
   found.push(...textFlags(src));
   return found;
+}
+
+/** Stands for every variable in `readersOf`: a pipeline naming one indirectly (`${!ref}`) is read again after any change. */
+const ANY_VARIABLE = "\u0000any";
+
+/** Adds a pipeline's key under each variable it names (`$a`, `${a:-x}`, also inside quotes, here-documents and `$(…)`). */
+function indexReaders(key: string, readersOf: Map<string, string[]>): void {
+  if (!key.includes("$")) return;
+  const names = new Set<string>();
+  for (const m of key.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(m[1]!);
+  if (key.includes("${!")) names.add(ANY_VARIABLE);
+  for (const name of names) {
+    const keys = readersOf.get(name);
+    if (keys) keys.push(key);
+    else readersOf.set(name, [key]);
+  }
 }
 
 /** A pipeline as written: its words and redirections (a here-document's body too). */

@@ -138,7 +138,22 @@ function readHeredocBodies(src: string, from: number, docs: Redirect[]): number 
   return i;
 }
 
+/**
+ * The last text parsed at the top and its script: a risk assessment reads each command twice (its own
+ * flags, then what it does with what earlier commands left: risk.ts FollowOn), and 20,000 characters
+ * of hostile input cost milliseconds to parse. Scripts are never changed after parsing.
+ */
+let lastParsed: { src: string; script: Script } | null = null;
+
 export function parseShell(src: string, depth = 0): Script {
+  if (depth !== 0) return parseScript(src, depth);
+  if (lastParsed?.src === src) return lastParsed.script;
+  const script = parseScript(src, 0);
+  lastParsed = { src, script };
+  return script;
+}
+
+function parseScript(src: string, depth: number): Script {
   const script: Script = [];
   let pipeline: SimpleCommand[] = [];
   let cmd: SimpleCommand = { words: [], redirects: [] };
