@@ -77,9 +77,12 @@ describe("errors are JSON-RPC error objects", () => {
 
   test("JSON that is not a JSON-RPC message: 400, invalid request -32600", async () => {
     for (const [, url] of endpoints()) {
-      for (const body of ['{"hello": "world"}', "[]", "42", '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}']) {
+      for (const body of ['{"hello": "world"}', "[]", "42", '{"jsonrpc": "1.0", "id": 1.5, "method": "tools/list"}']) {
         await expectRpcError(await fetch(url, { method: "POST", headers: MCP_HEADERS, body }), 400, -32600);
       }
+      // A request whose id is read is answered with it (JSON-RPC 2.0 §5; test/mcp-stdio-lines.test.ts compares the doors).
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}' });
+      expect([res.status, ((await res.json()) as any).id]).toEqual([400, 1]);
     }
   });
 

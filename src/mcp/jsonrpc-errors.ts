@@ -30,15 +30,33 @@ export const JSON_RPC_ERRORS = {
   deadline: -32016,
 } as const;
 
-/** A JSON-RPC error response with no id (the request's id is unknown or unread). */
+/**
+ * The id an answer to a request refused as unreadable carries, on every door (stdio and HTTP):
+ * JSON-RPC 2.0 §5 says the request's id, or null when it cannot be detected. Detected means the
+ * message is a request (it has a method: a response the client sent carries an id of the server's
+ * numbering, and an error with it would read as the answer to a call of the client's own) and its
+ * id is one MCP allows and JSON carries exactly: a string, or an integer within 2^53. A fraction
+ * (`1.5`), `1e400` or an integer past 2^53 (which JSON.parse rounds: echoed, it names another
+ * request) is null; stdio echoed them as read (session 16's note).
+ */
+export function answerableRequestId(value: unknown): string | number | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const { id, method } = value as { id?: unknown; method?: unknown };
+  if (typeof method !== "string") return null;
+  if (typeof id === "string" || Number.isSafeInteger(id)) return id as string | number;
+  return null;
+}
+
+/** A JSON-RPC error response; its id null unless the request's id was read (answerableRequestId). */
 export function jsonRpcErrorResponse(
   status: number,
   code: number,
   message: string,
   data?: Record<string, unknown>,
   headers: Record<string, string> = {},
+  id: string | number | null = null,
 ): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id: null }), {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id }), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });

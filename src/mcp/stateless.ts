@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
-import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
+import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
 /**
  * JSON that is no JSON-RPC message (or batch of them) is JSON-RPC's "Invalid Request", -32600;
@@ -15,10 +15,15 @@ import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 function invalidRequest(parsedBody: unknown): Response | null {
   const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
   if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return duplicateId(messages);
+  // A lone request whose id was read is answered with it (JSON-RPC 2.0 §5), as over stdio; a batch,
+  // refused whole, has no one id.
   return jsonRpcErrorResponse(
     400,
     JSON_RPC_ERRORS.invalidRequest,
     'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
+    undefined,
+    {},
+    answerableRequestId(parsedBody),
   );
 }
 
