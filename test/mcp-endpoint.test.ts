@@ -11,6 +11,7 @@ import { loadMcpConfig } from "../src/mcp/config";
 import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
 import { countedIn, startTestColony, type TestColony } from "./support/colony";
 import { connectHttp } from "./support/mcp";
+import { sampleTrail } from "./support/trails";
 
 const ALLOWED = "https://inspector.example.com";
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -558,5 +559,48 @@ test("the endpoint's URL with a trailing slash is served on both endpoints, to t
     await expectRpcError(badAgent, 400, -32012);
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
     await expectRpcError(await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: big }), 413, -32010);
+  }
+});
+
+// structuredContent carried a trail's invisible characters raw in the HTTP body (session 16's note),
+// where `colony mcp` escapes them in every stdout line: curl's terminal acted on a C1 CSI, a proxy's
+// log or a client's debug view showed a command reordered by a right-to-left mark. The endpoints
+// now write their JSON as stdio does; the parsed values are unchanged.
+test("an answer's body carries no invisible character raw, in JSON, a batch or events, and parses to the values stored", async () => {
+  const hidden = /[\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+  const error = "TypeError: endpoint\u009b2J frame \u200f# ~/ fr- mr\u200f line\u2028sep py\u00adyaml";
+  const command = "echo endpoint\u009b31m";
+  const published = await colony.fetch("/v1/trails", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-colony-agent": "hidden-endpoint-01" },
+    body: JSON.stringify(sampleTrail({ error, commands: [command] })),
+  });
+  expect(published.status).toBe(202);
+  await colony.service.worker!.drain();
+  const call = (id: number | string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "colony_search", arguments: { error } },
+  });
+  for (const [where, url] of endpoints()) {
+    for (const [form, body, accept] of [
+      ["json", call(1), MCP_HEADERS.accept],
+      ["batch", [call(2), { jsonrpc: "2.0", id: 3, method: "ping" }], MCP_HEADERS.accept],
+      ["events", call(4), "text/event-stream"],
+    ] as const) {
+      const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, accept }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect({ where, form, status: res.status, raw: hidden.exec(text)?.[0] ?? null }).toEqual({ where, form, status: 200, raw: null });
+      const messages = form === "events" ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!)) : [JSON.parse(text)].flat();
+      const found = messages[0].result.structuredContent.trails.find((t: any) => t.error === error);
+      expect({ where, form, command: found?.commands[0].command }).toEqual({ where, form, command });
+    }
+    // A refusal quoting the caller's id is written the same way.
+    const twice = `id-\u202ecod`;
+    const refused = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify([call(twice), call(twice)]) });
+    const text = await refused.text();
+    expect({ where, status: refused.status, raw: hidden.exec(text)?.[0] ?? null }).toEqual({ where, status: 400, raw: null });
+    expect(JSON.parse(text).error.message).toContain(JSON.stringify(twice));
   }
 });

@@ -2,6 +2,7 @@
 // MCP client reads `{jsonrpc, error: {code, message, data}, id: null}`, not the REST error shape.
 // The HTTP status and the layer's headers (RateLimit-*, Retry-After) stay as on every route.
 // JSON-RPC 2.0 reserves -32000 to -32099 for server errors; Colony's are listed in docs/mcp.md.
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { BodyParseError } from "../http/body";
 import { InvalidAgentHeaderError } from "../http/client";
 import type { ServiceError } from "../service/errors";
@@ -58,7 +59,10 @@ export function jsonRpcErrorResponse(
   headers: Record<string, string> = {},
   id: string | number | null = null,
 ): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id }), {
+  // Written with the hidden characters escaped, as the endpoints' answers are: a message may quote
+  // the caller's id or text.
+  const body = JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id });
+  return new Response(escapeHiddenInJson(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });

@@ -4,6 +4,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
 import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
@@ -109,34 +110,37 @@ function withoutCancellations(parsedBody: unknown): unknown {
 }
 
 /**
- * The answer to a batch is an array (JSON-RPC 2.0 §6), also when the batch holds one request: the
- * SDK's transport answered a lone object then, which a client matching a batch to its answer
- * cannot read.
+ * A 200 JSON answer as the endpoint writes it:
+ * - every character a person cannot see (src/core/hidden-json.ts: bidi marks, DEL and C1, format
+ *   characters, U+2028/U+2029) as its `\uXXXX` escape, as `colony mcp` writes each stdout line:
+ *   a trail's values in structuredContent reached curl's terminal, a proxy's log or a client's
+ *   debug view raw (a CSI acting on the terminal, a right-to-left mark reordering a command), and
+ *   the parsed value is the same;
+ * - the answer to a batch as an array (JSON-RPC 2.0 §6), also when the batch holds one request:
+ *   the SDK's transport answered a lone object then, which a client matching a batch to its answer
+ *   cannot read;
+ * - for a caller that takes only text/event-stream, server-sent events: one `message` event per
+ *   JSON-RPC response (a batch's answers each in its own, as the SDK's streaming transport sends
+ *   them), then the stream ends.
+ * Refusals (statuses other than 200) are written by jsonRpcErrorResponse, with the same escapes,
+ * or stay as the SDK answers them; a POST of notifications alone stays 202 without a body.
  */
-async function asBatchAnswer(answer: Response): Promise<Response> {
+async function asWritten(answer: Response, batch: boolean, eventStream: boolean): Promise<Response> {
   if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
   const text = await answer.text();
-  const body = text.trimStart().startsWith("{") ? `[${text}]` : text;
   const headers = new Headers(answer.headers);
   headers.delete("content-length");
-  return new Response(body, { status: answer.status, headers });
-}
-
-/**
- * The JSON answer as server-sent events, for a caller that takes only text/event-stream: one
- * `message` event per JSON-RPC response (a batch's answers each in its own, as the SDK's streaming
- * transport sends them), then the stream ends. Refusals (statuses other than 200) stay JSON, as
- * the SDK answers them whatever the Accept; a POST of notifications alone stays 202 without body.
- */
-async function asEventStream(answer: Response): Promise<Response> {
-  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
-  const parsed: unknown = JSON.parse(await answer.text());
-  const events = (Array.isArray(parsed) ? parsed : [parsed]).map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`);
-  const headers = new Headers(answer.headers);
-  headers.delete("content-length");
-  headers.set("content-type", EVENT_STREAM_TYPE);
-  headers.set("cache-control", "no-cache, no-transform");
-  return new Response(events.join(""), { status: 200, headers });
+  if (eventStream) {
+    const parsed: unknown = JSON.parse(text);
+    const events = (Array.isArray(parsed) ? parsed : [parsed]).map(
+      (m) => `event: message\ndata: ${escapeHiddenInJson(JSON.stringify(m))}\n\n`,
+    );
+    headers.set("content-type", EVENT_STREAM_TYPE);
+    headers.set("cache-control", "no-cache, no-transform");
+    return new Response(events.join(""), { status: 200, headers });
+  }
+  const body = batch && text.trimStart().startsWith("{") ? `[${text}]` : text;
+  return new Response(escapeHiddenInJson(body), { status: answer.status, headers });
 }
 
 /**
@@ -209,8 +213,7 @@ export async function handleStatelessPost(
       handled.catch(() => {}); // never settles, or fails once its server is closed: nobody reads it
       return pastDeadline(deadlineMs);
     }
-    if (answerType(request.headers.get("accept")) === EVENT_STREAM_TYPE) return asEventStream(answer);
-    return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
+    return asWritten(answer, Array.isArray(parsedBody), answerType(request.headers.get("accept")) === EVENT_STREAM_TYPE);
   } finally {
     clearTimeout(timer);
     void server.close().catch(() => {});
