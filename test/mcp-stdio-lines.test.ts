@@ -147,6 +147,37 @@ test("a refused request is answered with its id over stdio and HTTP alike: the i
   expect({ viaStdio, viaHttp }).toEqual({ viaStdio: want, viaHttp: want });
 }, 30_000);
 
+test("a second initialize in a session is refused with -32600 and the session goes on as first initialized", async () => {
+  // The SDK answered it: the client's capabilities and protocol version were replaced mid-session
+  // (elicitation claimed after declaring none, a version not negotiated), where the HTTP
+  // endpoints' transport refuses re-initialization.
+  const initialize = (id: number, protocolVersion: string, capabilities = {}) =>
+    line({
+      jsonrpc: "2.0",
+      id,
+      method: "initialize",
+      params: { protocolVersion, capabilities, clientInfo: { name: "again", version: "1" } },
+    });
+  const { answers, stderr, code } = await session([
+    initialize(2, "2025-06-18"),
+    line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    initialize(3, "2025-11-25", { elicitation: { form: {} } }),
+    initialize(4, "1999-01-01"),
+    ping(5),
+  ]);
+  // Lines read in one chunk are refused before the first initialize is answered: compared by id.
+  answers.sort((a, b) => a.id - b.id);
+  expect(answers.map((a) => [a.id, a.error?.code ?? a.result?.protocolVersion ?? a.result])).toEqual([
+    [2, "2025-06-18"],
+    [3, -32600],
+    [4, -32600],
+    [5, {}],
+  ]);
+  expect(answers[1].error.message).toContain("already initialized");
+  expect(stderr.match(/refused a second initialize/g)).toHaveLength(2);
+  expect(code).toBe(0);
+}, 30_000);
+
 test("a call the client cancelled does not hold the process for the drain once stdin closes", async () => {
   const search = line({
     jsonrpc: "2.0",
