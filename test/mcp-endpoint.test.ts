@@ -11,6 +11,7 @@ import { loadMcpConfig } from "../src/mcp/config";
 import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
 import { countedIn, startTestColony, type TestColony } from "./support/colony";
 import { connectHttp } from "./support/mcp";
+import { rawRequest } from "./support/fuzz";
 import { sampleTrail } from "./support/trails";
 
 const ALLOWED = "https://inspector.example.com";
@@ -602,5 +603,46 @@ test("an answer's body carries no invisible character raw, in JSON, a batch or e
     const text = await refused.text();
     expect({ where, status: refused.status, raw: hidden.exec(text)?.[0] ?? null }).toEqual({ where, status: 400, raw: null });
     expect(JSON.parse(text).error.message).toContain(JSON.stringify(twice));
+  }
+});
+
+// The SDK transport's refusal of an unsupported MCP-Protocol-Version quoted the header whole: 8 KB
+// came back, its C1 controls (a terminal's CSI) raw. A Host that is no host made `colony mcp --http`
+// throw while reading the request's URL: Bun's development error page answered (500, HTML quoting
+// the source lines), and the hosted /mcp the same (test/http-foundation.test.ts).
+test("a refusal quoting a header is cut and escaped; a Host that is no host is 400, not a 500 page", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const post = (port: number, headerLine: Uint8Array[], path = "/mcp") => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    return rawRequest(port, [
+      encode(
+        `POST ${path} HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n`,
+      ),
+      ...headerLine,
+      encode(`\r\n${body}`),
+    ]);
+  };
+  for (const [where, url] of endpoints()) {
+    const port = Number(new URL(url).port);
+    const host = encode(`Host: 127.0.0.1:${port}\r\n`);
+    const version = [host, encode("MCP-Protocol-Version: 2025-06-18"), Uint8Array.from([0x9b]), encode(`2J${"x".repeat(8000)}\r\n`)];
+    const refused = await post(port, version);
+    const answer = JSON.parse(refused!.text);
+    expect({ where, status: refused!.status, code: answer.error.code, raw: /[\u0080-\u009f]/.test(refused!.text) }).toEqual({
+      where,
+      status: 400,
+      code: -32000,
+      raw: false,
+    });
+    expect(answer.error.message).toStartWith("Bad Request: Unsupported protocol version: 2025-06-18\u009b2J");
+    expect([...answer.error.message].length).toBeLessThanOrEqual(301);
+    for (const bad of [Uint8Array.from([0x65, 0x9b]), encode("[::1")]) {
+      for (const path of ["/mcp", "/healthz"]) {
+        const res = await post(port, [encode("Host: "), bad, encode("\r\n")], path);
+        const body = JSON.parse(res?.text ?? "null");
+        const code = path === "/mcp" ? body?.error?.data?.code : body?.error?.code;
+        expect({ where, path, status: res?.status, code }).toEqual({ where, path, status: 400, code: "invalid_request" });
+      }
+    }
   }
 });

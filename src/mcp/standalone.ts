@@ -7,6 +7,7 @@
 import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
+import { hostRefusal, requestPath } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
@@ -52,9 +53,14 @@ export function startStandalone(
   const origins = new OriginPolicy(cfg.allowedOrigins);
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     // `/mcp/` too, as the hosted route serves it: some clients and config tools write the URL so.
     const isMcp = path === "/mcp" || path === "/mcp/";
+    // Served on loopback names only, so a request without a Host is refused too.
+    if (!URL.canParse(request.url)) {
+      const refused = hostRefusal();
+      return isMcp ? serviceErrorAsJsonRpc(refused) : errorJson(refused.status, refused.code, refused.message);
+    }
     // Every path, not only /mcp (where the SDK's transport checks it, answering JSON-RPC): a
     // DNS-rebinding page reads a GET as same-origin, without Origin, and /healthz tells where the
     // colony is.
@@ -143,7 +149,7 @@ export function startStandalone(
         }
         logger.info("request", {
           method: request.method,
-          route: new URL(request.url).pathname === "/healthz" ? "/healthz" : "/mcp",
+          route: requestPath(request) === "/healthz" ? "/healthz" : "/mcp",
           status: response.status,
           ms: Math.round((performance.now() - started) * 100) / 100,
         });

@@ -109,8 +109,32 @@ function withoutCancellations(parsedBody: unknown): unknown {
   return Array.isArray(parsedBody) && parsedBody.some(isCancellation) ? parsedBody.filter((m) => !isCancellation(m)) : parsedBody;
 }
 
+/** The longest message of a refusal the SDK's transport writes, in characters. */
+const REFUSAL_MESSAGE_CHARS = 300;
+
 /**
- * A 200 JSON answer as the endpoint writes it:
+ * A refusal of the SDK's transport with its message cut: some quote a header whole, as sent
+ * (`Unsupported protocol version: …` answered an 8 KB MCP-Protocol-Version back, its C1 controls
+ * raw; `Invalid Host header: …`).
+ */
+function withRefusalCut(text: string): string {
+  let parsed: { error?: { message?: unknown } };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const message = parsed?.error?.message;
+  if (typeof message !== "string") return text;
+  const chars = [...message];
+  if (chars.length <= REFUSAL_MESSAGE_CHARS) return text;
+  parsed.error!.message = `${chars.slice(0, REFUSAL_MESSAGE_CHARS).join("")}…`;
+  return JSON.stringify(parsed);
+}
+
+/**
+ * A JSON answer as the endpoint writes it (a refusal of the SDK's transport: escaped as below, its
+ * message cut by withRefusalCut):
  * - every character a person cannot see (src/core/hidden-json.ts: bidi marks, DEL and C1, format
  *   characters, U+2028/U+2029) as its `\uXXXX` escape, as `colony mcp` writes each stdout line:
  *   a trail's values in structuredContent reached curl's terminal, a proxy's log or a client's
@@ -126,10 +150,11 @@ function withoutCancellations(parsedBody: unknown): unknown {
  * or stay as the SDK answers them; a POST of notifications alone stays 202 without a body.
  */
 async function asWritten(answer: Response, batch: boolean, eventStream: boolean): Promise<Response> {
-  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
+  if (!answer.headers.get("content-type")?.includes("application/json")) return answer;
   const text = await answer.text();
   const headers = new Headers(answer.headers);
   headers.delete("content-length");
+  if (answer.status !== 200) return new Response(escapeHiddenInJson(withRefusalCut(text)), { status: answer.status, headers });
   if (eventStream) {
     const parsed: unknown = JSON.parse(text);
     const events = (Array.isArray(parsed) ? parsed : [parsed]).map(
