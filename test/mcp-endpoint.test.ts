@@ -249,7 +249,7 @@ describe("a quota used up on the hosted endpoint", () => {
     }
   });
 
-  test("a batch refused for its Accept, its Content-Type or as no JSON-RPC costs only its HTTP request", async () => {
+  test("a batch refused for its Accept, its Content-Type, as no JSON-RPC or by the transport's own checks costs only its HTTP request", async () => {
     // The batch paid for its other messages before these checks: a refused batch of 10 spent 10.
     const batched = await startTestColony({ COLONY_RATE_LIMIT: "20" });
     try {
@@ -265,6 +265,12 @@ describe("a quota used up on the hosted endpoint", () => {
         [{ ...MCP_HEADERS, accept: "text/html" }, searches, 406, -32000],
         [{ ...MCP_HEADERS, "content-type": "text/plain" }, searches, 415, -32000],
         [MCP_HEADERS, JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: "2.0", id: i }))), 400, -32600],
+        // What the SDK's transport refuses once it reads the batch (session 17): a batch over its
+        // 100 messages (101 pings cost 101, here a 429), an initialize in a batch, an unsupported
+        // MCP-Protocol-Version.
+        [MCP_HEADERS, JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }))), 400, -32600],
+        [MCP_HEADERS, `[${initialize},${toolsList}]`, 400, -32600],
+        [{ ...MCP_HEADERS, "mcp-protocol-version": "1999-01-01" }, searches, 400, -32000],
       ];
       const remaining: string[] = [];
       for (const [headers, body, status, code] of refusals) {
@@ -272,10 +278,10 @@ describe("a quota used up on the hosted endpoint", () => {
         await expectRpcError(res, status, code);
         remaining.push(res.headers.get("ratelimit-remaining")!);
       }
-      expect(remaining).toEqual(["19", "18", "17"]);
+      expect(remaining).toEqual(["19", "18", "17", "16", "15", "14"]);
       const ok = await batched.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: searches });
       expect(ok.status).toBe(200);
-      expect(ok.headers.get("ratelimit-remaining")).toBe("7");
+      expect(ok.headers.get("ratelimit-remaining")).toBe("4");
       const labels = await batched.query(`SELECT label, sum(n) AS n FROM ${countedIn(batched, "search_hourly")} GROUP BY hour, label`);
       expect(labels.map((r) => [r.label, Number(r.n)])).toEqual([["RefusedBatch", 10]]);
     } finally {

@@ -3,7 +3,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { escapeHiddenInJson } from "../core/hidden-json";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
 import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
@@ -79,7 +80,43 @@ export function refusalBeforeRunning(request: Request, parsedBody: unknown, allo
   const hostServed = !allowedHosts || allowedHosts.includes(request.headers.get("host") ?? "");
   if (hostServed && !acceptsAnswer(request.headers.get("accept"))) return notAcceptable();
   if (hostServed && !isJsonContentType(request.headers.get("content-type"))) return unsupportedMediaType();
-  return invalidRequest(parsedBody);
+  return invalidRequest(parsedBody) ?? (hostServed ? transportRefusal(request, parsedBody) : null);
+}
+
+const isInitialize = (m: unknown) => m !== null && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
+
+/**
+ * What the SDK's transport refuses once the body is read, judged here first so that a batch it
+ * refuses costs one request on the hosted quota, not one per message (a batch of 101 pings spent
+ * 101 and ran none): a batch over the transport's 100 messages, an initialize in a batch of
+ * more than one, and an unsupported MCP-Protocol-Version on a POST that is no initialize (the
+ * transport quoted the header whole: 8 KB came back, its C1 controls raw; quoted here cut).
+ * The same answers as the transport's.
+ */
+function transportRefusal(request: Request, parsedBody: unknown): Response | null {
+  const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  if (messages.length > MAX_BATCH_SIZE) {
+    return jsonRpcErrorResponse(400, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  }
+  if (!messages.some(isInitialize)) {
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return jsonRpcErrorResponse(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${cutText(version, 100)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+      );
+    }
+  } else if (messages.length > 1) {
+    return jsonRpcErrorResponse(400, JSON_RPC_ERRORS.invalidRequest, "Invalid Request: Only one initialization request is allowed");
+  }
+  return null;
+}
+
+/** `text` cut to `max` characters, with "…" when cut. */
+function cutText(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : text;
 }
 
 /**
@@ -126,9 +163,9 @@ function withRefusalCut(text: string): string {
   }
   const message = parsed?.error?.message;
   if (typeof message !== "string") return text;
-  const chars = [...message];
-  if (chars.length <= REFUSAL_MESSAGE_CHARS) return text;
-  parsed.error!.message = `${chars.slice(0, REFUSAL_MESSAGE_CHARS).join("")}…`;
+  const cut = cutText(message, REFUSAL_MESSAGE_CHARS);
+  if (cut === message) return text;
+  parsed.error!.message = cut;
   return JSON.stringify(parsed);
 }
 
