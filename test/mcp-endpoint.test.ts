@@ -629,7 +629,8 @@ test("a refusal quoting a header is cut and escaped; a Host that is no host is 4
     ]);
   };
   for (const [where, url] of endpoints()) {
-    const port = Number(new URL(url).port);
+    // Raw bytes go to a replica itself, not through the test proxy of COLONY_TEST_BACKEND=replicas.
+    const port = where === "hosted" ? colony.replicas[0]!.port : Number(new URL(url).port);
     const host = encode(`Host: 127.0.0.1:${port}\r\n`);
     const version = [host, encode("MCP-Protocol-Version: 2025-06-18"), Uint8Array.from([0x9b]), encode(`2J${"x".repeat(8000)}\r\n`)];
     const refused = await post(port, version);
