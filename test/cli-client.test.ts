@@ -123,6 +123,9 @@ describe("search and lookup", () => {
     expect(missing.stderr).toStartWith("colony: not_found: ");
     const bad = await run(["lookup", "fp1_XYZ"]);
     expect(bad.code).toBe(2);
+    // Read by the rule of every door (fingerprintAsSent): a copied fingerprint's blanks, any case.
+    const padded = await run(["lookup", ` ${fingerprint.toUpperCase()}\u00a0`, "--json"]);
+    expect([padded.code, JSON.parse(padded.stdout).fingerprint]).toEqual([0, fingerprint]);
   });
 });
 

@@ -139,6 +139,27 @@ describe("feed", () => {
     }
   });
 
+  // A number in the query was read from bare ASCII digits only: `?limit=%205` (a blank the core
+  // trims from every other string) was "must be a whole number", and `?limit=-1` too, where the
+  // same -1 in a JSON body is "must be at least 1".
+  test("a number in the query is trimmed as every string, and a negative one is refused as out of range", async () => {
+    expect((await feed("?limit=%205")).body.items.length).toBeGreaterThan(0);
+    expect((await colony.fetch("/v1/activity?limit=%092%C2%A0")).status).toBe(200);
+    for (const [q, message] of [
+      ["?limit=-1", "must be at least 1"],
+      ["?limit=-0", "must be at least 1"],
+      ["?limit=1.5", "must be a whole number"],
+      ["?limit=1e1", "must be a whole number"],
+      ["?limit=0x10", "must be a whole number"],
+      ["?limit=%EF%BC%95", "must be a whole number"], // fullwidth 5
+      ["?limit=%D9%A3", "must be a whole number"], // Arabic-Indic 3
+      ["?limit=9007199254740993", "must be a whole number"],
+    ]) {
+      const { res, body } = await feed(q);
+      expect({ q, status: res.status, details: body.error.details }).toEqual({ q, status: 400, details: [{ path: "/limit", message }] });
+    }
+  });
+
   // The router kept the last of a repeated key: `?limit=1&limit=50` read as 50, two categories as
   // the second alone, without a word.
   test("a parameter given more than once is 400 naming it; an unknown one repeated is ignored", async () => {

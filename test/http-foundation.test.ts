@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startTestColony, spawnColony, TEST_BACKEND, freePort, waitFor, tempDir, type TestColony } from "./support/colony";
+import { rawRequest } from "./support/fuzz";
 import { sampleTrail } from "./support/trails";
 
 let colony: TestColony;
@@ -218,6 +219,57 @@ describe("errors", () => {
       expectRateHeaders(res);
     }
     expect((await colony.fetch("/healthz", { headers: { "X-Colony-Agent": "agent-0001" } })).status).toBe(200);
+  });
+});
+
+// RFC 9112 §3.2: a Host that is no host is 400. Bun gives such a request a URL that does not
+// parse, and the routes reading it (every POST, the pages, /mcp) threw: Bun's development error
+// page answered, 500 HTML quoting the source around the throw. HTTP/1.0 needs no Host (a load
+// balancer's health check): such requests are served as before, POSTs and pages included.
+describe("a Host header that is no host", () => {
+  const request = (method: string, path: string, hostLine: Uint8Array | null, body = "", version = "1.1") => {
+    const head = `${method} ${path} HTTP/${version}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n`;
+    const host = hostLine ? [new TextEncoder().encode("Host: "), hostLine, new TextEncoder().encode("\r\n")] : [];
+    return [new TextEncoder().encode(head), ...host, new TextEncoder().encode(`\r\n${body}`)];
+  };
+  const search = JSON.stringify({ query: "ModuleNotFoundError: No module named 'yaml'" });
+  const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+  const routes: [string, string, string][] = [
+    ["POST", "/v1/search", search],
+    ["POST", "/mcp", ping],
+    ["GET", "/console", ""],
+    ["GET", "/v1/stats", ""],
+    ["GET", "/v1/trails/by-fingerprint/fp1_00000000000000000000000000000000", ""],
+    ["GET", "/healthz", ""],
+  ];
+
+  test("is 400 in the route's error shape, never a 500 page", async () => {
+    const port = colony.replicas[0]!.port; // raw bytes go to a replica itself, not through the test proxy
+    for (const host of [
+      Uint8Array.from([0x65, 0x76, 0x9b, 0x32, 0x4a]),
+      new TextEncoder().encode("[::1"),
+      new TextEncoder().encode("host:99999"),
+    ]) {
+      for (const [method, path, body] of routes) {
+        const res = await rawRequest(port, request(method, path, host, body));
+        const answer = JSON.parse(res?.text ?? "null");
+        const code = path === "/mcp" ? answer?.error?.data?.code : answer?.error?.code;
+        expect({ path, host: [...host].join(","), status: res?.status, code }).toEqual({
+          path,
+          host: [...host].join(","),
+          status: 400,
+          code: "invalid_request",
+        });
+      }
+    }
+  });
+
+  test("HTTP/1.0 without a Host is served, POSTs and pages included", async () => {
+    const port = colony.replicas[0]!.port;
+    for (const [method, path, body] of routes) {
+      const res = await rawRequest(port, request(method, path, null, body, "1.0"));
+      expect({ path, status: res?.status }).toEqual({ path, status: path.includes("by-fingerprint") ? 404 : 200 });
+    }
   });
 });
 

@@ -333,7 +333,10 @@ describe("lookup by fingerprint", () => {
     expect(res.status).toBe(404);
     expect(res.headers.get("Cache-Control")).toBe("public, max-age=60");
     expect(((await res.json()) as any).error.code).toBe("not_found");
-    for (const bad of ["fp1_xyz", "fp2_" + "0".repeat(32), "fp1_" + "A".repeat(32), "..%2F..%2Fetc"]) {
+    // Hex in any case is the fingerprint the colony writes in lower case (session 17: fingerprintAsSent).
+    const upper = await colony.fetch(`/v1/trails/by-fingerprint/fp1_${"A".repeat(32)}`);
+    expect([upper.status, ((await upper.json()) as any).error.code]).toEqual([404, "not_found"]);
+    for (const bad of ["fp1_xyz", "fp2_" + "0".repeat(32), "fp1_" + "G".repeat(32), "..%2F..%2Fetc"]) {
       const r = await colony.fetch(`/v1/trails/by-fingerprint/${bad}`);
       expect(r.status).toBe(400);
       expect(((await r.json()) as any).error.code).toBe("invalid_request");

@@ -11,6 +11,8 @@ import { loadMcpConfig } from "../src/mcp/config";
 import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
 import { countedIn, startTestColony, type TestColony } from "./support/colony";
 import { connectHttp } from "./support/mcp";
+import { rawRequest } from "./support/fuzz";
+import { sampleTrail } from "./support/trails";
 
 const ALLOWED = "https://inspector.example.com";
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -77,9 +79,12 @@ describe("errors are JSON-RPC error objects", () => {
 
   test("JSON that is not a JSON-RPC message: 400, invalid request -32600", async () => {
     for (const [, url] of endpoints()) {
-      for (const body of ['{"hello": "world"}', "[]", "42", '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}']) {
+      for (const body of ['{"hello": "world"}', "[]", "42", '{"jsonrpc": "1.0", "id": 1.5, "method": "tools/list"}']) {
         await expectRpcError(await fetch(url, { method: "POST", headers: MCP_HEADERS, body }), 400, -32600);
       }
+      // A request whose id is read is answered with it (JSON-RPC 2.0 §5; test/mcp-stdio-lines.test.ts compares the doors).
+      const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}' });
+      expect([res.status, ((await res.json()) as any).id]).toEqual([400, 1]);
     }
   });
 
@@ -244,7 +249,7 @@ describe("a quota used up on the hosted endpoint", () => {
     }
   });
 
-  test("a batch refused for its Accept, its Content-Type or as no JSON-RPC costs only its HTTP request", async () => {
+  test("a batch refused for its Accept, its Content-Type, as no JSON-RPC or by the transport's own checks costs only its HTTP request", async () => {
     // The batch paid for its other messages before these checks: a refused batch of 10 spent 10.
     const batched = await startTestColony({ COLONY_RATE_LIMIT: "20" });
     try {
@@ -260,6 +265,12 @@ describe("a quota used up on the hosted endpoint", () => {
         [{ ...MCP_HEADERS, accept: "text/html" }, searches, 406, -32000],
         [{ ...MCP_HEADERS, "content-type": "text/plain" }, searches, 415, -32000],
         [MCP_HEADERS, JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ jsonrpc: "2.0", id: i }))), 400, -32600],
+        // What the SDK's transport refuses once it reads the batch (session 17): a batch over its
+        // 100 messages (101 pings cost 101, here a 429), an initialize in a batch, an unsupported
+        // MCP-Protocol-Version.
+        [MCP_HEADERS, JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }))), 400, -32600],
+        [MCP_HEADERS, `[${initialize},${toolsList}]`, 400, -32600],
+        [{ ...MCP_HEADERS, "mcp-protocol-version": "1999-01-01" }, searches, 400, -32000],
       ];
       const remaining: string[] = [];
       for (const [headers, body, status, code] of refusals) {
@@ -267,10 +278,10 @@ describe("a quota used up on the hosted endpoint", () => {
         await expectRpcError(res, status, code);
         remaining.push(res.headers.get("ratelimit-remaining")!);
       }
-      expect(remaining).toEqual(["19", "18", "17"]);
+      expect(remaining).toEqual(["19", "18", "17", "16", "15", "14"]);
       const ok = await batched.fetch("/mcp", { method: "POST", headers: MCP_HEADERS, body: searches });
       expect(ok.status).toBe(200);
-      expect(ok.headers.get("ratelimit-remaining")).toBe("7");
+      expect(ok.headers.get("ratelimit-remaining")).toBe("4");
       const labels = await batched.query(`SELECT label, sum(n) AS n FROM ${countedIn(batched, "search_hourly")} GROUP BY hour, label`);
       expect(labels.map((r) => [r.label, Number(r.n)])).toEqual([["RefusedBatch", 10]]);
     } finally {
@@ -555,5 +566,90 @@ test("the endpoint's URL with a trailing slash is served on both endpoints, to t
     await expectRpcError(badAgent, 400, -32012);
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
     await expectRpcError(await fetch(`${url}/`, { method: "POST", headers: MCP_HEADERS, body: big }), 413, -32010);
+  }
+});
+
+// structuredContent carried a trail's invisible characters raw in the HTTP body (session 16's note),
+// where `colony mcp` escapes them in every stdout line: curl's terminal acted on a C1 CSI, a proxy's
+// log or a client's debug view showed a command reordered by a right-to-left mark. The endpoints
+// now write their JSON as stdio does; the parsed values are unchanged.
+test("an answer's body carries no invisible character raw, in JSON, a batch or events, and parses to the values stored", async () => {
+  const hidden = /[\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+  const error = "TypeError: endpoint\u009b2J frame \u200f# ~/ fr- mr\u200f line\u2028sep py\u00adyaml";
+  const command = "echo endpoint\u009b31m";
+  const published = await colony.fetch("/v1/trails", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-colony-agent": "hidden-endpoint-01" },
+    body: JSON.stringify(sampleTrail({ error, commands: [command] })),
+  });
+  expect(published.status).toBe(202);
+  await colony.service.worker!.drain();
+  const call = (id: number | string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "colony_search", arguments: { error } },
+  });
+  for (const [where, url] of endpoints()) {
+    for (const [form, body, accept] of [
+      ["json", call(1), MCP_HEADERS.accept],
+      ["batch", [call(2), { jsonrpc: "2.0", id: 3, method: "ping" }], MCP_HEADERS.accept],
+      ["events", call(4), "text/event-stream"],
+    ] as const) {
+      const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, accept }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect({ where, form, status: res.status, raw: hidden.exec(text)?.[0] ?? null }).toEqual({ where, form, status: 200, raw: null });
+      const messages = form === "events" ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!)) : [JSON.parse(text)].flat();
+      const found = messages[0].result.structuredContent.trails.find((t: any) => t.error === error);
+      expect({ where, form, command: found?.commands[0].command }).toEqual({ where, form, command });
+    }
+    // A refusal quoting the caller's id is written the same way.
+    const twice = `id-\u202ecod`;
+    const refused = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify([call(twice), call(twice)]) });
+    const text = await refused.text();
+    expect({ where, status: refused.status, raw: hidden.exec(text)?.[0] ?? null }).toEqual({ where, status: 400, raw: null });
+    expect(JSON.parse(text).error.message).toContain(JSON.stringify(twice));
+  }
+});
+
+// The SDK transport's refusal of an unsupported MCP-Protocol-Version quoted the header whole: 8 KB
+// came back, its C1 controls (a terminal's CSI) raw. A Host that is no host made `colony mcp --http`
+// throw while reading the request's URL: Bun's development error page answered (500, HTML quoting
+// the source lines), and the hosted /mcp the same (test/http-foundation.test.ts).
+test("a refusal quoting a header is cut and escaped; a Host that is no host is 400, not a 500 page", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const post = (port: number, headerLine: Uint8Array[], path = "/mcp") => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    return rawRequest(port, [
+      encode(
+        `POST ${path} HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n`,
+      ),
+      ...headerLine,
+      encode(`\r\n${body}`),
+    ]);
+  };
+  for (const [where, url] of endpoints()) {
+    // Raw bytes go to a replica itself, not through the test proxy of COLONY_TEST_BACKEND=replicas.
+    const port = where === "hosted" ? colony.replicas[0]!.port : Number(new URL(url).port);
+    const host = encode(`Host: 127.0.0.1:${port}\r\n`);
+    const version = [host, encode("MCP-Protocol-Version: 2025-06-18"), Uint8Array.from([0x9b]), encode(`2J${"x".repeat(8000)}\r\n`)];
+    const refused = await post(port, version);
+    const answer = JSON.parse(refused!.text);
+    expect({ where, status: refused!.status, code: answer.error.code, raw: /[\u0080-\u009f]/.test(refused!.text) }).toEqual({
+      where,
+      status: 400,
+      code: -32000,
+      raw: false,
+    });
+    expect(answer.error.message).toStartWith("Bad Request: Unsupported protocol version: 2025-06-18\u009b2J");
+    expect([...answer.error.message].length).toBeLessThanOrEqual(301);
+    for (const bad of [Uint8Array.from([0x65, 0x9b]), encode("[::1")]) {
+      for (const path of ["/mcp", "/healthz"]) {
+        const res = await post(port, [encode("Host: "), bad, encode("\r\n")], path);
+        const body = JSON.parse(res?.text ?? "null");
+        const code = path === "/mcp" ? body?.error?.data?.code : body?.error?.code;
+        expect({ where, path, status: res?.status, code }).toEqual({ where, path, status: 400, code: "invalid_request" });
+      }
+    }
   }
 });

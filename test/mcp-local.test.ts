@@ -168,6 +168,27 @@ describe("stdio, from source", () => {
     expect(again.json).toMatchObject({ sent: true, status: "already_known", merged_into: r.json.trail_id });
   });
 
+  // The client's name filled agent_info.framework raw: a client named "" failed every publish on a
+  // field the agent never wrote, and one whose name held a joiner (an emoji sequence) or a bidi
+  // mark had every trail it published rejected as prompt_injection (session 17, probing).
+  test("the client's name fills agent_info.framework without what the colony reads as hidden text; blank is unknown", async () => {
+    const names: [string, string][] = [
+      ["", "unknown"],
+      ["   ", "unknown"],
+      ["\u{1F9D1}\u200d\u{1F4BB} helper", "\u{1F9D1}\u{1F4BB} helper"],
+      ["agent\u202e-x\u200f", "agent-x"],
+    ];
+    for (const [i, [name, framework]] of names.entries()) {
+      const { client } = await local({ COLONY_PUBLISH: "auto" }, { name });
+      const r = await callTool(client, "colony_publish", {
+        trail: secretTrail(`RuntimeError: client name ${i}`, `pip install name-fix-${i}==1.0`),
+      });
+      expect({ name, isError: r.isError, status: r.json?.status }).toEqual({ name, isError: false, status: "published" });
+      const stored = (await (await colony.fetch(`/v1/trails/${r.json.trail_id}`)).json()) as any;
+      expect({ name, framework: stored.trail.agent_info.framework }).toEqual({ name, framework });
+    }
+  }, 60_000);
+
   test("COLONY_PUBLISH=ask: the user sees the exact redacted payload and accepts; then publishes", async () => {
     const asked: string[] = [];
     const { client } = await local(

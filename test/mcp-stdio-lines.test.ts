@@ -110,6 +110,74 @@ describe("lines that are no JSON-RPC message", () => {
   }, 30_000);
 });
 
+test("a refused request is answered with its id over stdio and HTTP alike: the id when it is read, null when it cannot be (JSON-RPC 2.0 §5)", async () => {
+  // stdio echoed an id it had not read exactly (a fraction, an integer past 2^53 rounded by
+  // JSON.parse, which names another request) where the HTTP endpoints answered null, and the HTTP
+  // endpoints answered null where stdio echoed a request's readable id (session 16's note).
+  const lines = [
+    '{"jsonrpc":"2.0","id":1.5,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":1e400,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":[7],"method":"ping"}',
+    '{"jsonrpc":"2.0","id":{"n":7},"method":"ping"}',
+    '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":31,"result":{},"method":7}', // a method that is no string: not a request
+    '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":-0,"method":"ping","params":[]}',
+    '{"jsonrpc":"2.0","id":"","method":"ping","params":[]}',
+    '{"jsonrpc":"1.0","id":"abc","method":"ping"}',
+    '{"id":12,"method":"ping"}',
+  ];
+  const expected = [null, null, null, null, null, null, null, null, null, 9007199254740991, 0, "", "abc", 12];
+  const { answers } = await session([INITIALIZE, ...lines.map((l) => `${l}\n`)]);
+  const viaStdio = answers.filter((a) => a.error).map((a) => [a.error.code, a.id]);
+  const viaHttp: unknown[] = [];
+  for (const body of lines) {
+    const res = await fetch(`${colony.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body,
+    });
+    const answer = (await res.json()) as any;
+    viaHttp.push([answer.error.code, answer.id]);
+  }
+  const want = expected.map((id) => [-32600, id]);
+  expect({ viaStdio, viaHttp }).toEqual({ viaStdio: want, viaHttp: want });
+}, 30_000);
+
+test("a second initialize in a session is refused with -32600 and the session goes on as first initialized", async () => {
+  // The SDK answered it: the client's capabilities and protocol version were replaced mid-session
+  // (elicitation claimed after declaring none, a version not negotiated), where the HTTP
+  // endpoints' transport refuses re-initialization.
+  const initialize = (id: number, protocolVersion: string, capabilities = {}) =>
+    line({
+      jsonrpc: "2.0",
+      id,
+      method: "initialize",
+      params: { protocolVersion, capabilities, clientInfo: { name: "again", version: "1" } },
+    });
+  const { answers, stderr, code } = await session([
+    initialize(2, "2025-06-18"),
+    line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    initialize(3, "2025-11-25", { elicitation: { form: {} } }),
+    initialize(4, "1999-01-01"),
+    ping(5),
+  ]);
+  // Lines read in one chunk are refused before the first initialize is answered: compared by id.
+  answers.sort((a, b) => a.id - b.id);
+  expect(answers.map((a) => [a.id, a.error?.code ?? a.result?.protocolVersion ?? a.result])).toEqual([
+    [2, "2025-06-18"],
+    [3, -32600],
+    [4, -32600],
+    [5, {}],
+  ]);
+  expect(answers[1].error.message).toContain("already initialized");
+  expect(stderr.match(/refused a second initialize/g)).toHaveLength(2);
+  expect(code).toBe(0);
+}, 30_000);
+
 test("a call the client cancelled does not hold the process for the drain once stdin closes", async () => {
   const search = line({
     jsonrpc: "2.0",

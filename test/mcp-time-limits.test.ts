@@ -150,6 +150,45 @@ describe("colony mcp --http: a client that hangs up", () => {
   }, 15_000);
 });
 
+describe("colony mcp --http: POSTs at once are capped (COLONY_MCP_MAX_CONCURRENT)", () => {
+  test("one more than the cap is 503, JSON-RPC -32017 with Retry-After, at once and unread; a POST after they end is served", async () => {
+    // Uncapped, every POST a client sent was held until its 45 s deadline, each with its own
+    // server and a request to the colony: 200 POSTs from one loop held 200 connections to the
+    // colony (session 16's note).
+    const colony = stallingColony();
+    const mcp = startStandalone(loadMcpConfig({ COLONY_URL: colony.url, COLONY_MCP_MAX_CONCURRENT: "3" }), {
+      port: await freePort(),
+      logger: createLogger("silent"),
+      requestDeadlineMs: 3000,
+    });
+    try {
+      const post = (body: unknown) => fetch(`${mcp.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+      const held = [1, 2, 3].map((id) => post(search(id)));
+      const until = Date.now() + 2000;
+      while (colony.held.started < 3 && Date.now() < until) await Bun.sleep(10);
+      expect(colony.held.started).toBe(3);
+      const started = performance.now();
+      const refused = await Promise.all([post(search(4)), post({ jsonrpc: "2.0", id: 5, method: "ping" })]);
+      expect(performance.now() - started).toBeLessThan(1000);
+      for (const res of refused) {
+        expect([res.status, res.headers.get("retry-after")]).toEqual([503, "1"]);
+        expect(await res.json()).toEqual({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32017, message: expect.stringContaining("COLONY_MCP_MAX_CONCURRENT"), data: { code: "busy", max_concurrent: 3 } },
+        });
+      }
+      expect(colony.held.started).toBe(3); // the refused search never reached the colony
+      expect((await Promise.all(held)).map((r) => r.status)).toEqual([503, 503, 503]); // their deadline
+      const after = await post({ jsonrpc: "2.0", id: 6, method: "ping" });
+      expect([after.status, await after.json()]).toEqual([200, { jsonrpc: "2.0", id: 6, result: {} }]);
+    } finally {
+      await mcp.stop();
+      colony.stop();
+    }
+  }, 20_000);
+});
+
 describe("requests to the colony: a timeout is worded as a timeout", () => {
   test("no answer within the limit is code timeout, 'did not answer within N s'; a refused connection stays unreachable", async () => {
     const colony = stallingColony();

@@ -249,6 +249,38 @@ describe("OpenAPI document", () => {
     }
   });
 
+  test("the fingerprint pattern of the lookup takes what the colony reads as one: surrounding blanks, hex in any case; not look-alikes", async () => {
+    const publish = await colony.fetch("/v1/trails", json(sampleTrail({ error: "openapi padded fingerprint: ZeroDivisionError" })));
+    const fp: string = ((await publish.json()) as any).fingerprint;
+    await colony.service.worker!.drain();
+    const pattern = new RegExp(
+      doc.paths["/v1/trails/by-fingerprint/{fp}"].get.parameters.find((p: any) => p.name === "fp").schema.pattern,
+      "u",
+    );
+    for (const sent of [fp, `\t${fp}\u00a0`, `\ufeff${fp.toUpperCase()}\u3000`]) {
+      expect({
+        sent,
+        ok: pattern.test(sent),
+        status: (await colony.fetch(`/v1/trails/by-fingerprint/${encodeURIComponent(sent)}`)).status,
+      }).toEqual({
+        sent,
+        ok: true,
+        status: 200,
+      });
+    }
+    for (const sent of [`\u200b${fp}`, fp.replace("f", "\u0192"), fp.replace(/[0-9]/, "\uff11")]) {
+      expect({
+        sent,
+        ok: pattern.test(sent),
+        status: (await colony.fetch(`/v1/trails/by-fingerprint/${encodeURIComponent(sent)}`)).status,
+      }).toEqual({
+        sent,
+        ok: false,
+        status: 400,
+      });
+    }
+  });
+
   test("protocol_version's pattern takes the blanks the core trims, as the colony does; the document says strings are checked trimmed", async () => {
     const pattern = new RegExp(doc.components.schemas.Trail.properties.protocol_version.pattern, "u");
     const trail: any = sampleTrail({ error: "openapi padded protocol version: ZeroDivisionError" });

@@ -618,24 +618,60 @@ describe("differences by design", () => {
     expect([hostedAnswer.structured.fingerprint, stdioAnswer.structured.fingerprint]).toEqual([http.fingerprint, http.fingerprint]);
     const found = await colony.fetch(`/v1/trails/by-fingerprint/${http.fingerprint}`);
     expect(found.status).toBe(200);
-    const fullwidth = http.fingerprint.replace(/[0-9]/g, (d: string) => String.fromCharCode(0xff10 + Number(d)));
-    for (const wrong of [
-      http.fingerprint.toUpperCase(),
-      http.fingerprint.slice(0, -1),
-      `${http.fingerprint}0`,
-      http.fingerprint.replace("fp1_", "fp2_"),
-      `${http.fingerprint.slice(0, 10)}\u200b${http.fingerprint.slice(10)}`,
+  });
+
+  test("a fingerprint is read by one rule wherever a client sends one: the lookup, POST /v1/search and colony_search through every door", async () => {
+    // A lookup refused a fingerprint with surrounding blanks (400) that a search by the same text
+    // found as an exact match (session 16). Now each reads it as the core reads a trail id: the
+    // blanks every string loses, hex in any letter case; nothing else (no look-alike, no fullwidth).
+    const fp: string = ((await (await colony.fetch("/v1/search", json({ query: YAML }, agent(AGENT)))).json()) as any).fingerprint;
+    const fullwidth = fp.replace(/[0-9]/g, (d: string) => String.fromCharCode(0xff10 + Number(d)));
+    const readAsIt = [
+      ` ${fp}`,
+      `\t${fp}\u00a0`,
+      `\ufeff${fp}\u3000`,
+      fp.toUpperCase(),
+      `  ${fp.slice(0, 12).toUpperCase()}${fp.slice(12)}\n`,
+    ];
+    const notIt = [
+      fp.slice(0, -1),
+      `${fp}0`,
+      fp.replace("fp1_", "fp2_"),
+      `${fp.slice(0, 10)}\u200b${fp.slice(10)}`,
       fullwidth,
-      ` ${http.fingerprint}`,
-    ]) {
-      const res = await colony.fetch(`/v1/trails/by-fingerprint/${encodeURIComponent(wrong)}`);
-      expect({ wrong, status: res.status, code: ((await res.json()) as any).error.code }).toEqual({
-        wrong,
-        status: 400,
-        code: "invalid_request",
+      fp.replace("fp", "\u0444\u0440"), // Cyrillic ef and er
+      `\u200b${fp}`,
+    ];
+    const viaLookup = async (sent: string) => {
+      const res = await colony.fetch(`/v1/trails/by-fingerprint/${encodeURIComponent(sent)}`);
+      const body = (await res.json()) as any;
+      return res.status === 200 ? { status: 200, fingerprint: body.fingerprint } : { status: res.status, code: body.error.code };
+    };
+    const viaSearch = async (sent: string) => {
+      const body = (await (await colony.fetch("/v1/search", json({ query: sent }, agent(AGENT)))).json()) as any;
+      return body.results.some((r: any) => r.match.via === "fingerprint" && r.trail_id === ids.trail);
+    };
+    const viaTools = async (sent: string) =>
+      (await Promise.all([hosted, stdio.client, standaloneClient].map((client) => callTool(client, "colony_search", { error: sent })))).map(
+        (answer) => answer.structured.trails.some((t: any) => t.match.via === "fingerprint" && t.trail_id === ids.trail),
+      );
+    for (const sent of readAsIt) {
+      expect({ sent, lookup: await viaLookup(sent), search: await viaSearch(sent), tools: await viaTools(sent) }).toEqual({
+        sent,
+        lookup: { status: 200, fingerprint: fp },
+        search: true,
+        tools: [true, true, true],
       });
     }
-  });
+    for (const sent of notIt) {
+      expect({ sent, lookup: await viaLookup(sent), search: await viaSearch(sent), tools: await viaTools(sent) }).toEqual({
+        sent,
+        lookup: { status: 400, code: "invalid_request" },
+        search: false,
+        tools: [false, false, false],
+      });
+    }
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // `colony search "error text" [--limit N] [--json]` and `colony lookup FP [--json]`: the search
 // envelope as a table (rank, how it matched, score, strength, trail id, error, fix), or as JSON.
-import { isFingerprint } from "../core/fingerprint";
+import { fingerprintAsSent } from "../core/fingerprint";
 import { EXIT, parseArgs, UsageError } from "./command";
 import { printJson, reportError, request, withColony } from "./http";
 import { cut, table } from "./table";
@@ -53,8 +53,8 @@ export async function runSearch(args: string[]): Promise<number> {
 export async function runLookup(args: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(args, { json: "boolean" });
   if (positionals.length !== 1) throw new UsageError("lookup needs one FINGERPRINT (fp1_ and 32 hex digits)");
-  const fp = positionals[0]!;
-  if (!isFingerprint(fp)) throw new UsageError(`${JSON.stringify(fp)} is not a fingerprint (fp1_ and 32 lowercase hex digits)`);
+  const fp = fingerprintAsSent(positionals[0]!);
+  if (fp === null) throw new UsageError(`${JSON.stringify(positionals[0])} is not a fingerprint (fp1_ and 32 hex digits)`);
   const json = flags.json === true;
   return withColony(async (target) => {
     const answer = await request(target, "GET", `/v1/trails/by-fingerprint/${fp}`);

@@ -116,3 +116,21 @@ export const EMPTY_FINGERPRINT = FINGERPRINT_PREFIX + createHash("sha256").updat
 export function isFingerprint(value: string): boolean {
   return FINGERPRINT_PATTERN.test(value);
 }
+
+/**
+ * A fingerprint as a client may write it: the colony's form (FINGERPRINT_PATTERN) with the blanks
+ * the core trims from every string a client sends around it, in any letter case (hex is read
+ * either way, as a trail id's UUID is). ASCII letters only: no look-alike or fullwidth form.
+ */
+export const FINGERPRINT_AS_SENT_PATTERN = /^[Ff][Pp]1_[0-9A-Fa-f]{32}$/;
+
+/**
+ * The fingerprint a client sent, as the colony writes it (trimmed, lower case), or null when it is
+ * none. One rule for every door that takes one: the lookup (GET /v1/trails/by-fingerprint/{fp},
+ * its cache included), a search whose query is a fingerprint (POST /v1/search, colony_search) and
+ * `colony lookup`; a lookup refused a padded fingerprint that a search took (session 16).
+ */
+export function fingerprintAsSent(value: string): string | null {
+  const trimmed = value.trim();
+  return FINGERPRINT_AS_SENT_PATTERN.test(trimmed) ? trimmed.toLowerCase() : null;
+}

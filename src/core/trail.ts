@@ -306,7 +306,10 @@ export function parseQuery<T extends TObject>(schema: T, query: Record<string, u
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || raw === "") continue;
     const type = (schema.properties[key] as { type?: string } | undefined)?.type;
-    input[key] = type === "integer" && typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+    // Trimmed as every string a client sends; a sign kept, so `-1` is "at least 1" as in a JSON
+    // body, not "a whole number" (ASCII digits only: `\d` without the u flag, no fullwidth `５`).
+    const text = typeof raw === "string" ? raw.trim() : raw;
+    input[key] = type === "integer" && typeof text === "string" && /^-?\d{1,15}$/.test(text) ? Number(text) : raw;
   }
   return parseWith(schema, input);
 }

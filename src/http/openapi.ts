@@ -6,6 +6,7 @@ import { SeriesQuery } from "../service/admin";
 import { DRAFT_ID_PATTERN } from "../service/drafts";
 import { UUID_PATTERN } from "../service/trails";
 import { ERROR_CODES, type ErrorCode } from "../core/error-codes";
+import { FINGERPRINT_AS_SENT_PATTERN } from "../core/fingerprint";
 import { ActivityQuery, FeedQuery, OutcomeReport, RemoveRequest, SearchRequest, Trail, trimmedPattern } from "../core/trail";
 import { VERSION } from "../version";
 import * as S from "./api-schemas";
@@ -50,7 +51,11 @@ const DRAFT_ID = {
   schema: Type.String({ pattern: trimmedPattern(DRAFT_ID_PATTERN) }),
   description: "the draft id from approve_url (surrounding blanks ignored)",
 };
-const FP = { schema: S.FingerprintString, description: "an error fingerprint" };
+const FP = {
+  schema: Type.String({ pattern: trimmedPattern(FINGERPRINT_AS_SENT_PATTERN) }),
+  description:
+    "an error fingerprint (fp1_ and 32 hex characters, any letter case, surrounding blanks ignored; answers write it in lower case)",
+};
 
 /** Every route of the API (interface.md §4 and the operator additions), in the order of the docs. */
 export const API_ROUTES: ApiRoute[] = [

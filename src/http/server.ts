@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import type { Logger } from "../log";
 import type { ColonyApp } from "./app";
 import { readBodyLimited } from "./body";
+import { hostRefusal, readableUrl, requestPath } from "./host";
 import { checkAgentHeader, clientAddress, identify, type ClientIdentity } from "./client";
 import { bindContext, type RequestContext } from "./context";
 import { ServiceError, toServiceError } from "../service/errors";
@@ -109,6 +110,7 @@ export function createFetchHandler(deps: ServerDeps) {
     try {
       deps.quotas.refuseUnlessAllowed(pass.quota, "general");
       checkAgentHeader(request.headers); // a lookup does not use the agent, but a malformed id is still refused
+      if (readableUrl(request) === null) throw hostRefusal();
       answer = deps.lookups.answer(fp, caughtUp);
     } catch (err) {
       return end(request, pass, failure(err), LOOKUP_ROUTE);
@@ -166,7 +168,7 @@ export function createFetchHandler(deps: ServerDeps) {
     const answer = known ?? new ServiceError("internal");
     if (request && deps.errorShapes?.size) {
       // The path as the router matches it: `/mcp/` is the MCP route too, and its refusals are JSON-RPC.
-      const path = new URL(request.url).pathname;
+      const path = requestPath(request);
       const render =
         deps.errorShapes.get(path) ?? (path.length > 1 && path.endsWith("/") ? deps.errorShapes.get(path.slice(0, -1)) : undefined);
       if (render) return render(answer, request);
@@ -207,13 +209,17 @@ export function createFetchHandler(deps: ServerDeps) {
     let quota: QuotaState = pass.quota;
     let response: Response;
     try {
+      const url = readableUrl(request);
+      if (url === null) throw hostRefusal();
       const client = admitClient(pass, request);
       let inner = request;
       if (BODY_METHODS.has(request.method)) {
         // From here on, a 413 or a malformed body shows the route's own quota, as its other answers do.
-        quota = (await deps.quotas.routeState(request.method, new URL(request.url).pathname, pass.address)) ?? quota;
+        quota = (await deps.quotas.routeState(request.method, new URL(url).pathname, pass.address)) ?? quota;
         // Handlers read the body we already hold (size-checked); bodiless requests pass as they are.
-        inner = new Request(request.url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) });
+        inner = new Request(url, { method: request.method, headers: request.headers, body: await readBodyLimited(request) });
+      } else if (url !== request.url) {
+        inner = new Request(url, { method: request.method, headers: request.headers, signal: request.signal });
       }
       const ctx: RequestContext = { client, route, quota };
       bindContext(inner, ctx);

@@ -16,6 +16,7 @@ describe("loadMcpConfig", () => {
       publishWaitS: 25,
       mcpPort: 8090,
       allowedOrigins: [],
+      maxConcurrentPosts: 32,
     });
   });
 
@@ -31,6 +32,7 @@ describe("loadMcpConfig", () => {
       COLONY_PUBLISH_WAIT_S: "5",
       COLONY_MCP_PORT: "9100",
       COLONY_ALLOWED_ORIGINS: "https://Inspector.example.com/, http://localhost:6274",
+      COLONY_MCP_MAX_CONCURRENT: "4",
     });
     expect(c).toEqual({
       colonyUrl: "https://colony.example.org",
@@ -43,7 +45,11 @@ describe("loadMcpConfig", () => {
       publishWaitS: 5,
       mcpPort: 9100,
       allowedOrigins: ["https://inspector.example.com", "http://localhost:6274"],
+      maxConcurrentPosts: 4,
     });
+    for (const bad of ["0", "-1", "1.5", "10001", "many"]) {
+      expect(() => loadMcpConfig({ COLONY_MCP_MAX_CONCURRENT: bad })).toThrow(ConfigError);
+    }
   });
 
   // The length was counted in UTF-16 units, the schema counts characters: a model name of 200

@@ -2,6 +2,7 @@
 // MCP client reads `{jsonrpc, error: {code, message, data}, id: null}`, not the REST error shape.
 // The HTTP status and the layer's headers (RateLimit-*, Retry-After) stay as on every route.
 // JSON-RPC 2.0 reserves -32000 to -32099 for server errors; Colony's are listed in docs/mcp.md.
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { BodyParseError } from "../http/body";
 import { InvalidAgentHeaderError } from "../http/client";
 import type { ServiceError } from "../service/errors";
@@ -28,17 +29,40 @@ export const JSON_RPC_ERRORS = {
   badRequest: -32015,
   /** 503: the POST ran past its deadline (MCP_REQUEST_DEADLINE_MS); its calls were abandoned. */
   deadline: -32016,
+  /** 503: `colony mcp --http` is handling COLONY_MCP_MAX_CONCURRENT POSTs already; retry after Retry-After. */
+  busy: -32017,
 } as const;
 
-/** A JSON-RPC error response with no id (the request's id is unknown or unread). */
+/**
+ * The id an answer to a request refused as unreadable carries, on every door (stdio and HTTP):
+ * JSON-RPC 2.0 §5 says the request's id, or null when it cannot be detected. Detected means the
+ * message is a request (it has a method: a response the client sent carries an id of the server's
+ * numbering, and an error with it would read as the answer to a call of the client's own) and its
+ * id is one MCP allows and JSON carries exactly: a string, or an integer within 2^53. A fraction
+ * (`1.5`), `1e400` or an integer past 2^53 (which JSON.parse rounds: echoed, it names another
+ * request) is null; stdio echoed them as read (session 16's note).
+ */
+export function answerableRequestId(value: unknown): string | number | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const { id, method } = value as { id?: unknown; method?: unknown };
+  if (typeof method !== "string") return null;
+  if (typeof id === "string" || Number.isSafeInteger(id)) return id as string | number;
+  return null;
+}
+
+/** A JSON-RPC error response; its id null unless the request's id was read (answerableRequestId). */
 export function jsonRpcErrorResponse(
   status: number,
   code: number,
   message: string,
   data?: Record<string, unknown>,
   headers: Record<string, string> = {},
+  id: string | number | null = null,
 ): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id: null }), {
+  // Written with the hidden characters escaped, as the endpoints' answers are: a message may quote
+  // the caller's id or text.
+  const body = JSON.stringify({ jsonrpc: "2.0", error: data ? { code, message, data } : { code, message }, id });
+  return new Response(escapeHiddenInJson(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });

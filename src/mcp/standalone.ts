@@ -7,13 +7,14 @@
 import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
+import { hostRefusal, requestPath } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
 import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
-import { serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { JSON_RPC_ERRORS, jsonRpcErrorResponse, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
 import { handleStatelessPost, MCP_REQUEST_DEADLINE_MS, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
@@ -30,6 +31,17 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 const errorJson = (status: number, code: string, message: string) => json(status, { error: { code, message } });
 
+/** A POST over COLONY_MCP_MAX_CONCURRENT: 503, JSON-RPC -32017, `data.code` busy, retry in a second. */
+function tooManyPosts(max: number): Response {
+  return jsonRpcErrorResponse(
+    503,
+    JSON_RPC_ERRORS.busy,
+    `this server is handling ${max} requests at once (COLONY_MCP_MAX_CONCURRENT), its limit; this one was not read. Retry after Retry-After seconds, or send fewer requests at once`,
+    { code: "busy", max_concurrent: max },
+    { "Retry-After": "1" },
+  );
+}
+
 export function startStandalone(
   cfg: McpConfig,
   opts: { port: number; hostname?: string; logger: Logger /** Tests: the POST deadline. */; requestDeadlineMs?: number },
@@ -41,9 +53,14 @@ export function startStandalone(
   const origins = new OriginPolicy(cfg.allowedOrigins);
 
   async function handle(request: Request, server: Server<undefined>): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     // `/mcp/` too, as the hosted route serves it: some clients and config tools write the URL so.
     const isMcp = path === "/mcp" || path === "/mcp/";
+    // Served on loopback names only, so a request without a Host is refused too.
+    if (!URL.canParse(request.url)) {
+      const refused = hostRefusal();
+      return isMcp ? serviceErrorAsJsonRpc(refused) : errorJson(refused.status, refused.code, refused.message);
+    }
     // Every path, not only /mcp (where the SDK's transport checks it, answering JSON-RPC): a
     // DNS-rebinding page reads a GET as same-origin, without Origin, and /healthz tells where the
     // colony is.
@@ -66,8 +83,24 @@ export function startStandalone(
     return origins.withCors(request, await handleMcp(request, server));
   }
 
+  /** POSTs being handled, from before their body is read until their answer is made. */
+  let postsInFlight = 0;
+
   async function handleMcp(request: Request, server: Server<undefined>): Promise<Response> {
     if (request.method !== "POST") return methodNotAllowed();
+    // Each POST may hold its connection, a server and requests to the colony up to its deadline;
+    // uncapped, a client that keeps sending them (a retry loop, a hostile local process) piles up
+    // without bound. One more than the cap is refused at once, unread.
+    if (postsInFlight >= cfg.maxConcurrentPosts) return tooManyPosts(cfg.maxConcurrentPosts);
+    postsInFlight++;
+    try {
+      return await handleCountedPost(request, server);
+    } finally {
+      postsInFlight--;
+    }
+  }
+
+  async function handleCountedPost(request: Request, server: Server<undefined>): Promise<Response> {
     let parsed: unknown;
     let agentHeader: string | null;
     try {
@@ -116,7 +149,7 @@ export function startStandalone(
         }
         logger.info("request", {
           method: request.method,
-          route: new URL(request.url).pathname === "/healthz" ? "/healthz" : "/mcp",
+          route: requestPath(request) === "/healthz" ? "/healthz" : "/mcp",
           status: response.status,
           ms: Math.round((performance.now() - started) * 100) / 100,
         });

@@ -3,9 +3,11 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { escapeHiddenInJson } from "../core/hidden-json";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
-import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
+import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
 /**
  * JSON that is no JSON-RPC message (or batch of them) is JSON-RPC's "Invalid Request", -32600;
@@ -15,10 +17,15 @@ import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 function invalidRequest(parsedBody: unknown): Response | null {
   const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
   if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return duplicateId(messages);
+  // A lone request whose id was read is answered with it (JSON-RPC 2.0 §5), as over stdio; a batch,
+  // refused whole, has no one id.
   return jsonRpcErrorResponse(
     400,
     JSON_RPC_ERRORS.invalidRequest,
     'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
+    undefined,
+    {},
+    answerableRequestId(parsedBody),
   );
 }
 
@@ -73,7 +80,43 @@ export function refusalBeforeRunning(request: Request, parsedBody: unknown, allo
   const hostServed = !allowedHosts || allowedHosts.includes(request.headers.get("host") ?? "");
   if (hostServed && !acceptsAnswer(request.headers.get("accept"))) return notAcceptable();
   if (hostServed && !isJsonContentType(request.headers.get("content-type"))) return unsupportedMediaType();
-  return invalidRequest(parsedBody);
+  return invalidRequest(parsedBody) ?? (hostServed ? transportRefusal(request, parsedBody) : null);
+}
+
+const isInitialize = (m: unknown) => m !== null && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
+
+/**
+ * What the SDK's transport refuses once the body is read, judged here first so that a batch it
+ * refuses costs one request on the hosted quota, not one per message (a batch of 101 pings spent
+ * 101 and ran none): a batch over the transport's 100 messages, an initialize in a batch of
+ * more than one, and an unsupported MCP-Protocol-Version on a POST that is no initialize (the
+ * transport quoted the header whole: 8 KB came back, its C1 controls raw; quoted here cut).
+ * The same answers as the transport's.
+ */
+function transportRefusal(request: Request, parsedBody: unknown): Response | null {
+  const messages = Array.isArray(parsedBody) ? parsedBody : [parsedBody];
+  if (messages.length > MAX_BATCH_SIZE) {
+    return jsonRpcErrorResponse(400, JSON_RPC_ERRORS.invalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  }
+  if (!messages.some(isInitialize)) {
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return jsonRpcErrorResponse(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${cutText(version, 100)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+      );
+    }
+  } else if (messages.length > 1) {
+    return jsonRpcErrorResponse(400, JSON_RPC_ERRORS.invalidRequest, "Invalid Request: Only one initialization request is allowed");
+  }
+  return null;
+}
+
+/** `text` cut to `max` characters, with "…" when cut. */
+function cutText(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : text;
 }
 
 /**
@@ -103,35 +146,63 @@ function withoutCancellations(parsedBody: unknown): unknown {
   return Array.isArray(parsedBody) && parsedBody.some(isCancellation) ? parsedBody.filter((m) => !isCancellation(m)) : parsedBody;
 }
 
+/** The longest message of a refusal the SDK's transport writes, in characters. */
+const REFUSAL_MESSAGE_CHARS = 300;
+
 /**
- * The answer to a batch is an array (JSON-RPC 2.0 §6), also when the batch holds one request: the
- * SDK's transport answered a lone object then, which a client matching a batch to its answer
- * cannot read.
+ * A refusal of the SDK's transport with its message cut: some quote a header whole, as sent
+ * (`Unsupported protocol version: …` answered an 8 KB MCP-Protocol-Version back, its C1 controls
+ * raw; `Invalid Host header: …`).
  */
-async function asBatchAnswer(answer: Response): Promise<Response> {
-  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
-  const text = await answer.text();
-  const body = text.trimStart().startsWith("{") ? `[${text}]` : text;
-  const headers = new Headers(answer.headers);
-  headers.delete("content-length");
-  return new Response(body, { status: answer.status, headers });
+function withRefusalCut(text: string): string {
+  let parsed: { error?: { message?: unknown } };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const message = parsed?.error?.message;
+  if (typeof message !== "string") return text;
+  const cut = cutText(message, REFUSAL_MESSAGE_CHARS);
+  if (cut === message) return text;
+  parsed.error!.message = cut;
+  return JSON.stringify(parsed);
 }
 
 /**
- * The JSON answer as server-sent events, for a caller that takes only text/event-stream: one
- * `message` event per JSON-RPC response (a batch's answers each in its own, as the SDK's streaming
- * transport sends them), then the stream ends. Refusals (statuses other than 200) stay JSON, as
- * the SDK answers them whatever the Accept; a POST of notifications alone stays 202 without body.
+ * A JSON answer as the endpoint writes it (a refusal of the SDK's transport: escaped as below, its
+ * message cut by withRefusalCut):
+ * - every character a person cannot see (src/core/hidden-json.ts: bidi marks, DEL and C1, format
+ *   characters, U+2028/U+2029) as its `\uXXXX` escape, as `colony mcp` writes each stdout line:
+ *   a trail's values in structuredContent reached curl's terminal, a proxy's log or a client's
+ *   debug view raw (a CSI acting on the terminal, a right-to-left mark reordering a command), and
+ *   the parsed value is the same;
+ * - the answer to a batch as an array (JSON-RPC 2.0 §6), also when the batch holds one request:
+ *   the SDK's transport answered a lone object then, which a client matching a batch to its answer
+ *   cannot read;
+ * - for a caller that takes only text/event-stream, server-sent events: one `message` event per
+ *   JSON-RPC response (a batch's answers each in its own, as the SDK's streaming transport sends
+ *   them), then the stream ends.
+ * Refusals (statuses other than 200) are written by jsonRpcErrorResponse, with the same escapes,
+ * or stay as the SDK answers them; a POST of notifications alone stays 202 without a body.
  */
-async function asEventStream(answer: Response): Promise<Response> {
-  if (answer.status !== 200 || !answer.headers.get("content-type")?.includes("application/json")) return answer;
-  const parsed: unknown = JSON.parse(await answer.text());
-  const events = (Array.isArray(parsed) ? parsed : [parsed]).map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`);
+async function asWritten(answer: Response, batch: boolean, eventStream: boolean): Promise<Response> {
+  if (!answer.headers.get("content-type")?.includes("application/json")) return answer;
+  const text = await answer.text();
   const headers = new Headers(answer.headers);
   headers.delete("content-length");
-  headers.set("content-type", EVENT_STREAM_TYPE);
-  headers.set("cache-control", "no-cache, no-transform");
-  return new Response(events.join(""), { status: 200, headers });
+  if (answer.status !== 200) return new Response(escapeHiddenInJson(withRefusalCut(text)), { status: answer.status, headers });
+  if (eventStream) {
+    const parsed: unknown = JSON.parse(text);
+    const events = (Array.isArray(parsed) ? parsed : [parsed]).map(
+      (m) => `event: message\ndata: ${escapeHiddenInJson(JSON.stringify(m))}\n\n`,
+    );
+    headers.set("content-type", EVENT_STREAM_TYPE);
+    headers.set("cache-control", "no-cache, no-transform");
+    return new Response(events.join(""), { status: 200, headers });
+  }
+  const body = batch && text.trimStart().startsWith("{") ? `[${text}]` : text;
+  return new Response(escapeHiddenInJson(body), { status: answer.status, headers });
 }
 
 /**
@@ -204,8 +275,7 @@ export async function handleStatelessPost(
       handled.catch(() => {}); // never settles, or fails once its server is closed: nobody reads it
       return pastDeadline(deadlineMs);
     }
-    if (answerType(request.headers.get("accept")) === EVENT_STREAM_TYPE) return asEventStream(answer);
-    return Array.isArray(parsedBody) ? asBatchAnswer(answer) : answer;
+    return asWritten(answer, Array.isArray(parsedBody), answerType(request.headers.get("accept")) === EVENT_STREAM_TYPE);
   } finally {
     clearTimeout(timer);
     void server.close().catch(() => {});

@@ -14,24 +14,13 @@ import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@mode
 import { BodyParseError, parseJsonBody } from "../http/body";
 import type { Logger } from "../log";
 import { escapeHiddenInJson } from "../core/hidden-json";
-import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
+import { answerableRequestId, JSON_RPC_ERRORS } from "./jsonrpc-errors";
 
 /** The longest line read, as the SDK's transport allowed (a tool's text is cut locally, not refused). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const UTF8 = new TextDecoder();
-
-/** The id to answer a refused line with: a request's own id, else null (JSON-RPC 2.0 §5). */
-function requestIdOf(value: unknown): RequestId | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  const { id, method } = value as { id?: unknown; method?: unknown };
-  // A response the client sent (to an elicitation) has an id of the server's numbering: an error
-  // with that id would read as the answer to one of the client's own requests.
-  if (typeof method !== "string") return null;
-  if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id))) return id;
-  return null;
-}
 
 /**
  * A message as one line of stdout. JSON.stringify leaves DEL, the 8-bit controls (C1: CSI, NEL),
@@ -146,7 +135,7 @@ export class StdioLineTransport implements Transport {
       const what = Array.isArray(value)
         ? "a batch (a JSON array) is not read over stdio; write one message per line"
         : 'the line must be one JSON-RPC 2.0 message (jsonrpc "2.0", a method and an id, params an object)';
-      this.refuse(requestIdOf(value), JSON_RPC_ERRORS.invalidRequest, `Invalid Request: ${what}`);
+      this.refuse(answerableRequestId(value), JSON_RPC_ERRORS.invalidRequest, `Invalid Request: ${what}`);
       return;
     }
     this.onmessage?.(parsed.data);

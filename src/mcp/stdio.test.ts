@@ -50,3 +50,21 @@ test("a request the client cancelled is not waited for: the SDK never answers it
   receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "stopped" } });
   expect(await drained).toBe(true);
 });
+
+test("a session initializes once: another initialize, in flight or after a result, is refused; one after a refused initialize is served", async () => {
+  const { inner, sent, receive } = fakeInner();
+  const t = new DrainingTransport(inner);
+  const served: unknown[] = [];
+  t.onmessage = (m) => void served.push((m as { id?: unknown }).id);
+  const initialize = (id: number) => receive({ jsonrpc: "2.0", id, method: "initialize", params: {} });
+  initialize(1);
+  initialize(2); // while 1 is answered
+  await t.send({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "bad params" } });
+  initialize(3); // the first was refused: the handshake is not done
+  await t.send({ jsonrpc: "2.0", id: 3, result: {} });
+  initialize(4);
+  receive({ jsonrpc: "2.0", id: 1, method: "ping" }); // the id of the refused initialize, reused later
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+  expect(served).toEqual([1, 3, 1]);
+  expect(sent.filter((m) => "error" in m && m.error.code === -32600).map((m) => (m as { id: number }).id)).toEqual([2, 4]);
+});

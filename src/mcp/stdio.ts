@@ -34,6 +34,9 @@ export class DrainingTransport implements Transport {
   onmessage?: Transport["onmessage"];
   private readonly pending = new Set<RequestId>();
   private idleWaiters: (() => void)[] = [];
+  /** The id of the initialize request being answered (another meanwhile is refused), then whether one was answered with a result. */
+  private initializing: RequestId | undefined;
+  private initialized = false;
 
   constructor(
     private readonly inner: Transport,
@@ -47,6 +50,14 @@ export class DrainingTransport implements Transport {
         // run: the SDK kept one cancellation handle per id, so cancelling that id reached only the
         // later call, and a cancelled colony_publish published the earlier one once it was ticked.
         if (this.pending.has(message.id)) return this.refuseReusedId(message.id);
+        // A session initializes once (MCP lifecycle): the SDK answered a second initialize and
+        // replaced the client's capabilities and protocol version mid-session (a client claiming
+        // elicitation it had not declared, a version it had not negotiated), where the HTTP
+        // endpoints' SDK transport refuses re-initialization. Refused, the session goes on as it was.
+        if (message.method === "initialize") {
+          if (this.initialized || this.initializing !== undefined) return this.refuseSecondInitialize(message.id);
+          this.initializing = message.id;
+        }
         this.pending.add(message.id);
       }
       this.onmessage?.(message, extra);
@@ -69,6 +80,16 @@ export class DrainingTransport implements Transport {
       .catch((error) => this.onerror?.(error));
   }
 
+  private refuseSecondInitialize(id: RequestId): void {
+    const message =
+      "Invalid Request: this session is already initialized; initialize is the first request of a session only " +
+      "(start a new `colony mcp` process for another session). The session goes on as it was initialized.";
+    this.logger?.warn("refused a second initialize", { id });
+    void this.inner
+      .send({ jsonrpc: "2.0", id, error: { code: JSON_RPC_ERRORS.invalidRequest, message } })
+      .catch((error) => this.onerror?.(error));
+  }
+
   private settle(id: RequestId): void {
     if (this.pending.delete(id) && this.pending.size === 0) {
       for (const wake of this.idleWaiters.splice(0)) wake();
@@ -86,6 +107,11 @@ export class DrainingTransport implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     await this.inner.send(message, options);
     const answered = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    // Only a successful initialize ends the handshake: one refused for its params may be sent again.
+    if (answered !== undefined && answered === this.initializing) {
+      this.initializing = undefined;
+      if (isJSONRPCResultResponse(message)) this.initialized = true;
+    }
     if (answered !== undefined && answered !== null) this.settle(answered);
   }
 

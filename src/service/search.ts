@@ -1,7 +1,7 @@
 // Search (interface.md 4.2, decisions §3): fingerprint matches first, then the hybrid of
 // lexical and vector retrieval fills the limit, never repeating a trail, indexed trails only.
 import { atLeast, bestConfidence, confidenceOf, coverageOf, queryWords } from "../core/confidence";
-import { currentAndOlderFingerprints, isFingerprint } from "../core/fingerprint";
+import { currentAndOlderFingerprints, fingerprintAsSent } from "../core/fingerprint";
 import { errorGlossaryText } from "../core/enrichment";
 import { glossaryExpansion } from "../core/error-glossary";
 import { lexicalIndexTokens } from "../core/lexical";
@@ -152,7 +152,8 @@ export class SearchService {
     // Also what older normalizers gave the query (only versions some trail not re-fingerprinted yet
     // still carries), and the query itself when it is a fingerprint a client cached (aliases resolve).
     const { current: fp, older } = currentAndOlderFingerprints(errorLine, trails.olderVersionsInStore());
-    const known = [fp, ...older, ...(isFingerprint(req.query.trim()) ? [req.query.trim()] : [])];
+    const sentFingerprint = fingerprintAsSent(req.query);
+    const known = [fp, ...older, ...(sentFingerprint ? [sentFingerprint] : [])];
 
     const byFingerprint = (await trails.fingerprintMatches(known, req.error_type, limit)).filter((r) => (r.strength ?? 0) >= minStrength);
     const results: SearchResult[] = byFingerprint.map((r) => trails.result(r, "fingerprint", 1, req.environment));

@@ -5,7 +5,7 @@ import { canonicalJson, lexicalFields } from "../core/enrichment";
 import {
   EMPTY_FINGERPRINT,
   fingerprint,
-  FINGERPRINT_PATTERN,
+  fingerprintAsSent,
   NORMALIZER_VERSION,
   NORMALIZER_VERSIONS,
   type NormalizerVersion,
@@ -277,10 +277,9 @@ export class TrailService {
    * `resolved`, when given, receives every fingerprint the answer was read under: `fp` and the
    * current fingerprints its aliases led to (a cache of the answer must drop it when any changes).
    */
-  async byFingerprint(fp: string, resolved?: Set<string>): Promise<SearchEnvelope> {
-    if (!FINGERPRINT_PATTERN.test(fp)) {
-      throw new ServiceError("invalid_request", "fingerprint must be fp1_ followed by 32 lowercase hex characters");
-    }
+  async byFingerprint(sent: string, resolved?: Set<string>): Promise<SearchEnvelope> {
+    const fp = fingerprintAsSent(sent);
+    if (fp === null) throw new ServiceError("invalid_request", "fingerprint must be fp1_ followed by 32 hex characters");
     const records = await this.fingerprintMatches(fp, undefined, FINGERPRINT_LOOKUP_LIMIT, resolved);
     if (records.length === 0) throw new ServiceError("not_found", "no trail for this fingerprint");
     return {

@@ -52,6 +52,18 @@ describe("fingerprint lookup cache", () => {
     expect(computed).toEqual([fp(1), fp(16), fp(16)]);
   });
 
+  test("a fingerprint sent padded or in upper case is cached under the colony's form, so it goes when its trails change", async () => {
+    // Keyed as sent, the padded spelling's entry was never named by a change and stayed stale for 300 s.
+    const { service, computed, changed } = fakeService();
+    const lookups = new FingerprintLookups(service);
+    const first = await lookups.answer(` ${fp(1).toUpperCase()}\u00a0`);
+    expect(lookups.answer(fp(1))).toBe(first);
+    expect(lookups.size).toBe(1);
+    changed(fp(1));
+    await lookups.answer(`\t${fp(1)}`);
+    expect(computed).toEqual([fp(1), fp(1)]);
+  });
+
   test("an answer asked by an alias goes when the fingerprint it was read under changes", async () => {
     const { service, computed, changed } = fakeService();
     const lookups = new FingerprintLookups(service);

@@ -1,6 +1,7 @@
 // GET /v1/trails/by-fingerprint/{fp}: the hottest read, served by Bun's native router instead of
 // Elysia (see server.ts) from a cache of encoded answers that is dropped per fingerprint as soon as
 // the trails behind it change. Misses are cached too: most lookups are for errors nobody solved yet.
+import { fingerprintAsSent } from "../../core/fingerprint";
 import type { ColonyService } from "../../service/colony";
 import { ServiceError } from "../../service/errors";
 import { errorBody } from "../errors";
@@ -91,7 +92,11 @@ export class FingerprintLookups {
    * (a catch-up begun after the request arrived) is done. A malformed fingerprint rejects with
    * 400 invalid_request (never cached).
    */
-  answer(fp: string, caughtUp: Promise<void> | null = this.catchUp()): LookupAnswer | Promise<LookupAnswer> {
+  answer(sent: string, caughtUp: Promise<void> | null = this.catchUp()): LookupAnswer | Promise<LookupAnswer> {
+    // Cached under the fingerprint as the colony writes it: an entry under a padded or upper-case
+    // spelling would never be dropped when the trails behind it change (invalidation names the
+    // colony's form), and would stay stale for the answer's 300 s.
+    const fp = fingerprintAsSent(sent) ?? sent;
     if (caughtUp) return caughtUp.then(() => this.answers.get(fp) ?? this.load(fp));
     return this.answers.get(fp) ?? this.load(fp);
   }

@@ -99,6 +99,21 @@ const FRAMEWORK_MAX = Trail.properties.agent_info.properties.framework.maxLength
 
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** Invisible format characters (joiners, bidi marks, the BOM, tag characters) and controls. */
+const UNSEEN = /[\p{Cf}\p{Cc}]/gu;
+
+/**
+ * The MCP client's name as the trail's agent_info.framework, where the agent gave none: without
+ * the characters the colony's screen reads as hidden text, blank as "unknown". The name came in
+ * raw: a client named "" failed every colony_publish ("/agent_info/framework must not be empty",
+ * a field the agent never wrote), and one whose name holds a joiner (an emoji sequence) or a bidi
+ * mark had every trail it published rejected as prompt_injection, after a person approved it.
+ */
+export function frameworkFromClientName(name: string | undefined): string {
+  const shown = (name ?? "").replace(UNSEEN, "").trim();
+  return truncateChars(shown === "" ? "unknown" : shown, FRAMEWORK_MAX);
+}
+
 /** Fills agent_info and environment where the agent left them out; returns what was filled. */
 function fillTrail(
   input: PublishArgs["trail"],
@@ -117,7 +132,7 @@ function fillTrail(
     filled.push("agent_info.model");
   }
   if (typeof info.framework !== "string" || info.framework.trim() === "") {
-    info.framework = truncateChars(framework, FRAMEWORK_MAX);
+    info.framework = framework;
     filled.push("agent_info.framework");
   }
   trail.agent_info = info;
@@ -248,7 +263,7 @@ async function publish(
 ): Promise<CallToolResult> {
   const started = Date.now();
   // A stateless (hosted) server never sees the initialize request, so it cannot know the client.
-  const framework = server.getClientVersion()?.name ?? "unknown";
+  const framework = frameworkFromClientName(server.getClientVersion()?.name);
   const { trail: filledTrail, filled } = fillTrail(args.trail, cfg, args.model, framework);
 
   const attempts = failedAttempts(filledTrail);

@@ -1,0 +1,33 @@
+// RFC 9112 §3.2: a request whose Host field value is not a valid host is answered 400. Bun gives
+// such a request (`Host: evil\x9b2J`, `Host: [::1`) a URL that does not parse, often its path
+// alone: code reading `new URL(request.url)` threw, and the colony's POST routes, its pages and
+// /mcp, and `colony mcp --http`, answered Bun's development error page instead (500, HTML quoting
+// the source lines around the throw).
+import { ServiceError } from "../service/errors";
+
+/**
+ * The request's URL as the layers may read it: its own when it parses; for a request without a
+ * Host (HTTP/1.0 needs none, and an empty one says the target has no authority: a load
+ * balancer's health check) its path on `http://localhost`; null when its Host is not a valid
+ * host (refused with hostRefusal).
+ */
+export function readableUrl(request: Request): string | null {
+  if (URL.canParse(request.url)) return request.url;
+  if (request.headers.get("host")) return null;
+  return new URL(request.url, "http://localhost").href;
+}
+
+/** 400 invalid_request for a request whose Host is not a valid host. */
+export function hostRefusal(): ServiceError {
+  return new ServiceError("invalid_request", "the Host header is not a valid host name or address (RFC 9112 §3.2)");
+}
+
+/** The request's path, also when its URL does not parse. */
+export function requestPath(request: Request): string {
+  try {
+    return new URL(request.url, "http://localhost").pathname;
+  } catch {
+    // An absolute URL whose authority does not parse (`http://[::1/mcp`): the path after it.
+    return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/.exec(request.url)?.[1] || "/";
+  }
+}
