@@ -3,6 +3,7 @@
 import { type ComposedSubsystems, composeColony } from "./compose";
 import type { createFetchHandler } from "./http/server";
 import type { Config } from "./config";
+import { errorResponse, serverFallbacks } from "./http/errors";
 import { ListenError } from "./http/listen-error";
 import { createLogger, type Logger } from "./log";
 import type { ColonyService } from "./service/colony";
@@ -38,6 +39,7 @@ export async function startColony(config: Config, opts: StartOptions = {}): Prom
       port: config.port,
       fetch: (request, srv) => colony.handler(request, srv),
       routes: delegatedRoutes(colony.handler.routes, () => colony.handler.routes),
+      ...serverFallbacks(logger, errorResponse),
     });
   } catch (err) {
     await colony.close();

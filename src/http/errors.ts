@@ -1,6 +1,7 @@
 // The error shape of interface.md §7: { error: { code, message, details? } }.
 import type { ValidationDetail } from "../core/trail";
-import type { ServiceError } from "../service/errors";
+import type { Logger } from "../log";
+import { ServiceError } from "../service/errors";
 
 export function errorBody(code: string, message: string, details?: ValidationDetail[]) {
   return { error: details ? { code, message, details } : { code, message } };
@@ -28,3 +29,19 @@ export type ErrorRenderer = (err: ServiceError, request: Request) => Response;
  * answers JSON-RPC error objects); given by the composition root with the routes themselves.
  */
 export type ErrorShapes = ReadonlyMap<string, ErrorRenderer>;
+
+/**
+ * Options for Bun.serve that no server of Colony goes without: Bun's development error page (500,
+ * HTML quoting the source lines around a throw; on by default unless NODE_ENV=production) is
+ * never shown, and an exception that escapes every layer is logged and answered in the door's
+ * own error shape (`answer`), without its message or stack.
+ */
+export function serverFallbacks(logger: Logger, answer: (err: ServiceError) => Response) {
+  return {
+    development: false,
+    error(err: Error): Response {
+      logger.error("request failed outside every handler", { error: String(err?.message ?? err).slice(0, 300) });
+      return answer(new ServiceError("internal"));
+    },
+  } as const;
+}

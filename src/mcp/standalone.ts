@@ -7,6 +7,7 @@
 import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
+import { serverFallbacks } from "../http/errors";
 import { hostRefusal, requestPath } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
@@ -138,6 +139,7 @@ export function startStandalone(
     return Bun.serve({
       hostname,
       port: opts.port,
+      ...serverFallbacks(logger, serviceErrorAsJsonRpc),
       async fetch(request, srv) {
         const started = performance.now();
         let response: Response;
