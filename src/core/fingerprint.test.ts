@@ -7,7 +7,6 @@ import {
   FINGERPRINT_PATTERN,
   FINGERPRINT_PREFIX,
   fingerprint,
-  isFingerprint,
   NORMALIZER_VERSION,
   NORMALIZER_VERSIONS,
   normalizeError,
@@ -31,8 +30,8 @@ describe("fingerprint format", () => {
     expect(FINGERPRINT_PREFIX).toBe("fp1_");
     expect(fp).toMatch(FINGERPRINT_PATTERN);
     expect(FINGERPRINT_PATTERN.source).toBe("^fp1_[0-9a-f]{32}$");
-    expect(isFingerprint(fp)).toBe(true);
-    expect(isFingerprint(fp.toUpperCase())).toBe(false);
+    expect(FINGERPRINT_PATTERN.test(fp)).toBe(true);
+    expect(FINGERPRINT_PATTERN.test(fp.toUpperCase())).toBe(false);
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'")).toBe(fp);
   });
 

@@ -113,10 +113,6 @@ export function previousNormalizerFingerprints(errorLine: string, current: strin
  */
 export const EMPTY_FINGERPRINT = FINGERPRINT_PREFIX + createHash("sha256").update("", "utf8").digest("hex").slice(0, 32);
 
-export function isFingerprint(value: string): boolean {
-  return FINGERPRINT_PATTERN.test(value);
-}
-
 /**
  * A fingerprint as a client may write it: the colony's form (FINGERPRINT_PATTERN) with the blanks
  * the core trims from every string a client sends around it, in any letter case (hex is read
