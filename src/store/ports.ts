@@ -248,8 +248,13 @@ export interface TrailRepository {
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**
    * Adds one to an outcome count in one statement (never read-modify-write: concurrent reports
-   * both count) and moves reinforced_at when given. Returns the counts after the increment and the
-   * quality strength is computed from, or null when no such trail exists.
+   * both count) and moves reinforced_at when given: to the later of the time given and a millisecond
+   * after the feed's head (the latest reinforced_at of an indexed trail), so a reinforced trail goes to the head
+   * whatever the clock of the replica that stamps it. With stamps from replicas' own clocks, one
+   * running more than a second behind sorted its reinforcement below trails reinforced before it,
+   * and `colony export`, which reads the head down to its time at the start, missed the trail.
+   * Returns the counts after the increment and the quality strength is computed from, or null when
+   * no such trail exists.
    */
   countOutcome(
     seq: number,

@@ -528,6 +528,32 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.trails.countOutcome(999, "worked", null)).toBeNull();
       }));
 
+    test("a reinforcement goes to the feed's head whatever the clock that stamps it", () =>
+      withStore(async ({ store, query }) => {
+        const [a, b, c] = [
+          await store.trails.insertQueued(newTrail(1)),
+          await store.trails.insertQueued(newTrail(2)),
+          await store.trails.insertQueued(newTrail(3)),
+        ];
+        for (const [t, at] of [
+          [a, 1000],
+          [b, 2000],
+          [c, 9000],
+        ] as const) {
+          await query("UPDATE trails SET status = 'indexed', reinforced_at = $1 WHERE seq = $2", at, t.seq);
+        }
+        // A replica whose clock runs 5 s behind the one that stamped the head (9000).
+        await store.transaction((tx) => tx.trails.countOutcome(a.seq, "worked", 4000));
+        expect((await store.trails.bySeq(a.seq))!.reinforcedAt).toBe(9001);
+        expect((await store.trails.feed({ limit: 3 })).map((r) => r.id)[0]).toBe(a.id);
+        // A later clock moves it on; a count that does not reinforce leaves it.
+        await store.transaction((tx) => tx.trails.countOutcome(b.seq, "worked", 12_000));
+        expect((await store.trails.bySeq(b.seq))!.reinforcedAt).toBe(12_000);
+        await store.transaction((tx) => tx.trails.countOutcome(c.seq, "failed", null));
+        expect((await store.trails.bySeq(c.seq))!.reinforcedAt).toBe(9000);
+        expect((await store.trails.feed({ limit: 3 })).map((r) => r.id)).toEqual([b.id, a.id, c.id]);
+      }));
+
     test("tombstones, events, drafts and activity aggregates", () =>
       withStore(async ({ store }) => {
         await store.tombstones.add("t1", "hash1", 100);
