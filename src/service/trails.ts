@@ -487,13 +487,16 @@ export class TrailService {
       await tx.vectors?.remove(record.seq);
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
       if (deleted?.status === "indexed") await tx.lexical.remove(deleted.seq, lexicalFields(deleted.trail));
-      await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
+      // An indexed trail's removal removes its fix, what a merge calls the same trail (its merge key),
+      // not only its exact content; a queued, merged or rejected one is removed as that copy only:
+      // a merged copy's fix is its target's, which stays indexed (docs/ranking-and-strength.md, "Removal").
+      const gone = deleted ?? record;
+      await tx.tombstones.add(record.id, record.contentHash, this.deps.now(), gone.status === "indexed" ? gone.mergeKey : null);
       // Its events named its author and reporters in the public activity list (interface.md 3.1:
       // outcome data and author are deleted).
       await tx.events.forgetTrail(record.id);
       // A merged trail's author also shows in the merge credit it earned the trail it merged into.
       // The credit itself stays in that trail's counts, which name nobody.
-      const gone = deleted ?? record;
       if (gone.status === "merged" && gone.mergedInto && gone.indexedAt !== null) {
         await tx.events.forgetMergeCredit(gone.mergedInto, gone.author, gone.indexedAt);
       }

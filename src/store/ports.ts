@@ -389,9 +389,16 @@ export interface FingerprintAliasRepository {
 }
 
 export interface TombstoneRepository {
-  add(trailId: string, contentHash: string, at: number): Promise<void>;
+  /**
+   * `mergeKey`: the removed trail's when it was indexed, so its fix (what a merge calls the same
+   * trail) stays removed too; null for a queued, merged or rejected trail, whose removal takes that
+   * copy only (docs/ranking-and-strength.md, "Removal").
+   */
+  add(trailId: string, contentHash: string, at: number, mergeKey?: string | null): Promise<void>;
   has(trailId: string): Promise<boolean>;
   hasContent(contentHash: string): Promise<boolean>;
+  /** Whether an indexed trail with this merge key was removed within the tombstones' 90 days. */
+  hasMergeKey(mergeKey: string): Promise<boolean>;
   purgeBefore(at: number): Promise<number>;
   /** Tombstones held: the trails removed in the last 90 days (for the operator). */
   count(): Promise<number>;

@@ -560,6 +560,11 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.tombstones.add("t1", "hash1", 100); // once
         expect([await store.tombstones.has("t1"), await store.tombstones.has("t2")]).toEqual([true, false]);
         expect(await store.tombstones.hasContent("hash1")).toBe(true);
+        expect(await store.tombstones.hasMergeKey("mk1")).toBe(false); // added without one
+        await store.tombstones.add("t2", "hash2", 100, "mk1");
+        expect([await store.tombstones.hasMergeKey("mk1"), await store.tombstones.hasMergeKey("mk2")]).toEqual([true, false]);
+        await store.tombstones.purgeBefore(101);
+        await store.tombstones.add("t1", "hash1", 100);
         expect(await store.tombstones.count()).toBe(1);
         expect(await store.tombstones.purgeBefore(101)).toBe(1);
         expect(await store.tombstones.has("t1")).toBe(false);

@@ -209,9 +209,13 @@ export class PgTombstoneRepository implements TombstoneRepository {
     return n;
   }
 
-  async add(trailId: string, contentHash: string, at: number): Promise<void> {
-    await this
-      .sql`INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (${trailId}, ${contentHash}, ${at}) ON CONFLICT DO NOTHING`;
+  async add(trailId: string, contentHash: string, at: number, mergeKey: string | null = null): Promise<void> {
+    await this.sql`INSERT INTO tombstones (trail_id, content_hash, removed_at, merge_key)
+      VALUES (${trailId}, ${contentHash}, ${at}, ${mergeKey}) ON CONFLICT DO NOTHING`;
+  }
+
+  async hasMergeKey(mergeKey: string): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM tombstones WHERE merge_key = ${mergeKey} LIMIT 1`).length > 0;
   }
 
   async has(trailId: string): Promise<boolean> {
