@@ -162,8 +162,8 @@ export class TrailService {
    * (a busy colony uses none of it) and again in its transaction, just before its insert
    * (insertQueued): publishes in flight all passed the first check before any of them was stored.
    */
-  async checkQueueRoom(ports: Pick<Ports, "jobs"> = this.store): Promise<void> {
-    const depth = await ports.jobs.depth();
+  async checkQueueRoom(ports: Pick<Ports, "jobs"> = this.store, inTransaction = false): Promise<void> {
+    const depth = await (inTransaction ? ports.jobs.depthForInsert(this.deps.maxQueue) : ports.jobs.depth());
     if (depth >= this.deps.maxQueue) {
       throw new ServiceError("busy", "too many trails are waiting for enrichment", undefined, {
         "Retry-After": String(Math.max(1, Math.ceil(depth / 200))),
@@ -193,10 +193,9 @@ export class TrailService {
     fingerprintOfTrail = fingerprint(trail.problem.error),
     author = publisher.agent,
   ): Promise<TrailRecord> {
-    // Exact on SQLite (its transactions run one at a time); on PostgreSQL a transaction does not see
-    // the inserts of others not yet committed, so the queue can pass the limit by at most the
-    // publishing transactions in flight (one per pooled connection, on every replica).
-    await this.checkQueueRoom(tx);
+    // Counted with the publishes in flight (JobQueue.depthForInsert): on PostgreSQL a transaction
+    // does not see the inserts of others not yet committed.
+    await this.checkQueueRoom(tx, true);
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,

@@ -295,6 +295,15 @@ export interface JobQueue {
   recordFailure(trailSeq: number, error: string): Promise<void>;
   remove(trailSeq: number): Promise<void>;
   depth(): Promise<number>;
+  /**
+   * In a publish's transaction, just before its insert: the waiting jobs and, besides them, the
+   * other publishes whose jobs may not be committed yet, so a publish stored only while this is
+   * under COLONY_MAX_QUEUE never takes the queue past it. On SQLite, whose transactions run one at
+   * a time, the depth. On PostgreSQL a transaction does not see the inserts of others in flight,
+   * which therefore each counted the same queue and were all stored (docs/scale-out.md). `limit`:
+   * COLONY_MAX_QUEUE, near which publishes take turns.
+   */
+  depthForInsert(limit: number): Promise<number>;
 }
 
 export interface OutcomeRecord {

@@ -37,6 +37,11 @@ export class SqliteJobQueue implements JobQueue {
   async depth(): Promise<number> {
     return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs").get()!.n;
   }
+
+  /** No other transaction is in flight while this one runs. */
+  depthForInsert(_limit: number): Promise<number> {
+    return this.depth();
+  }
 }
 
 /** An outcomes row (the columns both readers select) as the port's record. */
