@@ -637,6 +637,9 @@ describe("operator removal", () => {
         "agent-fix-rm-f",
       );
       expect(thirdCopy).toMatchObject({ status: "merged", merged_into: other.trail_id });
+      // Its exact content is what was removed: a byte-identical copy of it is rejected (by design).
+      const identical = await publishAndSettle(colony, worded("Cache not writable.", ["chown -R app /srv/app/.cache"]), "agent-fix-rm-g");
+      expect(identical).toMatchObject({ status: "rejected", reasons: ["removed_content"] });
     } finally {
       await colony.dispose();
     }
