@@ -185,6 +185,12 @@ export interface RankingFacts {
   environment: Trail["environment"] | null;
 }
 
+/**
+ * The furthest after its replica's own time a reinforcement is stamped to keep the feed's order
+ * (TrailRepository.countOutcome): clocks of replicas further apart than this are broken, not skewed.
+ */
+export const REINFORCED_AHEAD_AT_MOST_MS = 10 * 60_000;
+
 export interface TrailRepository {
   /** Stores a queued trail and its enrichment job in one transaction. */
   insertQueued(t: NewTrail): Promise<TrailRecord>;
@@ -253,6 +259,8 @@ export interface TrailRepository {
    * whatever the clock of the replica that stamps it. With stamps from replicas' own clocks, one
    * running more than a second behind sorted its reinforcement below trails reinforced before it,
    * and `colony export`, which reads the head down to its time at the start, missed the trail.
+   * At most REINFORCED_AHEAD_AT_MOST_MS after the time given, though: one replica's clock gone far
+   * ahead (a year) would otherwise stamp every later reinforcement as far ahead, for as long.
    * Returns the counts after the increment and the quality strength is computed from, or null when
    * no such trail exists.
    */

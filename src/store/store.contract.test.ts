@@ -14,7 +14,7 @@ import type { Trail } from "../core/trail";
 import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
 import { addPreviousNormalizerAliases, trailFingerprints } from "../service/refingerprint";
 import { TrailService, type TrailServiceDeps } from "../service/trails";
-import type { Store } from "./ports";
+import { REINFORCED_AHEAD_AT_MOST_MS, type Store } from "./ports";
 import { migratePostgres, PG_MIGRATIONS } from "./postgres/migrations";
 import { countedRows } from "./postgres/repositories";
 import { openPostgresStore, type PostgresStore } from "./postgres/store";
@@ -552,6 +552,10 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         await store.transaction((tx) => tx.trails.countOutcome(c.seq, "failed", null));
         expect((await store.trails.bySeq(c.seq))!.reinforcedAt).toBe(9000);
         expect((await store.trails.feed({ limit: 3 })).map((r) => r.id)).toEqual([b.id, a.id, c.id]);
+        // A head stamped a day ahead (a replica's clock gone wrong) moves the next stamp 10 minutes at most.
+        await query("UPDATE trails SET reinforced_at = $1 WHERE seq = $2", 12_000 + 86_400_000, b.seq);
+        await store.transaction((tx) => tx.trails.countOutcome(c.seq, "worked", 20_000));
+        expect((await store.trails.bySeq(c.seq))!.reinforcedAt).toBe(20_000 + REINFORCED_AHEAD_AT_MOST_MS);
       }));
 
     test("tombstones, events, drafts and activity aggregates", () =>

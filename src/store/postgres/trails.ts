@@ -11,6 +11,7 @@ import type {
   TrailStatus,
   Verdict,
 } from "../ports";
+import { REINFORCED_AHEAD_AT_MOST_MS } from "../ports";
 import { num, numOrNull } from "./repositories";
 
 function toRecord(r: any): TrailRecord {
@@ -230,7 +231,8 @@ export class PgTrailRepository implements TrailRepository {
     const [row] = await this.sql.unsafe(
       `UPDATE trails SET ${outcome} = ${outcome} + 1,
          reinforced_at = CASE WHEN $1::bigint IS NULL THEN reinforced_at
-           ELSE greatest($1::bigint, (SELECT max(reinforced_at) + 1 FROM trails WHERE status = 'indexed')) END
+           ELSE greatest($1::bigint, least((SELECT max(reinforced_at) + 1 FROM trails WHERE status = 'indexed'),
+                                           $1::bigint + ${REINFORCED_AHEAD_AT_MOST_MS})) END
        WHERE seq = $2
        RETURNING worked, partially_worked, failed, quality`,
       [reinforcedAt, seq],

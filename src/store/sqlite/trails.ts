@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { REINFORCED_AHEAD_AT_MOST_MS } from "../ports";
 import type {
   FeedOptions,
   NewTrail,
@@ -105,8 +106,9 @@ export class SqliteTrailRepository implements TrailRepository {
       db.query<CountRow, [number | null, number]>(
         `UPDATE trails SET ${column} = ${column} + 1,
            reinforced_at = CASE WHEN ?1 IS NULL THEN reinforced_at
-             ELSE max(?1, coalesce((SELECT reinforced_at + 1 FROM trails WHERE status = 'indexed'
-                                    ORDER BY reinforced_at DESC, seq DESC LIMIT 1), ?1)) END
+             ELSE max(?1, min(coalesce((SELECT reinforced_at + 1 FROM trails WHERE status = 'indexed'
+                                        ORDER BY reinforced_at DESC, seq DESC LIMIT 1), ?1),
+                              ?1 + ${REINFORCED_AHEAD_AT_MOST_MS})) END
          WHERE seq = ?2
          RETURNING worked, partially_worked, failed, quality`,
       );
