@@ -231,7 +231,7 @@ export class PgTrailRepository implements TrailRepository {
     const [row] = await this.sql.unsafe(
       `UPDATE trails SET ${outcome} = ${outcome} + 1,
          reinforced_at = CASE WHEN $1::bigint IS NULL THEN reinforced_at
-           ELSE greatest($1::bigint, least((SELECT max(reinforced_at) + 1 FROM trails WHERE status = 'indexed'),
+           ELSE greatest($1::bigint, least(coalesce((SELECT max(reinforced_at) + 1 FROM trails WHERE status = 'indexed'), $1::bigint),
                                            $1::bigint + ${REINFORCED_AHEAD_AT_MOST_MS})) END
        WHERE seq = $2
        RETURNING worked, partially_worked, failed, quality`,
