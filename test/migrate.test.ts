@@ -507,9 +507,9 @@ describe("colony migrate (the schema alone)", () => {
     const r = await migrate([], { COLONY_DATA_DIR: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `SQLite colony in ${dir}: schema version 7 -> 15 (applied 8 operator series and trail history, 9 ranking facts from an index, 10 merge credits per client address, 11 search events by time, 12 uncounted reports per client address, 13 hot labels ranked by distinct clients, 14 content rules version, 15 outcome notes content rules version)\n`,
+      `SQLite colony in ${dir}: schema version 7 -> 16 (applied 8 operator series and trail history, 9 ranking facts from an index, 10 merge credits per client address, 11 search events by time, 12 uncounted reports per client address, 13 hot labels ranked by distinct clients, 14 content rules version, 15 outcome notes content rules version, 16 tombstones by merge key)\n`,
     );
-    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 15 }]);
+    expect(sqliteQuery(dir, "PRAGMA user_version")).toEqual([{ user_version: 16 }]);
   });
 });
 

@@ -4,6 +4,7 @@
 // loses (a read that returns, then waits for the other side to commit), so the interleaving that
 // happens in production now and then happens every time.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
 import { strength } from "../src/core/strength";
@@ -411,7 +412,9 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
   test("an outcome report that read the trail indexed, then an operator removed it on the other replica: 404, not 500", async () => {
     for (let round = 0; round < 3; round++) {
       const error = `psycopg2.errors.UndefinedTable: relation "report_race_${round}" does not exist`;
-      const trailId = await publish(0, error, `race-report-author-${round}`);
+      // A fix of its own each round: the errors share a fingerprint, and a removed trail's fix stays
+      // removed (docs/ranking-and-strength.md, "Removal").
+      const trailId = await publish(0, error, `race-report-author-${round}`, [`psql -c 'CREATE TABLE report_race_${round} ()'`]);
       await untilStatus(trailId, "indexed");
       const undo = holdReadOf(replicas[0]!, trailId, async () => {
         const removed = await on(1, `/v1/trails/${trailId}`, { method: "DELETE", headers: operator });
@@ -520,3 +523,84 @@ describe("races between requests and the worker on one SQLite colony", () => {
     expect(rows("SELECT count(*) AS n FROM outcomes WHERE trail_seq NOT IN (SELECT seq FROM trails)")[0].n).toBe(0);
   });
 });
+
+// COLONY_MAX_QUEUE counted the queue in each publish's transaction, but a transaction does not see
+// the inserts of others not yet committed: publishes in flight together each counted the same queue
+// and all were stored, passing the limit by up to the publishing transactions in flight (one per
+// pooled connection on every replica; session 13's notes). Here every publishing transaction is held
+// after its insert until all have been stored or refused, so all are in flight at once every time.
+describe.skipIf(unavailable !== null)("the queue limit with publishes in flight on two replicas", () => {
+  test("publishes committing together never pass COLONY_MAX_QUEUE", async () => {
+    const server = await startPostgres();
+    const url = await server.createDatabase();
+    const dirs = [tempDir("colony-race-queue-"), tempDir("colony-race-queue-")];
+    const replicas = [] as RunningColony[];
+    const limitEnv = { ...RACE_ENV, COLONY_MAX_QUEUE: "3", COLONY_DATABASE_POOL: "6" };
+    const watcher = new SQL(url, { max: 1 }); // off the replicas' pools, which the held publishes fill
+    try {
+      for (const dir of dirs) replicas.push(await startQuietColony({ COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir, ...limitEnv }));
+      for (const r of replicas) await r.service.worker!.stop(); // hold the queue
+      const publishes = 8;
+      let settled = 0;
+      const settle = () => {
+        settled++;
+      };
+      // Held until every publish is stored (and held), refused, or waiting for a lock another holds
+      // (publishes taking turns near the limit); then the held ones commit.
+      const everyoneIn = async () => {
+        for (;;) {
+          const [{ waiting }] = await watcher`SELECT count(*)::int AS waiting FROM pg_locks
+            WHERE locktype = 'advisory' AND NOT granted`;
+          if (settled + waiting >= publishes) return;
+          await Bun.sleep(5);
+        }
+      };
+      for (const r of replicas) {
+        const store = r.subsystems.store as unknown as PostgresStore;
+        const transaction = store.transaction.bind(store);
+        (store as any).transaction = <T>(fn: (tx: any) => Promise<T>) =>
+          transaction(async (tx: any) => {
+            let inserted = false;
+            const insert = tx.trails.insertQueued.bind(tx.trails);
+            tx.trails.insertQueued = async (t: unknown) => {
+              const record = await insert(t);
+              inserted = true;
+              return record;
+            };
+            let result: T;
+            try {
+              result = await fn(tx);
+            } catch (err) {
+              settle(); // refused (busy) in its transaction
+              throw err;
+            }
+            if (inserted) {
+              settle();
+              await everyoneIn(); // committed only once every publish is stored, refused or waiting
+            }
+            return result;
+          });
+      }
+      const responses = await Promise.all(
+        Array.from({ length: publishes }, (_, i) =>
+          on2(replicas, i % 2, "/v1/trails", json(sampleTrail({ error: `KeyError: queue race case ${i}` }), agentAt(`queue-race-${i}`))),
+        ),
+      );
+      const codes = responses.map((r) => r.status);
+      const [{ depth }] = await (replicas[0]!.subsystems.store as unknown as PostgresStore).sql`SELECT count(*)::int AS depth FROM jobs`;
+      expect(codes.filter((s) => s !== 202 && s !== 503)).toEqual([]);
+      expect(codes.filter((s) => s === 202).length).toBe(depth);
+      // Before: all 8 stored. Near the limit publishes take turns: exactly the 3 it has room for.
+      expect(depth).toBe(3);
+    } finally {
+      await watcher.close();
+      for (const r of replicas) await r.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+function on2(replicas: RunningColony[], i: number, path: string, init?: RequestInit) {
+  return fetch(replicas[i]!.url + path, init);
+}

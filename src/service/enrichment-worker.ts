@@ -299,6 +299,22 @@ export class EnrichmentWorker {
         // Looked up inside the transaction, so a duplicate later in the same batch merges too.
         const existing = await tx.trails.indexedByMergeKey(analysis.mergeKey);
         const target = existing && existing.seq !== p.seq ? existing : null;
+        // The fix of an indexed trail an operator removed (the tombstone's merge key): rejected as
+        // removed content, as an identical copy is by its content hash, whatever its other words.
+        if (!target && (await tx.tombstones.hasMergeKey(analysis.mergeKey))) {
+          await counted(
+            "rejected",
+            await tx.trails.applyVerdict(p.seq, {
+              status: "rejected",
+              trail: analysis.trail,
+              reasons: ["removed_content"],
+              at,
+              contentRulesVersion: CONTENT_RULES_VERSION,
+            }),
+          );
+          await tx.jobs.remove(p.seq);
+          continue;
+        }
         const settlement = settle({
           analysis,
           submitter: record.author,

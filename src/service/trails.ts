@@ -162,8 +162,8 @@ export class TrailService {
    * (a busy colony uses none of it) and again in its transaction, just before its insert
    * (insertQueued): publishes in flight all passed the first check before any of them was stored.
    */
-  async checkQueueRoom(ports: Pick<Ports, "jobs"> = this.store): Promise<void> {
-    const depth = await ports.jobs.depth();
+  async checkQueueRoom(ports: Pick<Ports, "jobs"> = this.store, inTransaction = false): Promise<void> {
+    const depth = await (inTransaction ? ports.jobs.depthForInsert(this.deps.maxQueue) : ports.jobs.depth());
     if (depth >= this.deps.maxQueue) {
       throw new ServiceError("busy", "too many trails are waiting for enrichment", undefined, {
         "Retry-After": String(Math.max(1, Math.ceil(depth / 200))),
@@ -193,10 +193,9 @@ export class TrailService {
     fingerprintOfTrail = fingerprint(trail.problem.error),
     author = publisher.agent,
   ): Promise<TrailRecord> {
-    // Exact on SQLite (its transactions run one at a time); on PostgreSQL a transaction does not see
-    // the inserts of others not yet committed, so the queue can pass the limit by at most the
-    // publishing transactions in flight (one per pooled connection, on every replica).
-    await this.checkQueueRoom(tx);
+    // Counted with the publishes in flight (JobQueue.depthForInsert): on PostgreSQL a transaction
+    // does not see the inserts of others not yet committed.
+    await this.checkQueueRoom(tx, true);
     const inserted = await tx.trails.insertQueued({
       id: randomUUID(),
       fingerprint: fingerprintOfTrail,
@@ -486,13 +485,16 @@ export class TrailService {
       await tx.vectors?.remove(record.seq);
       // Only indexed trails are in the lexical index; its document is rebuilt from the content.
       if (deleted?.status === "indexed") await tx.lexical.remove(deleted.seq, lexicalFields(deleted.trail));
-      await tx.tombstones.add(record.id, record.contentHash, this.deps.now());
+      // An indexed trail's removal removes its fix, what a merge calls the same trail (its merge key),
+      // not only its exact content; a queued, merged or rejected one is removed as that copy only:
+      // a merged copy's fix is its target's, which stays indexed (docs/ranking-and-strength.md, "Removal").
+      const gone = deleted ?? record;
+      await tx.tombstones.add(record.id, record.contentHash, this.deps.now(), gone.status === "indexed" ? gone.mergeKey : null);
       // Its events named its author and reporters in the public activity list (interface.md 3.1:
       // outcome data and author are deleted).
       await tx.events.forgetTrail(record.id);
       // A merged trail's author also shows in the merge credit it earned the trail it merged into.
       // The credit itself stays in that trail's counts, which name nobody.
-      const gone = deleted ?? record;
       if (gone.status === "merged" && gone.mergedInto && gone.indexedAt !== null) {
         await tx.events.forgetMergeCredit(gone.mergedInto, gone.author, gone.indexedAt);
       }

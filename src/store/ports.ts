@@ -185,6 +185,12 @@ export interface RankingFacts {
   environment: Trail["environment"] | null;
 }
 
+/**
+ * The furthest after its replica's own time a reinforcement is stamped to keep the feed's order
+ * (TrailRepository.countOutcome): clocks of replicas further apart than this are broken, not skewed.
+ */
+export const REINFORCED_AHEAD_AT_MOST_MS = 10 * 60_000;
+
 export interface TrailRepository {
   /** Stores a queued trail and its enrichment job in one transaction. */
   insertQueued(t: NewTrail): Promise<TrailRecord>;
@@ -248,8 +254,15 @@ export interface TrailRepository {
   applyVerdict(seq: number, v: Verdict): Promise<boolean>;
   /**
    * Adds one to an outcome count in one statement (never read-modify-write: concurrent reports
-   * both count) and moves reinforced_at when given. Returns the counts after the increment and the
-   * quality strength is computed from, or null when no such trail exists.
+   * both count) and moves reinforced_at when given: to the later of the time given and a millisecond
+   * after the feed's head (the latest reinforced_at of an indexed trail), so a reinforced trail goes to the head
+   * whatever the clock of the replica that stamps it. With stamps from replicas' own clocks, one
+   * running more than a second behind sorted its reinforcement below trails reinforced before it,
+   * and `colony export`, which reads the head down to its time at the start, missed the trail.
+   * At most REINFORCED_AHEAD_AT_MOST_MS after the time given, though: one replica's clock gone far
+   * ahead (a year) would otherwise stamp every later reinforcement as far ahead, for as long.
+   * Returns the counts after the increment and the quality strength is computed from, or null when
+   * no such trail exists.
    */
   countOutcome(
     seq: number,
@@ -290,6 +303,15 @@ export interface JobQueue {
   recordFailure(trailSeq: number, error: string): Promise<void>;
   remove(trailSeq: number): Promise<void>;
   depth(): Promise<number>;
+  /**
+   * In a publish's transaction, just before its insert: the waiting jobs and, besides them, the
+   * other publishes whose jobs may not be committed yet, so a publish stored only while this is
+   * under COLONY_MAX_QUEUE never takes the queue past it. On SQLite, whose transactions run one at
+   * a time, the depth. On PostgreSQL a transaction does not see the inserts of others in flight,
+   * which therefore each counted the same queue and were all stored (docs/scale-out.md). `limit`:
+   * COLONY_MAX_QUEUE, near which publishes take turns.
+   */
+  depthForInsert(limit: number): Promise<number>;
 }
 
 export interface OutcomeRecord {
@@ -384,9 +406,16 @@ export interface FingerprintAliasRepository {
 }
 
 export interface TombstoneRepository {
-  add(trailId: string, contentHash: string, at: number): Promise<void>;
+  /**
+   * `mergeKey`: the removed trail's when it was indexed, so its fix (what a merge calls the same
+   * trail) stays removed too; null for a queued, merged or rejected trail, whose removal takes that
+   * copy only (docs/ranking-and-strength.md, "Removal").
+   */
+  add(trailId: string, contentHash: string, at: number, mergeKey?: string | null): Promise<void>;
   has(trailId: string): Promise<boolean>;
   hasContent(contentHash: string): Promise<boolean>;
+  /** Whether an indexed trail with this merge key was removed within the tombstones' 90 days. */
+  hasMergeKey(mergeKey: string): Promise<boolean>;
   purgeBefore(at: number): Promise<number>;
   /** Tombstones held: the trails removed in the last 90 days (for the operator). */
   count(): Promise<number>;

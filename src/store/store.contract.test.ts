@@ -14,7 +14,7 @@ import type { Trail } from "../core/trail";
 import { EMPTY_FINGERPRINT, fingerprint, NORMALIZER_VERSION } from "../core/fingerprint";
 import { addPreviousNormalizerAliases, trailFingerprints } from "../service/refingerprint";
 import { TrailService, type TrailServiceDeps } from "../service/trails";
-import type { Store } from "./ports";
+import { REINFORCED_AHEAD_AT_MOST_MS, type Store } from "./ports";
 import { migratePostgres, PG_MIGRATIONS } from "./postgres/migrations";
 import { countedRows } from "./postgres/repositories";
 import { openPostgresStore, type PostgresStore } from "./postgres/store";
@@ -528,12 +528,47 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.trails.countOutcome(999, "worked", null)).toBeNull();
       }));
 
+    test("a reinforcement goes to the feed's head whatever the clock that stamps it", () =>
+      withStore(async ({ store, query }) => {
+        const [a, b, c] = [
+          await store.trails.insertQueued(newTrail(1)),
+          await store.trails.insertQueued(newTrail(2)),
+          await store.trails.insertQueued(newTrail(3)),
+        ];
+        for (const [t, at] of [
+          [a, 1000],
+          [b, 2000],
+          [c, 9000],
+        ] as const) {
+          await query("UPDATE trails SET status = 'indexed', reinforced_at = $1 WHERE seq = $2", at, t.seq);
+        }
+        // A replica whose clock runs 5 s behind the one that stamped the head (9000).
+        await store.transaction((tx) => tx.trails.countOutcome(a.seq, "worked", 4000));
+        expect((await store.trails.bySeq(a.seq))!.reinforcedAt).toBe(9001);
+        expect((await store.trails.feed({ limit: 3 })).map((r) => r.id)[0]).toBe(a.id);
+        // A later clock moves it on; a count that does not reinforce leaves it.
+        await store.transaction((tx) => tx.trails.countOutcome(b.seq, "worked", 12_000));
+        expect((await store.trails.bySeq(b.seq))!.reinforcedAt).toBe(12_000);
+        await store.transaction((tx) => tx.trails.countOutcome(c.seq, "failed", null));
+        expect((await store.trails.bySeq(c.seq))!.reinforcedAt).toBe(9000);
+        expect((await store.trails.feed({ limit: 3 })).map((r) => r.id)).toEqual([b.id, a.id, c.id]);
+        // A head stamped a day ahead (a replica's clock gone wrong) moves the next stamp 10 minutes at most.
+        await query("UPDATE trails SET reinforced_at = $1 WHERE seq = $2", 12_000 + 86_400_000, b.seq);
+        await store.transaction((tx) => tx.trails.countOutcome(c.seq, "worked", 20_000));
+        expect((await store.trails.bySeq(c.seq))!.reinforcedAt).toBe(20_000 + REINFORCED_AHEAD_AT_MOST_MS);
+      }));
+
     test("tombstones, events, drafts and activity aggregates", () =>
       withStore(async ({ store }) => {
         await store.tombstones.add("t1", "hash1", 100);
         await store.tombstones.add("t1", "hash1", 100); // once
         expect([await store.tombstones.has("t1"), await store.tombstones.has("t2")]).toEqual([true, false]);
         expect(await store.tombstones.hasContent("hash1")).toBe(true);
+        expect(await store.tombstones.hasMergeKey("mk1")).toBe(false); // added without one
+        await store.tombstones.add("t2", "hash2", 100, "mk1");
+        expect([await store.tombstones.hasMergeKey("mk1"), await store.tombstones.hasMergeKey("mk2")]).toEqual([true, false]);
+        await store.tombstones.purgeBefore(101);
+        await store.tombstones.add("t1", "hash1", 100);
         expect(await store.tombstones.count()).toBe(1);
         expect(await store.tombstones.purgeBefore(101)).toBe(1);
         expect(await store.tombstones.has("t1")).toBe(false);

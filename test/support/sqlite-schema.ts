@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 
 const UNDO: Record<number, string> = {
+  16: "DROP INDEX tombstones_by_merge_key; ALTER TABLE tombstones DROP COLUMN merge_key",
   15: "DROP INDEX outcomes_notes_by_content_rules_version; ALTER TABLE outcomes DROP COLUMN content_rules_version",
   14: "DROP INDEX trails_by_content_rules_version; ALTER TABLE trails DROP COLUMN content_rules_version",
   13: "DROP TABLE search_clients; ALTER TABLE search_hourly DROP COLUMN clients",

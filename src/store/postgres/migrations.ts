@@ -430,6 +430,19 @@ export const PG_MIGRATIONS: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 14,
+    name: "tombstones by merge key",
+    sql: `
+      -- The merge key of a removed trail that was indexed: its fix stays removed for the tombstone's
+      -- 90 days, not only its exact content (a copy with one changed byte was indexed again). Rows
+      -- stored before read NULL and match by content hash only, as they did; a replica of the release
+      -- before, still serving in a rolling upgrade, writes tombstones without it (its INSERT names
+      -- its columns) and checks content hashes only.
+      ALTER TABLE tombstones ADD COLUMN merge_key text;
+      CREATE INDEX tombstones_by_merge_key ON tombstones (merge_key) WHERE merge_key IS NOT NULL;
+    `,
+  },
 ];
 
 /**

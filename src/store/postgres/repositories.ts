@@ -76,9 +76,56 @@ export class PgJobQueue implements JobQueue {
 
   async depth(): Promise<number> {
     const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM jobs`;
+    queueSeen.jobs = n;
     return n;
   }
+
+  /**
+   * Every publish holds QUEUE_INSERTS in shared mode from here to its commit (shared: publishes
+   * never wait for one another for it), then counts the other holders, then the jobs, in that order
+   * and in separate statements. Of two publishes in flight together, the one that locked later
+   * counts the other: as a holder while it holds, or its job once committed (a commit is visible
+   * before its locks are released, and the jobs are counted by a later statement, so a later
+   * snapshot). So the count never misses a job that may be stored, and a publish stored only below
+   * the limit keeps the queue within it. The count may be high, never low: a publish counted twice
+   * (committed, its lock not yet released), or one in flight that will be refused.
+   *
+   * Near the limit, those high counts could refuse every publish of a burst, or all of them for as
+   * long as more publishes than the queue has room for keep arriving (each counting the others in
+   * flight): there publishes take turns instead (QUEUE_TURNS, exclusive, held to the commit, taken
+   * before QUEUE_INSERTS), so only one of them is in flight at a time. Far from it they do not wait
+   * for one another. Which of the two is judged from the latest counts this process made (a publish
+   * counts the queue before it takes its quota, just before): a stale judgement can only make the
+   * count err high in a burst, never miss a job. A replica of an earlier release takes neither lock.
+   */
+  async depthForInsert(limit: number): Promise<number> {
+    if (queueSeen.jobs + queueSeen.others + 1 + QUEUE_TURNS_WITHIN > limit) {
+      await this.sql`SELECT pg_advisory_xact_lock(${QUEUE_TURNS})`;
+    }
+    await this.sql`SELECT pg_advisory_xact_lock_shared(${QUEUE_INSERTS})`;
+    const [{ others }] = await this.sql.unsafe(HOLDERS_SQL);
+    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM jobs`;
+    queueSeen.jobs = n;
+    queueSeen.others = others;
+    return n + others;
+  }
 }
+
+/** The advisory lock key publishes in flight hold shared ("colque" in ASCII, beside the other keys). */
+const QUEUE_INSERTS = 0x636f6c717565;
+/** The advisory lock key publishes near the queue limit take turns on ("coltrn"). */
+const QUEUE_TURNS = 0x636f6c74726e;
+/**
+ * Publishes take turns once the waiting jobs and the publishes in flight come within this many of
+ * COLONY_MAX_QUEUE: more than the publishes that can be in flight at once on most clusters (one
+ * per pooled connection on every replica, 10 by default each).
+ */
+export const QUEUE_TURNS_WITHIN = 64;
+/** The latest counts of the queue this process made: where depthForInsert judges whether to take turns. */
+const queueSeen = { jobs: 0, others: 0 };
+/** The other transactions holding QUEUE_INSERTS. */
+const HOLDERS_SQL = `SELECT count(*)::int AS others FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+  AND pid <> pg_backend_pid() AND classid = ${Math.floor(QUEUE_INSERTS / 2 ** 32)} AND objid = ${QUEUE_INSERTS % 2 ** 32}`;
 
 export class PgOutcomeRepository implements OutcomeRepository {
   constructor(private readonly sql: SQL) {}
@@ -209,9 +256,13 @@ export class PgTombstoneRepository implements TombstoneRepository {
     return n;
   }
 
-  async add(trailId: string, contentHash: string, at: number): Promise<void> {
-    await this
-      .sql`INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (${trailId}, ${contentHash}, ${at}) ON CONFLICT DO NOTHING`;
+  async add(trailId: string, contentHash: string, at: number, mergeKey: string | null = null): Promise<void> {
+    await this.sql`INSERT INTO tombstones (trail_id, content_hash, removed_at, merge_key)
+      VALUES (${trailId}, ${contentHash}, ${at}, ${mergeKey}) ON CONFLICT DO NOTHING`;
+  }
+
+  async hasMergeKey(mergeKey: string): Promise<boolean> {
+    return (await this.sql`SELECT 1 FROM tombstones WHERE merge_key = ${mergeKey} LIMIT 1`).length > 0;
   }
 
   async has(trailId: string): Promise<boolean> {

@@ -207,6 +207,42 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     }
   });
 
+  test("the queue counted for a publish includes the publishes in flight, which do not see each other's jobs", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+    try {
+      for (let n = 1; n <= 30; n++) await store.trails.insertQueued(queuedTrail(n, trail));
+      // 30 waiting and a limit of 100: far from it (more than QUEUE_TURNS_WITHIN), so the publishes
+      // do not take turns and are in flight together.
+      expect(await store.jobs.depth()).toBe(30);
+      let inFlight: () => void = () => {};
+      const stored = new Promise<void>((resolve) => {
+        inFlight = resolve;
+      });
+      let commit: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      const first = store.transaction(async (tx) => {
+        const counted = await tx.jobs.depthForInsert(100);
+        await tx.trails.insertQueued(queuedTrail(31, trail));
+        inFlight();
+        await held;
+        return counted;
+      });
+      await stored;
+      // The first publish's job is not committed: a plain count misses it, the publish's count does not.
+      const second = await store.transaction(async (tx) => [await tx.jobs.depth(), await tx.jobs.depthForInsert(100)]);
+      expect(second).toEqual([30, 31]);
+      commit();
+      expect(await first).toBe(30);
+      expect(await store.transaction((tx) => tx.jobs.depthForInsert(100))).toBe(31);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("job leases go by the database's clock: a replica whose clock is skewed neither takes a lease still held nor waits on one that ran out", async () => {
     const url = await server.createDatabase();
     const store = await openPostgresStore({ url, poolSize: 4 });

@@ -11,6 +11,7 @@ import type {
   TrailStatus,
   Verdict,
 } from "../ports";
+import { REINFORCED_AHEAD_AT_MOST_MS } from "../ports";
 import { num, numOrNull } from "./repositories";
 
 function toRecord(r: any): TrailRecord {
@@ -225,9 +226,14 @@ export class PgTrailRepository implements TrailRepository {
     reinforcedAt: number | null,
   ): Promise<{ counts: OutcomeCounts; quality: number | null } | null> {
     // One statement per column (a column name cannot be a parameter); the increment happens in
-    // the database, so concurrent reports on any replica all count.
+    // the database, so concurrent reports on any replica all count. A reinforcement is stamped no
+    // earlier than the feed's head (src/store/ports.ts countOutcome), whatever the replica's clock.
     const [row] = await this.sql.unsafe(
-      `UPDATE trails SET ${outcome} = ${outcome} + 1, reinforced_at = coalesce($1::bigint, reinforced_at) WHERE seq = $2
+      `UPDATE trails SET ${outcome} = ${outcome} + 1,
+         reinforced_at = CASE WHEN $1::bigint IS NULL THEN reinforced_at
+           ELSE greatest($1::bigint, least(coalesce((SELECT max(reinforced_at) + 1 FROM trails WHERE status = 'indexed'), $1::bigint),
+                                           $1::bigint + ${REINFORCED_AHEAD_AT_MOST_MS})) END
+       WHERE seq = $2
        RETURNING worked, partially_worked, failed, quality`,
       [reinforcedAt, seq],
     );

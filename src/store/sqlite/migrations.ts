@@ -327,4 +327,15 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX outcomes_notes_by_content_rules_version ON outcomes (content_rules_version, id) WHERE notes IS NOT NULL;
     `,
   },
+  {
+    version: 16,
+    name: "tombstones by merge key",
+    sql: `
+      -- The merge key of a removed trail that was indexed: its fix stays removed for the tombstone's
+      -- 90 days, not only its exact content (a copy with one changed byte was indexed again). Rows
+      -- stored before read NULL and match by content hash only, as they did.
+      ALTER TABLE tombstones ADD COLUMN merge_key TEXT;
+      CREATE INDEX tombstones_by_merge_key ON tombstones (merge_key) WHERE merge_key IS NOT NULL;
+    `,
+  },
 ];

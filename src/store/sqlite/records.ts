@@ -37,6 +37,11 @@ export class SqliteJobQueue implements JobQueue {
   async depth(): Promise<number> {
     return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs").get()!.n;
   }
+
+  /** No other transaction is in flight while this one runs. */
+  depthForInsert(_limit: number): Promise<number> {
+    return this.depth();
+  }
 }
 
 /** An outcomes row (the columns both readers select) as the port's record. */
@@ -177,10 +182,14 @@ export class SqliteTombstoneRepository implements TombstoneRepository {
     return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM tombstones").get()!.n;
   }
 
-  async add(trailId: string, contentHash: string, at: number): Promise<void> {
+  async add(trailId: string, contentHash: string, at: number, mergeKey: string | null = null): Promise<void> {
     this.db
-      .query("INSERT INTO tombstones (trail_id, content_hash, removed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-      .run(trailId, contentHash, at);
+      .query("INSERT INTO tombstones (trail_id, content_hash, removed_at, merge_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
+      .run(trailId, contentHash, at, mergeKey);
+  }
+
+  async hasMergeKey(mergeKey: string): Promise<boolean> {
+    return this.db.query("SELECT 1 FROM tombstones WHERE merge_key = ? LIMIT 1").get(mergeKey) !== null;
   }
 
   async has(trailId: string): Promise<boolean> {

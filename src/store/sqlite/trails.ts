@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { REINFORCED_AHEAD_AT_MOST_MS } from "../ports";
 import type {
   FeedOptions,
   NewTrail,
@@ -99,10 +100,16 @@ export class SqliteTrailRepository implements TrailRepository {
     this.byMergeKeyStmt = db.query<Row, [string]>(
       "SELECT * FROM trails WHERE merge_key = ? AND status = 'indexed' ORDER BY seq ASC LIMIT 1",
     );
-    // One statement per column: the column name cannot be a bound parameter.
+    // One statement per column: the column name cannot be a bound parameter. A reinforcement is
+    // stamped no earlier than the feed's head (src/store/ports.ts countOutcome).
     const count = (column: keyof OutcomeCounts) =>
       db.query<CountRow, [number | null, number]>(
-        `UPDATE trails SET ${column} = ${column} + 1, reinforced_at = coalesce(?, reinforced_at) WHERE seq = ?
+        `UPDATE trails SET ${column} = ${column} + 1,
+           reinforced_at = CASE WHEN ?1 IS NULL THEN reinforced_at
+             ELSE max(?1, min(coalesce((SELECT reinforced_at + 1 FROM trails WHERE status = 'indexed'
+                                        ORDER BY reinforced_at DESC, seq DESC LIMIT 1), ?1),
+                              ?1 + ${REINFORCED_AHEAD_AT_MOST_MS})) END
+         WHERE seq = ?2
          RETURNING worked, partially_worked, failed, quality`,
       );
     this.countStmts = { worked: count("worked"), partially_worked: count("partially_worked"), failed: count("failed") };

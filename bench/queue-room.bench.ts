@@ -1,0 +1,98 @@
+// What counting the publishes in flight costs a publish on PostgreSQL (bench/RESULTS.md, session 17):
+// the queue part of a publish's transaction as the store runs it, then the trail's and job's insert,
+// with the jobs counted alone (before: `JobQueue.depth`) and with the publishes in flight
+// (`JobQueue.depthForInsert`), far from COLONY_MAX_QUEUE and within 64 of it (publishes take
+// turns). A throwaway server (test/support/postgres.ts) with durable commits (fsync,
+// synchronous_commit and full_page_writes on: the tests' servers have them off, and then taking
+// turns costs no disk flush). N clients, each a loop of one transaction at a time on a pool of 32,
+// for BENCH_QUEUE_ROOM_SECONDS (default 3; --quick 1); the kinds alternate for
+// BENCH_QUEUE_ROOM_ROUNDS rounds (default 3; --quick 1), the median shown; clients per run
+// BENCH_QUEUE_ROOM_CLIENTS (default 1,8,16). 1,000 jobs wait throughout (deleted as they come).
+//   node_modules/.bin/bun bench/run.ts --only queue-room [--quick]
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { openPostgresStore } from "../src/store/postgres/store";
+import type { Transaction } from "../src/store/ports";
+import { postgresUnavailable, startPostgres } from "../test/support/postgres";
+import { f1, f2, Figures, log, percentile, QUICK } from "./lib/report";
+
+const SECONDS = Number(process.env.BENCH_QUEUE_ROOM_SECONDS ?? (QUICK ? 1 : 3));
+const ROUNDS = Number(process.env.BENCH_QUEUE_ROOM_ROUNDS ?? (QUICK ? 1 : 3));
+const CLIENTS = (process.env.BENCH_QUEUE_ROOM_CLIENTS ?? "1,8,16").split(",").map(Number);
+const WAITING = 1000;
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+const unavailable = postgresUnavailable();
+if (unavailable) {
+  log(`queue-room benchmark skipped: ${unavailable}`);
+  process.exit(0);
+}
+
+const server = await startPostgres({ settings: { fsync: "on", synchronous_commit: "on", full_page_writes: "on" } });
+const store = await openPostgresStore({ url: await server.createDatabase(), poolSize: 32 });
+const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+let n = 0;
+const newTrail = () => {
+  n++;
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    fingerprint: "fp",
+    normalizerVersion: 2,
+    contentRulesVersion: 1,
+    errorType: null,
+    trail,
+    contentHash: `h${n}`,
+    author: "bench",
+    client: "bench",
+    createdAt: n,
+  };
+};
+
+type Count = (tx: Transaction) => Promise<number>;
+const kinds: Record<string, Count> = {
+  "jobs counted alone (before)": (tx) => tx.jobs.depth(),
+  "with publishes in flight, far from the limit": (tx) => tx.jobs.depthForInsert(1_000_000),
+  "with publishes in flight, within 64 of it (turns)": (tx) => tx.jobs.depthForInsert(WAITING + 10),
+};
+
+try {
+  for (let i = 0; i < WAITING; i++) await store.trails.insertQueued(newTrail());
+  const figures = new Figures("queue-room");
+  log(`PostgreSQL, durable commits, ${WAITING} jobs waiting; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()}`);
+  for (const clients of CLIENTS) {
+    const results = new Map<string, { tps: number[]; p50: number[] }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, count] of Object.entries(kinds)) {
+        const latencies: number[] = [];
+        const until = performance.now() + SECONDS * 1000;
+        await Promise.all(
+          Array.from({ length: clients }, async () => {
+            while (performance.now() < until) {
+              const t0 = performance.now();
+              const seq = await store.transaction(async (tx) => {
+                await count(tx);
+                return (await tx.trails.insertQueued(newTrail())).seq;
+              });
+              latencies.push(performance.now() - t0);
+              await store.trails.delete(seq); // the queue stays at WAITING
+            }
+          }),
+        );
+        const r = results.get(name) ?? { tps: [], p50: [] };
+        r.tps.push(latencies.length / SECONDS);
+        r.p50.push(percentile(latencies, 50));
+        results.set(name, r);
+      }
+    }
+    for (const [name, r] of results) {
+      const tps = percentile(r.tps, 50);
+      const p50 = percentile(r.p50, 50);
+      log(`${clients} clients, ${name}: ${f1(tps)} publishes/s, p50 ${f2(p50)} ms`);
+      figures.set(`${clients} clients, ${name}`, { publishes_per_s: Number(f1(tps)), p50_ms: Number(f2(p50)) });
+    }
+  }
+  figures.write();
+} finally {
+  await store.close();
+  await server.stop();
+}
