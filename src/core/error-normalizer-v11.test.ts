@@ -120,6 +120,66 @@ describe("normalizer 11: different errors keep their own fingerprints", () => {
   });
 });
 
+// A configure step's probes (review17): their missing headers are expected, so the header rule skips
+// them. Before, every config.log pasted whole read as autoconf's preprocessor check
+// ("ac_nonexistent.h no such file or directory", whatever had failed), and CMake's and PyYAML's
+// probes as a missing header some real build lacks. Real reports, each link and text checked
+// against the holdout hashes: https://github.com/nghttp2/nghttp2/issues/1579 (configure's own error
+// above config.log), https://github.com/facebook/fbthrift/issues/94,
+// https://github.com/ncmpcpp/ncmpcpp/issues/187 (Clang), https://github.com/ucb-bar/esp-llvm/issues/36
+// and https://github.com/stepcode/stepcode/issues/404 (CMakeError.log),
+// https://github.com/SunstriderEmu/BugTracker/issues/3409 (MSVC under CMakeTmp),
+// https://github.com/kernelci/kernelci-docker/issues/9 (PyYAML's check_libyaml.c).
+const CONFIG_LOGS: [string, string][] = [
+  [
+    "nghttp2",
+    'configure: error: in `/home/ly/oai-cn5g-smf/build/ext/nghttp2\':\nconfigure: error: \n  Could not link test program to Python. Maybe the main Python library has been\n  installed in some non-standard library path. If so, pass it to configure,\n  via the LIBS environment variable.\n  Example: ./configure LIBS="-L/usr/non-standard-path/python/lib"\n  ============================================================================\n   ERROR!\n   You probably have to install the development version of the Python package\n   for your distribution.  The exact name of this package varies among them.\n  ============================================================================\n\nSee `config.log\' for more details\n\n| #define VERSION "1.44.0-DEV"\n| /* end confdefs.h.  */\n| #include <ac_nonexistent.h>\nconfigure:14114: result: g++ -E\nconfigure:14134: g++ -E  conftest.cpp\nconfigure:14134: $? = 0\nconfigure:14148: g++ -E  conftest.cpp\nconftest.cpp:28:10: fatal error: ac_nonexistent.h: No such file or directory\n #include <ac_nonexistent.h',
+  ],
+  [
+    "fbthrift",
+    "configure:13039: checking how to run the C++ preprocessor\nconfigure:13066: g++ -E  conftest.cpp\nconfigure:13066: $? = 0\nconfigure:13080: g++ -E  conftest.cpp\nconftest.cpp:24:28: fatal error: ac_nonexistent.h: No such file or directory\n #include <ac_nonexistent.h>\n                            ^\ncompilation terminated.\nconfigure:13080: $? = 1\nconfigure: failed program was:",
+  ],
+  [
+    "ncmpcpp",
+    "configure:8117: gcc -E  conftest.c\nconfigure:8117: $? = 0\nconfigure:8131: gcc -E  conftest.c\nconftest.c:11:10: fatal error: 'ac_nonexistent.h' file not found\n#include <ac_nonexistent.h>\n         ^\n1 error generated.\nconfigure:8131: $? = 1\nconfigure: failed program was:",
+  ],
+];
+const OTHER_PROBES: [string, string][] = [
+  [
+    "esp-llvm",
+    "Determining if the include file malloc/malloc.h exists failed with the following output:\nChange Dir: /home/nitish/RISCVcompiler/riscv-llvm/build/CMakeFiles/CMakeTmp\n\nRun Build Command:\"/usr/bin/make\" \"cmTC_1ae93/fast\"\n/usr/bin/make -f CMakeFiles/cmTC_1ae93.dir/build.make CMakeFiles/cmTC_1ae93.dir/build\nmake[1]: Entering directory '/home/nitish/RISCVcompiler/riscv-llvm/build/CMakeFiles/CMakeTmp'\nBuilding C object CMakeFiles/cmTC_1ae93.dir/CheckIncludeFile.c.o\n/usr/bin/cc     -o CMakeFiles/cmTC_1ae93.dir/CheckIncludeFile.c.o   -c /home/nitish/RISCVcompiler/riscv-llvm/build/CMakeFiles/CMakeTmp/CheckIncludeFile.c\n/home/nitish/RISCVcompiler/riscv-llvm/build/CMakeFiles/CMakeTmp/CheckIncludeFile.c:1:27: fatal error: malloc/malloc.h: No such file or directory\ncompilation terminated.\nCMakeFiles/cmTC_1ae93.dir/build.make:65: recipe for target 'CMakeFiles/cmTC_1ae93.dir/CheckIncludeFile.c.o' failed\nmake[1]: *** [CMakeFiles/cmTC_1ae93.dir/CheckIncludeFile.c.o] Error 1\nmake[1]: Leaving directory '/home/nitish/RISCVcompiler/riscv-llvm/build/CMakeFiles/CMakeTmp'\nMakefile:126: recipe for target 'cmTC_1ae93/fast' failed\nmake: *** [cmTC_1ae93/fast] Error 2",
+  ],
+  [
+    "stepcode",
+    "Determining if the include file ndir.h exists failed with the following output:\nChange Dir: /home/user/src/stepcode/build/CMakeFiles/CMakeTmp\n\nRun Build Command(s):/usr/bin/gmake cmTC_fd3e9/fast && /usr/bin/gmake  -f CMakeFiles/cmTC_fd3e9.dir/build.make CMakeFiles/cmTC_fd3e9.dir/build\ngmake[1]: Entering directory '/home/user/src/stepcode/build/CMakeFiles/CMakeTmp'\nBuilding C object CMakeFiles/cmTC_fd3e9.dir/CheckIncludeFile.c.o\n/usr/bin/cc   -std=c11 -o CMakeFiles/cmTC_fd3e9.dir/CheckIncludeFile.c.o -c /home/user/src/stepcode/build/CMakeFiles/CMakeTmp/CheckIncludeFile.c\n/home/user/src/stepcode/build/CMakeFiles/CMakeTmp/CheckIncludeFile.c:1:10: fatal error: ndir.h: No such file or directory\n    1 | #include <ndir.h>\n      |          ^~~~~~~~\ncompilation terminated.\ngmake[1]: *** [CMakeFiles/cmTC_fd3e9.dir/build.make:85: CMakeFiles/cmTC_fd3e9.dir/CheckIncludeFile.c.o] Error 1\ngmake[1]: Leaving directory '/home/user/src/stepcode/build/CMakeFiles/CMakeTmp'\ngmake: *** [Makefile:140: cmTC_fd3e9/fast] Error 2",
+  ],
+  [
+    "SunstriderEmu",
+    "F:\\WoWP\\Acore\\Build\\CMakeFiles\\CMakeTmp\\CheckIncludeFile.c(1): fatal error C1083: Cannot open include file: 'pthread.h': No such file or directory [F:\\WoWP\\Acore\\Build\\CMakeFiles\\CMakeTmp\\cmTC_f6bdd.vcxproj]",
+  ],
+  [
+    "kernelci-docker",
+    "Running setup.py install for pyyaml\n    checking if libyaml is compilable\n    x86_64-linux-gnu-gcc -pthread -DNDEBUG -g -fwrapv -O2 -Wall -Wstrict-prototypes -fno-strict-aliasing -D_FORTIFY_SOURCE=2 -g -fstack-protector-strong -Wformat -Werror=format-security -fPIC -I/usr/include/python2.7 -c build/temp.linux-x86_64-2.7/check_libyaml.c -o build/temp.linux-x86_64-2.7/check_libyaml.o\n    build/temp.linux-x86_64-2.7/check_libyaml.c:2:18: fatal error: yaml.h: No such file or directory\n     #include <yaml.h>\n                      ^\n    compilation terminated.\n    \n    libyaml is not found or a compiler error: forcing --without-libyaml\n    (if libyaml is installed correctly, you may need to\n     specify the option --include-dirs or uncomment and\n     modify the parameter include_dirs in setup.cfg)",
+  ],
+];
+
+describe("normalizer 11: a configure step's probe is not the report", () => {
+  test("three config.log excerpts of three failures keep three forms, none the preprocessor check's", () => {
+    const forms = CONFIG_LOGS.map(([, text]) => normalizeError(text));
+    expect(new Set(forms).size).toBe(CONFIG_LOGS.length);
+    expect(forms).not.toContain("ac_nonexistent.h no such file or directory");
+  });
+  for (const [name, text] of [...CONFIG_LOGS, ...OTHER_PROBES]) {
+    test(`${name}: a probe's missing header is read as version 10 read the report`, () => {
+      expect(normalizeError(text)).toBe(normalizeError(text, 10));
+    });
+  }
+  test("a header missed after a probe's is the report's", () => {
+    const build = `${CONFIG_LOGS[1]![1]}\nsrc/main.c:3:10: fatal error: zlib.h: No such file or directory\ncompilation terminated.`;
+    expect(normalizeError(build)).toBe("zlib.h no such file or directory");
+  });
+});
+
 // Version-10 forms version 11 splits among the external sets' texts, on purpose: each joined reports
 // of different missing headers (setuptools' closing line, make's recipe line), or a missing header with
 // any missing file (sqlite3.h read as a database driver's module).

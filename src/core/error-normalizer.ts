@@ -61,7 +61,27 @@ const NO_SUCH_FILE = [
  */
 const MISSING_HEADER = new RegExp(
   String.raw`fatal error(?: C1083: Cannot open include file: '([^'\s]{1,300})': No such file or directory|: '([^'\s]{1,300})' file not found|: ([^'"\s:<>]{1,300}): (?:${NO_SUCH_FILE.join("|")}))`,
+  "g",
 );
+
+/**
+ * A configure step's probe, whose missing header is expected and not the report's error: autoconf's
+ * conftest.c (every config.log holds "conftest.c:11:10: fatal error: ac_nonexistent.h: No such file
+ * or directory", the preprocessor check, and one per header looked for), numpy.distutils'
+ * _configtest.c, PyYAML's check_libyaml.c (it then builds without libyaml), CMake's try-compile
+ * sources in CMakeFiles/CMakeTmp or CMakeScratch. Read on the compiler's line before "fatal error".
+ */
+const PROBE_SOURCE = /(?:^|[\s/\\])(?:conftest|_configtest|check_libyaml)\.(?:c|cc|cpp|cxx|m|mm)\b|[/\\]CMake(?:Tmp|Scratch)[/\\]/i;
+
+/** The first header a compiler missed outside a configure probe, if the report holds one. */
+function missingHeader(errorText: string): string | undefined {
+  for (const m of errorText.matchAll(MISSING_HEADER)) {
+    const before = errorText.slice(Math.max(0, m.index - 300), m.index);
+    if (PROBE_SOURCE.test(before.slice(before.lastIndexOf("\n") + 1))) continue;
+    return m[1] ?? m[2] ?? m[3];
+  }
+  return undefined;
+}
 
 /**
  * The dynamic loader: "./app: error while loading shared libraries: libX.so.1: cannot open shared
@@ -113,11 +133,8 @@ function formOfLine(line: string, name: string): string {
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
 export function normalizeErrorText(errorText: string): string {
-  if (errorText.includes("fatal error")) {
-    const m = MISSING_HEADER.exec(errorText);
-    const header = m?.[1] ?? m?.[2] ?? m?.[3];
-    if (header) return formOfLine(`fatal error: ${header}: No such file or directory`, header);
-  }
+  const header = errorText.includes("fatal error") ? missingHeader(errorText) : undefined;
+  if (header) return formOfLine(`fatal error: ${header}: No such file or directory`, header);
   if (errorText.includes("error while loading shared")) {
     const m = MISSING_LIBRARY.exec(errorText.includes("\n") ? errorText.replace(/\n/g, "") : errorText);
     if (m)
