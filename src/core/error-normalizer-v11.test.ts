@@ -38,6 +38,7 @@ const V11_JOINS: [string, string, number, number][] = [
   ["make's recipe line after the fifth set's ffi.h", "gcc-ffi-h-missing", 4, 3],
   ["GCC's message in French under 'Compile failed:' (the fifth set)", "gcc-lxml-libxml-xmlversion-h-missing", 6, 7],
   ["GCC's message in German under 'Compile failed:' (the fifth set)", "gcc-lxml-libxml-xmlversion-h-missing", 4, 7],
+  ["Clang's message wrapped after 'fatal error:' (the fifth set)", "gcc-lxml-libxml-xmlversion-h-missing", 5, 1],
   // The dynamic loader's missing library, whatever program it was loading.
   ["a relative program path before the loader's message, against a program's name", "loader-libgconf-2-so-4-missing", 2, 0],
   ["a program name with blanks", "loader-libgconf-2-so-4-missing", 4, 0],
@@ -177,6 +178,83 @@ describe("normalizer 11: a configure step's probe is not the report", () => {
   test("a header missed after a probe's is the report's", () => {
     const build = `${CONFIG_LOGS[1]![1]}\nsrc/main.c:3:10: fatal error: zlib.h: No such file or directory\ncompilation terminated.`;
     expect(normalizeError(build)).toBe("zlib.h no such file or directory");
+  });
+});
+
+// Reports of one error version 10 joined and the rules as first written split (review17): a rule
+// that replaces version 10's reading must read at least what version 10 read as one. Real reports,
+// each link and text checked against the holdout hashes.
+const V10_JOINS_KEPT: [string, string, string][] = [
+  [
+    "Xcode's copy of Clang's message (no 'fatal error:') against Clang's line (https://github.com/deltachat/deltachat-ios/issues/52, https://github.com/fxb-cocacoding/ssl_decrypt/issues/1)",
+    "'openssl/ssl.h' file not found",
+    "sslkeylog.c:22:10: fatal error: 'openssl/ssl.h' file not found",
+  ],
+  [
+    "Xcode's copy with the header's place (https://github.com/flightonary/Moscapsule/issues/67) against Clang's line",
+    "IOS/MyApp/Moscapsule/mosquitto/lib/mosquitto_internal.h:27:12: 'openssl/ssl.h' file not found",
+    "sslkeylog.c:22:10: fatal error: 'openssl/ssl.h' file not found",
+  ],
+  [
+    "'Fatal error:' with two blanks (https://github.com/react/react-native/issues/25707) against Clang's line (https://github.com/BradLarson/GPUImage/issues/2626)",
+    "Fatal error:  'React/RCTBridgeDelegate.h' file not found",
+    "fatal error: 'React/RCTBridgeDelegate.h' file not found",
+  ],
+  [
+    "GCC given a source file that is not there: the file is the user's (https://github.com/lh3/fermi-lite/issues/17, https://github.com/CyberXCodder/XerXes/issues/5)",
+    "gcc -Wall -O2 prog.c -o prog -L /usr/local/bin -lfml -lz -lm -lpthread\ncc1: fatal error: prog.c: No such file or directory",
+    "cc1: fatal error: xerxes.c: No such file or directory",
+  ],
+  [
+    "the loader's message with a terminal's wrap, as Windows sends it (CRLF), against the same report with LF (the sixth set's)",
+    report("loader-libcrypt-so-1-missing", 0).replace(/\n/g, "\r\n"),
+    report("loader-libcrypt-so-1-missing", 0),
+  ],
+  [
+    "a Node warning and its hint quoted in Markdown ('> ' before each line) against the report unquoted (the fourth set's)",
+    report("node-warning-to-load-es-module", 3)
+      .split("\n")
+      .map((line) => `> ${line}`)
+      .join("\n"),
+    report("node-warning-to-load-es-module", 3),
+  ],
+  [
+    "the AppImage runtime's message and hint quoted in Markdown against the report unquoted (the sixth set's)",
+    report("appimage-dlopen-libfuse-so-2", 1)
+      .split("\n")
+      .map((line) => `> ${line}`)
+      .join("\n"),
+    report("appimage-dlopen-libfuse-so-2", 1),
+  ],
+];
+
+describe("normalizer 11: what version 10 joined stays joined", () => {
+  for (const [rule, a, b] of V10_JOINS_KEPT) {
+    test(rule, () => {
+      expect(normalizeError(a, 10)).toBe(normalizeError(b, 10));
+      expect(normalizeError(a)).toBe(normalizeError(b));
+    });
+  }
+  test("Clang's wording, whatever surrounds it, and GCC's give one form per header", () => {
+    for (const header of ["openssl/ssl.h", "iostream", "sqlite3.h", "x.hpp", "/usr/include/x.h"]) {
+      const forms = new Set(
+        [
+          `src/a.c:1:10: fatal error: '${header}' file not found\n#include <${header}>\n         ^\n1 error generated.`,
+          `'${header}' file not found`,
+          `fatal error: '${header}' file not found`,
+          `x.c:1:10: fatal error: ${header}: No such file or directory\ncompilation terminated.`,
+        ].map((t) => normalizeError(t)),
+      );
+      expect([...forms]).toHaveLength(1);
+    }
+  });
+  test("an exception's class before 'File not found' is no file's name", () => {
+    expect(normalizeError("IOError: File not found")).toBe(normalizeError("IOError: File not found", 10));
+  });
+  test("a source file's place in version 10's form, not the user's directories", () => {
+    expect(normalizeError("cc1: fatal error: /home/alice/proj/gen.c: No such file or directory")).toBe(
+      normalizeError("cc1: fatal error: /home/bob/work/gen.c: No such file or directory"),
+    );
   });
 });
 
