@@ -11,6 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, realVariantFigures, reportTextIn } from "../../test/support/real-variants.ts";
+import { cpuMsSince } from "../../test/support/cpu-time.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
@@ -378,4 +379,47 @@ describe("the sixth external set of real reports", () => {
     });
     expect(realVariantFigures(sixth, 11).collided).toEqual([]);
   });
+});
+
+// Each version-11 pattern against 1 MB built to make it work (review17): a backtracking pattern would
+// cost seconds to hours; each costs 0.05-0.4 s of CPU here, redaction included, about what version 10
+// costs on the same text
+// (bench/RESULTS.md "Session 17 review"). CPU time, not wall time: the suite's lanes share the cores.
+describe("hostile input: version 11's patterns cost linear time", () => {
+  const MB = 1 << 20;
+  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+  const HOSTILE: [string, string][] = [
+    ["'fatal error: ' repeated", fill("fatal error: ")],
+    ["'Fatal error:' with wide blanks and an unclosed quote, repeated", fill("Fatal        error:        'x        ")],
+    ["a header name of a megabyte", `fatal error: ${fill("a")}`],
+    ["a megabyte of blanks inside 'fatal error'", `fatal${fill(" ")}error`],
+    ["a megabyte of configure probes on lines", fill("conftest.c:1:1: fatal error: x.h: No such file or directory\n")],
+    ["a megabyte of configure probes on one line", fill("conftest.c:1:1: fatal error: x.h: No such file or directory ")],
+    ["MSVC's prefix repeated", fill("fatal error C1083: Cannot open include file: '")],
+    ["the loader's prefix repeated", fill("error while loading shared libraries: ")],
+    [
+      "the loader's words with wide blanks, repeated",
+      fill("error        while        loading        shared        libraries:        x:        cannot        "),
+    ],
+    [
+      "a megabyte of line breaks inside the loader's message",
+      `x: error while loading shared libraries: libx.so: cannot open shared ob${fill("\n")}ject file: No such file or directory`,
+    ],
+    ["Node's hint repeated", fill("(Use `node --trace-warnings ...` to show where the warning was created)\n")],
+    ["quote marks before an unfinished hint, repeated", fill("> > > > > > > > > > (Use `node --trace-warnings ... ")],
+    [
+      "a megabyte of quote marks after a hint",
+      `Warning: x\n(Use \`node --trace-warnings ...\` to show where the warning was created)${fill("\n>")}`,
+    ],
+    ["Node 20's wording unfinished, repeated", fill("is an experimental feature and might change at any ")],
+    ["the AppImage hint's first line repeated, long lines", fill(`AppImages require FUSE to run.${"x".repeat(169)}\n`)],
+    ["Clang's wording without 'fatal error', repeated", fill("'x.h' file not found ")],
+  ];
+  for (const [name, text] of HOSTILE) {
+    test(name, () => {
+      const t0 = process.cpuUsage();
+      normalizeError(text);
+      expect(cpuMsSince(t0)).toBeLessThan(2_000);
+    }, 30_000);
+  }
 });
