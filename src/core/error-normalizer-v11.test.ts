@@ -383,8 +383,8 @@ describe("the sixth external set of real reports", () => {
 
 // Each version-11 pattern against 1 MB built to make it work (review17): a backtracking pattern would
 // cost seconds to hours; each costs 0.05-0.4 s of CPU here, redaction included, about what version 10
-// costs on the same text
-// (bench/RESULTS.md "Session 17 review"). CPU time, not wall time: the suite's lanes share the cores.
+// costs on the same text (bench/RESULTS.md "Session 17 review"). CPU time, not wall time: the suite's
+// lanes share the cores.
 describe("hostile input: version 11's patterns cost linear time", () => {
   const MB = 1 << 20;
   const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
