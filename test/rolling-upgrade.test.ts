@@ -47,6 +47,8 @@ const PIP_BUILD_REPORT = [
   "    compilation terminated.",
   "    error: command 'gcc' failed with exit status 1",
 ].join("\n");
+/** The trail the first test stores as the previous release (normalizer 10) did, for the second. */
+let previousPipTrail = "";
 
 // A Node heap-exhaustion report with V8's native frames: version 8 kept the frames, version 9 drops them.
 const HEAP_REPORT = [
@@ -97,6 +99,7 @@ test.skipIf(unavailable !== null)(
     // The fingerprint the previous release gave it (a client may have cached it) still resolves.
     expect(await lookup(fingerprint(HEAP_REPORT, 8))).toContain(old.id);
     expect(await lookup(fingerprint(PIP_BUILD_REPORT, 10))).toContain(previous.id);
+    previousPipTrail = previous.id;
     // Nothing pending: a recheck is one query per pass and leaves every row as it is.
     const before = await subsystems.store!.trails.anyCheckedBefore(CONTENT_RULES_VERSION);
     expect(before).toBe(false);
@@ -140,7 +143,26 @@ test.skipIf(unavailable !== null)(
     await service.worker!.drain();
     const byPrevious = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(saslBuild, 10)}`);
     expect(byPrevious.status).toBe(200);
-    expect(((await byPrevious.json()) as any).results.map((r: any) => r.trail_id)).toContain(pipId);
+    // That fingerprint named both reports (setuptools' line): it answers with both trails, the one
+    // the previous release stored and the first test re-fingerprinted, and the one this release stored.
+    const sharedIds = ((await byPrevious.json()) as any).results.map((r: any) => r.trail_id);
+    expect(sharedIds).toContain(pipId);
+    expect(sharedIds).toContain(previousPipTrail);
+    const searched = await fetch(`${url}/v1/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: fingerprint(saslBuild, 10), limit: 10 }),
+    });
+    const viaFingerprint = ((await searched.json()) as any).results
+      .filter((r: any) => r.match.via === "fingerprint")
+      .map((r: any) => r.trail_id);
+    expect(viaFingerprint).toContain(pipId);
+    expect(viaFingerprint).toContain(previousPipTrail);
+    // Each report's current fingerprint names its own trail only.
+    const idsBy = async (fp: string) =>
+      ((await (await fetch(`${url}/v1/trails/by-fingerprint/${fp}`)).json()) as any).results.map((r: any) => r.trail_id);
+    expect(await idsBy(fingerprint(saslBuild))).toEqual([pipId]);
+    expect(await idsBy(fingerprint(PIP_BUILD_REPORT))).toEqual([previousPipTrail]);
   },
   60_000,
 );
