@@ -105,4 +105,15 @@
 // (a word ending in `ver` read as a version's name kept it); kept: four-part versions after a product's name
 // (`XFree86 4.3.0.1`), `--smtp-auth=LOGIN`, `blkid --match-token TYPE=ext4`, `docker build --secret
 // id=x,src=…`, a user with a password's placeholder (`--auth bob:pw`), GIF/PNG/PDF base64.
-export const CONTENT_RULES_VERSION = 7;
+//
+// 8 = session 17 (redaction round 10, redact17): a value longer than the assignment rule reads (512
+// characters bare, 256 quoted: an AWS session token, a SAS URL) is redacted to its run's end or its
+// closing quote (a quoted one was not redacted at all, a bare one kept its tail; redaction-rules.ts
+// valueRunEnd); provider formats of gitleaks', Kingfisher's and Nosey Parker's lists that leaked
+// (Authress, Defined Networking, Flutterwave encryption keys, GitLab session cookies, 42 Intra,
+// Yandex IAM `t1.`, Firecrawl `fc-`, NVIDIA `nvapi-`, PostHog `phx_`) and a token piped or
+// here-stringed to `gh auth login --with-token`; kept: a variable's name before `@`
+// (`https://x:$GITHUB_TOKEN@github.com` was an e-mail), an upgrade's old version in parentheses
+// (`Upgrade to 4.4.63.30 (from 4.4.63.26)`), a base64 line that decodes to a public key's opening or
+// a certificate's names, extensions or times (publicDerBase64).
+export const CONTENT_RULES_VERSION = 8;

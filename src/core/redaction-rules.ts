@@ -1175,6 +1175,60 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "contentful_token", about: "Contentful personal access tokens (CFPAT-…)", hint: /CFPAT-/, body: "CFPAT-[A-Za-z0-9_\\-]{43}" },
   { kind: "circleci_token", about: "CircleCI personal tokens (CCIPAT_…)", hint: /CCIPAT_/, body: "CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}" },
   { kind: "buildkite_token", about: "Buildkite API access tokens (bkua_…)", hint: /bkua_/, body: "bkua_[a-f0-9]{40}" },
+  // Session 17: formats of gitleaks' rule list (config/gitleaks.toml) and of Kingfisher's and Nosey
+  // Parker's that a trail field still leaked (src/core/redaction.round10.test.ts).
+  {
+    kind: "authress_key",
+    about: "Authress service client access keys (sc_….acc_….…)",
+    hint: /\.acc[_-]/,
+    body: String.raw`(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}`,
+  },
+  {
+    kind: "defined_networking_token",
+    about: "Defined Networking API tokens (dnkey-…)",
+    hint: /dnkey-/,
+    body: "dnkey-[A-Za-z0-9=_\\-]{26}-[A-Za-z0-9=_\\-]{52}",
+  },
+  {
+    kind: "flutterwave_key",
+    about: "Flutterwave encryption keys (FLWSECK_TEST… and 12 hex characters)",
+    hint: /FLWSECK/,
+    body: "FLWSECK_TEST-?[a-hA-H0-9]{12}",
+    accept: hexMixed,
+  },
+  {
+    kind: "gitlab_session",
+    about: "GitLab session cookies (_gitlab_session=…)",
+    hint: /_gitlab_session=/,
+    body: "(?<=_gitlab_session=)[0-9a-z]{32}",
+  },
+  {
+    kind: "intra42_secret",
+    about: "42 Intra client secrets (s-s4t2ud-…, s-s4t2af-…)",
+    hint: /s-s4t2(?:ud|af)-/,
+    body: "s-s4t2(?:ud|af)-[a-f0-9]{64}",
+  },
+  {
+    kind: "yandex_token",
+    about: "Yandex Cloud IAM tokens (t1.….…, 86 characters after the second dot)",
+    hint: /t1\./,
+    body: String.raw`t1\.[A-Za-z0-9_-]{8,64}={0,2}\.[A-Za-z0-9_-]{86}={0,2}`,
+  },
+  {
+    kind: "firecrawl_key",
+    about: "Firecrawl API keys (fc- and 32 hex characters)",
+    hint: /fc-[a-f0-9]{32}/,
+    body: "fc-[a-f0-9]{32}",
+    accept: hexMixed,
+  },
+  { kind: "nvidia_key", about: "NVIDIA API keys (nvapi-…)", hint: /nvapi-/, body: "nvapi-[A-Za-z0-9_-]{64}" },
+  {
+    kind: "posthog_key",
+    about: "PostHog personal API keys (phx_…; the project key phc_… is public)",
+    hint: /phx_/,
+    body: "phx_[A-Za-z0-9_]{43}",
+    accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(4)),
+  },
   {
     kind: "facebook_token",
     about: "Facebook app access tokens (APP_ID|APP_SECRET)",
@@ -1839,25 +1893,31 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "A password piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`",
-    hint: /password-stdin|-[A-Za-z]*S\b/,
+    about:
+      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token)",
+    hint: /password-stdin|with-token|-[A-Za-z]*S\b/,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
+      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
       "dg",
     ),
     group: 1,
-    accept: (s) => !isReferenceValue(s),
+    accept: (s, m, text) => {
+      if (isReferenceValue(s)) return false;
+      const rest = text.slice(m.index + m[0].length, lineBounds(text, m.index + m[0].length)[1]);
+      return /^[^;|&]*--with-token/.test(rest) ? "token" : "password";
+    },
   },
   {
     kind: "password",
-    about: "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`",
+    about:
+      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`",
     hint: /<<</,
     pattern: new RegExp(
-      String.raw`(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
+      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 1,
-    accept: (s) => !isReferenceValue(s),
+    accept: (s, m) => (isReferenceValue(s) ? false : m[0].includes("--with-token") ? "token" : "password"),
   },
   {
     kind: "token",

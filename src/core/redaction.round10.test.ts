@@ -121,3 +121,46 @@ describe("a value longer than the assignment rules read is redacted whole", () =
     }
   });
 });
+
+describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule lists that leaked", () => {
+  // Each fake token has the provider's published shape, built at run time from a fixed body.
+  const hex = (n: number) => "3f9a0c7e5b1d2486".repeat(8).slice(0, n);
+  const mixed = (n: number) => "Qx7bN2kLm9pR4tV8wZ3yH6jFa4lQh3X0".repeat(8).slice(0, n);
+  const tokens: [string, string][] = [
+    ["authress_key", j("sc_", "ab12cd34ef", ".", "xk2p9", ".acc_", "a1b2c3d4e5f6g7h8", ".", mixed(60))],
+    ["defined_networking_token", j("dnkey-", "q7w2e9r4t1y6u3i8o5p0a2s7d4", "-", "f1g6h3j8k5l0z7x2c9v4b1n6m3q8w5e2r7t4y9u6i1o8p5a2s9d4")],
+    ["flutterwave_key", j("FLWSECK_TEST-", "c99d6fbe1790")],
+    ["gitlab_session", j("_gitlab_session=", "zsmncdq04tqm5ci4fdaypxpk4tn49ref")],
+    ["intra42_secret", j("s-s4t2ud-", hex(64))],
+    ["yandex_token", j("t1.", "9euelZqPmpGPjJLHy", ".", mixed(86))],
+    ["firecrawl_key", j("fc-", hex(32))],
+    ["nvidia_key", j("nvapi-", mixed(64))],
+    ["posthog_key", j("phx_", mixed(43))],
+  ];
+  for (const [kind, token] of tokens) {
+    const tail = token.slice(-12);
+    const b64 = Buffer.from(`ci:${token}`).toString("base64");
+    redacts([
+      [`${kind}: in an error`, kind, `request failed: ${token} was rejected (401)`, [tail]],
+      [`${kind}: on a patch's added line`, kind, `--- a/app.yaml\n+++ b/app.yaml\n@@ -1 +1 @@\n-  x: 1\n+  x: ${token}`, [tail]],
+      [`${kind}: on a patch's removed line`, kind, `--- a/app.yaml\n+++ b/app.yaml\n@@ -1 +1 @@\n-  x: ${token}\n+  x: 1`, [tail]],
+      [`${kind}: in a command`, kind, `curl -s https://api.example.io/v1 -d 'k=${token}'`, [tail]],
+      [`${kind}: in a URL, percent-encoded`, kind, `https://api.example.io/cb?k=${encodeURIComponent(token)}&x=1`, [tail]],
+      [`${kind}: in a JSON-escaped string`, kind, `{"cmd": "run \\u0022${token}\\u0022"}`, [tail]],
+      [`${kind}: base64 of user:token, unnamed`, kind, `creds ${b64} in the log`, [b64.slice(8, 30)]],
+    ]);
+  }
+  const GH_TOKEN = j("Zq8fIvjqKny", "63wEniGqd");
+  redacts([
+    ["a token piped to gh auth login --with-token", "token", `echo ${GH_TOKEN} | gh auth login --with-token`, [GH_TOKEN]],
+    ["a token given to gh auth login as a here-string", "token", `gh auth login --with-token <<< ${GH_TOKEN}`, [GH_TOKEN]],
+  ]);
+  // Public or look-alike values of the same families.
+  staysClean([
+    "posthog.init('phc_UPdNPQ9L5IfsRgPI6HlHiP4npmngdn05X4ftv8Gja1r')",
+    "echo $GH_TOKEN | gh auth login --with-token",
+    "gh auth login --with-token < token.txt",
+    "the fc-dev cluster and the nvapi-docs page",
+    "see t1.small and t1.micro instances",
+  ]);
+});
