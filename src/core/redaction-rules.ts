@@ -772,22 +772,24 @@ const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
 // escaped once or twice more (`\\\"`: JSON in a JSON string in a JSON string, a log of a log).
 const ESCAPED_QUOTED = String.raw`(?:\\\\){0,3}\\"[^"\\\n]{0,256}(?:\\\\){0,3}\\"`;
 const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
-// A quoted value longer than QUOTED reads (an AWS session token, a SAS URL): its opening quote and
-// first 256 characters, which applyRule extends to the closing quote (valueRunEnd).
-const QUOTED_CUT = String.raw`"[^"\n]{256}(?=[^"\n])|'[^'\n]{256}(?=[^'\n])`;
+// A quoted token longer than QUOTED reads (an AWS session token, a SAS URL): its opening quote and
+// first 256 characters, none a blank, which applyRule extends to the closing quote (valueRunEnd).
+// Blanks would make it prose after a quote that never closes on its line (`{&quot;password&quot;:&quot;…`
+// then a sentence, in docs/security.md: the benign corpus, session 17).
+const QUOTED_CUT = String.raw`"[^"\s]{256}(?=[^"\s])|'[^'\s]{256}(?=[^'\s])`;
 const BARE_CHAR = /[^\s"'<>;,|&(){}[\]\x60]/;
 const BARE_RUN = /^[^\s"'<>;,|&(){}[\]\x60]+$/;
 
 /**
  * Where a value a rule's bound cut short really ends (session 17): a bare value of BARE's 512
  * characters runs on over the same characters, a quoted one cut by QUOTED_CUT to its closing quote
- * (or its line's end). Any other match ends where it ends. Linear: the caller skips what it covers.
+ * (or the blank where it stops). Any other match ends where it ends. Linear: the caller skips what it covers.
  */
 export function valueRunEnd(text: string, from: number, to: number): number {
   const first = text[from];
   if (to - from === 257 && (first === '"' || first === "'") && text[to - 1] !== first) {
     let end = to;
-    while (end < text.length && text[end] !== first && text[end] !== "\n") end++;
+    while (end < text.length && text[end] !== first && !/\s/.test(text[end]!)) end++;
     return end < text.length && text[end] === first ? end + 1 : end;
   }
   if (to - from < 512 || !BARE_CHAR.test(text[to] ?? " ") || !BARE_RUN.test(text.slice(from, to))) return to;

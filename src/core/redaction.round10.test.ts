@@ -112,8 +112,22 @@ describe("a value longer than the assignment rules read is redacted whole", () =
       '{"SessionToken": "<redacted:token>", "Expiration": "2026"}',
     );
   });
+  test("prose after a quote that never closes is no long value (docs/security.md, the benign corpus)", () => {
+    const prose =
+      "HTML character references (`{&quot;password&quot;:&quot;…`), ANSI colour codes of pasted terminal output (`\\x1b[31mDB_PASSWORD=\\x1b[0m…`), no-break or ideographic blanks, JSON escaped two or three times, a command continued over lines (`docker login \\` ⏎ `-u bob \\` ⏎ `-p PASS`, `mysql … \\` ⏎ `-pPASS`, PowerShell `` ` `` and cmd `^` alike: the tool and its option were on two lines): each came back whole";
+    expect(redactText(prose).text).toContain("ANSI colour codes of pasted terminal output");
+    expect(redactText(`password: "${"word ".repeat(80)}`).text).toContain("word word");
+  });
   test("64 kB of names before long values stays linear", () => {
-    for (const unit of ['password="', "password=", `token=${"a".repeat(600)} `, `secret="${"b".repeat(300)}" `]) {
+    for (const unit of [
+      'password="',
+      "password=",
+      `token=${"a".repeat(600)} `,
+      `secret="${"b".repeat(300)}" `,
+      "--with-token <<< ",
+      "t1.a.",
+      "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE ",
+    ]) {
       const text = unit.repeat(Math.ceil(65_536 / unit.length)).slice(0, 65_536);
       const t0 = process.cpuUsage();
       redactText(text);
