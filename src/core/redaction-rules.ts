@@ -777,20 +777,28 @@ const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
 // Blanks would make it prose after a quote that never closes on its line (`{&quot;password&quot;:&quot;…`
 // then a sentence, in docs/security.md: the benign corpus, session 17).
 const QUOTED_CUT = String.raw`"[^"\s]{256}(?=[^"\s])|'[^'\s]{256}(?=[^'\s])`;
+// The same inside a JSON string (`{\"SessionToken\":\"…\"}` in a command or a log line).
+const ESCAPED_QUOTED_CUT = String.raw`(?:\\\\){0,3}\\"[^"\\\s]{256}(?=[^"\\\s])`;
+// A bare value of BARE's 512 characters with more after it, where a rule needs the value to end its line.
+const BARE_CUT = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{512}(?=[^\s"'<>;,|&(){}\[\]\x60])`;
+const OPENING_QUOTE = /^(?:\\\\){0,3}\\?["']/;
 const BARE_CHAR = /[^\s"'<>;,|&(){}[\]\x60]/;
 const BARE_RUN = /^[^\s"'<>;,|&(){}[\]\x60]+$/;
 
 /**
  * Where a value a rule's bound cut short really ends (session 17): a bare value of BARE's 512
- * characters runs on over the same characters, a quoted one cut by QUOTED_CUT to its closing quote
- * (or the blank where it stops). Any other match ends where it ends. Linear: the caller skips what it covers.
+ * characters (BARE, BARE_CUT) runs on over the same characters, a quoted one cut by QUOTED_CUT or
+ * ESCAPED_QUOTED_CUT to its closing quote, escapes and all (or the blank or backslash where it
+ * stops). Any other match ends where it ends. Linear: the caller skips what it covers.
  */
 export function valueRunEnd(text: string, from: number, to: number): number {
-  const first = text[from];
-  if (to - from === 257 && (first === '"' || first === "'") && text[to - 1] !== first) {
+  const opening = OPENING_QUOTE.exec(text.slice(from, from + 8))?.[0];
+  if (opening !== undefined && to - from === opening.length + 256 && text[to - 1] !== opening.at(-1)) {
+    const quote = opening.at(-1)!;
+    const escaped = opening.length > 1;
     let end = to;
-    while (end < text.length && text[end] !== first && !/\s/.test(text[end]!)) end++;
-    return end < text.length && text[end] === first ? end + 1 : end;
+    while (end < text.length && text[end] !== quote && !(escaped && text[end] === "\\") && !/\s/.test(text[end]!)) end++;
+    return text.startsWith(opening, end) ? end + opening.length : end;
   }
   if (to - from < 512 || !BARE_CHAR.test(text[to] ?? " ") || !BARE_RUN.test(text.slice(from, to))) return to;
   let end = to;
@@ -2088,7 +2096,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       // A YAML anchor (`password: &db_pw VALUE`) names the value for later aliases; the value follows it.
       // A removed diff line's `-` may stand just before a quoted name (`-"password": "…"`): the view with
       // line leads blanked loses the name's opening quote with it (session 16).
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${QUOTED_CUT}|${BARE})`,
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${ESCAPED_QUOTED_CUT}|${QUOTED}|${QUOTED_CUT}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -2192,7 +2200,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "Kubernetes-style name/value pairs whose name announces a secret (`- name: DB_PASSWORD` then `value: …` on the next line); the kind follows the name",
     pattern: new RegExp(
-      String.raw`(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*(["']?)(${NAME})\1[ \t]*\r?\n[ \t]*value:[ \t]*(${QUOTED}|${BARE})[ \t]*(?=\r?\n|$)`,
+      String.raw`(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*(["']?)(${NAME})\1[ \t]*\r?\n[ \t]*value:[ \t]*(${QUOTED}(?=[ \t]*(?:\r?\n|$))|${BARE_CUT}|${BARE}(?=[ \t]*(?:\r?\n|$)))`,
       "dg",
     ),
     group: 3,
@@ -2204,7 +2212,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "YAML entries whose key announces a secret and whose value, one word or a quoted string, is on the next, more indented line (`password: >-` or `api_token:` then the value)",
     pattern: new RegExp(
-      String.raw`(?:^|\n)([ \t]*)(?:-[ \t]+)?(["']?)(${NAME})\2:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n\1[ \t]+(${QUOTED}|[^\s#"'][^\s]{0,511})[ \t]*(?=\r?\n|$)`,
+      String.raw`(?:^|\n)([ \t]*)(?:-[ \t]+)?(["']?)(${NAME})\2:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n\1[ \t]+(${QUOTED}(?=[ \t]*(?:\r?\n|$))|${BARE_CUT}|[^\s#"'][^\s]{0,511}(?=[ \t]*(?:\r?\n|$)))`,
       "dg",
     ),
     group: 4,

@@ -105,6 +105,10 @@ describe("a value longer than the assignment rules read is redacted whole", () =
     ["in JSON", "token", `{"SessionToken": "${LONG}", "Expiration": "2026-11-27T22:00:00Z"}`, [tail]],
     ["single-quoted in YAML", "password", `password: '${LONG}'`, [tail]],
     ["an option's value", "password", `mysql -p${LONG} -h db`, [tail]],
+    ["in JSON inside a command's string", "token", `{"cmd": "echo '{\\"SessionToken\\":\\"${LONG}\\"}'"}`, [tail]],
+    ["in JSON escaped twice", "token", `{\\\\\\"SessionToken\\\\\\":\\\\\\"${LONG}\\\\\\"}`, [tail]],
+    ["a YAML value on the next line", "token", `token: >-\n  ${LONG}\nnext: 1`, [tail]],
+    ["a Kubernetes name/value pair", "token", `- name: AWS_SESSION_TOKEN\n  value: ${LONG}\n- name: B`, [tail]],
   ]);
   test("what follows the value stays", () => {
     expect(redactText(`AWS_SESSION_TOKEN="${LONG}" aws s3 ls`).text).toBe('AWS_SESSION_TOKEN="<redacted:token>" aws s3 ls');
@@ -127,6 +131,10 @@ describe("a value longer than the assignment rules read is redacted whole", () =
       "--with-token <<< ",
       "t1.a.",
       "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE ",
+      '\\"password\\":\\"',
+      `\\"password\\":\\"${"c".repeat(300)}\\" `,
+      "- name: TOKEN\n  value: ",
+      `token:\n  ${"d".repeat(600)}\n`,
     ]) {
       const text = unit.repeat(Math.ceil(65_536 / unit.length)).slice(0, 65_536);
       const t0 = process.cpuUsage();
