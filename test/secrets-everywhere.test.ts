@@ -303,7 +303,8 @@ const MAKERS: Record<string, Maker> = {
   // Session 17: a value past the assignment rule's bounds (an AWS session token runs to 800+
   // characters), and the prefixed formats round 10 added.
   long_session_token: (r) => {
-    const v = `IQoJb3JpZ2luX2Vj${mixed(r, 700, "/+")}`;
+    // No AWS prefix (aws_session_token would catch it alone): the long-value reading is what is drawn.
+    const v = mixed(r, 716, "/+");
     return { text: r.chance(0.5) ? `AWS_SESSION_TOKEN=${v}` : `"SessionToken": "${v}"`, needle: v.slice(-40) };
   },
   round10_provider_token: (r) => {
@@ -312,6 +313,7 @@ const MAKERS: Record<string, Maker> = {
       `phx_${mixed(r, 43)}`,
       `fc-${pick(r, "0123456789abcdef", 30)}a1`,
       `s-s4t2ud-${pick(r, "0123456789abcdef", 62)}a1`,
+      `IQoJb3JpZ2luX2Vj${mixed(r, 400, "/+")}`,
     ]);
     return { text: v, needle: v.slice(-16) };
   },

@@ -109,7 +109,8 @@
 // 8 = session 17 (redaction round 10, redact17): a value longer than the assignment rule reads (512
 // characters bare, 256 quoted: an AWS session token, a SAS URL) is redacted to its run's end or its
 // closing quote (a quoted one was not redacted at all, a bare one kept its tail; redaction-rules.ts
-// valueRunEnd); provider formats of gitleaks', Kingfisher's and Nosey Parker's lists that leaked
+// valueRunEnd), also in a JSON string, on a YAML key's next line and in a Kubernetes name/value
+// pair; a bare AWS STS session token (`IQoJb3JpZ2luX2…`, `FwoGZXIvYXdzE…`); provider formats of gitleaks', Kingfisher's and Nosey Parker's lists that leaked
 // (Authress, Defined Networking, Flutterwave encryption keys, GitLab session cookies, 42 Intra,
 // Yandex IAM `t1.`, Firecrawl `fc-`, NVIDIA `nvapi-`, PostHog `phx_`) and a token piped or
 // here-stringed to `gh auth login --with-token`; kept: a variable's name before `@`

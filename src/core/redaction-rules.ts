@@ -1232,6 +1232,15 @@ const PROVIDER_TOKENS: ProviderToken[] = [
     accept: hexMixed,
   },
   { kind: "nvidia_key", about: "NVIDIA API keys (nvapi-…)", hint: /nvapi-/, body: "nvapi-[A-Za-z0-9_-]{64}" },
+  // STS session tokens open with the base64 of their first field's header: `IQoJb3JpZ2luX2Vj…`
+  // ("!\n\torigin_ec…", since 2019) or `FwoGZXIvYXdzE…`/`FQoGZXIvYXdzE…` (older); 400–1,200 characters,
+  // pasted bare from `aws sts assume-role` or `aws configure export-credentials` output.
+  {
+    kind: "aws_session_token",
+    about: "AWS STS session tokens (IQoJb3JpZ2luX2…, FwoGZXIvYXdzE…), bare",
+    hint: /IQoJb3JpZ2luX2|F[wQ]oGZXIvYXdzE/,
+    body: "(?:IQoJb3JpZ2luX2|F[wQ]oGZXIvYXdzE)[A-Za-z0-9+/]{100,4000}={0,2}",
+  },
   {
     kind: "posthog_key",
     about: "PostHog personal API keys (phx_…; the project key phc_… is public)",

@@ -96,7 +96,8 @@ describe("a public key's or certificate's base64 line alone is public; a private
 
 describe("a value longer than the assignment rules read is redacted whole", () => {
   // An AWS session token runs to 800+ characters; SAS tokens and cookies can be longer still.
-  const LONG = j("IQoJb3JpZ2luX2VjEJr", "a".repeat(0)) + randomBytes(600).toString("base64").replace(/[+/=]/g, "x");
+  // No AWS prefix (its own rule would catch it): the long-value reading alone is tested.
+  const LONG = j("xT7q", randomBytes(600).toString("base64").replace(/[+/=]/g, "x"));
   const tail = LONG.slice(-40);
   redacts([
     ["unquoted, env style", "token", `export AWS_SESSION_TOKEN=${LONG} && aws s3 ls`, [tail]],
@@ -144,7 +145,7 @@ describe("a value longer than the assignment rules read is redacted whole", () =
   });
 });
 
-describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule lists that leaked", () => {
+describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule lists that leaked, and bare AWS session tokens", () => {
   // Each fake token has the provider's published shape, built at run time from a fixed body.
   const hex = (n: number) => "3f9a0c7e5b1d2486".repeat(8).slice(0, n);
   const mixed = (n: number) => "Qx7bN2kLm9pR4tV8wZ3yH6jFa4lQh3X0".repeat(8).slice(0, n);
@@ -158,6 +159,8 @@ describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule li
     ["firecrawl_key", j("fc-", hex(32))],
     ["nvidia_key", j("nvapi-", mixed(64))],
     ["posthog_key", j("phx_", mixed(43))],
+    ["aws_session_token", j("IQoJb3JpZ2luX2Vj", "EJr//////////wEaCXVzLWVhc3QtMSJH", mixed(256), "+", mixed(200))],
+    ["aws_session_token", j("FwoGZXIvYXdzE", "Kj//////////wEaDM", mixed(300))],
   ];
   for (const [kind, token] of tokens) {
     const tail = token.slice(-12);
