@@ -112,7 +112,7 @@
 // valueRunEnd), also in a JSON string, on a YAML key's next line and in a Kubernetes name/value
 // pair; a bare AWS STS session token (`IQoJb3JpZ2luX2…`, `FwoGZXIvYXdzE…`); provider formats of gitleaks', Kingfisher's and Nosey Parker's lists that leaked
 // (Authress, Defined Networking, Flutterwave encryption keys, GitLab session cookies, 42 Intra,
-// Yandex IAM `t1.`, Firecrawl `fc-`, NVIDIA `nvapi-`, PostHog `phx_`) and a token piped or
+// Yandex IAM `t1.`, Firecrawl `fc-`, NVIDIA `nvapi-`, PostHog `phx_`), Tavily `tvly-`, and a token piped or
 // here-stringed to `gh auth login --with-token`; kept: a variable's name before `@`
 // (`https://x:$GITHUB_TOKEN@github.com` was an e-mail), an upgrade's old version in parentheses
 // (`Upgrade to 4.4.63.30 (from 4.4.63.26)`), a base64 line that decodes to a public key's opening or

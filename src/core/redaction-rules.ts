@@ -1232,6 +1232,16 @@ const PROVIDER_TOKENS: ProviderToken[] = [
     accept: hexMixed,
   },
   { kind: "nvidia_key", about: "NVIDIA API keys (nvapi-…)", hint: /nvapi-/, body: "nvapi-[A-Za-z0-9_-]{64}" },
+  // Tavily (web search for agents: LangChain's and most agent frameworks' default) is in none of
+  // the lists read; its keys' shape is public (`tvly-`, `tvly-dev-` and 32 letters and digits, in
+  // committed .env files and code), placeholders (`tvly-xxx`, `tvly-your-api-key`) are not.
+  {
+    kind: "tavily_key",
+    about: "Tavily API keys (tvly-…, tvly-dev-…)",
+    hint: /tvly-/,
+    body: "tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}",
+    accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(5)),
+  },
   // STS session tokens open with the base64 of their first field's header: `IQoJb3JpZ2luX2Vj…`
   // ("!\n\torigin_ec…", since 2019) or `FwoGZXIvYXdzE…`/`FQoGZXIvYXdzE…` (older); 400–1,200 characters,
   // pasted bare from `aws sts assume-role` or `aws configure export-credentials` output.

@@ -159,6 +159,8 @@ describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule li
     ["firecrawl_key", j("fc-", hex(32))],
     ["nvidia_key", j("nvapi-", mixed(64))],
     ["posthog_key", j("phx_", mixed(43))],
+    ["tavily_key", j("tvly-dev-", mixed(32))],
+    ["tavily_key", j("tvly-", mixed(32))],
     ["aws_session_token", j("IQoJb3JpZ2luX2Vj", "EJr//////////wEaCXVzLWVhc3QtMSJH", mixed(256), "+", mixed(200))],
     ["aws_session_token", j("FwoGZXIvYXdzE", "Kj//////////wEaDM", mixed(300))],
   ];
@@ -186,6 +188,8 @@ describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule li
     "echo $GH_TOKEN | gh auth login --with-token",
     "gh auth login --with-token < token.txt",
     "the fc-dev cluster and the nvapi-docs page",
+    "Add tvly-xxxxx to .env (a tvly-your-api-key placeholder)",
+    "placeholder: 'tvly-...'",
     "see t1.small and t1.micro instances",
   ]);
 });
