@@ -300,6 +300,23 @@ const MAKERS: Record<string, Maker> = {
       needle: v.slice(10),
     };
   },
+  // Session 17: a value past the assignment rule's bounds (an AWS session token runs to 800+
+  // characters), and the prefixed formats round 10 added.
+  long_session_token: (r) => {
+    // No AWS prefix (aws_session_token would catch it alone): the long-value reading is what is drawn.
+    const v = mixed(r, 716, "/+");
+    return { text: r.chance(0.5) ? `AWS_SESSION_TOKEN=${v}` : `"SessionToken": "${v}"`, needle: v.slice(-40) };
+  },
+  round10_provider_token: (r) => {
+    const v = r.pick([
+      `nvapi-${mixed(r, 64, "_-")}`,
+      `phx_${mixed(r, 43)}`,
+      `fc-${pick(r, "0123456789abcdef", 30)}a1`,
+      `s-s4t2ud-${pick(r, "0123456789abcdef", 62)}a1`,
+      `IQoJb3JpZ2luX2Vj${mixed(r, 400, "/+")}`,
+    ]);
+    return { text: v, needle: v.slice(-16) };
+  },
   unarmoured_private_key: (r) => {
     // PKCS#1 RSA's DER opening (SEQUENCE, version 0, the modulus), then random bytes, wrapped at 64.
     const der = Buffer.from([

@@ -113,4 +113,15 @@
 // without -r, `git rebase --abort/--quit/--edit-todo/--show-current-patch`, pip paths (`path/to/proj`,
 // `$dir/*`), `pip install --no-index`, a lone `*`/`**` or an escaped `\*` as a glob hiding a program;
 // `npx -p pkg bin` names pkg (risk-rules.ts, risk-view.ts).
+//   and (redaction round 10, redact17): a value longer than the assignment rule reads (512
+// characters bare, 256 quoted: an AWS session token, a SAS URL) is redacted to its run's end or its
+// closing quote (a quoted one was not redacted at all, a bare one kept its tail; redaction-rules.ts
+// valueRunEnd), also in a JSON string, on a YAML key's next line and in a Kubernetes name/value
+// pair; a bare AWS STS session token (`IQoJb3JpZ2luX2…`, `FwoGZXIvYXdzE…`); provider formats of gitleaks', Kingfisher's and Nosey Parker's lists that leaked
+// (Authress, Defined Networking, Flutterwave encryption keys, GitLab session cookies, 42 Intra,
+// Yandex IAM `t1.`, Firecrawl `fc-`, NVIDIA `nvapi-`, PostHog `phx_`), Tavily `tvly-`, and a token piped or
+// here-stringed to `gh auth login --with-token`; kept: a variable's name before `@`
+// (`https://x:$GITHUB_TOKEN@github.com` was an e-mail), an upgrade's old version in parentheses
+// (`Upgrade to 4.4.63.30 (from 4.4.63.26)`), a base64 line that decodes to a public key's opening or
+// a certificate's names, extensions or times (publicDerBase64).
 export const CONTENT_RULES_VERSION = 8;

@@ -328,7 +328,7 @@ function kindOfNamedValue(name: string, raw: string): string | false {
   if (kind !== null) return kind;
   const v = stripQuotes(raw);
   const entropyName = nameSegments(name).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
-  return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
+  return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) && !publicDerBase64(v) ? "high_entropy_secret" : false;
 }
 
 /** A value that names a file or directory, not a secret: /etc/app/key, ~/.ssh/id_rsa, C:\keys, ./secret.txt. */
@@ -522,6 +522,49 @@ export function privateKeyBody(s: string): boolean {
   return tag === 0x30 && PBE_OIDS.some((oid) => head.includes(oid));
 }
 
+// Public DER in base64 (session 17): a key or certificate line alone can be told from a private
+// key's by what it decodes to. A SubjectPublicKeyInfo opens with SEQUENCE, SEQUENCE and a public-key
+// algorithm's OID (`MFkwEwYHKoZIzj0CAQYI…` EC P-256, `MFwwDQYJKoZIhvcNAQEB…` RSA-512, `MCowBQYDK2Vw…`
+// Ed25519); a certificate's inner lines hold X.500 names and extensions (OID 2.5.4.x, 2.5.29.x) or
+// validity times (`MDAwWjBHMQsw…` is "000Z0G1…", `MDAwWhcN…` "000Z" then a UTCTime). A private key
+// holds integers only (random bytes: such a sequence by chance in one line, under 1 in 10^7).
+const PUBLIC_KEY_ALGORITHMS = [
+  "\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01", // rsaEncryption
+  "\x2a\x86\x48\xce\x3d\x02\x01", // id-ecPublicKey
+  "\x2a\x86\x48\xce\x38\x04\x01", // id-dsa
+  "\x2b\x65\x6e", // X25519
+  "\x2b\x65\x6f", // X448
+  "\x2b\x65\x70", // Ed25519
+  "\x2b\x65\x71", // Ed448
+];
+const CERTIFICATE_CONTENT = /\x06\x03\x55[\x04\x1d]|\x17\x0d\d{12}Z|\x18\x0f\d{14}Z|^\d{2,13}Z[\x17\x18\x30\x31]/;
+
+/** Where a DER element's content starts (after its tag and length), or -1. */
+function derContentStart(bin: string, at: number): number {
+  const length = bin.charCodeAt(at + 1);
+  if (Number.isNaN(length)) return -1;
+  if (length < 0x80) return at + 2;
+  return length >= 0x81 && length <= 0x83 ? at + 2 + (length - 0x80) : -1;
+}
+
+/** Base64 that decodes to a public key's opening or to a certificate's names, extensions or times. */
+export function publicDerBase64(v: string): boolean {
+  const clean = v.replace(/^[-+]|=+$/g, "");
+  let bin: string;
+  try {
+    bin = atob(clean.slice(0, clean.length - (clean.length % 4)));
+  } catch {
+    return false;
+  }
+  if (CERTIFICATE_CONTENT.test(bin)) return true;
+  if (bin.charCodeAt(0) !== 0x30) return false;
+  const algorithm = derContentStart(bin, 0);
+  if (algorithm < 0 || bin.charCodeAt(algorithm) !== 0x30) return false;
+  const oid = derContentStart(bin, algorithm);
+  if (oid < 0 || bin.charCodeAt(oid) !== 0x06) return false;
+  return PUBLIC_KEY_ALGORITHMS.includes(bin.slice(oid + 2, oid + 2 + bin.charCodeAt(oid + 1)));
+}
+
 /** Line `at` is inside: its start and end. */
 function lineBounds(text: string, at: number): [number, number] {
   const a = text.lastIndexOf("\n", at - 1) + 1;
@@ -534,7 +577,7 @@ export function bareValueIsSecret(s: string, at: number, text: string): boolean 
   // A patch's `+` or `-` may lead the run (`+MIIDdzCC…`, a certificate's line added).
   const data = v.replace(/^[-+]/, "");
   if (v.length < 32 || KEY_MATERIAL_BASE64.test(data) || FILE_DATA_BASE64.test(data)) return false;
-  if (!mixIsRandom(v)) return false;
+  if (!mixIsRandom(v) || publicDerBase64(data)) return false;
   // One alphabet: base64 (`+/`) or base64url (`-_`), not both (identifiers and paths mix them).
   if (/[+/]/.test(v) && /[-_]/.test(v)) return false;
   // `__`, `--` or an edge `-`/`_` is an identifier or an option; `/` and `+` may stand anywhere in a key (`//` in 1 key of 100).
@@ -729,6 +772,39 @@ const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
 // escaped once or twice more (`\\\"`: JSON in a JSON string in a JSON string, a log of a log).
 const ESCAPED_QUOTED = String.raw`(?:\\\\){0,3}\\"[^"\\\n]{0,256}(?:\\\\){0,3}\\"`;
 const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
+// A quoted token longer than QUOTED reads (an AWS session token, a SAS URL): its opening quote and
+// first 256 characters, none a blank, which applyRule extends to the closing quote (valueRunEnd).
+// Blanks would make it prose after a quote that never closes on its line (`{&quot;password&quot;:&quot;…`
+// then a sentence, in docs/security.md: the benign corpus, session 17).
+const QUOTED_CUT = String.raw`"[^"\s]{256}(?=[^"\s])|'[^'\s]{256}(?=[^'\s])`;
+// The same inside a JSON string (`{\"SessionToken\":\"…\"}` in a command or a log line).
+const ESCAPED_QUOTED_CUT = String.raw`(?:\\\\){0,3}\\"[^"\\\s]{256}(?=[^"\\\s])`;
+// A bare value of BARE's 512 characters with more after it, where a rule needs the value to end its line.
+const BARE_CUT = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{512}(?=[^\s"'<>;,|&(){}\[\]\x60])`;
+const OPENING_QUOTE = /^(?:\\\\){0,3}\\?["']/;
+const BARE_CHAR = /[^\s"'<>;,|&(){}[\]\x60]/;
+const BARE_RUN = /^[^\s"'<>;,|&(){}[\]\x60]+$/;
+
+/**
+ * Where a value a rule's bound cut short really ends (session 17): a bare value of BARE's 512
+ * characters (BARE, BARE_CUT) runs on over the same characters, a quoted one cut by QUOTED_CUT or
+ * ESCAPED_QUOTED_CUT to its closing quote, escapes and all (or the blank or backslash where it
+ * stops). Any other match ends where it ends. Linear: the caller skips what it covers.
+ */
+export function valueRunEnd(text: string, from: number, to: number): number {
+  const opening = OPENING_QUOTE.exec(text.slice(from, from + 8))?.[0];
+  if (opening !== undefined && to - from === opening.length + 256 && text[to - 1] !== opening.at(-1)) {
+    const quote = opening.at(-1)!;
+    const escaped = opening.length > 1;
+    let end = to;
+    while (end < text.length && text[end] !== quote && !(escaped && text[end] === "\\") && !/\s/.test(text[end]!)) end++;
+    return text.startsWith(opening, end) ? end + opening.length : end;
+  }
+  if (to - from < 512 || !BARE_CHAR.test(text[to] ?? " ") || !BARE_RUN.test(text.slice(from, to))) return to;
+  let end = to;
+  while (end < text.length && BARE_CHAR.test(text[end]!)) end++;
+  return end;
+}
 const NAME = String.raw`[A-Za-z][A-Za-z0-9_.\-]{0,60}`;
 // Case-insensitive keyword without the i flag (which would change the rest of the pattern).
 const ci = (w: string) => [...w].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join("");
@@ -1109,6 +1185,79 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "contentful_token", about: "Contentful personal access tokens (CFPAT-…)", hint: /CFPAT-/, body: "CFPAT-[A-Za-z0-9_\\-]{43}" },
   { kind: "circleci_token", about: "CircleCI personal tokens (CCIPAT_…)", hint: /CCIPAT_/, body: "CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}" },
   { kind: "buildkite_token", about: "Buildkite API access tokens (bkua_…)", hint: /bkua_/, body: "bkua_[a-f0-9]{40}" },
+  // Session 17: formats of gitleaks' rule list (config/gitleaks.toml) and of Kingfisher's and Nosey
+  // Parker's that a trail field still leaked (src/core/redaction.round10.test.ts).
+  {
+    kind: "authress_key",
+    about: "Authress service client access keys (sc_….acc_….…)",
+    hint: /\.acc[_-]/,
+    body: String.raw`(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}`,
+  },
+  {
+    kind: "defined_networking_token",
+    about: "Defined Networking API tokens (dnkey-…)",
+    hint: /dnkey-/,
+    body: "dnkey-[A-Za-z0-9=_\\-]{26}-[A-Za-z0-9=_\\-]{52}",
+  },
+  {
+    kind: "flutterwave_key",
+    about: "Flutterwave encryption keys (FLWSECK_TEST… and 12 hex characters)",
+    hint: /FLWSECK/,
+    body: "FLWSECK_TEST-?[a-hA-H0-9]{12}",
+    accept: hexMixed,
+  },
+  {
+    kind: "gitlab_session",
+    about: "GitLab session cookies (_gitlab_session=…)",
+    hint: /_gitlab_session=/,
+    body: "(?<=_gitlab_session=)[0-9a-z]{32}",
+  },
+  {
+    kind: "intra42_secret",
+    about: "42 Intra client secrets (s-s4t2ud-…, s-s4t2af-…)",
+    hint: /s-s4t2(?:ud|af)-/,
+    body: "s-s4t2(?:ud|af)-[a-f0-9]{64}",
+  },
+  {
+    kind: "yandex_token",
+    about: "Yandex Cloud IAM tokens (t1.….…, 86 characters after the second dot)",
+    hint: /t1\./,
+    body: String.raw`t1\.[A-Za-z0-9_-]{8,64}={0,2}\.[A-Za-z0-9_-]{86}={0,2}`,
+  },
+  {
+    kind: "firecrawl_key",
+    about: "Firecrawl API keys (fc- and 32 hex characters)",
+    hint: /fc-[a-f0-9]{32}/,
+    body: "fc-[a-f0-9]{32}",
+    accept: hexMixed,
+  },
+  { kind: "nvidia_key", about: "NVIDIA API keys (nvapi-…)", hint: /nvapi-/, body: "nvapi-[A-Za-z0-9_-]{64}" },
+  // Tavily (web search for agents: LangChain's and most agent frameworks' default) is in none of
+  // the lists read; its keys' shape is public (`tvly-`, `tvly-dev-` and 32 letters and digits, in
+  // committed .env files and code), placeholders (`tvly-xxx`, `tvly-your-api-key`) are not.
+  {
+    kind: "tavily_key",
+    about: "Tavily API keys (tvly-…, tvly-dev-…)",
+    hint: /tvly-/,
+    body: "tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}",
+    accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(5)),
+  },
+  // STS session tokens open with the base64 of their first field's header: `IQoJb3JpZ2luX2Vj…`
+  // ("!\n\torigin_ec…", since 2019) or `FwoGZXIvYXdzE…`/`FQoGZXIvYXdzE…` (older); 400–1,200 characters,
+  // pasted bare from `aws sts assume-role` or `aws configure export-credentials` output.
+  {
+    kind: "aws_session_token",
+    about: "AWS STS session tokens (IQoJb3JpZ2luX2…, FwoGZXIvYXdzE…), bare",
+    hint: /IQoJb3JpZ2luX2|F[wQ]oGZXIvYXdzE/,
+    body: "(?:IQoJb3JpZ2luX2|F[wQ]oGZXIvYXdzE)[A-Za-z0-9+/]{100,4000}={0,2}",
+  },
+  {
+    kind: "posthog_key",
+    about: "PostHog personal API keys (phx_…; the project key phc_… is public)",
+    hint: /phx_/,
+    body: "phx_[A-Za-z0-9_]{43}",
+    accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(4)),
+  },
   {
     kind: "facebook_token",
     about: "Facebook app access tokens (APP_ID|APP_SECRET)",
@@ -1330,6 +1479,13 @@ function inVersionContext(text: string, from: number, to: number): boolean {
   const after = text.slice(to, to + 32).toLowerCase();
   if (/^[+~]|^[ \t]+release notes|^[ \t]+\(\d{1,2} [a-z]{3,9} \d{4}\)|^[ \t]+-[ \t]+\d{4}-\d{2}-\d{2}/.test(after)) return true;
   if (/\d{4}-\d{2}-\d{2}[ \t]+\($/.test(before)) return true;
+  // The version an upgrade replaced, in parentheses after the new one (`V8: Upgrade to 4.4.63.30 (from
+  // 4.4.63.26)`), or the new one in parentheses (`Upgrade to (4.4.63.30)`).
+  if (
+    /\bupgrad[^\n]{0,30}[ \t]\d+(?:\.\d+){1,4}[ \t]+\((?:from|was)[ \t]+$/.test(before) ||
+    (before.endsWith("(") && UPGRADE_TO_VERSION.test(before.slice(0, -1)))
+  )
+    return true;
   // A browser's token in a user agent; any other `word/` may be a path (`deploy/10.1.2.3/values.yaml`).
   if (/\b(?:chrome|chromium|crios|firefox|fxios|safari|applewebkit|edg|edge|opr|samsungbrowser|yabrowser)\/$/.test(before)) return true;
   // A section number (`RFC 5280, section 4.2.2.1`, `SP800-38D 5.2.1.1`, a heading `2.1.1.3. CRC32`),
@@ -1766,25 +1922,31 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "A password piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`",
-    hint: /password-stdin|-[A-Za-z]*S\b/,
+    about:
+      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token)",
+    hint: /password-stdin|with-token|-[A-Za-z]*S\b/,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
+      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
       "dg",
     ),
     group: 1,
-    accept: (s) => !isReferenceValue(s),
+    accept: (s, m, text) => {
+      if (isReferenceValue(s)) return false;
+      const rest = text.slice(m.index + m[0].length, lineBounds(text, m.index + m[0].length)[1]);
+      return /^[^;|&]*--with-token/.test(rest) ? "token" : "password";
+    },
   },
   {
     kind: "password",
-    about: "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`",
+    about:
+      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`",
     hint: /<<</,
     pattern: new RegExp(
-      String.raw`(?:--password-stdin|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
+      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 1,
-    accept: (s) => !isReferenceValue(s),
+    accept: (s, m) => (isReferenceValue(s) ? false : m[0].includes("--with-token") ? "token" : "password"),
   },
   {
     kind: "token",
@@ -1953,7 +2115,7 @@ export const REDACTION_RULES: RedactionRule[] = [
       // A YAML anchor (`password: &db_pw VALUE`) names the value for later aliases; the value follows it.
       // A removed diff line's `-` may stand just before a quoted name (`-"password": "…"`): the view with
       // line leads blanked loses the name's opening quote with it (session 16).
-      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${QUOTED}|${BARE})`,
+      String.raw`(?:(?<![A-Za-z0-9_.\-:=<])|(?<=\$[Ee][Nn][Vv]:)|(?<=(?:^|[\r\n])-))((?:\\\\){0,3}\\?["']|)${NAME_HINT}(${NAME})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:(?<=:[ \t]{1,8})&[A-Za-z0-9_.\-]{1,64}[ \t]+)?(${ESCAPED_QUOTED}|${ESCAPED_QUOTED_CUT}|${QUOTED}|${QUOTED_CUT}|${BARE})`,
       "dg",
     ),
     group: 4,
@@ -1977,7 +2139,9 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (kind === null) {
         // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
         const entropyName = nameSegments(m[2]!).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
-        return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) ? "high_entropy_secret" : false;
+        return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) && !publicDerBase64(v)
+          ? "high_entropy_secret"
+          : false;
       }
       if (v.toLowerCase() === m[2]!.toLowerCase()) return false; // f(token=token)
       if (!quoted0(s) && isSecretMetavariable(v)) return false; // gcloud's --oracle-password=ORACLE_PASSWORD
@@ -2055,7 +2219,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "Kubernetes-style name/value pairs whose name announces a secret (`- name: DB_PASSWORD` then `value: …` on the next line); the kind follows the name",
     pattern: new RegExp(
-      String.raw`(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*(["']?)(${NAME})\1[ \t]*\r?\n[ \t]*value:[ \t]*(${QUOTED}|${BARE})[ \t]*(?=\r?\n|$)`,
+      String.raw`(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*(["']?)(${NAME})\1[ \t]*\r?\n[ \t]*value:[ \t]*(${QUOTED}(?=[ \t]*(?:\r?\n|$))|${BARE_CUT}|${BARE}(?=[ \t]*(?:\r?\n|$)))`,
       "dg",
     ),
     group: 3,
@@ -2067,7 +2231,7 @@ export const REDACTION_RULES: RedactionRule[] = [
     about:
       "YAML entries whose key announces a secret and whose value, one word or a quoted string, is on the next, more indented line (`password: >-` or `api_token:` then the value)",
     pattern: new RegExp(
-      String.raw`(?:^|\n)([ \t]*)(?:-[ \t]+)?(["']?)(${NAME})\2:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n\1[ \t]+(${QUOTED}|[^\s#"'][^\s]{0,511})[ \t]*(?=\r?\n|$)`,
+      String.raw`(?:^|\n)([ \t]*)(?:-[ \t]+)?(["']?)(${NAME})\2:[ \t]*(?:[|>][-+]?[0-9]?[ \t]*)?\r?\n\1[ \t]+(${QUOTED}(?=[ \t]*(?:\r?\n|$))|${BARE_CUT}|[^\s#"'][^\s]{0,511}(?=[ \t]*(?:\r?\n|$)))`,
       "dg",
     ),
     group: 4,
@@ -2092,8 +2256,12 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "email",
     hint: /@/,
-    about: "E-mail addresses (not git@host SSH remotes, documentation domains, or file names like icon@2x.png)",
-    pattern: /(?<![A-Za-z0-9._%+-])([A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252}[A-Za-z0-9])(?![A-Za-z0-9-])/dg,
+    about:
+      "E-mail addresses (not git@host SSH remotes, documentation domains, file names like icon@2x.png, or a variable's name before @: $USER@host)",
+    // After `$` or `${` the "local part" is a variable's name (`https://x:$GITHUB_TOKEN@github.com`,
+    // `$USER@host`): the shell puts the value there, and a literal token there is the URL rule's.
+    pattern:
+      /(?<![A-Za-z0-9._%+$-]|\$\{)([A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252}[A-Za-z0-9])(?![A-Za-z0-9-])/dg,
     group: 0,
     accept: (_s, m) => {
       const local = m[1]!;

@@ -18,6 +18,7 @@ import {
   placeholder,
   type RedactionRule,
   secretKindOfName,
+  valueRunEnd,
 } from "./redaction-rules.ts";
 import { isInvisible, LINE_CONTINUATION, LOOKALIKE_LETTERS, latinLookalike } from "./screening-text.ts";
 
@@ -127,7 +128,7 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
       continue;
     }
     const from = view.start ? view.start[span[0]]! : span[0];
-    const to = view.end ? view.end[span[1] - 1]! : span[1];
+    const to = valueRunEnd(text, from, view.end ? view.end[span[1] - 1]! : span[1]);
     if (from < last) continue;
     const secret = text.slice(from, to);
     const candidate = seen.slice(span[0], span[1]);
