@@ -243,6 +243,53 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     }
   });
 
+  test("near the limit, a publish the committed jobs already refuse does not wait for another's turn", async () => {
+    // Before: it queued for the turn of the publish in flight (held to that one's commit), so in a
+    // burst the publishes to be refused waited one by one behind those stored and, on a loaded
+    // machine, the last ran into the database deadline (test/lifecycle.test.ts's burst, once).
+    const url = await server.createDatabase();
+    const store = await openPostgresStore({ url, poolSize: 4 });
+    const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
+    let polling = true;
+    try {
+      for (let n = 1; n <= 3; n++) await store.trails.insertQueued(queuedTrail(n, trail));
+      let inFlight: () => void = () => {};
+      const holdsTurn = new Promise<void>((resolve) => {
+        inFlight = resolve;
+      });
+      let commit: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      // A limit of 4 with 3 waiting: the first publish takes its turn and stays in flight.
+      const first = store.transaction(async (tx) => {
+        const counted = await tx.jobs.depthForInsert(4);
+        await tx.trails.insertQueued(queuedTrail(4, trail));
+        inFlight();
+        await held;
+        return counted;
+      });
+      await holdsTurn;
+      await store.trails.insertQueued(queuedTrail(5, trail)); // the queue is full without it
+      const second = store.transaction((tx) => tx.jobs.depthForInsert(4));
+      const waitsForTurn = (async () => {
+        while (polling) {
+          const [{ waiting }] = await store.sql`SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+          if (waiting > 0) return "waits for the other publish's turn";
+          await Bun.sleep(10);
+        }
+        return "stopped";
+      })();
+      expect(await Promise.race([second, waitsForTurn])).toBe(4);
+      polling = false;
+      commit();
+      expect(await first).toBe(3);
+    } finally {
+      polling = false;
+      await store.close();
+    }
+  });
+
   test("job leases go by the database's clock: a replica whose clock is skewed neither takes a lease still held nor waits on one that ran out", async () => {
     const url = await server.createDatabase();
     const store = await openPostgresStore({ url, poolSize: 4 });
