@@ -10,7 +10,16 @@
 // database driver's class); on the dev set it splits none.
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
-import { devsetTexts, formsSplitSince, loadRealVariantSets, realVariantFigures, reportTextIn } from "../../test/support/real-variants.ts";
+import {
+  canonicalLink,
+  devsetTexts,
+  formsSplitSince,
+  heldByEarlierSets,
+  loadRealVariantSets,
+  realVariantFigures,
+  reportTextIn,
+  setShapeProblems,
+} from "../../test/support/real-variants.ts";
 import { cpuMsSince } from "../../test/support/cpu-time.ts";
 import { normalizeError } from "./fingerprint.ts";
 
@@ -313,42 +322,27 @@ describe("the sixth external set of real reports", () => {
   const sixth = sets.find((s) => s.name === "sixth")!.set;
   const earlier = sets.filter((s) => s.name !== "sixth").map((s) => s.set);
   test("at least 25 groups and 150 reports of 2 or more per group, 8 apart pairs, every report with its link, ids unique across the sets", () => {
-    expect(sixth.groups.length).toBeGreaterThanOrEqual(25);
-    expect(sixth.groups.reduce((n, g) => n + g.reports.length, 0)).toBeGreaterThanOrEqual(150);
-    expect(sixth.apart.length).toBeGreaterThanOrEqual(8);
-    for (const g of sixth.groups) {
-      expect(g.reports.length).toBeGreaterThanOrEqual(2);
-      for (const r of g.reports) expect(r.source).toMatch(/^https:\/\/github\.com\//);
-    }
-    for (const p of sixth.apart) {
-      expect(p.source_a).toMatch(/^https:\/\/github\.com\//);
-      expect(p.source_b).toMatch(/^https:\/\/github\.com\//);
-    }
-    const ids = sets.flatMap(({ set }) => [...set.groups.map((g) => g.id), ...set.apart.map((p) => p.id)]);
-    expect(new Set(ids).size).toBe(ids.length);
+    expect(setShapeProblems(sixth, [...earlier, sixth], /^https:\/\/github\.com\//)).toEqual([]);
+    // The check itself: a cut, relinked set with an id of the fifth fails it on each count.
+    const fifthId = earlier[earlier.length - 1]!.groups[0]!.id;
+    const cut = {
+      ...sixth,
+      groups: sixth.groups.slice(0, 2).map((g, i) => ({ ...g, id: i === 0 ? fifthId : g.id, reports: g.reports.slice(0, 1) })),
+      apart: [],
+    };
+    expect(setShapeProblems(cut, [...earlier, cut], /^https:\/\/gitlab\.com\//)).toEqual([
+      "2 groups",
+      "2 reports",
+      "0 apart pairs",
+      `${fifthId}: 1 report`,
+      `${fifthId}: link ${cut.groups[0]!.reports[0]!.source}`,
+      `${cut.groups[1]!.id}: 1 report`,
+      `${cut.groups[1]!.id}: link ${cut.groups[1]!.reports[0]!.source}`,
+      `${fifthId}: id used twice`,
+    ]);
   });
   test("no link or text of the first five sets; the reports sharing a version-10 form with them are the build lines version 10 read as the report", () => {
-    const canonical = (u: string) =>
-      u
-        .replace(/^https?:\/\/(www\.)?/i, "")
-        .replace(/[#?].*$/, "")
-        .replace(/\/+$/, "")
-        .toLowerCase();
-    const links = new Set(
-      earlier.flatMap((s) => [
-        ...s.groups.flatMap((g) => g.reports.map((r) => canonical(r.source))),
-        ...s.apart.flatMap((p) => [canonical(p.source_a), canonical(p.source_b)]),
-      ]),
-    );
-    const earlierTexts = new Set(
-      earlier.flatMap((s) => [...s.groups.flatMap((g) => g.reports.map((r) => r.text)), ...s.apart.flatMap((p) => [p.a, p.b])]),
-    );
-    const forms = new Set(
-      earlier.flatMap((s) => [
-        ...s.groups.flatMap((g) => g.reports.map((r) => normalizeError(r.text, 10))),
-        ...s.apart.flatMap((p) => [normalizeError(p.a, 10), normalizeError(p.b, 10)]),
-      ]),
-    );
+    const { links, texts: earlierTexts, forms } = heldByEarlierSets(earlier, 10);
     const texts = [
       ...sixth.groups.flatMap((g) => g.reports.map((r) => ({ text: r.text, link: r.source }))),
       ...sixth.apart.flatMap((p) => [
@@ -356,7 +350,7 @@ describe("the sixth external set of real reports", () => {
         { text: p.b, link: p.source_b },
       ]),
     ];
-    expect(texts.filter((t) => links.has(canonical(t.link)))).toEqual([]);
+    expect(texts.filter((t) => links.has(canonicalLink(t.link)))).toEqual([]);
     expect(texts.filter((t) => earlierTexts.has(t.text))).toEqual([]);
     const shared = new Set(texts.map((t) => normalizeError(t.text, 10)).filter((f) => forms.has(f)));
     expect([...shared].sort()).toEqual(INTENDED_SPLITS);

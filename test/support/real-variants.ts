@@ -152,3 +152,54 @@ export function formsSplitSince(
   const splitForms = [...byOlder].filter(([, forms]) => forms.size > 1).map(([key, forms]) => ({ older: key, current: [...forms] }));
   return { forms: byOlder.size, split: splitForms.length, changed, splitForms };
 }
+
+/**
+ * What the sets gathered before one hold, to check a new set against: their links (as
+ * `canonicalLink`), their texts, and their forms under normalizer `version`.
+ */
+export function heldByEarlierSets(earlier: readonly RealVariants[], version: NormalizerVersion) {
+  const reports = earlier.flatMap((s) => [
+    ...s.groups.flatMap((g) => g.reports.map((r) => ({ text: r.text, link: r.source }))),
+    ...s.apart.flatMap((p) => [
+      { text: p.a, link: p.source_a },
+      { text: p.b, link: p.source_b },
+    ]),
+  ]);
+  return {
+    links: new Set(reports.map((r) => canonicalLink(r.link))),
+    texts: new Set(reports.map((r) => r.text)),
+    forms: new Set(reports.map((r) => normalizeError(r.text, version))),
+  };
+}
+
+/** A report's link as the sets compare them: no scheme, `www.`, query, fragment or trailing slash; lower case. */
+export function canonicalLink(url: string): string {
+  return url
+    .replace(/^https?:\/\/(www\.)?/i, "")
+    .replace(/[#?].*$/, "")
+    .replace(/\/+$/, "")
+    .toLowerCase();
+}
+
+/**
+ * The size and provenance every set gathered since session 16 keeps (at least 25 groups, 150
+ * reports of 2 or more a group, 8 apart pairs, each report with its link), and ids unique across
+ * all the sets. Problems as a list, so a test shows them all.
+ */
+export function setShapeProblems(set: RealVariants, all: readonly RealVariants[], reportLink: RegExp): string[] {
+  const problems: string[] = [];
+  const reports = set.groups.reduce((n, g) => n + g.reports.length, 0);
+  if (set.groups.length < 25) problems.push(`${set.groups.length} groups`);
+  if (reports < 150) problems.push(`${reports} reports`);
+  if (set.apart.length < 8) problems.push(`${set.apart.length} apart pairs`);
+  for (const g of set.groups) {
+    if (g.reports.length < 2) problems.push(`${g.id}: ${g.reports.length} report`);
+    for (const r of g.reports) if (!reportLink.test(r.source)) problems.push(`${g.id}: link ${r.source}`);
+  }
+  for (const p of set.apart) {
+    for (const link of [p.source_a, p.source_b]) if (!/^https:\/\/github\.com\//.test(link)) problems.push(`${p.id}: link ${link}`);
+  }
+  const ids = all.flatMap((s) => [...s.groups.map((g) => g.id), ...s.apart.map((p) => p.id)]);
+  for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) problems.push(`${id}: id used twice`);
+  return problems;
+}
