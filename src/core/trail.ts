@@ -218,6 +218,12 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** `text` cut to `max` characters (code points), with "…" when cut: a client's text quoted in a message. */
+export function cutToChars(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : text;
+}
+
 /**
  * The paths among `paths` that the parsed value keeps: an unknown field is accepted and dropped
  * (decisions §1), so a NUL inside one refuses nothing.

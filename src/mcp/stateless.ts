@@ -6,6 +6,7 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { escapeHiddenInJson } from "../core/hidden-json";
+import { cutToChars } from "../core/trail";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
 import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
@@ -104,19 +105,13 @@ function transportRefusal(request: Request, parsedBody: unknown): Response | nul
       return jsonRpcErrorResponse(
         400,
         -32000,
-        `Bad Request: Unsupported protocol version: ${cutText(version, 100)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+        `Bad Request: Unsupported protocol version: ${cutToChars(version, 100)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
       );
     }
   } else if (messages.length > 1) {
     return jsonRpcErrorResponse(400, JSON_RPC_ERRORS.invalidRequest, "Invalid Request: Only one initialization request is allowed");
   }
   return null;
-}
-
-/** `text` cut to `max` characters, with "…" when cut. */
-function cutText(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length > max ? `${chars.slice(0, max).join("")}…` : text;
 }
 
 /**
@@ -163,7 +158,7 @@ function withRefusalCut(text: string): string {
   }
   const message = parsed?.error?.message;
   if (typeof message !== "string") return text;
-  const cut = cutText(message, REFUSAL_MESSAGE_CHARS);
+  const cut = cutToChars(message, REFUSAL_MESSAGE_CHARS);
   if (cut === message) return text;
   parsed.error!.message = cut;
   return JSON.stringify(parsed);

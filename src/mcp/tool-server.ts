@@ -16,7 +16,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
-import { parseWith, type ValidationDetail } from "../core/trail";
+import { cutToChars, parseWith, type ValidationDetail } from "../core/trail";
 import { UNKNOWN_FIELD_MESSAGE } from "../core/validation-message";
 import { VERSION } from "../version";
 import type { ColonyClient } from "./colony-client";
@@ -64,22 +64,16 @@ export function protocolError(code: number, message: string): Error {
 /** The longest argument name or path a message quotes: the caller's text, kept out of the model's context beyond that. */
 const QUOTED_PATH_CHARS = 100;
 
-/** The caller's text cut to QUOTED_PATH_CHARS code points, with "…" when cut. */
-function cutQuoted(text: string): string {
-  const chars = [...text];
-  return chars.length > QUOTED_PATH_CHARS ? `${chars.slice(0, QUOTED_PATH_CHARS).join("")}…` : text;
-}
-
 /** "/trail/problem/dead_ends/0/attempt" → "trail.problem.dead_ends[0].attempt" (cut to 100 characters). */
 function argumentPath(pointer: string): string {
   const parts = pointer.split("/").slice(1).filter(Boolean);
   if (parts.length === 0) return "the arguments";
-  return cutQuoted(parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join(""));
+  return cutToChars(parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join(""), QUOTED_PATH_CHARS);
 }
 
 /** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted and cut. */
 function quotedName(pointer: string): string {
-  return JSON.stringify(cutQuoted(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~")));
+  return JSON.stringify(cutToChars(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~"), QUOTED_PATH_CHARS));
 }
 
 /** One plain sentence per failing argument, for the model to correct its call. */
