@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../src/log";
 import { loadMcpConfig } from "../src/mcp/config";
 import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
-import { countedIn, startTestColony, type TestColony } from "./support/colony";
+import { clearOfQuotaWindowEdge, countedIn, startTestColony, TEST_BACKEND, type TestColony } from "./support/colony";
 import { connectHttp } from "./support/mcp";
 import { rawRequest } from "./support/fuzz";
 import { sampleTrail } from "./support/trails";
@@ -248,6 +248,17 @@ describe("a quota used up on the hosted endpoint", () => {
       await batched.dispose();
     }
   });
+
+  test.skipIf(TEST_BACKEND !== "postgres")(
+    "a test colony with a quota set starts clear of the minute where PostgreSQL's quota windows begin",
+    async () => {
+      // The test below once saw 19, 18, 17, 16 and then 19, 18 on PostgreSQL: a minute began mid-test.
+      const minute = 60_000 * Math.floor(Date.now() / 60_000);
+      expect(await clearOfQuotaWindowEdge({}, minute + 59_900)).toBe(0); // no quota set: no wait
+      expect(await clearOfQuotaWindowEdge({ COLONY_RATE_LIMIT: "20" }, minute + 30_000)).toBe(0);
+      expect(await clearOfQuotaWindowEdge({ COLONY_RATE_LIMIT: "20" }, minute + 59_900)).toBe(150);
+    },
+  );
 
   test("a batch refused for its Accept, its Content-Type, as no JSON-RPC or by the transport's own checks costs only its HTTP request", async () => {
     // The batch paid for its other messages before these checks: a refused batch of 10 spent 10.

@@ -94,6 +94,7 @@ export function startQuietColony(env: Record<string, string | undefined>): Promi
 }
 
 export async function startTestColony(env: Record<string, string> = {}): Promise<TestColony> {
+  await clearOfQuotaWindowEdge(env);
   if (TEST_REPLICAS > 1) return startReplicatedColony(env);
   const dataDir = env.COLONY_DATA_DIR ?? tempDir();
   const colony = await startQuietColony({
@@ -116,6 +117,24 @@ export async function startTestColony(env: Record<string, string> = {}): Promise
       if (!env.COLONY_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** How long a test counting a quota exactly may take at most (most take about a second). */
+const QUOTA_TEST_MS = 5_000;
+
+/**
+ * On PostgreSQL the quota windows start on the clock's minute (hour for publishes and drafts:
+ * src/store/postgres/seams.ts), not when the colony starts as on SQLite; a test counting what is
+ * left of a quota saw it full again when a minute began mid-test (19, 18, 17, 16, 19, 18). A test
+ * colony with a quota set starts clear of the next minute: when less than QUOTA_TEST_MS is left of
+ * the current one, it waits for the next.
+ */
+export async function clearOfQuotaWindowEdge(env: Record<string, string>, now = Date.now()): Promise<number> {
+  if (TEST_BACKEND !== "postgres" || !Object.keys(env).some((k) => /^COLONY_\w+_LIMIT$/.test(k))) return 0;
+  const left = 60_000 - (now % 60_000);
+  if (left >= QUOTA_TEST_MS) return 0;
+  await Bun.sleep(left + 50);
+  return left + 50;
 }
 
 /**
