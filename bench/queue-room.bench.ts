@@ -14,6 +14,7 @@ import { cpus } from "node:os";
 import { openPostgresStore } from "../src/store/postgres/store";
 import type { Transaction } from "../src/store/ports";
 import { postgresUnavailable, startPostgres } from "../test/support/postgres";
+import { queuedTrailRow } from "../test/support/trails";
 import { f1, f2, Figures, log, percentile, QUICK } from "./lib/report";
 
 const SECONDS = Number(process.env.BENCH_QUEUE_ROOM_SECONDS ?? (QUICK ? 1 : 3));
@@ -32,21 +33,7 @@ const server = await startPostgres({ settings: { fsync: "on", synchronous_commit
 const store = await openPostgresStore({ url: await server.createDatabase(), poolSize: 32 });
 const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
 let n = 0;
-const newTrail = () => {
-  n++;
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    fingerprint: "fp",
-    normalizerVersion: 2,
-    contentRulesVersion: 1,
-    errorType: null,
-    trail,
-    contentHash: `h${n}`,
-    author: "bench",
-    client: "bench",
-    createdAt: n,
-  };
-};
+const newTrail = () => queuedTrailRow(++n, trail, "bench");
 
 type Count = (tx: Transaction) => Promise<number>;
 const kinds: Record<string, Count> = {

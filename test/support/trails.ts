@@ -53,3 +53,22 @@ export function agentAt(id: string): Record<string, string> {
   for (const c of id) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
   return { ...agent(id), "X-Forwarded-For": `198.${18 + (h & 1)}.${(h >>> 1) & 255}.${(h >>> 9) & 255}` };
 }
+
+/**
+ * A row for a store's `trails.insertQueued`, distinct by `n` (id and content hash), for store tests
+ * and benchmarks that fill a queue without publishing.
+ */
+export function queuedTrailRow(n: number, trail: unknown, by = "a") {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    fingerprint: "fp",
+    normalizerVersion: 2,
+    contentRulesVersion: 1,
+    errorType: null,
+    trail: trail as Trail,
+    contentHash: `h${n}`,
+    author: by,
+    client: by,
+    createdAt: n,
+  };
+}

@@ -10,6 +10,7 @@ import { PgLexicalIndex, POSTINGS_MIN_DOCS, tsvectorLiteral, weightedTermCounts 
 import { AdvisoryLockLeadership, PgJobClaims, postgresSeams } from "./seams";
 import { COUNTER_SLOTS, countedRows, PgSearchCounter, PgStatsRepository } from "./repositories";
 import { countSearchAsPreviousRelease } from "../../../test/support/previous-release-counters";
+import { queuedTrailRow } from "../../../test/support/trails";
 
 const unavailable = postgresUnavailable();
 if (unavailable) console.warn(`PostgreSQL adapter tests skipped: ${unavailable}`);
@@ -18,22 +19,6 @@ function unit(seed: number, dim: number): Float32Array {
   const v = Float32Array.from({ length: dim }, (_, j) => (Math.sin(seed * 12.9898 + j * 78.233) * 43758.5453) % 1);
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
-}
-
-/** A queued trail with a distinct id and content hash. */
-function queuedTrail(n: number, trail: any) {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-    fingerprint: "fp",
-    normalizerVersion: 2,
-    contentRulesVersion: 1,
-    errorType: null,
-    trail,
-    contentHash: `h${n}`,
-    author: "a",
-    client: "c",
-    createdAt: n,
-  };
 }
 
 describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
@@ -175,7 +160,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
 
       // A worker that claimed and died: nobody else gets its job until the lease runs out. Leases
       // go by the database's clock, so this part waits in real time (leases of 1.5 s).
-      await store.trails.insertQueued(queuedTrail(999_999_999_999, trail));
+      await store.trails.insertQueued(queuedTrailRow(999_999_999_999, trail));
       const dead = new PgJobClaims(store.sql, 1_500);
       const other = new PgJobClaims(store.sql, 1_500);
       expect(await dead.claim(5)).toHaveLength(1);
@@ -212,7 +197,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     const store = await openPostgresStore({ url, poolSize: 4 });
     const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
     try {
-      for (let n = 1; n <= 30; n++) await store.trails.insertQueued(queuedTrail(n, trail));
+      for (let n = 1; n <= 30; n++) await store.trails.insertQueued(queuedTrailRow(n, trail));
       // 30 waiting and a limit of 100: far from it (more than QUEUE_TURNS_WITHIN), so the publishes
       // do not take turns and are in flight together.
       expect(await store.jobs.depth()).toBe(30);
@@ -226,7 +211,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       });
       const first = store.transaction(async (tx) => {
         const counted = await tx.jobs.depthForInsert(100);
-        await tx.trails.insertQueued(queuedTrail(31, trail));
+        await tx.trails.insertQueued(queuedTrailRow(31, trail));
         inFlight();
         await held;
         return counted;
@@ -252,7 +237,7 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     const trail = { environment: { os: "linux", runtime: { name: "python" } } } as any;
     let polling = true;
     try {
-      for (let n = 1; n <= 3; n++) await store.trails.insertQueued(queuedTrail(n, trail));
+      for (let n = 1; n <= 3; n++) await store.trails.insertQueued(queuedTrailRow(n, trail));
       let inFlight: () => void = () => {};
       const holdsTurn = new Promise<void>((resolve) => {
         inFlight = resolve;
@@ -264,13 +249,13 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // A limit of 4 with 3 waiting: the first publish takes its turn and stays in flight.
       const first = store.transaction(async (tx) => {
         const counted = await tx.jobs.depthForInsert(4);
-        await tx.trails.insertQueued(queuedTrail(4, trail));
+        await tx.trails.insertQueued(queuedTrailRow(4, trail));
         inFlight();
         await held;
         return counted;
       });
       await holdsTurn;
-      await store.trails.insertQueued(queuedTrail(5, trail)); // the queue is full without it
+      await store.trails.insertQueued(queuedTrailRow(5, trail)); // the queue is full without it
       const second = store.transaction((tx) => tx.jobs.depthForInsert(4));
       const waitsForTurn = (async () => {
         while (polling) {
@@ -299,14 +284,14 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     const replica = (skewMs: number, leaseMs: number) =>
       postgresSeams(store.sql, store.fingerprintFeed, () => Date.now() + skewMs, leaseMs).jobClaims!;
     try {
-      await store.trails.insertQueued(queuedTrail(1, trail));
+      await store.trails.insertQueued(queuedTrailRow(1, trail));
       const right = replica(0, 60_000);
       const ahead = replica(120_000, 60_000);
       expect(await right.claim(5)).toHaveLength(1);
       // Its clock says the 60 s lease ran out a minute ago: it must not take the job.
       expect(await ahead.claim(5)).toHaveLength(0);
 
-      await store.trails.insertQueued(queuedTrail(2, trail));
+      await store.trails.insertQueued(queuedTrailRow(2, trail));
       const behind = replica(-120_000, 60_000);
       const quick = replica(0, 300);
       expect((await quick.claim(5)).map((j) => j.trailSeq)).toHaveLength(1); // the second job (the first is right's)
