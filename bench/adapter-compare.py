@@ -8,19 +8,12 @@ Usage: python3 bench/adapter-compare.py BASE.jsonl NAME=DUMP.jsonl ... [--cv]
 import hashlib
 import json
 import sys
-from math import comb
+from signtest import sign_p
 
 
 def load(path):
     return {r["query"]: r for r in map(json.loads, open(path))}
 
-
-def sign_p(won, lost):
-    n = won + lost
-    if n == 0:
-        return 1.0
-    k = min(won, lost)
-    return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2**n)
 
 
 def figures(d):

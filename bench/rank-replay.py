@@ -36,9 +36,10 @@ import itertools
 import json
 import math
 import sys
-from math import comb
 
 import numpy as np
+
+from signtest import sign_p
 
 SHIPPED = dict(vw=0.25, depth=10, rl=0.25, rv=1.0, rc=1.0)
 """src/core/ranking.ts: VECTOR_WEIGHT_BY_MODEL.static, RERANK_DEPTH, RERANK_WEIGHTS."""
@@ -54,13 +55,6 @@ def load(path):
 def fold_of(query):
     return hashlib.sha256(query.split("#")[0].encode()).digest()[0] % 5
 
-
-def sign_p(won, lost):
-    n = won + lost
-    if n == 0:
-        return 1.0
-    k = min(won, lost)
-    return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2**n)
 
 
 def confidence(cos, cov):
