@@ -56,7 +56,9 @@ const dumpFile = flag("--dump");
  * of each one's 30 best), with the inputs of both stages (BM25 over the query's best, cosine,
  * coverage, strength) and which trails the fingerprint matched, as JSON lines: ranking changes can
  * then be replayed and cross-validated offline (bench/rank-replay.py) without a run per setting.
- * Each query word's document frequency is read from SQLite's term counts (0 on PostgreSQL).
+ * Each query word's document frequency is read from SQLite's term counts (0 on PostgreSQL). Each
+ * candidate lists the query's words in its error and root cause together, in each alone, and in its
+ * whole lexical document, and how many distinct words its error and root cause have.
  */
 const featuresFile = flag("--features");
 const figures = new Figures(
@@ -297,6 +299,11 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
           // The query's words in the trail's error and root cause, and in its whole lexical document.
           inErrorCause: [...queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`)].filter((w) => words.has(w)),
           inDocument: [...documents(r)].filter((w) => words.has(w)),
+          // The query's words in the trail's error alone and its root cause alone (field-aware matches, session 18).
+          inError: [...queryWords(r.trail.problem.error)].filter((w) => words.has(w)),
+          inCause: [...queryWords(r.trail.problem.root_cause ?? "")].filter((w) => words.has(w)),
+          // How many distinct words the trail's error and root cause have (a length-normalized coverage).
+          errorCauseWords: queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`).size,
         }));
     };
 

@@ -12,7 +12,15 @@ run (every rank within the top 5 must agree, or it stops), then:
   and the second stage's three weights (BM25, cosine, coverage);
 - `--family coverage`: the same grid with one more second-stage term, a coverage variant: IDF-weighted
   coverage of the error and root cause (words no trail has left out, or counted at the highest
-  IDF), or coverage of the whole lexical document (plain or IDF-weighted).
+  IDF), or coverage of the whole lexical document (plain or IDF-weighted);
+- session 18 (rank18), each with the shipped weights but the plain coverage's (1 / 0.5 / 0) and one
+  more term at 0.25 / 0.5 / 1 / 2: `--family neighbourhood` (coverage weighted by how few of the
+  shortlist have each query word: the words that tell a tool's neighbouring errors apart),
+  `--family field` (coverage of the trail's error alone or its root cause alone, plain or so
+  weighted), `--family length` (coverage normalized by the trail's own words: precision, Dice),
+  `--family external --external FILE` (coverage weighted by word counts from the external
+  fingerprint sets, bench/external-term-weights.ts). The field and length families need features
+  written since session 18 (`inError`, `inCause`, `errorCauseWords`).
 
 5-fold cross-validation by case (the folds of bench/adapter-compare.py): in each fold the setting
 with the most paraphrase + related + variant queries at rank 1 on the other four folds (ties: more
@@ -28,7 +36,7 @@ another case's fingerprint; word form (a run named `stem` puts it first); vocabu
 fewer than a third of the query's words, or neither retriever found it); the case placed first
 shares as many words (another case of the dev set, or a distractor).
 
-Usage: python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl [--family weights|coverage]
+Usage: python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl [--family weights|coverage|neighbourhood|field|length|external [--external FILE]]
        python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl --misses [NAME=DUMP ...]
 """
 import hashlib
@@ -45,11 +53,32 @@ SHIPPED = dict(vw=0.25, depth=10, rl=0.25, rv=1.0, rc=1.0)
 """src/core/ranking.ts: VECTOR_WEIGHT_BY_MODEL.static, RERANK_DEPTH, RERANK_WEIGHTS."""
 STRENGTH_WEIGHT = 0.0005
 COVERAGE_VARIANTS = ("idf", "idf_all", "document", "document_idf")
+NEIGHBOURHOOD_VARIANTS = ("local", "contrast", "local_idf")
+FIELD_VARIANTS = ("error", "error_local", "cause", "cause_local")
+LENGTH_VARIANTS = ("precision", "dice")
+EXTERNAL_VARIANTS = ("ext_stable", "ext_apart", "ext_both")
 NEG = -1e18
 
 
 def load(path):
     return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def load_external_weights():
+    """Token counts from the external fingerprint sets (bench/external-term-weights.ts), if given."""
+    if "--external" not in sys.argv:
+        return {}
+    return json.load(open(sys.argv[sys.argv.index("--external") + 1]))
+
+
+def external_weight(counts, variant):
+    """A query word's weight learned from the external sets, not the dev set: how often it is stable
+    within one error's reports (ext_stable), how often it tells an apart pair of look-alike errors
+    apart (ext_apart), or both; a word the sets never saw weighs 1 (each smoothed share is 1/2)."""
+    c = counts or {"stable": 0, "varies": 0, "apart": 0, "shared": 0}
+    stable = 2 * (c["stable"] + 1) / (c["stable"] + c["varies"] + 2)
+    apart = 2 * (c["apart"] + 1) / (c["apart"] + c["shared"] + 2)
+    return {"ext_stable": stable, "ext_apart": apart, "ext_both": stable * apart}[variant]
 
 
 def fold_of(query):
@@ -70,18 +99,33 @@ class Queries:
     def __init__(self, rows):
         self.rows = rows
         width = max(len(q["candidates"]) for q in rows)
-        names = ("lex", "cos", "cov", "strength", "want", "valid") + COVERAGE_VARIANTS
+        names = ("lex", "cos", "cov", "strength", "want", "valid") + COVERAGE_VARIANTS + LENGTH_VARIANTS + EXTERNAL_VARIANTS
+        external = load_external_weights()
         self.a = {k: np.zeros((len(rows), width)) for k in names}
         self.fingerprinted = np.zeros(len(rows), int)
         self.fingerprint_rank = np.zeros(len(rows), int)
+        words = max(len(q["words"]) for q in rows)
+        # Which query words each candidate's error and root cause (in_ec) or error alone (in_err) has,
+        # and each word's IDF among all trails (0 for padding).
+        self.in_ec = np.zeros((len(rows), width, words), bool)
+        self.in_err = np.zeros((len(rows), width, words), bool)
+        self.in_cause = np.zeros((len(rows), width, words), bool)
+        self.word_idf = np.zeros((len(rows), words))
+        self.n_words = np.array([len(q["words"]) for q in rows])
         for i, q in enumerate(rows):
             fp = q["fingerprinted"][:5]
+            index = {w: k for k, w in enumerate(q["words"])}
+            for w, k in index.items():
+                df = q["words"][w]
+                self.word_idf[i, k] = math.log(q["trails"] / df) if df > 0 else math.log(q["trails"])
             self.fingerprinted[i] = len(fp)
             self.fingerprint_rank[i] = fp.index(q["want"]) + 1 if q["want"] in fp else 0
             n = q["trails"]
             idf = {w: math.log(n / df) for w, df in q["words"].items() if df > 0}
             idf_all = {w: math.log(n / df) if df > 0 else math.log(n) for w, df in q["words"].items()}
             total, total_all = sum(idf.values()) or 1, sum(idf_all.values()) or 1
+            ext = {v: {w: external_weight(external.get(w), v) for w in q["words"]} for v in EXTERNAL_VARIANTS}
+            ext_total = {v: sum(ext[v].values()) or 1 for v in EXTERNAL_VARIANTS}
             cands = sorted((c for c in q["candidates"] if c["id"] not in fp), key=lambda c: c["seq"])
             for j, c in enumerate(cands):
                 a = self.a
@@ -94,6 +138,18 @@ class Queries:
                 a["document"][i, j] = len(set(c["inDocument"])) / max(1, len(q["words"]))
                 a["document_idf"][i, j] = sum(idf.get(w, 0) for w in set(c["inDocument"])) / total
                 a["want"][i, j] = c["id"] == q["want"]
+                for v in EXTERNAL_VARIANTS:
+                    a[v][i, j] = sum(ext[v][w] for w in c["inErrorCause"]) / ext_total[v]
+                if "errorCauseWords" in c:
+                    found, own = len(set(c["inErrorCause"])), max(1, c["errorCauseWords"])
+                    a["precision"][i, j] = found / own
+                    a["dice"][i, j] = 2 * found / (own + max(1, len(q["words"])))
+                for w in c["inErrorCause"]:
+                    self.in_ec[i, j, index[w]] = True
+                for w in c.get("inError", ()):
+                    self.in_err[i, j, index[w]] = True
+                for w in c.get("inCause", ()):
+                    self.in_cause[i, j, index[w]] = True
                 a["valid"][i, j] = 1
         self.kind = np.array([q["kind"] for q in rows])
         self.fold = np.array([fold_of(q["query"]) for q in rows])
@@ -109,8 +165,11 @@ class Queries:
         short[rows, order[:, : p["depth"]]] = True
         short &= a["valid"] > 0
         score = p["rl"] * a["lex"] + p["rv"] * a["cos"] + p["rc"] * a["cov"] + STRENGTH_WEIGHT * a["strength"]
-        for v in COVERAGE_VARIANTS:
+        for v in COVERAGE_VARIANTS + LENGTH_VARIANTS + EXTERNAL_VARIANTS:
             score = score + p.get(v, 0) * a[v]
+        for v in NEIGHBOURHOOD_VARIANTS + FIELD_VARIANTS:
+            if p.get(v, 0):
+                score = score + p[v] * self.neighbourhood_coverage(v, short)
         order = np.argsort(-np.where(short, score, NEG), axis=1, kind="stable")
         want = np.take_along_axis(a["want"] * short, order, 1)
         rank = np.where(
@@ -122,6 +181,31 @@ class Queries:
         semantic = confidence(np.round(a["cos"][rows[:, 0], top], 6), a["cov"][rows[:, 0], top])
         level = np.where(self.fingerprinted > 0, 2, np.where(short[rows[:, 0], top], semantic, -1))
         return rank, level
+
+
+    def neighbourhood_coverage(self, variant, short):
+        """Coverage of the query's words weighted by how few of the shortlist (the query's neighbourhood:
+        mostly the same tool's other errors) have each word, so that the words that tell the
+        neighbours apart count and the words they all share do not (session 18).
+
+        local: log((n + 1) / d) for a word d of the n shortlisted trails have; contrast: 1 - d / n;
+        local_idf: local times the word's IDF among all trails; error: plain coverage of the trail's
+        error alone (field-aware); error_local: local weights over the error alone; cause, cause_local: the same over the root cause alone."""
+        present = self.in_err if variant.startswith("error") else self.in_cause if variant.startswith("cause") else self.in_ec
+        if variant in ("error", "cause"):
+            return present.sum(2) / np.maximum(1, self.n_words)[:, None]
+        d = np.einsum("ijk,ij->ik", present.astype(float), short.astype(float))
+        n = short.sum(1)[:, None].astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if variant == "contrast":
+                u = np.where(d > 0, 1 - d / np.maximum(n, 1), 0)
+            else:
+                u = np.where(d > 0, np.log((n + 1) / np.maximum(d, 1)), 0)
+            if variant == "local_idf":
+                u = u * self.word_idf
+        total = u.sum(1)
+        got = np.einsum("ijk,ik->ij", present.astype(float), u)
+        return np.where(total[:, None] > 0, got / np.where(total > 0, total, 1)[:, None], 0)
 
 
 def figures(q, rank, level):
@@ -140,6 +224,26 @@ def grid(family):
     extras = [{}]
     if family == "coverage":
         extras += [{v: w} for v in COVERAGE_VARIANTS for w in (0.5, 1, 2)]
+    if family == "external":
+        settings = [dict(SHIPPED)]
+        for v, w, rc in itertools.product(EXTERNAL_VARIANTS, (0.25, 0.5, 1, 2), (1, 0.5, 0)):
+            settings.append(dict(SHIPPED, rc=rc, **{v: w}))
+        return settings
+    if family == "length":
+        # Coverage normalized by the trail's own length: the share of the trail's error and root cause
+        # words that the query has (precision), or the Dice coefficient of the two word sets.
+        settings = [dict(SHIPPED)]
+        for v, w, rc in itertools.product(LENGTH_VARIANTS, (0.25, 0.5, 1, 2), (1, 0.5, 0)):
+            settings.append(dict(SHIPPED, rc=rc, **{v: w}))
+        return settings
+    if family in ("neighbourhood", "field"):
+        # Only the new term and the plain coverage's weight vary: the other weights sit on a plateau
+        # (session 17), and a smaller grid is less to overfit.
+        variants = NEIGHBOURHOOD_VARIANTS if family == "neighbourhood" else FIELD_VARIANTS
+        settings = [dict(SHIPPED)]
+        for v, w, rc in itertools.product(variants, (0.25, 0.5, 1, 2), (1, 0.5, 0)):
+            settings.append(dict(SHIPPED, rc=rc, **{v: w}))
+        return settings
     settings = [dict(SHIPPED)]
     for vw, depth, rl, rv, rc, extra in itertools.product(
         (0.1, 0.25, 0.5, 0.75, 1), (5, 10, 15, 20, 30), (0, 0.25, 0.5, 1), (0.5, 1, 1.5, 2), (0, 0.5, 1, 1.5), extras
