@@ -21,7 +21,7 @@
 // Run: node_modules/.bin/bun bench/devset.bench.ts [--quick] [--backend sqlite|postgres|both] [--split tune|holdout] [--dump FILE] [--features FILE]
 import { readFileSync, writeFileSync } from "node:fs";
 import { type Confidence, confidenceOf, coverageOf, lexicalCoverage, queryWords } from "../src/core/confidence";
-import { lexicalFields } from "../src/core/enrichment";
+import { embeddingText, lexicalFields } from "../src/core/enrichment";
 import { lexicalIndexTokens } from "../src/core/lexical";
 import { CANDIDATES_PER_RETRIEVER } from "../src/service/search";
 import { NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/error-normalizer";
@@ -61,6 +61,12 @@ const dumpFile = flag("--dump");
  * whole lexical document, and how many distinct words its error and root cause have.
  */
 const featuresFile = flag("--features");
+/**
+ * `--embeddings FILE` (with `--features`): the query's embedding and then each candidate's, in the
+ * order of the features' candidate list, as little-endian float32 (the model's dimension each), so
+ * a ranking change that needs the vectors can be replayed too (RESULTS.md, session 18).
+ */
+const embeddingsFile = flag("--embeddings");
 const figures = new Figures(
   (backends.length === 1 && backends[0] === "sqlite" ? "devset" : `devset-${backends.join("-")}`) + (splitArg ? `-${splitArg}` : ""),
 );
@@ -264,6 +270,7 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     ]);
     const dumped: string[] = [];
     const featureLines: string[] = [];
+    const embeddingChunks: Float32Array[] = [];
     const termDocs = colony.subsystems.db?.query<{ docs: number }, [string]>("SELECT docs FROM lexical_terms WHERE term = ?");
     const documentFrequency = (term: string) => termDocs?.get(term)?.docs ?? 0;
     /** The candidates of one query with both stages' inputs (see `--features`). */
@@ -287,24 +294,27 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         const fields = lexicalFields(r.trail);
         return new Set(`${fields.error} ${fields.body}`.split(" "));
       };
-      return records
-        .filter((r) => r.status === "indexed")
-        .map((r) => ({
-          id: label.get(r.id) ?? r.id,
-          seq: r.seq,
-          lex: lexicalScore.get(r.seq) ?? null,
-          cos: similarity.get(r.seq) ?? null,
-          cov: coverageOf(words, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`),
-          strength: r.strength ?? 0,
-          // The query's words in the trail's error and root cause, and in its whole lexical document.
-          inErrorCause: [...queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`)].filter((w) => words.has(w)),
-          inDocument: [...documents(r)].filter((w) => words.has(w)),
-          // The query's words in the trail's error alone and its root cause alone (field-aware matches, session 18).
-          inError: [...queryWords(r.trail.problem.error)].filter((w) => words.has(w)),
-          inCause: [...queryWords(r.trail.problem.root_cause ?? "")].filter((w) => words.has(w)),
-          // How many distinct words the trail's error and root cause have (a length-normalized coverage).
-          errorCauseWords: queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`).size,
-        }));
+      const indexed = records.filter((r) => r.status === "indexed");
+      if (embeddingsFile) {
+        const vectors = await embedder!.embed(indexed.map((r) => embeddingText(r.trail)));
+        for (const v of [embedding!, ...vectors]) embeddingChunks.push(new Float32Array(v));
+      }
+      return indexed.map((r) => ({
+        id: label.get(r.id) ?? r.id,
+        seq: r.seq,
+        lex: lexicalScore.get(r.seq) ?? null,
+        cos: similarity.get(r.seq) ?? null,
+        cov: coverageOf(words, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`),
+        strength: r.strength ?? 0,
+        // The query's words in the trail's error and root cause, and in its whole lexical document.
+        inErrorCause: [...queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`)].filter((w) => words.has(w)),
+        inDocument: [...documents(r)].filter((w) => words.has(w)),
+        // The query's words in the trail's error alone and its root cause alone (field-aware matches, session 18).
+        inError: [...queryWords(r.trail.problem.error)].filter((w) => words.has(w)),
+        inCause: [...queryWords(r.trail.problem.root_cause ?? "")].filter((w) => words.has(w)),
+        // How many distinct words the trail's error and root cause have (a length-normalized coverage).
+        errorCauseWords: queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`).size,
+      }));
     };
 
     interface Row {
@@ -373,6 +383,10 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
     if (featuresFile) {
       writeFileSync(backends.length > 1 ? `${featuresFile}.${backend}` : featuresFile, `${featureLines.join("\n")}\n`);
       log(`candidates' features written to ${featuresFile}`);
+    }
+    if (embeddingsFile) {
+      writeFileSync(embeddingsFile, Buffer.concat(embeddingChunks.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))));
+      log(`query and candidate embeddings written to ${embeddingsFile}`);
     }
     log(
       `searches: ${ms.length}, p50 ${f1(percentile(ms, 50))} ms, p95 ${f1(percentile(ms, 95))} ms (among ${fullDevset.cases.length + distractors.length} trails)`,

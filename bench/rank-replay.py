@@ -28,6 +28,9 @@ negatives rated weak, then the shipped setting) is scored on the fifth. Printed:
 the cross-validated figures against the shipped setting's, the queries won and lost at R@1 and a
 two-sided sign test.
 
+`--dominance` prints instead how many of the misses that reach the second stage no second stage over
+the inputs at hand could put first (see `dominance`).
+
 `--misses [NAME=DUMP ...]` prints instead the table of paraphrase and related queries whose trail is
 not first: where the trail stood by BM25, by cosine and in the blend, the stage that lost it (the
 second stage's term that lost most against the result placed first), how many of the query's words
@@ -38,6 +41,8 @@ shares as many words (another case of the dev set, or a distractor).
 
 Usage: python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl [--family weights|coverage|neighbourhood|field|length|external [--external FILE]]
        python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl --misses [NAME=DUMP ...]
+       python3 bench/rank-replay.py FEATURES.jsonl DUMP.jsonl --dominance [--embeddings F.f32] [--external F.json]
+       (--family centred needs --embeddings F.f32, from bench/devset.bench.ts --embeddings)
 """
 import hashlib
 import itertools
@@ -57,6 +62,7 @@ NEIGHBOURHOOD_VARIANTS = ("local", "contrast", "local_idf")
 FIELD_VARIANTS = ("error", "error_local", "cause", "cause_local")
 LENGTH_VARIANTS = ("precision", "dice")
 EXTERNAL_VARIANTS = ("ext_stable", "ext_apart", "ext_both")
+CENTRED_VARIANTS = ("centred", "residual")
 NEG = -1e18
 
 
@@ -69,6 +75,24 @@ def load_external_weights():
     if "--external" not in sys.argv:
         return {}
     return json.load(open(sys.argv[sys.argv.index("--external") + 1]))
+
+
+def load_embeddings(rows):
+    """Each query's embedding and its candidates' (bench/devset.bench.ts --embeddings), if given."""
+    if "--embeddings" not in sys.argv:
+        return None
+    flat = np.fromfile(sys.argv[sys.argv.index("--embeddings") + 1], dtype="<f4")
+    per_query = sum(1 + len(q["candidates"]) for q in rows)
+    dim = flat.size // per_query
+    if dim * per_query != flat.size:
+        sys.exit("the embeddings file does not match the features file")
+    flat = flat.reshape(-1, dim)
+    out, at = [], 0
+    for q in rows:
+        n = len(q["candidates"])
+        out.append((flat[at], flat[at + 1 : at + 1 + n]))
+        at += 1 + n
+    return out
 
 
 def external_weight(counts, variant):
@@ -101,6 +125,9 @@ class Queries:
         width = max(len(q["candidates"]) for q in rows)
         names = ("lex", "cos", "cov", "strength", "want", "valid") + COVERAGE_VARIANTS + LENGTH_VARIANTS + EXTERNAL_VARIANTS
         external = load_external_weights()
+        embeddings = load_embeddings(rows)
+        self.vec = None if embeddings is None else np.zeros((len(rows), width, embeddings[0][0].shape[0]), np.float32)
+        self.qvec = None if embeddings is None else np.stack([e[0] for e in embeddings])
         self.a = {k: np.zeros((len(rows), width)) for k in names}
         self.fingerprinted = np.zeros(len(rows), int)
         self.fingerprint_rank = np.zeros(len(rows), int)
@@ -126,8 +153,11 @@ class Queries:
             total, total_all = sum(idf.values()) or 1, sum(idf_all.values()) or 1
             ext = {v: {w: external_weight(external.get(w), v) for w in q["words"]} for v in EXTERNAL_VARIANTS}
             ext_total = {v: sum(ext[v].values()) or 1 for v in EXTERNAL_VARIANTS}
+            listed = {c["seq"]: k for k, c in enumerate(q["candidates"])}
             cands = sorted((c for c in q["candidates"] if c["id"] not in fp), key=lambda c: c["seq"])
             for j, c in enumerate(cands):
+                if self.vec is not None:
+                    self.vec[i, j] = embeddings[i][1][listed[c["seq"]]]
                 a = self.a
                 a["lex"][i, j] = c["lex"] or 0
                 a["cos"][i, j] = c["cos"] or 0
@@ -167,6 +197,9 @@ class Queries:
         score = p["rl"] * a["lex"] + p["rv"] * a["cos"] + p["rc"] * a["cov"] + STRENGTH_WEIGHT * a["strength"]
         for v in COVERAGE_VARIANTS + LENGTH_VARIANTS + EXTERNAL_VARIANTS:
             score = score + p.get(v, 0) * a[v]
+        for v in CENTRED_VARIANTS:
+            if p.get(v, 0):
+                score = score + p[v] * self.centred_cosine(v, short)
         for v in NEIGHBOURHOOD_VARIANTS + FIELD_VARIANTS:
             if p.get(v, 0):
                 score = score + p[v] * self.neighbourhood_coverage(v, short)
@@ -182,6 +215,18 @@ class Queries:
         level = np.where(self.fingerprinted > 0, 2, np.where(short[rows[:, 0], top], semantic, -1))
         return rank, level
 
+
+    def centred_cosine(self, variant, short):
+        """The cosine with the shortlist's mean vector taken out (session 18): trails of one tool share
+        a direction, and what is left of each tells them apart. centred: cos(q - m, c - m); residual:
+        cos(q, c - m), m the mean of the shortlisted trails' vectors."""
+        w = short.astype(np.float32)[:, :, None]
+        m = (self.vec * w).sum(1) / np.maximum(1, w.sum(1))
+        c = self.vec - m[:, None, :]
+        q = self.qvec - m if variant == "centred" else self.qvec
+        dot = np.einsum("ijd,id->ij", c, q)
+        norm = np.linalg.norm(c, axis=2) * np.linalg.norm(q, axis=1)[:, None]
+        return np.where(norm > 0, dot / np.where(norm > 0, norm, 1), 0)
 
     def neighbourhood_coverage(self, variant, short):
         """Coverage of the query's words weighted by how few of the shortlist (the query's neighbourhood:
@@ -224,6 +269,11 @@ def grid(family):
     extras = [{}]
     if family == "coverage":
         extras += [{v: w} for v in COVERAGE_VARIANTS for w in (0.5, 1, 2)]
+    if family == "centred":
+        settings = [dict(SHIPPED)]
+        for v, w, rv in itertools.product(CENTRED_VARIANTS, (0.25, 0.5, 1, 2), (1, 0.5, 0)):
+            settings.append(dict(SHIPPED, rv=rv, **{v: w}))
+        return settings
     if family == "external":
         settings = [dict(SHIPPED)]
         for v, w, rc in itertools.product(EXTERNAL_VARIANTS, (0.25, 0.5, 1, 2), (1, 0.5, 0)):
@@ -315,6 +365,36 @@ def misses(rows, others):
         print(f"{cause}: {n}")
 
 
+def dominance(q):
+    """How many paraphrase and related misses in the second stage's shortlist are dominated: another
+    shortlisted trail is at least as high on every input, so no second stage that only adds those
+    inputs with weights >= 0 can put the right trail first. Once for the shipped inputs, once with
+    every term the families add (those the features, --embeddings and --external make available)."""
+    a, p = q.a, SHIPPED
+    blend = np.where(a["valid"] > 0, a["lex"] + p["vw"] * a["cos"] + STRENGTH_WEIGHT * a["strength"], NEG)
+    rows = np.arange(blend.shape[0])[:, None]
+    short = np.zeros_like(blend, bool)
+    short[rows, np.argsort(-blend, axis=1, kind="stable")[:, : p["depth"]]] = True
+    short &= a["valid"] > 0
+    rank, _ = q.run(p)
+    shipped = [a["lex"], a["cos"], a["cov"]]
+    every = shipped + [a[v] for v in COVERAGE_VARIANTS + LENGTH_VARIANTS + EXTERNAL_VARIANTS]
+    every += [q.neighbourhood_coverage(v, short) for v in NEIGHBOURHOOD_VARIANTS + FIELD_VARIANTS]
+    if q.vec is not None:
+        every += [q.centred_cosine(v, short) for v in CENTRED_VARIANTS]
+    for name, inputs in (("the shipped inputs (BM25, cosine, coverage)", shipped), (f"every family's {len(every)} inputs", every)):
+        f = np.stack(inputs, 2)
+        listed = dominated = 0
+        for i in np.where(((q.kind == "paraphrase") | (q.kind == "related")) & (rank != 1) & (q.fingerprinted == 0))[0]:
+            right = np.where(short[i] & (a["want"][i] > 0))[0]
+            if not len(right):
+                continue
+            listed += 1
+            others = [k for k in np.where(short[i])[0] if k != right[0]]
+            dominated += any((f[i, k] >= f[i, right[0]]).all() for k in others)
+        print(f"{name}: of {listed} misses in the shortlist, {dominated} dominated by another shortlisted trail")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if "--misses" in sys.argv:
@@ -329,6 +409,9 @@ def main():
     if off:
         sys.exit(f"the replay differs from the bench's dump on {len(off)} queries: {off[:10]}")
     print(f"replay of the shipped setting = the bench's dump on all {len(q.names)} queries")
+    if "--dominance" in sys.argv:
+        dominance(q)
+        return
     kinds = (q.kind == "paraphrase") | (q.kind == "related") | (q.kind == "variant")
     results = []
     for p in grid(family):
