@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
+import { COUNTED_PER_CLIENT_PER_DAY, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
 import { strength } from "../src/core/strength";
 import type { RunningColony } from "../src/serve";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
@@ -598,6 +599,115 @@ describe.skipIf(unavailable !== null)("the queue limit with publishes in flight 
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
       await server.stop();
     }
+  }, 60_000);
+});
+
+describe.skipIf(unavailable !== null)("an address's daily bounds with reports in flight on two replicas", () => {
+  let server: PostgresServer;
+  let url: string;
+  const replicas: RunningColony[] = [];
+  const dirs: string[] = [];
+  let watcher: SQL;
+  let trailId: string;
+  /** Reports whose transactions have stored their outcome, or ended without storing one. */
+  let settled = 0;
+  let inFlight = 0;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+    watcher = new SQL(url, { max: 1 }); // off the replicas' pools
+    for (let i = 0; i < 2; i++) {
+      const dir = tempDir("colony-race-reports-");
+      dirs.push(dir);
+      replicas.push(await startQuietColony({ COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir, ...RACE_ENV }));
+    }
+    const res = await on2(replicas, 0, "/v1/trails", json(sampleTrail({ error: "KeyError: reports in flight" }), agentAt("bounds-author")));
+    trailId = ((await res.json()) as any).trail_id;
+    await Promise.all(replicas.map((r) => r.service.worker!.drain()));
+    // Every report's transaction, once it has stored its outcome, waits to commit until every
+    // report in flight has stored its own, ended, or waits for a lock another holds.
+    for (const r of replicas) {
+      const store = r.subsystems.store as unknown as PostgresStore;
+      const transaction = store.transaction.bind(store);
+      (store as any).transaction = <T>(fn: (tx: any) => Promise<T>) =>
+        transaction(async (tx: any) => {
+          let stored = false;
+          const insert = tx.outcomes.insert.bind(tx.outcomes);
+          tx.outcomes.insert = async (o: unknown) => {
+            await insert(o);
+            stored = true;
+          };
+          try {
+            const result = await fn(tx);
+            settled++;
+            if (stored && inFlight > 0) await everyoneIn();
+            return result;
+          } catch (err) {
+            settled++;
+            throw err;
+          }
+        });
+    }
+  });
+
+  afterAll(async () => {
+    await watcher?.close();
+    for (const r of replicas) await r.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  async function everyoneIn(): Promise<void> {
+    for (;;) {
+      const [{ waiting }] = await watcher`SELECT count(DISTINCT pid)::int AS waiting FROM pg_locks WHERE NOT granted`;
+      if (settled + waiting >= inFlight) return;
+      await Bun.sleep(5);
+    }
+  }
+
+  /** `n` reports sent at once from one address, alternating between the replicas, held in flight together. */
+  async function reportAtOnce(n: number, outcome: string, address: string, agentPrefix: string): Promise<boolean[]> {
+    settled = 0;
+    inFlight = n;
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          on2(
+            replicas,
+            i % 2,
+            `/v1/trails/${trailId}/outcomes`,
+            json({ protocol_version: "1.0", outcome }, { "X-Colony-Agent": `${agentPrefix}-${i}`, "X-Forwarded-For": address }),
+          ),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+      return Promise.all(answers.map(async (a) => ((await a.json()) as any).counted as boolean));
+    } finally {
+      inFlight = 0;
+    }
+  }
+
+  test("uncounted reports from one address in flight together never keep more than the day's bound", async () => {
+    const address = "198.51.100.80";
+    expect(await reportAtOnce(1, "not_applicable", address, "uncounted-first")).toEqual([false]);
+    const [{ client, seq }] = await watcher`SELECT client, trail_seq AS seq FROM outcomes WHERE agent = 'uncounted-first-0'`;
+    // The address has kept all but one of its uncounted reports today.
+    await watcher`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at, content_rules_version)
+      SELECT ${seq}, 'uncounted-filler-' || g, ${client}, 'not_applicable', false, NULL, NULL, ${Date.now()}, 0
+      FROM generate_series(2, ${UNCOUNTED_KEPT_PER_CLIENT_PER_DAY - 1}) AS g`;
+    await reportAtOnce(8, "not_applicable", address, "uncounted-burst");
+    const [{ kept }] = await watcher`SELECT count(*)::int AS kept FROM outcomes WHERE client = ${client} AND NOT counted`;
+    // Before: each report counted the address's kept reports before any of the others committed,
+    // and all 8 were kept (207).
+    expect(kept).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
+  }, 60_000);
+
+  test("reports that could count, from one address in flight together, count no more than the address's allowance", async () => {
+    const counted = await reportAtOnce(8, "worked", "198.51.100.81", "counted-burst");
+    expect(counted.filter(Boolean).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    const [{ worked }] = await watcher`SELECT worked FROM trails WHERE id = ${trailId}`;
+    expect(worked).toBe(COUNTED_PER_CLIENT_PER_DAY);
   }, 60_000);
 });
 

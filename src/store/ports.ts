@@ -361,7 +361,9 @@ export interface OutcomeRepository {
   countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
   /**
    * How many uncounted reports this client (address pseudonym) made on any trail at or after
-   * `since`, counting no further than `atMost`.
+   * `since`, counting no further than `atMost`. Asked in the transaction that stores the report:
+   * the count stays true until its commit (below `atMost`, the client's other reports asking it
+   * wait for that commit on PostgreSQL; SQLite's writers run one at a time).
    */
   uncountedForClientSince(client: string, since: number, atMost: number): Promise<number>;
   /** A trail's latest reports, newest first (for the operator console). */
