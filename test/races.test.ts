@@ -269,6 +269,64 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   }, 20_000);
 
+  test("a removal while a worker's batch indexes one trail and then looks up the removed trail's twin: no deadlock", async () => {
+    const error = "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused. (removal meets a batch)";
+    const commands = ["redis-server --daemonize yes"];
+    const target = await publish(0, error, "batch-removal-target", commands);
+    await untilStatus(target, "indexed");
+    const [{ merge_key: mergeKey }] = await sql()`SELECT merge_key FROM trails WHERE id = ${target}`;
+    const [{ deadlocks: deadlocksBefore }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    const failedBefore = replicas.map((r) => r.service.worker!.failedBatches);
+    // One batch on replica 1: a fresh trail (indexed first), then the target's twin (a merge lookup).
+    const workers = replicas.map((r) => r.service.worker as unknown as { notify(): void });
+    for (const w of workers) w.notify = () => {};
+    let removal: Promise<Response> | null = null;
+    const store = storeOf(replicas[1]!);
+    const transaction = store.transaction;
+    try {
+      await publish(1, "ModuleNotFoundError: No module named 'removal_meets_a_batch'", "batch-fresh", [
+        "pip install removal-meets-a-batch",
+      ]);
+      const twin = await publish(1, error, "batch-removal-twin", commands, "twin");
+      // Just before the twin's lookup, the target is removed on replica 0: the worker goes on once the
+      // removal has answered or waits for a lock.
+      store.transaction = (fn) =>
+        transaction((tx) => {
+          const trails: TrailRepository = Object.create(tx.trails);
+          trails.indexedByMergeKey = async (key: string) => {
+            if (key === mergeKey && !removal) {
+              let answered = false;
+              removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator }).finally(() => {
+                answered = true;
+              });
+              await until("the removal answered or waiting", async () => {
+                if (answered) return true;
+                const [{ waiting }] = await sql()`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`;
+                return waiting > 0;
+              });
+            }
+            return tx.trails.indexedByMergeKey(key);
+          };
+          return fn({ ...tx, trails });
+        });
+      delete (workers[1] as { notify?: unknown }).notify;
+      await replicas[1]!.service.worker!.drain();
+      expect(removal).not.toBeNull();
+      // Before: the batch held the lexical index's lock (taken with the fresh trail's document) and
+      // waited for the target's row; the removal held that row and waited for the lexical lock.
+      // PostgreSQL broke the deadlock after a second: the removal answered 503, or the batch failed.
+      expect((await removal!).status).toBe(200);
+      expect((await statusOf(twin)).status).toBe("rejected");
+    } finally {
+      store.transaction = transaction;
+      for (const w of workers) delete (w as { notify?: unknown }).notify;
+    }
+    const [{ deadlocks }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    expect(deadlocks - deadlocksBefore).toBe(0);
+    expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual(failedBefore);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+  }, 30_000);
+
   test("re-fingerprinting gives a stored trail the merge key a worker is indexing a twin under: no failed enrichment, no failed run", async () => {
     const error = "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (re-fingerprint race)";
     const commands = ["pip install 'markupsafe==2.0.1'"];

@@ -61,7 +61,8 @@ export interface LexicalIndex {
   search(tokens: string[], k: number): Promise<LexicalHit[]>;
   /**
    * Adds the documents whose id the index does not hold yet (a rebuild meets trails that live
-   * writes added meanwhile with the current tokens) and leaves the others as they are.
+   * writes added meanwhile with the current tokens) and leaves the others as they are. The worker
+   * adds a batch's newly indexed trails with it too, last in its transaction (one statement).
    */
   addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number>;
   /** Empties the index: documents, term statistics, totals (a rebuild's first step). */
