@@ -52,7 +52,9 @@ for (const address of addresses) {
 
 try {
   const figures = new Figures("report-bound");
-  log(`PostgreSQL, durable commits, ${KEPT} uncounted reports kept per address; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()}`);
+  log(
+    `PostgreSQL, durable commits, ${KEPT} uncounted reports kept per address; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()}`,
+  );
   for (const clients of CLIENTS) {
     const results = new Map<string, { tps: number[]; p50: number[] }>();
     for (let round = 0; round < ROUNDS; round++) {

@@ -11,12 +11,14 @@ import { COUNTED_PER_CLIENT_PER_DAY, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from ".
 import { strength } from "../src/core/strength";
 import type { RunningColony } from "../src/serve";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import { rescreenStoredTrails } from "../src/service/rescreen";
 import { countedRows } from "../src/store/postgres/repositories";
 import type { PostgresStore } from "../src/store/postgres/store";
 import type { TrailRecord, TrailRepository } from "../src/store/ports";
 import { startQuietColony, tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
 import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
+import { storeAsOlderRelease } from "./support/trail-rows";
 import { agentAt, json, sampleTrail } from "./support/trails";
 
 const unavailable = postgresUnavailable();
@@ -324,6 +326,64 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     const [{ deadlocks }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
     expect(deadlocks - deadlocksBefore).toBe(0);
     expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual(failedBefore);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+  }, 30_000);
+
+  test("a removal while re-screening rewrites one trail's lexical document and then reaches the removed trail: no deadlock", async () => {
+    // Two trails an older release stored with a token the current redaction replaces (their
+    // lexical documents change), re-screened in one batch on replica 0.
+    const token = `ghp_${"Q7wLm2Xc9RtV4bN8kJ3pH6sD1fG5zA0yE2u"}`;
+    const stored = [];
+    for (const repo of ["first", "second"]) {
+      const trail = sampleTrail({
+        error: `fatal: could not read Password for 'https://${token}@github.com' (re-screening meets a removal, ${repo})`,
+      });
+      trail.problem.description = `Cloning ${repo} with the token ${token} in the URL fails.`;
+      stored.push(await storeAsOlderRelease(replicas[0]!.subsystems, trail));
+    }
+    const second = stored[1]!;
+    const [{ deadlocks: deadlocksBefore }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    const store = storeOf(replicas[0]!);
+    let removal: Promise<Response> | null = null;
+    // Just before the second trail's re-check, it is removed on replica 1: the run goes on once the
+    // removal has answered or waits for a lock.
+    const held = Object.create(store) as PostgresStore;
+    held.transaction = (fn) =>
+      store.transaction((tx) => {
+        const trails: TrailRepository = Object.create(tx.trails);
+        trails.rescreen = async (seq, update) => {
+          if (seq === second.seq && !removal) {
+            let answered = false;
+            removal = on(1, `/v1/trails/${second.id}`, { method: "DELETE", headers: operator }).finally(() => {
+              answered = true;
+            });
+            await until("the removal answered or waiting", async () => {
+              if (answered) return true;
+              const [{ waiting }] = await sql()`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`;
+              return waiting > 0;
+            });
+          }
+          return tx.trails.rescreen(seq, update);
+        };
+        return fn({ ...tx, trails });
+      });
+    const quiet = { announce: async () => {}, subscribe: () => () => {} };
+    const run = await rescreenStoredTrails({
+      store: held,
+      embed: (texts) => replicas[0]!.subsystems.embedder!.embed(texts),
+      now: Date.now,
+      logger: { debug() {}, info() {}, warn() {}, error() {} } as any,
+      fingerprintChanges: quiet,
+      vectorChanges: quiet,
+    });
+    expect(removal).not.toBeNull();
+    // Before: the run held the lexical index's lock (the first trail's document rewritten) and waited
+    // for the second trail's row; the removal held that row and waited for the lock. PostgreSQL broke
+    // the deadlock after a second: the removal answered 503 (or the run's batch failed).
+    expect((await removal!).status).toBe(200);
+    expect(run).toMatchObject({ checked: 1, redacted: 1 });
+    const [{ deadlocks }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    expect(deadlocks - deadlocksBefore).toBe(0);
     expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
   }, 30_000);
 
