@@ -555,6 +555,38 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   });
 
+  test("searches and reports at once on both replicas: a hot label counts each address once, the day's agents each agent once", async () => {
+    const stats = async () => (await (await on(0, "/v1/stats")).json()) as any;
+    const agentsBefore = (await stats()).agents_24h;
+    const target = await publish(0, "ssl.SSLCertVerificationError: certificate verify failed (counted at once)", "at-once-author");
+    await untilStatus(target, "indexed");
+    const addresses = ["198.51.100.91", "198.51.100.92", "198.51.100.93", "2001:db8:91::1"];
+    const answers = await Promise.all([
+      ...Array.from({ length: 24 }, (_, i) =>
+        on(
+          i % 2,
+          "/v1/search",
+          json(
+            { query: "AtOnceCountedError: nothing stored about it", error_type: "AtOnceCountedError" },
+            { "X-Forwarded-For": addresses[i % 4]! },
+          ),
+        ),
+      ),
+      ...Array.from({ length: 16 }, (_, i) =>
+        on(
+          i % 2,
+          `/v1/trails/${target}/outcomes`,
+          json({ protocol_version: "1.0", outcome: "not_applicable" }, agentAt(`at-once-agent-${i % 8}`)),
+        ),
+      ),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([...Array(24).fill(200), ...Array(16).fill(202)]);
+    const after = await stats();
+    expect(after.hot.find((h: any) => h.label === "AtOnceCountedError")).toEqual({ label: "AtOnceCountedError", searches: 24, clients: 4 });
+    // The author, the eight reporters, and the four searching addresses (each its pseudonym agent).
+    expect(after.agents_24h - agentsBefore).toBe(1 + 8 + 4);
+  });
+
   test("after every race above: no enrichment batch failed on either replica (a deadlock or a store failure would retry it), and the queue is empty", async () => {
     expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual([0, 0]);
     await until("the queue empty", async () => (await sql()`SELECT 1 FROM jobs`).length === 0);
