@@ -7,15 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
+import { COUNTED_PER_CLIENT_PER_DAY, UNCOUNTED_KEPT_PER_CLIENT_PER_DAY } from "../src/core/outcome-counting";
 import { strength } from "../src/core/strength";
 import type { RunningColony } from "../src/serve";
 import { refingerprintStoredTrails } from "../src/service/refingerprint";
+import { rescreenStoredTrails } from "../src/service/rescreen";
 import { countedRows } from "../src/store/postgres/repositories";
 import type { PostgresStore } from "../src/store/postgres/store";
 import type { TrailRecord, TrailRepository } from "../src/store/ports";
 import { startQuietColony, tempDir } from "./support/colony";
 import { type PostgresServer, postgresUnavailable, startPostgres } from "./support/postgres";
 import { type RoundRobinProxy, startRoundRobinProxy } from "./support/round-robin-proxy";
+import { storeAsOlderRelease } from "./support/trail-rows";
 import { agentAt, json, sampleTrail } from "./support/trails";
 
 const unavailable = postgresUnavailable();
@@ -268,6 +271,122 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   }, 20_000);
 
+  test("a removal while a worker's batch indexes one trail and then looks up the removed trail's twin: no deadlock", async () => {
+    const error = "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused. (removal meets a batch)";
+    const commands = ["redis-server --daemonize yes"];
+    const target = await publish(0, error, "batch-removal-target", commands);
+    await untilStatus(target, "indexed");
+    const [{ merge_key: mergeKey }] = await sql()`SELECT merge_key FROM trails WHERE id = ${target}`;
+    const [{ deadlocks: deadlocksBefore }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    const failedBefore = replicas.map((r) => r.service.worker!.failedBatches);
+    // One batch on replica 1: a fresh trail (indexed first), then the target's twin (a merge lookup).
+    const workers = replicas.map((r) => r.service.worker as unknown as { notify(): void });
+    for (const w of workers) w.notify = () => {};
+    let removal: Promise<Response> | null = null;
+    const store = storeOf(replicas[1]!);
+    const transaction = store.transaction;
+    try {
+      await publish(1, "ModuleNotFoundError: No module named 'removal_meets_a_batch'", "batch-fresh", [
+        "pip install removal-meets-a-batch",
+      ]);
+      const twin = await publish(1, error, "batch-removal-twin", commands, "twin");
+      // Just before the twin's lookup, the target is removed on replica 0: the worker goes on once the
+      // removal has answered or waits for a lock.
+      store.transaction = (fn) =>
+        transaction((tx) => {
+          const trails: TrailRepository = Object.create(tx.trails);
+          trails.indexedByMergeKey = async (key: string) => {
+            if (key === mergeKey && !removal) {
+              let answered = false;
+              removal = on(0, `/v1/trails/${target}`, { method: "DELETE", headers: operator }).finally(() => {
+                answered = true;
+              });
+              await until("the removal answered or waiting", async () => {
+                if (answered) return true;
+                const [{ waiting }] = await sql()`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`;
+                return waiting > 0;
+              });
+            }
+            return tx.trails.indexedByMergeKey(key);
+          };
+          return fn({ ...tx, trails });
+        });
+      delete (workers[1] as { notify?: unknown }).notify;
+      await replicas[1]!.service.worker!.drain();
+      expect(removal).not.toBeNull();
+      // Before: the batch held the lexical index's lock (taken with the fresh trail's document) and
+      // waited for the target's row; the removal held that row and waited for the lexical lock.
+      // PostgreSQL broke the deadlock after a second: the removal answered 503, or the batch failed.
+      expect((await removal!).status).toBe(200);
+      expect((await statusOf(twin)).status).toBe("rejected");
+    } finally {
+      store.transaction = transaction;
+      for (const w of workers) delete (w as { notify?: unknown }).notify;
+    }
+    const [{ deadlocks }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    expect(deadlocks - deadlocksBefore).toBe(0);
+    expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual(failedBefore);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+  }, 30_000);
+
+  test("a removal while re-screening rewrites one trail's lexical document and then reaches the removed trail: no deadlock", async () => {
+    // Two trails an older release stored with a token the current redaction replaces (their
+    // lexical documents change), re-screened in one batch on replica 0.
+    const token = `ghp_${"Q7wLm2Xc9RtV4bN8kJ3pH6sD1fG5zA0yE2u"}`;
+    const stored = [];
+    for (const repo of ["first", "second"]) {
+      const trail = sampleTrail({
+        error: `fatal: could not read Password for 'https://${token}@github.com' (re-screening meets a removal, ${repo})`,
+      });
+      trail.problem.description = `Cloning ${repo} with the token ${token} in the URL fails.`;
+      stored.push(await storeAsOlderRelease(replicas[0]!.subsystems, trail));
+    }
+    const second = stored[1]!;
+    const [{ deadlocks: deadlocksBefore }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    const store = storeOf(replicas[0]!);
+    let removal: Promise<Response> | null = null;
+    // Just before the second trail's re-check, it is removed on replica 1: the run goes on once the
+    // removal has answered or waits for a lock.
+    const held = Object.create(store) as PostgresStore;
+    held.transaction = (fn) =>
+      store.transaction((tx) => {
+        const trails: TrailRepository = Object.create(tx.trails);
+        trails.rescreen = async (seq, update) => {
+          if (seq === second.seq && !removal) {
+            let answered = false;
+            removal = on(1, `/v1/trails/${second.id}`, { method: "DELETE", headers: operator }).finally(() => {
+              answered = true;
+            });
+            await until("the removal answered or waiting", async () => {
+              if (answered) return true;
+              const [{ waiting }] = await sql()`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted`;
+              return waiting > 0;
+            });
+          }
+          return tx.trails.rescreen(seq, update);
+        };
+        return fn({ ...tx, trails });
+      });
+    const quiet = { announce: async () => {}, subscribe: () => () => {} };
+    const run = await rescreenStoredTrails({
+      store: held,
+      embed: (texts) => replicas[0]!.subsystems.embedder!.embed(texts),
+      now: Date.now,
+      logger: { debug() {}, info() {}, warn() {}, error() {} } as any,
+      fingerprintChanges: quiet,
+      vectorChanges: quiet,
+    });
+    expect(removal).not.toBeNull();
+    // Before: the run held the lexical index's lock (the first trail's document rewritten) and waited
+    // for the second trail's row; the removal held that row and waited for the lock. PostgreSQL broke
+    // the deadlock after a second: the removal answered 503 (or the run's batch failed).
+    expect((await removal!).status).toBe(200);
+    expect(run).toMatchObject({ checked: 1, redacted: 1 });
+    const [{ deadlocks }] = await sql()`SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`;
+    expect(deadlocks - deadlocksBefore).toBe(0);
+    expect(await lexicalLeftovers()).toEqual({ orphans: 0, totalsOff: 0 });
+  }, 30_000);
+
   test("re-fingerprinting gives a stored trail the merge key a worker is indexing a twin under: no failed enrichment, no failed run", async () => {
     const error = "ImportError: cannot import name 'soft_unicode' from 'markupsafe' (re-fingerprint race)";
     const commands = ["pip install 'markupsafe==2.0.1'"];
@@ -436,6 +555,38 @@ describe.skipIf(unavailable !== null)("races between requests, workers and two r
     }
   });
 
+  test("searches and reports at once on both replicas: a hot label counts each address once, the day's agents each agent once", async () => {
+    const stats = async () => (await (await on(0, "/v1/stats")).json()) as any;
+    const agentsBefore = (await stats()).agents_24h;
+    const target = await publish(0, "ssl.SSLCertVerificationError: certificate verify failed (counted at once)", "at-once-author");
+    await untilStatus(target, "indexed");
+    const addresses = ["198.51.100.91", "198.51.100.92", "198.51.100.93", "2001:db8:91::1"];
+    const answers = await Promise.all([
+      ...Array.from({ length: 24 }, (_, i) =>
+        on(
+          i % 2,
+          "/v1/search",
+          json(
+            { query: "AtOnceCountedError: nothing stored about it", error_type: "AtOnceCountedError" },
+            { "X-Forwarded-For": addresses[i % 4]! },
+          ),
+        ),
+      ),
+      ...Array.from({ length: 16 }, (_, i) =>
+        on(
+          i % 2,
+          `/v1/trails/${target}/outcomes`,
+          json({ protocol_version: "1.0", outcome: "not_applicable" }, agentAt(`at-once-agent-${i % 8}`)),
+        ),
+      ),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([...Array(24).fill(200), ...Array(16).fill(202)]);
+    const after = await stats();
+    expect(after.hot.find((h: any) => h.label === "AtOnceCountedError")).toEqual({ label: "AtOnceCountedError", searches: 24, clients: 4 });
+    // The author, the eight reporters, and the four searching addresses (each its pseudonym agent).
+    expect(after.agents_24h - agentsBefore).toBe(1 + 8 + 4);
+  });
+
   test("after every race above: no enrichment batch failed on either replica (a deadlock or a store failure would retry it), and the queue is empty", async () => {
     expect(replicas.map((r) => r.service.worker!.failedBatches)).toEqual([0, 0]);
     await until("the queue empty", async () => (await sql()`SELECT 1 FROM jobs`).length === 0);
@@ -598,6 +749,115 @@ describe.skipIf(unavailable !== null)("the queue limit with publishes in flight 
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
       await server.stop();
     }
+  }, 60_000);
+});
+
+describe.skipIf(unavailable !== null)("an address's daily bounds with reports in flight on two replicas", () => {
+  let server: PostgresServer;
+  let url: string;
+  const replicas: RunningColony[] = [];
+  const dirs: string[] = [];
+  let watcher: SQL;
+  let trailId: string;
+  /** Reports whose transactions have stored their outcome, or ended without storing one. */
+  let settled = 0;
+  let inFlight = 0;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+    watcher = new SQL(url, { max: 1 }); // off the replicas' pools
+    for (let i = 0; i < 2; i++) {
+      const dir = tempDir("colony-race-reports-");
+      dirs.push(dir);
+      replicas.push(await startQuietColony({ COLONY_DATABASE_URL: url, COLONY_DATA_DIR: dir, ...RACE_ENV }));
+    }
+    const res = await on2(replicas, 0, "/v1/trails", json(sampleTrail({ error: "KeyError: reports in flight" }), agentAt("bounds-author")));
+    trailId = ((await res.json()) as any).trail_id;
+    await Promise.all(replicas.map((r) => r.service.worker!.drain()));
+    // Every report's transaction, once it has stored its outcome, waits to commit until every
+    // report in flight has stored its own, ended, or waits for a lock another holds.
+    for (const r of replicas) {
+      const store = r.subsystems.store as unknown as PostgresStore;
+      const transaction = store.transaction.bind(store);
+      (store as any).transaction = <T>(fn: (tx: any) => Promise<T>) =>
+        transaction(async (tx: any) => {
+          let stored = false;
+          const insert = tx.outcomes.insert.bind(tx.outcomes);
+          tx.outcomes.insert = async (o: unknown) => {
+            await insert(o);
+            stored = true;
+          };
+          try {
+            const result = await fn(tx);
+            settled++;
+            if (stored && inFlight > 0) await everyoneIn();
+            return result;
+          } catch (err) {
+            settled++;
+            throw err;
+          }
+        });
+    }
+  });
+
+  afterAll(async () => {
+    await watcher?.close();
+    for (const r of replicas) await r.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await server?.stop();
+  });
+
+  async function everyoneIn(): Promise<void> {
+    for (;;) {
+      const [{ waiting }] = await watcher`SELECT count(DISTINCT pid)::int AS waiting FROM pg_locks WHERE NOT granted`;
+      if (settled + waiting >= inFlight) return;
+      await Bun.sleep(5);
+    }
+  }
+
+  /** `n` reports sent at once from one address, alternating between the replicas, held in flight together. */
+  async function reportAtOnce(n: number, outcome: string, address: string, agentPrefix: string): Promise<boolean[]> {
+    settled = 0;
+    inFlight = n;
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          on2(
+            replicas,
+            i % 2,
+            `/v1/trails/${trailId}/outcomes`,
+            json({ protocol_version: "1.0", outcome }, { "X-Colony-Agent": `${agentPrefix}-${i}`, "X-Forwarded-For": address }),
+          ),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+      return Promise.all(answers.map(async (a) => ((await a.json()) as any).counted as boolean));
+    } finally {
+      inFlight = 0;
+    }
+  }
+
+  test("uncounted reports from one address in flight together never keep more than the day's bound", async () => {
+    const address = "198.51.100.80";
+    expect(await reportAtOnce(1, "not_applicable", address, "uncounted-first")).toEqual([false]);
+    const [{ client, seq }] = await watcher`SELECT client, trail_seq AS seq FROM outcomes WHERE agent = 'uncounted-first-0'`;
+    // The address has kept all but one of its uncounted reports today.
+    await watcher`INSERT INTO outcomes (trail_seq, agent, client, outcome, counted, notes, model, at, content_rules_version)
+      SELECT ${seq}, 'uncounted-filler-' || g, ${client}, 'not_applicable', false, NULL, NULL, ${Date.now()}, 0
+      FROM generate_series(2, ${UNCOUNTED_KEPT_PER_CLIENT_PER_DAY - 1}) AS g`;
+    await reportAtOnce(8, "not_applicable", address, "uncounted-burst");
+    const [{ kept }] = await watcher`SELECT count(*)::int AS kept FROM outcomes WHERE client = ${client} AND NOT counted`;
+    // Before: each report counted the address's kept reports before any of the others committed,
+    // and all 8 were kept (207).
+    expect(kept).toBe(UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
+  }, 60_000);
+
+  test("reports that could count, from one address in flight together, count no more than the address's allowance", async () => {
+    const counted = await reportAtOnce(8, "worked", "198.51.100.81", "counted-burst");
+    expect(counted.filter(Boolean).length).toBe(COUNTED_PER_CLIENT_PER_DAY);
+    const [{ worked }] = await watcher`SELECT worked FROM trails WHERE id = ${trailId}`;
+    expect(worked).toBe(COUNTED_PER_CLIENT_PER_DAY);
   }, 60_000);
 });
 

@@ -12,7 +12,7 @@ import { trailSubject } from "../core/hot-label";
 import type { Trail } from "../core/trail";
 import type { Embedder } from "../embedding/embedder";
 import type { Logger } from "../log";
-import { StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
+import { type LexicalDoc, StoreUnavailableError, type Store, type TrailRecord, type Transaction } from "../store/ports";
 import type { FingerprintChanges, JobClaims, VectorChanges } from "../store/seams";
 import { isCounted, utcDay } from "../core/outcome-counting";
 import { addPreviousNormalizerAliases, mapYielding, type PreviousAliases } from "./refingerprint";
@@ -268,6 +268,7 @@ export class EnrichmentWorker {
     const changed = new Set<string>();
     const aliases: PreviousAliases[] = [];
     const upserted: number[] = [];
+    const lexicalDocs: { id: number; doc: LexicalDoc }[] = [];
     const at = now();
     const verdicts: EnrichmentOutcome[] = [];
     await this.writeVerdicts(planned, async (tx) => {
@@ -354,7 +355,7 @@ export class EnrichmentWorker {
             await counted("indexed", true);
             await tx.vectors!.upsert(p.seq, vector);
             upserted.push(p.seq);
-            await tx.lexical.add(p.seq, lexicalFields(analysis.trail));
+            lexicalDocs.push({ id: p.seq, doc: lexicalFields(analysis.trail) });
             await tx.events.append({
               kind: "laid",
               agent: record.author,
@@ -370,6 +371,11 @@ export class EnrichmentWorker {
       }
       // The batch's aliases of the previous normalizers, in one statement.
       for (const fp of await addPreviousNormalizerAliases(tx, aliases, at)) changed.add(fp);
+      // The lexical documents last, in one statement: on PostgreSQL it takes the index writers'
+      // lock, held to the commit, after every row the batch locks. Taken with the batch's first
+      // indexed trail, it was held while later trails waited for rows, among them a merge target
+      // that a removal had deleted and held while it waited for the same lock: a deadlock.
+      if (lexicalDocs.length > 0) await tx.lexical.addMissing(lexicalDocs);
       if (upserted.length > 0) tx.afterCommit(() => this.deps.vectorChanges.announce({ upserted, removed: [] }));
       if (changed.size > 0) tx.afterCommit(() => this.deps.fingerprintChanges.announce({ fingerprints: [...changed] }));
       const metrics = this.deps.metrics;

@@ -16,7 +16,7 @@ import type { RejectionReason } from "../core/rejection";
 import type { Trail } from "../core/trail";
 import type { Logger } from "../log";
 import { screenNotes } from "../core/outcome-notes";
-import { type Rescreen, type Store, type StoredNotes, StoreUnavailableError, type TrailRecord } from "../store/ports";
+import { type LexicalDoc, type Rescreen, type Store, type StoredNotes, StoreUnavailableError, type TrailRecord } from "../store/ports";
 import type { FingerprintChanges, VectorChanges } from "../store/seams";
 import { mergeKey } from "../core/merge-key";
 import { refingerprintTrail } from "./refingerprint";
@@ -165,6 +165,7 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
       const removed: number[] = [];
       const rejected: { trail_id: string; reasons: string[] }[] = [];
       let redacted = 0;
+      const lexicalChanges: { seq: number; oldDoc: LexicalDoc; newDoc: LexicalDoc | null }[] = [];
       for (const p of plans) {
         const { record, trail } = p;
         const update: Rescreen = {
@@ -189,13 +190,10 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
           if (p.rejectedFor) {
             await tx.vectors?.remove(record.seq);
             removed.push(record.seq);
-            await tx.lexical.remove(record.seq, oldDoc);
+            lexicalChanges.push({ seq: record.seq, oldDoc, newDoc: null });
           } else {
             const newDoc = lexicalFields(trail);
-            if (newDoc.error !== oldDoc.error || newDoc.body !== oldDoc.body) {
-              await tx.lexical.remove(record.seq, oldDoc);
-              await tx.lexical.add(record.seq, newDoc);
-            }
+            if (newDoc.error !== oldDoc.error || newDoc.body !== oldDoc.body) lexicalChanges.push({ seq: record.seq, oldDoc, newDoc });
             const vector = vectorOf.get(record.seq);
             if (vector && tx.vectors) {
               await tx.vectors.upsert(record.seq, vector);
@@ -209,6 +207,13 @@ export async function rescreenStoredTrails(deps: RescreenDeps): Promise<Rescreen
           rejected.push({ trail_id: record.id, reasons: p.rejectedFor });
           await tx.stats.bump("rejected", at);
         }
+      }
+      // The lexical index last, after every trail's row: on PostgreSQL its writers' lock is held to
+      // the commit, and a removal holding a later trail's row waits for it (a deadlock when the
+      // batch then waited for that row, as the worker's batch did; src/service/enrichment-worker.ts).
+      for (const c of lexicalChanges) {
+        await tx.lexical.remove(c.seq, c.oldDoc);
+        if (c.newDoc) await tx.lexical.add(c.seq, c.newDoc);
       }
       tx.afterCommit(async () => {
         result.checked += applied;

@@ -61,7 +61,8 @@ export interface LexicalIndex {
   search(tokens: string[], k: number): Promise<LexicalHit[]>;
   /**
    * Adds the documents whose id the index does not hold yet (a rebuild meets trails that live
-   * writes added meanwhile with the current tokens) and leaves the others as they are.
+   * writes added meanwhile with the current tokens) and leaves the others as they are. The worker
+   * adds a batch's newly indexed trails with it too, last in its transaction (one statement).
    */
   addMissing(entries: { id: number; doc: LexicalDoc }[]): Promise<number>;
   /** Empties the index: documents, term statistics, totals (a rebuild's first step). */
@@ -361,7 +362,9 @@ export interface OutcomeRepository {
   countedForClientSince(trailSeq: number, client: string, since: number): Promise<number>;
   /**
    * How many uncounted reports this client (address pseudonym) made on any trail at or after
-   * `since`, counting no further than `atMost`.
+   * `since`, counting no further than `atMost`. Asked in the transaction that stores the report:
+   * the count stays true until its commit (below `atMost`, the client's other reports asking it
+   * wait for that commit on PostgreSQL; SQLite's writers run one at a time).
    */
   uncountedForClientSince(client: string, since: number, atMost: number): Promise<number>;
   /** A trail's latest reports, newest first (for the operator console). */

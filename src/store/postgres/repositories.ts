@@ -128,6 +128,8 @@ const QUEUE_TURNS = 0x636f6c74726e;
  * per pooled connection on every replica, 10 by default each).
  */
 export const QUEUE_TURNS_WITHIN = 64;
+/** The advisory lock namespace an address's uncounted reports take turns in ("colu"; the key is the address pseudonym's hash). */
+const UNCOUNTED_TURNS = 0x636f6c75;
 /** The latest counts of the queue this process made: where depthForInsert judges whether to take turns. */
 const queueSeen = { jobs: 0, others: 0 };
 /** The other transactions holding QUEUE_INSERTS. */
@@ -204,10 +206,25 @@ export class PgOutcomeRepository implements OutcomeRepository {
     return n;
   }
 
+  /**
+   * Below the bound, the address's uncounted reports take turns (an advisory lock on the address,
+   * exclusive, held to the commit) and the count is made again after the lock, in its own
+   * statement: a later snapshot, so it sees the reports committed by those before. Without it,
+   * reports in flight together each counted the others' rows as absent, and all were kept (8 of 8
+   * past a bound of 200 with one left). At most `atMost` reports of an address a day take turns:
+   * past the bound the first count refuses without the lock. A replica of an earlier release takes
+   * no lock and can pass the bound by its own reports in flight.
+   */
   async uncountedForClientSince(client: string, since: number, atMost: number): Promise<number> {
-    const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM outcomes
-      WHERE client = ${client} AND NOT counted AND at >= ${since} LIMIT ${atMost}) AS recent`;
-    return n;
+    const count = async () => {
+      const [{ n }] = await this.sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM outcomes
+        WHERE client = ${client} AND NOT counted AND at >= ${since} LIMIT ${atMost}) AS recent`;
+      return n as number;
+    };
+    const committed = await count();
+    if (committed >= atMost) return committed;
+    await this.sql`SELECT pg_advisory_xact_lock(${UNCOUNTED_TURNS}::int, hashtext(${client}))`;
+    return count();
   }
 }
 
