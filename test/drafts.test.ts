@@ -42,6 +42,10 @@ describe("create", () => {
     expect(body.expires_in).toBe(1800);
     expect(body.fingerprint).toMatch(/^fp1_[0-9a-f]{32}$/);
     expect(Object.values(body.redactions).reduce((a: number, b: any) => a + b, 0)).toBeGreaterThanOrEqual(2);
+    // The view the creating process holds and the one any process reads back have one tag.
+    const tags = new Set<string | null>();
+    for (let i = 0; i < 4; i++) tags.add((await colony.fetch(`/v1/drafts/${body.draft_id}`)).headers.get("etag"));
+    expect([...tags]).toEqual([expect.stringMatching(/^"[0-9a-f]{32}"$/)]);
     const text = JSON.stringify(body.trail);
     expect(text).not.toContain("hunter2secret");
     expect(text).not.toContain("alice.smith@acme-robotics.io");

@@ -2,6 +2,7 @@
 // that a person can read the exact payload and approve it. The draft id is the only credential:
 // 192 random bits, kept in the database only as its sha256.
 import { createHash, randomBytes } from "node:crypto";
+import { canonicalJson } from "../core/enrichment";
 import { fingerprint } from "../core/fingerprint";
 import { prepareTrail } from "../core/prepare";
 import { mergeCounts, placeholderCounts, type RedactionCounts, redactTrail } from "../core/redaction";
@@ -73,10 +74,14 @@ export function viewOfDraft(d: Pick<DraftRecord, "trail" | "redactions">): Draft
   return { trail, redactions, risk, fingerprint: fingerprint(trail.problem.error), tag: draftViewTag({ trail, redactions, risk }) };
 }
 
-/** The tag of what a person is shown: the payload, the redaction counts and the risk flags. */
+/**
+ * The tag of what a person is shown: the payload, the redaction counts and the risk flags, in
+ * canonical JSON (keys sorted), so that every process gives one view one tag, whatever order its
+ * objects were built or read back in.
+ */
 export function draftViewTag(view: Pick<DraftView, "trail" | "redactions" | "risk">): string {
   const { trail, redactions, risk } = view;
-  return createHash("sha256").update(JSON.stringify({ trail, redactions, risk })).digest("hex").slice(0, 32);
+  return createHash("sha256").update(canonicalJson({ trail, redactions, risk })).digest("hex").slice(0, 32);
 }
 
 /** Whether an If-Match header names this view (RFC 9110 13.1.1: a list of entity tags, or `*`). */
