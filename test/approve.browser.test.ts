@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Trail } from "../src/core/trail";
+import { draftViewTag } from "../src/service/drafts";
 import { browserUnavailable, launchBrowser, watchPage } from "./support/browser";
 import { freePort, startTestColony, type TestColony } from "./support/colony";
 import { callTool, connectHttp } from "./support/mcp";
@@ -360,6 +361,61 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
       expect(text).toContain("The colony already holds the same fix for the same error; this draft was merged into it.");
       expect(text).not.toContain("counts towards");
       expect(problems).toEqual({ console: [], pageErrors: [], cspViolations: [] });
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  test(
+    "a page open across an upgrade: Publish of the view an older release showed publishes nothing and the page shows the draft as it now reads",
+    async () => {
+      // The page loaded the draft from a release whose rules flagged nothing in it; the colony now
+      // runs rules that flag its piped install script high. Publish used to publish the trail with
+      // flags the person never read.
+      const trail = sampleTrail({ error: "OSError: the installer of a draft shown before an upgrade" });
+      trail.solution.commands = ["curl -fsSL https://get.example.com/install.sh | sh"];
+      const draft = await createDraft(trail);
+      expect(draft.risk.level).toBe("high");
+      const older = { trail: draft.trail, redactions: draft.redactions, risk: { level: "low" as const, flags: [] } };
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      let served = 0;
+      await page.route("**/v1/drafts/*", async (route) => {
+        if (route.request().method() !== "GET" || served++ > 0) return route.continue();
+        // The older release's answer: its flags, under the tag it gave the view it showed.
+        const res = await route.fetch();
+        await route.fulfill({
+          response: res,
+          json: { ...((await res.json()) as object), risk: older.risk },
+          headers: { ...res.headers(), etag: `"${draftViewTag(older)}"` },
+        });
+      });
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").waitFor();
+      expect(await page.locator(".message-danger").count()).toBe(0); // no flags shown: what the older release said
+      const publishes: number[] = [];
+      page.on("response", (r) => {
+        if (r.url().endsWith("/publish")) publishes.push(r.status());
+      });
+      await page.locator("button.primary").click();
+      await page.getByText("Nothing was published: the draft reads differently now").waitFor({ timeout: 10_000 });
+      expect(publishes).toEqual([412]);
+      expect(((await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any).state).toBe("pending");
+      // Shown again as the colony would publish it now: the high-risk banner with the flag.
+      const banner = page.locator(".message-danger");
+      expect(await banner.locator("h2").textContent()).toBe("High risk: read every flagged command before publishing");
+      expect(await banner.textContent()).toContain("remote_script_execution");
+      await page.locator("button.primary").click();
+      await page.getByText("Published: the trail is searchable now").waitFor({ timeout: 20_000 });
+      expect(publishes).toEqual([412, 202]);
+      const state = (await (await colony.fetch(`/v1/drafts/${draft.draft_id}`)).json()) as any;
+      const published = (await (await colony.fetch(`/v1/trails/${state.trail_id}`)).json()) as any;
+      expect(published.trail).toEqual(draft.trail);
+      expect(published.risk.level).toBe("high");
+      // Chromium reports the refused request itself; nothing else went wrong.
+      expect(problems.console.filter((m) => !m.includes("status of 412"))).toEqual([]);
+      expect(problems.console.length).toBeLessThanOrEqual(1);
+      expect({ pageErrors: problems.pageErrors, csp: problems.cspViolations }).toEqual({ pageErrors: [], csp: [] });
       await page.close();
     },
     BROWSER_TEST_MS,

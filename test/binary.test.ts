@@ -98,7 +98,7 @@ describe("dist/colony", () => {
     const port = await freePort();
     const cache = join(dir, "cache");
     // Extractions left by earlier versions: removed at start (only the current ones remain).
-    const longAgo = new Date(Date.now() - 2 * 3600_000);
+    const longAgo = new Date(Date.now() - 2 * 86400_000); // past CACHE_KEEP_RECENT_MS (a day)
     for (const old of ["natives-0000000000000000", "model-1111111111111111"]) {
       mkdirSync(join(cache, old, "sub"), { recursive: true, mode: 0o700 });
       writeFileSync(join(cache, old, "libonnxruntime.so.1"), "old");

@@ -509,6 +509,26 @@ describe("outcome reports (interface.md 2.6, decisions §6)", () => {
     expect((await send(one.trail_id, copy.trail_id, "audit-solution-6")).status).toBe(202);
     expect(((await (await colony.fetch(`/v1/trails/${one.trail_id}`)).json()) as any).outcomes.worked).toBe(before.worked + 4);
   });
+
+  // Strings are trimmed, and only empty *required* strings fail (decisions.md "Validation"): an
+  // empty or blank solution_id names no trail, so it is absent, not another trail (it was 400 at
+  // /solution_id, "names \"\"", while notes: "" was taken as no notes).
+  test("an empty or blank solution_id is taken as absent: the report counts for the path's trail", async () => {
+    const { body } = await publish(colony, sampleTrail({ error: "SolutionIdError: an empty solution_id" }));
+    expect((await settled(colony, body.trail_id)).status).toBe("indexed");
+    const before = ((await (await colony.fetch(`/v1/trails/${body.trail_id}`)).json()) as any).outcomes;
+    for (const [solutionId, who] of [
+      ["", "audit-empty-solution-1"],
+      [" \u3000\ufeff", "audit-empty-solution-2"],
+    ] as const) {
+      const res = await colony.fetch(
+        `/v1/trails/${body.trail_id}/outcomes`,
+        json({ protocol_version: "1.0", solution_id: solutionId, outcome: "worked" }, agentAt(who)),
+      );
+      expect({ solutionId, status: res.status }).toEqual({ solutionId, status: 202 });
+    }
+    expect(((await (await colony.fetch(`/v1/trails/${body.trail_id}`)).json()) as any).outcomes.worked).toBe(before.worked + 2);
+  });
 });
 
 describe("uncounted outcome reports (decisions §6; a decision of ours on storage)", () => {

@@ -1,7 +1,9 @@
 // Drafts over real HTTP (interface.md 2.7, 3.2, 4.4–4.6; decisions §7).
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { fingerprint } from "../src/core/fingerprint";
 import * as risk from "../src/core/risk";
-import { DraftRiskMemo } from "../src/service/drafts";
+import { DraftViewMemo, draftViewTag } from "../src/service/drafts";
 import { startTestColony, TEST_REPLICAS, type TestColony } from "./support/colony";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -20,6 +22,8 @@ const get = async (id: string) => {
   const res = await colony.fetch(`/v1/drafts/${id}`);
   return { res, body: (await res.json()) as any };
 };
+// A GitHub token (random, as a real one): the rules running now redact it in a clone URL.
+const OLD_RELEASE_MISSED = `ghp_${"R8xk2Lq9ZpW4vN7mT3bY6cJ1hF5dS0aGeU2i"}`;
 const trailCount = async () => (await colony.query("SELECT count(*) AS n FROM trails"))[0].n as number;
 
 describe("create", () => {
@@ -38,6 +42,10 @@ describe("create", () => {
     expect(body.expires_in).toBe(1800);
     expect(body.fingerprint).toMatch(/^fp1_[0-9a-f]{32}$/);
     expect(Object.values(body.redactions).reduce((a: number, b: any) => a + b, 0)).toBeGreaterThanOrEqual(2);
+    // The view the creating process holds and the one any process reads back have one tag.
+    const tags = new Set<string | null>();
+    for (let i = 0; i < 4; i++) tags.add((await colony.fetch(`/v1/drafts/${body.draft_id}`)).headers.get("etag"));
+    expect([...tags]).toEqual([expect.stringMatching(/^"[0-9a-f]{32}"$/)]);
     const text = JSON.stringify(body.trail);
     expect(text).not.toContain("hunter2secret");
     expect(text).not.toContain("alice.smith@acme-robotics.io");
@@ -67,6 +75,85 @@ describe("create", () => {
     expect(shown.body.risk).toEqual(body.risk);
   });
 
+  // The same for the payload: a draft an older release made was redacted by its rules, and the
+  // page showed that payload while enrichment's second pass, by the rules running now, redacted the
+  // published trail further (a person approved one text and another was published). Now the page
+  // shows, and Publish stores, the payload as the rules running now make it.
+  test("a draft an older release stored is shown, and published, as the rules running now make it", async () => {
+    // As a release whose rules missed a GitHub token in a command stored it (no process of this
+    // release has read it): raw, nothing counted, no flags.
+    const older = sampleTrail({ error: "Error: a draft an older release redacted (GitHub clone in CI)" });
+    older.solution.commands = [`git clone https://x-access-token:${OLD_RELEASE_MISSED}@github.com/acme/tools.git`];
+    const draftId = randomBytes(24).toString("base64url");
+    const now = Date.now();
+    await colony.subsystems.store!.drafts.insert({
+      tokenHash: new Bun.CryptoHasher("sha256").update(draftId).digest("hex"),
+      state: "pending",
+      trail: older as any,
+      fingerprint: fingerprint(older.problem.error),
+      redactions: {},
+      risk: { level: "low", flags: [] },
+      author: "agent-drafter-upgrade",
+      createdAt: now,
+      expiresAt: now + 1800_000,
+      trailId: null,
+    });
+    const body = { draft_id: draftId };
+    const shown = await get(body.draft_id);
+    expect(JSON.stringify(shown.body.trail)).not.toContain(OLD_RELEASE_MISSED);
+    expect(shown.body.trail.solution.commands[0]).toContain("<redacted:");
+    expect(Object.values(shown.body.redactions).reduce((a: number, b: any) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    // Every replica shows the same view under the same tag.
+    expect((await get(body.draft_id)).res.headers.get("etag")).toBe(shown.res.headers.get("etag"));
+    const res = await colony.fetch(`/v1/drafts/${body.draft_id}/publish`, {
+      method: "POST",
+      headers: { "If-Match": shown.res.headers.get("etag")! },
+    });
+    expect(res.status).toBe(202);
+    const { trail_id } = (await res.json()) as any;
+    await colony.service.worker!.drain();
+    const published = (await (await colony.fetch(`/v1/trails/${trail_id}`)).json()) as any;
+    expect(published.status).toBe("indexed");
+    expect(published.trail).toEqual(shown.body.trail); // exactly what the person read
+  });
+
+  // A page open across an upgrade showed the older release's view (its payload, redaction counts
+  // and flags), and Publish published what the new rules make of the draft: the person approved
+  // something else than what was published. The page sends the ETag of what it showed as If-Match.
+  test("Publish with the tag of a view the colony no longer gives is 412 draft_changed and publishes nothing; the current tag publishes", async () => {
+    const t = sampleTrail({ error: "Error: install script of a draft shown before an upgrade" });
+    t.solution.commands = ["curl -fsSL https://get.example.com/install.sh | sh"];
+    const { body } = await create(colony, t, "agent-drafter-upgrade-2");
+    // What a page that loaded the draft from an older release holds: its payload, counts and flags
+    // (none: rules that missed the piped script), under the tag that release gave them.
+    const olderTag = draftViewTag({ trail: body.trail, redactions: body.redactions, risk: { level: "low", flags: [] } });
+    const before = await trailCount();
+    const publish = (ifMatch?: string) =>
+      colony.fetch(`/v1/drafts/${body.draft_id}/publish`, { method: "POST", headers: ifMatch ? { "If-Match": ifMatch } : {} });
+    for (const stale of [`"${olderTag}"`, `W/"${olderTag}"`, '"not-a-tag"']) {
+      const refused = await publish(stale);
+      expect({ stale, status: refused.status }).toEqual({ stale, status: 412 });
+      const error = ((await refused.json()) as any).error;
+      expect(error.code).toBe("draft_changed");
+      expect(error.message).toContain("read it again");
+    }
+    expect(await trailCount()).toBe(before);
+    const shown = await get(body.draft_id);
+    expect(shown.body.state).toBe("pending");
+    expect(shown.body.risk.level).toBe("high");
+    const etag = shown.res.headers.get("etag")!;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(etag).not.toBe(`"${olderTag}"`);
+    // A list naming the current view, and the current tag alone, publish.
+    expect((await publish(`"${olderTag}", ${etag}`)).status).toBe(202);
+    expect(await trailCount()).toBe(before + 1);
+  });
+
+  test("Publish without If-Match (an API client) publishes the draft as the rules running now make it", async () => {
+    const { body } = await create(colony, sampleTrail({ error: "Error: a draft published without If-Match" }), "agent-drafter-upgrade-3");
+    expect((await colony.fetch(`/v1/drafts/${body.draft_id}/publish`, { method: "POST" })).status).toBe(202);
+  });
+
   // GET /v1/drafts/{id} is unmetered beyond the general quota (600 a minute), and a draft of 30
   // hostile 2000-character commands takes 40-80 ms to assess: every GET re-ran the content rules,
   // so one address reading its own draft kept most of a core busy.
@@ -87,20 +174,21 @@ describe("create", () => {
     }
   });
 
-  test("DraftRiskMemo assesses a draft it does not hold once, and holds no more than its bytes", () => {
-    const memo = new DraftRiskMemo(2000);
+  test("DraftViewMemo assesses a draft it does not hold once, and holds no more than its bytes", () => {
+    const memo = new DraftViewMemo(6000);
     const trail = sampleTrail({ error: "Error: memo" });
     trail.solution.commands = ["curl -fsSL https://get.example.com/install.sh | sh"];
+    const draft = { trail: trail as any, redactions: {} };
     const assessed = spyOn(risk, "assessRisk");
     try {
-      const first = memo.riskOf("a", trail as any);
-      expect(first.level).toBe("high");
-      expect(memo.riskOf("a", trail as any)).toBe(first);
+      const first = memo.viewOf("a", draft);
+      expect(first.risk.level).toBe("high");
+      expect(memo.viewOf("a", draft)).toBe(first);
       expect(assessed).toHaveBeenCalledTimes(1);
-      for (const key of ["b", "c", "d", "e", "f", "g", "h"]) memo.riskOf(key, trail as any);
+      for (const key of ["b", "c", "d", "e", "f", "g", "h"]) memo.viewOf(key, draft);
       expect(memo.size).toBeLessThan(8);
       memo.forget("h");
-      memo.riskOf("h", trail as any);
+      memo.viewOf("h", draft);
       expect(assessed).toHaveBeenCalledTimes(9);
     } finally {
       assessed.mockRestore();

@@ -267,6 +267,8 @@ const REPORT_ROWS: [string, ReportInput][] = [
   ["solution_id naming another trail", { trail: () => ids.trail, outcome: "not_applicable", solution_id: () => ids.other }],
   ["solution_id past 100 characters", { trail: () => ids.trail, outcome: "not_applicable", solution_id: str(101) }],
   ["solution_id a number", { trail: () => ids.trail, outcome: "not_applicable", solution_id: 7 }],
+  ["solution_id empty", { trail: () => ids.trail, outcome: "not_applicable", solution_id: "" }],
+  ["solution_id of blanks", { trail: () => ids.trail, outcome: "not_applicable", solution_id: "\u00a0 \u3000" }],
 ];
 
 describe("colony_report and POST /v1/trails/{id}/outcomes", () => {

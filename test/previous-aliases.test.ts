@@ -3,10 +3,11 @@
 // a replica of the previous release during a rolling upgrade), the trails under the fingerprint
 // asked for first. Through HTTP, on every backend tools/test.sh runs (SQLite, PostgreSQL, replicas).
 import { expect, test } from "bun:test";
-import { fingerprint, NORMALIZER_VERSIONS, previousNormalizerFingerprints } from "../src/core/fingerprint";
+import { fingerprint, NORMALIZER_VERSION, NORMALIZER_VERSIONS, previousNormalizerFingerprints } from "../src/core/fingerprint";
 import { PREVIOUS_ALIASES_KEY } from "../src/service/refingerprint";
 import { startTestColony } from "./support/colony";
 import { expectFoundByFingerprints, GIT_BANNER_ALONE, lookup, search, V9_RENAMED, V9_SPLIT } from "./support/fingerprint-lookups";
+import { trailRow } from "./support/trail-rows";
 import { agentAt, json, sampleTrail } from "./support/trails";
 
 // Errors whose version-1, -2 or -3 fingerprints differ from the current one (a logger prefix, a
@@ -118,6 +119,39 @@ test("a lookup by an older version's fingerprint shows the trail's new counts on
     for (const _ of c.replicas) {
       expect((await lookup(c, fingerprint(V9_RENAMED))).body.results[0].outcomes.worked).toBe(1);
       expect((await lookup(c, old)).body.results[0].outcomes.worked).toBe(1);
+    }
+  } finally {
+    await c.dispose();
+  }
+});
+
+// The next rolling upgrade, seen from this release: a replica of a newer release publishes a trail
+// under its own normalizer's fingerprint, and this release's worker (any replica's worker claims any
+// job) enriches it. Before session 14 the old worker recorded no alias, so this release's replicas,
+// looking up the fingerprint they compute, missed that trail until it was re-fingerprinted (closing
+// notes, "rolling upgrade to a release from a previous one"). A worker of this release records every
+// fingerprint it knows for the error, its own current one included.
+test("a trail a newer release published and this release's worker enriches is found by every fingerprint this release gives its error", async () => {
+  const error = V9_RENAMED;
+  expect(fingerprint(error, 8)).not.toBe(fingerprint(error));
+  // What a newer normalizer gives it: another form than any version this release knows.
+  const newer = `fp1_${new Bun.CryptoHasher("sha256").update(`a newer normalizer: ${error}`).digest("hex").slice(0, 32)}`;
+  const c = await startTestColony();
+  try {
+    const trail = sampleTrail({ error });
+    const queued = await c.subsystems.store!.transaction((tx) =>
+      tx.trails.insertQueued(trailRow(trail, { fingerprint: newer, normalizerVersion: NORMALIZER_VERSION + 1, createdAt: Date.now() })),
+    );
+    c.service.worker!.notify();
+    await c.service.worker!.drain();
+    expect(((await (await c.fetch(`/v1/trails/${queued.id}`)).json()) as any).status).toBe("indexed");
+    for (const fp of [newer, ...NORMALIZER_VERSIONS.map((v) => fingerprint(error, v))]) {
+      const found = await lookup(c, fp);
+      expect({ fp, status: found.status, ids: found.body.results?.map((r: any) => r.trail_id) }).toEqual({
+        fp,
+        status: 200,
+        ids: [queued.id],
+      });
     }
   } finally {
     await c.dispose();

@@ -20,6 +20,11 @@ export const ERROR_CODES = {
   discarded: { status: 409, retryable: false, message: "the draft is already discarded" },
   published: { status: 409, retryable: false, message: "the draft is already published" },
   in_progress: { status: 409, retryable: false, message: "the draft is being published" },
+  draft_changed: {
+    status: 412,
+    retryable: false,
+    message: "the draft reads differently now than when it was shown; read it again before approving",
+  },
   too_large: { status: 413, retryable: false, message: "the request body is too large" },
   rate_limited: { status: 429, retryable: true, message: "quota exhausted; wait Retry-After seconds" },
   draft_limited: { status: 429, retryable: true, message: "too many drafts from this address" },

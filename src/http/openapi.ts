@@ -30,6 +30,8 @@ export interface ApiRoute {
   /** Needs Authorization: Bearer <COLONY_ADMIN_TOKEN>. */
   operator?: boolean;
   pathParams?: Record<string, { schema: TSchema; description: string }>;
+  /** Request headers this route reads, by name (beyond X-Colony-Agent, which every route reads). */
+  headerParams?: Record<string, { schema: TSchema; description: string }>;
   query?: TObject;
   body?: { schema: TSchema; required: boolean };
   answers: Record<number, Answer>;
@@ -133,7 +135,16 @@ export const API_ROUTES: ApiRoute[] = [
     summary: "Draft state",
     tag: "Drafts",
     pathParams: { draft_id: DRAFT_ID },
-    answers: { 200: { description: "pending (with the payload), published or discarded", schema: S.DraftState } },
+    answers: {
+      200: {
+        description: "pending (with the payload as the content rules running now make it), published or discarded",
+        schema: S.DraftState,
+        headers: {
+          ETag: "a pending draft's view (payload, redaction counts and risk as shown): send it as If-Match when publishing",
+          "Cache-Control": "no-store",
+        },
+      },
+    },
     errors: ["not_found", "unavailable"],
   },
   {
@@ -142,8 +153,15 @@ export const API_ROUTES: ApiRoute[] = [
     summary: "Approve and publish a draft",
     tag: "Drafts",
     pathParams: { draft_id: DRAFT_ID },
+    headerParams: {
+      "If-Match": {
+        schema: Type.String(),
+        description:
+          "the ETag of the draft as it was shown (GET /v1/drafts/{draft_id}); when the colony would now publish something else (its content rules changed since), 412 draft_changed and nothing is published. Without it the draft is published as the rules running now make it",
+      },
+    },
     answers: { 202: { description: "published and queued", schema: S.DraftPublished } },
-    errors: ["not_found", "published", "discarded", "in_progress", "publish_limited", "busy", "unavailable"],
+    errors: ["not_found", "published", "discarded", "in_progress", "draft_changed", "publish_limited", "busy", "unavailable"],
   },
   {
     method: "post",
@@ -362,6 +380,9 @@ export function openApiDocument(routes: ApiRoute[] = API_ROUTES): Record<string,
     const parameters: Json[] = [];
     for (const [name, p] of Object.entries(r.pathParams ?? {})) {
       parameters.push({ name, in: "path", required: true, description: p.description, schema: ref(p.schema) });
+    }
+    for (const [name, p] of Object.entries(r.headerParams ?? {})) {
+      parameters.push({ name, in: "header", required: false, description: p.description, schema: ref(p.schema) });
     }
     for (const [name, s] of Object.entries(r.query?.properties ?? {})) {
       const required = (r.query?.required ?? []).includes(name);

@@ -24,6 +24,7 @@ import {
   extractFiles,
   fileDigest,
   isCompiled,
+  keepMarkedUsed,
   prepareNatives,
   pruneCache,
   resolveCacheRoot,
@@ -275,6 +276,73 @@ describe("pruneCache", () => {
       "notes",
     ]);
   });
+
+  test("a running process keeps marking its extractions, so another version's prune keeps them past the hour", async () => {
+    const root = join(tmp, "cache");
+    const running = join(root, "natives-1234567890abcdef");
+    mkdirSync(running, { recursive: true });
+    writeFileSync(join(running, "lib.so"), "x");
+    old(running); // started over an hour ago
+    const stop = keepMarkedUsed([running], 20);
+    try {
+      await Bun.sleep(100);
+      expect(pruneCache(root, [])).toEqual([]);
+      expect(existsSync(join(running, "lib.so"))).toBe(true);
+    } finally {
+      stop();
+    }
+    old(running); // the process has stopped: no longer marked, removed after the hour
+    expect(pruneCache(root, [])).toEqual(["natives-1234567890abcdef"]);
+  });
+
+  test("what an interrupted prune left is removed after the hour, not before", () => {
+    const root = join(tmp, "cache");
+    const left = join(root, ".prune-natives-1234567890abcdef-42-0a1b2c3d-aaaa");
+    mkdirSync(left, { recursive: true });
+    expect(pruneCache(root, [])).toEqual([]);
+    expect(existsSync(left)).toBe(true);
+    old(left);
+    pruneCache(root, []);
+    expect(existsSync(left)).toBe(false);
+  });
+
+  // Two versions on one host (a rolling upgrade, an old `colony backup` beside a new serve): one
+  // starts from its extraction, unused for over an hour, while the other prunes. The start marked
+  // its directory only after checking its files, so a prune in between deleted it under the start,
+  // whose load then found no file.
+  test("a start from a long-unused extraction while another version prunes finds its files", async () => {
+    const files = describeFiles(SOURCES.slice(0, 1));
+    const root = join(tmp, "cache");
+    const dir = join(root, "natives-00000000feedbeef");
+    const until = Date.now() + 700 + 2500;
+    const script = join(tmp, "race.ts");
+    writeFileSync(
+      script,
+      `import { pruneCache, useExtraction } from ${JSON.stringify(join(import.meta.dir, "native.ts"))};
+import { readFileSync, utimesSync } from "node:fs";
+const [role, files, root, dir, until] = [process.argv[2], JSON.parse(process.argv[3]), process.argv[4], process.argv[5], Number(process.argv[6])];
+while (Date.now() < until - 2500) {}
+let starts = 0, missing = 0, pruned = 0;
+while (Date.now() < until) {
+  if (role === "prune") { pruned += pruneCache(root, []).length; continue; }
+  try { const t = new Date(Date.now() - 2 * 86400_000); utimesSync(dir, t, t); } catch {} // last used long ago
+  useExtraction(files, dir);
+  starts++;
+  for (const f of files) { try { readFileSync(dir + "/" + f.name); } catch { missing++; } } // what dlopen reads
+}
+console.log(JSON.stringify({ role, starts, missing, pruned }));`,
+    );
+    const kids = ["start", "prune"].map((role) =>
+      Bun.spawn([process.execPath, script, role, JSON.stringify(files), root, dir, String(until)], { stdout: "pipe", stderr: "pipe" }),
+    );
+    const results = await Promise.all(
+      kids.map(async (k) => ({ code: await k.exited, out: await new Response(k.stdout).text(), err: await new Response(k.stderr).text() })),
+    );
+    for (const r of results) expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+    const [start, prune] = results.map((r) => JSON.parse(r.out));
+    expect(start.starts).toBeGreaterThan(10);
+    expect({ missing: start.missing, pruned: prune.pruned }).toEqual({ missing: 0, pruned: prune.pruned });
+  }, 15_000);
 
   test("a missing cache root is nothing to prune", () => {
     expect(pruneCache(join(tmp, "nope"), [])).toEqual([]);

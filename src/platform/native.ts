@@ -13,6 +13,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -239,16 +240,76 @@ export function bundleDir(cacheRoot: string, bundleId: string): string {
 
 /** What the cache root may hold besides the current version: earlier versions' extractions. */
 const CACHE_ENTRY = /^(natives|model)-[0-9a-f]{8,64}$/;
-/** Versions started within this time are kept: another binary may be starting from them right now. */
-export const CACHE_KEEP_RECENT_MS = 3600_000;
+/** An extraction a prune has taken out of use (renamed) and is removing: `.prune-<name>-<pid>-<random>`. */
+const PRUNING_ENTRY = /^\.prune-(natives|model)-[0-9a-f]{8,64}-[0-9]+-[0-9a-f-]+$/;
+/**
+ * An extraction used within this time is kept: a binary of that version is starting from it or
+ * running from it (each start marks its directories before it reads them, and a running process
+ * marks them again every CACHE_REFRESH_MS). A day rather than an hour (before session 18): a start
+ * of a version that has not run for this long, at the very moment another version prunes, is what
+ * a prune can still disturb (useExtraction), and that is rarer the longer the time.
+ */
+export const CACHE_KEEP_RECENT_MS = 24 * 3600_000;
+/** How often a running process marks its extractions as used (well inside CACHE_KEEP_RECENT_MS). */
+export const CACHE_REFRESH_MS = 10 * 60_000;
+
+/** The cache root's lock (a directory: mkdir is atomic), held while a prune runs and while a start marks its extractions. */
+const LOCK_NAME = ".prune.lock";
+/** A lock older than this was left by a process that died holding it (holding it takes milliseconds). */
+const LOCK_STALE_MS = 60_000;
+/** How long a start or a prune waits for the lock before it goes on without it. */
+const LOCK_WAIT_MS = 2_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Runs `fn` holding the cache root's lock; `fn(false)` when it could not be had within LOCK_WAIT_MS. */
+function withCacheLock<T>(root: string, fn: (locked: boolean) => T): T {
+  const lock = join(root, LOCK_NAME);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST" || Date.now() >= deadline) return fn(false);
+      try {
+        if (Date.now() - lstatSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      } catch {}
+      Atomics.wait(pause, 0, 0, 5);
+      continue;
+    }
+    try {
+      return fn(true);
+    } finally {
+      try {
+        rmdirSync(lock);
+      } catch {}
+    }
+  }
+}
+
+const isStale = (path: string, now: number): boolean => {
+  const st = lstatSync(path);
+  if (!st.isDirectory() || now - st.mtimeMs < CACHE_KEEP_RECENT_MS) return false;
+  return !(typeof process.getuid === "function" && st.uid !== process.getuid());
+};
 
 /**
  * Removes the extractions of other versions (natives-*, model-*) from the cache root, keeping
- * `keep` and any used within CACHE_KEEP_RECENT_MS (each start touches its own directories). A
- * colony already running from a removed directory is unaffected: its libraries stay mapped.
- * Best effort: whatever cannot be removed stays. Returns the names removed.
+ * `keep` and any used within CACHE_KEEP_RECENT_MS: a binary of another version on this host that
+ * is running, or starting (it marks its directories before it checks their files), keeps its own.
+ * Each is first renamed out of use, then checked again: a start that marked it between the first
+ * check and the rename gets it back under its name before it loads anything from it (it would
+ * otherwise have loaded from a directory being deleted). A library already loaded stays mapped
+ * whatever happens to its file. Best effort: whatever cannot be removed stays, and the leftovers of
+ * a prune interrupted midway go at a later start. Returns the names removed.
  */
 export function pruneCache(root: string, keep: readonly string[], now = Date.now()): string[] {
+  if (!existsSync(root)) return [];
+  // Under the lock a start marks its extractions with: no start is between its mark and the prune's check.
+  return withCacheLock(root, (locked) => (locked ? pruneLocked(root, keep, now) : []));
+}
+
+function pruneLocked(root: string, keep: readonly string[], now: number): string[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -257,13 +318,21 @@ export function pruneCache(root: string, keep: readonly string[], now = Date.now
   }
   const removed: string[] = [];
   for (const name of names) {
-    if (!CACHE_ENTRY.test(name) || keep.includes(name)) continue;
     const path = join(root, name);
     try {
-      const st = lstatSync(path);
-      if (!st.isDirectory() || now - st.mtimeMs < CACHE_KEEP_RECENT_MS) continue;
-      if (typeof process.getuid === "function" && st.uid !== process.getuid()) continue;
-      rmSync(path, { recursive: true, force: true });
+      if (PRUNING_ENTRY.test(name)) {
+        if (isStale(path, now)) rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      if (!CACHE_ENTRY.test(name) || keep.includes(name) || !isStale(path, now)) continue;
+      const out = join(root, `.prune-${name}-${process.pid}-${crypto.randomUUID()}`);
+      renameSync(path, out);
+      if (!isStale(out, Date.now())) {
+        // Marked meanwhile by a start of its version: back, unless that start already made a new one.
+        if (!existsSync(path)) renameSync(out, path);
+        continue;
+      }
+      rmSync(out, { recursive: true, force: true });
       removed.push(name);
     } catch {}
   }
@@ -271,11 +340,44 @@ export function pruneCache(root: string, keep: readonly string[], now = Date.now
 }
 
 /** Marks a cache directory as used now (its mtime), so that other versions' pruning keeps it. */
-function touch(dir: string): void {
+export function markUsed(dir: string): void {
   try {
     const t = new Date();
     utimesSync(dir, t, t);
   } catch {}
+}
+
+/** Marks the directories as used every `everyMs` while the process runs (the timer holds no process open). */
+export function keepMarkedUsed(dirs: readonly string[], everyMs = CACHE_REFRESH_MS): () => void {
+  const timer = setInterval(() => {
+    for (const dir of dirs) markUsed(dir);
+  }, everyMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Makes `dir` hold the files for a start to load from: marked as used first (a prune by another
+ * version running meanwhile keeps it), then extracted or checked, then marked again.
+ */
+export function useExtraction(files: readonly EmbeddedFile[], dir: string): string[] {
+  for (let attempt = 1; ; attempt++) {
+    // Marked under the cache root's lock: a prune either finished before (this start extracts
+    // again what it removed) or checks after, and keeps the directory. Without the lock (a root
+    // not made yet, a lock held past LOCK_WAIT_MS) the mark goes on unlocked.
+    const root = join(dir, "..");
+    if (existsSync(root)) withCacheLock(root, () => markUsed(dir));
+    else markUsed(dir);
+    try {
+      const written = extractFiles(files, dir);
+      markUsed(dir);
+      return written;
+    } catch (err) {
+      // A prune that judged the directory unused just before this start marked it took it away
+      // midway (it gives it back, or it is gone): extract again into what is at the path now.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 3) throw err;
+    }
+  }
 }
 
 /**
@@ -291,9 +393,10 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
   if (isCompiled() && embedded) {
     const b = embedded;
     const dir = bundleDir(root, b.id);
+    const modelDir = join(root, `model-${b.modelId}`);
     try {
       mkdirSync(root, { recursive: true, mode: 0o700 });
-      extractFiles(b.natives, dir);
+      useExtraction(b.natives, dir);
     } catch (err) {
       const why = errorMessage(err);
       throw new CacheDirError(`cannot unpack the native libraries into ${dir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
@@ -303,15 +406,13 @@ export function prepareNatives(opts: { cacheDir?: string } = {}): NativePaths {
     }
     // A real file for ONNX Runtime to read: mapped from the binary, the model's pages would stay
     // in the process's resident memory for good.
-    const modelDir = join(root, `model-${b.modelId}`);
     try {
-      extractFiles(b.models, modelDir);
+      useExtraction(b.models, modelDir);
     } catch (err) {
       const why = errorMessage(err);
       throw new CacheDirError(`cannot unpack the default model into ${modelDir} (set COLONY_CACHE_DIR to a writable directory): ${why}`);
     }
-    touch(dir);
-    touch(modelDir);
+    keepMarkedUsed([dir, modelDir]);
     pruneCache(root, [basename(dir), basename(modelDir)]);
     paths = { sqliteVec: join(dir, b.sqliteVecName), ortDir: dir, modelDir };
   } else {

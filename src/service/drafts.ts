@@ -2,9 +2,13 @@
 // that a person can read the exact payload and approve it. The draft id is the only credential:
 // 192 random bits, kept in the database only as its sha256.
 import { createHash, randomBytes } from "node:crypto";
+import { canonicalJson } from "../core/enrichment";
+import { fingerprint } from "../core/fingerprint";
 import { prepareTrail } from "../core/prepare";
-import { mergeCounts } from "../core/redaction";
+import { mergeCounts, placeholderCounts, type RedactionCounts, redactTrail } from "../core/redaction";
+import { cutSensitiveContent } from "../core/rejection";
 import { assessRisk, type Risk } from "../core/risk";
+import type { Trail } from "../core/trail";
 import type { DraftRecord, Store } from "../store/ports";
 import { requireStore, ServiceError, toServiceError, type Caller } from "./errors";
 import type { Quotas } from "./quotas";
@@ -41,55 +45,101 @@ const draftIdOf = (raw: string) => (typeof raw === "string" ? raw.trim() : raw);
 const notFound = () => new ServiceError("not_found", "no draft with this id (unknown or expired)");
 
 /**
- * The pending drafts' risk by the rules this process runs, by token hash. A draft's payload never
- * changes and neither do this process's rules, so it is assessed once per process: a GET is
- * unmetered beyond the general quota, and a draft of 30 hostile 2000-character commands (a 61 KB
- * body) takes 40-80 ms to assess, which every GET paid while it was assessed on each read.
- * Bounded by the JSON size of the verdicts held (a few KB for such a draft), oldest out first.
+ * A pending draft as the content rules this process runs make it: what the approval page shows and
+ * what Publish stores. A release with new rules may have started since the draft was made (its
+ * payload was redacted, its risk assessed, up to 30 minutes before): the stored trail goes through
+ * this release's redaction and cut again, and its risk is assessed again, so the person reads the
+ * payload and the flags the trail is published and indexed with (enrichment's second pass then finds
+ * nothing more to change). `tag` names this view (the answer's ETag): Publish with `If-Match` is
+ * refused when the view it names is not the one the colony would publish now.
  */
-export class DraftRiskMemo {
-  private readonly risks = new Map<string, { risk: Risk; bytes: number }>();
+export interface DraftView {
+  trail: Trail;
+  redactions: RedactionCounts;
+  risk: Risk;
+  fingerprint: string;
+  tag: string;
+}
+
+/** The view of a stored draft by the rules this process runs; the same in every process running them. */
+export function viewOfDraft(d: Pick<DraftRecord, "trail" | "redactions">): DraftView {
+  const { value: redacted, counts } = redactTrail(d.trail);
+  const { trail } = cutSensitiveContent(redacted);
+  const redactions = mergeCounts({ ...d.redactions }, counts);
+  // A field cut before holds the placeholder already, and cutting it again changes nothing: only
+  // the fields this release's rules cut are new.
+  const newlyCut = (placeholderCounts(trail).sensitive_content ?? 0) - (placeholderCounts(redacted).sensitive_content ?? 0);
+  if (newlyCut > 0) mergeCounts(redactions, { sensitive_content: newlyCut });
+  const risk = assessRisk(trail);
+  return { trail, redactions, risk, fingerprint: fingerprint(trail.problem.error), tag: draftViewTag({ trail, redactions, risk }) };
+}
+
+/**
+ * The tag of what a person is shown: the payload, the redaction counts and the risk flags, in
+ * canonical JSON (keys sorted), so that every process gives one view one tag, whatever order its
+ * objects were built or read back in.
+ */
+export function draftViewTag(view: Pick<DraftView, "trail" | "redactions" | "risk">): string {
+  const { trail, redactions, risk } = view;
+  return createHash("sha256").update(canonicalJson({ trail, redactions, risk })).digest("hex").slice(0, 32);
+}
+
+/** Whether an If-Match header names this view (RFC 9110 13.1.1: a list of entity tags, or `*`). */
+export function ifMatchNames(header: string, tag: string): boolean {
+  return header
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, ""))
+    .some((t) => t === "*" || t === `"${tag}"`);
+}
+
+/**
+ * The pending drafts' views by the rules this process runs, by token hash. A draft's payload never
+ * changes and neither do this process's rules, so it is made once per process: a GET is unmetered
+ * beyond the general quota, and a draft of 30 hostile 2000-character commands (a 61 KB body) takes
+ * 40-80 ms to assess, which every GET paid while it was assessed on each read.
+ * Bounded by the JSON size of the views held, oldest out first.
+ */
+export class DraftViewMemo {
+  private readonly views = new Map<string, { view: DraftView; bytes: number }>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes = 4 * 1024 * 1024) {}
+  constructor(private readonly maxBytes = 8 * 1024 * 1024) {}
 
-  riskOf(tokenHash: string, trail: DraftRecord["trail"]): Risk {
-    const held = this.risks.get(tokenHash);
-    if (held) return held.risk;
-    const risk = assessRisk(trail);
-    this.remember(tokenHash, risk);
-    return risk;
+  viewOf(tokenHash: string, draft: Pick<DraftRecord, "trail" | "redactions">): DraftView {
+    const held = this.views.get(tokenHash);
+    if (held) return held.view;
+    const view = viewOfDraft(draft);
+    this.remember(tokenHash, view);
+    return view;
   }
 
-  /** A verdict this process has just made (a draft's creation). */
-  remember(tokenHash: string, risk: Risk): void {
-    this.forget(tokenHash);
-    const bytes = JSON.stringify(risk).length + 200;
+  private remember(tokenHash: string, view: DraftView): void {
+    const bytes = JSON.stringify(view).length + 200;
     if (bytes > this.maxBytes) return;
     while (this.bytes + bytes > this.maxBytes) {
-      const oldest = this.risks.keys().next();
+      const oldest = this.views.keys().next();
       if (oldest.done) break;
       this.forget(oldest.value);
     }
-    this.risks.set(tokenHash, { risk, bytes });
+    this.views.set(tokenHash, { view, bytes });
     this.bytes += bytes;
   }
 
   /** The draft is no longer pending (published, discarded). */
   forget(tokenHash: string): void {
-    const held = this.risks.get(tokenHash);
+    const held = this.views.get(tokenHash);
     if (!held) return;
-    this.risks.delete(tokenHash);
+    this.views.delete(tokenHash);
     this.bytes -= held.bytes;
   }
 
   get size(): number {
-    return this.risks.size;
+    return this.views.size;
   }
 }
 
 export class DraftService {
-  private readonly risks = new DraftRiskMemo();
+  private readonly views = new DraftViewMemo();
 
   constructor(private readonly deps: DraftDeps) {}
 
@@ -107,23 +157,26 @@ export class DraftService {
     const redactions = mergeCounts({ ...prepared.arrivedRedacted }, prepared.redactions);
     const taken = await this.deps.quotas.take("createDraft", caller.address);
     const token = randomBytes(24).toString("base64url");
+    const tokenHash = hashToken(token);
+    // The view every later read gives (the same function of the stored draft), made once here.
+    const view = this.views.viewOf(tokenHash, { trail: prepared.trail, redactions });
     const now = this.deps.now();
     const record: DraftRecord = {
-      tokenHash: hashToken(token),
+      tokenHash,
       state: "pending",
       trail: prepared.trail,
       fingerprint: prepared.fingerprint,
       redactions,
-      risk: prepared.risk,
+      risk: view.risk,
       author: caller.agent,
       createdAt: now,
       expiresAt: now + DRAFT_LIFETIME_S * 1000,
       trailId: null,
     };
-    this.risks.remember(record.tokenHash, record.risk);
     try {
       await this.store.drafts.insert(record);
     } catch (err) {
+      this.views.forget(record.tokenHash);
       throw toServiceError(err) ?? new ServiceError("unavailable", "the draft could not be stored; retry with backoff");
     }
     return {
@@ -131,10 +184,10 @@ export class DraftService {
         draft_id: token,
         approve_url: `${this.deps.publicUrl()}/approve.html#${token}`,
         expires_in: DRAFT_LIFETIME_S,
-        fingerprint: record.fingerprint,
-        redactions: record.redactions,
-        risk: record.risk,
-        trail: record.trail,
+        fingerprint: view.fingerprint,
+        redactions: view.redactions,
+        risk: view.risk,
+        trail: view.trail,
       },
       quota: taken,
     };
@@ -152,25 +205,34 @@ export class DraftService {
   }
 
   async get(rawToken: string): Promise<Record<string, unknown>> {
+    return (await this.read(rawToken)).body;
+  }
+
+  /** The draft's state, and for a pending one the tag of the view shown (GET's ETag). */
+  async read(rawToken: string): Promise<{ body: Record<string, unknown>; tag: string | null }> {
     const token = draftIdOf(rawToken);
     const d = await this.find(token);
     if (d.state === "pending") {
+      // By the rules this process runs, not those of the draft's creation (DraftView): a release
+      // with new content rules may have started since, and the person approving must read the
+      // payload and the flags the trail is published and indexed with. Made once per draft per
+      // process (DraftViewMemo): a GET costs no analysis after the first.
+      const view = this.views.viewOf(d.tokenHash, d);
       return {
-        draft_id: token,
-        state: d.state,
-        expires_in: Math.max(0, Math.ceil((d.expiresAt - this.deps.now()) / 1000)),
-        fingerprint: d.fingerprint,
-        redactions: d.redactions,
-        // By the rules this process runs, not those of the draft's creation: a release with new
-        // content rules may have started since (the stored verdict could be 30 minutes old), and
-        // the person approving must read the flags the trail is indexed with.
-        // Assessed once per draft per process (DraftRiskMemo): a GET costs no analysis after the first.
-        risk: this.risks.riskOf(d.tokenHash, d.trail),
-        trail: d.trail,
+        body: {
+          draft_id: token,
+          state: d.state,
+          expires_in: Math.max(0, Math.ceil((d.expiresAt - this.deps.now()) / 1000)),
+          fingerprint: view.fingerprint,
+          redactions: view.redactions,
+          risk: view.risk,
+          trail: view.trail,
+        },
+        tag: view.tag,
       };
     }
-    if (d.state === "discarded") return { draft_id: token, state: d.state };
-    return { draft_id: token, state: d.state, ...(await this.trailVerdict(d.trailId!)) };
+    if (d.state === "discarded") return { body: { draft_id: token, state: d.state }, tag: null };
+    return { body: { draft_id: token, state: d.state, ...(await this.trailVerdict(d.trailId!)) }, tag: null };
   }
 
   private async trailVerdict(trailId: string): Promise<{ trail_id: string; trail_status: string; reasons?: string[] }> {
@@ -180,11 +242,23 @@ export class DraftService {
       : { trail_id: trailId, trail_status: status.status };
   }
 
-  /** Approve: publishes once, however many approvals race (decisions §7). */
-  async publish(rawToken: string, caller: Caller) {
+  /**
+   * Approve: publishes once, however many approvals race (decisions §7), the payload as the rules
+   * running now make it (DraftView). `ifMatch` (the If-Match header: the approval page sends the
+   * ETag of the view it showed) must name that view: one shown by a release with other content
+   * rules (a page open across an upgrade) is refused as draft_changed, nothing published.
+   */
+  async publish(rawToken: string, caller: Caller, ifMatch: string | null = null) {
     const token = draftIdOf(rawToken);
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
+    const view = this.views.viewOf(d.tokenHash, d);
+    if (ifMatch !== null && !ifMatchNames(ifMatch, view.tag)) {
+      throw new ServiceError(
+        "draft_changed",
+        "the colony's content rules changed since this draft was shown: its payload or risk flags read differently now; read it again (GET) and approve what it shows",
+      );
+    }
     const { trails } = this.deps;
     await this.deps.quotas.admit("publishDraft", caller.address);
     await trails.checkQueueRoom();
@@ -192,14 +266,14 @@ export class DraftService {
     const record = await trails.storing(() =>
       this.store.transaction(async (tx) => {
         // The draft's author wrote it; the approval publishes it, from the approver's address.
-        const inserted = await trails.insertQueued(tx, d.trail, caller, undefined, d.author);
+        const inserted = await trails.insertQueued(tx, view.trail, caller, view.fingerprint, d.author);
         // In the same transaction as the trail: a second approval finds the draft published and
         // rolls its own insert back.
         if (!(await tx.drafts.markPublished(d.tokenHash, inserted.id))) throw finishedMeanwhile(await tx.drafts.byHash(d.tokenHash));
         return inserted;
       }),
     );
-    this.risks.forget(d.tokenHash);
+    this.views.forget(d.tokenHash);
     return {
       body: {
         draft_id: token,
@@ -217,7 +291,7 @@ export class DraftService {
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     if (!(await this.store.drafts.markDiscarded(d.tokenHash))) throw finishedMeanwhile(await this.store.drafts.byHash(d.tokenHash));
-    this.risks.forget(d.tokenHash);
+    this.views.forget(d.tokenHash);
     return { draft_id: token, state: "discarded" as const };
   }
 

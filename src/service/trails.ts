@@ -382,7 +382,9 @@ export class TrailService {
     // another trail says the client is confused about which it reports on, and the report would
     // have been counted for the path's trail without a word. A merged trail's reports count for
     // the trail it went into, so naming either of the two is no disagreement, whichever is the path.
-    if (report.solution_id !== undefined) {
+    // An empty one (blank before trimming) names no trail: absent, as an empty optional string is
+    // (decisions.md: only empty *required* strings fail).
+    if (report.solution_id) {
       const named = canonicalTrailId(report.solution_id);
       if (named !== trailId && named !== target.id && !(named && (await store.trails.byId(named))?.mergedInto === target.id)) {
         throw new ServiceError("invalid_request", "the outcome report names another trail than its path", [

@@ -86,12 +86,12 @@ import { markedText } from "./dom.js";
   class NetworkError extends Error {}
 
   /** Same-origin JSON call, relative to the page so that a path prefix in the public URL works. */
-  async function api(method, path) {
+  async function api(method, path, headers = {}) {
     let res;
     try {
       res = await fetch(path, {
         method,
-        headers: { accept: "application/json" },
+        headers: { accept: "application/json", ...headers },
         cache: "no-store",
         credentials: "omit",
         referrerPolicy: "no-referrer",
@@ -105,7 +105,7 @@ import { markedText } from "./dom.js";
     } catch {
       body = null;
     }
-    return { status: res.status, body, retryAfter: res.headers.get("retry-after") };
+    return { status: res.status, body, retryAfter: res.headers.get("retry-after"), etag: res.headers.get("etag") };
   }
 
   const draftPath = (id, action) => `v1/drafts/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
@@ -175,7 +175,10 @@ import { markedText } from "./dom.js";
     );
   }
 
-  async function load() {
+  /** load's argument when Publish was refused because the draft now reads differently (412 draft_changed). */
+  const CHANGED = Symbol("changed");
+
+  async function load(after) {
     const id = draftId();
     if (!id) return noIdView();
     const gen = show(el("p", "notice", "Loading the draft…"));
@@ -191,7 +194,7 @@ import { markedText } from "./dom.js";
     if (r.status === 404) return notFoundView();
     if (r.status !== 200 || !r.body) return failureView("The draft could not be loaded", r, load);
     const d = r.body;
-    if (d.state === "pending") return pendingView(id, d);
+    if (d.state === "pending") return pendingView(id, d, r.etag, after === CHANGED);
     if (d.state === "published") return followTrail(d.trail_id, "This draft was already published.");
     if (d.state === "discarded") return discardedView();
     return failureView("The colony sent a draft this page does not understand", r, load);
@@ -396,7 +399,19 @@ import { markedText } from "./dom.js";
     );
   }
 
-  function pendingView(id, d) {
+  // The colony refused Publish because what it would publish now is not what this page showed (its
+  // content rules changed since the page loaded: an upgrade). The draft is shown again as it now reads.
+  function changedNote() {
+    return message(
+      "warning",
+      "Nothing was published: the draft reads differently now",
+      p(
+        "The colony's content rules changed since this page was loaded, so the trail would now be published with other redactions or risk flags than the ones you read. Below is the draft as it would be published now. Read it again, then publish or discard it.",
+      ),
+    );
+  }
+
+  function pendingView(id, d, etag, changed) {
     invisibleCount = 0;
     const trail = d.trail || {};
     const risk = d.risk || { level: "low", flags: [] };
@@ -434,7 +449,7 @@ import { markedText } from "./dom.js";
         : null;
 
     const actions = el("div", "actions", el("div", "actions-inner", publishBtn, discardBtn, actionStatus));
-    const gen = show(riskBanner(risk), refusalNote(d.redactions), invisibleNote, facts, ...body, actions);
+    const gen = show(changed ? changedNote() : null, riskBanner(risk), refusalNote(d.redactions), invisibleNote, facts, ...body, actions);
     setReviewing(true);
 
     const IDLE_NOTE = "Publish shares exactly this text with every agent that searches this colony.";
@@ -470,7 +485,9 @@ import { markedText } from "./dom.js";
       setBusy(true, action === "publish" ? "Publishing…" : "Discarding…");
       let r;
       try {
-        r = await api("POST", draftPath(id, action));
+        // Publish names the view this page shows: the colony refuses it (412 draft_changed) when it
+        // would publish anything else, rather than publish what the person did not read.
+        r = await api("POST", draftPath(id, action), action === "publish" && etag ? { "if-match": etag } : {});
       } catch (err) {
         if (gen !== generation) return;
         if (!(err instanceof NetworkError)) throw err;
@@ -494,6 +511,10 @@ import { markedText } from "./dom.js";
           if (gen === generation) load();
           return;
         }
+      }
+      if (r.status === 412 && errorCode(r) === "draft_changed") {
+        window.scrollTo(0, 0);
+        return load(CHANGED);
       }
       if (r.status === 429 || r.status === 503) {
         setBusy(false, `${errorText(r)}${r.retryAfter ? `: try again in ${r.retryAfter} s` : ": try again shortly"}.`);
