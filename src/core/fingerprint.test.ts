@@ -37,7 +37,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(11);
+    expect(NORMALIZER_VERSION).toBe(12);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -129,6 +129,14 @@ describe("fingerprint format", () => {
     expect(fingerprint(pipBuild, 10)).toBe(sha("command gcc failed with exit status 1"));
     expect(normalizeError(pipBuild)).toBe("ffi.h no such file or directory");
     expect(fingerprint(pipBuild)).toBe(sha("ffi.h no such file or directory"));
+    // Version 11 (frozen): zsh's and bash's wordings of a missing command were two forms; version 12
+    // (current) gives bash's to both (the seventh external set: https://github.com/pypa/pip/issues/12582,
+    // https://github.com/nopeAnon/Automated-HoloCure-Fishing/issues/17).
+    const zsh = "zsh: command not found: pip";
+    expect(normalizeError(zsh, 11)).toBe("command not found pip");
+    expect(fingerprint(zsh, 11)).toBe(sha("command not found pip"));
+    expect(normalizeError(zsh)).toBe("pip command not found");
+    expect(fingerprint(zsh)).toBe(sha("pip command not found"));
     expect(normalizeError(goBounds)).toBe("index out of range");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
