@@ -88,7 +88,7 @@ const aliasesAfterUpgrade = (errors: string[], from: number) => {
  * aliases.
  */
 const rewindTo =
-  (version: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10) =>
+  (version: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11) =>
   (dataDir: string): void => {
     const db = new Database(join(dataDir, DATABASE_FILE));
     try {
@@ -308,7 +308,7 @@ const V6_ERRORS: [string, string][] = [
  * of each error, which the newer versions join to it and version `from` did not, finds its trail by
  * lookup and first in search.
  */
-async function expectUpgradeJoinsOtherReports(from: 5 | 6 | 9 | 10, pairs: [string, string][]): Promise<void> {
+async function expectUpgradeJoinsOtherReports(from: 5 | 6 | 9 | 10 | 11, pairs: [string, string][]): Promise<void> {
   const errors = pairs.map(([e]) => e);
   for (const [error, other] of pairs) {
     expect(fingerprint(error, from)).not.toBe(fingerprint(error));
@@ -479,6 +479,36 @@ const V11_ERRORS: [string, string][] = [
 test("a version-10 colony upgraded to version 11 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
   expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(11);
   await expectUpgradeJoinsOtherReports(10, V11_ERRORS);
+});
+
+// Version 12 splits the form version 11 gave every host libpq failed to resolve under a driver's
+// wrapper (the C library's words alone: the seventh external set's "postgresql" and its apart pair's
+// "@db"), and only renames zsh's "command not found" (test/fixtures/fingerprint-real-variants-7.json).
+const V12_SPLIT: [string, string] = [
+  '    conn = _connect(dsn, connection_factory=connection_factory, **kwasync)\nsqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not translate host name "postgresql" to address: Name or service not known\n\n(Background on this error at: http://sqlalche.me/e/e3q8)`',
+  'sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not translate host name "@db" to address: Name or service not known',
+];
+const V12_RENAMED = "zsh: command not found: pip";
+
+test("a version-11 colony upgraded to version 12 or later: the fingerprint the C library's words gave two unresolved hosts still answers with both trails; each new one with its own", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(12);
+  await expectSplitAfterUpgrade(11, V12_SPLIT, V12_RENAMED);
+});
+
+// Errors whose fingerprints version 12 changes (bash's "command not found" under a script's line,
+// Node's ABI mismatch with joined words), and for each another report of it from the seventh external
+// set that version 12 gives the same fingerprint and version 11 did not.
+const V12_ERRORS: [string, string][] = [
+  ["./install.sh: line 11: pip: command not found", "zsh: command not found: pip"],
+  [
+    "Error: The module '/app/node_modules/better-sqlite3/build/Release/better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 93. This version of Node.js requires NODE_MODULE_VERSION 102. Please try re-compiling or re-installing the module (for instance, using `npm rebuild` or `npm install`).",
+    "node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 57. This version of Node.js requires\nNODE_MODULE_VERSION 64. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).",
+  ],
+];
+
+test("a version-11 colony upgraded to version 12 or later answers by every older fingerprint and the new one, and finds each trail by another report of its error", async () => {
+  expect(NORMALIZER_VERSION).toBeGreaterThanOrEqual(12);
+  await expectUpgradeJoinsOtherReports(11, V12_ERRORS);
 });
 
 test("re-fingerprinting resumes after a stop and aliases expire after 90 days", async () => {

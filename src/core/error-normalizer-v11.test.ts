@@ -1,4 +1,4 @@
-// Normalizer version 11 (error-normalizer.ts): version 10's form, with a compiler's missing header
+// Normalizer version 11 (error-normalizer-v11.ts, frozen since version 12): version 10's form, with a compiler's missing header
 // and the dynamic loader's missing library read as the report whatever surrounds them, Node's hint
 // line and a newer wording of its experimental warning, and the AppImage runtime's hint dropped
 // first. Each rule with real reports: pairs of reports of one error from the external sets
@@ -75,7 +75,7 @@ const V11_JOINS: [string, string, number, number][] = [
 describe("normalizer 11: reports of one error share a fingerprint", () => {
   for (const [rule, id, i, j] of V11_JOINS) {
     test(`${rule} (${id} ${i}, ${j})`, () => {
-      expect(normalizeError(report(id, i))).toBe(normalizeError(report(id, j)));
+      expect(normalizeError(report(id, i), 11)).toBe(normalizeError(report(id, j), 11));
       expect(normalizeError(report(id, i), 10)).not.toBe(normalizeError(report(id, j), 10));
     });
   }
@@ -108,18 +108,18 @@ const V11_APART: [string, string, string][] = [
 describe("normalizer 11: different errors keep their own fingerprints", () => {
   for (const [rule, a, b] of V11_APART) {
     test(rule, () => {
-      expect(normalizeError(a)).not.toBe(normalizeError(b));
+      expect(normalizeError(a, 11)).not.toBe(normalizeError(b, 11));
     });
   }
   test("a header the compiler could read but not open is no missing header (another errno)", () => {
     const denied = "src/x.c:1:10: fatal error: gmp.h: Permission denied";
     expect(normalizeError(denied)).toBe(normalizeError(denied, 10));
-    expect(normalizeError(denied)).not.toBe(normalizeError(report("gcc-gmp-h-missing", 1)));
+    expect(normalizeError(denied, 11)).not.toBe(normalizeError(report("gcc-gmp-h-missing", 1), 11));
   });
   test("setuptools' closing line alone keeps version 10's form (it names no header)", () => {
     const closing = "error: command 'gcc' failed with exit status 1";
     expect(normalizeError(closing)).toBe(normalizeError(closing, 10));
-    expect(normalizeError(closing)).toBe("command gcc failed with exit status 1");
+    expect(normalizeError(closing, 11)).toBe("command gcc failed with exit status 1");
   });
   test("a report that is nothing but Node's hint or the AppImage runtime's keeps version 10's form", () => {
     for (const text of [
@@ -176,7 +176,7 @@ const OTHER_PROBES: [string, string][] = [
 
 describe("normalizer 11: a configure step's probe is not the report", () => {
   test("three config.log excerpts of three failures keep three forms, none the preprocessor check's", () => {
-    const forms = CONFIG_LOGS.map(([, text]) => normalizeError(text));
+    const forms = CONFIG_LOGS.map(([, text]) => normalizeError(text, 11));
     expect(new Set(forms).size).toBe(CONFIG_LOGS.length);
     expect(forms).not.toContain("ac_nonexistent.h no such file or directory");
   });
@@ -187,7 +187,7 @@ describe("normalizer 11: a configure step's probe is not the report", () => {
   }
   test("a header missed after a probe's is the report's", () => {
     const build = `${CONFIG_LOGS[1]![1]}\nsrc/main.c:3:10: fatal error: zlib.h: No such file or directory\ncompilation terminated.`;
-    expect(normalizeError(build)).toBe("zlib.h no such file or directory");
+    expect(normalizeError(build, 11)).toBe("zlib.h no such file or directory");
   });
 });
 
@@ -242,7 +242,7 @@ describe("normalizer 11: what version 10 joined stays joined", () => {
   for (const [rule, a, b] of V10_JOINS_KEPT) {
     test(rule, () => {
       expect(normalizeError(a, 10)).toBe(normalizeError(b, 10));
-      expect(normalizeError(a)).toBe(normalizeError(b));
+      expect(normalizeError(a, 11)).toBe(normalizeError(b, 11));
     });
   }
   test("Clang's wording, whatever surrounds it, and GCC's give one form per header", () => {
@@ -253,17 +253,17 @@ describe("normalizer 11: what version 10 joined stays joined", () => {
           `'${header}' file not found`,
           `fatal error: '${header}' file not found`,
           `x.c:1:10: fatal error: ${header}: No such file or directory\ncompilation terminated.`,
-        ].map((t) => normalizeError(t)),
+        ].map((t) => normalizeError(t, 11)),
       );
       expect([...forms]).toHaveLength(1);
     }
   });
   test("an exception's class before 'File not found' is no file's name", () => {
-    expect(normalizeError("IOError: File not found")).toBe(normalizeError("IOError: File not found", 10));
+    expect(normalizeError("IOError: File not found", 11)).toBe(normalizeError("IOError: File not found", 10));
   });
   test("a source file's place in version 10's form, not the user's directories", () => {
-    expect(normalizeError("cc1: fatal error: /home/alice/proj/gen.c: No such file or directory")).toBe(
-      normalizeError("cc1: fatal error: /home/bob/work/gen.c: No such file or directory"),
+    expect(normalizeError("cc1: fatal error: /home/alice/proj/gen.c: No such file or directory", 11)).toBe(
+      normalizeError("cc1: fatal error: /home/bob/work/gen.c: No such file or directory", 11),
     );
   });
 });
@@ -282,13 +282,13 @@ describe("normalizer 11: the external sets of real reports", () => {
   for (const { name, set } of sets) {
     for (const p of set.apart) {
       test(`${name} set, ${p.id}: apart (${p.note})`, () => {
-        expect(normalizeError(p.a)).not.toBe(normalizeError(p.b));
+        expect(normalizeError(p.a, 11)).not.toBe(normalizeError(p.b, 11));
       });
     }
     for (const g of set.groups) {
       if (new Set(g.reports.map((r) => normalizeError(r.text, 10))).size !== 1) continue;
       test(`${name} set, ${g.id}: joined by version 10, still one normal form`, () => {
-        expect(new Set(g.reports.map((r) => normalizeError(r.text))).size).toBe(1);
+        expect(new Set(g.reports.map((r) => normalizeError(r.text, 11))).size).toBe(1);
       });
     }
   }

@@ -37,7 +37,7 @@ describe("fingerprint format", () => {
 
   test("pinned values: a normalizer must not drift silently (a change raises NORMALIZER_VERSION)", () => {
     const sha = (s: string) => "fp1_" + new Bun.CryptoHasher("sha256").update(s).digest("hex").slice(0, 32);
-    expect(NORMALIZER_VERSION).toBe(11);
+    expect(NORMALIZER_VERSION).toBe(12);
     // Version 1 (frozen, kept for aliases of trails stored before version 2).
     expect(normalizeError("ModuleNotFoundError: No module named 'numpy'", 1)).toBe("modulenotfounderror: no module named 'numpy'");
     expect(fingerprint("ModuleNotFoundError: No module named 'numpy'", 1)).toBe(sha("modulenotfounderror: no module named 'numpy'"));
@@ -122,13 +122,21 @@ describe("fingerprint format", () => {
     expect(fingerprint(nodeWarning, 10)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     expect(fingerprint(nodeWarning)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     // Version 10 (frozen): setuptools' closing line after GCC's missing header was the form, whatever
-    // the header; version 11 (current) gives the header (https://github.com/stx-labs/stacks.js/issues/95).
+    // the header; versions 11 (frozen) and 12 (current) give the header (https://github.com/stx-labs/stacks.js/issues/95).
     const pipBuild =
       "c/_cffi_backend.c:15:17: fatal error: ffi.h: No such file or directory\n     #include <ffi.h>\n                     ^\n    compilation terminated.\n    error: command 'x86_64-linux-gnu-gcc' failed with exit status 1";
     expect(normalizeError(pipBuild, 10)).toBe("command gcc failed with exit status 1");
     expect(fingerprint(pipBuild, 10)).toBe(sha("command gcc failed with exit status 1"));
     expect(normalizeError(pipBuild)).toBe("ffi.h no such file or directory");
     expect(fingerprint(pipBuild)).toBe(sha("ffi.h no such file or directory"));
+    // Version 11 (frozen): zsh's and bash's wordings of a missing command were two forms; version 12
+    // (current) gives bash's to both (the seventh external set: https://github.com/pypa/pip/issues/12582,
+    // https://github.com/nopeAnon/Automated-HoloCure-Fishing/issues/17).
+    const zsh = "zsh: command not found: pip";
+    expect(normalizeError(zsh, 11)).toBe("command not found pip");
+    expect(fingerprint(zsh, 11)).toBe(sha("command not found pip"));
+    expect(normalizeError(zsh)).toBe("pip command not found");
+    expect(fingerprint(zsh)).toBe(sha("pip command not found"));
     expect(normalizeError(goBounds)).toBe("index out of range");
     expect(olderFingerprints("ModuleNotFoundError: No module named 'numpy'")).toEqual([
       fingerprint("ModuleNotFoundError: No module named 'numpy'", 1),
@@ -698,6 +706,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v8.ts",
     "error-normalizer-v9.ts",
     "error-normalizer-v10.ts",
+    "error-normalizer-v11.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {
