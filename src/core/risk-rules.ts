@@ -10,6 +10,7 @@ import {
   chmodInfo,
   classifyPath,
   DESCRIBE,
+  inDirectory,
   HIDEABLE,
   has,
   hasShort,
@@ -166,6 +167,44 @@ function whereSecretsGo(v: View, ctx: CommandContext): string {
   return `prints ${SECRETS} to the terminal and any transcript of it`;
 }
 
+/**
+ * Where a path argument points once the script's variables and `cd` apply (`a=/; rm -rf $a`,
+ * `cd /; rm -rf usr`), its class, and how a flag says so: "a system directory", "/usr after cd /:
+ * a system directory", "a variable …". A variable set to a substitution's output stays a variable.
+ */
+function placeOf(t: string, ctx: CommandContext): { cls: PathClass; why: string } {
+  const value = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/.exec(t);
+  const held = value ? ctx.vars.get(value[1]!) : undefined;
+  // D=$(mktemp -d) … rm -rf "$D": the directory mktemp just made
+  if (held !== undefined && MKTEMP.test(held)) return { cls: "temp", why: `$${value![1]} is ${short(held, 40)}: ${DESCRIBE.temp}` };
+  const expanded = held !== undefined && !/[$`]/.test(held) ? held.replace(/^["']|["']$/g, "") + t.slice(value![0].length) : t;
+  const cls0 = classifyPath(expanded);
+  // a relative path after `cd /`, `cd /etc` or `cd ~` is there; after `cd /srv/app` or `cd ~/project` it is in a project, as before
+  const moved = inDirectory(expanded, ctx.cwd);
+  const cls1 = moved === expanded ? cls0 : classifyPath(moved);
+  const there = moved !== expanded && (SEVERE.has(cls1) || SEVERE.has(classifyPath(ctx.cwd!)));
+  const path = there ? moved : expanded;
+  const cls = there ? cls1 : cls0;
+  const notes: string[] = [];
+  if (expanded !== t) notes.push(`$${value![1]} is ${short(held!, 40) || '""'}`);
+  if (there) notes.push(`after cd ${short(ctx.cwd!, 40)} this is ${short(path, 60)}`);
+  const what = describePath(cls, path, held);
+  return { cls, why: notes.length ? `${notes.join(", ")}: ${what}` : what };
+}
+const MKTEMP = /^\$\(\s*mktemp\b[^()`;|&]*\)$|^`\s*mktemp\b[^()`;|&]*`$/;
+const SEVERE: ReadonlySet<PathClass> = new Set(["root", "system", "home_root"]);
+
+/** DESCRIBE, but a variable's says what happens when it is empty: `$DIR/*` is `/*`, a bare `$DIR` deletes what it holds. */
+function describePath(cls: PathClass, path: string, held: string | undefined): string {
+  if (cls !== "variable") return DESCRIBE[cls];
+  const m = /^["']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(.*)$/.exec(path.replace(/\\/g, "/"));
+  if (!m) return DESCRIBE[cls];
+  if (m[2] !== "") return `a path built from a variable: if $${m[1]} is empty or unset, this is ${short(m[2]!.replace(/^\/*/, "/"), 60)}`;
+  return held === undefined
+    ? `a variable nothing before it sets: whatever $${m[1]} holds`
+    : `whatever $${m[1]} holds: it is set to ${short(held, 40)}`;
+}
+
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
@@ -203,6 +242,24 @@ function hiddenArgument(v: View): "fetch" | "decode" | null {
   return null;
 }
 const gitSub = (v: View) => (v.name === "git" ? v.a.find((x) => !x.startsWith("-")) : undefined);
+/**
+ * Signals a process asks for to reload, reopen its logs, report or go on: PID 1 gets only the signals
+ * it handles (the kernel drops the rest), and init systems and servers handle these so (systemd: HUP
+ * reloads its configuration, USR1 reconnects to D-Bus, USR2 dumps its state; nginx, gunicorn: HUP
+ * reloads, USR1 reopens logs, USR2 starts a new binary, WINCH stops workers gracefully).
+ */
+const RELOAD_SIGNALS = new Set(["HUP", "USR1", "USR2", "WINCH", "CONT", "1", "10", "12", "28", "18"]);
+/** The signal a kill command sends, as `USR2` or a number (`-USR2`, `-SIGUSR2`, `-s USR2`, `-n 12`, `-12`): TERM by default. */
+function killSignal(a: readonly string[]): string {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === "--") break;
+    if (x === "-s" || x === "-n" || x === "--signal") return (a[i + 1] ?? "TERM").toUpperCase().replace(/^SIG/, "");
+    if (/^-(SIG)?[A-Z][A-Z0-9+]*$/i.test(x) && !/^-[lL]$/.test(x)) return x.slice(1).toUpperCase().replace(/^SIG/, "");
+    if (/^-\d+$/.test(x) && i < a.length - 1) return x.slice(1);
+  }
+  return "TERM";
+}
 const PROCESS_KILLERS = ["kill", "killall", "pkill", "taskkill", "stop-process", "skill"];
 const RM_LIKE = ["rm", "remove-item", "ri", "del", "erase", "rd", "rmdir", "unlink"];
 const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string> = {
@@ -496,19 +553,18 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   {
     flag: "destructive_delete",
     level: "graded",
-    match: (v) => {
+    match: (v, ctx) => {
       if (!RM_LIKE.includes(v.name)) return null;
       const recursive =
         has(v, "-r", "-R", "--recursive", "/s", "/S") || hasShort(v, "r") || hasShort(v, "R") || v.a.some((x) => /^-recurse$/i.test(x));
       const noPreserve = has(v, "--no-preserve-root");
       const hits: Graded[] = [];
       for (const t of v.a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
-        const cls = classifyPath(t);
+        const { cls, why } = placeOf(t, ctx);
         // --no-preserve-root matters with -r only: `rm` alone deletes no directory (`rm no longer accepts … --no-preserve-root` is a changelog line)
-        if (recursive)
-          hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${DESCRIBE[cls]})` });
+        if (recursive) hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${why})` });
         else if (cls === "root" || cls === "system" || cls === "home_root")
-          hits.push({ level: "medium", detail: `deletes ${short(t)} (${DESCRIBE[cls]})` });
+          hits.push({ level: "medium", detail: `deletes ${short(t)} (${why})` });
         else if (cls === "outside" && /^\/(etc|usr|var|boot|lib|bin|sbin)\//.test(t))
           hits.push({ level: "medium", detail: `deletes the system file ${short(t)}` });
       }
@@ -518,13 +574,13 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   {
     flag: "destructive_delete",
     level: "graded",
-    match: (v) => {
+    match: (v, ctx) => {
       if (v.name !== "find") return null;
       const deletes = has(v, "-delete") || v.a.some((x, i) => x === "-exec" && /^(rm|shred)$/.test(baseName(v.a[i + 1] ?? "")));
       if (!deletes) return null;
       const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
-      const cls = classifyPath(start);
-      return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${DESCRIBE[cls]})` };
+      const { cls, why } = placeOf(start, ctx);
+      return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${why})` };
     },
   },
   {
@@ -751,8 +807,21 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const a = v.a;
       if (!PROCESS_KILLERS.includes(n) && !(n === "fuser" && hasShort(v, "k"))) return null;
       const targets = positional(v);
-      if (n === "kill" && ((a.includes("-1") && a.length >= 2 && a[a.length - 1] === "-1") || targets.includes("1")))
-        return { level: "high", detail: "kill targets every process (-1) or init (1)" };
+      const signal = n === "kill" ? killSignal(a) : "TERM";
+      if (signal === "0") return null; // kill -0 sends nothing: it checks that a process exists
+      const sig = /^\d+$/.test(signal) ? `signal ${signal}` : `SIG${signal}`;
+      if (n === "kill" && a.includes("-1") && a.length >= 2 && a[a.length - 1] === "-1")
+        return { level: "high", detail: `kill sends ${sig} to every process it may signal (-1)` };
+      if (n === "kill" && targets.includes("1"))
+        return RELOAD_SIGNALS.has(signal)
+          ? {
+              level: "medium",
+              detail: `kill sends ${sig} to PID 1 (init, or a container's main process), which takes it as a request to reload or report: systemd reloads every unit file on SIGHUP`,
+            }
+          : {
+              level: "high",
+              detail: `kill sends ${sig} to PID 1 (init, or a container's main process): a container stops; systemd re-executes itself on SIGTERM and reboots on SIGINT`,
+            };
       if (
         targets.some((t) => CRITICAL_PROCESSES.test(t)) ||
         (a.some((x) => /^\/im$/i.test(x)) && a.some((x) => CRITICAL_PROCESSES.test(x)))

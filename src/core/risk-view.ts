@@ -316,7 +316,7 @@ export function classifyPath(raw: string): PathClass {
     .replace(/^["']|["']$/g, "")
     .replace(/\\/g, "/");
   if (p === "") return "relative";
-  p = p.replace(/\/+$/, "") || "/";
+  p = withoutDotSegments(p.replace(/\/+$/, "") || "/");
   const lower = p.toLowerCase();
   if (/^(\/|\/\*|\/\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*)$/i.test(p)) return "root";
   if (
@@ -341,6 +341,36 @@ export function classifyPath(raw: string): PathClass {
   if (p.startsWith("/") || /^[a-z]:\//i.test(p) || p.startsWith("~") || /^\$env:|^%[a-z]+%/i.test(p)) return "outside";
   if (p === ".." || p.startsWith("../") || p.includes("/../")) return "parent";
   return "relative";
+}
+
+/** Where a path starting at a fixed place (`/`, `~`, `$HOME`, `C:/`) leads once `.` and `..` are walked: `/usr/../` and `/.` are `/`. */
+function withoutDotSegments(p: string): string {
+  if (!/^(\/|~|\$\{?home\b|[a-z]:\/)/i.test(p) || !/(^|\/)\.\.?(\/|$)/.test(p)) return p;
+  const parts = p.split("/");
+  const top = parts[0] === "" ? "" : parts.shift()!; // "" for /, else ~, $HOME or C:
+  if (top === "") parts.shift();
+  const kept: string[] = [];
+  for (const part of parts) {
+    if (part === "." || part === "") continue;
+    if (part === "..")
+      kept.pop(); // `/..` is `/`; `~/..` is /home, left as ~ (a home directory either way)
+    else kept.push(part);
+  }
+  return `${top}/${kept.join("/")}`.replace(/(.)\/$/, "$1");
+}
+
+/** A directory a `cd` named that is a fixed place (not relative, not a substitution's output). */
+const FIXED_DIRECTORY = /^(\/|~(\/|$)|\$\{?HOME\b|[a-z]:[\\/]|%USERPROFILE%|\$env:USERPROFILE)/i;
+
+/**
+ * The path a relative argument names once the script's `cd` moved to a fixed place: after `cd /`,
+ * `rm -rf usr` deletes /usr and `rm -rf *` everything under /. The argument itself when the
+ * directory is unknown or relative, or the argument starts at a fixed place itself.
+ */
+export function inDirectory(target: string, cwd: string | null | undefined): string {
+  if (!cwd || !FIXED_DIRECTORY.test(cwd) || cwd.includes("$(") || cwd.includes("`")) return target;
+  if (FIXED_DIRECTORY.test(target) || /^[$%]/.test(target) || target.startsWith("-")) return target;
+  return `${cwd.replace(/\\/g, "/").replace(/\/+$/, "")}/${target}`;
 }
 
 export const DESCRIBE: Record<PathClass, string> = {

@@ -21,6 +21,7 @@ import {
   assignmentsOf,
   curlWithConfig,
   downloadedFiles,
+  inDirectory,
   inlineCode,
   nestedSource,
   readsProgramFromStdin,
@@ -367,7 +368,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
       for (const c of p.commands) assignmentsOf(c, set);
       for (const v of views) {
         const dir = v && changedDirectory(v);
-        if (dir) set.set(CWD, dir);
+        // `cd /; cd usr` is in /usr: a relative cd goes on from a fixed place
+        if (dir) set.set(CWD, inDirectory(dir, set.get(CWD) ?? vars.get(CWD)));
         for (const w of v ? writtenText(v) : []) {
           const key = `${WRITTEN_FILE}${w.file}`;
           set.set(key, w.append ? `${set.get(key) ?? vars.get(key) ?? ""}${w.text}\n` : w.text);
