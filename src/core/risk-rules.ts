@@ -205,6 +205,13 @@ function describePath(cls: PathClass, path: string, held: string | undefined): s
     : `whatever $${m[1]} holds: it is set to ${short(held, 40)}`;
 }
 
+/**
+ * A recursive delete in inline code and the path it is given: a literal (group 2 or 3) or the home
+ * directory (`os.path.expanduser('~')`, `Path.home()`, `os.homedir()`, `Dir.home`, `$ENV{HOME}`).
+ */
+const CODE_DELETES_TREE =
+  /\b(shutil\.rmtree|rmtree|remove_tree|FileUtils\.rm_r[f]?|FileUtils\.remove_dir|FileUtils\.remove_entry(?:_secure)?|(?:fs|require\(\s*['"](?:node:)?fs['"]\s*\))(?:\.promises)?\.(?:rm|rmdir)(?:Sync)?|fsPromises\.rm|rimraf(?:\.sync)?|Deno\.remove(?:Sync)?)\s*\(\s*(?:(?:r|b|f)?'([^'\n]{0,300})'|(?:r|b|f)?"([^"\n]{0,300})"|(?:os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)|(?:os|require\(\s*['"](?:node:)?os['"]\s*\))\.homedir\(\s*\)|Dir\.home|ENV\[\s*['"]HOME['"]\s*\]|\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[\s*['"]HOME['"]\s*\])\s*[,)])/g;
+
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
@@ -587,6 +594,24 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "destructive_delete",
     level: "medium",
     match: (v) => v.name === "shred" && !v.a.some((x) => /^\/dev\//.test(x)) && "shred destroys files beyond recovery",
+  },
+  {
+    // python -c "import shutil; shutil.rmtree('/')", ruby -e 'FileUtils.rm_rf("/")', node -e 'fs.rmSync("/", {recursive: true})'
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v, ctx) => {
+      const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+      if (code === null) return null;
+      const hits: Graded[] = [];
+      for (const m of code.matchAll(CODE_DELETES_TREE)) {
+        if (/^(fs|require|Deno)\b/.test(m[1]!) && !/\brecursive\s*:\s*true\b/.test(code)) continue; // without it a directory is not deleted
+        const path = m[2] ?? m[3] ?? "~";
+        const { cls, why } = placeOf(path, ctx);
+        hits.push({ level: deleteLevel(cls), detail: `${v.name} inline code deletes ${short(path)} recursively with ${m[1]} (${why})` });
+        if (hits.length >= 4) break;
+      }
+      return hits;
+    },
   },
   {
     flag: "destructive_delete",

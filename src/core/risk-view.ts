@@ -825,6 +825,7 @@ export const SYSTEM_WRITE_TARGET = /^\/(etc|boot|sys|proc\/sys|lib|lib64|usr\/li
 
 /** The program text of `python -c CODE`, `node -e CODE`, `perl -e CODE`, `ruby -e CODE`, `php -r CODE`. */
 export function inlineCode(v: View): string | null {
+  if (AWKS.has(v.name)) return awkProgram(v.a);
   if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
   const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
   if (k >= 0 && v.a[k + 1] !== undefined) return v.a[k + 1]!;
@@ -835,6 +836,19 @@ export function inlineCode(v: View): string | null {
   if (v.name === "deno" && v.a[0] === "eval" && v.a[1] !== undefined) return v.a[1];
   // `python3 - <<'EOF'` … `EOF`, `node <<< "…"`: the program is the here-document
   return readsProgramFromStdin(v) ? stdinText(v) : null;
+}
+
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
+/** An awk command's program text (`awk 'BEGIN{system("…")}'`): its first word that is not an option or an option's value; null with -f (a file). */
+function awkProgram(a: readonly string[]): string | null {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === "-f" || x.startsWith("--file")) return null;
+    if (x === "-F" || x === "-v" || x === "--assign" || x === "--field-separator") i++;
+    else if (x === "--") return a[i + 1] ?? null;
+    else if (!x.startsWith("-")) return x;
+  }
+  return null;
 }
 
 /** The text a command's standard input is given in the command itself: a here-document's body or a here-string (`<<< "…"`), or null. */
@@ -901,7 +915,7 @@ export function curlWithConfig(v: View, vars: Assignments): string | null {
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.
 const SHELL_OUT =
-  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
+  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\b__import__\(\s*['"](os|subprocess|pty)['"]\s*\)\.\w+\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
 const BACKTICKS = /`[^`]+`|%x[({[]|\bqx[({[/]/;
 
 /** Does this interpreter's inline code run a shell command (os.system, subprocess, child_process, system, backticks)? */

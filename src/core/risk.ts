@@ -402,8 +402,36 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
   };
   const after = visit(parseShell(src), 0, carried?.vars ?? new Map(), false);
   if (carried) carried.vars = after;
+  const bomb = forkBomb(src);
+  if (bomb) found.push({ flag: "process_kill", level: "high", detail: bomb });
   found.push(...textFlags(src));
   return found;
+}
+
+// A shell function whose body calls it twice, piped or in the background, then called: `:(){ :|:& };:`,
+// `bomb(){ bomb|bomb& }; bomb`, `f(){ f & f; }; f`. Names as bash allows them (`:` too); bodies without braces.
+const SHELL_FUNCTION =
+  /(?:^|[\s;&|(])(?:function\s+([^\s(){}<>;&|'"$`\\]{1,64})\s*(?:\(\s*\))?|([^\s(){}<>;&|'"$`\\]{1,64})\s*\(\s*\))\s*\{([^{}]{1,300})\}/g;
+// … and inline code that forks in a loop: perl's `fork while fork`, python's `while True: os.fork()`
+const CODE_FORK_BOMB = /\bfork\s+while\s+fork\b|\bwhile\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?\s*(?:os\.|process\.)?fork\s*\(/;
+
+/** How the text starts processes until the machine stops responding (a fork bomb), or null. */
+function forkBomb(src: string): string | null {
+  if (/\bfork\b/.test(src) && CODE_FORK_BOMB.test(src))
+    return "a fork bomb: inline code forks in an endless loop, until no process can start and the machine stops responding";
+  if (!/\(\s*\)\s*\{|\bfunction\s/.test(src)) return null;
+  SHELL_FUNCTION.lastIndex = 0;
+  for (let m = SHELL_FUNCTION.exec(src), n = 0; m !== null && n < 20; m = SHELL_FUNCTION.exec(src), n++) {
+    const fn = m[1] ?? m[2]!;
+    const name = fn.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const call = new RegExp(`(?:^|[\\s;&|(])${name}(?=$|[\\s;&|)])`, "g");
+    const body = m[3]!;
+    if ((body.match(call)?.length ?? 0) < 2 || !/[|&]/.test(body)) continue;
+    call.lastIndex = 0;
+    if (call.test(src.slice(m.index + m[0].length)))
+      return `a fork bomb: ${short(fn, 30)} starts itself twice each time it runs, until no process can start and the machine stops responding`;
+  }
+  return null;
 }
 
 /** Stands for every variable in `readersOf`: a pipeline naming one indirectly (`${!ref}`) is read again after any change. */
@@ -655,6 +683,18 @@ export function addedCommandLines(diff: string): string[] {
   return out;
 }
 
+// GitHub Actions expressions naming secrets (`${{ secrets.X }}`, `${{ github.token }}`, `${{ toJSON(secrets) }}`): the
+// runner substitutes them into a step's text before the shell reads it. Read as `$SECRETS__X`, a
+// variable whose name says it holds a secret (risk-secrets.ts SECRET_VARIABLE_REF), and named back in the detail.
+const CI_SECRET_EXPRESSION = /\$\{\{\s*(?:secrets\.([A-Za-z_][A-Za-z0-9_]*)|(github\.token)|(toJSON\(\s*secrets\s*\)))\s*\}\}/gi;
+const CI_SECRET_VARIABLE = /\$\{?SECRETS__([A-Za-z0-9_]+)\}?/g;
+function ciSecretsAsVariables(line: string): string | null {
+  const out = line.replace(CI_SECRET_EXPRESSION, (_m, name: string | undefined, token: string | undefined) =>
+    name ? `$SECRETS__${name}` : token ? "$SECRETS__GITHUB_TOKEN" : "$SECRETS__ALL",
+  );
+  return out === line ? null : out;
+}
+
 function patchFlags(filePath: string, diff: string): Found[] {
   const f: Found[] = [];
   const lines = addedCommandLines(diff);
@@ -722,6 +762,16 @@ function patchFlags(filePath: string, diff: string): Found[] {
       }
       if (!line.trim() || seen.has(line)) continue;
       seen.add(line);
+      // a workflow's `${{ secrets.NPM_TOKEN }}` is a secret the runner puts into the command's text: read as a variable holding it
+      const expressions = CI_FILE.test(filePath) && line.includes("${{") ? ciSecretsAsVariables(line) : null;
+      if (expressions) {
+        for (const x of analyzeCommand(expressions, carried))
+          f.push({
+            ...x,
+            detail: `${x.detail.replace(CI_SECRET_VARIABLE, (_m, name: string) => (name === "ALL" ? "${{ toJSON(secrets) }}" : `\${{ secrets.${name} }}`))} ${where}`,
+          });
+        continue;
+      }
       for (const x of analyzeCommand(line, carried)) f.push({ ...x, detail: `${x.detail} ${where}` });
       for (const x of followOn.follow(typedView(commandText(line)), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
     }
