@@ -231,6 +231,39 @@ function windowsWords(v: View): string[] {
   );
 }
 
+/** The package index an install or config command points at (`pip install --index-url URL`, `npm config set registry URL`), or null. */
+function packageIndexOf(v: View): { url: string; how: string } | null {
+  const a = v.a;
+  const pip = v.name === "pip" || v.name === "pip3" || v.name === "uv" || (isInterpreterName(v.name) && a[0] === "-m" && a[1] === "pip");
+  if (pip) {
+    for (let i = 0; i < a.length; i++) {
+      const m = /^(--index-url|-i|--extra-index-url)(?:=(.+))?$/.exec(a[i]!);
+      const url = m ? (m[2] ?? a[i + 1]) : undefined;
+      if (m && url && /^https?:\/\//.test(url))
+        return { url, how: m[1] === "--extra-index-url" ? "pip also installs from the index" : "pip installs from the index" };
+    }
+    if (a.includes("config") && a.includes("set")) {
+      const k = a.findIndex((x) => /^(global|user|site)?\.?(index-url|extra-index-url)$/.test(x));
+      if (k >= 0 && /^https?:\/\//.test(a[k + 1] ?? ""))
+        return { url: a[k + 1]!, how: "pip config points every later install at the index" };
+    }
+  }
+  if ((v.name === "npm" || v.name === "yarn" || v.name === "pnpm") && a[0] === "config" && a[1] === "set") {
+    const kv = a[2]?.includes("=") ? a[2].split("=") : [a[2], a[3]];
+    if (/^(@[\w.-]+:)?registry$/.test(kv[0] ?? "") && /^https?:\/\//.test(kv[1] ?? ""))
+      return { url: kv[1]!, how: `${v.name} config points every later install at the registry` };
+  }
+  if ((v.name === "npm" || v.name === "pnpm" || v.name === "yarn") && /^(install|i|add|ci)$/.test(a[0] ?? "")) {
+    const r = a.find((x) => x.startsWith("--registry"));
+    const url = r?.includes("=") ? r.slice(r.indexOf("=") + 1) : r !== undefined ? a[a.indexOf(r) + 1] : undefined;
+    if (url && /^https?:\/\//.test(url)) return { url, how: `${v.name} installs from the registry` };
+  }
+  return null;
+}
+/** The public indexes and their mirrors everyone uses, and a machine's own (a local proxy such as devpi or Verdaccio). */
+const TRUSTED_INDEX =
+  /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)|^https:\/\/((test\.)?pypi\.org|pypi\.python\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|download\.pytorch\.org|(mirrors\.aliyun\.com|pypi\.tuna\.tsinghua\.edu\.cn|registry\.npmmirror\.com))([:/]|$)/i;
+
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
@@ -332,6 +365,30 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
   { flag: "privilege_escalation", level: "medium", match: (v) => v.name === "visudo" && "edits the sudoers policy" },
+  {
+    // a second root account, or root's password removed: anyone who reaches a login prompt is root
+    flag: "privilege_escalation",
+    level: "high",
+    match: (v) => {
+      const n = v.name;
+      if ((n === "useradd" || n === "adduser" || n === "usermod") && v.a.some((x, i) => /^(-u|--uid)$/.test(x) && v.a[i + 1] === "0"))
+        return `${n} gives an account user id 0: a second root`;
+      if (n === "passwd" && has(v, "-d", "--delete") && positional(v).some((x) => x === "root"))
+        return "passwd -d removes root's password: root logs in without one";
+      return null;
+    },
+  },
+  {
+    // pip --index-url / npm's registry pointed at another host: every package it installs comes from there and runs its install code
+    flag: "remote_script_execution",
+    level: "medium",
+    match: (v) => {
+      const index = packageIndexOf(v);
+      if (index === null || TRUSTED_INDEX.test(index.url)) return null;
+      const plain = index.url.startsWith("http://") ? " over plain HTTP" : "";
+      return `${index.how} ${short(index.url, 60)}${plain}: the packages it installs, and the code they run on install, come from that host: check it is yours`;
+    },
+  },
 
   // chmod / chown / icacls / umask
   {

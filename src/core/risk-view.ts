@@ -795,6 +795,16 @@ export function downloadedFiles(v: View): { file: string; url: string }[] {
   } else if (v.name === "invoke-webrequest" || v.name === "iwr" || v.name === "start-bitstransfer") {
     const k = a.findIndex((x) => /^-(outfile|destination)$/i.test(x));
     if (k >= 0 && a[k + 1]) out.push({ file: a[k + 1]!, url });
+    // Start-BitsTransfer URL FILE: the destination is the word after the URL
+    else if (v.name === "start-bitstransfer" && url && a[a.indexOf(url) + 1] && !a[a.indexOf(url) + 1]!.startsWith("-"))
+      out.push({ file: a[a.indexOf(url) + 1]!, url });
+  } else if (
+    (v.name === "certutil" && a.some((x) => /^[-/]urlcache$/i.test(x))) ||
+    (v.name === "bitsadmin" && a.some((x) => /^[-/]transfer$/i.test(x)))
+  ) {
+    // certutil -urlcache -split -f URL FILE, bitsadmin /transfer JOB [/download] URL FILE (Windows downloaders malware favours: LOLBAS)
+    const file = url ? a[a.indexOf(url) + 1] : undefined;
+    if (file) out.push({ file, url });
   }
   return out.filter((d) => d.file !== "");
 }
@@ -803,6 +813,8 @@ export function runsFile(v: View, file: string): boolean {
   const base = baseName(file);
   const matches = (x: string) => baseName(x) === base;
   if (matches(v.name) && (v.cmd.words[0]!.text.includes("/") || v.cmd.words[0]!.text.includes("\\"))) return true;
+  // cmd runs a program of the current directory by its bare name (`x.exe`, `setup.bat`)
+  if (matches(v.name) && /\.(exe|bat|cmd|com|ps1|msi)$/i.test(v.cmd.words[0]!.text)) return true;
   if (isInterpreterName(v.name) || v.name === "source" || v.name === ".") return v.a.some((x) => !x.startsWith("-") && matches(x));
   if (
     (v.name === "dpkg" && has(v, "-i", "--install")) ||
@@ -818,7 +830,8 @@ export function runsFile(v: View, file: string): boolean {
 }
 /** Does this command check a checksum or signature? */
 export const verifiesDownload = (v: View) =>
-  /^(sha256sum|sha512sum|shasum|md5sum|gpg|gpgv|cosign|minisign|get-filehash|certutil)$/.test(v.name) ||
+  /^(sha256sum|sha512sum|shasum|md5sum|gpg|gpgv|cosign|minisign|get-filehash)$/.test(v.name) ||
+  (v.name === "certutil" && v.a.some((x) => /^[-/]hashfile$/i.test(x))) || // (certutil -urlcache downloads)
   (v.name === "openssl" && has(v, "dgst"));
 
 /** Files a command writes into: redirections, `tee`, `sed -i`, the destination of cp/mv/install/ln. */

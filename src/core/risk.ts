@@ -28,6 +28,7 @@ import {
   runsFile,
   short,
   stdinText,
+  baseName,
   type View,
   verifiesDownload,
   viewOf,
@@ -154,6 +155,10 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
   // the other readings do not carry state on: each gets its own copy of the definitions (a reading never changes the variables it is given)
   const read = () => carried && { vars: carried.vars, defs: new Map(carried.defs) };
   if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
+  // A `{ …; }` group piped or redirected as one command (`crontab -l | { cat; echo "* * * * * curl … | sh"; } | crontab -`),
+  // read as the `( … )` subshell it behaves as there: the parser reads `{` as a word and splits the group at its `;`
+  const grouped = braceGroupsAsSubshells(typed);
+  if (grouped !== typed) for (const f of analyzeText(grouped, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -165,6 +170,13 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
     for (const f of analyzeText(spaced.text, read())) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
+}
+
+const BRACE_GROUP = /(^|[;&|(\n][ \t]*)\{[ \t\n]((?:[^{}]|\$\{[^{}\n]{0,64}\}){1,2000}?)[;\n][ \t]*\}(?=[ \t]*(?:[|>;&)]|$))/g;
+/** The text with each `{ …; }` group written as `( … )`; the same text when there is none. */
+export function braceGroupsAsSubshells(text: string): string {
+  if (!text.includes("{") || !/[;\n][ \t]*\}/.test(text)) return text;
+  return text.replace(BRACE_GROUP, (_m, before: string, body: string) => `${before}( ${body} )`);
 }
 
 // Spaces and slashes a shell puts back (PayloadsAllTheThings, Command Injection, "Bypass without space"):
@@ -222,6 +234,36 @@ function aliasedCommand(body: string, call: SimpleCommand): SimpleCommand {
   const script = parseShell(body);
   const only = script.length === 1 && script[0]!.commands.length === 1 ? script[0]!.commands[0]! : null;
   return only ? { words: [...only.words, ...call.words.slice(1)], redirects: [...only.redirects, ...call.redirects] } : call;
+}
+
+const PIPED_DELETERS = new Set(["rm", "shred", "chmod", "chown", "remove-item", "ri", "del", "erase", "rd", "rmdir"]);
+const LISTERS = new Set(["get-childitem", "gci", "ls", "dir"]);
+/**
+ * What a delete at the end of a pipe deletes, as a command of its own: xargs's delete given the path
+ * an `echo`/`printf` or a `find` start before it names (`echo / | xargs rm -rf` is `rm -rf /`), and
+ * PowerShell's `Remove-Item` given the items a listing sends (`gci C:\ -Recurse | Remove-Item` is
+ * `Remove-Item C:\ -Recurse`); null otherwise.
+ */
+function pipedDelete(v: View, before: View | null): string | null {
+  if (!before) return null;
+  if (v.name === "xargs") {
+    const program = baseName(xargsCommand(v.a, "x")?.split(" ")[0] ?? "");
+    if (!PIPED_DELETERS.has(program)) return null;
+    // the files a find lists are deleted as `find -delete` deletes them (the find rule's reading)
+    if (before.name === "find" && (program === "rm" || program === "shred")) {
+      const start = before.a.find((x) => !x.startsWith("-") && !x.startsWith("(")) ?? ".";
+      return /^[^\s;&|<>`$()]{1,200}$/.test(start) ? `find ${start} -delete` : null;
+    }
+    const named = before.name === "echo" || before.name === "printf" ? before.a.filter((x) => !x.startsWith("-")).join(" ") : "";
+    return /^[^\s;&|<>`$()]{1,200}$/.test(named) ? xargsCommand(v.a, named) : null;
+  }
+  if ((v.name === "remove-item" || v.name === "ri" || v.name === "rm" || v.name === "del") && LISTERS.has(before.name)) {
+    const raw = before.args.flatMap((w) => w.raw.split(/\s+/)).filter((x) => x !== "");
+    const path = raw.find((x) => !x.startsWith("-") && !/^\*/.test(x));
+    const recurse = raw.some((x) => /^-r(ec(u(r(se?)?)?)?)?$/i.test(x));
+    return path ? `Remove-Item ${path} ${recurse ? "-Recurse " : ""}${v.a.filter((x) => x.startsWith("-")).join(" ")}` : null;
+  }
+  return null;
 }
 
 /** The path of a credential store an earlier stage of the pipeline names (`ls ~/.ssh/id_* | xargs …`), or "". */
@@ -334,6 +376,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
         let nested = nestedSource(v);
         if (v.name === "xargs" && i > 0 && nested !== null) nested = xargsCommand(v.a, pipedCredentialPath(views.slice(0, i))) ?? nested;
         if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
+        // `echo / | xargs rm -rf`, `find / -type f | xargs rm`, `Get-ChildItem C:\ -Recurse | Remove-Item`: the delete of what the pipe names
+        if (nested === null && i > 0) nested = pipedDelete(v, views[i - 1] ?? null);
         const def = defs.get(v.name);
         if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
         // curl -K cfg: the options the trail wrote into cfg (`url = …`, `data = "@~/.ssh/id_rsa"`) are curl's
