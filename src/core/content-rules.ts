@@ -136,5 +136,8 @@
 // elsewhere; cmd/PowerShell deletes reading `\` as a separator (`del /s /q C:\*`, `Remove-Item C:\
 // -Recurse`); shadow copies deleted (vssadmin, wmic, wbadmin), /proc/sysrq-trigger, rsync --delete
 // into / or home, mshta/regsvr32/rundll32 running remote code, `r\m`/`d\d`, printf escapes piped
-// into a shell, a secret variable in a DNS name (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
+// into a shell, a secret variable in a DNS name; a `{ …; }` group piped into crontab, `echo / | xargs rm
+// -rf`, `gci C:\ -Recurse | Remove-Item`, a pip index or npm registry other than the public ones
+// (remote_script_execution medium), certutil/bitsadmin downloads then run, uid 0 accounts and
+// `passwd -d root` (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
 export const CONTENT_RULES_VERSION = 9;
