@@ -971,8 +971,8 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "process_kill",
     level: "high",
     match: (v) => {
-      const here = [...v.cmd.redirects.filter((r) => />/.test(r.op)).map((r) => r.target), ...writeTargets(v).map((w) => w.target)];
-      if (!here.some((t) => /^\/proc\/sysrq-trigger$/.test(t))) return null;
+      // (writeTargets holds the redirections too)
+      if (!writeTargets(v).some((w) => w.target === "/proc/sysrq-trigger")) return null;
       const key = (v.name === "echo" || v.name === "printf" ? v.a.filter((x) => !x.startsWith("-")).join("") : "").trim();
       return /^[bcoe]$/i.test(key) || key === ""
         ? `writes to /proc/sysrq-trigger, which ${key === "c" ? "crashes the kernel" : key === "o" ? "powers the machine off" : key === "e" ? "kills every process" : "reboots the machine"} at once, without a shutdown`

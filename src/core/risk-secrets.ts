@@ -492,7 +492,7 @@ const wholeUse = (name: string) =>
 
 // --- Secrets staged in a file, then sent ---------------------------------------------------------
 
-const basenameOf = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "").replace(/^.*\//, "");
+export const basenameOf = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "").replace(/^.*\//, "");
 
 /**
  * Files this command writes a credential store or the environment into, to be sent by a later
@@ -551,13 +551,6 @@ export function sentFiles(v: View): string[] {
       if (put) out.push(put[1]!);
     }
   return out;
-}
-
-/** The staged file a sent file is, if any: the same path, or the same name (a copy into a directory keeps it). */
-export function sentStaged<T extends { file: string }>(sent: string, staged: readonly T[]): T | undefined {
-  const path = sent.replace(/^["']|["']$/g, "");
-  const name = basenameOf(path);
-  return staged.find((s) => s.file === path || (name.length >= 3 && basenameOf(s.file) === name));
 }
 
 // --- The sends --------------------------------------------------------------------------------------

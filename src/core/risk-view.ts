@@ -776,6 +776,7 @@ function packagesOf(v: View): Installed {
   return { packages: pkgs, pinned };
 }
 export function downloadedFiles(v: View): { file: string; url: string }[] {
+  if (!DOWNLOADERS.has(v.name)) return [];
   const a = v.a;
   const url = a.find((x) => /^(https?|ftp):\/\//i.test(x)) ?? "";
   const out: { file: string; url: string }[] = [];
@@ -808,6 +809,8 @@ export function downloadedFiles(v: View): { file: string; url: string }[] {
   }
   return out.filter((d) => d.file !== "");
 }
+
+const DOWNLOADERS = new Set(["curl", "wget", "invoke-webrequest", "iwr", "start-bitstransfer", "certutil", "bitsadmin"]);
 
 export function runsFile(v: View, file: string): boolean {
   const base = baseName(file);

@@ -56,7 +56,7 @@ import {
   namedCredential,
   pushesCommits,
   sentFiles,
-  sentStaged,
+  basenameOf,
   stagedSecrets,
 } from "./risk-secrets.ts";
 import { foldConfusables, joinContinuedLines, removeInvisible } from "./screening-text.ts";
@@ -520,8 +520,13 @@ function expandVariables(text: string, vars: ReadonlyMap<string, string>): strin
  * `git add` and pushed later (high), the directory a `cd` moved to for a file server started later.
  */
 class FollowOn {
-  private downloads: { file: string; url: string; where: string }[] = [];
+  /** Downloads by the name a run finds them by (runsFile compares base names), the first of each file; numbered in order. */
+  private downloads = new Map<string, { file: string; url: string; where: string; n: number }[]>();
+  private downloadCount = 0;
   private staged: { file: string; what: string; where: string }[] = [];
+  /** Where in `staged` the first file of a path, and of a base name, is (stagedFor's matches, found without a scan). */
+  private stagedByPath = new Map<string, number>();
+  private stagedByName = new Map<string, number>();
   private committed: { what: string; where: string; sure: boolean } | null = null;
   private verified = false;
   private cwd: string | null = null;
@@ -545,20 +550,23 @@ class FollowOn {
       const v = viewOf(c) ?? bareEnvView(c);
       if (!v) continue;
       if (verifiesDownload(v)) this.verified = true;
-      for (const d of this.downloads) {
-        if (!this.verified && runsFile(v, d.file)) {
-          const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
-          out.push({
-            flag: "remote_script_execution",
-            level: "medium",
-            detail: `runs ${short(d.file)}, downloaded${plain} by ${d.where}, without checking a checksum or signature`,
-          });
-        }
+      for (const d of this.verified ? [] : this.downloadsRunBy(v)) {
+        const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
+        out.push({
+          flag: "remote_script_execution",
+          level: "medium",
+          detail: `runs ${short(d.file)}, downloaded${plain} by ${d.where}, without checking a checksum or signature`,
+        });
       }
-      for (const d of downloadedFiles(v)) this.downloads.push({ ...d, where });
+      // one entry a file (the first download of it): hostile input downloads and runs files thousands of times, and each run read every download
+      for (const d of downloadedFiles(v)) {
+        const key = baseName(d.file);
+        const same = this.downloads.get(key) ?? [];
+        if (!same.some((x) => x.file === d.file)) this.downloads.set(key, [...same, { ...d, where, n: this.downloadCount++ }]);
+      }
       // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
       for (const sent of this.staged.length > 0 ? sentFiles(v) : []) {
-        const s = sentStaged(sent, this.staged);
+        const s = this.stagedFor(sent);
         if (s)
           out.push({
             flag: "sends_local_secrets",
@@ -566,7 +574,13 @@ class FollowOn {
             detail: `${v.name} sends ${short(sent)}, which ${s.where} filled with ${s.what}`,
           });
       }
-      for (const s of stagedSecrets(v)) this.staged.push({ ...s, where });
+      for (const s of stagedSecrets(v)) {
+        if (this.stagedByPath.has(s.file)) continue;
+        const name = basenameOf(s.file);
+        if (!this.stagedByName.has(name)) this.stagedByName.set(name, this.staged.length);
+        this.stagedByPath.set(s.file, this.staged.length);
+        this.staged.push({ ...s, where });
+      }
       // `git add -f id_rsa` (or a file filled with one) … `git push`; a plain `git add .env` … `git push` is medium (see stagedStore)
       const store = stagedStore(v);
       const copied = store ? null : this.stagedAdd(v);
@@ -596,6 +610,26 @@ class FollowOn {
       else if (this.cwd !== null) out.push(...exposedSecrets(v, this.cwd).map((h) => ({ flag: "sends_local_secrets" as const, ...h })));
     }
     return out;
+  }
+
+  /** The downloads this command runs, in the order they were downloaded (looked up by the base names of its program and arguments). */
+  private downloadsRunBy(v: View): { file: string; url: string; where: string; n: number }[] {
+    if (this.downloads.size === 0) return [];
+    const found: { file: string; url: string; where: string; n: number }[] = [];
+    for (const key of new Set([v.name, ...v.a.map(baseName)]))
+      for (const d of this.downloads.get(key) ?? []) if (runsFile(v, d.file)) found.push(d);
+    return found.sort((a, b) => a.n - b.n);
+  }
+
+  /** The staged file a sent file is, if any: the first with the same path, or the same base name of 3+ characters (a copy into a directory keeps it). */
+  private stagedFor(sent: string): { file: string; what: string; where: string } | undefined {
+    const path = sent.replace(/^["']|["']$/g, "");
+    const name = basenameOf(path);
+    const i = Math.min(
+      this.stagedByPath.get(path) ?? Number.POSITIVE_INFINITY,
+      name.length >= 3 ? (this.stagedByName.get(name) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
+    );
+    return Number.isFinite(i) ? this.staged[i] : undefined;
   }
 
   /** Bounded: hostile input writes thousands of files. */
@@ -646,7 +680,7 @@ class FollowOn {
   private stagedAdd(v: View): string | null {
     if (v.name !== "git" || !v.a.includes("add") || this.staged.length === 0) return null;
     for (const x of v.a.slice(v.a.indexOf("add") + 1)) {
-      const s = x.startsWith("-") ? undefined : sentStaged(x, this.staged);
+      const s = x.startsWith("-") ? undefined : this.stagedFor(x);
       if (s) return `${short(x)} (filled with ${s.what} by ${s.where})`;
     }
     return null;
