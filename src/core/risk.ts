@@ -157,8 +157,9 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
   if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // A `{ …; }` group piped or redirected as one command (`crontab -l | { cat; echo "* * * * * curl … | sh"; } | crontab -`),
   // read as the `( … )` subshell it behaves as there: the parser reads `{` as a word and splits the group at its `;`
-  const grouped = braceGroupsAsSubshells(typed);
-  if (grouped !== typed) for (const f of analyzeText(grouped, read())) if (!raisedAtLeast(found, f)) found.push(f);
+  // (each group with the rest of its pipeline only, at most MAX_GROUPS: reading the whole text again doubled its cost)
+  for (const group of braceGroupsAsSubshells(typed))
+    for (const f of analyzeText(group, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -172,11 +173,17 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
   return found;
 }
 
-const BRACE_GROUP = /(^|[;&|(\n][ \t]*)\{[ \t\n]((?:[^{}]|\$\{[^{}\n]{0,64}\}){1,2000}?)[;\n][ \t]*\}(?=[ \t]*(?:[|>;&)]|$))/g;
-/** The text with each `{ …; }` group written as `( … )`; the same text when there is none. */
-export function braceGroupsAsSubshells(text: string): string {
-  if (!text.includes("{") || !/[;\n][ \t]*\}/.test(text)) return text;
-  return text.replace(BRACE_GROUP, (_m, before: string, body: string) => `${before}( ${body} )`);
+const BRACE_GROUP =
+  /(?:^|[;&|(\n])[ \t]*\{[ \t\n]((?:[^{}]|\$\{[^{}\n]{0,64}\}){1,2000}?)[;\n][ \t]*\}([ \t]*(?:[|>][^;&\n]{0,500})?)(?=[;&)\n]|$)/g;
+const MAX_GROUPS = 20;
+/** Each `{ …; }` group piped or redirected, written as the `( … )` subshell with the rest of its pipeline (`( cat; echo … ) | crontab -`). */
+export function braceGroupsAsSubshells(text: string): string[] {
+  if (!text.includes("{") || !/[;\n][ \t]*\}/.test(text)) return [];
+  const out: string[] = [];
+  BRACE_GROUP.lastIndex = 0;
+  for (let m = BRACE_GROUP.exec(text); m !== null && out.length < MAX_GROUPS; m = BRACE_GROUP.exec(text))
+    if (m[2]!.trim() !== "") out.push(`( ${m[1]} )${m[2]}`);
+  return out;
 }
 
 // Spaces and slashes a shell puts back (PayloadsAllTheThings, Command Injection, "Bypass without space"):
