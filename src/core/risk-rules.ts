@@ -1411,7 +1411,16 @@ export const COMMAND_RULES: readonly CommandRule[] = [
 // --- Pipeline rules --------------------------------------------------------------------------------
 
 const firstStage = (views: readonly (View | null)[], test: (v: View) => boolean) => views.findIndex((v) => v !== null && test(v));
-const fetchesStage = (v: View) => isFetch(v) || v.args.some((w) => isFetch(null, w));
+/** A stage that is one `( … )` group: its output is what the commands inside print (`(curl -s URL) | sh`, `(iwr URL).Content | iex`). */
+const groupWord = (v: View) => (v.cmd.words.length === 1 && v.cmd.words[0]!.group ? v.cmd.words[0]! : null);
+const fetchesStage = (v: View) => {
+  const group = groupWord(v);
+  return isFetch(v) || v.args.some((w) => isFetch(null, w)) || (group !== null && subsFetch(group));
+};
+const decodesStage = (v: View) => {
+  const group = groupWord(v);
+  return isDecoder(v) || (group !== null && subsDecode(group));
+};
 
 export const PIPELINE_RULES: readonly PipelineRule[] = [
   {
@@ -1429,7 +1438,7 @@ export const PIPELINE_RULES: readonly PipelineRule[] = [
     level: "high",
     match: (views, i) => {
       const fetched = firstStage(views, fetchesStage);
-      const at = firstStage(views, isDecoder);
+      const at = firstStage(views, decodesStage);
       if ((fetched >= 0 && fetched < i) || at < 0 || at >= i) return null;
       return `decodes hidden text (${views[at]!.name}) and runs it with ${views[i]!.name}`;
     },

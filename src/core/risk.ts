@@ -370,7 +370,9 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           outerRedirects: i === last ? outer?.redirects : undefined,
           cwd: vars.get(CWD) ?? null,
         };
-        for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
+        // a bare `( … )` group is no program: its script is read below as commands of their own, in this
+        // stage's place in the pipeline (a group with a redirection, `( … ) > /dev/sda`, or a prefix is read here too)
+        if (!bareGroup(v)) for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
         if (depth >= 4) return;
         // made when a nested script needs it: most commands have none, and hostile input has thousands
         const here = (): Outer => ({
@@ -484,6 +486,10 @@ function forkBomb(src: string): string | null {
   }
   return null;
 }
+
+/** A command that is one group word and nothing else: no redirection, no assignment, no sudo. */
+const bareGroup = (v: View) =>
+  v.cmd.words.length === 1 && v.cmd.words[0]!.group && v.cmd.redirects.length === 0 && !v.sudo && Object.keys(v.env).length === 0;
 
 /** Stands for every variable in `readersOf`: a pipeline naming one indirectly (`${!ref}`) is read again after any change. */
 const ANY_VARIABLE = "\u0000any";
