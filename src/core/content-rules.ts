@@ -139,5 +139,6 @@
 // into a shell, a secret variable in a DNS name; a `{ …; }` group piped into crontab, `echo / | xargs rm
 // -rf`, `gci C:\ -Recurse | Remove-Item`, a pip index or npm registry other than the public ones
 // (remote_script_execution medium), certutil/bitsadmin downloads then run, uid 0 accounts and
-// `passwd -d root` (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
+// `passwd -d root`, a `( … )` group that fetches or decodes piped into a shell or iex (`(curl -s URL) | sh`)
+// (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
 export const CONTENT_RULES_VERSION = 9;
