@@ -92,7 +92,7 @@ export function startStandalone(
     // Each POST may hold its connection, a server and requests to the colony up to its deadline;
     // uncapped, a client that keeps sending them (a retry loop, a hostile local process) piles up
     // without bound. One more than the cap is refused at once, unread.
-    if (postsInFlight >= cfg.maxConcurrentPosts) return tooManyPosts(cfg.maxConcurrentPosts);
+    if (postsInFlight >= cfg.maxConcurrent) return tooManyPosts(cfg.maxConcurrent);
     postsInFlight++;
     try {
       return await handleCountedPost(request, server);
