@@ -889,3 +889,41 @@ test("an error line of 2000 characters that redaction lengthens: a search throug
     expect(tools.map((t) => t.structured.trails[0]?.match.via)).toEqual(["fingerprint", "fingerprint", "fingerprint"]);
   }
 });
+
+test("a runtime or package name in another width, a compatibility form or with invisible characters ranks as the plain name through every door", async () => {
+  // Session 18: the environment overlap compared names trimmed and lowercased only, so a client
+  // writing `ｐｙｔｈｏｎ` (an input method's width) or `py<U+200B>thon` (copied from a page) lost the
+  // runtime's 0.3 of overlap with a python trail on every door; a Cyrillic look-alike stays another name.
+  const overlapOf = async (runtime: string, pkg: string) => {
+    const http = (await (
+      await colony.fetch(
+        "/v1/search",
+        json(
+          { query: YAML, environment: { runtime: { name: runtime, version: "3.11.7" }, packages: [{ name: pkg, version: "6.0.1" }] } },
+          agent(AGENT),
+        ),
+      )
+    ).json()) as any;
+    const tools = await Promise.all(
+      [hosted, stdio.client, standaloneClient].map((c) =>
+        callTool(c, "colony_search", { error: YAML, runtime, runtime_version: "3.11.7", packages: [`${pkg}@6.0.1`] }),
+      ),
+    );
+    const of = (trails: any[]) =>
+      trails.find((t: any) => t.trail_id === ids.trail)?.match?.environment_overlap ??
+      trails.find((t: any) => t.trail_id === ids.trail)?.environment_overlap;
+    return [of(http.results), ...tools.map((t) => of(t.structured.trails))];
+  };
+  const plain = await overlapOf("python", "pyyaml");
+  expect(plain.every((o) => typeof o === "number" && o >= 0.6)).toBe(true);
+  for (const [runtime, pkg] of [
+    ["ｐｙｔｈｏｎ", "ｐｙｙａｍｌ"],
+    ["𝐩𝐲𝐭𝐡𝐨𝐧", "PyYAML"],
+    ["py\u200bthon", "py\u00adyaml"],
+    ["Python\ufe0f", "pyyaml\u2060"],
+  ]) {
+    expect({ runtime, pkg, overlap: await overlapOf(runtime, pkg) }).toEqual({ runtime, pkg, overlap: plain });
+  }
+  const lookAlike = await overlapOf("pyth\u043en", "pyyam\u04cf");
+  expect(lookAlike.every((o, i) => o < plain[i]!)).toBe(true);
+});

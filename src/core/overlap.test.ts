@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalArch, canonicalRuntime, environmentOverlap, type OverlapEnvironment, runtimeMajor, runtimeSpellings } from "./overlap.ts";
+import {
+  canonicalArch,
+  canonicalRuntime,
+  environmentOverlap,
+  mergeKeyRuntime,
+  type OverlapEnvironment,
+  runtimeColumn,
+  runtimeMajor,
+  runtimeSpellings,
+} from "./overlap.ts";
 import type { QueryEnvironment, TrailEnvironment } from "./trail.ts";
 
 const full: TrailEnvironment = {
@@ -60,6 +69,22 @@ describe("runtimeMajor", () => {
     expect(runtimeSpellings("constructor")).toEqual(["constructor"]);
     // each spelling folds back to the same runtime
     for (const s of runtimeSpellings("python")) expect(canonicalRuntime(s)).toBe("python");
+  });
+  test("names in another width, a compatibility form or with invisible characters are the plain name; look-alikes of other scripts are not (session 18)", () => {
+    for (const name of ["ｐｙｔｈｏｎ", "𝐩𝐲𝐭𝐡𝐨𝐧", "Py\u200bthon", "py\u00adthon", "Python\ufe0f", "\ufeffpython3", "ＰＹＴＨＯＮ３"]) {
+      expect([name, canonicalRuntime(name)]).toEqual([name, "python"]);
+    }
+    expect(canonicalArch("ａｍｄ６４")).toBe("x86_64");
+    expect(canonicalRuntime("pyth\u043en")).toBe("pyth\u043en"); // a Cyrillic о
+    // The store's column holds the folded name; a filter asks for every spelling of the runtime,
+    // and for rows stored before session 18 (the name only lowercased) its own as well.
+    expect(runtimeColumn(" ＮｏｄｅＪＳ ")).toBe("nodejs");
+    expect(runtimeSpellings("ｎｏｄｅ")).toEqual(["node", "nodejs", "node.js", "ｎｏｄｅ"]);
+    expect(runtimeSpellings("node")).toEqual(["node", "nodejs", "node.js"]);
+    // A merge key reads the runtime as stored trails' keys were made (trimmed, lowercased).
+    expect(mergeKeyRuntime("ｐｙｔｈｏｎ")).toBe("ｐｙｔｈｏｎ");
+    expect(mergeKeyRuntime(" Python3 ")).toBe("python");
+    expect(environmentOverlap({ packages: [{ name: "ｐｙｙａｍｌ" }] }, { packages: [{ name: "PyYAML" }] })).toBe(0.3);
   });
   test("two runtimes named after prototype members overlap only when they are the same name", () => {
     const env = (name: string): OverlapEnvironment => ({ runtime: { name } });
