@@ -924,6 +924,17 @@ test("a runtime or package name in another width, a compatibility form or with i
   ]) {
     expect({ runtime, pkg, overlap: await overlapOf(runtime, pkg) }).toEqual({ runtime, pkg, overlap: plain });
   }
+  // colony_search reads os as free text (darwin is macos): by the same rule, `ｌｉｎｕｘ` is linux, not other.
+  const osOverlaps = async (os: string) =>
+    Promise.all(
+      [hosted, stdio.client, standaloneClient].map(async (c) => {
+        const answer = await callTool(c, "colony_search", { error: YAML, os });
+        return answer.structured.trails.find((t: any) => t.trail_id === ids.trail)?.environment_overlap;
+      }),
+    );
+  const linux = await osOverlaps("linux");
+  expect(linux.every((o) => o >= 0.3)).toBe(true);
+  for (const os of ["ｌｉｎｕｘ", "Linux\u200b", "𝐋𝐢𝐧𝐮𝐱"]) expect({ os, overlap: await osOverlaps(os) }).toEqual({ os, overlap: linux });
   const lookAlike = await overlapOf("pyth\u043en", "pyyam\u04cf");
   expect(lookAlike.every((o, i) => o < plain[i]!)).toBe(true);
 });
