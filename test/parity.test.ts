@@ -938,3 +938,36 @@ test("a runtime or package name in another width, a compatibility form or with i
   const lookAlike = await overlapOf("pyth\u043en", "pyyam\u04cf");
   expect(lookAlike.every((o, i) => o < plain[i]!)).toBe(true);
 });
+
+test("an enum value that reads as a choice (another width or case, an invisible character, a look-alike letter) is refused through every door with a hint", async () => {
+  // Session 18: `ｗｏｒｋｅｄ` was "must be one of worked, …", which to a person or a model reads
+  // as satisfied; the refusal now says what differs, without quoting the value. Enums stay exact.
+  const before = ((await (await colony.fetch(`/v1/trails/${ids.trail}`)).json()) as any).outcomes;
+  for (const outcome of ["ｗｏｒｋｅｄ", "Worked", "wor\u200bked", "n\u043et_applicable"]) {
+    const choice = outcome.startsWith("n") ? "not_applicable" : "worked";
+    const http = (await (
+      await colony.fetch(`/v1/trails/${ids.trail}/outcomes`, json({ protocol_version: "1.0", outcome }, agent("parity-enum-01")))
+    ).json()) as any;
+    expect(http.error.details).toEqual([{ path: "/outcome", message: expect.stringContaining(`send exactly ${choice}`) }]);
+    for (const client of [hosted, stdio.client, standaloneClient]) {
+      const answer = await callTool(client, "colony_report", { trail_id: ids.trail, outcome });
+      expect([outcome, answer.isError, answer.text]).toEqual([outcome, true, expect.stringContaining(`send exactly ${choice})`)]);
+      expect(answer.text).not.toContain(outcome);
+    }
+  }
+  const search = (await (
+    await colony.fetch("/v1/search", json({ query: YAML, min_confidence: "ＳＴＲＯＮＧ", environment: { os: "Linux" } }, agent(AGENT)))
+  ).json()) as any;
+  expect(
+    search.error.details.map((d: any) => [d.path, d.message.endsWith("send exactly linux)") || d.message.endsWith("send exactly strong)")]),
+  ).toEqual([
+    ["/environment/os", true],
+    ["/min_confidence", true],
+  ]);
+  // A value that reads as no choice gets the list alone; nothing was counted.
+  const nope = (await (
+    await colony.fetch(`/v1/trails/${ids.trail}/outcomes`, json({ protocol_version: "1.0", outcome: "great" }, agent("parity-enum-01")))
+  ).json()) as any;
+  expect(nope.error.details[0].message).toBe("must be one of worked, partially_worked, failed, not_applicable");
+  expect(((await (await colony.fetch(`/v1/trails/${ids.trail}`)).json()) as any).outcomes).toEqual(before);
+});
