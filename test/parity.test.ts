@@ -971,3 +971,38 @@ test("an enum value that reads as a choice (another width or case, an invisible 
   expect(nope.error.details[0].message).toBe("must be one of worked, partially_worked, failed, not_applicable");
   expect(((await (await colony.fetch(`/v1/trails/${ids.trail}`)).json()) as any).outcomes).toEqual(before);
 });
+
+test("an optional tool argument sent as null reads as absent through every MCP door; a required one is refused", async () => {
+  // Session 18: a model in a strict function-calling mode writes null for every optional field it
+  // leaves out, and each such call was refused ("error_type must be a string. packages must be an
+  // array. …") though a blank optional argument reads as absent. The HTTP API keeps its schema.
+  const nulls = { error_type: null, runtime: null, runtime_version: null, os: null, packages: null, include_high_risk: null };
+  for (const client of [hosted, stdio.client, standaloneClient]) {
+    const plain = await callTool(client, "colony_search", { error: YAML });
+    const withNulls = await callTool(client, "colony_search", { error: YAML, ...nulls });
+    expect(withNulls.isError).toBe(false);
+    expect(withNulls.structured.trails.map((t: any) => t.trail_id)).toEqual(plain.structured.trails.map((t: any) => t.trail_id));
+    const report = await callTool(client, "colony_report", {
+      trail_id: ids.trail,
+      outcome: "not_applicable",
+      notes: null,
+      model: null,
+      solution_id: null,
+    });
+    expect([report.isError, report.json?.counted]).toEqual([false, false]);
+    const preview = await callTool(client, "colony_publish", {
+      trail: sampleTrail({ error: "ValueError: null arguments" }),
+      preview: null,
+      model: null,
+    });
+    expect(preview.isError).toBe(false);
+    const required = await callTool(client, "colony_search", { error: null });
+    expect(required.text).toBe("Invalid arguments for colony_search: error must be a string.");
+    const unknown = await callTool(client, "colony_search", { error: YAML, limit: null });
+    expect(unknown.text).toContain('"limit" is not an argument of colony_search');
+    const inside = await callTool(client, "colony_publish", { trail: { ...sampleTrail(), tags: null }, preview: true });
+    expect(inside.text).toContain("trail.tags must be an array");
+  }
+  const http = await colony.fetch("/v1/search", json({ query: YAML, error_type: null }, agent(AGENT)));
+  expect(http.status).toBe(400);
+});
