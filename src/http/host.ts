@@ -39,6 +39,6 @@ export function requestPath(request: Request): string {
  */
 export function noRouteMessage(path: string): string {
   return path.includes("//")
-    ? "no such route: the path has an empty segment (//); a base URL ending in / joined to /v1/… makes one"
+    ? "no such route: the path has an empty segment (//), as a base URL ending in / joined to a path beginning with / makes; send it with one slash"
     : "no such route";
 }
