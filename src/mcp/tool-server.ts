@@ -212,7 +212,11 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
     const schema = STRICT_INPUT.get(name)!;
     const parsed = parseWith(schema, withoutNullOptionals(schema, (args ?? {}) as Record<string, unknown>));
-    if (!parsed.ok) return invalidArguments(name, parsed.details);
+    // The strings are trimmed by a copy that skips a `__proto__` key (assigning it would swap the
+    // prototype), so the check never saw it: named as any argument the tool does not have.
+    const prototypeKey: ValidationDetail[] =
+      args !== undefined && Object.hasOwn(args, "__proto__") ? [{ path: "/__proto__", message: UNKNOWN_FIELD_MESSAGE }] : [];
+    if (!parsed.ok || prototypeKey.length > 0) return invalidArguments(name, [...prototypeKey, ...(parsed.ok ? [] : parsed.details)]);
     try {
       return await tool.run(parsed.value, ctx);
     } catch (err) {
