@@ -1,7 +1,7 @@
 // What reading names by one rule costs a search (session 18, mcp18): environmentOverlap, which a
-// search runs once per candidate trail, now reads runtime, arch and package names through
-// foldedName (NFKC, invisible characters dropped) where it trimmed and lowercased them. The same
-// loops with the session 17 reading (`trim().toLowerCase()`) run beside it for comparison.
+// search runs once per candidate trail (up to 60), now reads runtime and arch names through
+// foldedName (NFKC, invisible characters dropped, remembered) where it trimmed and lowercased them;
+// package names are read as before. The session 17 reading (`trim().toLowerCase()`) runs beside it.
 // `node_modules/.bin/bun bench/name-fold.bench.ts`
 import { foldedName } from "../src/core/folded-name";
 import { environmentOverlap } from "../src/core/overlap";
@@ -54,4 +54,34 @@ const wideNames = ["ｐｙｔｈｏｎ", "𝐧𝐨𝐝𝐞", "py\u200bthon", "�
 console.log(
   "foldedName, 5 non-ASCII names:",
   timed(300_000, () => wideNames.map(foldedName)),
+);
+let fresh = 0;
+console.log(
+  "foldedName, 5 non-ASCII names never seen before (folded, not remembered yet):",
+  timed(30_000, () => wideNames.map((n) => foldedName(`${n}${fresh++}`))),
+);
+// A hostile search's shape: 100 names of 200 × U+FDFA (18-fold under NFKC) and runtime and arch
+// of 40, against 60 candidates holding the same; every name new each round (nothing remembered).
+let salt = 0;
+const hostile = () => {
+  const s = `${salt++}`;
+  return {
+    os: "linux" as const,
+    arch: `${"\ufdfa".repeat(36)}${s}`,
+    runtime: { name: `${"\ufdfa".repeat(36)}${s}`, version: "3" },
+    packages: Array.from({ length: 100 }, (_, i) => ({ name: `${"\ufdfa".repeat(190)}${s}-${i}` })),
+  };
+};
+const searchMs: number[] = [];
+for (let round = 0; round < 7; round++) {
+  const query = hostile();
+  const candidates = Array.from({ length: 60 }, hostile);
+  const since = process.cpuUsage();
+  for (const candidate of candidates) environmentOverlap(query, candidate);
+  const { user, system } = process.cpuUsage(since);
+  searchMs.push((user + system) / 1000);
+}
+searchMs.sort((a, b) => a - b);
+console.log(
+  `a hostile search's 60 overlaps, every name new: min ${searchMs[0]!.toFixed(1)} ms, median ${searchMs[3]!.toFixed(1)} ms of CPU`,
 );

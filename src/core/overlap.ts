@@ -100,7 +100,10 @@ export function runtimeMajor(version: string | undefined, runtimeName?: string):
 function packageNames(env: EnvironmentInput): Set<string> {
   const names = new Set<string>();
   for (const p of env?.packages ?? []) {
-    const name = foldedName(p.name);
+    // Not foldedName: no registry folds widths, so `ｌｏｄａｓｈ` names another package than lodash
+    // (the risk rules flag it as a look-alike); and a query's 100 names against each candidate's 100
+    // would be folded per candidate, up to 60 a search.
+    const name = p.name.trim().toLowerCase();
     if (name !== "") names.add(name);
   }
   return names;
