@@ -126,13 +126,20 @@ describe("colony mcp (stdio): requests at once are capped (COLONY_MCP_MAX_CONCUR
       mcpEnv({ COLONY_URL: held.url, COLONY_MCP_MAX_CONCURRENT: "3" }),
     );
     try {
+      let refusedSoFar = 0;
       const calls = Array.from({ length: 12 }, () =>
         callTool(stdio.client, "colony_search", { error: "ModuleNotFoundError: No module named 'yaml'" }).then(
           (answer) => ({ answer }),
-          (error: unknown) => ({ error }),
+          (error: unknown) => {
+            refusedSoFar++;
+            return { error };
+          },
         ),
       );
-      await Bun.sleep(500);
+      // Released once the cap's calls reached the colony and the others were refused (a loaded
+      // machine may take a while to read all twelve).
+      const until = Date.now() + 15_000;
+      while ((held.arrived() < 3 || refusedSoFar < 9) && Date.now() < until) await Bun.sleep(20);
       held.release();
       const settled = await Promise.all(calls);
       const refused = settled.filter((s): s is { error: McpError } => "error" in s);
