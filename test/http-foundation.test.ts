@@ -89,6 +89,26 @@ describe("errors", () => {
     expectRateHeaders(res);
   });
 
+  test("a path with a doubled slash (a base URL ending in / joined to /v1/…): 404 saying what to fix, not routed", async () => {
+    // Session 18: `//v1/feed` and `/v1//feed` were 404 "no such route", which reads as a colony
+    // without the route. Not routed as the single slash: a proxy's rule on /v1/admin would not see //v1/admin.
+    // Raw bytes: Bun's fetch sends `http://host//v1/feed` as /v1/feed; curl and most clients send it as written.
+    const port = colony.replicas[0]!.port;
+    for (const path of ["//v1/feed", "/v1//feed", "//v1/trails/by-fingerprint/fp1_00000000000000000000000000000000"]) {
+      const head = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`;
+      const res = (await rawRequest(port, [new TextEncoder().encode(head)]))!;
+      const body = JSON.parse(res.text);
+      expect([path, res.status, body.error.code, body.error.message]).toEqual([
+        path,
+        404,
+        "not_found",
+        expect.stringContaining("empty segment (//)"),
+      ]);
+    }
+    expect(((await (await colony.fetch("/v1/nothing-here")).json()) as any).error.message).toBe("no such route");
+    expect((await colony.fetch("/v1/feed")).status).toBe(200);
+  });
+
   test("body over 64 KB with Content-Length: 413 too_large", async () => {
     const res = await colony.fetch("/v1/trails", {
       method: "POST",

@@ -491,6 +491,8 @@ describe("differences by design", () => {
       ["colony_report", { trail_id: ids.trail, outcome: "not_applicable", note: "typo of notes" }, "note"],
       ["colony_publish", { trail: sampleTrail(), preveiw: true }, "preveiw"],
       ["colony_publish_status", { id: ids.trail, draft_id: draftId }, "draft_id"],
+      // An own `__proto__` key, as JSON.parse makes it: dropped without a word until session 18.
+      ["colony_report", JSON.parse(`{"trail_id":"${ids.trail}","outcome":"not_applicable","__proto__":{"notes":"x"}}`), "__proto__"],
     ];
     for (const client of [hosted, stdio.client, standaloneClient]) {
       for (const [tool, args, unknown] of calls) {
@@ -890,4 +892,119 @@ test("an error line of 2000 characters that redaction lengthens: a search throug
     expect(http.results[0]?.match.via).toBe("fingerprint");
     expect(tools.map((t) => t.structured.trails[0]?.match.via)).toEqual(["fingerprint", "fingerprint", "fingerprint"]);
   }
+});
+
+test("a runtime name in another width, a compatibility form or with invisible characters ranks as the plain name through every door; a package name does not", async () => {
+  // Session 18: the environment overlap compared names trimmed and lowercased only, so a client
+  // writing `ｐｙｔｈｏｎ` (an input method's width) or `py<U+200B>thon` (copied from a page) lost the
+  // runtime's 0.3 of overlap with a python trail on every door; a Cyrillic look-alike stays another
+  // name. Package names are not folded: no registry folds widths, `ｐｙｙａｍｌ` is another package.
+  const overlapOf = async (runtime: string, pkg: string) => {
+    const http = (await (
+      await colony.fetch(
+        "/v1/search",
+        json(
+          { query: YAML, environment: { runtime: { name: runtime, version: "3.11.7" }, packages: [{ name: pkg, version: "6.0.1" }] } },
+          agent(AGENT),
+        ),
+      )
+    ).json()) as any;
+    const tools = await Promise.all(
+      [hosted, stdio.client, standaloneClient].map((c) =>
+        callTool(c, "colony_search", { error: YAML, runtime, runtime_version: "3.11.7", packages: [`${pkg}@6.0.1`] }),
+      ),
+    );
+    const of = (trails: any[]) =>
+      trails.find((t: any) => t.trail_id === ids.trail)?.match?.environment_overlap ??
+      trails.find((t: any) => t.trail_id === ids.trail)?.environment_overlap;
+    return [of(http.results), ...tools.map((t) => of(t.structured.trails))];
+  };
+  const plain = await overlapOf("python", "pyyaml");
+  expect(plain.every((o) => typeof o === "number" && o >= 0.6)).toBe(true);
+  for (const runtime of ["ｐｙｔｈｏｎ", "𝐩𝐲𝐭𝐡𝐨𝐧", "py\u200bthon", "Python\ufe0f"]) {
+    expect({ runtime, overlap: await overlapOf(runtime, "PyYAML") }).toEqual({ runtime, overlap: plain });
+  }
+  const widePackage = await overlapOf("python", "ｐｙｙａｍｌ");
+  expect(widePackage.every((o, i) => o < plain[i]!)).toBe(true);
+  // colony_search reads os as free text (darwin is macos): by the same rule, `ｌｉｎｕｘ` is linux, not other.
+  const osOverlaps = async (os: string) =>
+    Promise.all(
+      [hosted, stdio.client, standaloneClient].map(async (c) => {
+        const answer = await callTool(c, "colony_search", { error: YAML, os });
+        return answer.structured.trails.find((t: any) => t.trail_id === ids.trail)?.environment_overlap;
+      }),
+    );
+  const linux = await osOverlaps("linux");
+  expect(linux.every((o) => o >= 0.3)).toBe(true);
+  for (const os of ["ｌｉｎｕｘ", "Linux\u200b", "𝐋𝐢𝐧𝐮𝐱"]) expect({ os, overlap: await osOverlaps(os) }).toEqual({ os, overlap: linux });
+  const lookAlike = await overlapOf("pyth\u043en", "pyyam\u04cf");
+  expect(lookAlike.every((o, i) => o < plain[i]!)).toBe(true);
+});
+
+test("an enum value that reads as a choice (another width or case, an invisible character, a look-alike letter) is refused through every door with a hint", async () => {
+  // Session 18: `ｗｏｒｋｅｄ` was "must be one of worked, …", which to a person or a model reads
+  // as satisfied; the refusal now says what differs, without quoting the value. Enums stay exact.
+  const before = ((await (await colony.fetch(`/v1/trails/${ids.trail}`)).json()) as any).outcomes;
+  for (const outcome of ["ｗｏｒｋｅｄ", "Worked", "wor\u200bked", "n\u043et_applicable"]) {
+    const choice = outcome.startsWith("n") ? "not_applicable" : "worked";
+    const http = (await (
+      await colony.fetch(`/v1/trails/${ids.trail}/outcomes`, json({ protocol_version: "1.0", outcome }, agent("parity-enum-01")))
+    ).json()) as any;
+    expect(http.error.details).toEqual([{ path: "/outcome", message: expect.stringContaining(`send exactly ${choice}`) }]);
+    for (const client of [hosted, stdio.client, standaloneClient]) {
+      const answer = await callTool(client, "colony_report", { trail_id: ids.trail, outcome });
+      expect([outcome, answer.isError, answer.text]).toEqual([outcome, true, expect.stringContaining(`send exactly ${choice})`)]);
+      expect(answer.text).not.toContain(outcome);
+    }
+  }
+  const search = (await (
+    await colony.fetch("/v1/search", json({ query: YAML, min_confidence: "ＳＴＲＯＮＧ", environment: { os: "Linux" } }, agent(AGENT)))
+  ).json()) as any;
+  expect(
+    search.error.details.map((d: any) => [d.path, d.message.endsWith("send exactly linux)") || d.message.endsWith("send exactly strong)")]),
+  ).toEqual([
+    ["/environment/os", true],
+    ["/min_confidence", true],
+  ]);
+  // A value that reads as no choice gets the list alone; nothing was counted.
+  const nope = (await (
+    await colony.fetch(`/v1/trails/${ids.trail}/outcomes`, json({ protocol_version: "1.0", outcome: "great" }, agent("parity-enum-01")))
+  ).json()) as any;
+  expect(nope.error.details[0].message).toBe("must be one of worked, partially_worked, failed, not_applicable");
+  expect(((await (await colony.fetch(`/v1/trails/${ids.trail}`)).json()) as any).outcomes).toEqual(before);
+});
+
+test("an optional tool argument sent as null reads as absent through every MCP door; a required one is refused", async () => {
+  // Session 18: a model in a strict function-calling mode writes null for every optional field it
+  // leaves out, and each such call was refused ("error_type must be a string. packages must be an
+  // array. …") though a blank optional argument reads as absent. The HTTP API keeps its schema.
+  const nulls = { error_type: null, runtime: null, runtime_version: null, os: null, packages: null, include_high_risk: null };
+  for (const client of [hosted, stdio.client, standaloneClient]) {
+    const plain = await callTool(client, "colony_search", { error: YAML });
+    const withNulls = await callTool(client, "colony_search", { error: YAML, ...nulls });
+    expect(withNulls.isError).toBe(false);
+    expect(withNulls.structured.trails.map((t: any) => t.trail_id)).toEqual(plain.structured.trails.map((t: any) => t.trail_id));
+    const report = await callTool(client, "colony_report", {
+      trail_id: ids.trail,
+      outcome: "not_applicable",
+      notes: null,
+      model: null,
+      solution_id: null,
+    });
+    expect([report.isError, report.json?.counted]).toEqual([false, false]);
+    const preview = await callTool(client, "colony_publish", {
+      trail: sampleTrail({ error: "ValueError: null arguments" }),
+      preview: null,
+      model: null,
+    });
+    expect(preview.isError).toBe(false);
+    const required = await callTool(client, "colony_search", { error: null });
+    expect(required.text).toBe("Invalid arguments for colony_search: error must be a string.");
+    const unknown = await callTool(client, "colony_search", { error: YAML, limit: null });
+    expect(unknown.text).toContain('"limit" is not an argument of colony_search');
+    const inside = await callTool(client, "colony_publish", { trail: { ...sampleTrail(), tags: null }, preview: true });
+    expect(inside.text).toContain("trail.tags must be an array");
+  }
+  const http = await colony.fetch("/v1/search", json({ query: YAML, error_type: null }, agent(AGENT)));
+  expect(http.status).toBe(400);
 });

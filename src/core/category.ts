@@ -1,6 +1,7 @@
 // Category of a trail from a fixed set: keyword and pattern rules first; when the rules are
 // unsure, the caller's embedding fallback picks the nearest category centroid (the service
 // embeds CATEGORY_SEEDS to form the centroids). Pure: no I/O.
+import { foldedName } from "./folded-name.ts";
 import type { Trail } from "./trail.ts";
 
 export const CATEGORIES = [
@@ -23,13 +24,16 @@ export const CATEGORIES = [
 export type Category = (typeof CATEGORIES)[number];
 
 /**
- * A category as a client may write it in a filter (GET /v1/feed `category`): any case, fullwidth
- * forms (NFKC), as the runtime filter takes any spelling. Categories are lowercase ASCII, so this
- * is the one spelling the store holds.
+ * A category as a client may write it in a filter (GET /v1/feed `category`), read as every name a
+ * client writes in a filter (foldedName: any case, fullwidth forms, invisible characters dropped).
+ * Categories are lowercase ASCII, so this is the one spelling the store holds.
  */
 export function canonicalCategory(raw: string): string {
-  return raw.normalize("NFKC").trim().toLowerCase();
+  return foldedName(raw);
 }
+
+/** Whether the store can hold this as a trail's category (a filter naming anything else finds nothing). */
+export const isCategory = (name: string): name is Category => (CATEGORIES as readonly string[]).includes(name);
 
 interface CategoryRule {
   category: Category;

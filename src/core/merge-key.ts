@@ -10,7 +10,7 @@
 // A different solution for the same error gets a different key. Pure.
 import { createHash } from "node:crypto";
 import { fingerprint } from "./fingerprint.ts";
-import { canonicalRuntime, runtimeMajor } from "./overlap.ts";
+import { mergeKeyRuntime, runtimeMajor } from "./overlap.ts";
 import type { Trail } from "./trail.ts";
 
 export const MERGE_KEY_PREFIX = "mk1_";
@@ -91,7 +91,7 @@ export function mergeKeyParts(trail: Trail): MergeKeyParts {
     patches,
     steps,
     os: trail.environment.os,
-    runtime: canonicalRuntime(runtimeName),
+    runtime: mergeKeyRuntime(runtimeName),
     runtime_major: runtimeMajor(trail.environment.runtime.version, runtimeName) ?? "",
   };
 }

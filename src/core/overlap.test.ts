@@ -1,5 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalArch, canonicalRuntime, environmentOverlap, type OverlapEnvironment, runtimeMajor, runtimeSpellings } from "./overlap.ts";
+import {
+  canonicalArch,
+  canonicalRuntime,
+  environmentOverlap,
+  mergeKeyRuntime,
+  type OverlapEnvironment,
+  runtimeColumn,
+  runtimeMajor,
+  runtimeSpellings,
+} from "./overlap.ts";
+import { cpuMsSince } from "../../test/support/cpu-time";
 import type { QueryEnvironment, TrailEnvironment } from "./trail.ts";
 
 const full: TrailEnvironment = {
@@ -60,6 +70,24 @@ describe("runtimeMajor", () => {
     expect(runtimeSpellings("constructor")).toEqual(["constructor"]);
     // each spelling folds back to the same runtime
     for (const s of runtimeSpellings("python")) expect(canonicalRuntime(s)).toBe("python");
+  });
+  test("names in another width, a compatibility form or with invisible characters are the plain name; look-alikes of other scripts are not (session 18)", () => {
+    for (const name of ["ｐｙｔｈｏｎ", "𝐩𝐲𝐭𝐡𝐨𝐧", "Py\u200bthon", "py\u00adthon", "Python\ufe0f", "\ufeffpython3", "ＰＹＴＨＯＮ３"]) {
+      expect([name, canonicalRuntime(name)]).toEqual([name, "python"]);
+    }
+    expect(canonicalArch("ａｍｄ６４")).toBe("x86_64");
+    expect(canonicalRuntime("pyth\u043en")).toBe("pyth\u043en"); // a Cyrillic о
+    // The store's column holds the folded name; a filter asks for every spelling of the runtime,
+    // and for rows stored before session 18 (the name only lowercased) its own as well.
+    expect(runtimeColumn(" ＮｏｄｅＪＳ ")).toBe("nodejs");
+    expect(runtimeSpellings("ｎｏｄｅ")).toEqual(["node", "nodejs", "node.js", "ｎｏｄｅ"]);
+    expect(runtimeSpellings("node")).toEqual(["node", "nodejs", "node.js"]);
+    // A merge key reads the runtime as stored trails' keys were made (trimmed, lowercased).
+    expect(mergeKeyRuntime("ｐｙｔｈｏｎ")).toBe("ｐｙｔｈｏｎ");
+    expect(mergeKeyRuntime(" Python3 ")).toBe("python");
+    // Package names are not folded: no registry folds widths, so a fullwidth name is another package.
+    expect(environmentOverlap({ packages: [{ name: "ｐｙｙａｍｌ" }] }, { packages: [{ name: "PyYAML" }] })).toBe(0);
+    expect(environmentOverlap({ packages: [{ name: " PyYAML " }] }, { packages: [{ name: "pyyaml" }] })).toBe(0.3);
   });
   test("two runtimes named after prototype members overlap only when they are the same name", () => {
     const env = (name: string): OverlapEnvironment => ({ runtime: { name } });
@@ -145,5 +173,24 @@ describe("environmentOverlap (decisions §3)", () => {
         expect(v).toBeGreaterThanOrEqual(0);
         expect(v).toBeLessThanOrEqual(1);
       }
+  });
+});
+
+describe("hostile names cost a search little (session 18)", () => {
+  test("a query of 100 names against 60 candidates holding 100 names each, every name 200 × U+FDFA (18-fold under NFKC)", () => {
+    // Folding package names (18-fold expansions) for every candidate of a search cost ~40 µs a name:
+    // 60 candidates × 100 names, 243 ms of CPU a search, where trimming and lowercasing them costs
+    // 13-22 ms (session 17's cost). Runtime and arch names are folded (40 characters each, remembered).
+    const hostile = (salt: string) => ({
+      os: "linux" as const,
+      arch: `${"\ufdfa".repeat(36)}${salt}`,
+      runtime: { name: `${"\ufdfa".repeat(36)}${salt}`, version: "3" },
+      packages: Array.from({ length: 100 }, (_, i) => ({ name: `${"\ufdfa".repeat(190)}${salt}${i}` })),
+    });
+    const query = hostile("q");
+    const candidates = Array.from({ length: 60 }, (_, i) => hostile(`c${i}`));
+    const since = process.cpuUsage();
+    for (const candidate of candidates) environmentOverlap(query, candidate);
+    expect(cpuMsSince(since)).toBeLessThan(100);
   });
 });

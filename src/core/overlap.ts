@@ -3,6 +3,7 @@
 // packages 0.3 × Jaccard of package names. A field missing on either side adds nothing.
 // Refinements (docs/ranking-and-strength.md): arch and runtime names compare through aliases,
 // package names case-insensitively, and Java's legacy "1.8" reads as major 8. Pure.
+import { foldedName } from "./folded-name.ts";
 import type { QueryEnvironment } from "./trail.ts";
 
 /**
@@ -29,9 +30,9 @@ const ARCH_ALIASES: ReadonlyMap<string, string> = new Map([
   ["armv8", "arm64"],
 ]);
 
-/** amd64/x64 → x86_64, aarch64 → arm64; anything else lowercased and trimmed. */
+/** amd64/x64 → x86_64, aarch64 → arm64; anything else as foldedName reads it. */
 export function canonicalArch(arch: string): string {
-  const a = arch.trim().toLowerCase();
+  const a = foldedName(arch);
   return ARCH_ALIASES.get(a) ?? a;
 }
 
@@ -45,20 +46,39 @@ const RUNTIME_ALIASES: ReadonlyMap<string, string> = new Map([
   ["openjdk", "jvm"],
 ]);
 
-/** Lowercased runtime name with common aliases folded (nodejs → node, golang → go, java → jvm). */
+/**
+ * A runtime name as foldedName reads it (`ｐｙｔｈｏｎ`, `Python` and `py<U+200B>thon` are python),
+ * with common aliases folded (nodejs → node, golang → go, java → jvm).
+ */
 export function canonicalRuntime(name: string): string {
-  const n = name.trim().toLowerCase();
+  const n = foldedName(name);
   return RUNTIME_ALIASES.get(n) ?? n;
 }
 
 /**
- * Every lowercased spelling of the runtime `name` names, as canonicalRuntime folds them: the
- * canonical name first, then its aliases (node, NodeJS, node.js → node, nodejs, node.js).
+ * The runtime name as a merge key reads it: trimmed and lowercased only, with the aliases. The
+ * merge key of a stored trail (and of a tombstone) was made so; folding more here would change
+ * the keys of stored trails with other forms.
+ */
+export function mergeKeyRuntime(name: string): string {
+  const n = name.trim().toLowerCase();
+  return RUNTIME_ALIASES.get(n) ?? n;
+}
+
+/** A trail's runtime as the feed's runtime filter finds it (the store's `runtime` column). */
+export const runtimeColumn = (name: string): string => foldedName(name);
+
+/**
+ * Every spelling of the runtime `name` names, as the store's runtime column holds them: the
+ * canonical name first, then its aliases (node, NodeJS, node.js → node, nodejs, node.js); last, the
+ * name only lowercased, as rows stored before session 18 hold a name NFKC changes (`ｐｙｔｈｏｎ`).
  */
 export function runtimeSpellings(name: string): string[] {
   const canonical = canonicalRuntime(name);
   const aliases = [...RUNTIME_ALIASES].filter(([, to]) => to === canonical).map(([alias]) => alias);
-  return [canonical, ...aliases];
+  const spellings = [canonical, ...aliases];
+  const asStoredBefore = name.trim().toLowerCase();
+  return spellings.includes(asStoredBefore) ? spellings : [...spellings, asStoredBefore];
 }
 
 /**
@@ -80,6 +100,9 @@ export function runtimeMajor(version: string | undefined, runtimeName?: string):
 function packageNames(env: EnvironmentInput): Set<string> {
   const names = new Set<string>();
   for (const p of env?.packages ?? []) {
+    // Not foldedName: no registry folds widths, so `ｌｏｄａｓｈ` names another package than lodash
+    // (the risk rules flag it as a look-alike); and a query's 100 names against each candidate's 100
+    // would be folded per candidate, up to 60 a search.
     const name = p.name.trim().toLowerCase();
     if (name !== "") names.add(name);
   }

@@ -113,12 +113,16 @@ export const FeedQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
   cursor: Type.Optional(Type.String({ maxLength: 100, description: "next_cursor of the previous page" })),
   category: Type.Optional(
-    Type.String({ maxLength: 100, description: "one category, in any case: Dependency and dependency find the same trails" }),
+    Type.String({
+      maxLength: 100,
+      description:
+        "one category, in any case or width: Dependency and ｄｅｐｅｎｄｅｎｃｙ find the same trails; a value that is no category is 400",
+    }),
   ),
   runtime: Type.Optional(
     Type.String({
       maxLength: 100,
-      description: "any spelling of one runtime, case-insensitive: node, nodejs and Node.js find the same trails",
+      description: "any spelling of one runtime, in any case or width: node, nodejs, Node.js and ｎｏｄｅ find the same trails",
     }),
   ),
 });

@@ -2,6 +2,7 @@
 // library's ("Expected union value"): they reach people on the approval flow and models through
 // MCP, and both must be able to act on them. Pure: no I/O.
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { foldLetters } from "./screening-text";
 import { patternAsWritten } from "./trimmed";
 
 type Schema = {
@@ -22,6 +23,21 @@ type Schema = {
 export const UNKNOWN_FIELD_MESSAGE = "is not a known field";
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * A hint when a refused enum value reads as one of the choices (`ｗｏｒｋｅｄ`, `Worked`,
+ * `wor<U+200B>ked`, a Cyrillic `о` in `not_applicable`): to a person or a model the value looks
+ * right, and "must be one of worked, …" alone does not say what to change. Enums are exact (the
+ * value is not taken as the choice); the value is not quoted back, so nothing hidden is echoed.
+ */
+function readsAsChoice(value: unknown, choices: string[]): string {
+  if (typeof value !== "string" || value.length > 100) return "";
+  const folded = foldLetters(value).trim();
+  const choice = choices.find((c) => c === folded);
+  return choice === undefined
+    ? ""
+    : ` (the value sent reads as ${choice} but differs in case, width, invisible characters or look-alike letters: send exactly ${choice})`;
+}
 
 /** The message for one failing path, without the path. */
 export function plainMessage(error: ValueError): string {
@@ -69,7 +85,9 @@ export function plainMessage(error: ValueError): string {
       return UNKNOWN_FIELD_MESSAGE;
     case ValueErrorType.Union: {
       const choices = s.anyOf?.map((v) => v.const);
-      if (choices?.length && choices.every((c) => typeof c === "string")) return `must be one of ${choices.join(", ")}`;
+      if (choices?.length && choices.every((c) => typeof c === "string")) {
+        return `must be one of ${choices.join(", ")}${readsAsChoice(error.value, choices as string[])}`;
+      }
       return "does not match any of the allowed forms";
     }
     default:

@@ -31,3 +31,14 @@ export function requestPath(request: Request): string {
     return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/.exec(request.url)?.[1] || "/";
   }
 }
+
+/**
+ * A 404's message for a path no route takes. A doubled slash (`//v1/feed`, `/v1//feed`) is what a
+ * client makes joining a base URL that ends in `/` to `/v1/…`; it is not routed as the single slash
+ * (a proxy's rule on `/v1/admin` would not see `//v1/admin`), so the message says what to fix.
+ */
+export function noRouteMessage(path: string): string {
+  return path.includes("//")
+    ? "no such route: the path has an empty segment (//), as a base URL ending in / joined to a path beginning with / makes; send it with one slash"
+    : "no such route";
+}

@@ -16,7 +16,7 @@ describe("loadMcpConfig", () => {
       publishWaitS: 25,
       mcpPort: 8090,
       allowedOrigins: [],
-      maxConcurrentPosts: 32,
+      maxConcurrent: 32,
     });
   });
 
@@ -45,7 +45,7 @@ describe("loadMcpConfig", () => {
       publishWaitS: 5,
       mcpPort: 9100,
       allowedOrigins: ["https://inspector.example.com", "http://localhost:6274"],
-      maxConcurrentPosts: 4,
+      maxConcurrent: 4,
     });
     for (const bad of ["0", "-1", "1.5", "10001", "many"]) {
       expect(() => loadMcpConfig({ COLONY_MCP_MAX_CONCURRENT: bad })).toThrow(ConfigError);

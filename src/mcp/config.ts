@@ -44,18 +44,22 @@ export interface McpConfig {
   mcpPort: number;
   /** Browser origins, besides its own loopback ones, that may call `colony mcp --http`. */
   allowedOrigins: string[];
-  /** POSTs `colony mcp --http` handles at once; one more is refused (503, JSON-RPC -32017). */
-  maxConcurrentPosts: number;
+  /**
+   * POSTs `colony mcp --http` handles at once, and requests `colony mcp` (stdio) runs at once; one
+   * more is refused (JSON-RPC -32017, over HTTP with 503).
+   */
+  maxConcurrent: number;
 }
 
 export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
 export const DEFAULT_MCP_PORT = 8090;
 export const DEFAULT_PUBLISH_WAIT_S = 25;
 /**
- * POSTs `colony mcp --http` handles at once. Each may hold its connection, a server and requests
- * to the colony up to its 45 s deadline; an SDK client sends one call at a time, a few agents on
- * one machine a few: 32 leaves them room and keeps a runaway or hostile local client from piling
- * up thousands.
+ * POSTs `colony mcp --http` handles at once, and requests `colony mcp` (stdio) runs at once. Each
+ * may hold a request to the colony (and, over HTTP, its connection and a server up to its 45 s
+ * deadline); an SDK client sends one call at a time, a model's parallel tool calls or a few agents
+ * on one machine a few: 32 leaves them room and keeps a runaway or hostile local client from
+ * piling up thousands.
  */
 export const DEFAULT_MCP_MAX_CONCURRENT = 32;
 
@@ -152,7 +156,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     publishWaitS: int(env, "COLONY_PUBLISH_WAIT_S", DEFAULT_PUBLISH_WAIT_S, 0, 600),
     mcpPort: int(env, "COLONY_MCP_PORT", DEFAULT_MCP_PORT, 0, 65535),
     allowedOrigins: allowedOrigins(env),
-    maxConcurrentPosts: int(env, "COLONY_MCP_MAX_CONCURRENT", DEFAULT_MCP_MAX_CONCURRENT, 1, 10_000),
+    maxConcurrent: int(env, "COLONY_MCP_MAX_CONCURRENT", DEFAULT_MCP_MAX_CONCURRENT, 1, 10_000),
   };
 }
 
@@ -168,5 +172,9 @@ export const MCP_CONFIG_DOC: [string, string, string][] = [
   ["COLONY_PUBLISH_WAIT_S", String(DEFAULT_PUBLISH_WAIT_S), "seconds a local publish waits for the colony's verdict"],
   ["COLONY_MCP_PORT", String(DEFAULT_MCP_PORT), "port of `colony mcp --http` (host 127.0.0.1)"],
   ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call `colony mcp --http` besides its own"],
-  ["COLONY_MCP_MAX_CONCURRENT", String(DEFAULT_MCP_MAX_CONCURRENT), "POSTs `colony mcp --http` handles at once (1-10000); more are 503"],
+  [
+    "COLONY_MCP_MAX_CONCURRENT",
+    String(DEFAULT_MCP_MAX_CONCURRENT),
+    "POSTs `colony mcp --http`, or requests `colony mcp` (stdio), handled at once (1-10000); more are refused with -32017",
+  ],
 ];

@@ -8,7 +8,7 @@ import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
 import { serverFallbacks } from "../http/errors";
-import { hostRefusal, requestPath } from "../http/host";
+import { hostRefusal, noRouteMessage, requestPath } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
@@ -77,7 +77,7 @@ export function startStandalone(
         colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
-    if (!isMcp) return errorJson(404, "not_found", "no such route");
+    if (!isMcp) return errorJson(404, "not_found", noRouteMessage(path));
     if (request.method === "OPTIONS") return origins.preflight(request);
     const refused = origins.refusal(request);
     if (refused) return refused;
@@ -92,7 +92,7 @@ export function startStandalone(
     // Each POST may hold its connection, a server and requests to the colony up to its deadline;
     // uncapped, a client that keeps sending them (a retry loop, a hostile local process) piles up
     // without bound. One more than the cap is refused at once, unread.
-    if (postsInFlight >= cfg.maxConcurrentPosts) return tooManyPosts(cfg.maxConcurrentPosts);
+    if (postsInFlight >= cfg.maxConcurrent) return tooManyPosts(cfg.maxConcurrent);
     postsInFlight++;
     try {
       return await handleCountedPost(request, server);

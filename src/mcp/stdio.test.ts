@@ -68,3 +68,23 @@ test("a session initializes once: another initialize, in flight or after a resul
   expect(served).toEqual([1, 3, 1]);
   expect(sent.filter((m) => "error" in m && m.error.code === -32600).map((m) => (m as { id: number }).id)).toEqual([2, 4]);
 });
+
+test("requests over the cap are refused with -32017 and their id; a ping passes, and an answer or a cancellation frees a place", async () => {
+  const { inner, sent, receive } = fakeInner();
+  const t = new DrainingTransport(inner, null, 2);
+  const served: unknown[] = [];
+  t.onmessage = (m) => void served.push((m as { id?: unknown }).id);
+  receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", id: 3, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", id: 4, method: "ping" });
+  await t.send({ jsonrpc: "2.0", id: 4, result: {} });
+  await t.send({ jsonrpc: "2.0", id: 1, result: {} });
+  receive({ jsonrpc: "2.0", id: 5, method: "tools/call", params: {} });
+  receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } });
+  receive({ jsonrpc: "2.0", id: 6, method: "tools/call", params: {} });
+  expect(served).toEqual([1, 2, 4, 5, undefined, 6]);
+  const refused = sent.filter((m) => "error" in m) as { id: number; error: { code: number; data: unknown } }[];
+  expect(refused.map((m) => [m.id, m.error.code, m.error.data])).toEqual([[3, -32017, { code: "busy", max_concurrent: 2 }]]);
+  expect(t.inFlight).toBe(2);
+});

@@ -41,6 +41,8 @@ export class DrainingTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly logger: Pick<Logger, "warn"> | null = null,
+    /** Requests run at once (COLONY_MCP_MAX_CONCURRENT); one more is refused with -32017 `busy`. */
+    private readonly maxInFlight = Number.POSITIVE_INFINITY,
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
@@ -50,6 +52,10 @@ export class DrainingTransport implements Transport {
         // run: the SDK kept one cancellation handle per id, so cancelling that id reached only the
         // later call, and a cancelled colony_publish published the earlier one once it was ticked.
         if (this.pending.has(message.id)) return this.refuseReusedId(message.id);
+        // Bounded as `colony mcp --http` bounds its POSTs: a client writing calls without waiting
+        // for answers had each run at once, every one holding a request to the colony up to its
+        // timeout. A ping is answered at once and holds nothing, so a liveness check still passes.
+        if (this.pending.size >= this.maxInFlight && message.method !== "ping") return this.refuseOverCap(message.id);
         // A session initializes once (MCP lifecycle): the SDK answered a second initialize and
         // replaced the client's capabilities and protocol version mid-session (a client claiming
         // elicitation it had not declared, a version it had not negotiated), where the HTTP
@@ -77,6 +83,20 @@ export class DrainingTransport implements Transport {
     this.logger?.warn("refused a request reusing the id of one in flight", { id });
     void this.inner
       .send({ jsonrpc: "2.0", id, error: { code: JSON_RPC_ERRORS.invalidRequest, message } })
+      .catch((error) => this.onerror?.(error));
+  }
+
+  private refuseOverCap(id: RequestId): void {
+    const message =
+      `this server is running ${this.maxInFlight} requests at once (COLONY_MCP_MAX_CONCURRENT), its limit; this one was not run. ` +
+      "Retry once an earlier call is answered, or send fewer requests at once";
+    this.logger?.warn("refused a request over the cap", { id, max_concurrent: this.maxInFlight });
+    void this.inner
+      .send({
+        jsonrpc: "2.0",
+        id,
+        error: { code: JSON_RPC_ERRORS.busy, message, data: { code: "busy", max_concurrent: this.maxInFlight } },
+      })
       .catch((error) => this.onerror?.(error));
   }
 
@@ -157,7 +177,7 @@ export async function runStdio(cfg: McpConfig, logger: Logger, drainMs = DRAIN_M
   // The SDK reports what it cannot match (an answer to an unknown id, …) here and nowhere else:
   // logged on stderr, never on stdout, which carries the protocol only.
   server.onerror = (err) => logger.warn("mcp protocol error", protocolErrorFields(err));
-  const transport = new DrainingTransport(new StdioLineTransport(logger), logger);
+  const transport = new DrainingTransport(new StdioLineTransport(logger), logger, cfg.maxConcurrent);
   let closing = false;
   const close = async (why: string) => {
     if (closing) return;

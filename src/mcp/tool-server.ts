@@ -76,6 +76,21 @@ function quotedName(pointer: string): string {
   return JSON.stringify(cutToChars(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~"), QUOTED_PATH_CHARS));
 }
 
+/**
+ * The arguments without the optional ones sent as null: a model in a strict function-calling mode
+ * (every field required, the optional ones nullable) writes `"error_type": null, "packages": null`
+ * for what it leaves out, and every such call was refused ("error_type must be a string. packages
+ * must be an array. …"), as a blank optional argument is not. A required argument sent as null, and
+ * null inside an argument (a trail's fields), are refused as before. `Object.fromEntries` keeps a
+ * `__proto__` key an own key, never the prototype.
+ */
+function withoutNullOptionals(schema: TObject, args: Record<string, unknown>): Record<string, unknown> {
+  const required = new Set(schema.required ?? []);
+  return Object.fromEntries(
+    Object.entries(args).filter(([key, value]) => !(value === null && Object.hasOwn(schema.properties, key) && !required.has(key))),
+  );
+}
+
 /** One plain sentence per failing argument, for the model to correct its call. */
 export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
   const unknown = (d: ValidationDetail) => d.message === UNKNOWN_FIELD_MESSAGE && d.path.lastIndexOf("/") === 0;
@@ -195,8 +210,13 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
-    const parsed = parseWith(STRICT_INPUT.get(name)!, args ?? {});
-    if (!parsed.ok) return invalidArguments(name, parsed.details);
+    const schema = STRICT_INPUT.get(name)!;
+    const parsed = parseWith(schema, withoutNullOptionals(schema, (args ?? {}) as Record<string, unknown>));
+    // The strings are trimmed by a copy that skips a `__proto__` key (assigning it would swap the
+    // prototype), so the check never saw it: named as any argument the tool does not have.
+    const prototypeKey: ValidationDetail[] =
+      args !== undefined && Object.hasOwn(args, "__proto__") ? [{ path: "/__proto__", message: UNKNOWN_FIELD_MESSAGE }] : [];
+    if (!parsed.ok || prototypeKey.length > 0) return invalidArguments(name, [...prototypeKey, ...(parsed.ok ? [] : parsed.details)]);
     try {
       return await tool.run(parsed.value, ctx);
     } catch (err) {

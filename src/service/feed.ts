@@ -3,7 +3,7 @@
 import type { FeedCursor, Store, TrailRecord } from "../store/ports";
 import type { Static, TObject } from "@sinclair/typebox";
 import { shownAgentId } from "../core/agent-id";
-import { canonicalCategory } from "../core/category";
+import { CATEGORIES, canonicalCategory, isCategory } from "../core/category";
 import { HOT_LABEL_RULE, hotLabelOf } from "../core/hot-label";
 import { runtimeSpellings } from "../core/overlap";
 import { ActivityQuery, FeedQuery, parseQuery } from "../core/trail";
@@ -52,6 +52,14 @@ export class FeedService {
 
   async feed(q: FeedParams) {
     const { limit = 20, cursor, category, runtime } = query(FeedQuery, q);
+    const wanted = category === undefined ? undefined : canonicalCategory(category);
+    // The categories are a fixed set: a typo or a look-alike letter (`dеpendency` with a Cyrillic
+    // е) found nothing, an empty feed without a word, where an unknown outcome or os is 400.
+    if (wanted !== undefined && !isCategory(wanted)) {
+      throw new ServiceError("invalid_request", "the query parameters are not valid", [
+        { path: "/category", message: `is not a category; one of ${CATEGORIES.join(", ")}` },
+      ]);
+    }
     const after = cursor ? decodeCursor(cursor) : undefined;
     const store = this.store;
     // One extra row tells whether another page exists.
@@ -60,7 +68,7 @@ export class FeedService {
     const rows = await store.trails.feed({
       limit: limit + 1,
       after,
-      category: category === undefined ? undefined : canonicalCategory(category),
+      category: wanted,
       runtimes,
     });
     const page = rows.slice(0, limit);

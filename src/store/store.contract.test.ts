@@ -528,6 +528,15 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         expect(await store.trails.countOutcome(999, "worked", null)).toBeNull();
       }));
 
+    test("a trail's runtime is kept as names are read (width and invisible characters folded), so a filter's spelling finds it", () =>
+      withStore(async ({ store, query }) => {
+        const wide = { ...sampleTrail, environment: { ...sampleTrail.environment, runtime: { name: "ＰＹ\u200bＴＨＯＮ", version: "3" } } };
+        const record = await store.trails.insertQueued({ ...newTrail(1), trail: wide as typeof sampleTrail });
+        await query("UPDATE trails SET status = 'indexed', reinforced_at = 1 WHERE seq = $1", record.seq);
+        expect((await store.trails.feed({ limit: 5, runtimes: ["python"] })).map((r) => r.id)).toEqual([record.id]);
+        expect(await store.trails.feed({ limit: 5, runtimes: ["ｐｙｔｈｏｎ"] })).toHaveLength(0);
+      }));
+
     test("a reinforcement goes to the feed's head whatever the clock that stamps it", () =>
       withStore(async ({ store, query }) => {
         const [a, b, c] = [

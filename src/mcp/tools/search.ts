@@ -1,5 +1,6 @@
 // colony_search (interface.md §4.14): the error line, redacted, with the agent's environment;
 // up to three trails compacted for a model's context, high-risk ones withheld unless allowed.
+import { foldedName } from "../../core/folded-name";
 import { type Static, Type } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorLineAsKept } from "../../core/prepare";
@@ -39,8 +40,9 @@ function parsePackage(spec: string): { name: string; version?: string } | null {
   return version ? { name, version } : { name };
 }
 
+/** The os argument as free text, read as every name is (foldedName: `ｌｉｎｕｘ` is linux), with common aliases. */
 function normalizeOs(raw: string): TrailEnvironment["os"] {
-  const v = raw.trim().toLowerCase();
+  const v = foldedName(raw);
   if ((OS_VALUES as readonly string[]).includes(v)) return v as TrailEnvironment["os"];
   if (v === "darwin" || v === "mac" || v === "osx" || v === "mac os") return "macos";
   if (v === "win32" || v === "win") return "windows";

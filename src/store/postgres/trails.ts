@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { runtimeColumn } from "../../core/overlap";
 import type {
   FeedOptions,
   NewTrail,
@@ -59,7 +60,7 @@ export class PgTrailRepository implements TrailRepository {
         INSERT INTO trails (id, status, fingerprint, normalizer_version, content_rules_version, error_type, content, content_hash, author,
                             client, created_at, runtime, tokens_spent)
         VALUES (${t.id}, 'queued', ${t.fingerprint}, ${t.normalizerVersion}, ${t.contentRulesVersion}, ${t.errorType}, ${JSON.stringify(t.trail)}, ${t.contentHash}, ${t.author}, ${t.client},
-                ${t.createdAt}, ${t.trail.environment.runtime.name.toLowerCase()}, ${t.trail.effort?.tokens_spent ?? null})
+                ${t.createdAt}, ${runtimeColumn(t.trail.environment.runtime.name)}, ${t.trail.effort?.tokens_spent ?? null})
         RETURNING *
       ), j AS (
         INSERT INTO jobs (trail_seq, enqueued_at) SELECT seq, ${t.createdAt} FROM t
@@ -185,7 +186,7 @@ export class PgTrailRepository implements TrailRepository {
   async rescreen(seq: number, r: Rescreen): Promise<boolean> {
     const rejected = r.rejectedFor !== undefined;
     const rows = await this.sql`UPDATE trails SET content = ${JSON.stringify(r.trail)}, content_hash = ${r.contentHash},
-        error_type = ${r.errorType}, runtime = ${r.trail.environment.runtime.name.toLowerCase()},
+        error_type = ${r.errorType}, runtime = ${runtimeColumn(r.trail.environment.runtime.name)},
         content_rules_version = ${r.contentRulesVersion},
         risk = coalesce(${r.risk === undefined ? null : JSON.stringify(r.risk)}::text, risk),
         status = coalesce(${rejected ? "rejected" : null}::text, status),

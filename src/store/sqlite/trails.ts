@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { runtimeColumn } from "../../core/overlap";
 import { REINFORCED_AHEAD_AT_MOST_MS } from "../ports";
 import type {
   FeedOptions,
@@ -129,7 +130,7 @@ export class SqliteTrailRepository implements TrailRepository {
         t.author,
         t.client,
         t.createdAt,
-        t.trail.environment.runtime.name.toLowerCase(),
+        runtimeColumn(t.trail.environment.runtime.name),
         t.trail.effort?.tokens_spent ?? null,
       )!;
       this.insertJob.run(row.seq, t.createdAt);
@@ -231,7 +232,7 @@ export class SqliteTrailRepository implements TrailRepository {
         JSON.stringify(r.trail),
         r.contentHash,
         r.errorType,
-        r.trail.environment.runtime.name.toLowerCase(),
+        runtimeColumn(r.trail.environment.runtime.name),
         r.contentRulesVersion,
         r.risk === undefined ? null : JSON.stringify(r.risk),
         rejected ? "rejected" : null,
