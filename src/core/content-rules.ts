@@ -124,4 +124,13 @@
 // (`https://x:$GITHUB_TOKEN@github.com` was an e-mail), an upgrade's old version in parentheses
 // (`Upgrade to 4.4.63.30 (from 4.4.63.26)`), a base64 line that decodes to a public key's opening or
 // a certificate's names, extensions or times (publicDerBase64).
-export const CONTENT_RULES_VERSION = 8;
+//
+// 9 = session 18 (redaction round 11, redact18): a quoted value over 256 characters that holds blanks
+// (a passphrase of words) is redacted to its closing quote on the same line (session 17 kept all of
+// it; one whose quote does not close stays, as prose); object keys are redacted like values
+// (redaction.ts redactDeep: `{"ghp_…": …}`); a `.pgpass` line in a text that does not name the file
+// (a dotted host, `*` or localhost, a port, names, a password-like value); base64 after a parameter's
+// `=` (`?t=Z2hw…`) and URL-safe base64 are decoded and read; Doppler service tokens naming their
+// config (`dp.st.prd.…`), Langfuse secret keys (`sk-lf-` + UUID) and wallet recovery phrases
+// (12–24 words after mnemonic/seed/phrase/recovery) are caught (redaction-rules.ts).
+export const CONTENT_RULES_VERSION = 9;

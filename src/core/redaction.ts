@@ -127,8 +127,15 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
       re.lastIndex = m.index + 1;
       continue;
     }
+    // Where the value ends is read in the view (session 18): a quote the view decoded (`&quot;`,
+    // `\u0022`) opens and closes a value as a quote does.
+    const endInView = valueRunEnd(seen, span[0], span[1]);
+    if (endInView < 0) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     const from = view.start ? view.start[span[0]]! : span[0];
-    const to = valueRunEnd(text, from, view.end ? view.end[span[1] - 1]! : span[1]);
+    const to = view.end ? view.end[endInView - 1]! : endInView;
     if (from < last) continue;
     const secret = text.slice(from, to);
     const candidate = seen.slice(span[0], span[1]);
@@ -543,7 +550,11 @@ function joinContinuedPlaceholders(text: string): string {
 // The run is decoded and redacted like any text; when that finds something, the whole run is
 // replaced, with the kind found in it (scanners such as trufflehog decode base64 the same way).
 // Runs that decode to binary or to text without a secret stay.
-const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,16384}={0,2}(?![A-Za-z0-9+/=_-])/g;
+// A run may also follow a parameter's `=` (`?t=Z2hw…`, `state=…`: session 18, the `=` read as the
+// padding of a run before it hid it), and be URL-safe base64 (`-` and `_` for `+` and `/`, unpadded:
+// OAuth `state`, cookies, JWT-like parameters).
+const BASE64_RUN =
+  /(?:(?<![A-Za-z0-9+/=_-])|(?<=(?:^|[?&;\s"'{,(])[A-Za-z_][A-Za-z0-9_.-]{0,63}=))(?:[A-Za-z0-9+/]{24,16384}={0,2}|[A-Za-z0-9_-]{24,16384})(?![A-Za-z0-9+/=_-])/g;
 const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** Encodings inside encodings are followed this deep. */
@@ -552,9 +563,12 @@ let decodeDepth = 0;
 
 function decodedText(run: string): string | null {
   if (run.replace(/=+$/, "").length % 4 === 1) return null;
+  // URL-safe base64 read as base64. A long name with `-` or `_` (`my-long-package-name-here`) is
+  // decoded too, to bytes that are no UTF-8 text (or text holding no secret), and stays.
+  const urlSafe = /[-_]/.test(run);
   let binary: string;
   try {
-    binary = atob(run);
+    binary = atob(urlSafe ? run.replace(/-/g, "+").replace(/_/g, "/") : run);
   } catch {
     return null;
   }
@@ -708,9 +722,30 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
+// Object keys are redacted too (session 18): an environment map or a JSON document keyed by a token
+// (`{"ghp_…": "repo"}`, `{"DB_PASSWORD=…": 1}`) kept it. A trail's keys are its schema's (unknown ones
+// are dropped before), so the keys seen are few: those found clean are remembered (up to
+// CLEAN_KEYS_MAX) and cost a lookup. Two keys redacted to the same text keep both values: the later
+// key gets ` #2`, ` #3`, ….
+const cleanKeys = new Set<string>();
+const CLEAN_KEYS_MAX = 4096;
+
+function redactKey(key: string, taken: Record<string, unknown>, counts: RedactionCounts): string {
+  if (cleanKeys.has(key)) return key;
+  const r = redactText(key);
+  if (r.text === key) {
+    if (cleanKeys.size < CLEAN_KEYS_MAX) cleanKeys.add(key);
+    return key;
+  }
+  mergeCounts(counts, r.counts);
+  let out = r.text;
+  for (let n = 2; Object.hasOwn(taken, out); n++) out = `${r.text} #${n}`;
+  return out;
+}
+
 /**
- * Redacts every string at any depth of a JSON-like value (arrays and plain objects); keys,
- * numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
+ * Redacts every string at any depth of a JSON-like value (arrays and plain objects), object keys
+ * included; numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
  */
 export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
@@ -729,7 +764,7 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
     }
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
+      for (const [k, x] of Object.entries(v)) out[redactKey(k, out, counts)] = map(x, depth + 1, text);
       return out;
     }
     return v;
