@@ -806,7 +806,9 @@ export function valueRunEnd(text: string, from: number, to: number): number {
       // quote character, which the next candidate opens with, so scans do not overlap.
       const limit = Math.min(text.length, to + QUOTED_TAIL);
       while (end < limit && text[end] !== quote && text[end] !== "\n" && !(escaped && text[end] === "\\")) end++;
-      return text.startsWith(opening, end) ? end + opening.length : -1;
+      // A closing quote ends the value: a word glued to it (`"secrets hidden…`) opens another string.
+      if (!text.startsWith(opening, end) || /\w/.test(text[end + opening.length] ?? "")) return -1;
+      return end + opening.length;
     }
     while (end < text.length && text[end] !== quote && !(escaped && text[end] === "\\") && !/\s/.test(text[end]!)) end++;
     return text.startsWith(opening, end) ? end + opening.length : end;

@@ -68,6 +68,20 @@ describe("a quoted value over 256 characters that holds blanks", () => {
   test("what follows the closing quote stays", () => {
     expect(redactText(`PASSPHRASE="${PHRASE}" gpg --batch`).text).toBe('PASSPHRASE="<redacted:password>" gpg --batch');
   });
+  test("a decoded quote closed by a plain one a sentence later is prose (docs/security.md, the benign corpus)", () => {
+    // The first run of this round redacted 1,300 characters of this table row: `&quot;` opened a
+    // value in the normalized view, and the `"` opening a test's name closed it.
+    const row = j(
+      "| HTML character references (`{&quot;password&quot;:&quot;…`), ANSI colour codes of pasted terminal output ",
+      "(`\\x1b[31mDB_PASSWORD=\\x1b[0m…`), no-break or ideographic blanks, JSON escaped two or three times, ",
+      "a command continued over lines: each came back whole; ",
+      "every rule also reads a normalized view of the text (invisible characters and ANSI codes dropped, other blanks ",
+      "and line continuations a space, fullwidth ASCII and printable `%XX` decoded) | `src/core/redaction.credentials.test.ts` ",
+      '"secrets hidden by invisible characters…", "JSON escaped twice or three times" |',
+    );
+    expect(redactText(row).text).toContain("secrets hidden by invisible characters");
+    expect(redactText(`password: "${PHRASE}"secrets follow`).counts).toEqual({});
+  });
   test("a quote that does not close on its line starts prose, which stays", () => {
     for (const text of [`password: "${PHRASE}`, `password: "${PHRASE}\nand" more`, `password: "${PHRASE} ${"x".repeat(5000)}"`])
       expect(redactText(text).counts).toEqual({});
@@ -209,6 +223,8 @@ describe("hostile 1 MB inputs for the new readings cost linear CPU time", () => 
       "mnemonic: ",
       "mnemonic: abandon ability able ",
       `{"${"k".repeat(20)}":`,
+      " a.b.c.d.e.f.g.h.i.j:55:",
+      'seed_phrase="abc abc ',
     ]) {
       const text = unit.repeat(Math.ceil(1_048_576 / unit.length)).slice(0, 1_048_576);
       const t0 = process.cpuUsage();

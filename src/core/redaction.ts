@@ -101,6 +101,21 @@ function familyPasses(view: View, family: RegExp): boolean {
   return passes;
 }
 
+const VIEW_OPENING_QUOTE = /^(?:\\\\){0,3}\\?["']/;
+
+/**
+ * Does a value that valueRunEnd ran on to its closing quote close, in the real text, as it opened?
+ * A view reads `&quot;` and `\u0022` as `"`: a value opened by `&quot;` and "closed" by a plain `"`
+ * a sentence later is prose (docs/security.md, the benign corpus, session 18).
+ */
+function closesAsOpened(text: string, view: View, from: number, to: number): boolean {
+  const n = VIEW_OPENING_QUOTE.exec(view.text.slice(from, from + 8))?.[0].length;
+  if (n === undefined || to - from < 2 * n) return true;
+  const opened = text.slice(view.start![from]!, view.end![from + n - 1]!);
+  const closed = text.slice(view.start![to - n]!, view.end![to - 1]!);
+  return opened === closed;
+}
+
 /**
  * Applies one rule to `text`. Matching runs on the view, and each match is cut from `text` at the
  * offsets the view maps it to.
@@ -136,6 +151,10 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
     }
     const from = view.start ? view.start[span[0]]! : span[0];
     const to = view.end ? view.end[endInView - 1]! : endInView;
+    if (endInView > span[1] && view.start && view.end && !closesAsOpened(text, view, span[0], endInView)) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     if (from < last) continue;
     const secret = text.slice(from, to);
     const candidate = seen.slice(span[0], span[1]);
