@@ -1,6 +1,6 @@
 // Session 18 (redact18), redaction round 11: what session 17 left (a quoted value over 256 characters
 // holding blanks, object keys, a `.pgpass` line in a text that does not name the file), base64 after a
-// parameter's `=` and URL-safe base64, formats a comparison with Nosey Parker's, secretlint's and
+// parameter's `=` and URL-safe base64, a Kubernetes Secret's values under any name, formats a comparison with Nosey Parker's, secretlint's and
 // public code found uncaught, and the credential-file, split-token and look-alike forms checked in
 // three fields (an error, a command, a patch). Each `redacts` case of the first blocks failed before
 // this round; the guard blocks held before and must keep holding. Fake credentials are assembled at
@@ -154,6 +154,60 @@ describe("formats found uncaught by the comparison (Nosey Parker, public code) a
   ]);
 });
 
+describe("a Kubernetes Secret's data and stringData values, whatever their names", () => {
+  // `kubectl get secret app -o yaml`: kubectl sorts keys, so `data:` comes before `kind: Secret`.
+  const pw = b64(PW);
+  redacts([
+    [
+      "kubectl -o yaml",
+      "secret",
+      `apiVersion: v1\ndata:\n  admin: ${pw}\n  username: YWRtaW4=\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque`,
+      [pw, "YWRtaW4="],
+    ],
+    [
+      "kubectl -o json",
+      "secret",
+      `{\n    "apiVersion": "v1",\n    "data": {\n        "mysql-root": "${pw}"\n    },\n    "kind": "Secret"\n}`,
+      [pw],
+    ],
+    [
+      "stringData in a manifest a command applies",
+      "secret",
+      `cat <<'EOF' | kubectl apply -f -\nkind: Secret\nstringData:\n  root: ${PW}\nEOF`,
+      [PW],
+    ],
+    [
+      "a block scalar under stringData",
+      "secret",
+      `kind: Secret\nstringData:\n  config.ini: |\n    user = bob\n    key = ${PW}\ntype: Opaque`,
+      [PW, "user = bob"],
+    ],
+    [
+      "on a patch's added and removed lines",
+      "secret",
+      `--- a/secret.yaml\n+++ b/secret.yaml\n@@ -1,4 +1,4 @@\n kind: Secret\n data:\n-  admin: ${b64("old-Pass-0")}\n+  admin: ${pw}`,
+      [pw, b64("old-Pass-0")],
+    ],
+    [
+      "kubectl's last-applied annotation",
+      "secret",
+      `    kubectl.kubernetes.io/last-applied-configuration: |\n      {"apiVersion":"v1","data":{"admin":"${pw}"},"kind":"Secret"}`,
+      [pw],
+    ],
+    ["a List's item", "secret", `items:\n- apiVersion: v1\n  data:\n    root: ${pw}\n  kind: Secret`, [pw]],
+  ]);
+  staysClean([
+    'apiVersion: v1\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n  retries: "3"',
+    "kind: Secret\ndata:\n  password: {{ .Values.password | b64enc | quote }}\n  user: ${DB_USER}",
+    "A Secret's data: values are base64; kind: Secret objects hold them.",
+  ]);
+  test("a ConfigMap beside a Secret in the same text keeps its data", () => {
+    const r = redactText(`kind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n---\nkind: Secret\ndata:\n  admin: ${pw}\n`);
+    expect(r.text).toContain("LOG_LEVEL: debug");
+    expect(r.text).not.toContain(pw);
+  });
+});
+
 // Guards: forms session 17's list named as leftovers or the brief asked about, already caught; kept
 // here so a later change does not lose them.
 describe("credential files, in an error, a command and a patch (guards)", () => {
@@ -224,6 +278,9 @@ describe("hostile 1 MB inputs for the new readings cost linear CPU time", () => 
       "mnemonic: abandon ability able ",
       `{"${"k".repeat(20)}":`,
       " a.b.c.d.e.f.g.h.i.j:55:",
+      "kind: Secret\ndata:\n  k: v\n",
+      '"data": {"kind": "Secret", ',
+      "kind: Secret\nstringData:\n  k: |\n    a\n",
       'seed_phrase="abc abc ',
     ]) {
       const text = unit.repeat(Math.ceil(1_048_576 / unit.length)).slice(0, 1_048_576);
@@ -232,6 +289,12 @@ describe("hostile 1 MB inputs for the new readings cost linear CPU time", () => 
       expect(cpuMsSince(t0)).toBeLessThan(2000);
     }
   }, 60_000);
+  test("one line of a megabyte inside a Secret's data block", () => {
+    const t0 = process.cpuUsage();
+    redactText(`kind: Secret\ndata:\n  k: ${" ".repeat(1_048_576)}x`);
+    redactText(`kind: Secret\ndata:\n  k: ${"a ".repeat(524_288)}`);
+    expect(cpuMsSince(t0)).toBeLessThan(2000);
+  });
   test("an object of 20,000 distinct keys costs linear time", () => {
     const obj: Record<string, number> = {};
     for (let i = 0; i < 20_000; i++) obj[`key_${i}_${"x".repeat(20)}`] = i;

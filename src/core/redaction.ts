@@ -713,6 +713,78 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
 }
 
 /** Redacts one string; counts say how many values of each kind were replaced. */
+// --- Kubernetes Secret manifests (session 18) ---------------------------------------------------
+// `kubectl get secret app -o yaml` (or `-o json`, or a manifest in a patch) holds each value of its
+// `data:` (base64) or `stringData:` block under a name the secret chose (`admin:`, `root:`,
+// `mysql-root:`): no rule saw a secret's name there, and base64 of a plain password decodes to no
+// pattern either. In a document whose kind is Secret every value of those blocks is redacted
+// (`secret`), references and templates (`{{ .Values.pw | b64enc }}`, `$PW`) kept; a ConfigMap's
+// `data:` in another document of the text stays (secretlint's no-k8s-kind-secret flags such files).
+const SECRET_KIND = /(?:^|[\s,{])["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?(?![\w-])/;
+const DOCUMENT_BREAK = /(?<=\n)(?=[+\- ]?---[ \t]*\r?\n)/;
+const DATA_KEY_LINE = /^([+-]?)([ \t]*)(?:-[ \t]+)?(?:data|stringData):[ \t]*\r?$/;
+const VALUE_LINE = /^([+-]?)([ \t]*)((?:[\w.-]{1,253}|"[^"\n]{1,253}"|'[^'\n]{1,253}'):[ \t]*)(.*)$/;
+const BLOCK_SCALAR = /^[|>][-+]?[0-9]?$/;
+const JSON_DATA = /"(?:data|stringData)"[ \t]*:[ \t]*\{([^{}]{0,262144})\}/g;
+const JSON_MEMBER = /("(?:[^"\\\n]|\\.){1,253}"[ \t\r\n]*:[ \t\r\n]*")((?:[^"\\\n]|\\.){1,65536})(")/g;
+
+function redactSecretManifests(text: string, counts: RedactionCounts): string {
+  if (!text.includes("Secret") || !SECRET_KIND.test(text)) return text;
+  const hide = (value: string): string => {
+    if (isPlaceholderValue(value) || value.startsWith(PLACEHOLDER_PREFIX)) return value;
+    counts.secret = (counts.secret ?? 0) + 1;
+    return placeholder("secret");
+  };
+  return text
+    .split(DOCUMENT_BREAK)
+    .map((doc) => {
+      if (!SECRET_KIND.test(doc)) return doc;
+      const jsonDone = doc.replace(JSON_DATA, (block: string) =>
+        block.replace(JSON_MEMBER, (_m, head: string, value: string, tail: string) => head + hide(value) + tail),
+      );
+      const lines = jsonDone.split("\n");
+      let blockIndent = -1; // the indentation of `data:` while inside its block
+      let scalarIndent = -1; // the indentation of a key whose value is a block scalar (`key: |`)
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        const head = DATA_KEY_LINE.exec(line);
+        if (head) {
+          blockIndent = head[2]!.length;
+          scalarIndent = -1;
+          continue;
+        }
+        if (blockIndent < 0) continue;
+        const body = /^[+-]/.test(line) ? line.slice(1) : line;
+        if (body.trim() === "") continue;
+        const indent = /^[ \t]*/.exec(body)![0].length;
+        if (indent <= blockIndent) {
+          blockIndent = -1;
+          scalarIndent = -1;
+          continue;
+        }
+        if (scalarIndent >= 0 && indent > scalarIndent) {
+          // A line of a block scalar a rule already cut (`password: <redacted:password>`) is left as it is.
+          if (!body.includes(PLACEHOLDER_PREFIX))
+            lines[i] = line.slice(0, line.length - body.length + indent) + hide(body.slice(indent).trimEnd());
+          continue;
+        }
+        scalarIndent = -1;
+        const m = VALUE_LINE.exec(line);
+        const raw = m?.[4]!.trimEnd() ?? "";
+        if (!m || raw === "") continue;
+        if (BLOCK_SCALAR.test(raw)) {
+          scalarIndent = m[2]!.length;
+          continue;
+        }
+        const quoted = /^(["'])(.*)\1$/.exec(raw);
+        const value = quoted ? quoted[1] + hide(quoted[2]!) + quoted[1] : hide(raw);
+        lines[i] = m[1]! + m[2]! + m[3]! + value + m[4]!.slice(raw.length);
+      }
+      return lines.join("\n");
+    })
+    .join("");
+}
+
 export function redactText(text: string): { text: string; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
   if (typeof text !== "string" || text.length === 0) return { text, counts };
@@ -725,6 +797,7 @@ export function redactText(text: string): { text: string; counts: RedactionCount
     out = applyTable(out, counts);
     if (out === before) break;
   }
+  out = redactSecretManifests(out, counts);
   return { text: redactVariableJoins([out], counts)[0]!, counts };
 }
 
