@@ -770,7 +770,7 @@ function redactSecretManifests(text: string, counts: RedactionCounts): string {
         }
         scalarIndent = -1;
         const m = VALUE_LINE.exec(line);
-        const raw = m?.[4]!.trimEnd() ?? "";
+        const raw = m?.[4]?.trimEnd() ?? "";
         if (!m || raw === "") continue;
         if (BLOCK_SCALAR.test(raw)) {
           scalarIndent = m[2]!.length;
