@@ -132,5 +132,7 @@
 // (a dotted host, `*` or localhost, a port, names, a password-like value); base64 after a parameter's
 // `=` (`?t=Z2hw…`) and URL-safe base64 are decoded and read; Doppler service tokens naming their
 // config (`dp.st.prd.…`), Langfuse secret keys (`sk-lf-` + UUID) and wallet recovery phrases
-// (12–24 words after mnemonic/seed/phrase/recovery) are caught (redaction-rules.ts).
+// (12–24 words after mnemonic/seed/phrase/recovery) are caught (redaction-rules.ts); every value of a
+// Kubernetes Secret's data/stringData block is redacted whatever its name (redaction.ts
+// redactSecretManifests: `kubectl get secret -o yaml` kept `admin: <base64>`).
 export const CONTENT_RULES_VERSION = 9;
