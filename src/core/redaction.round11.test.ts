@@ -194,6 +194,12 @@ describe("a Kubernetes Secret's data and stringData values, whatever their names
       `    kubectl.kubernetes.io/last-applied-configuration: |\n      {"apiVersion":"v1","data":{"admin":"${pw}"},"kind":"Secret"}`,
       [pw],
     ],
+    [
+      "a manifest a patch adds",
+      "secret",
+      `--- /dev/null\n+++ b/secret.yaml\n@@ -0,0 +1,4 @@\n+apiVersion: v1\n+kind: Secret\n+stringData:\n+  admin: ${PW}`,
+      [PW],
+    ],
     ["a List's item", "secret", `items:\n- apiVersion: v1\n  data:\n    root: ${pw}\n  kind: Secret`, [pw]],
   ]);
   staysClean([

@@ -720,7 +720,7 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
 // pattern either. In a document whose kind is Secret every value of those blocks is redacted
 // (`secret`), references and templates (`{{ .Values.pw | b64enc }}`, `$PW`) kept; a ConfigMap's
 // `data:` in another document of the text stays (secretlint's no-k8s-kind-secret flags such files).
-const SECRET_KIND = /(?:^|[\s,{])["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?(?![\w-])/;
+const SECRET_KIND = /(?:^[+-]?|[\s,{]|\n[+-])["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?(?![\w-])/;
 const DOCUMENT_BREAK = /(?<=\n)(?=[+\- ]?---[ \t]*\r?\n)/;
 const DATA_KEY_LINE = /^([+-]?)([ \t]*)(?:-[ \t]+)?(?:data|stringData):[ \t]*\r?$/;
 const VALUE_LINE = /^([+-]?)([ \t]*)((?:[\w.-]{1,253}|"[^"\n]{1,253}"|'[^'\n]{1,253}'):[ \t]*)(.*)$/;
