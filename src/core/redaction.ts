@@ -3,8 +3,8 @@
 // local MCP server before anything leaves the machine. Pure: no I/O.
 //
 // Guarantees: a second pass changes nothing and counts nothing (no rule matches a placeholder or
-// what a placeholder leaves around it); only string values change, so a JSON document keeps its
-// shape; the input is never mutated.
+// what a placeholder leaves around it); only strings change (values, and since session 18 object
+// keys), so a JSON document keeps its shape; the input is never mutated.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
