@@ -317,6 +317,15 @@ const MAKERS: Record<string, Maker> = {
     ]);
     return { text: v, needle: v.slice(-16) };
   },
+  // Session 18: formats round 11 added (a Langfuse key, a Doppler service token naming its config,
+  // a token inside URL-safe base64 after a parameter's `=`).
+  round11_form: (r) => {
+    const hex = (n: number) => pick(r, "0123456789abcdef", n);
+    const uuid = `${hex(7)}a-${hex(3)}1-${hex(4)}-${hex(4)}-${hex(12)}`;
+    const state = Buffer.from(`{"t":"ghp_${mixed(r, 36)}","n":"~~"}`).toString("base64url");
+    const v = r.pick([`sk-lf-${uuid}`, `dp.st.prd.${mixed(r, 42)}`, `https://app.example.io/cb?state=${state}`]);
+    return { text: v, needle: v.startsWith("https:") ? state.slice(0, 40) : v.slice(-16) };
+  },
   unarmoured_private_key: (r) => {
     // PKCS#1 RSA's DER opening (SEQUENCE, version 0, the modulus), then random bytes, wrapped at 64.
     const der = Buffer.from([

@@ -141,4 +141,14 @@
 // (remote_script_execution medium), certutil/bitsadmin downloads then run, uid 0 accounts and
 // `passwd -d root`, a `( … )` group that fetches or decodes piped into a shell or iex (`(curl -s URL) | sh`)
 // (risk.ts, risk-rules.ts, risk-view.ts, risk-secrets.ts).
+//   and (redaction round 11, redact18): a quoted value over 256 characters that holds blanks
+// (a passphrase of words) is redacted to its closing quote on the same line (session 17 kept all of
+// it; one whose quote does not close stays, as prose); object keys are redacted like values
+// (redaction.ts redactDeep: `{"ghp_…": …}`); a `.pgpass` line in a text that does not name the file
+// (a dotted host, `*` or localhost, a port, names, a password-like value); base64 after a parameter's
+// `=` (`?t=Z2hw…`) and URL-safe base64 are decoded and read; Doppler service tokens naming their
+// config (`dp.st.prd.…`), Langfuse secret keys (`sk-lf-` + UUID) and wallet recovery phrases
+// (12–24 words after mnemonic/seed/phrase/recovery) are caught (redaction-rules.ts); every value of a
+// Kubernetes Secret's data/stringData block is redacted whatever its name (redaction.ts
+// redactSecretManifests: `kubectl get secret -o yaml` kept `admin: <base64>`).
 export const CONTENT_RULES_VERSION = 9;

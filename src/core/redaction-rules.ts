@@ -772,11 +772,14 @@ const QUOTED = String.raw`"[^"\n]{0,256}"|'[^'\n]{0,256}'`;
 // escaped once or twice more (`\\\"`: JSON in a JSON string in a JSON string, a log of a log).
 const ESCAPED_QUOTED = String.raw`(?:\\\\){0,3}\\"[^"\\\n]{0,256}(?:\\\\){0,3}\\"`;
 const BARE = String.raw`[^\s"'<>;,|&(){}\[\]\x60]{1,512}`;
-// A quoted token longer than QUOTED reads (an AWS session token, a SAS URL): its opening quote and
-// first 256 characters, none a blank, which applyRule extends to the closing quote (valueRunEnd).
-// Blanks would make it prose after a quote that never closes on its line (`{&quot;password&quot;:&quot;…`
-// then a sentence, in docs/security.md: the benign corpus, session 17).
-const QUOTED_CUT = String.raw`"[^"\s]{256}(?=[^"\s])|'[^'\s]{256}(?=[^'\s])`;
+// A quoted value longer than QUOTED reads (an AWS session token, a SAS URL, a passphrase of words):
+// its opening quote and first 256 characters, which applyRule extends to the closing quote
+// (valueRunEnd). One that holds a blank counts only when its quote closes on the same line, within
+// QUOTED_TAIL more characters: a quote that never closes starts prose (`{&quot;password&quot;:&quot;…`
+// then a sentence, in docs/security.md: the benign corpus, session 17); session 17 kept every such
+// value, so a passphrase of 257 characters was not redacted at all where one of 256 was (session 18).
+const QUOTED_CUT = String.raw`"[^"\n]{256}(?=[^"\n])|'[^'\n]{256}(?=[^'\n])`;
+const QUOTED_TAIL = 4096;
 // The same inside a JSON string (`{\"SessionToken\":\"…\"}` in a command or a log line).
 const ESCAPED_QUOTED_CUT = String.raw`(?:\\\\){0,3}\\"[^"\\\s]{256}(?=[^"\\\s])`;
 // A bare value of BARE's 512 characters with more after it, where a rule needs the value to end its line.
@@ -789,7 +792,8 @@ const BARE_RUN = /^[^\s"'<>;,|&(){}[\]\x60]+$/;
  * Where a value a rule's bound cut short really ends (session 17): a bare value of BARE's 512
  * characters (BARE, BARE_CUT) runs on over the same characters, a quoted one cut by QUOTED_CUT or
  * ESCAPED_QUOTED_CUT to its closing quote, escapes and all (or the blank or backslash where it
- * stops). Any other match ends where it ends. Linear: the caller skips what it covers.
+ * stops; -1, no value, for one holding a blank whose quote does not close on its line). Any other
+ * match ends where it ends. Linear: the caller skips what it covers.
  */
 export function valueRunEnd(text: string, from: number, to: number): number {
   const opening = OPENING_QUOTE.exec(text.slice(from, from + 8))?.[0];
@@ -797,6 +801,15 @@ export function valueRunEnd(text: string, from: number, to: number): number {
     const quote = opening.at(-1)!;
     const escaped = opening.length > 1;
     let end = to;
+    if (/\s/.test(text.slice(from + opening.length, to))) {
+      // Words: up to the closing quote on this line, or no value (-1). Each scan stops at the
+      // quote character, which the next candidate opens with, so scans do not overlap.
+      const limit = Math.min(text.length, to + QUOTED_TAIL);
+      while (end < limit && text[end] !== quote && text[end] !== "\n" && !(escaped && text[end] === "\\")) end++;
+      // A closing quote ends the value: a word glued to it (`"secrets hidden…`) opens another string.
+      if (!text.startsWith(opening, end) || /\w/.test(text[end + opening.length] ?? "")) return -1;
+      return end + opening.length;
+    }
     while (end < text.length && text[end] !== quote && !(escaped && text[end] === "\\") && !/\s/.test(text[end]!)) end++;
     return text.startsWith(opening, end) ? end + opening.length : end;
   }
@@ -884,9 +897,11 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   },
   {
     kind: "doppler_token",
-    about: "Doppler tokens (dp.pt., dp.st., dp.sa., dp.ct.)",
+    // A service token names its config between `st.` and the key (`dp.st.prd.…`, Nosey Parker's
+    // np.doppler.3; session 18: only the unnamed form was read).
+    about: "Doppler tokens (dp.pt., dp.st., dp.st.CONFIG., dp.sa., dp.ct.)",
     hint: /dp\.[a-z]{2,5}\./,
-    body: String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`,
+    body: String.raw`dp\.(?:pt|st(?:\.[a-z0-9_-]{2,35})?|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`,
   },
   {
     kind: "onepassword_token",
@@ -1241,6 +1256,16 @@ const PROVIDER_TOKENS: ProviderToken[] = [
     hint: /tvly-/,
     body: "tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}",
     accept: (s) => /[0-9]/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s.slice(5)),
+  },
+  // Langfuse secret keys (`sk-lf-` and a UUID; the `pk-lf-` public key is not secret): in none of the
+  // lists read, their shape public in committed code (session 18, found by search); a UUID's
+  // random hex after the prefix, not a placeholder (`sk-lf-...`, `sk-lf-xxxx`).
+  {
+    kind: "langfuse_key",
+    about: "Langfuse secret keys (sk-lf- and a UUID)",
+    hint: /sk-lf-/,
+    body: "sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    accept: (s) => hexMixed(s.slice(6)),
   },
   // STS session tokens open with the base64 of their first field's header: `IQoJb3JpZ2luX2Vj…`
   // ("!\n\torigin_ec…", since 2019) or `FwoGZXIvYXdzE…`/`FQoGZXIvYXdzE…` (older); 400–1,200 characters,
@@ -1750,6 +1775,39 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 2,
     // A host holds a letter, a dot or is `*`: `12:30:45:123:456` is a time.
     accept: (s, m) => /[A-Za-z.*]/.test(m[1]!) && !isPlaceholderValue(s),
+  },
+  // The same line where the text does not name the file (session 18: `echo 'db…:5432:…' >> ~/.pgpass`
+  // is named, an error quoting the line or a patch adding it is not). Narrower than the named form, so
+  // a colon-separated line of another kind stays: the record stands alone between blanks or quotes, its
+  // host is `*`, localhost, an IPv4 address or a dotted name, its port `*` or 2 to 5 digits, its database
+  // and user `*` or names that start with a letter (`a.c:12:5:warning:x`'s column is a number), and the
+  // password looks like one (bareValueLooksSecret: `root:*:0:0:System` from a passwd file stays).
+  {
+    kind: "password",
+    hint: /:(?:[0-9]{2,5}|\*):/,
+    about:
+      "PostgreSQL password file lines (host:port:database:user:password) alone, in a text that does not name the file: a dotted host, `*` or localhost, a port, names for the database and user, and a value that looks like a password",
+    pattern:
+      /(?:(?<![^\s'"=>])|(?<=(?:^|\n)[+-]))(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:[0-9]{2,5}|\*):(?:\*|[A-Za-z_][A-Za-z0-9_$.-]{0,62}):(?:\*|[A-Za-z_][A-Za-z0-9_$.@-]{0,62}):((?:\\[:\\]|[^\s:\\'"]){6,256})(?![^\s'"<])/dg,
+    group: 1,
+    accept: (s) => bareValueLooksSecret(s) && !isPlaceholderValue(s),
+  },
+  // A wallet's recovery phrase (BIP-39: 12, 15, 18, 21 or 24 lower-case words) is the wallet: no
+  // secret name announced it (`MNEMONIC="…"`, `mnemonic: …`, `Wallet.fromPhrase("…")`, truffle's
+  // `{ mnemonic: { phrase: "…" } }`, session 18). The name must say mnemonic, seed, phrase or
+  // recovery and the words must be the whole value: a sentence has capitals, punctuation or another count.
+  {
+    kind: "seed_phrase",
+    hint: /mnemonic|seed|phrase|recovery/i,
+    about: "Wallet recovery phrases (BIP-39: 12, 15, 18, 21 or 24 lower-case words) after a name saying mnemonic, seed, phrase or recovery",
+    pattern:
+      /(?<![A-Za-z0-9])[A-Za-z_]{0,40}(?:mnemonic|Mnemonic|MNEMONIC|seed|Seed|SEED|phrase|Phrase|PHRASE|recovery|Recovery|RECOVERY)[A-Za-z_]{0,40}["']?[ \t]*(?::=|=>|[:=(])[ \t]*(["'`]?)((?:[a-z]{3,8}[ \t]){11,23}[a-z]{3,8})\1(?![A-Za-z0-9_.-])/dg,
+    group: 2,
+    // Hardhat's and Truffle's public test phrase (`test test … junk`) repeats its words: a real one does not.
+    accept: (s) => {
+      const words = s.split(/[ \t]/);
+      return [12, 15, 18, 21, 24].includes(words.length) && new Set(words).size >= words.length / 2;
+    },
   },
   {
     kind: "password",

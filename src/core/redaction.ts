@@ -3,8 +3,8 @@
 // local MCP server before anything leaves the machine. Pure: no I/O.
 //
 // Guarantees: a second pass changes nothing and counts nothing (no rule matches a placeholder or
-// what a placeholder leaves around it); only string values change, so a JSON document keeps its
-// shape; the input is never mutated.
+// what a placeholder leaves around it); only strings change (values, and since session 18 object
+// keys), so a JSON document keeps its shape; the input is never mutated.
 // Changing what this file catches or flags? Bump CONTENT_RULES_VERSION (content-rules.ts): stored
 // trails are re-checked with the new rules at the next start.
 import type { TSchema } from "@sinclair/typebox";
@@ -101,6 +101,21 @@ function familyPasses(view: View, family: RegExp): boolean {
   return passes;
 }
 
+const VIEW_OPENING_QUOTE = /^(?:\\\\){0,3}\\?["']/;
+
+/**
+ * Does a value that valueRunEnd ran on to its closing quote close, in the real text, as it opened?
+ * A view reads `&quot;` and `\u0022` as `"`: a value opened by `&quot;` and "closed" by a plain `"`
+ * a sentence later is prose (docs/security.md, the benign corpus, session 18).
+ */
+function closesAsOpened(text: string, view: View, from: number, to: number): boolean {
+  const n = VIEW_OPENING_QUOTE.exec(view.text.slice(from, from + 8))?.[0].length;
+  if (n === undefined || to - from < 2 * n) return true;
+  const opened = text.slice(view.start![from]!, view.end![from + n - 1]!);
+  const closed = text.slice(view.start![to - n]!, view.end![to - 1]!);
+  return opened === closed;
+}
+
 /**
  * Applies one rule to `text`. Matching runs on the view, and each match is cut from `text` at the
  * offsets the view maps it to.
@@ -127,8 +142,19 @@ function applyRule(rule: RedactionRule, text: string, view: View, counts: Redact
       re.lastIndex = m.index + 1;
       continue;
     }
+    // Where the value ends is read in the view (session 18): a quote the view decoded (`&quot;`,
+    // `\u0022`) opens and closes a value as a quote does.
+    const endInView = valueRunEnd(seen, span[0], span[1]);
+    if (endInView < 0) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     const from = view.start ? view.start[span[0]]! : span[0];
-    const to = valueRunEnd(text, from, view.end ? view.end[span[1] - 1]! : span[1]);
+    const to = view.end ? view.end[endInView - 1]! : endInView;
+    if (endInView > span[1] && view.start && view.end && !closesAsOpened(text, view, span[0], endInView)) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     if (from < last) continue;
     const secret = text.slice(from, to);
     const candidate = seen.slice(span[0], span[1]);
@@ -543,7 +569,11 @@ function joinContinuedPlaceholders(text: string): string {
 // The run is decoded and redacted like any text; when that finds something, the whole run is
 // replaced, with the kind found in it (scanners such as trufflehog decode base64 the same way).
 // Runs that decode to binary or to text without a secret stay.
-const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,16384}={0,2}(?![A-Za-z0-9+/=_-])/g;
+// A run may also follow a parameter's `=` (`?t=Z2hw…`, `state=…`: session 18, the `=` read as the
+// padding of a run before it hid it), and be URL-safe base64 (`-` and `_` for `+` and `/`, unpadded:
+// OAuth `state`, cookies, JWT-like parameters).
+const BASE64_RUN =
+  /(?:(?<![A-Za-z0-9+/=_-])|(?<=(?:^|[?&;\s"'{,(])[A-Za-z_][A-Za-z0-9_.-]{0,63}=))(?:[A-Za-z0-9+/]{24,16384}={0,2}|[A-Za-z0-9_-]{24,16384})(?![A-Za-z0-9+/=_-])/g;
 const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** Encodings inside encodings are followed this deep. */
@@ -552,9 +582,12 @@ let decodeDepth = 0;
 
 function decodedText(run: string): string | null {
   if (run.replace(/=+$/, "").length % 4 === 1) return null;
+  // URL-safe base64 read as base64. A long name with `-` or `_` (`my-long-package-name-here`) is
+  // decoded too, to bytes that are no UTF-8 text (or text holding no secret), and stays.
+  const urlSafe = /[-_]/.test(run);
   let binary: string;
   try {
-    binary = atob(run);
+    binary = atob(urlSafe ? run.replace(/-/g, "+").replace(/_/g, "/") : run);
   } catch {
     return null;
   }
@@ -680,6 +713,78 @@ function redactVariableJoins(texts: string[], counts: RedactionCounts): string[]
 }
 
 /** Redacts one string; counts say how many values of each kind were replaced. */
+// --- Kubernetes Secret manifests (session 18) ---------------------------------------------------
+// `kubectl get secret app -o yaml` (or `-o json`, or a manifest in a patch) holds each value of its
+// `data:` (base64) or `stringData:` block under a name the secret chose (`admin:`, `root:`,
+// `mysql-root:`): no rule saw a secret's name there, and base64 of a plain password decodes to no
+// pattern either. In a document whose kind is Secret every value of those blocks is redacted
+// (`secret`), references and templates (`{{ .Values.pw | b64enc }}`, `$PW`) kept; a ConfigMap's
+// `data:` in another document of the text stays (secretlint's no-k8s-kind-secret flags such files).
+const SECRET_KIND = /(?:^[+-]?|[\s,{]|\n[+-])["']?kind["']?[ \t]*:[ \t]*["']?Secret["']?(?![\w-])/;
+const DOCUMENT_BREAK = /(?<=\n)(?=[+\- ]?---[ \t]*\r?\n)/;
+const DATA_KEY_LINE = /^([+-]?)([ \t]*)(?:-[ \t]+)?(?:data|stringData):[ \t]*\r?$/;
+const VALUE_LINE = /^([+-]?)([ \t]*)((?:[\w.-]{1,253}|"[^"\n]{1,253}"|'[^'\n]{1,253}'):[ \t]*)(.*)$/;
+const BLOCK_SCALAR = /^[|>][-+]?[0-9]?$/;
+const JSON_DATA = /"(?:data|stringData)"[ \t]*:[ \t]*\{([^{}]{0,262144})\}/g;
+const JSON_MEMBER = /("(?:[^"\\\n]|\\.){1,253}"[ \t\r\n]*:[ \t\r\n]*")((?:[^"\\\n]|\\.){1,65536})(")/g;
+
+function redactSecretManifests(text: string, counts: RedactionCounts): string {
+  if (!text.includes("Secret") || !SECRET_KIND.test(text)) return text;
+  const hide = (value: string): string => {
+    if (isPlaceholderValue(value) || value.startsWith(PLACEHOLDER_PREFIX)) return value;
+    counts.secret = (counts.secret ?? 0) + 1;
+    return placeholder("secret");
+  };
+  return text
+    .split(DOCUMENT_BREAK)
+    .map((doc) => {
+      if (!SECRET_KIND.test(doc)) return doc;
+      const jsonDone = doc.replace(JSON_DATA, (block: string) =>
+        block.replace(JSON_MEMBER, (_m, head: string, value: string, tail: string) => head + hide(value) + tail),
+      );
+      const lines = jsonDone.split("\n");
+      let blockIndent = -1; // the indentation of `data:` while inside its block
+      let scalarIndent = -1; // the indentation of a key whose value is a block scalar (`key: |`)
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        const head = DATA_KEY_LINE.exec(line);
+        if (head) {
+          blockIndent = head[2]!.length;
+          scalarIndent = -1;
+          continue;
+        }
+        if (blockIndent < 0) continue;
+        const body = /^[+-]/.test(line) ? line.slice(1) : line;
+        if (body.trim() === "") continue;
+        const indent = /^[ \t]*/.exec(body)![0].length;
+        if (indent <= blockIndent) {
+          blockIndent = -1;
+          scalarIndent = -1;
+          continue;
+        }
+        if (scalarIndent >= 0 && indent > scalarIndent) {
+          // A line of a block scalar a rule already cut (`password: <redacted:password>`) is left as it is.
+          if (!body.includes(PLACEHOLDER_PREFIX))
+            lines[i] = line.slice(0, line.length - body.length + indent) + hide(body.slice(indent).trimEnd());
+          continue;
+        }
+        scalarIndent = -1;
+        const m = VALUE_LINE.exec(line);
+        const raw = m?.[4]?.trimEnd() ?? "";
+        if (!m || raw === "") continue;
+        if (BLOCK_SCALAR.test(raw)) {
+          scalarIndent = m[2]!.length;
+          continue;
+        }
+        const quoted = /^(["'])(.*)\1$/.exec(raw);
+        const value = quoted ? quoted[1] + hide(quoted[2]!) + quoted[1] : hide(raw);
+        lines[i] = m[1]! + m[2]! + m[3]! + value + m[4]!.slice(raw.length);
+      }
+      return lines.join("\n");
+    })
+    .join("");
+}
+
 export function redactText(text: string): { text: string; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
   if (typeof text !== "string" || text.length === 0) return { text, counts };
@@ -692,6 +797,7 @@ export function redactText(text: string): { text: string; counts: RedactionCount
     out = applyTable(out, counts);
     if (out === before) break;
   }
+  out = redactSecretManifests(out, counts);
   return { text: redactVariableJoins([out], counts)[0]!, counts };
 }
 
@@ -708,9 +814,30 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
+// Object keys are redacted too (session 18): an environment map or a JSON document keyed by a token
+// (`{"ghp_…": "repo"}`, `{"DB_PASSWORD=…": 1}`) kept it. A trail's keys are its schema's (unknown ones
+// are dropped before), so the keys seen are few: those found clean are remembered (up to
+// CLEAN_KEYS_MAX) and cost a lookup. Two keys redacted to the same text keep both values: the later
+// key gets ` #2`, ` #3`, ….
+const cleanKeys = new Set<string>();
+const CLEAN_KEYS_MAX = 4096;
+
+function redactKey(key: string, taken: Record<string, unknown>, counts: RedactionCounts): string {
+  if (cleanKeys.has(key)) return key;
+  const r = redactText(key);
+  if (r.text === key) {
+    if (cleanKeys.size < CLEAN_KEYS_MAX) cleanKeys.add(key);
+    return key;
+  }
+  mergeCounts(counts, r.counts);
+  let out = r.text;
+  for (let n = 2; Object.hasOwn(taken, out); n++) out = `${r.text} #${n}`;
+  return out;
+}
+
 /**
- * Redacts every string at any depth of a JSON-like value (arrays and plain objects); keys,
- * numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
+ * Redacts every string at any depth of a JSON-like value (arrays and plain objects), object keys
+ * included; numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
  */
 export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
@@ -729,7 +856,7 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
     }
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = map(x, depth + 1, text);
+      for (const [k, x] of Object.entries(v)) out[redactKey(k, out, counts)] = map(x, depth + 1, text);
       return out;
     }
     return v;
