@@ -69,8 +69,15 @@ const COMMAND_NOT_FOUND: RegExp[] = [
     String.raw`${LEAD}[^\s:]{1,200}:${GAP}(?:(?:line|linha|Zeile|ligne|línea)${GAP}\d{1,7}:${GAP})?${COMMAND}:${GAP}(?:${NOT_FOUND_WORDS})`,
     "im",
   ),
-  new RegExp(String.raw`${LEAD}[^\s:]{1,200}:${GAP}\d{1,7}:${GAP}${COMMAND}:${GAP}not${GAP}found\b`, "im"),
+  // dash in a script names the script twice: "./build.sh: 5: ./build.sh: git: not found".
+  new RegExp(String.raw`${LEAD}[^\s:]{1,200}:${GAP}\d{1,7}:${GAP}(?:[^\s:]{1,200}:${GAP})?${COMMAND}:${GAP}not${GAP}found\b`, "im"),
   new RegExp(String.raw`${LEAD}'?([^\s'"]{1,200})'${GAP}${spaced("is not recognized as an internal or external command")}`, "im"),
+  // PowerShell: "pip : The term 'pip' is not recognized as the name of a cmdlet, function, script
+  // file, or operable program." (PowerShell 7: "as a name of a cmdlet, …").
+  new RegExp(
+    String.raw`${LEAD}(?:[^\s:]{1,200}${GAP}:${GAP})?The${GAP}term${GAP}'([^\s']{1,200})'${GAP}is${GAP}not${GAP}recognized${GAP}as${GAP}(?:the|a)${GAP}name${GAP}of${GAP}a${GAP}cmdlet`,
+    "im",
+  ),
 ];
 const COMMAND_NOT_FOUND_GATE = /not\s{1,8}(?:found|recognized)|não\s{1,8}encontrado|nicht\s{1,8}gefunden|introuvable|no\s{1,8}encontrada/i;
 
@@ -81,7 +88,10 @@ function commandNotFound(text: string): string | undefined {
     const m = re.exec(text);
     if (m && (first === undefined || m.index < first.at)) first = { at: m.index, command: m[1]! };
   }
-  return first?.command;
+  // A command given as a path is named by its last part: the directories are the machine's, and
+  // versions 1 to 11 read a path without an extension as nothing ("'C:\\Program' is not recognized"
+  // and "/usr/local/cuda/bin/nvcc: not found" were one form, "command not found").
+  return first && (first.command.split(/[\\/]/).pop() || first.command);
 }
 
 /**
@@ -96,6 +106,21 @@ const ABI_MISMATCH = new RegExp(
   "i",
 );
 const ADDON_NAME = /([^\s'"\\/]{1,200}\.node)$/;
+/**
+ * The package that holds the addon, read from its path: many addons share a file name
+ * ("build/Release/binding.node" is ref's, xpc-connection's, …), the package under the last
+ * node_modules names which one was built for another Node.
+ */
+const ADDON_PACKAGE = /node_modules[\\/]{1,2}((?:@[^\s'"\\/]{1,100}[\\/]{1,2})?[^\s'"\\/]{1,200})[\\/][^\s'"]{0,300}$/;
+
+/** The addon as version 11 reads it: the package and the file name, without the directories between. */
+function addonName(before: string): string | undefined {
+  const name = ADDON_NAME.exec(before);
+  if (!name) return undefined;
+  const at = before.lastIndexOf("node_modules");
+  const pkg = at === -1 ? null : ADDON_PACKAGE.exec(before.slice(at));
+  return pkg ? `node_modules/${pkg[1]!.replace(/[\\/]{1,2}/, "/")}/${name[1]}` : name[1];
+}
 
 /**
  * cargo's build-script failure names the crate that failed ("error: failed to run custom build
@@ -171,8 +196,8 @@ function reportLine(raw: string): string | undefined {
   }
   if (gates.addon) {
     const m = ABI_MISMATCH.exec(text);
-    const name = m ? ADDON_NAME.exec(text.slice(Math.max(0, m.index - 300), m.index)) : null;
-    if (name) return `Error: The module '${name[1]}' was compiled against a different Node.js version`;
+    const name = m ? addonName(text.slice(Math.max(0, m.index - 300), m.index)) : undefined;
+    if (name) return `Error: The module '${name}' was compiled against a different Node.js version`;
   }
   const crate = gates.crate ? CARGO_BUILD_SCRIPT.exec(text) : null;
   if (crate) return `error: failed to run custom build command for \x60${crate[1]}\x60`;
@@ -208,7 +233,8 @@ const V12_LINE_RULES: GatedRule[] = [
     "$1",
     "would be overwritten by",
   ],
-  [/^[ \t]{0,8}Aborting(?=["'\x60]|[ \t]*$)/gm, "", "Aborting"],
+  // ("Aborting" can close a reporter's quotation: 'It give a "Updating … Aborting" error'.)
+  [/^[ \t]{0,8}Aborting(?:["'\x60][^\n"'\x60]{0,80}(?=$)|(?=[ \t]*$))/gm, "", "Aborting"],
   [/^[ \t"]{0,8}Updating [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}[ \t]*$/gm, "", "Updating "],
   // Homebrew's hint under "Cannot install under Rosetta 2 in ARM default prefix (/opt/homebrew)!":
   // "To rerun under ARM use: / arch -arm64 brew install ... / To install under x86_64, install
