@@ -134,6 +134,30 @@ const CARGO_BUILD_SCRIPT = new RegExp(
 );
 
 /**
+ * The build script's own words under cargo's "--- stderr" line, when the report holds them: one
+ * crate's build script fails for different reasons, each its own error (openssl-sys: "Could not
+ * find directory of OpenSSL installation" against "This crate is only compatible with OpenSSL …,
+ * but a different version of OpenSSL was found"). The first line after a panic's "thread 'main'
+ * panicked at …" and cc's "error occurred:", up to its first digit or punctuation (the versions
+ * named and where the line wraps differ between releases of the crate). Read on 12 lines at most.
+ */
+const CARGO_STDERR = /^[ \t]{0,8}--- stderr[ \t]*$/m;
+function buildScriptMessage(rest: string): string | undefined {
+  const at = rest.search(CARGO_STDERR);
+  if (at === -1) return undefined;
+  for (const raw of rest
+    .slice(at, at + 3000)
+    .split("\n")
+    .slice(1, 12)) {
+    const panic = /^thread '[^'\n]{0,100}' panicked at (?:'(.*))?/.exec(raw.trim());
+    const line = (panic ? (panic[1] ?? "") : raw).trim().replace(/^(?:error occurred|error):[ \t]*/i, "");
+    if (line === "") continue;
+    return /^[^\d,.(;:]{1,200}/.exec(line)?.[0].trim() || undefined;
+  }
+  return undefined;
+}
+
+/**
  * Maven's wrapper around a plugin's message: "[ERROR] Failed to execute goal
  * org.apache.maven.plugins:maven-compiler-plugin:3.8.1:compile (default-compile) on project
  * reservation-service: Fatal error compiling: invalid flag: --release -> [Help 1]". The message is
@@ -200,7 +224,10 @@ function reportLine(raw: string): string | undefined {
     if (name) return `Error: The module '${name}' was compiled against a different Node.js version`;
   }
   const crate = gates.crate ? CARGO_BUILD_SCRIPT.exec(text) : null;
-  if (crate) return `error: failed to run custom build command for \x60${crate[1]}\x60`;
+  if (crate) {
+    const message = buildScriptMessage(text.slice(crate.index));
+    return `error: failed to run custom build command for \x60${crate[1]}\x60${message ? ` (${message})` : ""}`;
+  }
   const goal = gates.goal ? MAVEN_GOAL.exec(text) : null;
   if (goal) return goal[1]!;
   const host = gates.host ? UNRESOLVED_HOST.exec(text) : null;
