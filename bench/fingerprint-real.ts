@@ -10,7 +10,7 @@
 // corpus's real error strings (counts), and which ones among the texts outside the holdout split
 // (listed); last, collisions of different errors per version outside the holdout split (the
 // distractor pairs, tune cases of another class or code, the corpus strings). Nothing of the holdout
-// split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second|third|fourth|fifth|sixth]
+// split is printed. Run: bun bench/fingerprint-real.ts [--versions 5,6,7] [--quiet] [--set first|second|third|fourth|fifth|sixth|seventh]
 import { NORMALIZER_VERSION, NORMALIZER_VERSIONS, type NormalizerVersion, normalizeError } from "../src/core/fingerprint";
 import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";

@@ -9,8 +9,8 @@
 // stratified over issue 16's miss classes and measured first (bench/RESULTS.md "Session 18"): a
 // shell's "command not found" in any shell's wording, Node's native-addon ABI mismatch, a cargo
 // build script's failure, Maven's goal wrapper and libpq's unresolved host are read as the report
-// whatever surrounds them; git's advice lines, Homebrew's Rosetta hint, psql's prompt lines and
-// Python logging's default prefix go before version 11 reads the report.
+// whatever surrounds them; git's advice lines, Homebrew's Rosetta hint and older wordings, colcon's
+// package lines and psql's prompt lines go before version 11 reads the report.
 // error-normalizer-v12.test.ts checks each rule with real reports; docs/fingerprint.md lists every
 // rule.
 //
@@ -161,15 +161,17 @@ function buildScriptMessage(rest: string): string | undefined {
  * Maven's wrapper around a plugin's message: "[ERROR] Failed to execute goal
  * org.apache.maven.plugins:maven-compiler-plugin:3.8.1:compile (default-compile) on project
  * reservation-service: Fatal error compiling: invalid flag: --release -> [Help 1]". The message is
- * the error; the plugin's version, the execution and the user's project are not. Only a message
- * that ends on its line with Maven's "-> [Help 1]": a banner whose cause follows on the next lines
- * ("… on project base: Compilation failure" / "[ERROR] No compiler is provided …") keeps version
- * 11's reading, which gives the cause (the second set's maven-no-compiler-jre-not-jdk group).
+ * the error; the plugin's version, the execution, the user's project and Maven's help index are
+ * not. A banner whose cause follows on the next "[ERROR]" lines ("… on project base: Compilation
+ * failure" / "[ERROR] No compiler is provided …") keeps version 11's reading, which gives the cause
+ * (the second set's maven-no-compiler-jre-not-jdk group).
  */
 const MAVEN_GOAL = new RegExp(
-  String.raw`\b${spaced("Failed to execute goal")}${GAP}\S{1,300}${GAP}\([^)\s]{1,100}\)${GAP}on${GAP}project${GAP}[^\s:]{1,200}:[ \t]{1,8}([^\n]{1,1000}?)[ \t]{1,8}->[ \t]{1,8}\[Help[ \t]{1,8}\d{1,3}\][ \t]*$`,
+  String.raw`\b${spaced("Failed to execute goal")}${GAP}\S{1,300}${GAP}\([^)\s]{1,100}\)${GAP}on${GAP}project${GAP}[^\s:]{1,200}:[ \t]{1,8}([^\n]{1,1000}?)([ \t]{1,8}->[ \t]{1,8}\[Help[ \t]{1,8}\d{1,3}\])?[ \t]*$`,
   "im",
 );
+/** A line that goes on with the message of the line above it (not Maven's help index or a blank). */
+const MAVEN_CONTINUED = /^\n[ \t]{0,8}(?!->)\S/;
 
 /**
  * libpq's unresolved host: 'could not translate host name "db" to address: Name or service not
@@ -229,7 +231,10 @@ function reportLine(raw: string): string | undefined {
     return `error: failed to run custom build command for \x60${crate[1]}\x60${message ? ` (${message})` : ""}`;
   }
   const goal = gates.goal ? MAVEN_GOAL.exec(text) : null;
-  if (goal) return goal[1]!;
+  const end = goal ? goal.index + goal[0].length : 0;
+  // Without Maven's help index on its line, the message may go on over the next lines (read past their
+  // "[ERROR]" prefix): then version 11's reading stands.
+  if (goal && (goal[2] !== undefined || !MAVEN_CONTINUED.test(text.slice(end, end + 200)))) return goal[1]!;
   const host = gates.host ? UNRESOLVED_HOST.exec(text) : null;
   if (host) return `could not translate host name "${host[1]}" to address`;
   return undefined;
@@ -283,9 +288,6 @@ const V12_LINE_RULES: GatedRule[] = [
   // psql's prompt ("osm=# create extension postgis;", a bare "dvdrental=#" after the error): the
   // user's database and statement.
   [/^[ \t]{0,8}[A-Za-z_][\w$-]{0,62}=[#>][^\n]{0,2000}$/gm, "", /=[#>]/],
-  // Python logging's default format: "ERROR:coe_assembly.init:(psycopg2.OperationalError) …",
-  // "WARNING:tensorflow:…" (the level and the logger's name are the program's).
-  [/^(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]{1,200}:/gm, "", /^(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]/m],
 ];
 
 /** Lines version 11 would otherwise read first: a build's failure lines hide the error above them. */

@@ -122,7 +122,7 @@ describe("fingerprint format", () => {
     expect(fingerprint(nodeWarning, 10)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     expect(fingerprint(nodeWarning)).toBe(sha("deprecationwarning buffer() is deprecated due to security and usability issues"));
     // Version 10 (frozen): setuptools' closing line after GCC's missing header was the form, whatever
-    // the header; version 11 (current) gives the header (https://github.com/stx-labs/stacks.js/issues/95).
+    // the header; versions 11 (frozen) and 12 (current) give the header (https://github.com/stx-labs/stacks.js/issues/95).
     const pipBuild =
       "c/_cffi_backend.c:15:17: fatal error: ffi.h: No such file or directory\n     #include <ffi.h>\n                     ^\n    compilation terminated.\n    error: command 'x86_64-linux-gnu-gcc' failed with exit status 1";
     expect(normalizeError(pipBuild, 10)).toBe("command gcc failed with exit status 1");
@@ -706,6 +706,7 @@ describe("hostile input: long runs of blanks cost linear time", () => {
     "error-normalizer-v8.ts",
     "error-normalizer-v9.ts",
     "error-normalizer-v10.ts",
+    "error-normalizer-v11.ts",
     "error-normalizer.ts",
   ];
   test("no normalizer regex starts with an unguarded run of blanks", () => {
