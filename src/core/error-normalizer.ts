@@ -137,24 +137,28 @@ const CARGO_BUILD_SCRIPT = new RegExp(
  * The build script's own words under cargo's "--- stderr" line, when the report holds them: one
  * crate's build script fails for different reasons, each its own error (openssl-sys: "Could not
  * find directory of OpenSSL installation" against "This crate is only compatible with OpenSSL …,
- * but a different version of OpenSSL was found"). The first line after a panic's "thread 'main'
- * panicked at …" and cc's "error occurred:", up to its first digit or punctuation (the versions
- * named and where the line wraps differ between releases of the crate). Read on 12 lines at most.
+ * but a different version of OpenSSL was found"). A panic's message when the script panicked
+ * ("thread 'main' panicked at '<message>', build.rs:…", or the line after "thread 'main' (39990)
+ * panicked at build.rs:13:18:" on newer Rust; lines the script printed before it are its chatter),
+ * else the block's first line; cc's "error occurred:" dropped; up to its first digit or punctuation
+ * (the versions named and where the line wraps differ between releases of the crate). Read on 40
+ * lines at most.
  */
 const CARGO_STDERR = /^[ \t]{0,8}--- stderr[ \t]*$/m;
+const PANIC = /^thread '[^'\n]{0,100}'(?:[ \t]{1,8}\(\d{1,12}\))?[ \t]{1,8}panicked at (?:'(.*))?/;
 function buildScriptMessage(rest: string): string | undefined {
   const at = rest.search(CARGO_STDERR);
   if (at === -1) return undefined;
-  for (const raw of rest
-    .slice(at, at + 3000)
+  const lines = rest
+    .slice(at, at + 6000)
     .split("\n")
-    .slice(1, 12)) {
-    const panic = /^thread '[^'\n]{0,100}' panicked at (?:'(.*))?/.exec(raw.trim());
-    const line = (panic ? (panic[1] ?? "") : raw).trim().replace(/^(?:error occurred|error):[ \t]*/i, "");
-    if (line === "") continue;
-    return /^[^\d,.(;:]{1,200}/.exec(line)?.[0].trim() || undefined;
-  }
-  return undefined;
+    .slice(1, 40)
+    .map((line) => line.trim());
+  const panicAt = lines.findIndex((line) => PANIC.test(line));
+  const inline = panicAt === -1 ? "" : (PANIC.exec(lines[panicAt]!)![1] ?? "").trim();
+  const candidates = panicAt === -1 ? lines : [inline, ...lines.slice(panicAt + 1)];
+  const line = candidates.map((l) => l.replace(/^(?:error occurred|error):[ \t]*/i, "")).find((l) => l !== "");
+  return line === undefined ? undefined : /^[^\d,.(;:]{1,200}/.exec(line)?.[0].trim() || undefined;
 }
 
 /**
