@@ -134,34 +134,6 @@ const CARGO_BUILD_SCRIPT = new RegExp(
 );
 
 /**
- * The build script's own words under cargo's "--- stderr" line, when the report holds them: one
- * crate's build script fails for different reasons, each its own error (openssl-sys: "Could not
- * find directory of OpenSSL installation" against "This crate is only compatible with OpenSSL …,
- * but a different version of OpenSSL was found"). A panic's message when the script panicked
- * ("thread 'main' panicked at '<message>', build.rs:…", or the line after "thread 'main' (39990)
- * panicked at build.rs:13:18:" on newer Rust; lines the script printed before it are its chatter),
- * else the block's first line; cc's "error occurred:" dropped; up to its first digit or punctuation
- * (the versions named and where the line wraps differ between releases of the crate). Read on 40
- * lines at most.
- */
-const CARGO_STDERR = /^[ \t]{0,8}--- stderr[ \t]*$/m;
-const PANIC = /^thread '[^'\n]{0,100}'(?:[ \t]{1,8}\(\d{1,12}\))?[ \t]{1,8}panicked at (?:'(.*))?/;
-function buildScriptMessage(rest: string): string | undefined {
-  const at = rest.search(CARGO_STDERR);
-  if (at === -1) return undefined;
-  const lines = rest
-    .slice(at, at + 6000)
-    .split("\n")
-    .slice(1, 40)
-    .map((line) => line.trim());
-  const panicAt = lines.findIndex((line) => PANIC.test(line));
-  const inline = panicAt === -1 ? "" : (PANIC.exec(lines[panicAt]!)![1] ?? "").trim();
-  const candidates = panicAt === -1 ? lines : [inline, ...lines.slice(panicAt + 1)];
-  const line = candidates.map((l) => l.replace(/^(?:error occurred|error):[ \t]*/i, "")).find((l) => l !== "");
-  return line === undefined ? undefined : /^[^\d,.(;:]{1,200}/.exec(line)?.[0].trim() || undefined;
-}
-
-/**
  * Maven's wrapper around a plugin's message: "[ERROR] Failed to execute goal
  * org.apache.maven.plugins:maven-compiler-plugin:3.8.1:compile (default-compile) on project
  * reservation-service: Fatal error compiling: invalid flag: --release -> [Help 1]". The message is
@@ -230,10 +202,7 @@ function reportLine(raw: string): string | undefined {
     if (name) return `Error: The module '${name}' was compiled against a different Node.js version`;
   }
   const crate = gates.crate ? CARGO_BUILD_SCRIPT.exec(text) : null;
-  if (crate) {
-    const message = buildScriptMessage(text.slice(crate.index));
-    return `error: failed to run custom build command for \x60${crate[1]}\x60${message ? ` (${message})` : ""}`;
-  }
+  if (crate) return `error: failed to run custom build command for \x60${crate[1]}\x60`;
   const goal = gates.goal ? MAVEN_GOAL.exec(text) : null;
   const end = goal ? goal.index + goal[0].length : 0;
   // Without Maven's help index on its line, the message may go on over the next lines (read past their
