@@ -65,6 +65,13 @@ const JOINED: [string, string, string][] = [
     report("git-local-changes-overwritten-by-merge", 1),
   ],
   [
+    "an addon whose file names its package, in a report cut inside its path and in a whole one (one user's two reports)",
+    // https://github.com/TooTallNate/node-bindings/issues/63
+    "usb_bindings.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 72. This version of Node.js requires\nNODE_MODULE_VERSION 73. Please try re-compiling or re-installing",
+    // https://github.com/electron/electron/issues/21391
+    "node_modules\\usb\\build\\Release\\usb_bindings.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 72. This version of Node.js requires\nNODE_MODULE_VERSION 73.",
+  ],
+  [
     "one package's addon on Windows (\\\\?\\ and backslashes) and on macOS",
     // https://github.com/TooTallNate/node-bindings/issues/58 against https://github.com/TooTallNate/ref/issues/118
     "Error: The module '\\\\?\\D:\\workspace\\shca-xkapp-admin\\node_modules\\ref\\build\\Release\\binding.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 64. This version of Node.js requires\nNODE_MODULE_VERSION 73. Please try re-compiling or re-installing",

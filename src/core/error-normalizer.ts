@@ -109,17 +109,21 @@ const ADDON_NAME = /([^\s'"\\/]{1,200}\.node)$/;
 /**
  * The package that holds the addon, read from its path: many addons share a file name
  * ("build/Release/binding.node" is ref's, xpc-connection's, …), the package under the last
- * node_modules names which one was built for another Node.
+ * node_modules names which one was built for another Node. Kept only when the file does not name
+ * its package itself (better_sqlite3.node, usb_bindings.node do): a report cut inside the path
+ * ("usb_bindings.node'" at its start) then still has the form of the whole one.
  */
 const ADDON_PACKAGE = /node_modules[\\/]{1,2}((?:@[^\s'"\\/]{1,100}[\\/]{1,2})?[^\s'"\\/]{1,200})[\\/][^\s'"]{0,300}$/;
+const squashed = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
-/** The addon as version 11 reads it: the package and the file name, without the directories between. */
+/** The addon as version 11 reads it: its file name, after its package when the name does not say it. */
 function addonName(before: string): string | undefined {
-  const name = ADDON_NAME.exec(before);
-  if (!name) return undefined;
+  const name = ADDON_NAME.exec(before)?.[1];
+  if (name === undefined) return undefined;
   const at = before.lastIndexOf("node_modules");
-  const pkg = at === -1 ? null : ADDON_PACKAGE.exec(before.slice(at));
-  return pkg ? `node_modules/${pkg[1]!.replace(/[\\/]{1,2}/, "/")}/${name[1]}` : name[1];
+  const pkg = at === -1 ? undefined : ADDON_PACKAGE.exec(before.slice(at))?.[1]!.replace(/[\\/]{1,2}/, "/");
+  const owner = pkg === undefined ? "" : squashed(pkg.slice(pkg.lastIndexOf("/") + 1));
+  return pkg === undefined || squashed(name.slice(0, -".node".length)).includes(owner) ? name : `node_modules/${pkg}/${name}`;
 }
 
 /**
