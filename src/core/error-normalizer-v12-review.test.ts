@@ -2,7 +2,7 @@
 // defects found in version 12's new rules, each with real reports (every link and text
 // isHoldoutUrl/isHoldoutText false) that fail on the rules as first written. Wrong joins: a command
 // given as a path read as no command at all, an addon read by a file name many packages share.
-// Splits: PowerShell's wording and dash's script wording of "command not found", and git's
+// Splits: PowerShell's, cmd.exe's Chinese and dash's script wording of "command not found", and git's
 // "Aborting" closing a reporter's quotation (a seventh-set report). Then each changed pattern's CPU time on 1 MB.
 import { describe, expect, test } from "bun:test";
 import { cpuMsSince } from "../../test/support/cpu-time.ts";
@@ -46,6 +46,18 @@ const JOINED: [string, string, string][] = [
     report("shell-pip-command-not-found", 0),
   ],
   [
+    "cmd.exe in Chinese, against cmd.exe in English (the seventh set's python-tools report)",
+    // https://github.com/lss233/kirara-ai/issues/1323
+    "'python' 不是内部或外部命令，也不是可运行的程序[BUG] 请填写标题",
+    report("windows-python-not-recognized", 1),
+  ],
+  [
+    "cmd.exe in Chinese with the name in typographic quotes, against cmd.exe in English (the seventh set's PalworldSaveTools report)",
+    // https://github.com/Jay-Goo/ProtectedApkResignerForWalle/issues/4
+    "\u2019python\u2018 不是内部或外部命令，也不是可运行的程序或批处理文件  \n\n怎么解决呀",
+    report("windows-python-not-recognized", 0),
+  ],
+  [
     "dash's wording in a script (the script named twice), against bash's in a script",
     // https://github.com/cytle/wechat_web_devtools/issues/202
     "/opt/wechat_web_devtools/bin/fix_node_sync_ipc.sh: 11: /opt/wechat_web_devtools/bin/fix_node_sync_ipc.sh: npm: not found",
@@ -85,6 +97,10 @@ describe("normalizer 12 reviewed: different errors keep their own fingerprints",
       expect(normalizeError(a, 12)).not.toBe(normalizeError(b, 12));
     });
   }
+  test("cmd.exe's Chinese wording for another command (https://github.com/mos9527/pyncm/issues/58) stays apart from python's", () => {
+    const userid = "'userid' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。";
+    expect(normalizeError(userid, 12)).not.toBe(normalizeError(report("windows-python-not-recognized", 1), 12));
+  });
   test("PowerShell's wording for another command (https://github.com/kriegalex/vscode-cuda/issues/9) stays apart from pip's", () => {
     const nvcc =
       "nvcc : The term 'nvcc' is not recognized as the name of a cmdlet, function, script file, or operable program. Check the spelling of the name, or if a path was included, verify that the path is correct and try again.";
@@ -106,6 +122,7 @@ describe("hostile input: the reviewed patterns cost linear time", () => {
   const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
   const HOSTILE: [string, string][] = [
     ["PowerShell's prefix repeated", fill("x : The term 'x' is not recognized as the name of a ")],
+    ["cmd.exe's Chinese wording repeated", fill("'x' 不是内部或外部命令，")],
     ["dash's script prefix repeated on one line", `${fill("a: 1: b: ")}\nnot found`],
     ["dash's script prefix repeated on lines", fill("a: 1: b: c: not\n")],
     ["a megabyte of node_modules/ before an addon", `${fill("node_modules/")}x.node' was compiled against a different Node.js version`],

@@ -71,7 +71,12 @@ const COMMAND_NOT_FOUND: RegExp[] = [
   ),
   // dash in a script names the script twice: "./build.sh: 5: ./build.sh: git: not found".
   new RegExp(String.raw`${LEAD}[^\s:]{1,200}:${GAP}\d{1,7}:${GAP}(?:[^\s:]{1,200}:${GAP})?${COMMAND}:${GAP}not${GAP}found\b`, "im"),
-  new RegExp(String.raw`${LEAD}'?([^\s'"]{1,200})'${GAP}${spaced("is not recognized as an internal or external command")}`, "im"),
+  // cmd.exe in English and in Chinese ("'python' 不是内部或外部命令，也不是可运行的程序"), the name in
+  // straight or typographic quotes.
+  new RegExp(
+    String.raw`${LEAD}['\u2018\u2019]?([^\s'"\u2018\u2019]{1,200})['\u2018\u2019]${GAP}(?:${spaced("is not recognized as an internal or external command")}|不是内部或外部命令)`,
+    "im",
+  ),
   // PowerShell: "pip : The term 'pip' is not recognized as the name of a cmdlet, function, script
   // file, or operable program." (PowerShell 7: "as a name of a cmdlet, …").
   new RegExp(
@@ -79,7 +84,8 @@ const COMMAND_NOT_FOUND: RegExp[] = [
     "im",
   ),
 ];
-const COMMAND_NOT_FOUND_GATE = /not\s{1,8}(?:found|recognized)|não\s{1,8}encontrado|nicht\s{1,8}gefunden|introuvable|no\s{1,8}encontrada/i;
+const COMMAND_NOT_FOUND_GATE =
+  /not\s{1,8}(?:found|recognized)|não\s{1,8}encontrado|nicht\s{1,8}gefunden|introuvable|no\s{1,8}encontrada|不是内部或外部命令/i;
 
 /** The first command a shell did not find, if the report holds one (the earliest line wins). */
 function commandNotFound(text: string): string | undefined {
