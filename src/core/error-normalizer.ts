@@ -127,7 +127,7 @@ function addonName(before: string): string | undefined {
   const name = ADDON_NAME.exec(before)?.[1];
   if (name === undefined) return undefined;
   const at = before.lastIndexOf("node_modules");
-  const pkg = at === -1 ? undefined : ADDON_PACKAGE.exec(before.slice(at))?.[1]!.replace(/[\\/]{1,2}/, "/");
+  const pkg = at === -1 ? undefined : ADDON_PACKAGE.exec(before.slice(at))?.[1]?.replace(/[\\/]{1,2}/, "/");
   const owner = pkg === undefined ? "" : squashed(pkg.slice(pkg.lastIndexOf("/") + 1));
   return pkg === undefined || squashed(name.slice(0, -".node".length)).includes(owner) ? name : `node_modules/${pkg}/${name}`;
 }
