@@ -69,10 +69,23 @@ const COMMAND_NOT_FOUND: RegExp[] = [
     String.raw`${LEAD}[^\s:]{1,200}:${GAP}(?:(?:line|linha|Zeile|ligne|línea)${GAP}\d{1,7}:${GAP})?${COMMAND}:${GAP}(?:${NOT_FOUND_WORDS})`,
     "im",
   ),
-  new RegExp(String.raw`${LEAD}[^\s:]{1,200}:${GAP}\d{1,7}:${GAP}${COMMAND}:${GAP}not${GAP}found\b`, "im"),
-  new RegExp(String.raw`${LEAD}'?([^\s'"]{1,200})'${GAP}${spaced("is not recognized as an internal or external command")}`, "im"),
+  // dash in a script names the script twice: "./build.sh: 5: ./build.sh: git: not found".
+  new RegExp(String.raw`${LEAD}[^\s:]{1,200}:${GAP}\d{1,7}:${GAP}(?:[^\s:]{1,200}:${GAP})?${COMMAND}:${GAP}not${GAP}found\b`, "im"),
+  // cmd.exe in English and in Chinese ("'python' 不是内部或外部命令，也不是可运行的程序"), the name in
+  // straight or typographic quotes.
+  new RegExp(
+    String.raw`${LEAD}['\u2018\u2019]?([^\s'"\u2018\u2019]{1,200})['\u2018\u2019]${GAP}(?:${spaced("is not recognized as an internal or external command")}|不是内部或外部命令)`,
+    "im",
+  ),
+  // PowerShell: "pip : The term 'pip' is not recognized as the name of a cmdlet, function, script
+  // file, or operable program." (PowerShell 7: "as a name of a cmdlet, …").
+  new RegExp(
+    String.raw`${LEAD}(?:[^\s:]{1,200}${GAP}:${GAP})?The${GAP}term${GAP}'([^\s']{1,200})'${GAP}is${GAP}not${GAP}recognized${GAP}as${GAP}(?:the|a)${GAP}name${GAP}of${GAP}a${GAP}cmdlet`,
+    "im",
+  ),
 ];
-const COMMAND_NOT_FOUND_GATE = /not\s{1,8}(?:found|recognized)|não\s{1,8}encontrado|nicht\s{1,8}gefunden|introuvable|no\s{1,8}encontrada/i;
+const COMMAND_NOT_FOUND_GATE =
+  /not\s{1,8}(?:found|recognized)|não\s{1,8}encontrado|nicht\s{1,8}gefunden|introuvable|no\s{1,8}encontrada|不是内部或外部命令/i;
 
 /** The first command a shell did not find, if the report holds one (the earliest line wins). */
 function commandNotFound(text: string): string | undefined {
@@ -81,7 +94,10 @@ function commandNotFound(text: string): string | undefined {
     const m = re.exec(text);
     if (m && (first === undefined || m.index < first.at)) first = { at: m.index, command: m[1]! };
   }
-  return first?.command;
+  // A command given as a path is named by its last part: the directories are the machine's, and
+  // versions 1 to 11 read a path without an extension as nothing ("'C:\\Program' is not recognized"
+  // and "/usr/local/cuda/bin/nvcc: not found" were one form, "command not found").
+  return first && (first.command.split(/[\\/]/).pop() || first.command);
 }
 
 /**
@@ -96,6 +112,25 @@ const ABI_MISMATCH = new RegExp(
   "i",
 );
 const ADDON_NAME = /([^\s'"\\/]{1,200}\.node)$/;
+/**
+ * The package that holds the addon, read from its path: many addons share a file name
+ * ("build/Release/binding.node" is ref's, xpc-connection's, …), the package under the last
+ * node_modules names which one was built for another Node. Kept only when the file does not name
+ * its package itself (better_sqlite3.node, usb_bindings.node do): a report cut inside the path
+ * ("usb_bindings.node'" at its start) then still has the form of the whole one.
+ */
+const ADDON_PACKAGE = /node_modules[\\/]{1,2}((?:@[^\s'"\\/]{1,100}[\\/]{1,2})?[^\s'"\\/]{1,200})[\\/][^\s'"]{0,300}$/;
+const squashed = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/** The addon as version 11 reads it: its file name, after its package when the name does not say it. */
+function addonName(before: string): string | undefined {
+  const name = ADDON_NAME.exec(before)?.[1];
+  if (name === undefined) return undefined;
+  const at = before.lastIndexOf("node_modules");
+  const pkg = at === -1 ? undefined : ADDON_PACKAGE.exec(before.slice(at))?.[1]?.replace(/[\\/]{1,2}/, "/");
+  const owner = pkg === undefined ? "" : squashed(pkg.slice(pkg.lastIndexOf("/") + 1));
+  return pkg === undefined || squashed(name.slice(0, -".node".length)).includes(owner) ? name : `node_modules/${pkg}/${name}`;
+}
 
 /**
  * cargo's build-script failure names the crate that failed ("error: failed to run custom build
@@ -173,8 +208,8 @@ function reportLine(raw: string): string | undefined {
   }
   if (gates.addon) {
     const m = ABI_MISMATCH.exec(text);
-    const name = m ? ADDON_NAME.exec(text.slice(Math.max(0, m.index - 300), m.index)) : null;
-    if (name) return `Error: The module '${name[1]}' was compiled against a different Node.js version`;
+    const name = m ? addonName(text.slice(Math.max(0, m.index - 300), m.index)) : undefined;
+    if (name) return `Error: The module '${name}' was compiled against a different Node.js version`;
   }
   const crate = gates.crate ? CARGO_BUILD_SCRIPT.exec(text) : null;
   if (crate) return `error: failed to run custom build command for \x60${crate[1]}\x60`;
@@ -213,7 +248,8 @@ const V12_LINE_RULES: GatedRule[] = [
     "$1",
     "would be overwritten by",
   ],
-  [/^[ \t]{0,8}Aborting(?=["'\x60]|[ \t]*$)/gm, "", "Aborting"],
+  // ("Aborting" can close a reporter's quotation: 'It give a "Updating … Aborting" error'.)
+  [/^[ \t]{0,8}Aborting(?:["'\x60][^\n"'\x60]{0,80}(?=$)|(?=[ \t]*$))/gm, "", "Aborting"],
   [/^[ \t"]{0,8}Updating [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}[ \t]*$/gm, "", "Updating "],
   // Homebrew's hint under "Cannot install under Rosetta 2 in ARM default prefix (/opt/homebrew)!":
   // "To rerun under ARM use: / arch -arm64 brew install ... / To install under x86_64, install
