@@ -168,7 +168,10 @@ describe("create", () => {
         expect(shown.body.risk).toEqual(body.risk);
       }
       // Behind the proxy, a replica that did not create the draft assesses it once, on its first read.
-      expect(assessed).toHaveBeenCalledTimes(TEST_REPLICAS - 1);
+      // Only this draft's assessments count: the enrichment worker assesses trails earlier tests
+      // published, in this process and at any moment (seen on the PostgreSQL lane).
+      const ofThisDraft = assessed.mock.calls.filter(([trail]) => trail.problem.error === t.problem.error);
+      expect(ofThisDraft).toHaveLength(TEST_REPLICAS - 1);
     } finally {
       assessed.mockRestore();
     }
