@@ -74,6 +74,26 @@ describe("a command built in a variable, then run", () => {
   });
 });
 
+describe("a patched script's repeated line is read again after what it reads changed", () => {
+  const scriptFlags = (...lines: string[]) =>
+    assessRisk(
+      trailWith(
+        ["true"],
+        [{ file_path: "fix.sh", diff: `--- a/fix.sh\n+++ b/fix.sh\n@@ -0,0 +1 @@\n${lines.map((l) => `+${l}\n`).join("")}` }],
+      ),
+    ).flags.map((f) => `${f.flag}/${f.level}`);
+  test("flagged: the second reading of a line after a variable, the positional parameters or an alias changed", () => {
+    expect(scriptFlags("a=/tmp/x", "rm -rf $a", "a=/", "rm -rf $a")).toContain("destructive_delete/high");
+    expect(scriptFlags("set -- echo hi", '"$@"', "set -- rm -rf /", '"$@"')).toContain("destructive_delete/high");
+    expect(scriptFlags("alias c=echo", "c /", "alias c='rm -rf'", "c /")).toContain("destructive_delete/high");
+  });
+  test("a line repeated with nothing changed raises its flag once", () => {
+    expect(scriptFlags("a=/", "rm -rf $a", "echo done", "rm -rf $a").filter((f) => f.startsWith("destructive"))).toEqual([
+      "destructive_delete/high",
+    ]);
+  });
+});
+
 describe("a WebClient DownloadFile run later is graded as curl -o then run", () => {
   test("flagged medium, as `curl -o x URL; ./x`", () => {
     for (const commands of [
@@ -107,6 +127,15 @@ describe("chattr on a system file; what stays unflagged by decision", () => {
 });
 
 describe("hostile input stays linear", () => {
+  test("a patched script whose every other line changes a variable stays under 2 s of CPU", () => {
+    for (const unit of [(i: number) => `+a=${i}\n+rm -rf $a\n`, (i: number) => `+f${i}(){ :; }\n+echo $(x)\n`]) {
+      let diff = "--- a/fix.sh\n+++ b/fix.sh\n@@ -0,0 +1 @@\n";
+      for (let i = 0; diff.length < 1_048_576; i++) diff += unit(i);
+      const t0 = process.cpuUsage();
+      assessRisk(trailWith(["true"], [{ file_path: "fix.sh", diff }]));
+      expect(cpuMsSince(t0)).toBeLessThan(2000);
+    }
+  });
   test("each unit repeated to 64 KB and 1 MB stays under 2 s of CPU", () => {
     for (const unit of [
       "c='rm -rf /'; $c; ",

@@ -145,8 +145,10 @@ const raisedAtLeast = (found: readonly Found[], f: Found) => found.some((g) => g
 export interface Carried {
   vars: Map<string, string>;
   defs: Map<string, Definition>;
+  /** How many times a command's own reading changed `vars` (a patched script reads a repeated line again after one). */
+  changes?: number;
 }
-export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
+export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map(), changes: 0 });
 
 export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
@@ -473,6 +475,7 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           own = true;
         }
         vars.set(name, value);
+        if (depth === 0 && changesCarried && carried) carried.changes = (carried.changes ?? 0) + 1;
         // something changed: a pipeline read before that names it may read otherwise now
         if (name.startsWith(WRITTEN_FILE)) fineGrained = false;
         if (!fineGrained || name.startsWith("\u0000") || name === "IFS") {
@@ -866,9 +869,14 @@ function patchFlags(filePath: string, diff: string): Found[] {
     /\.(md|markdown|rst|txt)$/i.test(filePath);
   if (shellLike) {
     let inFence = false;
-    const seen = new Set<string>(); // a repeated line says nothing new and costs time
+    // a repeated line says nothing new and costs time, while nothing it reads changed: a line after a
+    // variable, a `cd` or a definition changed is read again (`a=/tmp/x` ⏎ `rm -rf $a` ⏎ `a=/` ⏎ `rm -rf $a`,
+    // `set -- echo hi` ⏎ `"$@"` ⏎ `set -- rm -rf /` ⏎ `"$@"`: the second was skipped before session 18)
+    const seen = new Set<string>();
+    let generation = 0;
     const followOn = new FollowOn(); // a script's lines run in order: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k`
     const carried = newCarried(); // … and share variables, cd, aliases and functions
+    let changesRead = 0;
     for (const raw of lines.slice(0, 4000)) {
       let line = raw;
       if (/\.(md|markdown|rst|txt)$/i.test(filePath)) {
@@ -889,8 +897,14 @@ function patchFlags(filePath: string, diff: string): Found[] {
       } else {
         line = line.replace(/^\s*(RUN|CMD|ENTRYPOINT)\s+/, "").replace(/^\t/, "");
       }
-      if (!line.trim() || seen.has(line)) continue;
-      seen.add(line);
+      if (carried.changes !== changesRead) {
+        changesRead = carried.changes ?? 0;
+        generation++;
+      }
+      const seenKey = `${generation}\u0000${line}`;
+      if (!line.trim() || seen.has(seenKey)) continue;
+      seen.add(seenKey);
+      if (/\balias\b|\(\s*\)|\bfunction\b/.test(line)) generation++; // a definition: later lines may call it otherwise
       // a workflow's `${{ secrets.NPM_TOKEN }}` is a secret the runner puts into the command's text: read as a variable holding it
       const expressions = CI_FILE.test(filePath) && line.includes("${{") ? ciSecretsAsVariables(line) : null;
       if (expressions) {
