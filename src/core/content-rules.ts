@@ -159,5 +159,6 @@
 // a WebClient `.DownloadFile(URL, f)` then f run is remote_script_execution medium, as `curl -o`;
 // a recursive chmod leaving the owner without read or search on / or a system directory
 // (permission_weakening high) or a home (medium); `chattr +i/-i/+a` of a system file is
-// system_config_change medium; `dig $TOKEN_SERVER.…` (a variable naming a place) is no longer DNS exfiltration.
+// system_config_change medium; `dig $TOKEN_SERVER.…` (a variable naming a place) is no longer DNS exfiltration;
+// a patched script's repeated line is read again after a variable, `cd` or definition changed.
 export const CONTENT_RULES_VERSION = 9;
