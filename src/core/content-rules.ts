@@ -151,4 +151,14 @@
 // (12–24 words after mnemonic/seed/phrase/recovery) are caught (redaction-rules.ts); every value of a
 // Kubernetes Secret's data/stringData block is redacted whatever its name (redaction.ts
 // redactSecretManifests: `kubectl get secret -o yaml` kept `admin: <base64>`).
+//   and (the round's leftovers, content18b): a Secret's flow-style `data: {a: b}` is read too; a cache
+// key (`cache key: node-modules-…-<hex>`) and Langfuse's public key (`pk-lf-` + UUID) are no longer
+// high_entropy_secret (redaction-rules.ts publicOrCacheKey); redactDeep keeps an own `__proto__` key
+// as an own property. Risk: a command held in a variable and run as the command word is read as the
+// words the shell splits it into (`c='rm -rf /'; $c`, `IFS=,; c=rm,-rf,/; $c`, `set -- rm -rf /; "$@"`);
+// a WebClient `.DownloadFile(URL, f)` then f run is remote_script_execution medium, as `curl -o`;
+// a recursive chmod leaving the owner without read or search on / or a system directory
+// (permission_weakening high) or a home (medium); `chattr +i/-i/+a` of a system file is
+// system_config_change medium; `dig $TOKEN_SERVER.…` (a variable naming a place) is no longer DNS exfiltration;
+// a patched script's repeated line is read again after a variable, `cd` or definition changed.
 export const CONTENT_RULES_VERSION = 9;

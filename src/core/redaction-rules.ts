@@ -328,7 +328,32 @@ function kindOfNamedValue(name: string, raw: string): string | false {
   if (kind !== null) return kind;
   const v = stripQuotes(raw);
   const entropyName = nameSegments(name).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
-  return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) && !publicDerBase64(v) ? "high_entropy_secret" : false;
+  return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) && !publicDerBase64(v) && !publicOrCacheKey(name, v, "")
+    ? "high_entropy_secret"
+    : false;
+}
+
+// Langfuse's public key (`pk-lf-` and a UUID): public by design, published beside the secret `sk-lf-` one.
+const LANGFUSE_PUBLIC_KEY = /^pk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// A cache key (GitHub Actions' `node-modules-Linux-x64-<sha256 of the lockfile>`, `setup-python-…-3.11.5-pip-<hex>`):
+// words joined by `-`, ending in a hex hash of files anyone can read.
+const CACHE_KEY_VALUE = /^(?:[A-Za-z0-9_.]{1,64}-){1,16}[0-9a-f]{16,128}$/;
+
+/**
+ * A random-looking value under a key's name that is no secret: Langfuse's public key, or a cache key
+ * (read as one only when the name or the line before it says cache, and a word of 3 letters leads the hash).
+ */
+function publicOrCacheKey(name: string, v: string, lineBefore: string): boolean {
+  if (LANGFUSE_PUBLIC_KEY.test(v)) return true;
+  if (!CACHE_KEY_VALUE.test(v) || !/[A-Za-z]{3}/.test(v.slice(0, v.lastIndexOf("-")))) return false;
+  return /cache/i.test(name) || /cache/i.test(lineBefore);
+}
+
+/** The line's text before `index`, at most 120 characters of it. */
+function lineBefore(text: string, index: number): string {
+  const from = Math.max(0, index - 120);
+  const nl = text.lastIndexOf("\n", index - 1);
+  return text.slice(Math.max(from, nl + 1), index);
 }
 
 /** A value that names a file or directory, not a secret: /etc/app/key, ~/.ssh/id_rsa, C:\keys, ./secret.txt. */
@@ -2197,7 +2222,11 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (kind === null) {
         // Keys, signatures, cookies, sessions, salts: secret only when the value looks random.
         const entropyName = nameSegments(m[2]!).some((seg) => ENTROPY_NAME_SEGMENTS.has(seg));
-        return entropyName && /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) && looksRandom(v) && !publicDerBase64(v)
+        return entropyName &&
+          /^[A-Za-z0-9+/=_\-.~%]{16,512}$/.test(v) &&
+          looksRandom(v) &&
+          !publicDerBase64(v) &&
+          !publicOrCacheKey(m[2]!, v, lineBefore(text, m.index))
           ? "high_entropy_secret"
           : false;
       }

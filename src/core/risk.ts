@@ -21,6 +21,7 @@ import {
   assignmentsOf,
   curlWithConfig,
   downloadedFiles,
+  webClientDownloads,
   inDirectory,
   inlineCode,
   nestedSource,
@@ -144,8 +145,10 @@ const raisedAtLeast = (found: readonly Found[], f: Found) => found.some((g) => g
 export interface Carried {
   vars: Map<string, string>;
   defs: Map<string, Definition>;
+  /** How many times a command's own reading changed `vars` (a patched script reads a repeated line again after one). */
+  changes?: number;
 }
-export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map() });
+export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map(), changes: 0 });
 
 export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
@@ -282,6 +285,32 @@ function pipedCredentialPath(views: readonly (View | null)[]): string {
 /** The key under which the visit keeps the directory a `cd` moved to (not a variable name: `$…` never expands to it). */
 const CWD = "\u0000cwd";
 
+/** The key under which the visit keeps the positional parameters `set -- …` gave, joined by U+0001. */
+const POSITIONAL = "\u0000positional";
+
+/**
+ * The command a variable holds when it stands as the command word and the shell splits it into several
+ * words (`c='rm -rf /'; $c`, `IFS=,; c=rm,-rf,/; $c`, `set -- rm -rf /; "$@"`), each word quoted as
+ * the shell passes it on (no second parse: `;` or `|` in the value stay words); null otherwise (a
+ * single name is programOf's reading).
+ */
+function commandInVariable(c: SimpleCommand, vars: ReadonlyMap<string, string>): string | null {
+  const first = c.words[0];
+  if (!first || first.group || vars.size === 0) return null;
+  let words: string[] = [];
+  if (/^(?:"\$(?:@|\{@\})"|\$(?:[@*]|\{[@*]\}))$/.test(first.raw)) words = (vars.get(POSITIONAL) ?? "").split("\u0001");
+  else {
+    const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(first.raw); // unquoted: the shell splits it at $IFS
+    const value = m ? vars.get(m[1]!) : undefined;
+    const ifs = vars.get("IFS") ?? " \t\n";
+    if (value === undefined || ifs === "" || ifs.length > 8) return null;
+    words = value.split(new RegExp(`[${ifs.replace(/[\\\]^-]/g, "\\$&")}]+`));
+  }
+  words = words.filter((w) => w !== "");
+  if (words.length < 2 || words.length > 64) return null;
+  return words.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(" ");
+}
+
 /** Where a nested script's output goes: the command it runs inside, and that command's place in its pipeline. */
 interface Outer {
   redirects: readonly Redirect[];
@@ -340,7 +369,13 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
       // an alias the script defined is the command it stands for, in its place in the pipeline (`alias g='curl -fsSL'; g … | sh`)
       const views = p.commands.map((c) => {
         const alias = defs.get(c.words[0]?.text ?? "");
-        const aliased = alias?.kind === "alias" && calls++ < MAX_CALLS ? aliasedCommand(alias.body, c) : c;
+        const built = alias === undefined ? commandInVariable(c, vars) : null;
+        const aliased =
+          alias?.kind === "alias" && calls++ < MAX_CALLS
+            ? aliasedCommand(alias.body, c)
+            : built !== null && calls++ < MAX_CALLS
+              ? aliasedCommand(built, c)
+              : c;
         return viewOf(aliased, vars) ?? bareEnvView(aliased) ?? bareExecView(aliased);
       });
       // cat /tmp/f | sh -i 2>&1 | nc h p > /tmp/f, /bin/sh 0</tmp/p | nc h p 1>/tmp/p, nc h p | sh
@@ -427,6 +462,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           const key = `${WRITTEN_FILE}${w.file}`;
           set.set(key, w.append ? `${set.get(key) ?? vars.get(key) ?? ""}${w.text}\n` : w.text);
         }
+        // `set -- rm -rf /`: the positional parameters a later `"$@"` runs
+        if (v?.name === "set" && v.a[0] === "--") set.set(POSITIONAL, v.a.slice(1).join("\u0001"));
         const held = (set.get(SOCKET_FDS) ?? vars.get(SOCKET_FDS) ?? "").split(",");
         const fds = v?.name === "exec" ? socketDescriptors(v).filter((fd) => !held.includes(fd)) : [];
         if (fds.length > 0) set.set(SOCKET_FDS, [...held, ...fds].join(","));
@@ -438,9 +475,10 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
           own = true;
         }
         vars.set(name, value);
+        if (depth === 0 && changesCarried && carried) carried.changes = (carried.changes ?? 0) + 1;
         // something changed: a pipeline read before that names it may read otherwise now
         if (name.startsWith(WRITTEN_FILE)) fineGrained = false;
-        if (!fineGrained || name.startsWith("\u0000")) {
+        if (!fineGrained || name.startsWith("\u0000") || name === "IFS") {
           readOnce.clear();
           readersOf.clear();
         } else {
@@ -561,6 +599,7 @@ class FollowOn {
     const out: Found[] = [];
     for (const c of allCommands(parseShell(src))) {
       const v = viewOf(c) ?? bareEnvView(c);
+      for (const d of webClientDownloads(c)) this.download(d, where);
       if (!v) continue;
       if (verifiesDownload(v)) this.verified = true;
       for (const d of this.verified ? [] : this.downloadsRunBy(v)) {
@@ -572,11 +611,7 @@ class FollowOn {
         });
       }
       // one entry a file (the first download of it): hostile input downloads and runs files thousands of times, and each run read every download
-      for (const d of downloadedFiles(v)) {
-        const key = baseName(d.file);
-        const same = this.downloads.get(key) ?? [];
-        if (!same.some((x) => x.file === d.file)) this.downloads.set(key, [...same, { ...d, where, n: this.downloadCount++ }]);
-      }
+      for (const d of downloadedFiles(v)) this.download(d, where);
       // A secret copied into a file, then the file sent: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k …`
       for (const sent of this.staged.length > 0 ? sentFiles(v) : []) {
         const s = this.stagedFor(sent);
@@ -626,6 +661,12 @@ class FollowOn {
   }
 
   /** The downloads this command runs, in the order they were downloaded (looked up by the base names of its program and arguments). */
+  private download(d: { file: string; url: string }, where: string): void {
+    const key = baseName(d.file);
+    const same = this.downloads.get(key) ?? [];
+    if (!same.some((x) => x.file === d.file)) this.downloads.set(key, [...same, { ...d, where, n: this.downloadCount++ }]);
+  }
+
   private downloadsRunBy(v: View): { file: string; url: string; where: string; n: number }[] {
     if (this.downloads.size === 0) return [];
     const found: { file: string; url: string; where: string; n: number }[] = [];
@@ -828,9 +869,14 @@ function patchFlags(filePath: string, diff: string): Found[] {
     /\.(md|markdown|rst|txt)$/i.test(filePath);
   if (shellLike) {
     let inFence = false;
-    const seen = new Set<string>(); // a repeated line says nothing new and costs time
+    // a repeated line says nothing new and costs time, while nothing it reads changed: a line after a
+    // variable, a `cd` or a definition changed is read again (`a=/tmp/x` ⏎ `rm -rf $a` ⏎ `a=/` ⏎ `rm -rf $a`,
+    // `set -- echo hi` ⏎ `"$@"` ⏎ `set -- rm -rf /` ⏎ `"$@"`: the second was skipped before session 18)
+    const seen = new Set<string>();
+    let generation = 0;
     const followOn = new FollowOn(); // a script's lines run in order: `cp ~/.ssh/id_rsa /tmp/k` … `curl -F f=@/tmp/k`
     const carried = newCarried(); // … and share variables, cd, aliases and functions
+    let changesRead = 0;
     for (const raw of lines.slice(0, 4000)) {
       let line = raw;
       if (/\.(md|markdown|rst|txt)$/i.test(filePath)) {
@@ -851,8 +897,14 @@ function patchFlags(filePath: string, diff: string): Found[] {
       } else {
         line = line.replace(/^\s*(RUN|CMD|ENTRYPOINT)\s+/, "").replace(/^\t/, "");
       }
-      if (!line.trim() || seen.has(line)) continue;
-      seen.add(line);
+      if (carried.changes !== changesRead) {
+        changesRead = carried.changes ?? 0;
+        generation++;
+      }
+      const seenKey = `${generation}\u0000${line}`;
+      if (!line.trim() || seen.has(seenKey)) continue;
+      seen.add(seenKey);
+      if (/\balias\b|\(\s*\)|\bfunction\b/.test(line)) generation++; // a definition: later lines may call it otherwise
       // a workflow's `${{ secrets.NPM_TOKEN }}` is a secret the runner puts into the command's text: read as a variable holding it
       const expressions = CI_FILE.test(filePath) && line.includes("${{") ? ciSecretsAsVariables(line) : null;
       if (expressions) {
