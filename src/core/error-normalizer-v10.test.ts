@@ -8,15 +8,8 @@
 // among the dev set's texts or the external sets' texts.
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
-import {
-  canonicalLink,
-  devsetTexts,
-  formsSplitSince,
-  heldByEarlierSets,
-  loadRealVariantSets,
-  reportTextIn,
-  setShapeProblems,
-} from "../../test/support/real-variants.ts";
+import { canonicalLink, heldByEarlierSets, loadRealVariantSets, reportTextIn, setShapeProblems } from "../../test/support/real-variants.ts";
+import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 // The sets gathered before version 10 was released; the sixth (gathered after) measures version 10
@@ -88,37 +81,7 @@ describe("normalizer 10: different errors keep their own fingerprints", () => {
   });
 });
 
-describe("normalizer 10: the external sets of real reports", () => {
-  for (const { name, set } of sets) {
-    for (const p of set.apart) {
-      test(`${name} set, ${p.id}: apart (${p.note})`, () => {
-        expect(normalizeError(p.a, 10)).not.toBe(normalizeError(p.b, 10));
-      });
-    }
-    for (const g of set.groups) {
-      if (new Set(g.reports.map((r) => normalizeError(r.text, 9))).size !== 1) continue;
-      test(`${name} set, ${g.id}: joined by version 9, still one normal form`, () => {
-        expect(new Set(g.reports.map((r) => normalizeError(r.text, 10))).size).toBe(1);
-      });
-    }
-  }
-  test("version 10 splits no version-9 form among the external sets' texts", () => {
-    const texts = sets.flatMap(({ set }) => [
-      ...set.groups.flatMap((g) => g.reports.map((r) => r.text)),
-      ...set.apart.flatMap((p) => [p.a, p.b]),
-    ]);
-    expect(formsSplitSince(texts, 9, 10).split).toBe(0);
-  });
-});
-
-describe("normalizer 10: splits no version-9 form of the dev set", () => {
-  test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-10 form per version-9 form", () => {
-    const texts = devsetTexts(loadDevset());
-    // Counted, not listed: the holdout split's texts are not printed.
-    const { split } = formsSplitSince(texts, 9, 10);
-    expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
-  }, 30_000);
-});
+describeVersionOnRealText(10, sets, [], "version 10 splits no version-9 form among the external sets' texts");
 
 // The fifth external set (test/fixtures/fingerprint-real-variants-5.json): gathered in session 16,
 // after version 9 and session 15's candidates, from other errors than the first four sets and the

@@ -12,8 +12,6 @@ import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
 import {
   canonicalLink,
-  devsetTexts,
-  formsSplitSince,
   heldByEarlierSets,
   loadRealVariantSets,
   realVariantFigures,
@@ -21,6 +19,7 @@ import {
   setShapeProblems,
 } from "../../test/support/real-variants.ts";
 import { cpuMsSince } from "../../test/support/cpu-time.ts";
+import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
@@ -278,41 +277,12 @@ const INTENDED_SPLITS = [
   "no such file or directory",
 ];
 
-describe("normalizer 11: the external sets of real reports", () => {
-  for (const { name, set } of sets) {
-    for (const p of set.apart) {
-      test(`${name} set, ${p.id}: apart (${p.note})`, () => {
-        expect(normalizeError(p.a, 11)).not.toBe(normalizeError(p.b, 11));
-      });
-    }
-    for (const g of set.groups) {
-      if (new Set(g.reports.map((r) => normalizeError(r.text, 10))).size !== 1) continue;
-      test(`${name} set, ${g.id}: joined by version 10, still one normal form`, () => {
-        expect(new Set(g.reports.map((r) => normalizeError(r.text, 11))).size).toBe(1);
-      });
-    }
-  }
-  test("the version-10 forms version 11 splits among the external sets' texts are those that joined different headers", () => {
-    const texts = sets.flatMap(({ set }) => [
-      ...set.groups.flatMap((g) => g.reports.map((r) => r.text)),
-      ...set.apart.flatMap((p) => [p.a, p.b]),
-    ]);
-    expect(
-      formsSplitSince(texts, 10, 11)
-        .splitForms.map((f) => f.older)
-        .sort(),
-    ).toEqual(INTENDED_SPLITS);
-  });
-});
-
-describe("normalizer 11: splits no version-10 form of the dev set", () => {
-  test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-11 form per version-10 form", () => {
-    const texts = devsetTexts(loadDevset());
-    // Counted, not listed: the holdout split's texts are not printed.
-    const { split } = formsSplitSince(texts, 10, 11);
-    expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
-  }, 30_000);
-});
+describeVersionOnRealText(
+  11,
+  sets,
+  INTENDED_SPLITS,
+  "the version-10 forms version 11 splits among the external sets' texts are those that joined different headers",
+);
 
 // The sixth external set (test/fixtures/fingerprint-real-variants-6.json): gathered in session 17,
 // after version 10, from other errors than the dev set's and with no report of sets 1 to 5. Version

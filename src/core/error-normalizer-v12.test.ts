@@ -11,14 +11,13 @@ import { cpuMsSince } from "../../test/support/cpu-time.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import {
   canonicalLink,
-  devsetTexts,
-  formsSplitSince,
   heldByEarlierSets,
   loadRealVariantSets,
   realVariantFigures,
   reportTextIn,
   setShapeProblems,
 } from "../../test/support/real-variants.ts";
+import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
@@ -123,41 +122,12 @@ describe("normalizer 12: different errors keep their own fingerprints", () => {
 // set's "postgresql" and the apart pair's "@db").
 const INTENDED_SPLITS = ["name or service not known"];
 
-describe("normalizer 12: the external sets of real reports", () => {
-  for (const { name, set } of sets) {
-    for (const p of set.apart) {
-      test(`${name} set, ${p.id}: apart (${p.note})`, () => {
-        expect(normalizeError(p.a, 12)).not.toBe(normalizeError(p.b, 12));
-      });
-    }
-    for (const g of set.groups) {
-      if (new Set(g.reports.map((r) => normalizeError(r.text, 11))).size !== 1) continue;
-      test(`${name} set, ${g.id}: joined by version 11, still one normal form`, () => {
-        expect(new Set(g.reports.map((r) => normalizeError(r.text, 12))).size).toBe(1);
-      });
-    }
-  }
-  test("the version-11 forms version 12 splits among the external sets' texts are the C library's words after an unresolved host", () => {
-    const texts = sets.flatMap(({ set }) => [
-      ...set.groups.flatMap((g) => g.reports.map((r) => r.text)),
-      ...set.apart.flatMap((p) => [p.a, p.b]),
-    ]);
-    expect(
-      formsSplitSince(texts, 11, 12)
-        .splitForms.map((f) => f.older)
-        .sort(),
-    ).toEqual(INTENDED_SPLITS);
-  });
-});
-
-describe("normalizer 12: splits no version-11 form of the dev set", () => {
-  test("every text of the dev set (cases, queries, negatives, distractor pairs): one version-12 form per version-11 form", () => {
-    const texts = devsetTexts(loadDevset());
-    // Counted, not listed: the holdout split's texts are not printed.
-    const { split } = formsSplitSince(texts, 11, 12);
-    expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
-  }, 30_000);
-});
+describeVersionOnRealText(
+  12,
+  sets,
+  INTENDED_SPLITS,
+  "the version-11 forms version 12 splits among the external sets' texts are the C library's words after an unresolved host",
+);
 
 // The seventh external set (test/fixtures/fingerprint-real-variants-7.json): gathered in session 18
 // after normalizer 11, stratified across the miss classes issue 16 lists (each group's `stratum`),
