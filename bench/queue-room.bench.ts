@@ -15,7 +15,8 @@ import { openPostgresStore } from "../src/store/postgres/store";
 import type { Transaction } from "../src/store/ports";
 import { postgresUnavailable, startPostgres } from "../test/support/postgres";
 import { queuedTrailRow } from "../test/support/trails";
-import { f1, f2, Figures, log, percentile, QUICK } from "./lib/report";
+import { closedLoopRounds } from "./lib/closed-loop";
+import { Figures, log, QUICK } from "./lib/report";
 
 const SECONDS = Number(process.env.BENCH_QUEUE_ROOM_SECONDS ?? (QUICK ? 1 : 3));
 const ROUNDS = Number(process.env.BENCH_QUEUE_ROOM_ROUNDS ?? (QUICK ? 1 : 3));
@@ -46,38 +47,23 @@ try {
   for (let i = 0; i < WAITING; i++) await store.trails.insertQueued(newTrail());
   const figures = new Figures("queue-room");
   log(`PostgreSQL, durable commits, ${WAITING} jobs waiting; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()}`);
-  for (const clients of CLIENTS) {
-    const results = new Map<string, { tps: number[]; p50: number[] }>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, count] of Object.entries(kinds)) {
-        const latencies: number[] = [];
-        const until = performance.now() + SECONDS * 1000;
-        await Promise.all(
-          Array.from({ length: clients }, async () => {
-            while (performance.now() < until) {
-              const t0 = performance.now();
-              const seq = await store.transaction(async (tx) => {
-                await count(tx);
-                return (await tx.trails.insertQueued(newTrail())).seq;
-              });
-              latencies.push(performance.now() - t0);
-              await store.trails.delete(seq); // the queue stays at WAITING
-            }
+  const loops = Object.fromEntries(
+    Object.entries(kinds).map(([name, count]) => [
+      name,
+      {
+        timed: () =>
+          store.transaction(async (tx) => {
+            await count(tx);
+            return (await tx.trails.insertQueued(newTrail())).seq;
           }),
-        );
-        const r = results.get(name) ?? { tps: [], p50: [] };
-        r.tps.push(latencies.length / SECONDS);
-        r.p50.push(percentile(latencies, 50));
-        results.set(name, r);
-      }
-    }
-    for (const [name, r] of results) {
-      const tps = percentile(r.tps, 50);
-      const p50 = percentile(r.p50, 50);
-      log(`${clients} clients, ${name}: ${f1(tps)} publishes/s, p50 ${f2(p50)} ms`);
-      figures.set(`${clients} clients, ${name}`, { publishes_per_s: Number(f1(tps)), p50_ms: Number(f2(p50)) });
-    }
-  }
+        // The queue stays at WAITING.
+        after: async (_client: number, seq: number) => {
+          await store.trails.delete(seq);
+        },
+      },
+    ]),
+  );
+  await closedLoopRounds({ clients: CLIENTS, rounds: ROUNDS, seconds: SECONDS, kinds: loops, unit: "publishes", figures });
   figures.write();
 } finally {
   await store.close();

@@ -18,7 +18,8 @@ import { UNCOUNTED_KEPT_PER_CLIENT_PER_DAY, utcDayStart } from "../src/core/outc
 import { openPostgresStore } from "../src/store/postgres/store";
 import { postgresUnavailable, startPostgres } from "../test/support/postgres";
 import { queuedTrailRow } from "../test/support/trails";
-import { f1, f2, Figures, log, percentile, QUICK } from "./lib/report";
+import { closedLoopRounds } from "./lib/closed-loop";
+import { Figures, log, QUICK } from "./lib/report";
 
 const SECONDS = Number(process.env.BENCH_REPORT_BOUND_SECONDS ?? (QUICK ? 1 : 3));
 const ROUNDS = Number(process.env.BENCH_REPORT_BOUND_ROUNDS ?? (QUICK ? 1 : 3));
@@ -55,56 +56,42 @@ try {
   log(
     `PostgreSQL, durable commits, ${KEPT} uncounted reports kept per address; ${cpus().length} cores (${cpus()[0]?.model}), load ${loadavg()}`,
   );
-  for (const clients of CLIENTS) {
-    const results = new Map<string, { tps: number[]; p50: number[] }>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, of] of Object.entries(addressOf)) {
-        const latencies: number[] = [];
-        const until = performance.now() + SECONDS * 1000;
-        await Promise.all(
-          Array.from({ length: clients }, async (_, client) => {
-            const address = of(client);
-            const agent = `bench-agent-${client}`;
-            while (performance.now() < until) {
-              const t0 = performance.now();
-              const at = Date.now();
-              await store.transaction(async (tx) => {
-                await tx.outcomes.holdTrail(seq, false);
-                const kept = await tx.outcomes.uncountedForClientSince(address, utcDayStart(at), UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
-                if (kept >= UNCOUNTED_KEPT_PER_CLIENT_PER_DAY) throw new Error("past the bound: the bench measures reports below it");
-                await tx.stats.touchAgent(agent, at);
-                await tx.stats.addOutcome(at, 0);
-                await tx.stats.bump("outcomes", at);
-                await tx.outcomes.insert({
-                  trailSeq: seq,
-                  agent,
-                  client: address,
-                  outcome: "not_applicable",
-                  counted: false,
-                  notes: null,
-                  model: null,
-                  at,
-                  contentRulesVersion: 0,
-                });
-              });
-              latencies.push(performance.now() - t0);
-              await store.sql`DELETE FROM outcomes WHERE agent = ${agent}`; // the address stays at KEPT
-            }
-          }),
-        );
-        const r = results.get(name) ?? { tps: [], p50: [] };
-        r.tps.push(latencies.length / SECONDS);
-        r.p50.push(percentile(latencies, 50));
-        results.set(name, r);
-      }
-    }
-    for (const [name, r] of results) {
-      const tps = percentile(r.tps, 50);
-      const p50 = percentile(r.p50, 50);
-      log(`${clients} clients, ${name}: ${f1(tps)} reports/s, p50 ${f2(p50)} ms`);
-      figures.set(`${clients} clients, ${name}`, { reports_per_s: Number(f1(tps)), p50_ms: Number(f2(p50)) });
-    }
-  }
+  const kinds = Object.fromEntries(
+    Object.entries(addressOf).map(([name, of]) => [
+      name,
+      {
+        timed: async (client: number) => {
+          const address = of(client);
+          const agent = `bench-agent-${client}`;
+          const at = Date.now();
+          await store.transaction(async (tx) => {
+            await tx.outcomes.holdTrail(seq, false);
+            const kept = await tx.outcomes.uncountedForClientSince(address, utcDayStart(at), UNCOUNTED_KEPT_PER_CLIENT_PER_DAY);
+            if (kept >= UNCOUNTED_KEPT_PER_CLIENT_PER_DAY) throw new Error("past the bound: the bench measures reports below it");
+            await tx.stats.touchAgent(agent, at);
+            await tx.stats.addOutcome(at, 0);
+            await tx.stats.bump("outcomes", at);
+            await tx.outcomes.insert({
+              trailSeq: seq,
+              agent,
+              client: address,
+              outcome: "not_applicable",
+              counted: false,
+              notes: null,
+              model: null,
+              at,
+              contentRulesVersion: 0,
+            });
+          });
+        },
+        // The address stays at KEPT.
+        after: async (client: number) => {
+          await store.sql`DELETE FROM outcomes WHERE agent = ${`bench-agent-${client}`}`;
+        },
+      },
+    ]),
+  );
+  await closedLoopRounds({ clients: CLIENTS, rounds: ROUNDS, seconds: SECONDS, kinds, unit: "reports", figures });
   figures.write();
 } finally {
   await store.close();
