@@ -1,15 +1,62 @@
 // What a sloppy third-party client sends and what it gets back (session 18, http18b): refusals it
 // can act on, that quote nothing it sent raw, in the shape of the door it used.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createLogger } from "../src/log";
+import { loadMcpConfig } from "../src/mcp/config";
+import { startStandalone, type RunningMcpServer } from "../src/mcp/standalone";
 import { startTestColony, type TestColony } from "./support/colony";
+import { rawRequest } from "./support/fuzz";
+import { connectHttp } from "./support/mcp";
 import { agent, json, sampleTrail } from "./support/trails";
 
 let colony: TestColony;
+let standalone: RunningMcpServer;
 
 beforeAll(async () => {
   colony = await startTestColony({ COLONY_RATE_LIMIT: "100000" });
+  standalone = startStandalone(loadMcpConfig({ COLONY_URL: colony.url }), { port: 0, logger: createLogger("silent") });
 });
-afterAll(() => colony.dispose());
+afterAll(async () => {
+  await standalone?.stop();
+  await colony?.dispose();
+});
+
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sloppy", version: "1" } },
+});
+
+// `//mcp` (a base URL ending in / joined to /mcp) and `/MCP` got the REST 404 `{error: {code,
+// message}}`, which an MCP client cannot read as JSON-RPC; other paths keep the REST shape.
+test("a path that reads as /mcp is answered 404 in JSON-RPC's shape on both doors, saying what differs", async () => {
+  for (const [base, port] of [
+    [colony.url, colony.replicas[0]!.port],
+    [standalone.url.replace(/\/mcp$/, ""), standalone.port],
+  ] as const) {
+    for (const [path, says] of [
+      ["//mcp", "send it with one slash"],
+      ["/MCP", "paths are lowercase"],
+      ["/Mcp/", "paths are lowercase"],
+      ["/mcp//", "send it with one slash"],
+    ]) {
+      // Raw bytes: Bun's fetch sends `http://host//mcp` as /mcp; curl and most clients send it as written.
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${initialize.length}\r\nConnection: close\r\n\r\n${initialize}`;
+      const res = (await rawRequest(port, [new TextEncoder().encode(head)]))!;
+      expect([base, path, res.status]).toEqual([base, path, 404]);
+      const body = JSON.parse(res.text);
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32015, data: { code: "not_found" } } });
+      expect(body.error.message).toContain(says);
+    }
+    const rest = (await (await fetch(`${base}/V1/feed`)).json()) as any;
+    expect(rest.error).toEqual({ code: "not_found", message: "no such route: paths are lowercase; send it in lowercase" });
+    // The SDK client is told why (it shows the body's text), and the right path still serves.
+    await expect(connectHttp(`${base}/MCP`)).rejects.toThrow(/paths are lowercase/);
+    const client = await connectHttp(`${base}/mcp`);
+    await client.close();
+  }
+});
 
 // The refusal quoted the client's solution_id raw: a zero-width space or a bidi override in it made
 // the message read as other text than was sent (a right-to-left override reverses what follows).

@@ -8,14 +8,14 @@ import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
 import { serverFallbacks } from "../http/errors";
-import { hostRefusal, noRouteMessage, requestPath } from "../http/host";
+import { hostRefusal, noRouteMessage, requestPath, routeReadAs } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
 import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
-import { JSON_RPC_ERRORS, jsonRpcErrorResponse, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { JSON_RPC_ERRORS, jsonRpcErrorResponse, MCP_PATH, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
 import { OriginPolicy } from "./origin";
 import { handleStatelessPost, MCP_REQUEST_DEADLINE_MS, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
@@ -77,7 +77,11 @@ export function startStandalone(
         colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
-    if (!isMcp) return errorJson(404, "not_found", noRouteMessage(path));
+    if (!isMcp) {
+      // A path that reads as /mcp (`//mcp`, `/MCP`) is answered as /mcp answers, so an MCP client can parse it.
+      if (routeReadAs(path) === MCP_PATH) return serviceErrorAsJsonRpc(new ServiceError("not_found", noRouteMessage(path)));
+      return errorJson(404, "not_found", noRouteMessage(path));
+    }
     if (request.method === "OPTIONS") return origins.preflight(request);
     const refused = origins.refusal(request);
     if (refused) return refused;
