@@ -115,3 +115,41 @@ test("a number in the query that reads as one is told what differs and what to s
     { path: "/limit", message: "must be a whole number (the value sent is the text 5: send the number 5, without quotes)" },
   ]);
 });
+
+// A tools/call whose `_meta.progressToken` is an object or a fraction (a client that sends its own
+// handle) was refused as "must be a JSON-RPC 2.0 message (jsonrpc, method, id)", which it is: the
+// client could not tell what to fix. Now the refusal names the field, on the HTTP doors and stdio.
+test("a request with an odd progress token or _meta is told which field is wrong; the next request is served", async () => {
+  const call = (meta: unknown) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" }, _meta: meta },
+    });
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    for (const [meta, says] of [
+      [{ progressToken: { a: 1 } }, "params._meta.progressToken must be a string or an integer"],
+      [{ progressToken: 1.5 }, "params._meta.progressToken must be a string or an integer"],
+      ["x", "params._meta must be an object"],
+    ] as const) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: call(meta),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as any;
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32600 } });
+      expect(body.error.message).toStartWith(`Invalid Request: ${says}`);
+    }
+    const client = await connectHttp(url);
+    const result = (await client.callTool({
+      name: "colony_search",
+      arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+      _meta: { progressToken: "p-1" },
+    })) as any;
+    expect(result.isError).toBeFalsy();
+    await client.close();
+  }
+});
