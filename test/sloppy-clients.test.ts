@@ -153,3 +153,26 @@ test("a request with an odd progress token or _meta is told which field is wrong
     await client.close();
   }
 });
+
+// A tool name in another case or with a trailing blank, and arguments sent as a JSON string, were
+// refused with the list of tools or "must be an object", which a model retries unchanged.
+test("a tool name that reads as a tool, and arguments sent as a JSON string, are told what to send (SDK client, both doors)", async () => {
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    const client = await connectHttp(url);
+    for (const name of ["Colony_Search", "colony_search ", "colony_\u200bsearch", "cоlony_search"]) {
+      await expect(client.callTool({ name, arguments: { error: "x" } })).rejects.toThrow(
+        "It reads as colony_search but differs in case, width, blanks or invisible characters: send exactly colony_search.",
+      );
+    }
+    await expect(client.callTool({ name: "colony_nope", arguments: {} })).rejects.toThrow(/colony_publish_status\.$/);
+    await expect(client.callTool({ name: "colony_search", arguments: '{"error": "x"}' as any })).rejects.toThrow(
+      'the arguments of "colony_search" must be an object of named arguments (a string holding JSON was sent: send the object itself)',
+    );
+    const result = (await client.callTool({
+      name: "colony_search",
+      arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+    })) as any;
+    expect(result.isError).toBeFalsy();
+    await client.close();
+  }
+});
