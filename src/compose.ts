@@ -15,6 +15,7 @@ import { createFetchHandler } from "./http/server";
 import type { Logger } from "./log";
 import { hostedToolConfig } from "./mcp/config";
 import { hostedErrorShape, mcpRoutes } from "./mcp/hosted";
+import { InFlightLimit } from "./mcp/in-flight";
 import { MCP_PATH } from "./mcp/jsonrpc-errors";
 import { OriginPolicy } from "./mcp/origin";
 import { type NativePaths, prepareNatives } from "./platform/native";
@@ -355,7 +356,12 @@ async function assemble(config: Config, subsystems: ComposedSubsystems, { logger
     // Hosted MCP follows this colony's own configuration for high-risk trails; browser pages may
     // call it from the colony's public URL and COLONY_ALLOWED_ORIGINS only; it refuses in JSON-RPC.
     const mcpOrigins = new OriginPolicy([...config.allowedOrigins, ...(config.publicUrl ? [config.publicUrl] : [])]);
-    const mcp = mcpRoutes(service, { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk }, mcpOrigins);
+    const mcp = mcpRoutes(
+      service,
+      { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
+      mcpOrigins,
+      new InFlightLimit(config.mcpMaxConcurrent),
+    );
     const errorShapes = new Map([[MCP_PATH, hostedErrorShape(mcpOrigins)]]);
     const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);
     const handler = createFetchHandler({

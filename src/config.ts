@@ -55,6 +55,22 @@ export interface Config {
   storedPassRecheckMs: number;
   /** Browser origins, besides the colony's own, that may call POST /mcp (COLONY_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
+  /** POSTs of one address the hosted /mcp handles at once (COLONY_MCP_MAX_CONCURRENT, src/mcp/in-flight.ts). */
+  mcpMaxConcurrent: number;
+}
+
+/**
+ * MCP requests of one client in flight at once, on every door (src/mcp/in-flight.ts): `colony mcp`
+ * over stdio and `colony mcp --http` (one user each), each address on the colony's /mcp. Each may
+ * hold a request to the colony (and, over HTTP, its connection and a server up to its deadline);
+ * an SDK client sends one call at a time, a model's parallel tool calls or a few agents on one
+ * machine a few: 32 leaves them room and keeps a runaway or hostile client from piling up thousands.
+ */
+export const DEFAULT_MCP_MAX_CONCURRENT = 32;
+
+/** COLONY_MCP_MAX_CONCURRENT (1 to 10000). */
+export function mcpMaxConcurrent(env: Env): number {
+  return int(env, "COLONY_MCP_MAX_CONCURRENT", DEFAULT_MCP_MAX_CONCURRENT, 1, 10_000);
 }
 
 export class ConfigError extends Error {
@@ -186,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseMs: int(env, "COLONY_JOB_LEASE_MS", 60_000, 1_000, 3_600_000),
     storedPassRecheckMs: int(env, "COLONY_STORED_PASS_RECHECK_MS", STORED_PASS_RECHECK_MS, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
+    mcpMaxConcurrent: mcpMaxConcurrent(env),
   };
 }
 
@@ -227,4 +244,9 @@ export const CONFIG_DOC: [string, string, string][] = [
     "how often a replica looks for trails left on an older normalizer or content rules by a replica of the previous release (a rolling upgrade)",
   ],
   ["COLONY_ALLOWED_ORIGINS", "(none)", "browser origins (comma-separated) that may call POST /mcp besides the colony's own"],
+  [
+    "COLONY_MCP_MAX_CONCURRENT",
+    String(DEFAULT_MCP_MAX_CONCURRENT),
+    "POST /mcp requests of one address handled at once (1-10000); more are refused with 503, JSON-RPC -32017",
+  ],
 ];

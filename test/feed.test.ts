@@ -202,7 +202,10 @@ describe("feed", () => {
       ["?limit=1.5", "must be a whole number"],
       ["?limit=1e1", "must be a whole number"],
       ["?limit=0x10", "must be a whole number"],
-      ["?limit=%EF%BC%95", "must be a whole number"], // fullwidth 5
+      [
+        "?limit=%EF%BC%95",
+        "must be a whole number (the value sent reads as 5 but is written with other characters than ASCII digits, or invisible ones: send 5 in ASCII digits)",
+      ], // fullwidth 5
       ["?limit=%D9%A3", "must be a whole number"], // Arabic-Indic 3
       ["?limit=9007199254740993", "must be a whole number"],
     ]) {

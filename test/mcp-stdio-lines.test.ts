@@ -227,3 +227,18 @@ test("stdout carries no raw 8-bit control, line separator or invisible format ch
   const found = answer.result.structuredContent.trails.find((t: { error: string }) => t.error === error);
   expect(found?.commands[0].command).toBe("echo frame\u009b31m");
 }, 30_000);
+
+test("a request with an odd progress token is told which field is wrong over stdio, and the session goes on", async () => {
+  // It was "the line must be one JSON-RPC 2.0 message (jsonrpc "2.0", a method and an id, params an
+  // object)", which the line is: the client could not tell what to fix.
+  const call = (id: number, meta: unknown) =>
+    line({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "colony_search", arguments: { error: "x" }, _meta: meta } });
+  const { answers, code } = await session([INITIALIZE, call(2, { progressToken: { a: 1 } }), call(3, "x"), ping(4)]);
+  answers.sort((a, b) => a.id - b.id);
+  expect(answers.slice(1).map((a) => [a.id, a.error?.code ?? a.result, a.error?.message])).toEqual([
+    [2, -32600, "Invalid Request: params._meta.progressToken must be a string or an integer (or left out)"],
+    [3, -32600, "Invalid Request: params._meta must be an object (or left out)"],
+    [4, {}, undefined],
+  ]);
+  expect(code).toBe(0);
+}, 30_000);

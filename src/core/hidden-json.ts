@@ -23,3 +23,15 @@ const escapedUnits = (c: string) => {
 export function escapeHiddenInJson(json: string): string {
   return json.replace(HIDDEN_IN_JSON, escapedUnits);
 }
+
+/**
+ * A client's text as a refusal's message quotes it: as JSON (quotes show where it begins and
+ * ends), cut to `max` characters, every hidden character written as its `\uXXXX` escape (a
+ * zero-width space or a bidi override quoted raw makes the message read as other text than the
+ * client sent, and says nothing about what is wrong).
+ */
+export function quotedClientText(text: string, max = 100): string {
+  const chars = [...text];
+  const shown = chars.length > max ? `${chars.slice(0, max).join("")}…` : text;
+  return escapeHiddenInJson(JSON.stringify(shown));
+}

@@ -39,6 +39,24 @@ function readsAsChoice(value: unknown, choices: string[]): string {
     : ` (the value sent reads as ${choice} but differs in case, width, invisible characters or look-alike letters: send exactly ${choice})`;
 }
 
+/**
+ * A hint when a refused whole number reads as one (`５` fullwidth, `"5"` as text in a JSON body):
+ * "must be a whole number" alone does not say what to change. Digits are exact (the value is not
+ * taken); only the ASCII number it reads as is named, so nothing the client sent is echoed.
+ */
+function readsAsWholeNumber(value: unknown): string {
+  if (typeof value !== "string" || value.length > 100) return "";
+  const folded = value.normalize("NFKC").replace(INVISIBLE_IN_NUMBER, "").trim();
+  if (!/^-?[0-9]{1,15}$/.test(folded)) return "";
+  const number = String(Number(folded));
+  return folded === value.trim()
+    ? ` (the value sent is the text ${number}: send the number ${number}, without quotes)`
+    : ` (the value sent reads as ${number} but is written with other characters than ASCII digits, or invisible ones: send ${number} in ASCII digits)`;
+}
+
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: invisible characters, each dropped on its own
+const INVISIBLE_IN_NUMBER = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f]/gu;
+
 /** The message for one failing path, without the path. */
 export function plainMessage(error: ValueError): string {
   const s = error.schema as Schema;
@@ -50,7 +68,7 @@ export function plainMessage(error: ValueError): string {
     case ValueErrorType.Number:
       return "must be a number";
     case ValueErrorType.Integer:
-      return "must be a whole number";
+      return `must be a whole number${readsAsWholeNumber(error.value)}`;
     case ValueErrorType.Boolean:
       return "must be true or false";
     case ValueErrorType.Object:

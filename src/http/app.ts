@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
 import { BodyParseError, parseJsonBody, refuseUndeclaredBrowserBody } from "./body";
 import { contextOf } from "./context";
-import { noRouteMessage, requestPath } from "./host";
+import { noRouteMessage, requestPath, routeReadAs } from "./host";
 import { ServiceError, toServiceError } from "../service/errors";
 import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
@@ -36,8 +36,9 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
         try {
           contextOf(request).route = route || "(unmatched)";
         } catch {}
-        // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the REST one.
-        const shape = errorShapes.get(route);
+        // A plugin's route may answer its errors in its own shape (JSON-RPC on /mcp), the rest in the
+        // REST one; a path no route takes, in the shape of the route it reads as (`//mcp`, `/MCP`).
+        const shape = errorShapes.get(route) ?? (code === "NOT_FOUND" ? errorShapes.get(routeReadAs(requestPath(request))) : undefined);
         const render = shape ? (err: ServiceError) => shape(err, request) : errorResponse;
         if (error instanceof ServiceError) return render(error);
         const storeFailure = toServiceError(error); // a write the store could not keep: 503

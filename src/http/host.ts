@@ -38,7 +38,25 @@ export function requestPath(request: Request): string {
  * (a proxy's rule on `/v1/admin` would not see `//v1/admin`), so the message says what to fix.
  */
 export function noRouteMessage(path: string): string {
-  return path.includes("//")
-    ? "no such route: the path has an empty segment (//), as a base URL ending in / joined to a path beginning with / makes; send it with one slash"
-    : "no such route";
+  if (path.includes("//")) {
+    return "no such route: the path has an empty segment (//), as a base URL ending in / joined to a path beginning with / makes; send it with one slash";
+  }
+  // `/MCP`, `/V1/feed`: a hand-written URL or a config tool that capitalises. Not routed (paths are
+  // exact, as a proxy's rules read them); the message says what differs.
+  if (/[A-Z]/.test(path) && path !== path.toLowerCase() && /^[\x21-\x7e]*$/.test(path)) {
+    return "no such route: paths are lowercase; send it in lowercase";
+  }
+  return "no such route";
+}
+
+/**
+ * The route an unrouted path reads as: empty segments and a trailing slash dropped, lowercased
+ * (`//mcp`, `/MCP`, `/mcp//`: /mcp). A 404 is answered in the shape of the route it reads as, so
+ * a client of that route (an MCP client posting to `//mcp`) can parse why it was refused.
+ */
+export function routeReadAs(path: string): string {
+  return path
+    .replace(/\/{2,}/g, "/")
+    .replace(/(.)\/$/, "$1")
+    .toLowerCase();
 }

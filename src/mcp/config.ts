@@ -1,7 +1,9 @@
 // Settings of the MCP server (interface.md §4.14), read once from the environment. A bad value
 // stops the process with a message naming the variable (main.ts exits with code 2), in the same
 // style as src/config.ts.
-import { allowedOrigins, ConfigError, int, str, type Env } from "../config";
+import { allowedOrigins, ConfigError, DEFAULT_MCP_MAX_CONCURRENT, int, mcpMaxConcurrent, str, type Env } from "../config";
+
+export { DEFAULT_MCP_MAX_CONCURRENT, mcpMaxConcurrent } from "../config";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { codePointLength, Trail } from "../core/trail";
 
@@ -54,15 +56,6 @@ export interface McpConfig {
 export const DEFAULT_COLONY_URL = "http://127.0.0.1:8080";
 export const DEFAULT_MCP_PORT = 8090;
 export const DEFAULT_PUBLISH_WAIT_S = 25;
-/**
- * POSTs `colony mcp --http` handles at once, and requests `colony mcp` (stdio) runs at once. Each
- * may hold a request to the colony (and, over HTTP, its connection and a server up to its 45 s
- * deadline); an SDK client sends one call at a time, a model's parallel tool calls or a few agents
- * on one machine a few: 32 leaves them room and keeps a runaway or hostile local client from
- * piling up thousands.
- */
-export const DEFAULT_MCP_MAX_CONCURRENT = 32;
-
 const MODEL_MAX = Trail.properties.agent_info.properties.model.maxLength!;
 
 /** The settings a hosted /mcp route uses too. */
@@ -156,7 +149,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     publishWaitS: int(env, "COLONY_PUBLISH_WAIT_S", DEFAULT_PUBLISH_WAIT_S, 0, 600),
     mcpPort: int(env, "COLONY_MCP_PORT", DEFAULT_MCP_PORT, 0, 65535),
     allowedOrigins: allowedOrigins(env),
-    maxConcurrent: int(env, "COLONY_MCP_MAX_CONCURRENT", DEFAULT_MCP_MAX_CONCURRENT, 1, 10_000),
+    maxConcurrent: mcpMaxConcurrent(env),
   };
 }
 

@@ -5,40 +5,57 @@
 import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
-import { hostedToolConfig, type ToolConfig } from "./config";
+import { hostedToolConfig, mcpMaxConcurrent, type ToolConfig } from "./config";
 import type { ErrorRenderer } from "../http/errors";
 import type { ServiceError } from "../service/errors";
 import { MCP_PATH, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { busyResponse, InFlightLimit } from "./in-flight";
 import { OriginPolicy } from "./origin";
 
 let handler: Promise<typeof import("./hosted-handler")> | null = null;
 const loadHandler = () => (handler ??= import("./hosted-handler"));
 
-export function mcpRoutes(service: ColonyService, config: ToolConfig = hostedToolConfig(), origins = new OriginPolicy([])) {
+export function mcpRoutes(
+  service: ColonyService,
+  config: ToolConfig = hostedToolConfig(),
+  origins = new OriginPolicy([]),
+  inFlight = new InFlightLimit(mcpMaxConcurrent(process.env)),
+) {
   const notAllowed = async (ctx: { [key: string]: any }) =>
     origins.withCors(ctx.request as Request, (await loadHandler()).methodNotAllowed());
+  const answerPost = async (request: Request, body: unknown, ctx: ReturnType<typeof contextOf>) => {
+    const handler = await loadHandler();
+    // Refused before anything runs (Accept, Content-Type, not JSON-RPC): it costs no more than
+    // the HTTP request, so a batch is judged before it pays for its messages.
+    const early = handler.refusalBeforeRunning(request, body);
+    if (early) return origins.withCors(request, early);
+    // A batch runs each of its messages as a request of its own would: each counts (the first
+    // was counted with the HTTP request).
+    if (Array.isArray(body) && body.length > 1) {
+      const batch = await service.quotas.takeGeneralMore(ctx.client.address, body.length - 1);
+      if (batch) {
+        ctx.quota = batch; // shown in the RateLimit headers, a refusal's too
+        service.quotas.refuseUnlessAllowed(batch, "general");
+      }
+    }
+    const answer = await handler.handleHostedPost(service, config, ctx.client, request, body);
+    return origins.withCors(request, answer);
+  };
   return <A extends Elysia<any, any, any, any, any, any, any>>(app: A) =>
     app
       .post(MCP_PATH, async ({ request, body }) => {
         const refused = origins.refusal(request);
         if (refused) return refused;
         const ctx = contextOf(request);
-        const handler = await loadHandler();
-        // Refused before anything runs (Accept, Content-Type, not JSON-RPC): it costs no more than
-        // the HTTP request, so a batch is judged before it pays for its messages.
-        const early = handler.refusalBeforeRunning(request, body);
-        if (early) return origins.withCors(request, early);
-        // A batch runs each of its messages as a request of its own would: each counts (the first
-        // was counted with the HTTP request).
-        if (Array.isArray(body) && body.length > 1) {
-          const batch = await service.quotas.takeGeneralMore(ctx.client.address, body.length - 1);
-          if (batch) {
-            ctx.quota = batch; // shown in the RateLimit headers, a refusal's too
-            service.quotas.refuseUnlessAllowed(batch, "general");
-          }
+        // Each address has COLONY_MCP_MAX_CONCURRENT POSTs in flight at most (src/mcp/in-flight.ts):
+        // the quota bounds how many it starts a minute, not how many slow searches it holds at once.
+        const address = ctx.client.address;
+        if (!inFlight.tryEnter(address)) return origins.withCors(request, busyResponse(inFlight.max, "this address"));
+        try {
+          return await answerPost(request, body, ctx);
+        } finally {
+          inFlight.leave(address);
         }
-        const answer = await handler.handleHostedPost(service, config, ctx.client, request, body);
-        return origins.withCors(request, answer);
       })
       .options(MCP_PATH, ({ request }) => origins.preflight(request))
       // GET (an event stream), DELETE (end a session) and the methods MCP has no use for: 405 as

@@ -50,6 +50,27 @@ export function answerableRequestId(value: unknown): string | number | null {
   return null;
 }
 
+/**
+ * Why a message with a sound envelope (`jsonrpc: "2.0"`, a string method) is still no JSON-RPC
+ * message the SDK reads: its `params` or `params._meta` is not an object, or its progress token is
+ * neither a string nor an integer. Such a message was refused as "must be a JSON-RPC 2.0 message
+ * (jsonrpc, method, id)", which it reads as, so the client could not tell what to fix. Null when
+ * the envelope itself is wrong (the general message says it) or nothing here is.
+ */
+export function paramsRefusal(value: unknown): string | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const { jsonrpc, method, params } = value as { jsonrpc?: unknown; method?: unknown; params?: unknown };
+  if (jsonrpc !== "2.0" || typeof method !== "string" || params === undefined) return null;
+  const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(params)) return "params must be an object of named parameters";
+  const meta = (params as { _meta?: unknown })._meta;
+  if (meta === undefined) return null;
+  if (!isObject(meta)) return "params._meta must be an object (or left out)";
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  if (token === undefined || typeof token === "string" || Number.isInteger(token)) return null;
+  return "params._meta.progressToken must be a string or an integer (or left out)";
+}
+
 /** A JSON-RPC error response; its id null unless the request's id was read (answerableRequestId). */
 export function jsonRpcErrorResponse(
   status: number,

@@ -8,14 +8,15 @@ import type { Server } from "bun";
 import { BodyParseError, parseJsonBody, readBodyLimited } from "../http/body";
 import { checkAgentHeader } from "../http/client";
 import { serverFallbacks } from "../http/errors";
-import { hostRefusal, noRouteMessage, requestPath } from "../http/host";
+import { hostRefusal, noRouteMessage, requestPath, routeReadAs } from "../http/host";
 import { ListenError } from "../http/listen-error";
 import type { Logger } from "../log";
 import { ServiceError, toServiceError } from "../service/errors";
 import { VERSION } from "../version";
 import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { standaloneToolConfig, type McpConfig } from "./config";
-import { JSON_RPC_ERRORS, jsonRpcErrorResponse, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { MCP_PATH, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
+import { busyResponse, InFlightLimit } from "./in-flight";
 import { OriginPolicy } from "./origin";
 import { handleStatelessPost, MCP_REQUEST_DEADLINE_MS, methodNotAllowed } from "./stateless";
 import { createToolServer } from "./tool-server";
@@ -31,17 +32,6 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 
 const errorJson = (status: number, code: string, message: string) => json(status, { error: { code, message } });
-
-/** A POST over COLONY_MCP_MAX_CONCURRENT: 503, JSON-RPC -32017, `data.code` busy, retry in a second. */
-function tooManyPosts(max: number): Response {
-  return jsonRpcErrorResponse(
-    503,
-    JSON_RPC_ERRORS.busy,
-    `this server is handling ${max} requests at once (COLONY_MCP_MAX_CONCURRENT), its limit; this one was not read. Retry after Retry-After seconds, or send fewer requests at once`,
-    { code: "busy", max_concurrent: max },
-    { "Retry-After": "1" },
-  );
-}
 
 export function startStandalone(
   cfg: McpConfig,
@@ -77,27 +67,30 @@ export function startStandalone(
         colony_url: shownColonyUrl(cfg.colonyUrl),
       });
     }
-    if (!isMcp) return errorJson(404, "not_found", noRouteMessage(path));
+    if (!isMcp) {
+      // A path that reads as /mcp (`//mcp`, `/MCP`) is answered as /mcp answers, so an MCP client can parse it.
+      if (routeReadAs(path) === MCP_PATH) return serviceErrorAsJsonRpc(new ServiceError("not_found", noRouteMessage(path)));
+      return errorJson(404, "not_found", noRouteMessage(path));
+    }
     if (request.method === "OPTIONS") return origins.preflight(request);
     const refused = origins.refusal(request);
     if (refused) return refused;
     return origins.withCors(request, await handleMcp(request, server));
   }
 
-  /** POSTs being handled, from before their body is read until their answer is made. */
-  let postsInFlight = 0;
+  /** POSTs being handled, from before their body is read until their answer is made: one client, one count. */
+  const inFlight = new InFlightLimit(cfg.maxConcurrent);
 
   async function handleMcp(request: Request, server: Server<undefined>): Promise<Response> {
     if (request.method !== "POST") return methodNotAllowed();
     // Each POST may hold its connection, a server and requests to the colony up to its deadline;
     // uncapped, a client that keeps sending them (a retry loop, a hostile local process) piles up
     // without bound. One more than the cap is refused at once, unread.
-    if (postsInFlight >= cfg.maxConcurrent) return tooManyPosts(cfg.maxConcurrent);
-    postsInFlight++;
+    if (!inFlight.tryEnter("")) return busyResponse(cfg.maxConcurrent, "this server");
     try {
       return await handleCountedPost(request, server);
     } finally {
-      postsInFlight--;
+      inFlight.leave("");
     }
   }
 

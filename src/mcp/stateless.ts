@@ -8,7 +8,7 @@ import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontext
 import { escapeHiddenInJson } from "../core/hidden-json";
 import { cutToChars } from "../core/trail";
 import { ANSWER_TYPE, acceptsAnswer, answerType, EVENT_STREAM_TYPE, SDK_ACCEPT } from "./accept";
-import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
+import { answerableRequestId, JSON_RPC_ERRORS, jsonRpcErrorResponse, paramsRefusal } from "./jsonrpc-errors";
 
 /**
  * JSON that is no JSON-RPC message (or batch of them) is JSON-RPC's "Invalid Request", -32600;
@@ -20,10 +20,14 @@ function invalidRequest(parsedBody: unknown): Response | null {
   if (messages.length > 0 && messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) return duplicateId(messages);
   // A lone request whose id was read is answered with it (JSON-RPC 2.0 §5), as over stdio; a batch,
   // refused whole, has no one id.
+  const at = messages.findIndex((m) => !JSONRPCMessageSchema.safeParse(m).success);
+  const why = at >= 0 ? paramsRefusal(messages[at]) : null;
   return jsonRpcErrorResponse(
     400,
     JSON_RPC_ERRORS.invalidRequest,
-    'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
+    why
+      ? `Invalid Request: ${Array.isArray(parsedBody) ? `message ${at + 1} of the batch: ` : ""}${why}`
+      : 'Invalid Request: the body must be a JSON-RPC 2.0 message (jsonrpc "2.0", method, id) or a batch of them',
     undefined,
     {},
     answerableRequestId(parsedBody),

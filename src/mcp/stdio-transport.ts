@@ -14,7 +14,7 @@ import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@mode
 import { BodyParseError, parseJsonBody } from "../http/body";
 import type { Logger } from "../log";
 import { escapeHiddenInJson } from "../core/hidden-json";
-import { answerableRequestId, JSON_RPC_ERRORS } from "./jsonrpc-errors";
+import { answerableRequestId, JSON_RPC_ERRORS, paramsRefusal } from "./jsonrpc-errors";
 
 /** The longest line read, as the SDK's transport allowed (a tool's text is cut locally, not refused). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -134,7 +134,7 @@ export class StdioLineTransport implements Transport {
     if (!parsed.success) {
       const what = Array.isArray(value)
         ? "a batch (a JSON array) is not read over stdio; write one message per line"
-        : 'the line must be one JSON-RPC 2.0 message (jsonrpc "2.0", a method and an id, params an object)';
+        : (paramsRefusal(value) ?? 'the line must be one JSON-RPC 2.0 message (jsonrpc "2.0", a method and an id, params an object)');
       this.refuse(answerableRequestId(value), JSON_RPC_ERRORS.invalidRequest, `Invalid Request: ${what}`);
       return;
     }

@@ -24,7 +24,9 @@ import type { ToolConfig } from "./config";
 import { colonyPublish } from "./tools/publish";
 import { colonyPublishStatus } from "./tools/publish-status";
 import { colonyReport } from "./tools/report";
-import { errorResult, failure, visibleText } from "./tools/results";
+import { quotedClientText } from "../core/hidden-json";
+import { foldLetters } from "../core/screening-text";
+import { errorResult, failure } from "./tools/results";
 import { colonySearch } from "./tools/search";
 import { type ColonyTool, progressReporter, progressRequested, type ToolContext } from "./tools/tool";
 
@@ -198,16 +200,24 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
   async function callTool(params: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
     /** The caller's tool name as an error quotes it: bounded, its invisible characters shown. */
-    const quoted = () => visibleText(JSON.stringify(String(name).slice(0, 100)));
+    const quoted = () => quotedClientText(String(name));
     if (typeof name !== "string") {
       throw protocolError(ErrorCode.InvalidParams, "tools/call needs params.name, the name of a tool (a string)");
     }
     if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
-      throw protocolError(ErrorCode.InvalidParams, `the arguments of ${quoted()} must be an object of named arguments`);
+      // A client that serialises its arguments itself sends `"{\"error\": …}"`: say so.
+      const asText = typeof args === "string" && /^\s*\{/.test(args) ? " (a string holding JSON was sent: send the object itself)" : "";
+      throw protocolError(ErrorCode.InvalidParams, `the arguments of ${quoted()} must be an object of named arguments${asText}`);
     }
     const tool = BY_NAME.get(name);
     if (!tool) {
-      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.`);
+      // `Colony_Search`, `colony_search ` (a trailing blank), a zero-width space: the name reads as
+      // one of the tools. Names stay exact (as enums do); the hint says which to send.
+      const folded = name.length <= 100 ? foldLetters(name).trim() : "";
+      const meant = BY_NAME.has(folded)
+        ? ` It reads as ${folded} but differs in case, width, blanks or invisible characters: send exactly ${folded}.`
+        : "";
+      throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.${meant}`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.
     const schema = STRICT_INPUT.get(name)!;
