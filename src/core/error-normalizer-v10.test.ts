@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadDevset } from "../../test/support/devset.ts";
 import { canonicalLink, heldByEarlierSets, loadRealVariantSets, reportTextIn, setShapeProblems } from "../../test/support/real-variants.ts";
-import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
+import { describeVersionOnRealText, joinTests, pairTests } from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 // The sets gathered before version 10 was released; the sixth (gathered after) measures version 10
@@ -36,12 +36,7 @@ const V10_JOINS: [string, string, number, number][] = [
 ];
 
 describe("normalizer 10: reports of one error share a fingerprint", () => {
-  for (const [rule, id, i, j] of V10_JOINS) {
-    test(`${rule} (${id} ${i}, ${j})`, () => {
-      expect(normalizeError(report(id, i), 10)).toBe(normalizeError(report(id, j), 10));
-      expect(normalizeError(report(id, i), 9)).not.toBe(normalizeError(report(id, j), 9));
-    });
-  }
+  joinTests(10, V10_JOINS, report);
 });
 
 /** [rule, a, b]: different errors that version 10's rules must keep apart. */
@@ -59,11 +54,7 @@ const V10_APART: [string, string, string][] = [
 ];
 
 describe("normalizer 10: different errors keep their own fingerprints", () => {
-  for (const [rule, a, b] of V10_APART) {
-    test(rule, () => {
-      expect(normalizeError(a, 10)).not.toBe(normalizeError(b, 10));
-    });
-  }
+  pairTests(10, V10_APART, false);
   test("a Python traceback's 'from … import …' line is no include chain (the fifth set's _ctypes group)", () => {
     const traceback = report("python-no-module-named-ctypes", 2);
     expect(traceback).toContain("    from _ctypes import Union, Structure, Array");

@@ -18,8 +18,13 @@ import {
   reportTextIn,
   setShapeProblems,
 } from "../../test/support/real-variants.ts";
-import { cpuMsSince } from "../../test/support/cpu-time.ts";
-import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
+import {
+  describeVersionOnRealText,
+  filledMegabyte,
+  joinTests,
+  linearTimeTests,
+  pairTests,
+} from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
@@ -72,12 +77,7 @@ const V11_JOINS: [string, string, number, number][] = [
 ];
 
 describe("normalizer 11: reports of one error share a fingerprint", () => {
-  for (const [rule, id, i, j] of V11_JOINS) {
-    test(`${rule} (${id} ${i}, ${j})`, () => {
-      expect(normalizeError(report(id, i), 11)).toBe(normalizeError(report(id, j), 11));
-      expect(normalizeError(report(id, i), 10)).not.toBe(normalizeError(report(id, j), 10));
-    });
-  }
+  joinTests(11, V11_JOINS, report);
 });
 
 /** [rule, a, b]: different errors that version 11's rules must keep apart. */
@@ -105,11 +105,7 @@ const V11_APART: [string, string, string][] = [
 ];
 
 describe("normalizer 11: different errors keep their own fingerprints", () => {
-  for (const [rule, a, b] of V11_APART) {
-    test(rule, () => {
-      expect(normalizeError(a, 11)).not.toBe(normalizeError(b, 11));
-    });
-  }
+  pairTests(11, V11_APART, false);
   test("a header the compiler could read but not open is no missing header (another errno)", () => {
     const denied = "src/x.c:1:10: fatal error: gmp.h: Permission denied";
     expect(normalizeError(denied)).toBe(normalizeError(denied, 10));
@@ -350,8 +346,7 @@ describe("the sixth external set of real reports", () => {
 // costs on the same text (bench/RESULTS.md "Session 17 review"). CPU time, not wall time: the suite's
 // lanes share the cores.
 describe("hostile input: version 11's patterns cost linear time", () => {
-  const MB = 1 << 20;
-  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+  const fill = filledMegabyte;
   const HOSTILE: [string, string][] = [
     ["'fatal error: ' repeated", fill("fatal error: ")],
     ["'Fatal error:' with wide blanks and an unclosed quote, repeated", fill("Fatal        error:        'x        ")],
@@ -379,11 +374,5 @@ describe("hostile input: version 11's patterns cost linear time", () => {
     ["the AppImage hint's first line repeated, long lines", fill(`AppImages require FUSE to run.${"x".repeat(169)}\n`)],
     ["Clang's wording without 'fatal error', repeated", fill("'x.h' file not found ")],
   ];
-  for (const [name, text] of HOSTILE) {
-    test(name, () => {
-      const t0 = process.cpuUsage();
-      normalizeError(text);
-      expect(cpuMsSince(t0)).toBeLessThan(2_000);
-    }, 30_000);
-  }
+  linearTimeTests(HOSTILE);
 });

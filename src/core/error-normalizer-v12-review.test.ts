@@ -5,8 +5,8 @@
 // Splits: PowerShell's, cmd.exe's Chinese and dash's script wording of "command not found", and git's
 // "Aborting" closing a reporter's quotation (a seventh-set report). Then each changed pattern's CPU time on 1 MB.
 import { describe, expect, test } from "bun:test";
-import { cpuMsSince } from "../../test/support/cpu-time.ts";
 import { loadRealVariantSets, reportTextIn } from "../../test/support/real-variants.ts";
+import { filledMegabyte, linearTimeTests, pairTests } from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const report = reportTextIn(loadRealVariantSets());
@@ -92,11 +92,7 @@ const JOINED: [string, string, string][] = [
 ];
 
 describe("normalizer 12 reviewed: different errors keep their own fingerprints", () => {
-  for (const [what, a, b] of APART) {
-    test(what, () => {
-      expect(normalizeError(a, 12)).not.toBe(normalizeError(b, 12));
-    });
-  }
+  pairTests(12, APART, false);
   test("cmd.exe's Chinese wording for another command (https://github.com/mos9527/pyncm/issues/58) stays apart from python's", () => {
     const userid = "'userid' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。";
     expect(normalizeError(userid, 12)).not.toBe(normalizeError(report("windows-python-not-recognized", 1), 12));
@@ -109,17 +105,12 @@ describe("normalizer 12 reviewed: different errors keep their own fingerprints",
 });
 
 describe("normalizer 12 reviewed: reports of one error share a fingerprint", () => {
-  for (const [what, a, b] of JOINED) {
-    test(what, () => {
-      expect(normalizeError(a, 12)).toBe(normalizeError(b, 12));
-    });
-  }
+  pairTests(12, JOINED, true);
 });
 
 // The changed patterns against 1 MB built to make them work (CPU time: the lanes share the cores).
 describe("hostile input: the reviewed patterns cost linear time", () => {
-  const MB = 1 << 20;
-  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+  const fill = filledMegabyte;
   const HOSTILE: [string, string][] = [
     ["PowerShell's prefix repeated", fill("x : The term 'x' is not recognized as the name of a ")],
     ["cmd.exe's Chinese wording repeated", fill("'x' 不是内部或外部命令，")],
@@ -129,11 +120,5 @@ describe("hostile input: the reviewed patterns cost linear time", () => {
     ["a command path of a megabyte of separators", `bash: ${fill("/")}: command not found`],
     ["git's 'Aborting' and a quote repeated on lines", `Aborting${fill('"x\nAborting')}`],
   ];
-  for (const [name, text] of HOSTILE) {
-    test(name, () => {
-      const t0 = process.cpuUsage();
-      normalizeError(text);
-      expect(cpuMsSince(t0)).toBeLessThan(2_000);
-    }, 30_000);
-  }
+  linearTimeTests(HOSTILE);
 });

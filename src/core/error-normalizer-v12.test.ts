@@ -7,7 +7,6 @@
 // gives one; and the different errors a rule must keep apart. Then the sets whole, the dev set's
 // splits, the seventh set's provenance, and each new pattern's CPU time on 1 MB built against it.
 import { describe, expect, test } from "bun:test";
-import { cpuMsSince } from "../../test/support/cpu-time.ts";
 import { loadDevset } from "../../test/support/devset.ts";
 import {
   canonicalLink,
@@ -17,7 +16,13 @@ import {
   reportTextIn,
   setShapeProblems,
 } from "../../test/support/real-variants.ts";
-import { describeVersionOnRealText } from "../../test/support/normalizer-versions.ts";
+import {
+  describeVersionOnRealText,
+  filledMegabyte,
+  joinTests,
+  linearTimeTests,
+  pairTests,
+} from "../../test/support/normalizer-versions.ts";
 import { normalizeError } from "./fingerprint.ts";
 
 const sets = loadRealVariantSets();
@@ -72,12 +77,7 @@ const V12_JOINS: [string, string, number, number][] = [
 ];
 
 describe("normalizer 12: reports of one error share a fingerprint", () => {
-  for (const [rule, id, i, j] of V12_JOINS) {
-    test(`${rule} (${id} ${i}, ${j})`, () => {
-      expect(normalizeError(report(id, i), 12)).toBe(normalizeError(report(id, j), 12));
-      expect(normalizeError(report(id, i), 11)).not.toBe(normalizeError(report(id, j), 11));
-    });
-  }
+  joinTests(12, V12_JOINS, report);
 });
 
 /** [rule, a, b]: different errors (real reports, each link given) a version-12 rule must keep apart. */
@@ -97,11 +97,7 @@ const V12_APART: [string, string, string][] = [
 ];
 
 describe("normalizer 12: different errors keep their own fingerprints", () => {
-  for (const [rule, a, b] of V12_APART) {
-    test(rule, () => {
-      expect(normalizeError(a, 12)).not.toBe(normalizeError(b, 12));
-    });
-  }
+  pairTests(12, V12_APART, false);
   test("Maven's banner whose cause follows on the next lines keeps version 11's reading (the second set's JRE-not-JDK group)", () => {
     const group = sets.flatMap(({ set }) => set.groups).find((g) => g.id === "maven-no-compiler-jre-not-jdk")!;
     for (const r of group.reports) expect(normalizeError(r.text, 12)).toBe(normalizeError(r.text, 11));
@@ -179,8 +175,7 @@ describe("the seventh external set of real reports", () => {
 // Each version-12 pattern against 1 MB built to make it work: a backtracking pattern would cost
 // seconds to hours. CPU time, not wall time: the suite's lanes share the cores.
 describe("hostile input: version 12's patterns cost linear time", () => {
-  const MB = 1 << 20;
-  const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+  const fill = filledMegabyte;
   const HOSTILE: [string, string][] = [
     ["zsh's prefix repeated", fill("zsh: command not found: ")],
     ["a megabyte-long shell name before bash's words", `${fill("a")}: pip: command not found`],
@@ -203,11 +198,5 @@ describe("hostile input: version 12's patterns cost linear time", () => {
     ["psql's prompts repeated", fill("db=# x\n")],
     ["colcon's lines repeated", fill("Starting >>> x\n--- stderr: y\n")],
   ];
-  for (const [name, text] of HOSTILE) {
-    test(name, () => {
-      const t0 = process.cpuUsage();
-      normalizeError(text);
-      expect(cpuMsSince(t0)).toBeLessThan(2_000);
-    }, 30_000);
-  }
+  linearTimeTests(HOSTILE);
 });

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { NormalizerVersion } from "../../src/core/fingerprint.ts";
 import { normalizeError } from "../../src/core/fingerprint.ts";
+import { cpuMsSince } from "./cpu-time.ts";
 import { loadDevset } from "./devset.ts";
 import { devsetTexts, formsSplitSince, type loadRealVariantSets } from "./real-variants.ts";
 
@@ -54,4 +55,52 @@ export function describeVersionOnRealText(
       expect({ texts: texts.length, split }).toEqual({ texts: texts.length, split: 0 });
     }, 30_000);
   });
+}
+
+/** `unit` repeated to exactly 1 MB: the hostile inputs of the versions' CPU-time tests. */
+export function filledMegabyte(unit: string): string {
+  const MB = 1 << 20;
+  return unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+}
+
+/**
+ * One test per hostile input: normalizing it costs under 2 s of CPU (CPU time, not wall time: the
+ * suite's lanes share the cores).
+ */
+export function linearTimeTests(hostile: [string, string][]): void {
+  for (const [name, text] of hostile) {
+    test(name, () => {
+      const t0 = process.cpuUsage();
+      normalizeError(text);
+      expect(cpuMsSince(t0)).toBeLessThan(2_000);
+    }, 30_000);
+  }
+}
+
+/**
+ * [rule, group, i, j]: two reports of one error (`report(group, i)`) that the version before gave
+ * two forms and `version` gives one.
+ */
+export function joinTests(
+  version: NormalizerVersion,
+  joins: [string, string, number, number][],
+  report: (id: string, i: number) => string,
+): void {
+  const older = (version - 1) as NormalizerVersion;
+  for (const [rule, id, i, j] of joins) {
+    test(`${rule} (${id} ${i}, ${j})`, () => {
+      expect(normalizeError(report(id, i), version)).toBe(normalizeError(report(id, j), version));
+      expect(normalizeError(report(id, i), older)).not.toBe(normalizeError(report(id, j), older));
+    });
+  }
+}
+
+/** [rule, a, b]: two texts `version` gives one form (`together`) or two (apart). */
+export function pairTests(version: NormalizerVersion, pairs: [string, string, string][], together: boolean): void {
+  for (const [rule, a, b] of pairs) {
+    test(rule, () => {
+      if (together) expect(normalizeError(a, version)).toBe(normalizeError(b, version));
+      else expect(normalizeError(a, version)).not.toBe(normalizeError(b, version));
+    });
+  }
 }
