@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { embeddingText } from "../src/core/enrichment";
 import { CONTENT_RULES_VERSION } from "../src/core/content-rules";
-import { fingerprint, NORMALIZER_VERSION } from "../src/core/fingerprint";
+import { fingerprint, NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
 import { STORED_PASS_RECHECK_MS } from "../src/service/colony";
 import { startQuietColony, tempDir } from "./support/colony";
@@ -47,8 +47,28 @@ const PIP_BUILD_REPORT = [
   "    compilation terminated.",
   "    error: command 'gcc' failed with exit status 1",
 ].join("\n");
-/** The trail the first test stores as the previous release (normalizer 10) did, for the second. */
-let previousPipTrail = "";
+// Two reports of one error a previous release gave one fingerprint shared with another error and the
+// current normalizer splits: normalizer 10 read pip builds by setuptools' closing line (gmp.h against
+// sasl/sasl.h); normalizer 11 read a driver-wrapped libpq failure by the C library's words, whatever
+// host (the seventh external set's "postgresql" against its apart pair's "@db"). The first test stores
+// `stored` as that release did; the second publishes `other` through the new replica.
+const PREVIOUS_RELEASES = [
+  {
+    version: 10 as const,
+    stored: PIP_BUILD_REPORT,
+    other:
+      "remote:            In file included from sasl/saslwrapper.cpp:254:0:\nremote:            sasl/saslwrapper.h:22:23: fatal error: sasl/sasl.h: No such file or directory\nremote:             #include <sasl/sasl.h>\nremote:                                   ^\nremote:            compilation terminated.\nremote:            error: command 'gcc' failed with exit status 1",
+  },
+  {
+    version: 11 as const,
+    stored:
+      '    conn = _connect(dsn, connection_factory=connection_factory, **kwasync)\nsqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not translate host name "postgresql" to address: Name or service not known',
+    other:
+      'sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not translate host name "@db" to address: Name or service not known',
+  },
+];
+/** The trails the first test stores as the previous releases did, by version, for the second. */
+const previousTrails = new Map<number, string>();
 
 // A Node heap-exhaustion report with V8's native frames: version 8 kept the frames, version 9 drops them.
 const HEAP_REPORT = [
@@ -62,7 +82,7 @@ test.skipIf(unavailable !== null)(
   "rows the previous release writes after the start-time passes get the current rules and fingerprint without a restart",
   async () => {
     expect(fingerprint(HEAP_REPORT, 8)).not.toBe(fingerprint(HEAP_REPORT, NORMALIZER_VERSION));
-    expect(fingerprint(PIP_BUILD_REPORT, 10)).not.toBe(fingerprint(PIP_BUILD_REPORT, NORMALIZER_VERSION));
+    for (const { version, stored } of PREVIOUS_RELEASES) expect(fingerprint(stored, version)).not.toBe(fingerprint(stored));
     const { service, subsystems, url } = colony;
     await service.notesRescreening;
     // As the previous release stores them: an instruction written as a system turn (content rules
@@ -75,18 +95,22 @@ test.skipIf(unavailable !== null)(
     const old = await subsystems.store!.transaction((tx) =>
       indexStored(tx, heap, { fingerprint: fingerprint(HEAP_REPORT, 8), normalizerVersion: 8, vector }),
     );
-    // And one the previous release (normalizer 10) fingerprinted.
-    const pip = sampleTrail({ error: PIP_BUILD_REPORT });
-    const [pipVector] = await subsystems.embedder!.embed([embeddingText(pip)]);
-    const previous = await subsystems.store!.transaction((tx) =>
-      indexStored(tx, pip, { fingerprint: fingerprint(PIP_BUILD_REPORT, 10), normalizerVersion: 10, vector: pipVector }),
-    );
+    // And one each previous release (normalizers 10 and 11) fingerprinted.
+    const previous: { version: NormalizerVersion; stored: string; id: string }[] = [];
+    for (const { version, stored } of PREVIOUS_RELEASES) {
+      const trail = sampleTrail({ error: stored });
+      const [trailVector] = await subsystems.embedder!.embed([embeddingText(trail)]);
+      const row = await subsystems.store!.transaction((tx) =>
+        indexStored(tx, trail, { fingerprint: fingerprint(stored, version), normalizerVersion: version, vector: trailVector }),
+      );
+      previous.push({ version, stored, id: row.id });
+    }
     const lookup = async (fp: string) => {
       const res = await fetch(`${url}/v1/trails/by-fingerprint/${fp}`);
       return res.status === 200 ? ((await res.json()) as any).results.map((r: any) => r.trail_id) : [];
     };
     expect(await lookup(fingerprint(HEAP_REPORT))).not.toContain(old.id);
-    expect(await lookup(fingerprint(PIP_BUILD_REPORT))).not.toContain(previous.id);
+    for (const { stored, id } of previous) expect(await lookup(fingerprint(stored))).not.toContain(id);
     expect(((await (await fetch(`${url}/v1/trails/${refused.id}`)).json()) as any).status).toBe("indexed");
 
     // What the replica's timer does every STORED_PASS_RECHECK_MS (5 s by default; off in the test harness).
@@ -95,11 +119,13 @@ test.skipIf(unavailable !== null)(
 
     expect(((await (await fetch(`${url}/v1/trails/${refused.id}`)).json()) as any).status).toBe("rejected");
     expect(await lookup(fingerprint(HEAP_REPORT))).toContain(old.id);
-    expect(await lookup(fingerprint(PIP_BUILD_REPORT))).toContain(previous.id);
     // The fingerprint the previous release gave it (a client may have cached it) still resolves.
     expect(await lookup(fingerprint(HEAP_REPORT, 8))).toContain(old.id);
-    expect(await lookup(fingerprint(PIP_BUILD_REPORT, 10))).toContain(previous.id);
-    previousPipTrail = previous.id;
+    for (const { version, stored, id } of previous) {
+      expect(await lookup(fingerprint(stored))).toContain(id);
+      expect(await lookup(fingerprint(stored, version))).toContain(id);
+      previousTrails.set(version, id);
+    }
     // Nothing pending: a recheck is one query per pass and leaves every row as it is.
     const before = await subsystems.store!.trails.anyCheckedBefore(CONTENT_RULES_VERSION);
     expect(before).toBe(false);
@@ -128,41 +154,41 @@ test.skipIf(unavailable !== null)(
     const found = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(error, 8)}`);
     expect(found.status).toBe(200);
     expect(((await found.json()) as any).results.map((r: any) => r.trail_id)).toContain(trail_id);
-    // The release before this one (normalizer 10) read a pip build's report by setuptools' line
-    // (another header than the other tests' report, so that it is no copy of their trail).
-    const saslBuild =
-      "remote:            In file included from sasl/saslwrapper.cpp:254:0:\nremote:            sasl/saslwrapper.h:22:23: fatal error: sasl/sasl.h: No such file or directory\nremote:             #include <sasl/sasl.h>\nremote:                                   ^\nremote:            compilation terminated.\nremote:            error: command 'gcc' failed with exit status 1";
-    expect(fingerprint(saslBuild, 10)).toBe(fingerprint(PIP_BUILD_REPORT, 10));
-    expect(fingerprint(saslBuild, 10)).not.toBe(fingerprint(saslBuild));
-    const pipRes = await fetch(`${url}/v1/trails`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(sampleTrail({ error: saslBuild })),
-    });
-    const pipId = ((await pipRes.json()) as any).trail_id;
-    await service.worker!.drain();
-    const byPrevious = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(saslBuild, 10)}`);
-    expect(byPrevious.status).toBe(200);
-    // That fingerprint named both reports (setuptools' line): it answers with both trails, the one
-    // the previous release stored and the first test re-fingerprinted, and the one this release stored.
-    const sharedIds = ((await byPrevious.json()) as any).results.map((r: any) => r.trail_id);
-    expect(sharedIds).toContain(pipId);
-    expect(sharedIds).toContain(previousPipTrail);
-    const searched = await fetch(`${url}/v1/search`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: fingerprint(saslBuild, 10), limit: 10 }),
-    });
-    const viaFingerprint = ((await searched.json()) as any).results
-      .filter((r: any) => r.match.via === "fingerprint")
-      .map((r: any) => r.trail_id);
-    expect(viaFingerprint).toContain(pipId);
-    expect(viaFingerprint).toContain(previousPipTrail);
-    // Each report's current fingerprint names its own trail only.
+    // Each previous release's shared fingerprint named both of its reports: it answers with both
+    // trails, the one that release stored (the first test re-fingerprinted it) and the one this
+    // release stores now (another report, so no copy of the first).
     const idsBy = async (fp: string) =>
       ((await (await fetch(`${url}/v1/trails/by-fingerprint/${fp}`)).json()) as any).results.map((r: any) => r.trail_id);
-    expect(await idsBy(fingerprint(saslBuild))).toEqual([pipId]);
-    expect(await idsBy(fingerprint(PIP_BUILD_REPORT))).toEqual([previousPipTrail]);
+    for (const { version, stored, other } of PREVIOUS_RELEASES) {
+      expect(fingerprint(other, version)).toBe(fingerprint(stored, version));
+      expect(fingerprint(other, version)).not.toBe(fingerprint(other));
+      const previousTrail = previousTrails.get(version)!;
+      const res = await fetch(`${url}/v1/trails`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(sampleTrail({ error: other })),
+      });
+      const otherId = ((await res.json()) as any).trail_id;
+      await service.worker!.drain();
+      const byPrevious = await fetch(`${url}/v1/trails/by-fingerprint/${fingerprint(other, version)}`);
+      expect(byPrevious.status).toBe(200);
+      const sharedIds = ((await byPrevious.json()) as any).results.map((r: any) => r.trail_id);
+      expect(sharedIds).toContain(otherId);
+      expect(sharedIds).toContain(previousTrail);
+      const searched = await fetch(`${url}/v1/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: fingerprint(other, version), limit: 10 }),
+      });
+      const viaFingerprint = ((await searched.json()) as any).results
+        .filter((r: any) => r.match.via === "fingerprint")
+        .map((r: any) => r.trail_id);
+      expect(viaFingerprint).toContain(otherId);
+      expect(viaFingerprint).toContain(previousTrail);
+      // Each report's current fingerprint names its own trail only.
+      expect(await idsBy(fingerprint(other))).toEqual([otherId]);
+      expect(await idsBy(fingerprint(stored))).toEqual([previousTrail]);
+    }
   },
   60_000,
 );
