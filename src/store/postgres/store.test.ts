@@ -21,6 +21,34 @@ function unit(seed: number, dim: number): Float32Array {
   return v.map((x) => x / n);
 }
 
+/**
+ * A publish's transaction (the queue counted against `limit`, its job inserted) held open: resolves
+ * once the job is inserted and uncommitted; `commit()` lets it finish, `counted` is what it counted.
+ */
+async function publishHeldOpen(
+  store: Awaited<ReturnType<typeof openPostgresStore>>,
+  limit: number,
+  row: Parameters<Awaited<ReturnType<typeof openPostgresStore>>["trails"]["insertQueued"]>[0],
+): Promise<{ counted: Promise<number>; commit: () => void }> {
+  let inFlight: () => void = () => {};
+  const inserted = new Promise<void>((resolve) => {
+    inFlight = resolve;
+  });
+  let commit: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    commit = resolve;
+  });
+  const counted = store.transaction(async (tx) => {
+    const n = await tx.jobs.depthForInsert(limit);
+    await tx.trails.insertQueued(row);
+    inFlight();
+    await held;
+    return n;
+  });
+  await inserted;
+  return { counted, commit };
+}
+
 describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
   let server: PostgresServer;
   beforeAll(async () => {
@@ -201,27 +229,12 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       // 30 waiting and a limit of 100: far from it (more than QUEUE_TURNS_WITHIN), so the publishes
       // do not take turns and are in flight together.
       expect(await store.jobs.depth()).toBe(30);
-      let inFlight: () => void = () => {};
-      const stored = new Promise<void>((resolve) => {
-        inFlight = resolve;
-      });
-      let commit: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
-      const first = store.transaction(async (tx) => {
-        const counted = await tx.jobs.depthForInsert(100);
-        await tx.trails.insertQueued(queuedTrailRow(31, trail));
-        inFlight();
-        await held;
-        return counted;
-      });
-      await stored;
+      const first = await publishHeldOpen(store, 100, queuedTrailRow(31, trail));
       // The first publish's job is not committed: a plain count misses it, the publish's count does not.
       const second = await store.transaction(async (tx) => [await tx.jobs.depth(), await tx.jobs.depthForInsert(100)]);
       expect(second).toEqual([30, 31]);
-      commit();
-      expect(await first).toBe(30);
+      first.commit();
+      expect(await first.counted).toBe(30);
       expect(await store.transaction((tx) => tx.jobs.depthForInsert(100))).toBe(31);
     } finally {
       await store.close();
@@ -238,23 +251,8 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
     let polling = true;
     try {
       for (let n = 1; n <= 3; n++) await store.trails.insertQueued(queuedTrailRow(n, trail));
-      let inFlight: () => void = () => {};
-      const holdsTurn = new Promise<void>((resolve) => {
-        inFlight = resolve;
-      });
-      let commit: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
       // A limit of 4 with 3 waiting: the first publish takes its turn and stays in flight.
-      const first = store.transaction(async (tx) => {
-        const counted = await tx.jobs.depthForInsert(4);
-        await tx.trails.insertQueued(queuedTrailRow(4, trail));
-        inFlight();
-        await held;
-        return counted;
-      });
-      await holdsTurn;
+      const first = await publishHeldOpen(store, 4, queuedTrailRow(4, trail));
       await store.trails.insertQueued(queuedTrailRow(5, trail)); // the queue is full without it
       const second = store.transaction((tx) => tx.jobs.depthForInsert(4));
       const waitsForTurn = (async () => {
@@ -267,8 +265,8 @@ describe.skipIf(unavailable !== null)("PostgreSQL adapter", () => {
       })();
       expect(await Promise.race([second, waitsForTurn])).toBe(4);
       polling = false;
-      commit();
-      expect(await first).toBe(3);
+      first.commit();
+      expect(await first.counted).toBe(3);
     } finally {
       polling = false;
       await store.close();
