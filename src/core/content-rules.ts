@@ -161,4 +161,18 @@
 // (permission_weakening high) or a home (medium); `chattr +i/-i/+a` of a system file is
 // system_config_change medium; `dig $TOKEN_SERVER.…` (a variable naming a place) is no longer DNS exfiltration;
 // a patched script's repeated line is read again after a variable, `cd` or definition changed.
-export const CONTENT_RULES_VERSION = 9;
+//
+// 10 = session 19 (risk rules round 12, risk19): text a shell, `at` or `batch` reads is run (`echo 'rm
+// -rf /' | sh`, `at now <<< '…'`, `source <(echo …)`, `source /dev/stdin <<< …`); wrappers that run
+// their arguments (setsid, unshare, flock, chroot, systemd-run, taskset, chrt, `watch 'cmd'`, `parallel
+// CMD ::: ARGS`) and options a program runs through a shell (ssh ProxyCommand/LocalCommand, git `-c
+// core.pager=`/`core.sshCommand`/`core.fsmonitor`/`alias.x=!…` and `git config` of them, tar
+// `--checkpoint-action=exec=`, rsync `-e`, zip `-TT`, vim `-c ':!…'`, `script -c`, `flock -c`) are read
+// as the command; Lua's os.execute/io.popen; `truncate` and a bare `> file` of a system file
+// (system_config_change medium); a recursive chmod with an absolute mode or others' read on / or a
+// system directory (permission_weakening high; on a home, group or others' read: medium); a delete of
+// everything one or more levels above the start (`cd ../../.. && rm -rf *`, `rm -rf ../*`: high);
+// `ls -d /* | xargs rm -rf`; aa-teardown; a package installed from a URL on a host other than a
+// registry or code host (remote_script_execution medium); a systemd unit's `Exec…=` lines in a patch;
+// a patch to authorized_keys adding a key (risk.ts, risk-rules.ts, risk-view.ts, risk-remote-access.ts).
+export const CONTENT_RULES_VERSION = 10;

@@ -93,14 +93,18 @@ const PUBLIC_KEY = /\b(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@
 
 /** A public key given in the command, written into authorized_keys (its holder can log in), or null. */
 export function plantedKey(v: View, targets: readonly string[]): string | null {
-  if (!targets.some((t) => /(^|\/)authorized_keys2?$/.test(t))) return null;
-  const key = v.a.map((x) => PUBLIC_KEY.exec(x)).find((m) => m !== null);
+  if (!targets.some((t) => AUTHORIZED_KEYS.test(t))) return null;
+  const k = v.a.findIndex((x) => PUBLIC_KEY.test(x));
+  return k < 0 ? null : keyAdded(v.a.slice(k).join(" "), "given in the trail");
+}
+export const AUTHORIZED_KEYS = /(^|\/)authorized_keys2?$/;
+
+/** What adding the public key in this text to authorized_keys does, or null when it holds none; `how`: where the key comes from. */
+export function keyAdded(text: string, how: string): string | null {
+  const key = PUBLIC_KEY.exec(text);
   if (!key) return null;
-  const comment = v.a
-    .join(" ")
-    .slice(key.index + key[0].length)
-    .match(/^[0-9A-Za-z+/=]*\s+(\S+)/)?.[1];
-  return `adds the public key ${key[1]}${comment ? ` (${comment.slice(0, 40)})` : ""} given in the trail to authorized_keys: its holder can log in to this machine`;
+  const comment = text.slice(key.index + key[0].length).match(/^[0-9A-Za-z+/=]*\s+(\S+)/)?.[1];
+  return `adds the public key ${key[1]}${comment ? ` (${comment.slice(0, 40)})` : ""} ${how} to authorized_keys: its holder can log in to this machine`;
 }
 
 /** Shell startup files and their like: what is written there runs at every new shell. */
@@ -119,6 +123,12 @@ export function laterRunText(v: View, targets: readonly string[], pipedInto: str
   const text = v.a.filter((x) => !/^-[neE]+$/.test(x)).join(" ");
   // `* * * * * cmd`, `@reboot cmd`, and /etc/crontab's user field
   return cron ? text.replace(/^\s*(@\w+\s+|(\S+\s+){5})(root\s+)?/, "") : text;
+}
+
+/** A command of redirections only (`> /etc/passwd`, `>| f`): the shell opens, and so empties, each target; read as `:` with them (round 12). */
+export function bareRedirectView(cmd: SimpleCommand): View | null {
+  if (cmd.words.length !== 0 || !cmd.redirects.some((r) => />/.test(r.op))) return null;
+  return { name: ":", args: [], a: [], sudo: false, env: {}, cmd };
 }
 
 /** A bare `exec` with redirections only (`exec 196<>/dev/tcp/h/p`): the view skips exec as a wrapper, so it has none. */

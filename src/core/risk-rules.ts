@@ -11,6 +11,7 @@ import {
   classifyPath,
   DESCRIBE,
   inDirectory,
+  levelsAbove,
   HIDEABLE,
   has,
   hasShort,
@@ -178,6 +179,15 @@ function placeOf(t: string, ctx: CommandContext): { cls: PathClass; why: string 
   // D=$(mktemp -d) … rm -rf "$D": the directory mktemp just made
   if (held !== undefined && MKTEMP.test(held)) return { cls: "temp", why: `$${value![1]} is ${short(held, 40)}: ${DESCRIBE.temp}` };
   const expanded = held !== undefined && !/[$`]/.test(held) ? held.replace(/^["']|["']$/g, "") + t.slice(value![0].length) : t;
+  // `cd ../../..` then `rm -rf *`, `rm -rf ../../*`: everything some levels up, however deep the start is
+  const up = levelsAbove(expanded, ctx.cwd);
+  if (up > 0) {
+    const climbed = ctx.cwd && ctx.cwd !== "." ? `after cd ${short(ctx.cwd, 40)} this is ${short(`${ctx.cwd}/${expanded}`, 60)}: ` : "";
+    return {
+      cls: "ancestor",
+      why: `${climbed}everything ${up} level${up === 1 ? "" : "s"} above the directory the fix starts in (nothing says how deep that is: from ~/project one level up is the home directory, from /app it is /)`,
+    };
+  }
   const cls0 = classifyPath(expanded);
   // a relative path after `cd /`, `cd /etc` or `cd ~` is there; after `cd /srv/app` or `cd ~/project` it is in a project, as before
   const moved = inDirectory(expanded, ctx.cwd);
@@ -192,7 +202,7 @@ function placeOf(t: string, ctx: CommandContext): { cls: PathClass; why: string 
   return { cls, why: notes.length ? `${notes.join(", ")}: ${what}` : what };
 }
 const MKTEMP = /^\$\(\s*mktemp\b[^()`;|&]*\)$|^`\s*mktemp\b[^()`;|&]*`$/;
-const SEVERE: ReadonlySet<PathClass> = new Set(["root", "system", "home_root"]);
+const SEVERE: ReadonlySet<PathClass> = new Set(["root", "system", "home_root", "ancestor"]);
 
 /**
  * A chmod mode that leaves a file's owner without read or search (octal owner digit without 4 or 1:
@@ -206,6 +216,30 @@ function modeStripsOwnerAccess(mode: string): boolean {
     if (!m || !(m[1] === "" || /[ua]/.test(m[1]!))) return false;
     if (m[2] === "-") return /[rxX]/.test(m[3]!);
     return m[2] === "=" && (!m[3]!.includes("r") || !/[xX]/.test(m[3]!));
+  });
+}
+
+/**
+ * A chmod mode that sets every file's mode outright (octal, or a `=` clause) or lets others read
+ * (`o+r`, `a+r`, `+r`): over a tree of the system it undoes the modes the system depends on. Web and
+ * service content roots (`/var/www`, `/srv`) and mount points are served or shared as a whole, where
+ * such a mode is the usual fix (round 12).
+ */
+function modeResetsTree(mode: string, target: string): boolean {
+  if (/^\/(var\/www|srv|mnt|media)\/?$/.test(target.replace(/\/\*$/, ""))) return false;
+  if (/^[0-7]{1,4}$/.test(mode)) return true;
+  return mode.split(",").some((clause) => {
+    const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
+    return m !== null && (m[2] === "=" || (m[2] === "+" && m[3]!.includes("r") && (m[1] === "" || /[oa]/.test(m[1]!))));
+  });
+}
+
+/** A chmod mode that lets the group or others read (`755`, `644`, `go+r`, `a=rX`): over a home, its private keys too. `700` and `go=` do not. */
+function modeLetsOthersRead(mode: string): boolean {
+  if (/^[0-7]{1,4}$/.test(mode)) return ((Number(mode.padStart(3, "0").at(-2)) | Number(mode.padStart(3, "0").at(-1))) & 4) === 4;
+  return mode.split(",").some((clause) => {
+    const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
+    return m !== null && m[2] !== "-" && m[3]!.includes("r") && (m[1] === "" || /[goa]/.test(m[1]!));
   });
 }
 
@@ -275,12 +309,38 @@ function packageIndexOf(v: View): { url: string; how: string } | null {
   }
   return null;
 }
+/**
+ * Packages an install command takes straight from a URL (`pip install https://host/x.tar.gz`,
+ * `pip install 'x @ https://…'`, `pip install git+http://host/x.git`, `npm install https://host/x.tgz`,
+ * `npm i git+https://host/x.git`), with the host: the package's install code (setup.py, a build
+ * backend, npm's install scripts) runs from there as `curl … | sh` would (round 12).
+ */
+function packageUrlsOf(v: View): { url: string; host: string }[] {
+  const a = v.a;
+  const pip =
+    ((v.name === "pip" || v.name === "pip3") && a[0] === "install") ||
+    (v.name === "uv" && a[0] === "pip" && a[1] === "install") ||
+    (isInterpreterName(v.name) && a[0] === "-m" && a[1] === "pip" && a[2] === "install");
+  const npm = /^(npm|pnpm|yarn|bun)$/.test(v.name) && /^(install|i|add)$/.test(a[0] ?? "");
+  if (!pip && !npm) return [];
+  const out: { url: string; host: string }[] = [];
+  for (const [i, x] of a.entries()) {
+    if (i > 0 && /^(-i|--index-url|--extra-index-url|-f|--find-links|--registry|-r|--requirement|-c|--constraint)$/.test(a[i - 1]!))
+      continue;
+    const m = /^(?:[\w.-]+\s*@\s*)?(?:git\+)?(?:https?|git|ssh):\/\/(?:[^@/\s]*@)?([^/:\s]+)/i.exec(x);
+    if (m) out.push({ url: x.replace(/^[\w.-]+\s*@\s*/, ""), host: m[1]!.toLowerCase() });
+  }
+  return out;
+}
+/** Code hosts whose URLs name their owner (`github.com/psf/requests`), as a registry's package names do. */
+const CODE_HOST = /^(github\.com|gitlab\.com|bitbucket\.org|codeload\.github\.com|codeberg\.org)$/;
+
 /** The public indexes and their mirrors everyone uses, and a machine's own (a local proxy such as devpi or Verdaccio). */
 const TRUSTED_INDEX =
   /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])([:/]|$)|^https:\/\/((test\.)?pypi\.org|pypi\.python\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|download\.pytorch\.org|(mirrors\.aliyun\.com|pypi\.tuna\.tsinghua\.edu\.cn|registry\.npmmirror\.com))([:/]|$)/i;
 
 function deleteLevel(cls: PathClass): RiskLevel {
-  if (cls === "root" || cls === "home_root" || cls === "system") return "high";
+  if (cls === "root" || cls === "home_root" || cls === "system" || cls === "ancestor") return "high";
   if (cls === "outside" || cls === "variable" || cls === "parent") return "medium";
   return "low";
 }
@@ -394,6 +454,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
   {
+    // pip install https://host/x.tar.gz, npm install https://host/x.tgz: one package from a host no registry vets
+    flag: "remote_script_execution",
+    level: "medium",
+    match: (v) =>
+      packageUrlsOf(v)
+        .filter(({ url, host }) => !CODE_HOST.test(host) && !TRUSTED_INDEX.test(url.replace(/^git\+/, "")))
+        .slice(0, 4)
+        .map(
+          ({ url, host }) =>
+            `${v.name} installs a package from ${short(url, 60)}${/^(git\+)?http:/.test(url) ? " over plain HTTP" : ""}: its install code runs from ${host}: check it is yours`,
+        ),
+  },
+  {
     // pip --index-url / npm's registry pointed at another host: every package it installs comes from there and runs its install code
     flag: "remote_script_execution",
     level: "medium",
@@ -432,6 +505,19 @@ export const COMMAND_RULES: readonly CommandRule[] = [
             level,
             detail: `chmod ${info.mode} -R takes read or search access away from every file under ${short(t)} (${DESCRIBE[cls]})`,
           });
+        } else if (
+          info.recursive &&
+          (((cls === "root" || cls === "system") && modeResetsTree(info.mode, t)) || (cls === "home_root" && modeLetsOthersRead(info.mode)))
+        ) {
+          // `chmod -R 755 /`: every file gets one mode, so sudo and su lose their setuid bit (numeric modes
+          // clear it on files), /tmp its sticky bit, and sshd's host keys, /etc/shadow and database
+          // directories become readable by others, which sshd and PostgreSQL then refuse (round 12)
+          const level: RiskLevel = cls === "home_root" ? "medium" : "high";
+          const lost =
+            cls === "home_root"
+              ? "private keys and files lose the modes kept on them (ssh refuses a key others can read)"
+              : "setuid programs such as sudo lose their bit, and keys the system keeps private become readable by others";
+          hits.push({ level, detail: `chmod -R ${info.mode} resets every mode under ${short(t)} (${DESCRIBE[cls]}): ${lost}` });
         } else if (PRIVATE_KEY_PATH.test(t) && /^[0-7]{3,4}$/.test(info.mode) && /[1-7]/.test(info.mode.slice(-2))) {
           hits.push({ level: "medium", detail: `chmod ${info.mode} lets other users read the private key ${short(t)}` });
         }
@@ -592,6 +678,12 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     flag: "security_disabled",
     level: "medium",
     match: (v) => v.name === "setenforce" && v.a[0] === "0" && "setenforce 0 switches SELinux to permissive mode",
+  },
+  {
+    // as `systemctl stop apparmor` does (round 12); `apparmor_parser -R` unloads the profiles it names
+    flag: "security_disabled",
+    level: "medium",
+    match: (v) => v.name === "aa-teardown" && "aa-teardown unloads every AppArmor profile: confined programs run unconfined",
   },
   {
     flag: "security_disabled",

@@ -40,7 +40,22 @@ const WRAPPERS = new Set([
   "watch",
   "env",
   "busybox", // `busybox wget …`, `busybox httpd …`: the applet is the program
+  // round 12: they run the command after their options (and the operand WRAPPER_OPERANDS counts)
+  "setsid",
+  "unshare",
+  "systemd-run",
+  "flock",
+  "chroot",
+  "taskset",
+  "chrt",
 ]);
+/** Operands a wrapper takes between its options and the command: `flock FILE cmd`, `chroot DIR cmd`, `taskset MASK cmd`, `chrt PRIO cmd`. */
+const WRAPPER_OPERANDS: Record<string, (words: readonly Word[]) => number> = {
+  flock: () => 1,
+  chroot: () => 1,
+  chrt: () => 1,
+  taskset: (words) => (words.some((w) => w.text === "-c" || w.text === "--cpu-list") ? 0 : 1), // `-c LIST` was read as an option's value
+};
 const ESCALATORS = new Set(["sudo", "doas", "pkexec", "gsudo", "run0"]);
 
 export const baseName = (w: string) => {
@@ -90,7 +105,8 @@ function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | 
       }
       continue;
     }
-    if (WRAPPERS.has(b)) {
+    // (`flock F -c 'cmd'` runs its string with sh -c: read by commandGiven, as flock)
+    if (WRAPPERS.has(b) && !(b === "flock" && words.some((x) => x.text === "-c" || x.text.startsWith("--command")))) {
       i++;
       // env -S 'curl … | sh', env --split-string=…: env splits the string into the command's words (GNU coreutils, env invocation)
       const splitAt = b === "env" && split < 2 ? splitString(words, i) : null;
@@ -103,6 +119,19 @@ function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | 
       while (i < words.length && (words[i]!.text.startsWith("-") || (b === "timeout" && /^\d/.test(words[i]!.text)))) {
         const opt = words[i]!.text;
         i += ["-n", "-c", "-u", "-s", "-k"].includes(opt) && b !== "env" ? 2 : 1;
+      }
+      if (i < words.length) i += WRAPPER_OPERANDS[b]?.(words) ?? 0;
+      // watch 'kubectl get pods', watch -n1 'rm -rf /': watch joins its words and runs them with sh -c
+      if (b === "watch" && split < 2 && i < words.length && /\s/.test(words[i]!.text)) {
+        const inner =
+          parseShell(
+            words
+              .slice(i)
+              .map((x) => x.text)
+              .join(" "),
+          )[0]?.commands[0]?.words ?? [];
+        const view = viewOf({ words: inner, redirects: cmd.redirects }, vars, split + 1);
+        return view && { ...view, sudo: view.sudo || sudo, env: { ...env, ...view.env }, cmd };
       }
       continue;
     }
@@ -280,7 +309,7 @@ export const hasShort = (v: View, letter: string) => v.a.some((x) => /^-[A-Za-z]
 export const positional = (v: View) => v.a.filter((x) => !x.startsWith("-"));
 // --- Paths -------------------------------------------------------------------------------------
 
-export type PathClass = "root" | "home_root" | "system" | "outside" | "variable" | "parent" | "temp" | "relative";
+export type PathClass = "root" | "home_root" | "system" | "outside" | "variable" | "parent" | "ancestor" | "temp" | "relative";
 
 const SYSTEM_DIRS = new Set([
   "/bin",
@@ -391,9 +420,43 @@ const FIXED_DIRECTORY = /^(\/|~(\/|$)|\$\{?HOME\b|[a-z]:[\\/]|%USERPROFILE%|\$en
  * directory is unknown or relative, or the argument starts at a fixed place itself.
  */
 export function inDirectory(target: string, cwd: string | null | undefined): string {
+  // `cd ..; cd ..` is `../..`: a relative directory goes on from a relative one (hostile input repeats
+  // cd: past 200 characters it stays where it is, so the script's reading does not change at every cd)
+  if (cwd && RELATIVE_DIRECTORY.test(cwd) && RELATIVE_DIRECTORY.test(target))
+    return cwd.length + target.length < 200 ? `${cwd}/${target}` : cwd;
   if (!cwd || !FIXED_DIRECTORY.test(cwd) || cwd.includes("$(") || cwd.includes("`")) return target;
   if (FIXED_DIRECTORY.test(target) || /^[$%]/.test(target) || target.startsWith("-")) return target;
   return `${cwd.replace(/\\/g, "/").replace(/\/+$/, "")}/${target}`;
+}
+
+const RELATIVE_DIRECTORY = /^(?![~/\\$%-]|[a-z]:)[^\s$`*?[]+$/i;
+
+/** The last word of a delete that names everything in its directory: `*`, `./*`, `.`, `.*`, `.[!.]*`. */
+const EVERYTHING = /^(\*|\*\.\*|\.\*|\.\[!\.\]\*|\.\?\?\*|\.)$/;
+
+/**
+ * How many levels above the directory the fix starts in a delete of everything points, when its
+ * path (after a relative `cd`: `cd ../../..` then `rm -rf *`) climbs out and names nothing on the
+ * way (`../../*`, `../.`); 0 otherwise (`cd .. && rm -rf build` names one entry; `cd ../app`
+ * names a directory). Round 12: the depth of the start is unknowable, and for the usual layouts
+ * (`~/project`, a container's `/app`) one level up is already the home directory or `/`.
+ */
+export function levelsAbove(target: string, cwd: string | null | undefined): number {
+  if (!RELATIVE_DIRECTORY.test(target.replace(/(^|\/)(\*|\*\.\*|\.\*|\.\[!\.\]\*|\.\?\?\*)$/, "$1x"))) return 0;
+  const path = cwd && RELATIVE_DIRECTORY.test(cwd) ? `${cwd}/${target}` : target;
+  const parts = path.split(/[\\/]+/).filter((x) => x !== "");
+  const last = parts.pop() ?? "";
+  if (!EVERYTHING.test(last)) return 0;
+  let up = 0;
+  let down = 0;
+  for (const part of parts) {
+    if (part === ".") continue;
+    if (part === "..") {
+      if (down > 0) down--;
+      else up++;
+    } else down++;
+  }
+  return down === 0 ? up : 0;
 }
 
 export const DESCRIBE: Record<PathClass, string> = {
@@ -403,6 +466,7 @@ export const DESCRIBE: Record<PathClass, string> = {
   outside: "a path outside the project",
   variable: "a path built from a variable (if it is empty this starts at /)",
   parent: "a path outside the project (..)",
+  ancestor: "everything in a directory above the one the fix starts in",
   temp: "a cache or temp directory",
   relative: "a path inside the project",
 };
@@ -487,6 +551,16 @@ export function readsProgramFromStdin(v: View): boolean {
 /** `bash -c '…'`, `powershell -Command "…"`, `cmd /c …`, `su -c '…'`: the nested source, if any. */
 export function nestedSource(v: View): string | null {
   const a = v.a;
+  // `source <(echo rm -rf /)`, `bash <(printf …)`: the file read is what the substitution prints (round 12)
+  if (SHELLS.has(v.name) || v.name === "source" || v.name === ".") {
+    const printed = v.args[0]?.raw.startsWith("<(") && v.args[0].subs.length === 1 ? literalPrinted(v.args[0].subs[0]!) : null;
+    if (printed) return printed;
+  }
+  // `source /dev/stdin <<< "…"`, `at now <<< '…'`: what they read on standard input is the script
+  if (runsStandardInput(v)) {
+    const text = stdinText(v);
+    if (text !== null) return text;
+  }
   if (SHELLS.has(v.name) || v.name === "su") {
     const k = a.findIndex((x) => x === "-c" || (/^-[a-z]*c$/.test(x) && x.length <= 4));
     // sh -c 'curl -d @$0 …' ~/.ssh/id_rsa: the words after the code are $0, $1, …
@@ -531,14 +605,126 @@ export function nestedSource(v: View): string | null {
   if (v.name === "ssh") {
     // ssh host 'command': the command runs remotely but is still run on someone's machine
     const pos = a.filter((x, i) => !x.startsWith("-") && !(i > 0 && /^-[iopFlJLRDWbcEmQS]$/.test(a[i - 1]!)));
-    if (pos.length >= 2) return pos.slice(1).join(" ");
+    if (pos.length >= 2) return [commandGiven(v), pos.slice(1).join(" ")].filter((x) => x !== null).join("\n");
   }
   if ((v.name === "docker" || v.name === "podman" || v.name === "kubectl") && has(v, "exec", "run")) {
     const k = a.findIndex((x) => SHELLS.has(baseName(x)));
     if (k >= 0 && a[k + 1] === "-c" && a[k + 2] !== undefined) return a[k + 2]!;
   }
   // python -c "import os; os.system('…')": the shell command inside the inline code
-  return shellOutCommand(v);
+  // `flock F -c '…'`, `ssh -o ProxyCommand='…'`, `git -c core.pager='…'`: a command given as an option's value
+  return shellOutCommand(v) ?? commandGiven(v);
+}
+
+/**
+ * Does this command run what it reads on standard input as a script: a shell reading its program
+ * there (`sh`, `bash -s`), `source /dev/stdin`, `at` and `batch` (they queue the commands they read)?
+ */
+export function runsStandardInput(v: View): boolean {
+  if (SHELLS.has(v.name)) return readsProgramFromStdin(v);
+  if (v.name === "source" || v.name === ".") return /^(\/dev\/stdin|\/proc\/self\/fd\/0|\/dev\/fd\/0|-)$/.test(v.a[0] ?? "");
+  // `at -f FILE` reads a file; `-l`, `-r`, `-d`, `-c` list, remove or print jobs
+  return (v.name === "at" || v.name === "batch") && !v.a.some((x) => /^-[a-zA-Z]*[flrdc]/.test(x));
+}
+
+/** The text an `echo`/`printf` prints when it is written in the command (`echo 'rm -rf /'`), `\n` read as a line break; null when it is not literal. */
+export function literalOutput(v: View): string | null {
+  if (v.name !== "echo" && v.name !== "printf") return null;
+  if (v.args.some((w) => w.subs.length > 0 || w.text.includes("$"))) return null;
+  const text = v.a
+    .filter((x) => !/^-[neE]+$/.test(x))
+    .join(" ")
+    .replace(/\\n/g, "\n");
+  return text.trim() === "" || text.length > 20_000 ? null : text;
+}
+
+/**
+ * Programs whose command is given as one string (`script -c 'cmd'`, `flock F -c 'cmd'`),
+ * and options whose value the program runs through a shell (GTFOBins' "Shell" entries): ssh's
+ * ProxyCommand/LocalCommand, git's `-c core.pager=…`/`core.sshCommand`/`core.fsmonitor`/`core.editor`/
+ * `alias.X=!…`/`credential.helper=!…` (and `git config` of them), tar's `--checkpoint-action=exec=`,
+ * `--to-command=`, `--use-compress-program=`, rsync's `-e`/`--rsh`, zip's `-TT`, vim's `-c ':!…'`,
+ * and `parallel CMD ::: ARGS`. The command, or null.
+ */
+function commandGiven(v: View): string | null {
+  const a = v.a;
+  const optionValue = (names: RegExp): string | null => {
+    for (let i = 0; i < a.length; i++) {
+      const m = names.exec(a[i]!);
+      if (m) return m[1] !== undefined && m[1] !== "" ? m[1] : (a[i + 1] ?? null);
+    }
+    return null;
+  };
+  switch (v.name) {
+    case "script":
+      return optionValue(/^(?:-[a-zA-Z]*c|--command)(?:=(.*))?$/s);
+    case "flock":
+      return optionValue(/^(?:-c|--command)(?:=(.*))?$/s);
+    case "ssh":
+    case "scp":
+    case "sftp":
+      for (let i = 0; i < a.length; i++) {
+        const option = a[i] === "-o" ? (a[i + 1] ?? "") : a[i]!.startsWith("-o") ? a[i]!.slice(2) : "";
+        const m = /^(?:ProxyCommand|LocalCommand)\s*[= ]\s*(.+)$/is.exec(option);
+        if (m) return m[1]!;
+      }
+      return null;
+    case "git": {
+      const value = (kv: string) => {
+        const m =
+          /^(core\.(?:pager|sshcommand|fsmonitor|editor)|sequence\.editor|diff\.external|(?:alias|credential)\.[\w.-]+)[= ](.+)$/is.exec(
+            kv,
+          );
+        if (!m) return null;
+        // an alias or credential helper runs a shell command only when it starts with `!`
+        if (/^(alias|credential)\./i.test(m[1]!)) return m[2]!.startsWith("!") ? m[2]!.slice(1) : null;
+        return m[2]!;
+      };
+      for (let i = 0; i < a.length; i++) {
+        if (a[i] === "-c" && a[i + 1] !== undefined) {
+          const x = value(a[i + 1]!);
+          if (x !== null) return x;
+        }
+      }
+      const k = a.indexOf("config");
+      if (k < 0) return null;
+      const rest = a.slice(k + 1).filter((x) => !x.startsWith("-"));
+      return rest.length >= 2 ? value(`${rest[0]} ${rest.slice(1).join(" ")}`) : null;
+    }
+    case "tar":
+    case "gtar":
+      return optionValue(/^--(?:checkpoint-action=exec|to-command|use-compress-program|rsh-command|info-script|new-volume-script)=(.*)$/s);
+    case "rsync":
+      return optionValue(/^(?:-e|--rsh)(?:=(.*))?$/s);
+    case "zip":
+      return optionValue(/^(?:-TT|--unzip-command)(?:=(.*))?$/s);
+    case "vim":
+    case "vi":
+    case "nvim":
+    case "view": {
+      const cmd = a
+        .map((x, i) => (x === "-c" || x === "--cmd" ? (a[i + 1] ?? "") : x.startsWith("+") ? x.slice(1) : ""))
+        .find((x) => /^:?!/.test(x));
+      return cmd ? cmd.replace(/^:?!/, "") : null;
+    }
+    case "parallel": {
+      // parallel CMD ::: ARGS: each argument after ::: is given to the command ({} where it says)
+      const k = a.indexOf(":::");
+      if (k <= 0) return null;
+      let i = 0;
+      while (i < k && a[i]!.startsWith("-")) i += /^(-[jSX]|--jobs|--sshlogin)$/.test(a[i]!) ? 2 : 1;
+      const command = a.slice(i, k);
+      const args = a.slice(k + 1, k + 21);
+      if (command.length === 0 || args.length === 0) return null;
+      return args
+        .map((arg) => {
+          const line = command.map(shellWord).join(" ");
+          return line.includes("{}") ? line.replaceAll("{}", shellWord(arg)) : `${line} ${shellWord(arg)}`;
+        })
+        .join("; ");
+    }
+  }
+  return null;
 }
 
 /** A program that runs code it is given or sends data: what xargs and find -exec are read through for. */
@@ -859,13 +1045,21 @@ export function writeTargets(v: View): readonly { target: string; how: string }[
 
 function targetsWritten(v: View): { target: string; how: string }[] {
   const n = v.name;
-  if (v.cmd.redirects.length === 0 && n !== "tee" && n !== "sed" && n !== "cp" && n !== "mv" && n !== "install" && n !== "ln") return [];
+  if (v.cmd.redirects.length === 0 && !/^(tee|sed|cp|mv|install|ln|truncate)$/.test(n)) return [];
   const out: { target: string; how: string }[] = [];
   for (const r of v.cmd.redirects)
     if (/>/.test(r.op)) out.push({ target: r.target, how: r.op.includes(">>") ? "appends to" : "overwrites" });
   if (n === "tee") for (const t of positional(v)) out.push({ target: t, how: has(v, "-a", "--append") ? "appends to" : "overwrites" });
   if (n === "sed" && v.a.some((x) => /^-[a-z]*i/.test(x) || x.startsWith("--in-place")))
     for (const t of positional(v).slice(1)) out.push({ target: t, how: "edits" });
+  // truncate -s0 /etc/passwd empties the file as `: > /etc/passwd` does (round 12); -s and -r take a value
+  if (n === "truncate") {
+    const at = v.a.findIndex((x) => x === "-s" || x === "--size");
+    const size = at >= 0 ? v.a[at + 1] : v.a.find((x) => /^(-s|--size=)./.test(x))?.replace(/^-s|^--size=/, "");
+    const how = size !== undefined && /^0+$/.test(size) ? "empties" : "resizes";
+    for (const [i, t] of v.a.entries())
+      if (!t.startsWith("-") && !(i > 0 && /^(-s|--size|-r|--reference)$/.test(v.a[i - 1]!))) out.push({ target: t, how });
+  }
   if ((n === "cp" || n === "mv" || n === "install" || n === "ln") && positional(v).length >= 2)
     out.push({ target: positional(v)[positional(v).length - 1]!, how: n === "ln" ? "links into" : "writes" });
   return out.map((w) => ({ ...w, target: w.target.replace(/\\/g, "/") }));
@@ -965,10 +1159,10 @@ export function curlWithConfig(v: View, vars: Assignments): string | null {
 
 // Calls that hand a string to the system shell, in the languages an inline one-liner is written in.
 const SHELL_OUT =
-  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\b__import__\(\s*['"](os|subprocess|pty)['"]\s*\)\.\w+\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b/;
+  /\bos\.(system|popen|exec[lv]p?e?|spawn[lv]p?e?)\s*\(|\b__import__\(\s*['"](os|subprocess|pty)['"]\s*\)\.\w+\s*\(|\bsubprocess\.\w+\s*\(|\bpty\.spawn\s*\(|\bcommands\.getoutput\s*\(|\bchild_process\b|\b(execSync|spawnSync|execFileSync)\s*\(|\bBun\.spawn(Sync)?\s*\(|\bDeno\.(run|Command)\b|(?<![.\w$])(system|shell_exec|passthru|proc_open|popen)\s*[("']|\bdo shell script\b|\bos\.execute\s*\(|\bio\.popen\s*\(/;
 const BACKTICKS = /`[^`]+`|%x[({[]|\bqx[({[/]/;
 
-/** Does this interpreter's inline code run a shell command (os.system, subprocess, child_process, system, backticks)? */
+/** Does this interpreter's inline code run a shell command (os.system, subprocess, child_process, system, backticks, Lua's os.execute and io.popen)? */
 export function shellOutCall(v: View): string | null {
   const code = inlineCode(v);
   if (code === null) return null;
@@ -983,7 +1177,7 @@ export function shellOutCommand(v: View): string | null {
   const code = inlineCode(v);
   if (code === null || shellOutCall(v) === null) return null;
   const call =
-    /\b(?:system|popen|getoutput|check_output|check_call|call|run|Popen|execSync|exec|spawnSync|shell_exec|passthru)\s*\(\s*(\[)?\s*[fbru]{0,2}(['"])((?:\\.|(?!\2).){1,4000})\2/.exec(
+    /\b(?:os\.execute|system|popen|getoutput|check_output|check_call|call|run|Popen|execSync|exec|spawnSync|shell_exec|passthru)\s*\(\s*(\[)?\s*[fbru]{0,2}(['"])((?:\\.|(?!\2).){1,4000})\2/.exec(
       code,
     );
   if (call) {

