@@ -174,5 +174,13 @@
 // everything one or more levels above the start (`cd ../../.. && rm -rf *`, `rm -rf ../*`: high);
 // `ls -d /* | xargs rm -rf`; aa-teardown; a package installed from a URL on a host other than a
 // registry or code host (remote_script_execution medium); a systemd unit's `Exec…=` lines in a patch;
-// a patch to authorized_keys adding a key (risk.ts, risk-rules.ts, risk-view.ts, risk-remote-access.ts).
+// a patch to authorized_keys adding a key; `trap 'cmd' SIG` and PROMPT_COMMAND read as commands; code an
+// interpreter reads from a pipe (`echo "…os.system(…)" | python3`) as its inline code; a download
+// written into a startup file, cron, a service or autostart location or authorized_keys
+// (remote_script_execution high); setcap of root-equivalent capabilities and `install -m 4755`
+// (privilege_escalation); cp/tee onto a device (disk_overwrite); runuser, nsenter, `exec -a`; `///usr`,
+// `/u*`, `/{usr,etc}`, `{/,}` read as the system paths they expand to; `r${x}m`, `${HOME:0:0}rm`; arrays,
+// `read <<<` and `printf -v` holding a command; `aws s3 rm --recursive`, `s3 rb --force`, `gsutil rm -r`,
+// `zpool`/`zfs destroy`, lvremove/vgremove (destructive_delete high) (risk.ts, risk-rules.ts,
+// risk-view.ts, risk-remote-access.ts).
 export const CONTENT_RULES_VERSION = 10;

@@ -112,6 +112,24 @@ const STARTUP_FILE =
   /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|cshrc|tcshrc|kshrc|config\/fish\/config\.fish)$|^\/etc\/(profile|bash\.bashrc|zsh\/zshrc|profile\.d\/[^/]+)$|^\$profile$/i;
 
 /**
+ * Where a file runs later without anyone running it by name, described; null for anywhere else: a
+ * shell startup file, a crontab or /etc/cron*, a systemd or init script, a desktop autostart entry,
+ * a launchd agent, and authorized_keys (a key there logs in). A download written there is its code
+ * run, or its key let in, unseen (round 12).
+ */
+export function runsLaterAt(target: string): string | null {
+  const t = target.replace(/^["']|["']$/g, "");
+  if (STARTUP_FILE.test(t)) return "a shell startup file: it runs in every new shell";
+  if (/^\/etc\/cron|^\/var\/spool\/cron|^\/etc\/crontab$|^\/etc\/anacrontab$/.test(t)) return "a cron location: it runs on a schedule";
+  if (/^\/(etc|lib|usr\/lib)\/systemd\/|(^|\/)\.config\/systemd\/|^\/etc\/init\.d\/|^\/etc\/rc\.local$/.test(t))
+    return "a service definition: it runs at boot";
+  if (/(^|\/)\.config\/autostart\/|^\/etc\/xdg\/autostart\/|\/Library\/Launch(Agents|Daemons)\//.test(t))
+    return "an autostart entry: it runs at login";
+  if (AUTHORIZED_KEYS.test(t)) return "authorized_keys: whoever holds the keys it lists can log in";
+  return null;
+}
+
+/**
  * The text an echo or printf writes where it runs later (a shell startup file, a crontab line, a
  * `/etc/cron*` file), with a crontab schedule taken off, or null. `targets`: where its output goes;
  * `pipedInto`: the next stage of its pipeline, or the one its group is piped into.

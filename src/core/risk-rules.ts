@@ -16,6 +16,7 @@ import {
   has,
   hasShort,
   isDecoder,
+  downloadedFiles,
   isFetch,
   inlineCode,
   isInterpreterName,
@@ -37,7 +38,7 @@ import {
   baseName,
   writeTargets,
 } from "./risk-view.ts";
-import { plantedKey, reverseShell, SOCKET_FDS } from "./risk-remote-access.ts";
+import { plantedKey, reverseShell, runsLaterAt, SOCKET_FDS } from "./risk-remote-access.ts";
 import { CODE_SENDS_SECRETS_LINE, dockerSocketMountedInto, exposedSecrets, isNetworkClient, sentSecrets } from "./risk-secrets.ts";
 import { foldConfusables, removeInvisible, showInvisible } from "./screening-text.ts";
 import { parseShell, type Redirect } from "./shell.ts";
@@ -538,6 +539,41 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     },
   },
   {
+    // `install -m 4755 /bin/bash /tmp/rb`: a setuid copy, as `cp` then `chmod 4755` makes (round 12)
+    flag: "privilege_escalation",
+    level: "graded",
+    match: (v) => {
+      if (v.name !== "install") return null;
+      const k = v.a.findIndex((x) => x === "-m" || x === "--mode" || /^(-m|--mode=)./.test(x));
+      const mode = k < 0 ? "" : /^(-m|--mode)$/.test(v.a[k]!) ? (v.a[k + 1] ?? "") : v.a[k]!.replace(/^-m|^--mode=/, "");
+      const setuid = /^[0-7]{4}$/.test(mode) ? (Number(mode[0]) & 6) !== 0 : /[ug]*[+=][^,]*s/.test(mode);
+      if (!setuid) return null;
+      const files = v.a.filter(
+        (x, i) =>
+          !x.startsWith("-") && !(i > 0 && /^(-m|--mode|-o|--owner|-g|--group|-t|--target-directory|-S|--suffix)$/.test(v.a[i - 1]!)),
+      );
+      const sources = files.slice(0, -1);
+      return {
+        level: sources.some((x) => isInterpreterName(baseName(x))) ? "high" : "medium",
+        detail: `install -m ${mode} installs ${short(sources.join(" "), 60)} with the setuid/setgid bit as ${short(files.at(-1) ?? "", 60)}`,
+      };
+    },
+  },
+  {
+    // `setcap cap_setuid+ep /usr/bin/python3`: any user running it can make itself root (GTFOBins "Capabilities")
+    flag: "privilege_escalation",
+    level: "high",
+    match: (v) => {
+      if (v.name !== "setcap") return null;
+      const caps = v.a.find(
+        (x) =>
+          /cap_(setuid|setgid|sys_admin|dac_override|dac_read_search|sys_ptrace|sys_module|chown|fowner|sys_rawio)\b/i.test(x) &&
+          /[+=][eip]*[ep]/i.test(x),
+      );
+      return caps ? `setcap ${short(caps, 60)} lets whoever runs ${short(positional(v).at(-1) ?? "", 60)} act as root` : null;
+    },
+  },
+  {
     flag: "permission_weakening",
     level: "graded",
     match: (v) => {
@@ -976,6 +1012,30 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     match: (v) => v.name === "terraform" && v.a[0] === "destroy" && "terraform destroy deletes every resource in the state",
   },
   {
+    // a bucket's objects, a ZFS pool or dataset, an LVM volume: gone with no trash to restore from (round 12)
+    flag: "destructive_delete",
+    level: "high",
+    match: (v) => {
+      const words = positional(v);
+      const recursive = v.a.some((x) => /^(-r|-R|--recursive)$/.test(x) || /^-[a-zA-Z]*[rR]$/.test(x));
+      const bucket = words.find((x) => /^(s3|gs):\/\//.test(x)) ?? "";
+      if (v.name === "aws" && words[0] === "s3" && words[1] === "rm" && has(v, "--recursive"))
+        return `aws s3 rm --recursive deletes every object under ${short(bucket, 60)}`;
+      if (v.name === "aws" && words[0] === "s3" && words[1] === "rb" && has(v, "--force"))
+        return `aws s3 rb --force deletes the bucket ${short(bucket, 60)} and every object in it`;
+      if (
+        (v.name === "gsutil" && words[0] === "rm" && recursive) ||
+        (v.name === "gcloud" && words[0] === "storage" && words[1] === "rm" && recursive)
+      )
+        return `${v.name} rm -r deletes every object under ${short(bucket, 60)}`;
+      if ((v.name === "zpool" || v.name === "zfs") && words[0] === "destroy")
+        return `${v.name} destroy deletes ${short(words[1] ?? "", 60)} and its data`;
+      if (/^(lvremove|vgremove|pvremove)$/.test(v.name) && words.length > 0)
+        return `${v.name} deletes the LVM volume ${short(words[0]!, 60)} and its data`;
+      return null;
+    },
+  },
+  {
     flag: "destructive_delete",
     level: "high",
     match: (v) =>
@@ -1044,6 +1104,16 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     level: "high",
     match: (v) =>
       v.cmd.redirects.filter((r) => />/.test(r.op) && DEVICE.test(r.target)).map((r) => `redirects output onto the device ${r.target}`),
+  },
+  {
+    // `cp /dev/zero /dev/sda`, `… | tee /dev/sdb`: a copy onto a device writes it as dd does (round 12)
+    flag: "disk_overwrite",
+    level: "high",
+    match: (v) =>
+      (v.name === "cp" || v.name === "tee" || v.name === "cat" || v.name === "pv") &&
+      writeTargets(v)
+        .filter((w) => DEVICE.test(w.target) && !v.cmd.redirects.some((r) => r.target === w.target))
+        .map((w) => `${v.name} writes onto the device ${short(w.target, 60)}`),
   },
 
   // process kill
@@ -1379,6 +1449,26 @@ export const COMMAND_RULES: readonly CommandRule[] = [
         // `printf … | tee -a ~/.ssh/authorized_keys`
         ...(ctx.pipedInto === "tee" ? (ctx.pipedIntoArgs ?? []).filter((x) => !x.startsWith("-")) : []),
       ]),
+  },
+  {
+    // `curl -o ~/.bashrc URL`, `wget URL -O /etc/cron.d/x`, `curl URL >> ~/.ssh/authorized_keys`: what the
+    // download holds runs later, or logs in, and the trail never shows it (round 12)
+    flag: "remote_script_execution",
+    level: "high",
+    match: (v, ctx) => {
+      if (!isFetch(v)) return null;
+      const url = v.a.find((x) => /^(https?|ftp):\/\//i.test(x)) ?? "the network";
+      const targets = [
+        ...downloadedFiles(v).map((d) => d.file),
+        ...[...v.cmd.redirects, ...(ctx.outerRedirects ?? [])].filter((r) => />/.test(r.op)).map((r) => r.target),
+        ...(ctx.pipedInto === "tee" ? (ctx.pipedIntoArgs ?? []).filter((x) => !x.startsWith("-")) : []),
+      ];
+      for (const t of targets) {
+        const place = runsLaterAt(t);
+        if (place) return `writes what it downloads from ${short(url, 50)} into ${short(t, 60)}, ${place}`;
+      }
+      return null;
+    },
   },
   // and handed out without a send: a file server over ~ or /, ~/.aws mounted into a stranger's image, git add .env (exposedSecrets)
   {

@@ -48,7 +48,15 @@ const WRAPPERS = new Set([
   "chroot",
   "taskset",
   "chrt",
+  "nsenter",
+  "runuser",
 ]);
+/** Options of a wrapper that take a value, where they are not `-n -c -u -s -k` (`nsenter -t 1 -m -u …`: there -u is a flag). */
+const WRAPPER_VALUE_OPTIONS: Record<string, RegExp> = {
+  nsenter: /^(-[tSG]|--target|--setuid|--setgid)$/,
+  exec: /^-a$/,
+  runuser: /^(-[ugG]|--user|--group|--supp-group)$/,
+};
 /** Operands a wrapper takes between its options and the command: `flock FILE cmd`, `chroot DIR cmd`, `taskset MASK cmd`, `chrt PRIO cmd`. */
 const WRAPPER_OPERANDS: Record<string, (words: readonly Word[]) => number> = {
   flock: () => 1,
@@ -106,7 +114,8 @@ function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | 
       continue;
     }
     // (`flock F -c 'cmd'` runs its string with sh -c: read by commandGiven, as flock)
-    if (WRAPPERS.has(b) && !(b === "flock" && words.some((x) => x.text === "-c" || x.text.startsWith("--command")))) {
+    // (`runuser -l root -c '…'` as su: its string is read by nestedSource)
+    if (WRAPPERS.has(b) && !((b === "flock" || b === "runuser") && words.some((x) => x.text === "-c" || x.text.startsWith("--command")))) {
       i++;
       // env -S 'curl … | sh', env --split-string=…: env splits the string into the command's words (GNU coreutils, env invocation)
       const splitAt = b === "env" && split < 2 ? splitString(words, i) : null;
@@ -118,7 +127,8 @@ function viewWith(cmd: SimpleCommand, vars: Assignments, split: number): View | 
       // options of the wrapper (nice -n 10, timeout 30s, env -i, stdbuf -oL)
       while (i < words.length && (words[i]!.text.startsWith("-") || (b === "timeout" && /^\d/.test(words[i]!.text)))) {
         const opt = words[i]!.text;
-        i += ["-n", "-c", "-u", "-s", "-k"].includes(opt) && b !== "env" ? 2 : 1;
+        const takesValue = WRAPPER_VALUE_OPTIONS[b]?.test(opt) ?? (["-n", "-c", "-u", "-s", "-k"].includes(opt) && b !== "env");
+        i += takesValue ? 2 : 1;
       }
       if (i < words.length) i += WRAPPER_OPERANDS[b]?.(words) ?? 0;
       // watch 'kubectl get pods', watch -n1 'rm -rf /': watch joins its words and runs them with sh -c
@@ -200,14 +210,24 @@ function programOf(word: Word, vars: Assignments): Pick<View, "name" | "hidden">
     if (globbed) return { name: globbed, hidden: "glob" };
   }
   // a=cu; b=rl; $a$b, ${c}rl: a name put together from variables the script set
-  if (word.subs.length === 0 && t.length <= 200 && /\$/.test(t) && /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|[A-Za-z0-9_.+-])+$/.test(t)) {
+  // (round 12: `${HOME:0:0}` is empty whatever HOME holds, and `r${x}m` with x unset is rm: a harmful
+  // program's name that appears once the variables nothing sets are empty is read as that program)
+  if (
+    word.subs.length === 0 &&
+    t.length <= 200 &&
+    /\$/.test(t) &&
+    /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{[A-Za-z_][A-Za-z0-9_]*:\d+:0\}|[A-Za-z0-9_.+-])+$/.test(t)
+  ) {
     let known = true;
-    const joined = t.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_m, name: string) => {
+    const joined = t.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:\d+:0\}|\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_m, name: string | undefined) => {
+      if (name === undefined) return "";
       const part = vars.get(name);
       if (part === undefined) known = false;
       return part ?? "";
     });
     if (known && PLAIN_NAME.test(joined)) return { name: baseName(joined), hidden: "variables" };
+    const plain = baseName(joined);
+    if (PLAIN_NAME.test(joined) && (HIDEABLE(plain) || BACKSLASH_HIDDEN.has(plain))) return { name: plain, hidden: "variables" };
   }
   return { name: baseName(t) };
 }
@@ -294,9 +314,42 @@ function literalPrinted(script: Script): string | null {
 export const HIDEABLE = (n: string) =>
   FETCHERS.has(n) || isInterpreterName(n) || n === "eval" || n === "iex" || n === "invoke-expression" || n === "source";
 
+/** Where an array's words are kept among a script's variables (not a variable name: `$…` never expands to it), joined by U+0001. */
+export const ARRAY_KEY = "\u0000array:";
+
 /** Assignments a simple command makes for the rest of its script: `a=curl`, `export a=curl`. */
 export function assignmentsOf(cmd: SimpleCommand, into: Map<string, string>): void {
   const words = cmd.words;
+  // (round 12) `read -r c <<< 'text'`, `printf -v c 'text'`: the variable gets the text
+  const first = words[0]?.text;
+  if (first === "read") {
+    const names = words.slice(1).filter((w) => !w.text.startsWith("-") && /^[A-Za-z_]\w*$/.test(w.text));
+    const text = cmd.redirects.find((r) => r.op === "<<<")?.target;
+    if (names.length === 1 && text !== undefined && !words.some((w) => /^-[a-zA-Z]*[ad]/.test(w.text))) into.set(names[0]!.text, text);
+    return;
+  }
+  if (first === "printf" && words[1]?.text === "-v" && words[2] && /^[A-Za-z_]\w*$/.test(words[2].text) && words[3]) {
+    const format = words[3].text;
+    if (!format.includes("%")) into.set(words[2].text, format);
+    else if (format === "%s")
+      into.set(
+        words[2].text,
+        words
+          .slice(4)
+          .map((w) => w.text)
+          .join(""),
+      );
+    return;
+  }
+  // `y=(rm -rf /)`, `declare -a y=(…)`: the array's words, read by `"${y[@]}"` (ARRAY_KEY; the parser ends the word list at `)`)
+  const opening = words.findIndex((w) => /^[A-Za-z_]\w*=\(/.test(w.text));
+  if (opening >= 0 && opening <= 2) {
+    const name = /^([A-Za-z_]\w*)=\(/.exec(words[opening]!.text)![1]!;
+    const items = [words[opening]!.text.slice(name.length + 2), ...words.slice(opening + 1, opening + 64).map((w) => w.text)]
+      .map((x) => x.replace(/\)$/, ""))
+      .filter((x) => x !== "");
+    into.set(`${ARRAY_KEY}${name}`, items.join("\u0001"));
+  }
   const start = /^(export|declare|local|readonly|typeset)$/.test(words[0]?.text ?? "") ? 1 : 0;
   const assigns = words.slice(start).map((w) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text));
   if (assigns.length === 0 || (start === 0 && assigns.some((m) => m === null))) return;
@@ -362,12 +415,29 @@ const SYSTEM_DIRS = new Set([
   "/var/lib/docker",
 ]);
 
-export function classifyPath(raw: string): PathClass {
+export function classifyPath(raw: string, braces = 2): PathClass {
   let p = raw
     .trim()
     .replace(/^["']|["']$/g, "")
     .replace(/\\/g, "/");
+  // `/{usr,etc}`, `{/,}`: the shell deletes every expansion, so the path is the most severe of them
+  // (round 12; two brace groups at most, 20 alternatives each: hostile input nests and repeats them)
+  const brace = braces > 0 && p.length <= 200 ? /\{([^{}]*,[^{}]*)\}/.exec(p) : null;
+  if (brace) {
+    const classes = brace[1]!
+      .split(",")
+      .slice(0, 20)
+      .map((alt) => classifyPath(p.slice(0, brace.index) + alt + p.slice(brace.index + brace[0].length), braces - 1));
+    return classes.reduce((worst, c) => (SEVERITY.indexOf(c) < SEVERITY.indexOf(worst) ? c : worst));
+  }
   if (p === "") return "relative";
+  p = p.replace(/^\/{2,}/, "/"); // `///usr` is /usr
+  // `/u*`, `/[a-z]*`: a glob of one name under / matching a system directory's name
+  const top = /^\/([^/]*[*?[][^/]*)\/?$/.exec(p);
+  if (top && !/^\*+$/.test(top[1]!) && top[1]!.length <= 40) {
+    const re = globRegex(top[1]!);
+    if (re && TOP_SYSTEM_NAMES.some((n) => re.test(n))) return "system";
+  }
   p = withoutDotSegments(p.replace(/\/+$/, "") || "/");
   const lower = p.toLowerCase();
   if (/^(\/|\/\*|\/\.\*|\/\*\.\*|[a-z]:|[a-z]:\/\*?|[a-z]:\/\.\*|[a-z]:\/\*\.\*)$/i.test(p)) return "root"; // `C:\*.*`: every file
@@ -393,6 +463,28 @@ export function classifyPath(raw: string): PathClass {
   if (p.startsWith("/") || /^[a-z]:\//i.test(p) || p.startsWith("~") || /^\$env:|^%[a-z]+%/i.test(p)) return "outside";
   if (p === ".." || p.startsWith("../") || p.includes("/../")) return "parent";
   return "relative";
+}
+
+/** Path classes from the most severe down: of a brace's expansions the first in this order counts. */
+const SEVERITY: readonly PathClass[] = ["root", "home_root", "system", "ancestor", "outside", "variable", "parent", "temp", "relative"];
+/** The names of the system directories directly under / (SYSTEM_DIRS), which a glob there is tried against. */
+const TOP_SYSTEM_NAMES = [...SYSTEM_DIRS].filter((d) => /^\/[a-z0-9]+$/.test(d)).map((d) => d.slice(1));
+/** A shell glob of one path segment as a regex (`*`, `?`, `[a-z]`, `[!.]`), or null when it is not one a regex reads alike. */
+function globRegex(glob: string): RegExp | null {
+  const source = glob.replace(/\[!?([^\]]{1,20})\]|[*?]|[^*?[]/g, (m, cls: string | undefined) =>
+    m === "*"
+      ? "[^/]*"
+      : m === "?"
+        ? "[^/]"
+        : cls !== undefined
+          ? `[${m[1] === "!" ? "^" : ""}${cls.replace(/[\\\]^]/g, "\\$&")}]`
+          : m.replace(/[.+^${}()|\\[\]]/g, "\\$&"),
+  );
+  try {
+    return new RegExp(`^${source}$`);
+  } catch {
+    return null;
+  }
 }
 
 /** Where a path starting at a fixed place (`/`, `~`, `$HOME`, `C:/`) leads once `.` and `..` are walked: `/usr/../` and `/.` are `/`. */
@@ -561,7 +653,7 @@ export function nestedSource(v: View): string | null {
     const text = stdinText(v);
     if (text !== null) return text;
   }
-  if (SHELLS.has(v.name) || v.name === "su") {
+  if (SHELLS.has(v.name) || v.name === "su" || v.name === "runuser") {
     const k = a.findIndex((x) => x === "-c" || (/^-[a-z]*c$/.test(x) && x.length <= 4));
     // sh -c 'curl -d @$0 …' ~/.ssh/id_rsa: the words after the code are $0, $1, …
     if (k >= 0 && a[k + 1] !== undefined) return withPositionals(a[k + 1]!, a.slice(k + 2));
@@ -638,6 +730,19 @@ export function literalOutput(v: View): string | null {
   return text.trim() === "" || text.length > 20_000 ? null : text;
 }
 
+/** `python3 -c CODE`, `node -e CODE`, `php -r CODE`: the command that runs this code inline, for an interpreter given it on standard input; null for a shell or PowerShell. */
+export function asInlineCode(name: string, code: string): string | null {
+  if (!isInterpreterName(name) || SHELLS.has(name) || name === "pwsh" || name === "powershell" || name === "osascript") return null;
+  const option = name.startsWith("python") ? "-c" : name === "php" ? "-r" : name === "deno" ? "eval" : "-e";
+  return `${name} ${option} ${shellWord(code)}`;
+}
+
+/** The command a `PROMPT_COMMAND=…` among these words (assignments) gives bash to run before every prompt, or null. */
+export function promptCommand(words: readonly string[]): string | null {
+  for (const w of words) if (w.startsWith("PROMPT_COMMAND=")) return w.slice(15) || null;
+  return null;
+}
+
 /**
  * Programs whose command is given as one string (`script -c 'cmd'`, `flock F -c 'cmd'`),
  * and options whose value the program runs through a shell (GTFOBins' "Shell" entries): ssh's
@@ -656,6 +761,18 @@ function commandGiven(v: View): string | null {
     return null;
   };
   switch (v.name) {
+    // `trap 'rm -f "$tmp"' EXIT`: the command runs when the signal comes (`trap - EXIT` resets, `-p`/`-l` list)
+    case "trap": {
+      const args = a[0] === "--" ? a.slice(1) : a;
+      return args.length >= 2 && args[0] !== "-" && !/^-[pl]$/.test(args[0]!) ? args[0]! : null;
+    }
+    // `export PROMPT_COMMAND='…'`: bash runs it before every prompt
+    case "export":
+    case "declare":
+    case "typeset":
+    case "readonly":
+    case "local":
+      return promptCommand(a);
     case "script":
       return optionValue(/^(?:-[a-zA-Z]*c|--command)(?:=(.*))?$/s);
     case "flock":

@@ -18,6 +18,8 @@ import {
   TEXT_RULES,
 } from "./risk-rules.ts";
 import {
+  ARRAY_KEY,
+  asInlineCode,
   assignmentsOf,
   curlWithConfig,
   downloadedFiles,
@@ -27,6 +29,7 @@ import {
   inlineCode,
   nestedSource,
   positional,
+  promptCommand,
   literalOutput,
   readsProgramFromStdin,
   runsStandardInput,
@@ -313,7 +316,9 @@ function commandInVariable(c: SimpleCommand, vars: ReadonlyMap<string, string>):
   const first = c.words[0];
   if (!first || first.group || vars.size === 0) return null;
   let words: string[] = [];
+  const array = /^"?\$\{([A-Za-z_]\w*)\[[@*]\]\}"?$/.exec(first.raw); // `"${y[@]}"`, `${y[*]}`: the words the array holds
   if (/^(?:"\$(?:@|\{@\})"|\$(?:[@*]|\{[@*]\}))$/.test(first.raw)) words = (vars.get(POSITIONAL) ?? "").split("\u0001");
+  else if (array) words = (vars.get(`${ARRAY_KEY}${array[1]}`) ?? "").split("\u0001");
   else {
     const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(first.raw); // unquoted: the shell splits it at $IFS
     const value = m ? vars.get(m[1]!) : undefined;
@@ -409,7 +414,16 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
       laterSink[last] = outer?.laterSink ?? false;
       for (let i = last - 1; i >= 0; i--) laterSink[i] = laterSink[i + 1]! || isNetworkClient(views[i + 1] ?? null);
       views.forEach((v, i) => {
-        if (!v) return;
+        if (!v) {
+          // `PROMPT_COMMAND='…'` alone: bash runs it before every prompt (round 12)
+          const words = p.commands[i]!.words;
+          const later =
+            depth < 4 && words.length > 0 && words.every((w) => /^[A-Za-z_]\w*=/.test(w.text))
+              ? promptCommand(words.map((w) => w.text))
+              : null;
+          if (later) visit(parseShell(later), depth + 1, vars, false);
+          return;
+        }
         const nextView = i < last ? views[i + 1] : undefined;
         const ctx: CommandContext = {
           laterSink: laterSink[i]!,
@@ -439,6 +453,11 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
         if (nested === null && i > 0) nested = pipedDelete(v, views[i - 1] ?? null);
         // `echo 'rm -rf /' | sh`, `printf '…' | at now`: what the stage before prints is the script this one runs (round 12)
         if (nested === null && i > 0 && views[i - 1] && runsStandardInput(v)) nested = literalOutput(views[i - 1]!);
+        // `echo "import os; os.system('…')" | python3`: code an interpreter reads from the pipe is its inline code
+        if (nested === null && i > 0 && views[i - 1] && readsProgramFromStdin(v)) {
+          const code = literalOutput(views[i - 1]!);
+          if (code !== null) nested = asInlineCode(v.name, code);
+        }
         const def = defs.get(v.name);
         if (def?.kind === "function" && calls++ < MAX_CALLS) visit(parseShell(expandCall(def, v)), depth + 1, vars, substituted, here());
         // curl -K cfg: the options the trail wrote into cfg (`url = …`, `data = "@~/.ssh/id_rsa"`) are curl's
