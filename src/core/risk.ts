@@ -168,26 +168,49 @@ export const newCarried = (): Carried => ({ vars: new Map(), defs: new Map(), ch
 
 export function analyzeCommand(command: string, carried?: Carried): Found[] {
   const src = commandText(command);
-  const found = analyzeText(src, carried, true);
-  // What an agent retyping the command reads: its findings add the flags the text as written hid.
+  // What an agent retyping the command reads (typed), and what a shell runs once it restores hidden
+  // spaces and names (spaced): each is read again from its first top-level pipeline that differs from
+  // the reading before it, with the state that reading had there. One fullwidth letter or `${IFS}` at
+  // the end of 20,000 characters made the whole text be read two or three times (session 19: 8.5 ms
+  // → 21–27 ms on 19 KB of distinct `make` lines).
   const typed = typedView(src);
+  const spaced = spacedView(typed);
+  const srcScript = parseShell(src);
+  const typedScript = typed === src ? srcScript : parseShell(typed);
+  const spacedScript = spaced.text === typed ? typedScript : parseShell(spaced.text);
+  const typedFrom = typed === src ? -1 : firstDifference(srcScript, typedScript);
+  const spacedFrom = spaced.text === typed ? -1 : firstDifference(typedScript, spacedScript);
+  // the state where each later reading starts: taken by the first reading, or by the typed one past where it starts
+  const first = new Map<number, Map<string, string> | null>();
+  const second = new Map<number, Map<string, string> | null>();
+  if (typedFrom >= 0) first.set(typedFrom, null);
+  if (spacedFrom >= 0) (typedFrom >= 0 && spacedFrom > typedFrom ? second : first).set(spacedFrom, null);
+  // where a reading starts and with what: without a state taken there, from the start with the state the command left, as before
+  const startOf = (from: number, taken: Map<number, Map<string, string> | null>) => {
+    const state = taken.get(from);
+    return state ? { from, startVars: state } : { from: 0, startVars: carried?.vars };
+  };
+  const found = analyzeText(src, carried, true, { script: srcScript, snapshots: first });
   // the other readings do not carry state on: each gets its own copy of the definitions (a reading never changes the variables it is given)
   const read = () => carried && { vars: carried.vars, defs: new Map(carried.defs) };
-  if (typed !== src) for (const f of analyzeText(typed, read())) if (!raisedAtLeast(found, f)) found.push(f);
+  if (typedFrom >= 0)
+    for (const f of analyzeText(typed, read(), false, { script: typedScript, ...startOf(typedFrom, first), snapshots: second }))
+      if (!raisedAtLeast(found, f)) found.push(f);
   // A `{ …; }` group piped or redirected as one command (`crontab -l | { cat; echo "* * * * * curl … | sh"; } | crontab -`),
   // read as the `( … )` subshell it behaves as there: the parser reads `{` as a word and splits the group at its `;`
   // (each group with the rest of its pipeline only, at most MAX_GROUPS: reading the whole text again doubled its cost)
   for (const group of braceGroupsAsSubshells(typed))
     for (const f of analyzeText(group, read())) if (!raisedAtLeast(found, f)) found.push(f);
   // What a shell runs once it restores hidden spaces and names (`curl${IFS}-d${IFS}@…`, `{curl,-d,@…}`)
-  const spaced = spacedView(typed);
-  if (spaced.text !== typed) {
+  if (spacedFrom >= 0) {
     found.push({
       flag: "obfuscated_command",
       level: "high",
       detail: `hides its words from a reader or a filter (${spaced.how.join(", ")}): a shell runs ${short(spaced.text, 80)}`,
     });
-    for (const f of analyzeText(spaced.text, read())) if (!raisedAtLeast(found, f)) found.push(f);
+    const taken = second.has(spacedFrom) ? second : first;
+    for (const f of analyzeText(spaced.text, read(), false, { script: spacedScript, ...startOf(spacedFrom, taken) }))
+      if (!raisedAtLeast(found, f)) found.push(f);
   }
   return found;
 }
@@ -340,10 +363,29 @@ interface Outer {
 }
 
 /**
+ * How analyzeText reads a text: its parse when the caller has it; `from` top-level pipelines skipped and
+ * `startVars` the state they leave (a later reading of the same text with some words changed starts
+ * where they first differ); `snapshots`: the state just before each of these top-level pipelines, filled in.
+ */
+interface Reading {
+  script?: Script;
+  from?: number;
+  startVars?: Map<string, string>;
+  snapshots?: Map<number, Map<string, string> | null>;
+}
+
+/** The index of the first top-level pipeline where two parses differ as written (the shorter's length when one is the other's start). */
+function firstDifference(a: Script, b: Script): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (pipelineKey(a[i]!) !== pipelineKey(b[i]!)) return i;
+  return n;
+}
+
+/**
  * The flags of a command text; `carried`, when given, is what earlier commands set, and receives
  * what this one sets (in place when `changesCarried`: the command's own reading, not another reading of it).
  */
-function analyzeText(src: string, carried?: Carried, changesCarried = false): Found[] {
+function analyzeText(src: string, carried?: Carried, changesCarried = false, reading: Reading = {}): Found[] {
   const found: Found[] = [];
   const defs = definitionsIn(src);
   if (carried) {
@@ -379,7 +421,11 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
       if (inherited.size > 64) fineGrained = false;
       else for (const name of inherited.keys()) if (name.startsWith(WRITTEN_FILE)) fineGrained = false;
     }
-    for (const p of script) {
+    for (let index = 0; index < script.length; index++) {
+      const p = script[index]!;
+      // the state a later reading of the text starts from, where its pipelines first differ (analyzeCommand)
+      // (a copy, of a few variables only: a patched script's lines carry thousands, and copying them for each line was quadratic)
+      if (depth === 0 && reading.snapshots?.has(index) && vars.size <= 64) reading.snapshots.set(index, new Map(vars));
       const key = depth === 0 ? pipelineKey(p) : null;
       if (key !== null) {
         if (readOnce.has(key)) continue;
@@ -527,7 +573,8 @@ function analyzeText(src: string, carried?: Carried, changesCarried = false): Fo
     }
     return vars;
   };
-  const after = visit(parseShell(src), 0, carried?.vars ?? new Map(), false);
+  const script = reading.script ?? parseShell(src);
+  const after = visit(reading.from ? script.slice(reading.from) : script, 0, reading.startVars ?? carried?.vars ?? new Map(), false);
   if (carried) carried.vars = after;
   const bomb = forkBomb(src);
   if (bomb) found.push({ flag: "process_kill", level: "high", detail: bomb });
