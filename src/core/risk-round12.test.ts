@@ -182,6 +182,12 @@ describe("more of an adversary's fixes", () => {
     expect(flagsOf("ls -d build/* | xargs rm -rf")).toEqual(["destructive_delete/low"]);
   });
 
+  test("a system directory moved away", () => {
+    for (const c of ["mv /etc /tmp/etc", "mv /usr/bin /tmp/", "cd / && mv usr usr.old"]) expectFlag([c], "destructive_delete/medium");
+    for (const c of ["mv /etc/nginx/sites-available/a /etc/nginx/sites-enabled/", "mv build dist", "mv /tmp/x /usr/local/bin/x"])
+      expect({ c, flags: flagsOf(c).filter((f) => f.startsWith("destructive_delete")) }).toEqual({ c, flags: [] });
+  });
+
   test("aa-teardown unloads every AppArmor profile", () => {
     expectFlag(["aa-teardown"], "security_disabled/medium");
     expectClean(["aa-status"]);

@@ -1052,6 +1052,21 @@ export const COMMAND_RULES: readonly CommandRule[] = [
     level: "medium",
     match: (v) => v.name === "mv" && v.a[v.a.length - 1] === "/dev/null" && "moves files to /dev/null (deletes them)",
   },
+  {
+    // `mv /etc /tmp/etc`, `mv /usr/bin /tmp/`: the system no longer finds what it reads there; medium, as the
+    // move can be undone by whoever still has a shell that works (round 12)
+    flag: "destructive_delete",
+    level: "medium",
+    match: (v, ctx) => {
+      if (v.name !== "mv" || v.a[v.a.length - 1] === "/dev/null") return null;
+      const places = positional(v);
+      return places
+        .slice(0, -1)
+        .slice(0, 8)
+        .filter((t) => !/[*?]/.test(t) && SEVERE.has(placeOf(t, ctx).cls))
+        .map((t) => `moves ${short(t)} away (${placeOf(t, ctx).why}): what reads it there fails`);
+    },
+  },
 
   // disk overwrite
   {
