@@ -143,6 +143,7 @@ describe("emptying, moving and re-moding system files", () => {
     for (const c of [
       "chmod -R 755 /var/www/html",
       "chmod -R 755 /var/www",
+      "chmod -R 755 /usr/local",
       "chmod -R 755 build",
       "chmod -R 644 /etc/nginx/conf.d",
       "chmod 755 /usr/local/bin/tool",
@@ -207,6 +208,7 @@ describe("more of an adversary's fixes", () => {
       "pip install git+https://github.com/psf/requests",
       "pip install https://download.pytorch.org/whl/cpu/torch-2.3.0%2Bcpu-cp311-cp311-linux_x86_64.whl",
       "npm install github:user/repo",
+      "pip install https://raw.githubusercontent.com/user/repo/main/dist/tool-1.0.tar.gz",
       "npm install git+https://github.com/user/repo.git",
       "pip install https://files.pythonhosted.org/packages/x/requests-2.31.0.tar.gz",
     ])

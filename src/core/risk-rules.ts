@@ -224,10 +224,11 @@ function modeStripsOwnerAccess(mode: string): boolean {
  * A chmod mode that sets every file's mode outright (octal, or a `=` clause) or lets others read
  * (`o+r`, `a+r`, `+r`): over a tree of the system it undoes the modes the system depends on. Web and
  * service content roots (`/var/www`, `/srv`) and mount points are served or shared as a whole, where
- * such a mode is the usual fix (round 12).
+ * such a mode is the usual fix, and locally built software and shared data (`/usr/local`, `/usr/share`)
+ * hold no setuid program or key of the system's (round 12).
  */
 function modeResetsTree(mode: string, target: string): boolean {
-  if (/^\/(var\/www|srv|mnt|media)\/?$/.test(target.replace(/\/\*$/, ""))) return false;
+  if (/^\/(var\/www|srv|mnt|media|usr\/local|usr\/share)\/?$/.test(target.replace(/\/\*$/, ""))) return false;
   if (/^[0-7]{1,4}$/.test(mode)) return true;
   return mode.split(",").some((clause) => {
     const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
@@ -334,7 +335,7 @@ function packageUrlsOf(v: View): { url: string; host: string }[] {
   return out;
 }
 /** Code hosts whose URLs name their owner (`github.com/psf/requests`), as a registry's package names do. */
-const CODE_HOST = /^(github\.com|gitlab\.com|bitbucket\.org|codeload\.github\.com|codeberg\.org)$/;
+const CODE_HOST = /^(github\.com|gitlab\.com|bitbucket\.org|codeload\.github\.com|raw\.githubusercontent\.com|codeberg\.org)$/;
 
 /** The public indexes and their mirrors everyone uses, and a machine's own (a local proxy such as devpi or Verdaccio). */
 const TRUSTED_INDEX =
