@@ -189,6 +189,22 @@ describe("more of an adversary's fixes", () => {
       expect({ c, flags: flagsOf(c).filter((f) => f.startsWith("destructive_delete")) }).toEqual({ c, flags: [] });
   });
 
+  test("a container's command, its paths under a bind mount read as the host's", () => {
+    for (const c of [
+      "docker run --rm -v /:/host alpine rm -rf /host/etc",
+      "docker run -it --rm -v ~:/data busybox rm -rf /data",
+      "podman run --rm --mount type=bind,source=/,target=/host alpine rm -rf /host/boot",
+    ])
+      expectFlag([c], "destructive_delete/high");
+    expect(flagsOf("docker run --rm -v $(pwd):/app -w /app python:3.12 rm -rf build")).toEqual(["destructive_delete/low"]);
+    for (const c of [
+      "docker run --rm -v $(pwd):/app node:20 npm test",
+      "docker run --rm ubuntu rm -rf /tmp/x",
+      "docker run --rm -v data:/var/lib/x alpine rm -rf /var/lib/x",
+    ])
+      expectClean([c]);
+  });
+
   test("aa-teardown unloads every AppArmor profile", () => {
     expectFlag(["aa-teardown"], "security_disabled/medium");
     expectClean(["aa-status"]);

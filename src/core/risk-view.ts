@@ -699,6 +699,9 @@ export function nestedSource(v: View): string | null {
     const pos = a.filter((x, i) => !x.startsWith("-") && !(i > 0 && /^-[iopFlJLRDWbcEmQS]$/.test(a[i - 1]!)));
     if (pos.length >= 2) return [commandGiven(v), pos.slice(1).join(" ")].filter((x) => x !== null).join("\n");
   }
+  // docker run -v /:/host alpine rm -rf /host/etc: the container's command, its paths under a bind mount read as the host's (round 12)
+  const mounted = containerCommand(v);
+  if (mounted !== null) return mounted;
   if ((v.name === "docker" || v.name === "podman" || v.name === "kubectl") && has(v, "exec", "run")) {
     const k = a.findIndex((x) => SHELLS.has(baseName(x)));
     if (k >= 0 && a[k + 1] === "-c" && a[k + 2] !== undefined) return a[k + 2]!;
@@ -842,6 +845,50 @@ function commandGiven(v: View): string | null {
     }
   }
   return null;
+}
+
+/** Options of `docker run` (podman, nerdctl) that take a value as the next word. */
+const CONTAINER_VALUE_OPTIONS =
+  /^(-[vewpuhlmac]|--(volume|mount|env|env-file|publish|workdir|name|user|network|net|entrypoint|hostname|platform|pull|restart|label|cpus|memory|add-host|device|cap-add|cap-drop|security-opt|ulimit|log-driver|log-opt|dns|ipc|pid|gpus|shm-size|tmpfs|runtime|cgroupns|uts|userns|volumes-from|link|expose|health-cmd|attach|cidfile|group-add|stop-signal|stop-timeout))$/;
+
+/**
+ * The command a `docker run` (podman, nerdctl) gives its container when a host directory is bind
+ * mounted into it, each path under a mount's target written as the host path it is (`docker run
+ * -v /:/host alpine rm -rf /host/etc` deletes the host's /etc; with `/app` mounted, `rm -rf /` inside
+ * reaches it too); null without a bind mount (the container's own files are its own) or a command.
+ */
+function containerCommand(v: View): string | null {
+  if (!/^(docker|podman|nerdctl)$/.test(v.name)) return null;
+  const a = v.a;
+  let i = a[0] === "container" ? 1 : 0;
+  if (a[i] !== "run") return null;
+  const mounts: { host: string; inside: string }[] = [];
+  for (i++; i < a.length && a[i]!.startsWith("-"); i++) {
+    const x = a[i]!;
+    const value = CONTAINER_VALUE_OPTIONS.test(x) ? a[++i] : /^--(volume|mount)=/.test(x) ? x.slice(x.indexOf("=") + 1) : undefined;
+    if (value === undefined) continue;
+    const bind = /^(-v|--volume)/.test(x) ? /^([^:]+):([^:]+)/.exec(value) : null;
+    const long = /^--mount/.test(x)
+      ? { source: /(?:^|,)(?:source|src)=([^,]+)/.exec(value)?.[1], target: /(?:^|,)(?:target|destination|dst)=([^,]+)/.exec(value)?.[1] }
+      : null;
+    const host = bind?.[1] ?? long?.source;
+    const inside = bind?.[2] ?? long?.target;
+    // a bind mount names a host path (a named volume does not)
+    if (host && inside?.startsWith("/") && /^(\/|~|\$\{?HOME\b|\$\(pwd\)|\$PWD|\.)/.test(host))
+      mounts.push({ host, inside: inside.replace(/\/+$/, "") || "/" });
+  }
+  const command = a.slice(i + 1); // after the image
+  if (mounts.length === 0 || command.length === 0) return null;
+  const onHost = (x: string) => {
+    for (const m of mounts)
+      if (m.inside !== "/" && (x === m.inside || x.startsWith(`${m.inside}/`)))
+        return `${m.host.replace(/\/+$/, "")}${x.slice(m.inside.length)}` || "/";
+    return x;
+  };
+  return command
+    .slice(0, 64)
+    .map((x) => shellWord(onHost(x)))
+    .join(" ");
 }
 
 /** A program that runs code it is given or sends data: what xargs and find -exec are read through for. */
