@@ -1023,6 +1023,19 @@ function patchFlags(filePath: string, diff: string): Found[] {
   return f;
 }
 
+/** Code spans (`` `…` ``, ``` ``…`` ```), fenced blocks and `$ ` lines of a prose text: what it tells its reader to run. */
+export function commandsInProse(text: string): string[] {
+  const out: string[] = [];
+  const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  if (!t.includes("`") && !t.includes("$ ")) return out;
+  for (const m of t.matchAll(CODE_IN_PROSE)) {
+    const code = m[1] ?? m[2] ?? m[3] ?? m[4];
+    if (code?.trim() && out.length < 50) out.push(code.trim());
+  }
+  return out;
+}
+const CODE_IN_PROSE = /```[^\n`]*\n([^`]{1,4000}?)```|``([^`\n]{1,2000}?)``|`([^`\n]{1,2000})`|(?:^|\n)[ \t]*\$ ([^\n]{1,2000})/g;
+
 // --- Entry points --------------------------------------------------------------------------------------------
 
 function dedupe(flags: RiskFlag[]): RiskFlag[] {
@@ -1054,6 +1067,17 @@ export function assessRisk(trail: Trail): Risk {
     const p = item as { file_path?: unknown; diff?: unknown } | null;
     if (!p || typeof p.diff !== "string") continue;
     for (const x of patchFlags(String(p.file_path ?? ""), p.diff)) flags.push({ command_index: null, ...x });
+  }
+  // Commands written into the prose an agent follows (round 12): a step's or the verification's code span
+  // (`` `sudo rm -rf /` ``), fenced block or `$ ` line is a command an agent runs as surely as one of
+  // `commands`; read in order, as one shell session, flagged with no command index (as a patch's are)
+  const steps: unknown[] = Array.isArray(trail.solution?.steps) ? trail.solution.steps : [];
+  const prose = [...steps.map((s, i) => [s, `step ${i + 1}`] as const), [trail.solution?.verification, "the verification"] as const];
+  const inProse = newCarried();
+  for (const [text, where] of prose) {
+    if (typeof text !== "string") continue;
+    for (const command of commandsInProse(text))
+      for (const x of analyzeCommand(command, inProse)) flags.push({ command_index: null, ...x, detail: `${x.detail} (in ${where})` });
   }
   const out = dedupe(flags);
   const level = out.reduce<RiskLevel>((l, f) => maxLevel(l, f.level), "low");
