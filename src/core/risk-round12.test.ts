@@ -432,6 +432,21 @@ describe("hostile input stays linear (round 12)", () => {
         expect({ unit, size, ms: cpuMsSince(t0) < 2000 }).toEqual({ unit, size, ms: true });
       }
   });
+  test("50 steps and a verification of 2,000 characters of code spans stay under 1 s of CPU", () => {
+    // distinct spans: at most 200 commands are read from the prose (17 ms measured), repeated ones once
+    for (const unit of ["`rm -rf /` ", "`a$i=1; $(x$i)` ", "$ echo 'rm -rf /' | sh\n", "```\nrm -rf ~\n``` "]) {
+      let n = 0;
+      const step = () =>
+        unit
+          .repeat(Math.ceil(2000 / unit.length))
+          .slice(0, 2000)
+          .replaceAll("$i", () => String(n++));
+      const steps = Array.from({ length: 50 }, step);
+      const t0 = process.cpuUsage();
+      assessRisk({ ...trailWith([]), solution: { summary: "x", steps, verification: step() } });
+      expect({ unit, ms: cpuMsSince(t0) < 1000 }).toEqual({ unit, ms: true });
+    }
+  });
   test("a 1 MB patched unit file and a 1 MB line of `ExecStart=` stay under 2 s of CPU", () => {
     for (const unit of ["ExecStart=/bin/sh -c 'echo x | sh'\n", "ExecStart=".padEnd(200, "-")]) {
       const diff = `+${unit

@@ -1023,6 +1023,9 @@ function patchFlags(filePath: string, diff: string): Found[] {
   return f;
 }
 
+/** Commands read from a trail's steps and verification: 51 fields of 2,000 characters hold thousands of code spans. */
+const MAX_PROSE_COMMANDS = 200;
+
 /** Code spans (`` `…` ``, ``` ``…`` ```), fenced blocks and `$ ` lines of a prose text: what it tells its reader to run. */
 export function commandsInProse(text: string): string[] {
   const out: string[] = [];
@@ -1073,11 +1076,20 @@ export function assessRisk(trail: Trail): Risk {
   // `commands`; read in order, as one shell session, flagged with no command index (as a patch's are)
   const steps: unknown[] = Array.isArray(trail.solution?.steps) ? trail.solution.steps : [];
   const prose = [...steps.map((s, i) => [s, `step ${i + 1}`] as const), [trail.solution?.verification, "the verification"] as const];
+  // (at most MAX_PROSE_COMMANDS, and a command repeated while nothing it reads changed once, as a patched script's lines)
   const inProse = newCarried();
+  const seen = new Set<string>();
+  let read = 0;
+  let generation = 0;
   for (const [text, where] of prose) {
     if (typeof text !== "string") continue;
-    for (const command of commandsInProse(text))
+    for (const command of commandsInProse(text)) {
+      const key = `${inProse.changes}\u0000${generation}\u0000${command}`;
+      if (seen.has(key) || read++ >= MAX_PROSE_COMMANDS) continue;
+      seen.add(key);
+      if (/\balias\b|\(\s*\)|\bfunction\b/.test(command)) generation++; // a definition: later commands may call it otherwise
       for (const x of analyzeCommand(command, inProse)) flags.push({ command_index: null, ...x, detail: `${x.detail} (in ${where})` });
+    }
   }
   const out = dedupe(flags);
   const level = out.reduce<RiskLevel>((l, f) => maxLevel(l, f.level), "low");
