@@ -182,7 +182,7 @@
 // `/u*`, `/{usr,etc}`, `{/,}` read as the system paths they expand to; `r${x}m`, `${HOME:0:0}rm`; arrays,
 // `read <<<` and `printf -v` holding a command; `aws s3 rm --recursive`, `s3 rb --force`, `gsutil rm -r`,
 // `zpool`/`zfs destroy`, lvremove/vgremove (destructive_delete high), `mv /etc …` away (medium); a container's command under a bind mount read with host paths (`docker
-// run -v /:/host alpine rm -rf /host/etc`); code spans, fenced blocks and `$ ` lines of the steps and the
+// run -v /:/host alpine rm -rf /host/etc`); code spans, fenced blocks and `$ ` lines of the summary, the steps and the
 // verification read as commands (risk.ts, risk-rules.ts,
 // risk-view.ts, risk-remote-access.ts).
 export const CONTENT_RULES_VERSION = 10;

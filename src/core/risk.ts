@@ -1071,11 +1071,15 @@ export function assessRisk(trail: Trail): Risk {
     if (!p || typeof p.diff !== "string") continue;
     for (const x of patchFlags(String(p.file_path ?? ""), p.diff)) flags.push({ command_index: null, ...x });
   }
-  // Commands written into the prose an agent follows (round 12): a step's or the verification's code span
+  // Commands written into the prose an agent follows (round 12): the summary's, a step's or the verification's code span
   // (`` `sudo rm -rf /` ``), fenced block or `$ ` line is a command an agent runs as surely as one of
   // `commands`; read in order, as one shell session, flagged with no command index (as a patch's are)
   const steps: unknown[] = Array.isArray(trail.solution?.steps) ? trail.solution.steps : [];
-  const prose = [...steps.map((s, i) => [s, `step ${i + 1}`] as const), [trail.solution?.verification, "the verification"] as const];
+  const prose = [
+    [trail.solution?.summary, "the summary"] as const,
+    ...steps.map((s, i) => [s, `step ${i + 1}`] as const),
+    [trail.solution?.verification, "the verification"] as const,
+  ];
   // (at most MAX_PROSE_COMMANDS, and a command repeated while nothing it reads changed once, as a patched script's lines)
   const inProse = newCarried();
   const seen = new Set<string>();
