@@ -161,4 +161,17 @@
 // (permission_weakening high) or a home (medium); `chattr +i/-i/+a` of a system file is
 // system_config_change medium; `dig $TOKEN_SERVER.…` (a variable naming a place) is no longer DNS exfiltration;
 // a patched script's repeated line is read again after a variable, `cd` or definition changed.
-export const CONTENT_RULES_VERSION = 9;
+//
+// 10 = session 19 (redaction round 12, redact19): Cloudflare's scannable tokens (`cfut_`, `cfat_`,
+// `cfk_` + 40 + an 8-hex checksum), E2B keys (`e2b_` + 40 hex), Linear OAuth tokens (`lin_oauth_` +
+// 64 hex) and Vault's short `hvs.`/`hvb.` tokens (24+ characters: a dev server's root token) are
+// caught bare; a HashiCorp secret id given as a UUID (Vault AppRole `secret_id`, Consul `SecretID`,
+// Nomad `Secret ID`, as an assignment, an option or a CLI table row) is `token`; positional and
+// tool-specific passwords (`setenv NAME VALUE`, `mysqladmin … password X`, MySQL `SET PASSWORD [FOR
+// u] = '…'`, `lftp -u u,X`, `xfreerdp /p:X`, `net use \\s\h X /user:u`, net-snmp `-A`/`-X`, `composer
+// config http-basic.HOST u X`), Ruby's `params[:password] = …` and the default of a secret-named
+// variable (`${DB_PASSWORD:-X}` keeping its braces, `${env:…:-X}`, `process.env.X ?? '…'`,
+// `getenv('X') ?: '…'`) are redacted; `${DB_PASSWORD:-$FALLBACK}` is no longer cut (a reference).
+// A declared agent id holding a provider's token is refused, and one stored before is shown as
+// agent-id-withheld (agent-id.ts holdsCredential) (redaction-rules.ts, redaction.ts).
+export const CONTENT_RULES_VERSION = 10;

@@ -916,9 +916,13 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "pulumi_token", about: "Pulumi access tokens (pul-…)", hint: /pul-/, body: "pul-[a-f0-9]{40}" },
   {
     kind: "vault_token",
+    // A dev server's root token is `hvs.` and 24 characters (`Root Token: hvs.6j4c…`, Vault's
+    // getting-started tutorial; detect-secrets reads `hv[brs].` + 24 or more), a service token 90+
+    // (session 19: only the long form was read).
     about: "HashiCorp Vault service and batch tokens (hvs., hvb.)",
     hint: /hv[sb]\./,
-    body: String.raw`hv[sb]\.[A-Za-z0-9_\-]{90,300}`,
+    body: String.raw`hv[sb]\.[A-Za-z0-9_\-]{24,300}`,
+    accept: (s) => s.length >= 94 || (/[0-9]/.test(s.slice(4)) && /[A-Za-z]/.test(s.slice(4))),
   },
   {
     kind: "doppler_token",
@@ -950,7 +954,31 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "clojars_token", about: "Clojars deploy tokens (CLOJARS_…)", hint: /CLOJARS_/, body: "CLOJARS_[a-z0-9]{60}" },
   { kind: "artifactory_key", about: "JFrog Artifactory API keys (AKCp…)", hint: /AKCp/, body: "AKCp[A-Za-z0-9]{69}" },
   { kind: "atlassian_token", about: "Atlassian API tokens (ATATT3…)", hint: /ATATT3/, body: "ATATT3[A-Za-z0-9_=\\-]{150,250}" },
-  { kind: "linear_key", about: "Linear API keys (lin_api_…)", hint: /lin_api_/, body: "lin_api_[A-Za-z0-9]{40}" },
+  {
+    kind: "linear_key",
+    // OAuth access tokens are `lin_oauth_` + 64 hex (session 19: public code passing them to the API).
+    about: "Linear API keys and OAuth access tokens (lin_api_…, lin_oauth_…)",
+    hint: /lin_(?:api|oauth)_/,
+    body: "lin_api_[A-Za-z0-9]{40}|lin_oauth_[a-f0-9]{64}",
+    accept: (s) => !s.startsWith("lin_oauth_") || hexMixed(s.slice(10)),
+  },
+  {
+    kind: "cloudflare_token",
+    // Cloudflare's scannable formats (developers.cloudflare.com, "Token formats"): a prefix, 40
+    // characters and a checksum, 8 lower-case hex characters (trufflehog's cloudflareapitoken v2).
+    about: "Cloudflare API tokens and global keys (cfut_, cfat_, cfk_)",
+    hint: /cf(?:ut|at|k)_/,
+    body: "cf(?:ut|at|k)_[A-Za-z0-9]{40}[a-f0-9]{8}",
+    accept: (s) => /[0-9]/.test(s.slice(s.indexOf("_"))) && /[A-Za-z]/.test(s.slice(s.indexOf("_") + 1)),
+  },
+  {
+    kind: "e2b_key",
+    // E2B's documentation writes `E2B_API_KEY=e2b_***`; keys in public code are `e2b_` + 40 hex.
+    about: "E2B API keys (e2b_…)",
+    hint: /e2b_/,
+    body: "e2b_[a-f0-9]{40}",
+    accept: (s) => hexMixed(s.slice(4)),
+  },
   { kind: "postman_key", about: "Postman API keys (PMAK-…)", hint: /PMAK-/, body: "PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}" },
   {
     kind: "grafana_token",
@@ -1976,10 +2004,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
-    hint: /setx|config/i,
+      "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, csh's and launchctl's `setenv NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
+    hint: /setx|setenv|config/i,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
+      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|setenv|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 3,
@@ -1987,9 +2015,14 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "Poetry repository credentials (poetry config http-basic.REPO USER PASSWORD)",
+    // Composer's key is the repository's host, dots and all (`composer config -g http-basic.repo.acme.io bob PASS`, session 19).
+    about:
+      "Poetry and Composer repository credentials (poetry config http-basic.REPO USER PASSWORD, composer config [-g] http-basic.HOST USER PASSWORD)",
     hint: /http-basic/,
-    pattern: new RegExp(String.raw`(?<![\w.\-])poetry[ \t]+config[ \t]+http-basic\.[\w\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])(?:poetry|composer)[ \t]+config[ \t]+(?:(?:-g|--global|--auth)[ \t]+)*http-basic\.[\w.\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`,
+      "dg",
+    ),
     group: 1,
     accept: (s) => !isReferenceValue(s),
   },
@@ -2139,13 +2172,16 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "Assignments to a secret-named key of a map (`os.environ[\"DB_PASSWORD\"] = \"…\"`, `ENV['API_KEY'] = '…'`, `$_ENV['DB_PASS'] = …`); the kind follows the name",
-    hint: /["'][ \t]*\][ \t]*=/,
-    pattern: new RegExp(String.raw`\[[ \t]*(["'])${NAME_HINT}(${NAME})\1[ \t]*\][ \t]*=(?!=)[ \t]*(${QUOTED}|${BARE})`, "dg"),
-    group: 3,
+      "Assignments to a secret-named key of a map (`os.environ[\"DB_PASSWORD\"] = \"…\"`, `ENV['API_KEY'] = '…'`, `$_ENV['DB_PASS'] = …`, Ruby's `params[:password] = …`); the kind follows the name",
+    hint: /["'][ \t]*\][ \t]*=|\[[ \t]*:[A-Za-z]/,
+    pattern: new RegExp(
+      String.raw`\[[ \t]*(?:(["'])${NAME_HINT}(${NAME})\1|:${NAME_HINT}([A-Za-z][A-Za-z0-9_]{0,60}))[ \t]*\][ \t]*=(?![=~>])[ \t]*(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 4,
     accept: (s, m) => {
       if (!/^["']/.test(s) && !bareValueLooksSecret(s)) return false;
-      return kindOfNamedValue(m[2]!, s);
+      return kindOfNamedValue(m[2] ?? m[3]!, s);
     },
   },
   {
@@ -2171,6 +2207,89 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 1,
     accept: (s) => !isReferenceValue(s),
   },
+  // --- Session 19 (redact19): command lines and CLI output that hand over a secret by position ----
+  {
+    kind: "password",
+    about: "mysqladmin's password command (`mysqladmin -u root password NEWPASSWORD`)",
+    hint: /mysqladmin/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])mysqladmin(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?password[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    // A word of prose after it (`mysqladmin password to change it`) is no password.
+    accept: (s) => !isPlaceholderValue(s) && (/^["']/.test(s) || bareValueLooksSecret(s)),
+  },
+  {
+    kind: "password",
+    about: "lftp's user and password (`lftp -u bob,PASSWORD host`, `open -u bob,PASSWORD host` in its commands)",
+    hint: /lftp/,
+    pattern: /(?<![\w.-])lftp(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?-u[ \t]+["']?[^\s,"']{1,128},([^\s"']{1,256})/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "FreeRDP's password option (`xfreerdp /u:bob /p:PASSWORD /v:host`)",
+    hint: /freerdp/i,
+    pattern:
+      /(?<![\w.-])(?:[xw]freerdp|sdl-freerdp|sdl3-freerdp|freerdp)(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?[/-]p(?:assword)?:((?:"[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"']{1,256}))/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "Windows `net use` with a password (`net use Z: \\\\srv\\share PASSWORD /user:bob`, or after /user:)",
+    hint: /[Nn][Ee][Tt][ \t]+[Uu][Ss][Ee]/,
+    pattern:
+      /(?<![\w.-])[Nn][Ee][Tt](?:\.exe)?[ \t]+[Uu][Ss][Ee][ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\\\[^\s]{1,256}[ \t]+(?:\/[Uu][Ss][Ee][Rr]:[^\s]{1,128}[ \t]+)?("[^"\n]{1,256}"|[^\s/*"][^\s]{0,255})/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "net-snmp's SNMPv3 pass phrases (`snmpwalk -v3 -u bob -A AUTHPASS -X PRIVPASS host`)",
+    hint: /snmp/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|inform|df|status|netstat|delta|usm|vacm)(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?-[AX][ \t]+(?![\s\-])(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "token",
+    // Vault AppRole's secret_id, Consul's SecretID and Nomad's Secret ID are the credential (a UUID)
+    // beside a public accessor; `vault write …/secret-id` and `consul acl bootstrap` print them as a
+    // table. Only a UUID: AWS's `--secret-id prod/db` names a stored secret (session 19).
+    about:
+      "HashiCorp secret ids (Vault AppRole `secret_id`, Consul `SecretID`, Nomad `Secret ID`) given as a UUID, as an assignment, an option or a CLI table row",
+    hint: /[Ss][Ee][Cc][Rr][Ee][Tt][ _.-]?[Ii][Dd]/,
+    pattern:
+      /(?<![A-Za-z0-9])(?:[Ss]ecret|SECRET)(?:[ _.-]?(?:[Ii][Dd]|ID))["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})(?![0-9A-Za-z-])/dg,
+    group: 1,
+  },
+  {
+    kind: "password",
+    // A secret-named variable read with a default written in: the default is the secret wherever
+    // the variable is unset (`${DB_PASSWORD:-…}` in compose or a shell, PowerShell-style
+    // `${env:API_TOKEN:-…}`); session 19: `${env:…}` came back.
+    about:
+      "Defaults of secret-named shell variables (`${DB_PASSWORD:-…}`, `${API_TOKEN:=…}`, `${env:DB_PASSWORD:-…}`); the kind follows the name",
+    hint: /\$\{/,
+    pattern: new RegExp(String.raw`\$\{(?:env:)?${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60}):?[-=]([^\s"'}$]{1,256})(?=\})`, "dg"),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
+  {
+    kind: "password",
+    about:
+      "Defaults of secret-named variables in code (`process.env.API_KEY ?? \"…\"`, `getenv('DB_PASS') ?: '…'`, `ENV['TOKEN'] || '…'`); the kind follows the name",
+    hint: /\?\?|\?:|\|\|/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_\-])${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})["']?[ \t]*[\])]{0,2}[ \t]*(?:\|\||\?\?|\?:)[ \t]*(${QUOTED})`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
   {
     kind: "password",
     about: "Wi-Fi pass phrases given to wpa_passphrase (wpa_passphrase SSID PASSPHRASE)",
@@ -2181,10 +2300,11 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…')",
+    // MySQL's `SET PASSWORD [FOR 'bob'@'%'] = '…'` (or `= PASSWORD('…')`, before 5.7) puts `=` between (session 19).
+    about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…', SET PASSWORD [FOR user] = '…')",
     hint: /identified|password/i,
     pattern:
-      /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
+      /(?<![A-Za-z0-9_])(?:(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+|SET[ \t]+PASSWORD(?:[ \t]+FOR[ \t]+[^\s=;]{1,200})?[ \t]*=(?:[ \t]*PASSWORD[ \t]*\()?[ \t]*)('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
     group: 1,
     accept: (s, m, text) => !isPlaceholderValue(s) && !identifiedByInProse(m, text),
   },
@@ -2212,6 +2332,9 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (m[1] === "" && m[3] === ":" && (before === '"' || before === "'") && s.startsWith(before)) return false;
       // A YAML alias (`password: *db_pw`) refers to an anchored value; it holds none.
       if (m[3]!.trim() === ":" && /^\*[A-Za-z0-9_.-]{1,64}$/.test(s)) return false;
+      // A shell expansion (`${DB_PASSWORD:-…}`, `${TOKEN:?unset}`): its default is read by the rule for
+      // defaults, which keeps the braces; a reference (`${DB_PASSWORD:-$FALLBACK}`) is none (session 19).
+      if (m[3] === ":" && text.slice(m.index - 2, m.index) === "${" && /^[-=?+]/.test(s)) return false;
       const ext = /\.([A-Za-z0-9]{1,6})$/.exec(m[2]!)?.[1];
       if (ext !== undefined && FILE_EXTENSION_TLDS.has(ext.toLowerCase())) return false;
       // A license expression (`SPDX-License-Identifier: LGPL-2.1-or-later`) heads source files everywhere.
