@@ -327,7 +327,8 @@ const MAKERS: Record<string, Maker> = {
     return { text: v, needle: v.startsWith("https:") ? state.slice(0, 40) : v.slice(-16) };
   },
   // Session 19: formats and forms round 12 added (Cloudflare, E2B, Linear OAuth, a Vault dev root
-  // token, a HashiCorp secret id, positional passwords, a secret-named variable's default).
+  // token, a HashiCorp secret id, positional passwords, a secret-named variable's default, a password
+  // passed by position in code, a Go MySQL DSN).
   round12_form: (r) => {
     const hex = (n: number) => pick(r, "0123456789abcdef", n);
     const uuid = `${hex(7)}a-${hex(3)}1-${hex(4)}-${hex(4)}-${hex(12)}`;
@@ -342,6 +343,8 @@ const MAKERS: Record<string, Maker> = {
       [`SET PASSWORD FOR 'app'@'%' = '${pw}';`, pw],
       [`process.env.DB_PASSWORD ?? '${pw}'`, pw],
       [`\${env:API_TOKEN:-${pw}}`, pw],
+      [`smtp.login("ops@acme.io", "${pw}")`, pw],
+      [`sql.Open("mysql", "app:${pw}@tcp(db:3306)/app")`, pw],
     ];
     const [text, needle] = r.pick(forms);
     return { text, needle: needle || text.slice(-16) };

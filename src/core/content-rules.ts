@@ -171,7 +171,14 @@
 // u] = '…'`, `lftp -u u,X`, `xfreerdp /p:X`, `net use \\s\h X /user:u`, net-snmp `-A`/`-X`, `composer
 // config http-basic.HOST u X`), Ruby's `params[:password] = …` and the default of a secret-named
 // variable (`${DB_PASSWORD:-X}` keeping its braces, `${env:…:-X}`, `process.env.X ?? '…'`,
-// `getenv('X') ?: '…'`) are redacted; `${DB_PASSWORD:-$FALLBACK}` is no longer cut (a reference).
+// `getenv('X') ?: '…'`) are redacted; `${DB_PASSWORD:-$FALLBACK}` is no longer cut (a reference);
+// a password passed by position in code (`.login(user, '…')`, `NetworkCredential`, `PasswordAuthentication`,
+// `UsernamePasswordCredentials`, `changeUserPassword`, `DriverManager.getConnection(url, u, '…')`,
+// `FTP(host, u, '…')`), a Go MySQL DSN (`u:X@tcp(…)`), `openssl passwd X`, `user:X` into chpasswd, a
+// secret piped or here-stringed into a secret store or passwd (`| docker secret create N -`, `| gh
+// secret set N`, `| passwd bob`, `-passin stdin`), SSM SecureString / Secrets Manager / Key Vault
+// values, a password typed after `[sudo] password for bob:`-style prompts and a bytes literal
+// (`'password': b'…'`).
 // A declared agent id holding a provider's token is refused, and one stored before is shown as
 // agent-id-withheld (agent-id.ts holdsCredential) (redaction-rules.ts, redaction.ts).
 export const CONTENT_RULES_VERSION = 10;

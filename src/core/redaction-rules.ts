@@ -1386,6 +1386,13 @@ interface CommandSecretOption {
   kind?: string;
 }
 
+// Tools that store what they read on standard input as a secret (session 19): `echo X | docker
+// secret create NAME -`, `gh secret set NAME <<< X`, `| wrangler secret put NAME`, `| passwd [--stdin]
+// bob`, `| openssl rsa -passin stdin`, `| gcloud secrets versions add NAME --data-file=-`.
+const STDIN_SECRET_STORES = String.raw`(?<![\w.\-])(?:(?:docker|podman)[ \t]+secret[ \t]+create|gh[ \t]+secret[ \t]+set|glab[ \t]+variable[ \t]+(?:set|update)|wrangler[ \t]+(?:pages[ \t]+)?secret[ \t]+put|vercel[ \t]+env[ \t]+add|gcloud[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)(?=[^\n;|&]{0,300}--data-file=-)|passwd(?:[ \t]+--stdin)?[ \t]+[a-z_][a-z0-9_\-]{0,31}[ \t]*(?=$|[\r\n;|&)]))(?![\w\-])|-passin[ \t]+stdin`;
+const STDIN_SECRET_HINT =
+  /password-stdin|with-token|-[A-Za-z]*S\b|secret[ \t]+(?:create|set|put)|variable|env[ \t]+add|versions[ \t]+add|passwd|passin/;
+
 const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   {
     about: "mysql and MariaDB clients: -pSECRET",
@@ -1942,6 +1949,97 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 2,
     accept: (s) => !isPlaceholderValue(s),
   },
+  {
+    kind: "password",
+    // Session 19: the password as a call's second argument, after the user: Python's smtplib, imaplib,
+    // poplib and ftplib `.login(user, "X")`, .NET's `NetworkCredential("bob", "X")`, Java's
+    // `PasswordAuthentication("bob", "X".toCharArray())`, Apache's `UsernamePasswordCredentials`,
+    // Spring's `UsernamePasswordAuthenticationToken`, MongoDB's `changeUserPassword("app", "X")`; and
+    // its third in `DriverManager.getConnection(url, "app", "X")` and `FTP(host, "bob", "X")`.
+    about:
+      'A password passed by position in code: `.login(user, "PASSWORD")`, `NetworkCredential("user", "PASSWORD")`, `PasswordAuthentication`, `UsernamePasswordCredentials`, `changeUserPassword("user", "PASSWORD")`, `DriverManager.getConnection(url, "user", "PASSWORD")`, `FTP(host, "user", "PASSWORD")` (a quoted string)',
+    hint: /login|Credential|PasswordAuthentication|UsernamePassword|changeUserPassword|getConnection|FTP/,
+    pattern:
+      /(?:(?:\.login|(?<![\w.])NetworkCredential|(?<![\w.])PasswordAuthentication|(?<![\w.])UsernamePasswordCredentials|(?<![\w.])UsernamePasswordAuthenticationToken|\.changeUserPassword)[ \t]*\([ \t]*|(?:DriverManager\.getConnection|(?<![\w.])(?:ftplib\.)?FTP(?:_TLS)?)[ \t]*\([ \t]*[^,()\n]{1,200},[ \t]*)(?:"[^"\n]{1,128}"|'[^'\n]{1,128}'|[A-Za-z_$][\w$.]{0,63})[ \t]*,[ \t]*(("|')[^"'\n]{1,256}\2)(?:\.toCharArray\(\))?[ \t]*[,)]/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    // Go's MySQL driver names user and password before `@tcp(…)` with no scheme (session 19).
+    about: "Go MySQL driver DSNs (`app:PASSWORD@tcp(db:3306)/app`, `@unix(…)`)",
+    hint: /@(?:tcp|unix|udp)\(/,
+    pattern: /(?<![^\s"'`=(,])[A-Za-z0-9_.-]{1,64}:([^\s@"'`:/]{1,256})@(?:tcp|unix|udp)\(/dg,
+    group: 1,
+    // `user:password@tcp(…)` in a driver's docs is a template; a port is no password.
+    accept: (s) => !isPlaceholderValue(s) && !/^[0-9]{1,5}$/.test(s),
+  },
+  {
+    kind: "password",
+    // The plain text given to `openssl passwd` to hash (`useradd -p $(openssl passwd -6 X)`) (session 19).
+    about: "The password `openssl passwd [-1|-5|-6|-apr1] X` hashes",
+    hint: /openssl/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])openssl[ \t]+passwd(?:[ \t]+(?:-(?:1|5|6|apr1|aixmd5|crypt|quiet|table|reverse|noverify)|-salt[ \t]+[^\s;|&)]{1,64}))*[ \t]+(?!-)(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    // The `user:password` lines chpasswd reads (session 19).
+    about: "A `user:PASSWORD` line echoed into chpasswd (`echo 'bob:X' | chpasswd`)",
+    hint: /chpasswd/,
+    pattern:
+      /(?<![\w.-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(["']?)[a-z_][a-z0-9_.-]{0,31}:([^\s"':]{1,256})\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd/dg,
+    group: 2,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "A `user:PASSWORD` line given to chpasswd as a here-string (`chpasswd <<< 'bob:X'`)",
+    hint: /chpasswd/,
+    pattern: /(?<![\w.-])chpasswd[ \t]*<<<[ \t]*(["']?)[a-z_][a-z0-9_.-]{0,31}:([^\s"':]{1,256})\1/dg,
+    group: 2,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    // Session 19: a value a cloud CLI stores as a secret: SSM's SecureString parameter (a String
+    // parameter's value is plain configuration, kept), Secrets Manager's secret string, Key Vault's secret.
+    about:
+      "Values cloud CLIs store as secrets: `aws ssm put-parameter … --value X --type SecureString`, `aws secretsmanager create-secret|put-secret-value|update-secret … --secret-string X`, `az keyvault secret set … --value X`",
+    hint: /put-parameter|secretsmanager|keyvault/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])(?:aws[ \t]+ssm[ \t]+put-parameter(?=[^\n;|&]{0,400}SecureString)|aws[ \t]+secretsmanager[ \t]+(?:create-secret|put-secret-value|update-secret)|az[ \t]+keyvault[ \t]+secret[ \t]+set)[ \t](?:[^\n;|&]{0,300}?[ \t])?--(?:value|secret-string)(?:[ \t]+|=)(?!-)(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    // A file (`file://secret.json`) or a JSON document (its members are read by the JSON rules).
+    accept: (s) => !isReferenceValue(s) && !/^["']?(?:file|fileb):\/\//.test(s) && !/^["']?\{/.test(s),
+  },
+  {
+    kind: "password",
+    // Session 19: a prompt's answer pasted with it: `[sudo] password for bob: X`, git's `Password for
+    // 'https://bob@github.com': X`, ssh's `Enter passphrase for key '…': X` (a bare `Password: X` was read).
+    about:
+      "A password typed after a prompt naming whose it is (`[sudo] password for bob: X`, `Password for 'https://…': X`, `Enter passphrase for key '…': X`), the value ending its line",
+    hint: /[Pp]ass(?:word|phrase) for /,
+    pattern:
+      /(?<![A-Za-z])[Pp]ass(?:word|phrase) for [^\n:]{0,200}(?::\/\/[^\n:]{0,200})?(?::[0-9]{2,5}[^\n:]{0,100})?:[ \t]+([^\s]{1,256})[ \t]*(?=\r?\n|$)/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s) && bareValueLooksSecret(s),
+  },
+  {
+    kind: "password",
+    // Session 19: Python's bytes literal after a secret's name (`'password': b'X'` in a repr of locals).
+    about: "A bytes literal after a secret-named key (`'password': b'…'`, `password=b\"…\"`); the kind follows the name",
+    hint: /[:=][ \t]*[bB]["']/,
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.\-])(["']?)${NAME_HINT}(${NAME})\1[ \t]*(?:=>|[:=])[ \t]*[bB](${QUOTED})`, "dg"),
+    group: 3,
+    accept: (s, m) => kindOfNamedValue(m[2]!, s),
+  },
   // --- Secrets in assignments and command-line flags ------------------------------------------
   ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
   {
@@ -2039,10 +2137,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token)",
-    hint: /password-stdin|with-token|-[A-Za-z]*S\b/,
+      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token), a secret store's or passwd's reader (`echo SECRET | docker secret create NAME -`, `| gh secret set NAME`, `| wrangler secret put NAME`, `| passwd --stdin bob`, `| openssl … -passin stdin`)",
+    hint: STDIN_SECRET_HINT,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
+      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])|${STDIN_SECRET_STORES}))`,
       "dg",
     ),
     group: 1,
@@ -2055,10 +2153,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`",
+      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`, `gh secret set NAME <<< SECRET`, `docker secret create NAME - <<< SECRET`",
     hint: /<<</,
     pattern: new RegExp(
-      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
+      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-])|${STDIN_SECRET_STORES})[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 1,

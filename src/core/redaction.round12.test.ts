@@ -158,6 +158,48 @@ describe("code: a secret-named map key written as a symbol, and a default after 
   ]);
 });
 
+describe("code and shell that hand a password to an API by position, or to a store through standard input", () => {
+  redacts([
+    ["smtplib/ftplib .login(user, X)", "password", `server.login("bob@acme.io", "${PW}")`, [PW]],
+    ["a variable user, then .login", "password", `ftp.login(user, '${PW}')`, [PW]],
+    [".NET NetworkCredential", "password", `var c = new NetworkCredential("bob", "${PW}", "ACME");`, [PW]],
+    ["Java PasswordAuthentication", "password", `return new PasswordAuthentication("bob", "${PW}".toCharArray());`, [PW]],
+    ["Apache UsernamePasswordCredentials", "password", `new UsernamePasswordCredentials("bob", "${PW}")`, [PW]],
+    ["MongoDB changeUserPassword", "password", `db.changeUserPassword("app", "${PW}")`, [PW]],
+    ["JDBC getConnection", "password", `DriverManager.getConnection(url, "app", "${PW}")`, [PW]],
+    ["Python FTP(host, user, X)", "password", `ftplib.FTP("ftp.acme.io", "bob", "${PW}")`, [PW]],
+    ["a Go MySQL DSN", "password", `db, err := sql.Open("mysql", "app:${PW}@tcp(db:3306)/app?parseTime=true")`, [PW]],
+    ["openssl passwd", "password", `useradd -m -p "$(openssl passwd -6 '${PW}')" bob`, [PW]],
+    ["echo into chpasswd", "password", `echo "bob:${PW}" | sudo chpasswd`, [PW]],
+    ["chpasswd here-string", "password", `chpasswd <<< 'bob:${PW}'`, [PW]],
+    ["echo into passwd", "password", `echo -e "${PW}\\n${PW}" | passwd bob`, [PW]],
+    ["echo into docker secret create", "password", `echo ${PW} | docker secret create db_pw -`, [PW]],
+    ["echo into gh secret set", "password", `echo -n "${PW}" | gh secret set DB_PASSWORD`, [PW]],
+    ["gh secret set here-string", "password", `gh secret set DB_PASSWORD <<< "${PW}"`, [PW]],
+    ["-passin stdin", "password", `echo '${PW}' | openssl rsa -in k.pem -passin stdin -out k2.pem`, [PW]],
+    ["SSM SecureString", "password", `aws ssm put-parameter --name /app/db --value '${PW}' --type SecureString`, [PW]],
+    ["Secrets Manager", "password", `aws secretsmanager create-secret --name app/db --secret-string ${PW}`, [PW]],
+    ["Key Vault", "password", `az keyvault secret set --vault-name kv --name db --value ${PW}`, [PW]],
+    ["sudo's prompt answered", "password", `[sudo] password for bob: ${PW}`, [PW]],
+    ["git's prompt answered", "password", `Password for 'https://bob@github.com': ${PW}`, [PW]],
+    ["ssh's passphrase prompt answered", "password", `Enter passphrase for key '/root/.ssh/id_ed25519': ${PW}`, [PW]],
+    ["a Python bytes literal", "password", `{'user': 'bob', 'password': b'${PW}'}`, [PW]],
+  ]);
+  staysClean([
+    "client.login(username, password)",
+    "smtp.login(user, os.environ['SMTP_PASSWORD'])",
+    "self.client.login(user)",
+    "aws ssm put-parameter --name /app/size --value t3.micro --type String",
+    "[sudo] password for bob:",
+    "sudo: 3 incorrect password attempts",
+    "The password for the admin account: see the vault",
+    "openssl passwd -6 -stdin",
+    "echo done | passwd -S bob",
+    "mysql:3306@tcp(db)",
+    'password = b""',
+  ]);
+});
+
 test("the round's readings stay linear on 1 MB hostile inputs", () => {
   for (const unit of [
     "cfut_",
@@ -178,6 +220,16 @@ test("the round's readings stay linear on 1 MB hostile inputs", () => {
     "snmpwalk -A ",
     "SET PASSWORD FOR ",
     "setenv TOKEN ",
+    "x.login(a, 'b', ",
+    "NetworkCredential(",
+    "a:b@tcp(",
+    "openssl passwd -1 ",
+    "echo a:b | chpasswd ",
+    "echo x | passwd bob ",
+    "aws ssm put-parameter SecureString --value ",
+    "password for x: y\n",
+    "password for ",
+    'password=b"',
   ]) {
     const text = unit.repeat(Math.ceil(1_048_576 / unit.length)).slice(0, 1_048_576);
     const t0 = process.cpuUsage();
