@@ -328,7 +328,7 @@ const MAKERS: Record<string, Maker> = {
   },
   // Session 19: formats and forms round 12 added (Cloudflare, E2B, Linear OAuth, a Vault dev root
   // token, a HashiCorp secret id, positional passwords, a secret-named variable's default, a password
-  // passed by position in code, a Go MySQL DSN).
+  // passed by position in code, a Go MySQL DSN, a typed assignment).
   round12_form: (r) => {
     const hex = (n: number) => pick(r, "0123456789abcdef", n);
     const uuid = `${hex(7)}a-${hex(3)}1-${hex(4)}-${hex(4)}-${hex(12)}`;
@@ -345,6 +345,7 @@ const MAKERS: Record<string, Maker> = {
       [`\${env:API_TOKEN:-${pw}}`, pw],
       [`smtp.login("ops@acme.io", "${pw}")`, pw],
       [`sql.Open("mysql", "app:${pw}@tcp(db:3306)/app")`, pw],
+      [`db_password: Optional[str] = '${pw}'`, pw],
     ];
     const [text, needle] = r.pick(forms);
     return { text, needle: needle || text.slice(-16) };

@@ -177,8 +177,10 @@
 // `FTP(host, u, '…')`), a Go MySQL DSN (`u:X@tcp(…)`), `openssl passwd X`, `user:X` into chpasswd, a
 // secret piped or here-stringed into a secret store or passwd (`| docker secret create N -`, `| gh
 // secret set N`, `| passwd bob`, `-passin stdin`), SSM SecureString / Secrets Manager / Key Vault
-// values, a password typed after `[sudo] password for bob:`-style prompts and a bytes literal
-// (`'password': b'…'`).
+// values, a password typed after `[sudo] password for bob:`-style prompts, a bytes or raw literal
+// (`'password': b'…'`: the assignment rule cut the `b` alone and left the string) and a typed
+// assignment (`db_password: str = '…'`, `Optional[str]`, `const token: string = '…'`, Go's
+// `var apiKey string = "…"`, `SecretStr("…")`).
 // A declared agent id holding a provider's token is refused, and one stored before is shown as
 // agent-id-withheld (agent-id.ts holdsCredential) (redaction-rules.ts, redaction.ts).
 export const CONTENT_RULES_VERSION = 10;

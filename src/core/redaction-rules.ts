@@ -1393,6 +1393,9 @@ const STDIN_SECRET_STORES = String.raw`(?<![\w.\-])(?:(?:docker|podman)[ \t]+sec
 const STDIN_SECRET_HINT =
   /password-stdin|with-token|-[A-Za-z]*S\b|secret[ \t]+(?:create|set|put)|variable|env[ \t]+add|versions[ \t]+add|passwd|passin/;
 
+// A type in an annotation: `str`, `Optional[str]`, `typing.Optional[str]`, `string`, `String?` (session 19).
+const TYPE_NAME = String.raw`[A-Za-z_][\w.]{0,40}(?:\[[^\]\n=]{0,60}\])?\??`;
+
 const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   {
     about: "mysql and MariaDB clients: -pSECRET",
@@ -2033,12 +2036,45 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    // Session 19: Python's bytes literal after a secret's name (`'password': b'X'` in a repr of locals).
-    about: "A bytes literal after a secret-named key (`'password': b'…'`, `password=b\"…\"`); the kind follows the name",
-    hint: /[:=][ \t]*[bB]["']/,
-    pattern: new RegExp(String.raw`(?<![A-Za-z0-9_.\-])(["']?)${NAME_HINT}(${NAME})\1[ \t]*(?:=>|[:=])[ \t]*[bB](${QUOTED})`, "dg"),
+    // Session 19: Python's bytes literal after a secret's name (`'password': b'X'` in a repr of locals;
+    // the assignment rule cut the `b` alone and left the string: pydantic's `password_bytes=b'…'`).
+    about:
+      "A Python bytes or raw string literal after a secret-named key (`'password': b'…'`, `password=rb\"…\"`); the kind follows the name",
+    hint: /[:=][ \t]*[bBrRuU]{1,2}["']/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_.\-])(["']?)${NAME_HINT}(${NAME})\1[ \t]*(?:=>|[:=])[ \t]*(?:[bBrRuU]|[bB][rR]|[rR][bB])(${QUOTED})`,
+      "dg",
+    ),
     group: 3,
     accept: (s, m) => kindOfNamedValue(m[2]!, s),
+  },
+  {
+    kind: "password",
+    // Session 19: a type between the name and `=` hid the assignment: Python's annotations (pydantic
+    // settings' `db_password: str = '…'`, `Optional[str]`, `str | None`), TypeScript's and Kotlin's
+    // `const token: string = '…'`, pydantic's `SecretStr("…")` wrapper.
+    about:
+      'Typed assignments of a secret-named variable: `db_password: str = \'…\'`, `api_key: Optional[str] = "…"`, `const token: string = \'…\'`, `val password: String = "…"`, `password: SecretStr = SecretStr("…")`; the kind follows the name',
+    hint: /:[ \t]*[A-Za-z_][^=\n]{0,200}=/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_.\-])${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*:[ \t]*${TYPE_NAME}(?:[ \t]*\|[ \t]*${TYPE_NAME}){0,3}[ \t]*=(?![=>])[ \t]*(?:(?:SecretStr|SecretBytes|Secret)\([ \t]*)?(?:[bBrRuU]|[bB][rR]|[rR][bB])?(${QUOTED})`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
+  {
+    kind: "password",
+    // Session 19: Go's typed declaration (`var apiKey string = "…"`, `const dbPassword = "…"` was read).
+    about:
+      'Go\'s typed declarations of a secret-named variable (`var apiKey string = "…"`, `const dbPassword string = "…"`); the kind follows the name',
+    hint: /(?:var|const)[ \t]/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.])(?:var|const)[ \t]+${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+[A-Za-z_*\[\]][\w.*\[\]]{0,40}[ \t]*=(?!=)[ \t]*(${QUOTED}|\x60[^\x60\n]{1,256}\x60)`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
   },
   // --- Secrets in assignments and command-line flags ------------------------------------------
   ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
@@ -2430,6 +2466,9 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (m[1] === "" && m[3] === ":" && (before === '"' || before === "'") && s.startsWith(before)) return false;
       // A YAML alias (`password: *db_pw`) refers to an anchored value; it holds none.
       if (m[3]!.trim() === ":" && /^\*[A-Za-z0-9_.-]{1,64}$/.test(s)) return false;
+      // A Python string prefix (`password=b'…'`, `r"…"`): the string after it is the value, which the
+      // rule for prefixed literals reads; cutting the prefix alone left the string (session 19).
+      if (/^(?:[bBrRuUfF]|[bBfF][rR]|[rR][bBfF])$/.test(s) && /["']/.test(text[m.index + m[0].length] ?? "")) return false;
       // A shell expansion (`${DB_PASSWORD:-…}`, `${TOKEN:?unset}`): its default is read by the rule for
       // defaults, which keeps the braces; a reference (`${DB_PASSWORD:-$FALLBACK}`) is none (session 19).
       if (m[3] === ":" && text.slice(m.index - 2, m.index) === "${" && /^[-=?+]/.test(s)) return false;

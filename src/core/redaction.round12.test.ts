@@ -200,6 +200,34 @@ describe("code and shell that hand a password to an API by position, or to a sto
   ]);
 });
 
+describe("a type between a secret's name and its value, and a string prefix before it", () => {
+  redacts([
+    ["pydantic settings", "password", `class Settings(BaseSettings):\n    db_password: str = '${PW}'`, [PW]],
+    ["Optional[str]", "api_key", `    api_key: Optional[str] = "${PW}"`, [PW]],
+    ["str | None", "token", `    token: str | None = "${PW}"`, [PW]],
+    ["SecretStr(…)", "password", `    password: SecretStr = SecretStr("${PW}")`, [PW]],
+    ["TypeScript", "token", `const token: string = '${PW}';`, [PW]],
+    ["Kotlin", "password", `val password: String = "${PW}"`, [PW]],
+    ["Go var", "api_key", `var apiKey string = "${PW}"`, [PW]],
+    ["a typed line on a patch", "password", `+    db_password: str = "${PW}"`, [PW]],
+    // The assignment rule cut the prefix `b` alone and left the string (pydantic's example, the benign corpus).
+    ["a bytes literal after =", "password", `SimpleModel(password_bytes=b'${PW}')`, [PW]],
+    ["a raw string", "password", `password = r'${PW}'`, [PW]],
+  ]);
+  staysClean([
+    'password: str = ""',
+    'password: str = Field(default="x")',
+    "token: Optional[str] = None",
+    'api_key: str = os.environ["API_KEY"]',
+    'password: str = "changeme"',
+    'var tokenType string = "Bearer"',
+    'token_url: str = "https://x/token"',
+    // An f-string's template (before: the assignment rule cut the prefix `f` alone).
+    "password=f\"{os.environ['PW']}\"",
+    'x = {"password": str, "y": 1}',
+  ]);
+});
+
 test("the round's readings stay linear on 1 MB hostile inputs", () => {
   for (const unit of [
     "cfut_",
@@ -230,6 +258,10 @@ test("the round's readings stay linear on 1 MB hostile inputs", () => {
     "password for x: y\n",
     "password for ",
     'password=b"',
+    "password: str = ",
+    "password: Optional[str",
+    "token: a | b | c | d | ",
+    "var apiKey string = ",
   ]) {
     const text = unit.repeat(Math.ceil(1_048_576 / unit.length)).slice(0, 1_048_576);
     const t0 = process.cpuUsage();
