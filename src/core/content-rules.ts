@@ -180,7 +180,9 @@
 // values, a password typed after `[sudo] password for bob:`-style prompts, a bytes or raw literal
 // (`'password': b'…'`: the assignment rule cut the `b` alone and left the string) and a typed
 // assignment (`db_password: str = '…'`, `Optional[str]`, `const token: string = '…'`, Go's
-// `var apiKey string = "…"`, `SecretStr("…")`).
+// `var apiKey string = "…"`, `SecretStr("…")`); Terraform's `TF_VAR_db_password=…` (the `var` segment
+// made the name metadata), `--authkey=…`, `snyk auth TOKEN`, `codecov -t TOKEN`; a `file:/…` value is a
+// reference (`--authkey=file:/etc/ts.key`).
 // A declared agent id holding a provider's token is refused, and one stored before is shown as
 // agent-id-withheld (agent-id.ts holdsCredential) (redaction-rules.ts, redaction.ts).
 export const CONTENT_RULES_VERSION = 10;

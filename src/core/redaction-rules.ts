@@ -106,6 +106,7 @@ export function isReferenceValue(raw: string): boolean {
   if (/^[$%]|^\{\{|^<[^>]{0,60}>$|^\[[^\]]{0,60}\]$/.test(v)) return true; // $VAR, ${VAR}, %VAR%, {{ x }}, <your-key>
   if (/^[*x.•]+$/i.test(v)) return true; // ****, xxxx, ...
   if (/^!{1,2}[A-Za-z]+$/.test(v)) return true; // a YAML tag (!vault, !Ref): the value follows it
+  if (/^file:(?:\/\/)?[/~.]/.test(v)) return true; // a file holding it (`--authkey=file:/etc/ts.key`, session 19)
   return false;
 }
 
@@ -194,7 +195,10 @@ const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "
 /** Which secret kind a name (env var, key, flag) announces, or null. */
 export function secretKindOfName(name: string): string | null {
   // A key store or trust store is a thing with a password (keyStorePassword), not metadata.
-  const segs = nameSegments(name.replace(/(key|trust)[_.-]?store/gi, (_, which: string) => `${which.toLowerCase()}store`));
+  // Terraform reads `TF_VAR_db_password` as the variable `db_password` (session 19: `var` made it metadata).
+  const segs = nameSegments(
+    name.replace(/^TF_VAR_/i, "").replace(/(key|trust)[_.-]?store/gi, (_, which: string) => `${which.toLowerCase()}store`),
+  );
   if (segs.length === 0 || segs.length > 8) return null;
   if (segs[0] === "no" || segs[0] === "skip" || segs[0] === "disable") return null;
   if (segs.some((s) => META_SEGMENTS.has(s))) return null;
@@ -207,7 +211,8 @@ export function secretKindOfName(name: string): string | null {
     if (s === "pwd") return "password"; // ODBC PWD=…; the shell's PWD=/path is excluded by the caller
     if (s === "psk") return "password"; // a Wi-Fi or VPN pre-shared key (wpa_supplicant psk="…")
     if (s.endsWith("secret")) return "secret";
-    if (s.endsWith("token") || s === "auth" || s === "authtoken") return "token";
+    // Tailscale's and others' `--authkey` (session 19).
+    if (s.endsWith("token") || s === "auth" || s === "authtoken" || s === "authkey") return "token";
   }
   return null;
 }
@@ -1447,6 +1452,8 @@ const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
     form: "separate",
   },
   { about: "twine upload -p PASSWORD (a PyPI password or token)", hint: /twine/, command: "twine", option: "-p", form: "separate" },
+  // Session 19: Codecov's upload token (a UUID) by its short option.
+  { about: "codecov -t TOKEN", hint: /codecov/, command: "codecov(?:cli)?", option: "-t", form: "separate", kind: "token" },
   {
     about: "NuGet feeds: dotnet nuget add|update source … -p PASSWORD",
     command: String.raw`dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source`,
@@ -2197,6 +2204,15 @@ export const REDACTION_RULES: RedactionRule[] = [
     ),
     group: 1,
     accept: (s, m) => (isReferenceValue(s) ? false : m[0].includes("--with-token") ? "token" : "password"),
+  },
+  {
+    kind: "token",
+    // Session 19: Snyk's API token (a UUID) as `snyk auth`'s argument.
+    about: "Snyk's API token given to `snyk auth TOKEN`",
+    hint: /snyk/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])snyk(?:\.exe)?[ \t]+auth[ \t]+(?!-)(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    accept: (s) => !isReferenceValue(s) && stripQuotes(s).length >= 16,
   },
   {
     kind: "token",

@@ -228,6 +228,24 @@ describe("a type between a secret's name and its value, and a string prefix befo
   ]);
 });
 
+describe("names a prefix or a compound hid, and CLI tokens by position", () => {
+  redacts([
+    ["Terraform's TF_VAR_ prefix", "password", `export TF_VAR_db_password=${PW}`, [PW]],
+    ["TF_VAR_ in YAML", "token", `  TF_VAR_api_token: ${PW}`, [PW]],
+    ["--authkey=", "token", `tailscale up --authkey=${PW}`, [PW]],
+    ["snyk auth", "token", `snyk auth ${UUID}`, [UUID]],
+    ["codecov -t", "token", `codecov -t ${UUID} -f coverage.xml`, [UUID]],
+  ]);
+  staysClean([
+    "TF_VAR_region=us-east-1",
+    "export TF_VAR_instance_type=t3.micro",
+    "TF_VAR_db_password_file=/run/secrets/db",
+    "tailscale up --authkey=file:/etc/tailscale/authkey",
+    "run snyk auth to log in",
+    "codecov -t ${CODECOV_TOKEN}",
+  ]);
+});
+
 test("the round's readings stay linear on 1 MB hostile inputs", () => {
   for (const unit of [
     "cfut_",
@@ -262,6 +280,9 @@ test("the round's readings stay linear on 1 MB hostile inputs", () => {
     "password: Optional[str",
     "token: a | b | c | d | ",
     "var apiKey string = ",
+    "snyk auth ",
+    "codecov -t ",
+    "TF_VAR_a_password=",
   ]) {
     const text = unit.repeat(Math.ceil(1_048_576 / unit.length)).slice(0, 1_048_576);
     const t0 = process.cpuUsage();
