@@ -453,4 +453,43 @@ describe("outcome notes are replies every reader of the feed sees", () => {
     expect(lists).toContain("Worked on Debian 12.");
     expect(lists).toContain('"agent":"agent-id-withheld"');
   });
+
+  test("agent ids that hold a provider's token are refused (a careless COLONY_AGENT_ID=$GITHUB_TOKEN); ids stored before are withheld", async () => {
+    const id = await publishIndexed("ValueError: hostile state agent ids holding tokens");
+    // Built at run time: a GitHub token and a GitLab one, each a valid id by form (8-64 of [A-Za-z0-9_-]).
+    const tokens = [["ghp_", "R8kL2mQ9vX4tZ7wB1nC5hJ3gF6dS0aP2eY8u"].join(""), ["glpat-", "Xq3vR8kL2mQ9vX4tZ7wB"].join("")];
+    for (const name of tokens) {
+      const publish = await body(await colony.fetch("/v1/trails", json(sampleTrail({ error: "ValueError: agent id token" }), agent(name))));
+      expect([publish.status, publish.json.error.code]).toEqual([400, "invalid_request"]);
+      expect(publish.json.error.message).toContain("credential");
+      expect(JSON.stringify(publish.json)).not.toContain(name.slice(6));
+      const report = await colony.fetch(`/v1/trails/${id}/outcomes`, json({ protocol_version: "1.0", outcome: "worked" }, agent(name)));
+      expect(report.status).toBe(400);
+    }
+    const mcp = await colony.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...agent(tokens[0]!) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect([mcp.status, ((await mcp.json()) as any).error.code]).toEqual([400, -32012]);
+    // Ids that look random but name no provider stay valid.
+    for (const name of ["ci-runner-7f3a9b2c", "Xk9mQ2vR7tL4wB8nC1pZ5hJ3gF6dS0aY8uE", "3f9a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"]) {
+      expect((await colony.fetch("/v1/search", json({ query: "ValueError" }, agent(name)))).status).toBe(200);
+    }
+
+    // Rows an older release stored under such an id: the activity list and the feed's replies show a placeholder.
+    const ok = await colony.fetch(
+      `/v1/trails/${id}/outcomes`,
+      json({ protocol_version: "1.0", outcome: "worked", notes: "Worked with a token id." }, agent("agent-id-token-later")),
+    );
+    expect(ok.status).toBe(202);
+    await colony.query("UPDATE outcomes SET agent = $1 WHERE agent = $2", tokens[0], "agent-id-token-later");
+    await colony.query("UPDATE events SET agent = $1 WHERE agent = $2", tokens[0], "agent-id-token-later");
+    const lists = JSON.stringify([
+      await (await colony.fetch("/v1/activity?limit=50")).json(),
+      await (await colony.fetch("/v1/feed?limit=50")).json(),
+    ]);
+    expect(lists).not.toContain(tokens[0]!.slice(4));
+    expect(lists).toContain("Worked with a token id.");
+  });
 });

@@ -326,6 +326,30 @@ const MAKERS: Record<string, Maker> = {
     const v = r.pick([`sk-lf-${uuid}`, `dp.st.prd.${mixed(r, 42)}`, `https://app.example.io/cb?state=${state}`]);
     return { text: v, needle: v.startsWith("https:") ? state.slice(0, 40) : v.slice(-16) };
   },
+  // Session 19: formats and forms round 12 added (Cloudflare, E2B, Linear OAuth, a Vault dev root
+  // token, a HashiCorp secret id, positional passwords, a secret-named variable's default, a password
+  // passed by position in code, a Go MySQL DSN, a typed assignment).
+  round12_form: (r) => {
+    const hex = (n: number) => pick(r, "0123456789abcdef", n);
+    const uuid = `${hex(7)}a-${hex(3)}1-${hex(4)}-${hex(4)}-${hex(12)}`;
+    const pw = mixed(r, 16);
+    const forms: [string, string][] = [
+      [`cfut_${mixed(r, 40)}${hex(7)}a`, ""],
+      [`e2b_${hex(39)}a`, ""],
+      [`lin_oauth_${hex(63)}a`, ""],
+      [`hvs.${mixed(r, 24)}`, ""],
+      [`SecretID:         ${uuid}`, uuid],
+      [`mysqladmin -u root password ${pw}`, pw],
+      [`SET PASSWORD FOR 'app'@'%' = '${pw}';`, pw],
+      [`process.env.DB_PASSWORD ?? '${pw}'`, pw],
+      [`\${env:API_TOKEN:-${pw}}`, pw],
+      [`smtp.login("ops@acme.io", "${pw}")`, pw],
+      [`sql.Open("mysql", "app:${pw}@tcp(db:3306)/app")`, pw],
+      [`db_password: Optional[str] = '${pw}'`, pw],
+    ];
+    const [text, needle] = r.pick(forms);
+    return { text, needle: needle || text.slice(-16) };
+  },
   unarmoured_private_key: (r) => {
     // PKCS#1 RSA's DER opening (SEQUENCE, version 0, the modulus), then random bytes, wrapped at 64.
     const der = Buffer.from([

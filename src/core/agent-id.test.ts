@@ -36,6 +36,28 @@ describe("declared agent ids", () => {
     expect(isAgentId("colony-importer")).toBe(true);
   });
 
+  test("ids that hold a provider's token are refused and withheld (session 19); random ids that name no provider pass", () => {
+    const j = (...parts: string[]) => parts.join("");
+    for (const id of [
+      j("ghp_", "R8kL2mQ9vX4tZ7wB1nC5hJ3gF6dS0aP2eY8u"),
+      j("glpat-", "Xq3vR8kL2mQ9vX4tZ7wB"),
+      j("sk_live_", "51HxQ7bN2kLm9pR4tV8wZ3yH6jFa"),
+      j("AKIA", "IOSFODNN7EXAMPL3"),
+    ]) {
+      expect([id, isAgentId(id)]).toEqual([id, false]);
+      expect(shownAgentId(id)).toBe(WITHHELD_AGENT_ID);
+    }
+    for (const id of [
+      "Xk9mQ2vR7tL4wB8nC1pZ5hJ3gF6dS0aY8uE",
+      "3f9a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+      "agent_sk_live_test",
+      "github-actions-runner",
+    ]) {
+      expect([id, isAgentId(id)]).toEqual([id, true]);
+      expect(shownAgentId(id)).toBe(id);
+    }
+  });
+
   test("ordinary ids pass, the words of the phrases among them", () => {
     for (const id of [
       "claude-code-7f3a",

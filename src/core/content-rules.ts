@@ -185,4 +185,27 @@
 // run -v /:/host alpine rm -rf /host/etc`); code spans, fenced blocks and `$ ` lines of the summary, the steps and the
 // verification read as commands (risk.ts, risk-rules.ts,
 // risk-view.ts, risk-remote-access.ts).
+// 10, continued (redaction round 12, redact19): Cloudflare's scannable tokens (`cfut_`, `cfat_`,
+// `cfk_` + 40 + an 8-hex checksum), E2B keys (`e2b_` + 40 hex), Linear OAuth tokens (`lin_oauth_` +
+// 64 hex) and Vault's short `hvs.`/`hvb.` tokens (24+ characters: a dev server's root token) are
+// caught bare; a HashiCorp secret id given as a UUID (Vault AppRole `secret_id`, Consul `SecretID`,
+// Nomad `Secret ID`, as an assignment, an option or a CLI table row) is `token`; positional and
+// tool-specific passwords (`setenv NAME VALUE`, `mysqladmin … password X`, MySQL `SET PASSWORD [FOR
+// u] = '…'`, `lftp -u u,X`, `xfreerdp /p:X`, `net use \\s\h X /user:u`, net-snmp `-A`/`-X`, `composer
+// config http-basic.HOST u X`), Ruby's `params[:password] = …` and the default of a secret-named
+// variable (`${DB_PASSWORD:-X}` keeping its braces, `${env:…:-X}`, `process.env.X ?? '…'`,
+// `getenv('X') ?: '…'`) are redacted; `${DB_PASSWORD:-$FALLBACK}` is no longer cut (a reference);
+// a password passed by position in code (`.login(user, '…')`, `NetworkCredential`, `PasswordAuthentication`,
+// `UsernamePasswordCredentials`, `changeUserPassword`, `DriverManager.getConnection(url, u, '…')`,
+// `FTP(host, u, '…')`), a Go MySQL DSN (`u:X@tcp(…)`), `openssl passwd X`, `user:X` into chpasswd, a
+// secret piped or here-stringed into a secret store or passwd (`| docker secret create N -`, `| gh
+// secret set N`, `| passwd bob`, `-passin stdin`), SSM SecureString / Secrets Manager / Key Vault
+// values, a password typed after `[sudo] password for bob:`-style prompts, a bytes or raw literal
+// (`'password': b'…'`: the assignment rule cut the `b` alone and left the string) and a typed
+// assignment (`db_password: str = '…'`, `Optional[str]`, `const token: string = '…'`, Go's
+// `var apiKey string = "…"`, `SecretStr("…")`); Terraform's `TF_VAR_db_password=…` (the `var` segment
+// made the name metadata), `--authkey=…`, `snyk auth TOKEN`, `codecov -t TOKEN`; a `file:/…` value is a
+// reference (`--authkey=file:/etc/ts.key`).
+// A declared agent id holding a provider's token is refused, and one stored before is shown as
+// agent-id-withheld (agent-id.ts holdsCredential) (redaction-rules.ts, redaction.ts).
 export const CONTENT_RULES_VERSION = 10;

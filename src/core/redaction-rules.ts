@@ -106,6 +106,7 @@ export function isReferenceValue(raw: string): boolean {
   if (/^[$%]|^\{\{|^<[^>]{0,60}>$|^\[[^\]]{0,60}\]$/.test(v)) return true; // $VAR, ${VAR}, %VAR%, {{ x }}, <your-key>
   if (/^[*x.•]+$/i.test(v)) return true; // ****, xxxx, ...
   if (/^!{1,2}[A-Za-z]+$/.test(v)) return true; // a YAML tag (!vault, !Ref): the value follows it
+  if (/^file:(?:\/\/)?[/~.]/.test(v)) return true; // a file holding it (`--authkey=file:/etc/ts.key`, session 19)
   return false;
 }
 
@@ -194,7 +195,10 @@ const PASS_LOOKALIKES = new Set(["bypass", "compass", "overpass", "underpass", "
 /** Which secret kind a name (env var, key, flag) announces, or null. */
 export function secretKindOfName(name: string): string | null {
   // A key store or trust store is a thing with a password (keyStorePassword), not metadata.
-  const segs = nameSegments(name.replace(/(key|trust)[_.-]?store/gi, (_, which: string) => `${which.toLowerCase()}store`));
+  // Terraform reads `TF_VAR_db_password` as the variable `db_password` (session 19: `var` made it metadata).
+  const segs = nameSegments(
+    name.replace(/^TF_VAR_/i, "").replace(/(key|trust)[_.-]?store/gi, (_, which: string) => `${which.toLowerCase()}store`),
+  );
   if (segs.length === 0 || segs.length > 8) return null;
   if (segs[0] === "no" || segs[0] === "skip" || segs[0] === "disable") return null;
   if (segs.some((s) => META_SEGMENTS.has(s))) return null;
@@ -207,7 +211,8 @@ export function secretKindOfName(name: string): string | null {
     if (s === "pwd") return "password"; // ODBC PWD=…; the shell's PWD=/path is excluded by the caller
     if (s === "psk") return "password"; // a Wi-Fi or VPN pre-shared key (wpa_supplicant psk="…")
     if (s.endsWith("secret")) return "secret";
-    if (s.endsWith("token") || s === "auth" || s === "authtoken") return "token";
+    // Tailscale's and others' `--authkey` (session 19).
+    if (s.endsWith("token") || s === "auth" || s === "authtoken" || s === "authkey") return "token";
   }
   return null;
 }
@@ -916,9 +921,13 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "pulumi_token", about: "Pulumi access tokens (pul-…)", hint: /pul-/, body: "pul-[a-f0-9]{40}" },
   {
     kind: "vault_token",
+    // A dev server's root token is `hvs.` and 24 characters (`Root Token: hvs.6j4c…`, Vault's
+    // getting-started tutorial; detect-secrets reads `hv[brs].` + 24 or more), a service token 90+
+    // (session 19: only the long form was read).
     about: "HashiCorp Vault service and batch tokens (hvs., hvb.)",
     hint: /hv[sb]\./,
-    body: String.raw`hv[sb]\.[A-Za-z0-9_\-]{90,300}`,
+    body: String.raw`hv[sb]\.[A-Za-z0-9_\-]{24,300}`,
+    accept: (s) => s.length >= 94 || (/[0-9]/.test(s.slice(4)) && /[A-Za-z]/.test(s.slice(4))),
   },
   {
     kind: "doppler_token",
@@ -950,7 +959,31 @@ const PROVIDER_TOKENS: ProviderToken[] = [
   { kind: "clojars_token", about: "Clojars deploy tokens (CLOJARS_…)", hint: /CLOJARS_/, body: "CLOJARS_[a-z0-9]{60}" },
   { kind: "artifactory_key", about: "JFrog Artifactory API keys (AKCp…)", hint: /AKCp/, body: "AKCp[A-Za-z0-9]{69}" },
   { kind: "atlassian_token", about: "Atlassian API tokens (ATATT3…)", hint: /ATATT3/, body: "ATATT3[A-Za-z0-9_=\\-]{150,250}" },
-  { kind: "linear_key", about: "Linear API keys (lin_api_…)", hint: /lin_api_/, body: "lin_api_[A-Za-z0-9]{40}" },
+  {
+    kind: "linear_key",
+    // OAuth access tokens are `lin_oauth_` + 64 hex (session 19: public code passing them to the API).
+    about: "Linear API keys and OAuth access tokens (lin_api_…, lin_oauth_…)",
+    hint: /lin_(?:api|oauth)_/,
+    body: "lin_api_[A-Za-z0-9]{40}|lin_oauth_[a-f0-9]{64}",
+    accept: (s) => !s.startsWith("lin_oauth_") || hexMixed(s.slice(10)),
+  },
+  {
+    kind: "cloudflare_token",
+    // Cloudflare's scannable formats (developers.cloudflare.com, "Token formats"): a prefix, 40
+    // characters and a checksum, 8 lower-case hex characters (trufflehog's cloudflareapitoken v2).
+    about: "Cloudflare API tokens and global keys (cfut_, cfat_, cfk_)",
+    hint: /cf(?:ut|at|k)_/,
+    body: "cf(?:ut|at|k)_[A-Za-z0-9]{40}[a-f0-9]{8}",
+    accept: (s) => /[0-9]/.test(s.slice(s.indexOf("_"))) && /[A-Za-z]/.test(s.slice(s.indexOf("_") + 1)),
+  },
+  {
+    kind: "e2b_key",
+    // E2B's documentation writes `E2B_API_KEY=e2b_***`; keys in public code are `e2b_` + 40 hex.
+    about: "E2B API keys (e2b_…)",
+    hint: /e2b_/,
+    body: "e2b_[a-f0-9]{40}",
+    accept: (s) => hexMixed(s.slice(4)),
+  },
   { kind: "postman_key", about: "Postman API keys (PMAK-…)", hint: /PMAK-/, body: "PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}" },
   {
     kind: "grafana_token",
@@ -1358,6 +1391,16 @@ interface CommandSecretOption {
   kind?: string;
 }
 
+// Tools that store what they read on standard input as a secret (session 19): `echo X | docker
+// secret create NAME -`, `gh secret set NAME <<< X`, `| wrangler secret put NAME`, `| passwd [--stdin]
+// bob`, `| openssl rsa -passin stdin`, `| gcloud secrets versions add NAME --data-file=-`.
+const STDIN_SECRET_STORES = String.raw`(?<![\w.\-])(?:(?:docker|podman)[ \t]+secret[ \t]+create|gh[ \t]+secret[ \t]+set|glab[ \t]+variable[ \t]+(?:set|update)|wrangler[ \t]+(?:pages[ \t]+)?secret[ \t]+put|vercel[ \t]+env[ \t]+add|gcloud[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)(?=[^\n;|&]{0,300}--data-file=-)|passwd(?:[ \t]+--stdin)?[ \t]+[a-z_][a-z0-9_\-]{0,31}[ \t]*(?=$|[\r\n;|&)]))(?![\w\-])|-passin[ \t]+stdin`;
+const STDIN_SECRET_HINT =
+  /password-stdin|with-token|-[A-Za-z]*S\b|secret[ \t]+(?:create|set|put)|variable|env[ \t]+add|versions[ \t]+add|passwd|passin/;
+
+// A type in an annotation: `str`, `Optional[str]`, `typing.Optional[str]`, `string`, `String?` (session 19).
+const TYPE_NAME = String.raw`[A-Za-z_][\w.]{0,40}(?:\[[^\]\n=]{0,60}\])?\??`;
+
 const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
   {
     about: "mysql and MariaDB clients: -pSECRET",
@@ -1409,6 +1452,8 @@ const COMMAND_SECRET_OPTIONS: CommandSecretOption[] = [
     form: "separate",
   },
   { about: "twine upload -p PASSWORD (a PyPI password or token)", hint: /twine/, command: "twine", option: "-p", form: "separate" },
+  // Session 19: Codecov's upload token (a UUID) by its short option.
+  { about: "codecov -t TOKEN", hint: /codecov/, command: "codecov(?:cli)?", option: "-t", form: "separate", kind: "token" },
   {
     about: "NuGet feeds: dotnet nuget add|update source … -p PASSWORD",
     command: String.raw`dotnet[ \t]+nuget[ \t]+(?:add|update)[ \t]+source`,
@@ -1914,6 +1959,130 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 2,
     accept: (s) => !isPlaceholderValue(s),
   },
+  {
+    kind: "password",
+    // Session 19: the password as a call's second argument, after the user: Python's smtplib, imaplib,
+    // poplib and ftplib `.login(user, "X")`, .NET's `NetworkCredential("bob", "X")`, Java's
+    // `PasswordAuthentication("bob", "X".toCharArray())`, Apache's `UsernamePasswordCredentials`,
+    // Spring's `UsernamePasswordAuthenticationToken`, MongoDB's `changeUserPassword("app", "X")`; and
+    // its third in `DriverManager.getConnection(url, "app", "X")` and `FTP(host, "bob", "X")`.
+    about:
+      'A password passed by position in code: `.login(user, "PASSWORD")`, `NetworkCredential("user", "PASSWORD")`, `PasswordAuthentication`, `UsernamePasswordCredentials`, `changeUserPassword("user", "PASSWORD")`, `DriverManager.getConnection(url, "user", "PASSWORD")`, `FTP(host, "user", "PASSWORD")` (a quoted string)',
+    hint: /login|Credential|PasswordAuthentication|UsernamePassword|changeUserPassword|getConnection|FTP/,
+    pattern:
+      /(?:(?:\.login|(?<![\w.])NetworkCredential|(?<![\w.])PasswordAuthentication|(?<![\w.])UsernamePasswordCredentials|(?<![\w.])UsernamePasswordAuthenticationToken|\.changeUserPassword)[ \t]*\([ \t]*|(?:DriverManager\.getConnection|(?<![\w.])(?:ftplib\.)?FTP(?:_TLS)?)[ \t]*\([ \t]*[^,()\n]{1,200},[ \t]*)(?:"[^"\n]{1,128}"|'[^'\n]{1,128}'|[A-Za-z_$][\w$.]{0,63})[ \t]*,[ \t]*(("|')[^"'\n]{1,256}\2)(?:\.toCharArray\(\))?[ \t]*[,)]/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s),
+  },
+  {
+    kind: "password",
+    // Go's MySQL driver names user and password before `@tcp(…)` with no scheme (session 19).
+    about: "Go MySQL driver DSNs (`app:PASSWORD@tcp(db:3306)/app`, `@unix(…)`)",
+    hint: /@(?:tcp|unix|udp)\(/,
+    pattern: /(?<![^\s"'`=(,])[A-Za-z0-9_.-]{1,64}:([^\s@"'`:/]{1,256})@(?:tcp|unix|udp)\(/dg,
+    group: 1,
+    // `user:password@tcp(…)` in a driver's docs is a template; a port is no password.
+    accept: (s) => !isPlaceholderValue(s) && !/^[0-9]{1,5}$/.test(s),
+  },
+  {
+    kind: "password",
+    // The plain text given to `openssl passwd` to hash (`useradd -p $(openssl passwd -6 X)`) (session 19).
+    about: "The password `openssl passwd [-1|-5|-6|-apr1] X` hashes",
+    hint: /openssl/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])openssl[ \t]+passwd(?:[ \t]+(?:-(?:1|5|6|apr1|aixmd5|crypt|quiet|table|reverse|noverify)|-salt[ \t]+[^\s;|&)]{1,64}))*[ \t]+(?!-)(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    // The `user:password` lines chpasswd reads (session 19).
+    about: "A `user:PASSWORD` line echoed into chpasswd (`echo 'bob:X' | chpasswd`)",
+    hint: /chpasswd/,
+    pattern:
+      /(?<![\w.-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(["']?)[a-z_][a-z0-9_.-]{0,31}:([^\s"':]{1,256})\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd/dg,
+    group: 2,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "A `user:PASSWORD` line given to chpasswd as a here-string (`chpasswd <<< 'bob:X'`)",
+    hint: /chpasswd/,
+    pattern: /(?<![\w.-])chpasswd[ \t]*<<<[ \t]*(["']?)[a-z_][a-z0-9_.-]{0,31}:([^\s"':]{1,256})\1/dg,
+    group: 2,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    // Session 19: a value a cloud CLI stores as a secret: SSM's SecureString parameter (a String
+    // parameter's value is plain configuration, kept), Secrets Manager's secret string, Key Vault's secret.
+    about:
+      "Values cloud CLIs store as secrets: `aws ssm put-parameter … --value X --type SecureString`, `aws secretsmanager create-secret|put-secret-value|update-secret … --secret-string X`, `az keyvault secret set … --value X`",
+    hint: /put-parameter|secretsmanager|keyvault/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])(?:aws[ \t]+ssm[ \t]+put-parameter(?=[^\n;|&]{0,400}SecureString)|aws[ \t]+secretsmanager[ \t]+(?:create-secret|put-secret-value|update-secret)|az[ \t]+keyvault[ \t]+secret[ \t]+set)[ \t](?:[^\n;|&]{0,300}?[ \t])?--(?:value|secret-string)(?:[ \t]+|=)(?!-)(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    // A file (`file://secret.json`) or a JSON document (its members are read by the JSON rules).
+    accept: (s) => !isReferenceValue(s) && !/^["']?(?:file|fileb):\/\//.test(s) && !/^["']?\{/.test(s),
+  },
+  {
+    kind: "password",
+    // Session 19: a prompt's answer pasted with it: `[sudo] password for bob: X`, git's `Password for
+    // 'https://bob@github.com': X`, ssh's `Enter passphrase for key '…': X` (a bare `Password: X` was read).
+    about:
+      "A password typed after a prompt naming whose it is (`[sudo] password for bob: X`, `Password for 'https://…': X`, `Enter passphrase for key '…': X`), the value ending its line",
+    hint: /[Pp]ass(?:word|phrase) for /,
+    pattern:
+      /(?<![A-Za-z])[Pp]ass(?:word|phrase) for [^\n:]{0,200}(?::\/\/[^\n:]{0,200})?(?::[0-9]{2,5}[^\n:]{0,100})?:[ \t]+([^\s]{1,256})[ \t]*(?=\r?\n|$)/dg,
+    group: 1,
+    accept: (s) => !isPlaceholderValue(s) && bareValueLooksSecret(s),
+  },
+  {
+    kind: "password",
+    // Session 19: Python's bytes literal after a secret's name (`'password': b'X'` in a repr of locals;
+    // the assignment rule cut the `b` alone and left the string: pydantic's `password_bytes=b'…'`).
+    about:
+      "A Python bytes or raw string literal after a secret-named key (`'password': b'…'`, `password=rb\"…\"`); the kind follows the name",
+    hint: /[:=][ \t]*[bBrRuU]{1,2}["']/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_.\-])(["']?)${NAME_HINT}(${NAME})\1[ \t]*(?:=>|[:=])[ \t]*(?:[bBrRuU]|[bB][rR]|[rR][bB])(${QUOTED})`,
+      "dg",
+    ),
+    group: 3,
+    accept: (s, m) => kindOfNamedValue(m[2]!, s),
+  },
+  {
+    kind: "password",
+    // Session 19: a type between the name and `=` hid the assignment: Python's annotations (pydantic
+    // settings' `db_password: str = '…'`, `Optional[str]`, `str | None`), TypeScript's and Kotlin's
+    // `const token: string = '…'`, pydantic's `SecretStr("…")` wrapper.
+    about:
+      'Typed assignments of a secret-named variable: `db_password: str = \'…\'`, `api_key: Optional[str] = "…"`, `const token: string = \'…\'`, `val password: String = "…"`, `password: SecretStr = SecretStr("…")`; the kind follows the name',
+    hint: /:[ \t]*[A-Za-z_][^=\n]{0,200}=/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_.\-])${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*:[ \t]*${TYPE_NAME}(?:[ \t]*\|[ \t]*${TYPE_NAME}){0,3}[ \t]*=(?![=>])[ \t]*(?:(?:SecretStr|SecretBytes|Secret)\([ \t]*)?(?:[bBrRuU]|[bB][rR]|[rR][bB])?(${QUOTED})`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
+  {
+    kind: "password",
+    // Session 19: Go's typed declaration (`var apiKey string = "…"`, `const dbPassword = "…"` was read).
+    about:
+      'Go\'s typed declarations of a secret-named variable (`var apiKey string = "…"`, `const dbPassword string = "…"`); the kind follows the name',
+    hint: /(?:var|const)[ \t]/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.])(?:var|const)[ \t]+${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+[A-Za-z_*\[\]][\w.*\[\]]{0,40}[ \t]*=(?!=)[ \t]*(${QUOTED}|\x60[^\x60\n]{1,256}\x60)`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
   // --- Secrets in assignments and command-line flags ------------------------------------------
   ...COMMAND_SECRET_OPTIONS.map(commandOptionRule),
   {
@@ -1976,10 +2145,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
-    hint: /setx|config/i,
+      "Secret-named settings given as NAME VALUE: Windows `setx NAME VALUE`, csh's and launchctl's `setenv NAME VALUE`, `npm|yarn|pnpm|pip … config set NAME VALUE`; the kind follows the name",
+    hint: /setx|setenv|config/i,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
+      String.raw`(?<![\w.\-])(?:[Ss][Ee][Tt][Xx]|setenv|config[ \t]+set)[ \t]+(?:[-/][A-Za-z][\w\-]*[ \t]+)*(["']?)${NAME_HINT}(${NAME})\1[ \t]+(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 3,
@@ -1987,9 +2156,14 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "Poetry repository credentials (poetry config http-basic.REPO USER PASSWORD)",
+    // Composer's key is the repository's host, dots and all (`composer config -g http-basic.repo.acme.io bob PASS`, session 19).
+    about:
+      "Poetry and Composer repository credentials (poetry config http-basic.REPO USER PASSWORD, composer config [-g] http-basic.HOST USER PASSWORD)",
     hint: /http-basic/,
-    pattern: new RegExp(String.raw`(?<![\w.\-])poetry[ \t]+config[ \t]+http-basic\.[\w\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])(?:poetry|composer)[ \t]+config[ \t]+(?:(?:-g|--global|--auth)[ \t]+)*http-basic\.[\w.\-]+[ \t]+\S+[ \t]+(${QUOTED}|${BARE})`,
+      "dg",
+    ),
     group: 1,
     accept: (s) => !isReferenceValue(s),
   },
@@ -2006,10 +2180,10 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token)",
-    hint: /password-stdin|with-token|-[A-Za-z]*S\b/,
+      "A password or token piped to a tool that reads it from standard input: `echo SECRET | … --password-stdin`, `echo SECRET | sudo -S …`, `echo TOKEN | gh auth login --with-token` (a token), a secret store's or passwd's reader (`echo SECRET | docker secret create NAME -`, `| gh secret set NAME`, `| wrangler secret put NAME`, `| passwd --stdin bob`, `| openssl … -passin stdin`)",
+    hint: STDIN_SECRET_HINT,
     pattern: new RegExp(
-      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])))`,
+      String.raw`(?<![\w.\-])echo[ \t]+(?:-[neE]{1,3}[ \t]+)?(${QUOTED}|${BARE})[ \t]*\|(?=[^\n;|&]*(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&]*?[ \t])?-[A-Za-z]*S(?![\w\-])|${STDIN_SECRET_STORES}))`,
       "dg",
     ),
     group: 1,
@@ -2022,14 +2196,23 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`",
+      "A password given to such a tool as a here-string: `sudo -S <<< SECRET`, `… --password-stdin <<< SECRET`, `gh auth login --with-token <<< TOKEN`, `gh secret set NAME <<< SECRET`, `docker secret create NAME - <<< SECRET`",
     hint: /<<</,
     pattern: new RegExp(
-      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-]))[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
+      String.raw`(?:--password-stdin|--with-token|(?<![\w.\-])sudo[ \t](?:[^\n;|&<]*?[ \t])?-[A-Za-z]*S(?![\w\-])|${STDIN_SECRET_STORES})[^\n;|&<]*<<<[ \t]*(${QUOTED}|${BARE})`,
       "dg",
     ),
     group: 1,
     accept: (s, m) => (isReferenceValue(s) ? false : m[0].includes("--with-token") ? "token" : "password"),
+  },
+  {
+    kind: "token",
+    // Session 19: Snyk's API token (a UUID) as `snyk auth`'s argument.
+    about: "Snyk's API token given to `snyk auth TOKEN`",
+    hint: /snyk/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])snyk(?:\.exe)?[ \t]+auth[ \t]+(?!-)(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    accept: (s) => !isReferenceValue(s) && stripQuotes(s).length >= 16,
   },
   {
     kind: "token",
@@ -2139,13 +2322,16 @@ export const REDACTION_RULES: RedactionRule[] = [
   {
     kind: "password",
     about:
-      "Assignments to a secret-named key of a map (`os.environ[\"DB_PASSWORD\"] = \"…\"`, `ENV['API_KEY'] = '…'`, `$_ENV['DB_PASS'] = …`); the kind follows the name",
-    hint: /["'][ \t]*\][ \t]*=/,
-    pattern: new RegExp(String.raw`\[[ \t]*(["'])${NAME_HINT}(${NAME})\1[ \t]*\][ \t]*=(?!=)[ \t]*(${QUOTED}|${BARE})`, "dg"),
-    group: 3,
+      "Assignments to a secret-named key of a map (`os.environ[\"DB_PASSWORD\"] = \"…\"`, `ENV['API_KEY'] = '…'`, `$_ENV['DB_PASS'] = …`, Ruby's `params[:password] = …`); the kind follows the name",
+    hint: /["'][ \t]*\][ \t]*=|\[[ \t]*:[A-Za-z]/,
+    pattern: new RegExp(
+      String.raw`\[[ \t]*(?:(["'])${NAME_HINT}(${NAME})\1|:${NAME_HINT}([A-Za-z][A-Za-z0-9_]{0,60}))[ \t]*\][ \t]*=(?![=~>])[ \t]*(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 4,
     accept: (s, m) => {
       if (!/^["']/.test(s) && !bareValueLooksSecret(s)) return false;
-      return kindOfNamedValue(m[2]!, s);
+      return kindOfNamedValue(m[2] ?? m[3]!, s);
     },
   },
   {
@@ -2171,6 +2357,89 @@ export const REDACTION_RULES: RedactionRule[] = [
     group: 1,
     accept: (s) => !isReferenceValue(s),
   },
+  // --- Session 19 (redact19): command lines and CLI output that hand over a secret by position ----
+  {
+    kind: "password",
+    about: "mysqladmin's password command (`mysqladmin -u root password NEWPASSWORD`)",
+    hint: /mysqladmin/,
+    pattern: new RegExp(String.raw`(?<![\w.\-])mysqladmin(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?password[ \t]+(${QUOTED}|${BARE})`, "dg"),
+    group: 1,
+    // A word of prose after it (`mysqladmin password to change it`) is no password.
+    accept: (s) => !isPlaceholderValue(s) && (/^["']/.test(s) || bareValueLooksSecret(s)),
+  },
+  {
+    kind: "password",
+    about: "lftp's user and password (`lftp -u bob,PASSWORD host`, `open -u bob,PASSWORD host` in its commands)",
+    hint: /lftp/,
+    pattern: /(?<![\w.-])lftp(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?-u[ \t]+["']?[^\s,"']{1,128},([^\s"']{1,256})/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "FreeRDP's password option (`xfreerdp /u:bob /p:PASSWORD /v:host`)",
+    hint: /freerdp/i,
+    pattern:
+      /(?<![\w.-])(?:[xw]freerdp|sdl-freerdp|sdl3-freerdp|freerdp)(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?[/-]p(?:assword)?:((?:"[^"\n]{1,256}"|'[^'\n]{1,256}'|[^\s"']{1,256}))/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "Windows `net use` with a password (`net use Z: \\\\srv\\share PASSWORD /user:bob`, or after /user:)",
+    hint: /[Nn][Ee][Tt][ \t]+[Uu][Ss][Ee]/,
+    pattern:
+      /(?<![\w.-])[Nn][Ee][Tt](?:\.exe)?[ \t]+[Uu][Ss][Ee][ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\\\[^\s]{1,256}[ \t]+(?:\/[Uu][Ss][Ee][Rr]:[^\s]{1,128}[ \t]+)?("[^"\n]{1,256}"|[^\s/*"][^\s]{0,255})/dg,
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "password",
+    about: "net-snmp's SNMPv3 pass phrases (`snmpwalk -v3 -u bob -A AUTHPASS -X PRIVPASS host`)",
+    hint: /snmp/,
+    pattern: new RegExp(
+      String.raw`(?<![\w.\-])snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|inform|df|status|netstat|delta|usm|vacm)(?:\.exe)?[ \t](?:[^\n;|&]{0,300}?[ \t])?-[AX][ \t]+(?![\s\-])(${QUOTED}|${BARE})`,
+      "dg",
+    ),
+    group: 1,
+    accept: (s) => !isReferenceValue(s),
+  },
+  {
+    kind: "token",
+    // Vault AppRole's secret_id, Consul's SecretID and Nomad's Secret ID are the credential (a UUID)
+    // beside a public accessor; `vault write …/secret-id` and `consul acl bootstrap` print them as a
+    // table. Only a UUID: AWS's `--secret-id prod/db` names a stored secret (session 19).
+    about:
+      "HashiCorp secret ids (Vault AppRole `secret_id`, Consul `SecretID`, Nomad `Secret ID`) given as a UUID, as an assignment, an option or a CLI table row",
+    hint: /[Ss][Ee][Cc][Rr][Ee][Tt][ _.-]?[Ii][Dd]/,
+    pattern:
+      /(?<![A-Za-z0-9])(?:[Ss]ecret|SECRET)(?:[ _.-]?(?:[Ii][Dd]|ID))["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)["']?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})(?![0-9A-Za-z-])/dg,
+    group: 1,
+  },
+  {
+    kind: "password",
+    // A secret-named variable read with a default written in: the default is the secret wherever
+    // the variable is unset (`${DB_PASSWORD:-…}` in compose or a shell, PowerShell-style
+    // `${env:API_TOKEN:-…}`); session 19: `${env:…}` came back.
+    about:
+      "Defaults of secret-named shell variables (`${DB_PASSWORD:-…}`, `${API_TOKEN:=…}`, `${env:DB_PASSWORD:-…}`); the kind follows the name",
+    hint: /\$\{/,
+    pattern: new RegExp(String.raw`\$\{(?:env:)?${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60}):?[-=]([^\s"'}$]{1,256})(?=\})`, "dg"),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
+  {
+    kind: "password",
+    about:
+      "Defaults of secret-named variables in code (`process.env.API_KEY ?? \"…\"`, `getenv('DB_PASS') ?: '…'`, `ENV['TOKEN'] || '…'`); the kind follows the name",
+    hint: /\?\?|\?:|\|\|/,
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_\-])${NAME_HINT}([A-Za-z_][A-Za-z0-9_]{0,60})["']?[ \t]*[\])]{0,2}[ \t]*(?:\|\||\?\?|\?:)[ \t]*(${QUOTED})`,
+      "dg",
+    ),
+    group: 2,
+    accept: (s, m) => kindOfNamedValue(m[1]!, s),
+  },
   {
     kind: "password",
     about: "Wi-Fi pass phrases given to wpa_passphrase (wpa_passphrase SSID PASSPHRASE)",
@@ -2181,10 +2450,11 @@ export const REDACTION_RULES: RedactionRule[] = [
   },
   {
     kind: "password",
-    about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…')",
+    // MySQL's `SET PASSWORD [FOR 'bob'@'%'] = '…'` (or `= PASSWORD('…')`, before 5.7) puts `=` between (session 19).
+    about: "SQL passwords (IDENTIFIED BY '…', PASSWORD '…', SET PASSWORD [FOR user] = '…')",
     hint: /identified|password/i,
     pattern:
-      /(?<![A-Za-z0-9_])(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
+      /(?<![A-Za-z0-9_])(?:(?:IDENTIFIED(?:[ \t]+WITH[ \t]+[A-Za-z0-9_]{1,40})?[ \t]+BY|PASSWORD)[ \t]+|SET[ \t]+PASSWORD(?:[ \t]+FOR[ \t]+[^\s=;]{1,200})?[ \t]*=(?:[ \t]*PASSWORD[ \t]*\()?[ \t]*)('[^'\n]{1,256}'|"[^"\n]{1,256}")/dgi,
     group: 1,
     accept: (s, m, text) => !isPlaceholderValue(s) && !identifiedByInProse(m, text),
   },
@@ -2212,6 +2482,12 @@ export const REDACTION_RULES: RedactionRule[] = [
       if (m[1] === "" && m[3] === ":" && (before === '"' || before === "'") && s.startsWith(before)) return false;
       // A YAML alias (`password: *db_pw`) refers to an anchored value; it holds none.
       if (m[3]!.trim() === ":" && /^\*[A-Za-z0-9_.-]{1,64}$/.test(s)) return false;
+      // A Python string prefix (`password=b'…'`, `r"…"`): the string after it is the value, which the
+      // rule for prefixed literals reads; cutting the prefix alone left the string (session 19).
+      if (/^(?:[bBrRuUfF]|[bBfF][rR]|[rR][bBfF])$/.test(s) && /["']/.test(text[m.index + m[0].length] ?? "")) return false;
+      // A shell expansion (`${DB_PASSWORD:-…}`, `${TOKEN:?unset}`): its default is read by the rule for
+      // defaults, which keeps the braces; a reference (`${DB_PASSWORD:-$FALLBACK}`) is none (session 19).
+      if (m[3] === ":" && text.slice(m.index - 2, m.index) === "${" && /^[-=?+]/.test(s)) return false;
       const ext = /\.([A-Za-z0-9]{1,6})$/.exec(m[2]!)?.[1];
       if (ext !== undefined && FILE_EXTENSION_TLDS.has(ext.toLowerCase())) return false;
       // A license expression (`SPDX-License-Identifier: LGPL-2.1-or-later`) heads source files everywhere.
