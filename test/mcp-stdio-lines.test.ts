@@ -242,3 +242,16 @@ test("a request with an odd progress token is told which field is wrong over std
   ]);
   expect(code).toBe(0);
 }, 30_000);
+
+test("a line holding a key twice is refused as unreadable (-32700, id null: which id was meant cannot be told), and the session goes on", async () => {
+  const { answers, code } = await session([INITIALIZE, '{"jsonrpc":"2.0","id":2,"method":"ping","id":3}\n', ping(4)]);
+  expect(answers.filter((a) => a.id !== 1)).toEqual([
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: 'Parse error: the line has the key "id" twice in one object (at "/"): send each key once' },
+    },
+    { jsonrpc: "2.0", id: 4, result: {} },
+  ]);
+  expect(code).toBe(0);
+}, 30_000);

@@ -176,3 +176,45 @@ test("a tool name that reads as a tool, and arguments sent as a JSON string, are
     await client.close();
   }
 });
+
+// JSON.parse keeps the last of two equal keys; a proxy, a validator or a log in front of the colony
+// may read the first, so `{"error":"benign","error":"…"}` was one body to them and another to the
+// colony. Refused on every door, naming the key and its object, and the next request is served.
+test("a body holding a key twice is refused on every door, naming the key; the next request is served", async () => {
+  const trail = JSON.stringify(sampleTrail({ error: "sloppy-clients: a key twice" }));
+  // The second `error` of problem spelled with an escape, as a smuggler would.
+  const twice = trail.replace('"error":"sloppy-clients: a key twice"', '"error":"benign","\\u0065rror":"sloppy-clients: a key twice"');
+  expect(twice).not.toBe(trail);
+  const rest = await colony.fetch("/v1/trails", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...agent("agent-sloppy") },
+    body: twice,
+  });
+  expect(rest.status).toBe(400);
+  expect(((await rest.json()) as any).error).toEqual({
+    code: "invalid_request",
+    message: 'the body has the key "error" twice in one object (at "/problem"): send each key once',
+  });
+  const call = (args: string) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"colony_search","arguments":${args}}}`;
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    for (const [body, at] of [
+      ['{"jsonrpc":"2.0","id":1,"method":"ping","id":2}', "/"],
+      [call('{"error":"ModuleNotFoundError: No module named \'yaml\'","error":"x"}'), "/params/arguments"],
+    ] as const) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+      expect({ url, status: res.status }).toEqual({ url, status: 400 });
+      const answer = (await res.json()) as any;
+      // Which id the client meant cannot be told: null, as for any body that cannot be read.
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+      expect(answer.error.message).toContain(`twice in one object (at "${at}")`);
+    }
+    const client = await connectHttp(url);
+    expect(((await client.callTool({ name: "colony_search", arguments: { error: "x" } })) as any).isError).toBeFalsy();
+    await client.close();
+  }
+  expect((await colony.fetch("/v1/trails", json(JSON.parse(trail), agent("agent-sloppy")))).status).toBe(202);
+});

@@ -58,3 +58,37 @@ describe("JSON nesting depth", () => {
     expect(parseJsonBody(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`)).toEqual({ a: expect.any(Array) });
   });
 });
+
+describe("a key an object holds twice", () => {
+  const refusal = (text: string) => {
+    try {
+      parseJsonBody(text);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return null;
+  };
+
+  test("is refused naming the key and the object, escapes read, wherever the object is", () => {
+    expect(refusal('{"error":"benign","error":"x"}')).toBe('the body has the key "error" twice in one object (at "/"): send each key once');
+    expect(refusal('{"error":"benign","\\u0065rror":"x"}')).toContain('the key "error" twice');
+    expect(refusal('{"a":[1,{"b":{"c":1,"d":2,"c":3}}]}')).toContain('(at "/a/1/b")');
+    expect(refusal('{"a/b~":{"k":1,"k":2}}')).toContain('(at "/a~1b~0")');
+    expect(refusal('[{"k":1},{"k":2},{"k":3,"x":[],"k":4}]')).toContain('(at "/2")');
+    // The key is quoted by the one rule for client text: cut, its hidden characters escaped.
+    const hidden = `k\u202e${"x".repeat(300)}`;
+    const message = refusal(`{"${hidden}":1,"${hidden}":2}`)!;
+    expect(message).toContain("k\\u202exxx");
+    expect(message.length).toBeLessThan(250);
+  });
+
+  test("keys equal only after NFC, in other objects, or inside strings are not twice", () => {
+    expect(refusal('{"caf\\u00e9":1,"cafe\\u0301":2}')).toBeNull();
+    expect(refusal('{"a":{"k":1},"b":{"k":1},"k":[{"k":1}]}')).toBeNull();
+    expect(refusal('{"a":"\\"a\\":1,\\"a\\":2","b":["a","a"],"c":{"x":"a","y":"a"}}')).toBeNull();
+  });
+
+  test("text that is not JSON is a syntax error first", () => {
+    expect(() => parseJsonBody('{"a":1,"a":2')).toThrow(SyntaxError);
+  });
+});

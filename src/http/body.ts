@@ -1,5 +1,6 @@
 // Reads a request body up to a limit, before anything parses it, whether or not the client sent
 // Content-Length (a chunked body is counted as it streams in).
+import { quotedClientText } from "../core/hidden-json";
 import { ServiceError } from "../service/errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -14,22 +15,112 @@ const CLOSE_BRACE = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+const COMMA = 0x2c;
+
 /** True when arrays and objects nest deeper than `max`: one linear scan, brackets inside strings ignored. */
 export function nestsDeeperThan(text: string, max: number): boolean {
+  return scanJson(text, max).tooDeep;
+}
+
+/** A key an object of the text holds twice, and where that object is (a JSON pointer). */
+export interface DuplicateKey {
+  key: string;
+  pointer: string;
+}
+
+/** One open object or array of the scan; reused for every container at its depth. */
+interface Frame {
+  object: boolean;
+  /** The keys read so far (an object): a list while short, a set past SMALL_OBJECT_KEYS. */
+  keys: string[];
+  set: Set<string> | null;
+  /** The last key read (an object) or the index of the current element (an array). */
+  at: string | number;
+  /** The next string is a key (an object, after `{` or `,`). */
+  keyNext: boolean;
+}
+
+/** Keys an object holds before they are looked up in a set rather than a list. */
+const SMALL_OBJECT_KEYS = 8;
+
+const decodeKey = (raw: string): string | null => {
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return null; // not JSON: JSON.parse refuses the text itself
+  }
+};
+
+/** Whether the object of `frame` has read `key` already; it is added. */
+function seenBefore(frame: Frame, key: string): boolean {
+  frame.at = key;
+  if (frame.set !== null) {
+    if (frame.set.has(key)) return true;
+    frame.set.add(key);
+    return false;
+  }
+  if (frame.keys.includes(key)) return true;
+  frame.keys.push(key);
+  if (frame.keys.length > SMALL_OBJECT_KEYS) frame.set = new Set(frame.keys);
+  return false;
+}
+
+const pointerOf = (frames: Frame[], depth: number): string =>
+  frames
+    .slice(0, depth - 1)
+    .map((f) => `/${String(f.at).replaceAll("~", "~0").replaceAll("/", "~1")}`)
+    .join("");
+
+/**
+ * One linear scan of JSON text, strings skipped: whether arrays and objects nest deeper than
+ * `maxDepth` (it stops there), and the first key an object holds twice, its escapes read
+ * (`"a"` and `"\u0061"` are one key). The text is not checked to be JSON: JSON.parse does that.
+ */
+export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; duplicate: DuplicateKey | null } {
+  const frames: Frame[] = [];
   let depth = 0;
-  let inString = false;
+  let duplicate: DuplicateKey | null = null;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH)
-        i++; // the escaped character cannot end the string
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > max) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+    if (c === QUOTE) {
+      const start = i + 1;
+      for (i = start; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH)
+          i++; // the escaped character cannot end the string
+        else if (d === QUOTE) break;
+      }
+      const top = depth > 0 ? frames[depth - 1]! : null;
+      if (top?.keyNext && duplicate === null) {
+        top.keyNext = false;
+        const key = decodeKey(text.slice(start, i));
+        if (key !== null && seenBefore(top, key)) duplicate = { key, pointer: pointerOf(frames, depth) };
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth >= maxDepth) return { tooDeep: true, duplicate };
+      const object = c === OPEN_BRACE;
+      let frame = frames[depth];
+      if (frame === undefined) {
+        frame = { object, keys: [], set: null, at: 0, keyNext: object };
+        frames.push(frame);
+      } else {
+        frame.object = object;
+        frame.keys.length = 0;
+        frame.set = null;
+        frame.at = 0;
+        frame.keyNext = object;
+      }
+      depth++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth > 0) depth--;
+    } else if (c === COMMA && depth > 0) {
+      const top = frames[depth - 1]!;
+      if (top.object) top.keyNext = true;
+      else (top.at as number)++;
+    }
   }
-  return false;
+  return { tooDeep: false, duplicate };
 }
 
 /** A body that is not acceptable JSON: 400 invalid_request (an MCP endpoint answers JSON-RPC's parse error). */
@@ -39,12 +130,22 @@ export class BodyParseError extends ServiceError {
   }
 }
 
-/** A JSON body as a value; BodyParseError when it nests too deep (a SyntaxError when it is not JSON). */
+/**
+ * A JSON body as a value; BodyParseError when it nests too deep or an object holds a key twice
+ * (a SyntaxError when it is not JSON). JSON.parse keeps the last of two equal keys, where a proxy,
+ * a validator or a log in front of the colony may read the first (RFC 8259 §4: such an object's
+ * meaning is unpredictable): `{"error":"benign","error":"…"}` would be read as two bodies.
+ */
 export function parseJsonBody(text: string): unknown {
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  const { tooDeep, duplicate } = scanJson(text, MAX_JSON_DEPTH);
+  if (tooDeep) throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  const value: unknown = JSON.parse(text);
+  if (duplicate) {
+    throw new BodyParseError(
+      `the body has the key ${quotedClientText(duplicate.key)} twice in one object (at ${quotedClientText(duplicate.pointer || "/")}): send each key once`,
+    );
   }
-  return JSON.parse(text);
+  return value;
 }
 
 /** `application/json`, or a structured-syntax JSON type (`application/vnd.x+json`), parameters ignored. */
