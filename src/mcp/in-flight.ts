@@ -3,6 +3,8 @@
 // `colony mcp` (stdio) and `colony mcp --http` serve one user on one machine, so the process's
 // count is that client's; the colony's hosted /mcp serves every address, so it counts each
 // address on its own: one address holding slow searches fills its own places, not everyone's.
+// Stdio keeps its own map of the requests it has read (the drain waits for them, a reused id is
+// refused) and asks this limit only whether one more may run: a ping is never counted.
 import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
 
 /** Requests in flight, per client key; `tryEnter` refuses one past `max`. */
@@ -32,13 +34,25 @@ export class InFlightLimit {
   }
 }
 
+/** Whose places are full, as a refusal names them. */
+export type BusyWhose = "this server" | "this address";
+
+/**
+ * The refusal of a request past the limit, as every door words it (-32017, `data.code` busy).
+ * `retryAfter`: the HTTP doors send Retry-After; stdio has no header to send it in.
+ */
+export function busyError(max: number, whose: BusyWhose, retryAfter: boolean) {
+  const holding = whose === "this server" ? "this server is handling" : "this address has";
+  const retry = retryAfter ? "Retry after Retry-After seconds" : "Retry once an earlier call is answered";
+  return {
+    code: JSON_RPC_ERRORS.busy,
+    message: `${holding} ${max} MCP requests in flight (COLONY_MCP_MAX_CONCURRENT), the limit; this one was not run. ${retry}, or send fewer requests at once`,
+    data: { code: "busy", max_concurrent: max },
+  };
+}
+
 /** The HTTP doors' refusal of a POST past the limit: 503, -32017, `data.code` busy, retry in a second. */
-export function busyResponse(max: number, whose: "this server" | "this address"): Response {
-  return jsonRpcErrorResponse(
-    503,
-    JSON_RPC_ERRORS.busy,
-    `${whose === "this server" ? "this server is handling" : "this address has"} ${max} MCP requests in flight (COLONY_MCP_MAX_CONCURRENT), the limit; this one was not run. Retry after Retry-After seconds, or send fewer requests at once`,
-    { code: "busy", max_concurrent: max },
-    { "Retry-After": "1" },
-  );
+export function busyResponse(max: number, whose: BusyWhose): Response {
+  const { code, message, data } = busyError(max, whose, true);
+  return jsonRpcErrorResponse(503, code, message, data, { "Retry-After": "1" });
 }
