@@ -73,7 +73,7 @@ export class DrainingTransport implements Transport {
         // for answers had each run at once, every one holding a request to the colony up to its
         // timeout. A ping is answered at once and holds nothing, so a liveness check still passes.
         const counted = message.method !== "ping";
-        if (counted && !this.inFlightLimit.tryEnter(STDIO_CLIENT)) return this.refuseOverCap(message.id);
+        if (counted && this.inFlightLimit.tryEnter(STDIO_CLIENT) !== null) return this.refuseOverCap(message.id);
         if (message.method === "initialize") this.initializing = message.id;
         this.pending.set(message.id, counted);
       }
