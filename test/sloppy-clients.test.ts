@@ -218,3 +218,35 @@ test("a body holding a key twice is refused on every door, naming the key; the n
   }
   expect((await colony.fetch("/v1/trails", json(JSON.parse(trail), agent("agent-sloppy")))).status).toBe(202);
 });
+
+// A path with an encoded slash or any percent-escape (`/v1%2Ffeed`, `/v1/f%65ed`) was told "paths
+// are lowercase", the hex digits of the escape read as capitals; and a route sent with the wrong
+// method (`GET /v1/search`, `POST /v1/feed`) was "no such route", though the path is right: a
+// client fixes the path that is not wrong. Still 404 not_found (interface.md §7 has no 405), now
+// saying what differs, with the methods the path takes in Allow (RFC 9110 §10.2.1).
+test("a path no route takes is told what differs: an encoded slash, or the methods the path takes; the next request is served", async () => {
+  const noRoute = async (path: string, init: RequestInit = {}) => {
+    const res = await colony.fetch(path, init);
+    return { status: res.status, allow: res.headers.get("allow"), error: ((await res.json()) as any).error };
+  };
+  expect(await noRoute("/v1%2Ffeed")).toEqual({
+    status: 404,
+    allow: null,
+    error: { code: "not_found", message: "no such route: the path holds an encoded slash (%2F); send / as it is" },
+  });
+  expect((await noRoute("/v1/f%65ed")).error.message).toBe("no such route");
+  expect((await noRoute("/V1/feed")).error.message).toBe("no such route: paths are lowercase; send it in lowercase");
+  expect(await noRoute("/v1/search")).toEqual({
+    status: 404,
+    allow: "POST",
+    error: { code: "not_found", message: "no such route for GET: this path takes POST" },
+  });
+  expect(await noRoute("/v1/feed", { method: "POST", ...json({}) })).toMatchObject({
+    allow: "GET, HEAD",
+    error: { message: "no such route for POST: this path takes GET, HEAD" },
+  });
+  expect((await noRoute("/v1/trails/01ARZ3NDEKTSV4RRFFQ69G5FAV", { method: "PUT" })).error.message).toMatch(
+    /^no such route for PUT: this path takes GET, HEAD, DELETE$/,
+  );
+  expect((await colony.fetch("/v1/feed?limit=1")).status).toBe(200);
+});
