@@ -250,3 +250,29 @@ test("a path no route takes is told what differs: an encoded slash, or the metho
   );
   expect((await colony.fetch("/v1/feed?limit=1")).status).toBe(200);
 });
+
+// An argument name in another case, width or with an invisible character (`Error`, `ｅｒｒｏｒ`,
+// `err<U+200B>or`, `error ` with a blank) was told only that it is not an argument, beside the list
+// holding what looks like the same name: a model retries it unchanged. A tool name so written was
+// already told which to send; argument names now are too, by the same rule.
+test("an argument name that reads as one of the tool's is told which to send (SDK client, both doors)", async () => {
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    const client = await connectHttp(url);
+    for (const key of ["Error", "ｅｒｒｏｒ", "err\u200bor", "error "]) {
+      const result = (await client.callTool({ name: "colony_search", arguments: { [key]: "ModuleNotFoundError: x" } })) as any;
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toContain(
+        "It reads as error but differs in case, width, blanks or invisible characters: send exactly error.",
+      );
+    }
+    // A name that reads as no argument gets no hint; one sent beside the exact name is still named.
+    const other = (await client.callTool({ name: "colony_search", arguments: { errors: "x", error: "y" } })) as any;
+    expect(other.content[0].text).not.toContain("reads as");
+    const result = (await client.callTool({
+      name: "colony_search",
+      arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+    })) as any;
+    expect(result.isError).toBeFalsy();
+    await client.close();
+  }
+});
