@@ -28,6 +28,9 @@ export const DRAIN_MS = 30_000;
 
 type RequestId = string | number;
 
+/** Cancelled requests' ids remembered, to refuse their reuse (a few bytes each). */
+const CANCELLED_IDS_KEPT = 1024;
+
 /** The one client of a stdio process, as InFlightLimit counts it. */
 const STDIO_CLIENT = "";
 
@@ -43,6 +46,12 @@ export class DrainingTransport implements Transport {
   /** Requests read and not answered, each with whether it holds a place of the cap. */
   private readonly pending = new Map<RequestId, boolean>();
   private readonly inFlightLimit: InFlightLimit;
+  /**
+   * Ids of requests the client cancelled, the latest CANCELLED_IDS_KEPT: a request reusing one is
+   * refused (MCP: an id is never reused in a session). The cancelled call's handler may still be
+   * ending, and as it ends the SDK drops the cancellation handle of its id, the new call's.
+   */
+  private readonly cancelledIds = new Set<RequestId>();
   private idleWaiters: (() => void)[] = [];
   /** The id of the initialize request being answered (another meanwhile is refused), then whether one was answered with a result. */
   private initializing: RequestId | undefined;
@@ -62,7 +71,8 @@ export class DrainingTransport implements Transport {
         // A request reusing the id of one in flight (MCP: a requestor MUST NOT reuse an id) is not
         // run: the SDK kept one cancellation handle per id, so cancelling that id reached only the
         // later call, and a cancelled colony_publish published the earlier one once it was ticked.
-        if (this.pending.has(message.id)) return this.refuseReusedId(message.id);
+        if (this.pending.has(message.id)) return this.refuseReusedId(message.id, "in flight");
+        if (this.cancelledIds.has(message.id)) return this.refuseReusedId(message.id, "cancelled");
         // A session initializes once (MCP lifecycle): the SDK answered a second initialize and
         // replaced the client's capabilities and protocol version mid-session (a client claiming
         // elicitation it had not declared, a version it had not negotiated), where the HTTP
@@ -82,16 +92,23 @@ export class DrainingTransport implements Transport {
       // process for the whole drain once stdin closed.
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
         const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (id !== undefined) this.settle(id);
+        if (id !== undefined && this.pending.has(id)) {
+          this.settle(id);
+          this.cancelledIds.add(id);
+          if (this.cancelledIds.size > CANCELLED_IDS_KEPT) this.cancelledIds.delete(this.cancelledIds.values().next().value!);
+        }
       }
     };
   }
 
-  private refuseReusedId(id: RequestId): void {
+  private refuseReusedId(id: RequestId, used: "in flight" | "cancelled"): void {
     const message =
-      `Invalid Request: id ${JSON.stringify(id)} is used by a request still in flight; this request was not run ` +
-      "(the earlier one goes on and is answered). Give every request its own id.";
-    this.logger?.warn("refused a request reusing the id of one in flight", { id });
+      used === "in flight"
+        ? `Invalid Request: id ${JSON.stringify(id)} is used by a request still in flight; this request was not run ` +
+          "(the earlier one goes on and is answered). Give every request its own id."
+        : `Invalid Request: id ${JSON.stringify(id)} was used by a request this session cancelled; this request was not run. ` +
+          "Give every request its own id.";
+    this.logger?.warn(`refused a request reusing the id of one ${used}`, { id });
     void this.inner
       .send({ jsonrpc: "2.0", id, error: { code: JSON_RPC_ERRORS.invalidRequest, message } })
       .catch((error) => this.onerror?.(error));
