@@ -243,13 +243,23 @@ test("a request with an odd progress token is told which field is wrong over std
   expect(code).toBe(0);
 }, 30_000);
 
-test("a line holding a key twice is refused as unreadable (-32700, id null: which id was meant cannot be told), and the session goes on", async () => {
-  const { answers, code } = await session([INITIALIZE, '{"jsonrpc":"2.0","id":2,"method":"ping","id":3}\n', ping(4)]);
+test("a line holding a key twice is refused with -32600 and its id (null when id is the key held twice), and the session goes on", async () => {
+  const twiceInArguments =
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"colony_search","arguments":{"error":"a","error":"b"}}}\n';
+  const { answers, code } = await session([INITIALIZE, '{"jsonrpc":"2.0","id":2,"method":"ping","id":3}\n', twiceInArguments, ping(4)]);
   expect(answers.filter((a) => a.id !== 1)).toEqual([
     {
       jsonrpc: "2.0",
       id: null,
-      error: { code: -32700, message: 'Parse error: the line has the key "id" twice in one object (at "/"): send each key once' },
+      error: { code: -32600, message: 'Invalid Request: the line has the key "id" twice in one object (at "/"): send each key once' },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 5,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the line has the key "error" twice in one object (at "/params/arguments"): send each key once',
+      },
     },
     { jsonrpc: "2.0", id: 4, result: {} },
   ]);

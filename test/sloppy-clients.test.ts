@@ -197,9 +197,9 @@ test("a body holding a key twice is refused on every door, naming the key; the n
   });
   const call = (args: string) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"colony_search","arguments":${args}}}`;
   for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
-    for (const [body, at] of [
-      ['{"jsonrpc":"2.0","id":1,"method":"ping","id":2}', "/"],
-      [call('{"error":"ModuleNotFoundError: No module named \'yaml\'","error":"x"}'), "/params/arguments"],
+    for (const [body, at, id] of [
+      ['{"jsonrpc":"2.0","id":1,"method":"ping","id":2}', "/", null],
+      [call('{"error":"ModuleNotFoundError: No module named \'yaml\'","error":"x"}'), "/params/arguments", 9],
     ] as const) {
       const res = await fetch(url, {
         method: "POST",
@@ -208,8 +208,9 @@ test("a body holding a key twice is refused on every door, naming the key; the n
       });
       expect({ url, status: res.status }).toEqual({ url, status: 400 });
       const answer = (await res.json()) as any;
-      // Which id the client meant cannot be told: null, as for any body that cannot be read.
-      expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+      // JSON, read and refused as a request: answered with its id, so the client's call ends at
+      // once; null when `id` is the key held twice (which was meant cannot be told).
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600, data: { code: "invalid_request" } } });
       expect(answer.error.message).toContain(`twice in one object (at "${at}")`);
     }
     const client = await connectHttp(url);

@@ -131,7 +131,26 @@ export class BodyParseError extends ServiceError {
 }
 
 /**
- * A JSON body as a value; BodyParseError when it nests too deep or an object holds a key twice
+ * A body whose object holds a key twice: JSON, read, and refused. It keeps what was read, so an
+ * MCP door can answer the request with its id when that id is not the key held twice.
+ */
+export class DuplicateKeyError extends BodyParseError {
+  constructor(
+    message: string,
+    readonly duplicate: DuplicateKey,
+    readonly value: unknown,
+  ) {
+    super(message);
+  }
+
+  /** Whether the key held twice is the message's own `id` (which of the two was meant cannot be told). */
+  get idIsTwice(): boolean {
+    return this.duplicate.pointer === "" && this.duplicate.key === "id";
+  }
+}
+
+/**
+ * A JSON body as a value; BodyParseError when it nests too deep, DuplicateKeyError when an object holds a key twice
  * (a SyntaxError when it is not JSON). JSON.parse keeps the last of two equal keys, where a proxy,
  * a validator or a log in front of the colony may read the first (RFC 8259 §4: such an object's
  * meaning is unpredictable): `{"error":"benign","error":"…"}` would be read as two bodies.
@@ -141,8 +160,10 @@ export function parseJsonBody(text: string): unknown {
   if (tooDeep) throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   const value: unknown = JSON.parse(text);
   if (duplicate) {
-    throw new BodyParseError(
+    throw new DuplicateKeyError(
       `the body has the key ${quotedClientText(duplicate.key)} twice in one object (at ${quotedClientText(duplicate.pointer || "/")}): send each key once`,
+      duplicate,
+      value,
     );
   }
   return value;
