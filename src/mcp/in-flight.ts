@@ -2,7 +2,9 @@
 // one more refused at once with JSON-RPC -32017 `busy`. A client is what the door can tell apart:
 // `colony mcp` (stdio) and `colony mcp --http` serve one user on one machine, so the process's
 // count is that client's; the colony's hosted /mcp serves every address, so it counts each
-// address on its own: one address holding slow searches fills its own places, not everyone's.
+// address on its own: one address holding slow searches fills its own places, not everyone's,
+// and all addresses together at most COLONY_MCP_MAX_CONCURRENT_TOTAL (many addresses, each under
+// its cap, could otherwise hold every server and search the process has).
 // Stdio keeps its own map of the requests it has read (the drain waits for them, a reused id is
 // refused) and asks this limit only whether one more may run: a ping is never counted.
 import { JSON_RPC_ERRORS, jsonRpcErrorResponse } from "./jsonrpc-errors";
@@ -46,11 +48,6 @@ export class InFlightLimit {
   /** Keys with a request in flight (tests: nothing is left counted). */
   get clients(): number {
     return this.counts.size;
-  }
-
-  /** Requests in flight, all keys together. */
-  get inFlight(): number {
-    return this.total;
   }
 }
 

@@ -29,7 +29,7 @@ export const JSON_RPC_ERRORS = {
   badRequest: -32015,
   /** 503: the POST ran past its deadline (MCP_REQUEST_DEADLINE_MS); its calls were abandoned. */
   deadline: -32016,
-  /** 503: `colony mcp --http` is handling COLONY_MCP_MAX_CONCURRENT POSTs already; retry after Retry-After. */
+  /** The client (or, hosted, all addresses together) has as many requests in flight as the cap allows (src/mcp/in-flight.ts); retry later. */
   busy: -32017,
 } as const;
 
