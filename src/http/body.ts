@@ -210,6 +210,9 @@ function namesUtf8(charset: string): boolean {
   }
 }
 
+/** A `charset` parameter of a Content-Type, quoted or not. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
+
 /** UTF-16 and UTF-32 under their names: no byte of such a body reads as the same text in UTF-8. */
 const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
 
@@ -221,10 +224,20 @@ const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
  * so only one holding other bytes is refused for an 8-bit charset.
  */
 function refuseForeignCharset(headers: Headers, body: Uint8Array): void {
-  const declared = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  const charsets = [...(headers.get("content-type") ?? "").matchAll(CHARSET_PARAMETER)].map((m) => m[1]!.toLowerCase());
+  const shown = (charset: string) => charset.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
+  // Declared twice, differently: the colony read the first, a proxy or validator in front may read
+  // the last (one body, two readings, as a JSON key held twice).
+  if (new Set(charsets.map((c) => (namesUtf8(c) ? "utf-8" : c))).size > 1) {
+    const names = charsets.slice(0, 4).map(shown).join(", ");
+    throw new ServiceError(
+      "invalid_request",
+      `the body must be UTF-8 JSON; its Content-Type declares charset more than once (${names}): declare it once`,
+    );
+  }
+  const declared = charsets[0];
   if (declared !== undefined && !namesUtf8(declared) && (WIDE_CHARSET.test(declared) || !isAscii(body))) {
-    const name = declared.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
-    throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${name}`);
+    throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${shown(declared)}`);
   }
   if ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff)) {
     throw new ServiceError("invalid_request", "the body is UTF-16 (it starts with a byte order mark): send it as UTF-8");
