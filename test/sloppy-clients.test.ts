@@ -242,6 +242,7 @@ test("a path no route takes is told what differs: an encoded slash, or the metho
     allow: "POST",
     error: { code: "not_found", message: "no such route for GET: this path takes POST" },
   });
+  expect((await noRoute("/v1/search/")).error.message).toBe("no such route for GET: this path takes POST");
   expect(await noRoute("/v1/feed", { method: "POST", ...json({}) })).toMatchObject({
     allow: "GET, HEAD",
     error: { message: "no such route for POST: this path takes GET, HEAD" },

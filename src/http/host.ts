@@ -68,8 +68,9 @@ export interface RoutePattern {
  */
 export function methodsAt(routes: RoutePattern[], path: string): string[] {
   const methods = new Set<string>();
+  const routed = path.replace(/(.)\/$/, "$1"); // routes take a trailing slash as without
   for (const r of routes) {
-    if (r.method === "ALL" || !patternOf(r.path).test(path)) continue;
+    if (r.method === "ALL" || !patternOf(r.path).test(routed)) continue;
     methods.add(r.method);
     if (r.method === "GET") methods.add("HEAD");
   }
