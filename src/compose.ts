@@ -360,7 +360,7 @@ async function assemble(config: Config, subsystems: ComposedSubsystems, { logger
       service,
       { ...hostedToolConfig(), allowHighRisk: config.allowHighRisk },
       mcpOrigins,
-      new InFlightLimit(config.mcpMaxConcurrent),
+      new InFlightLimit(config.mcpMaxConcurrent, config.mcpMaxConcurrentTotal),
     );
     const errorShapes = new Map([[MCP_PATH, hostedErrorShape(mcpOrigins)]]);
     const app = createApp(service, logger, [operatorRoutes(service, prometheus), mcp], errorShapes);

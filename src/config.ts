@@ -57,6 +57,8 @@ export interface Config {
   allowedOrigins: string[];
   /** POSTs of one address the hosted /mcp handles at once (COLONY_MCP_MAX_CONCURRENT, src/mcp/in-flight.ts). */
   mcpMaxConcurrent: number;
+  /** POSTs of all addresses together the hosted /mcp handles at once (COLONY_MCP_MAX_CONCURRENT_TOTAL). */
+  mcpMaxConcurrentTotal: number;
 }
 
 /**
@@ -67,6 +69,24 @@ export interface Config {
  * machine a few: 32 leaves them room and keeps a runaway or hostile client from piling up thousands.
  */
 export const DEFAULT_MCP_MAX_CONCURRENT = 32;
+
+/**
+ * MCP requests in flight on the hosted /mcp from all addresses together, per process. The
+ * per-address cap keeps one address from taking every place, but many addresses (a botnet, a
+ * fleet of agents behind many NAT addresses, an IPv6 client rotating its address) each under it
+ * held as many servers and searches as they liked, each up to its 9 s deadline. 256: eight
+ * addresses at their full cap; 2,000 searches at once from 2,000 addresses never held that many
+ * on a 2-core replica over SQLite (their handlers are CPU-bound; the backlog waits unread), so it
+ * bounds what waits on I/O (a PostgreSQL pool, a store that stopped answering) and refuses nothing
+ * a busy SQLite replica runs (bench/RESULTS.md, Session 19 http19). Past it a POST is refused at
+ * once, not run.
+ */
+export const DEFAULT_MCP_MAX_CONCURRENT_TOTAL = 256;
+
+/** COLONY_MCP_MAX_CONCURRENT_TOTAL (1 to 1000000). */
+export function mcpMaxConcurrentTotal(env: Env): number {
+  return int(env, "COLONY_MCP_MAX_CONCURRENT_TOTAL", DEFAULT_MCP_MAX_CONCURRENT_TOTAL, 1, 1_000_000);
+}
 
 /** COLONY_MCP_MAX_CONCURRENT (1 to 10000). */
 export function mcpMaxConcurrent(env: Env): number {
@@ -203,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     storedPassRecheckMs: int(env, "COLONY_STORED_PASS_RECHECK_MS", STORED_PASS_RECHECK_MS, 1_000, 3_600_000),
     allowedOrigins: allowedOrigins(env),
     mcpMaxConcurrent: mcpMaxConcurrent(env),
+    mcpMaxConcurrentTotal: mcpMaxConcurrentTotal(env),
   };
 }
 
@@ -248,5 +269,10 @@ export const CONFIG_DOC: [string, string, string][] = [
     "COLONY_MCP_MAX_CONCURRENT",
     String(DEFAULT_MCP_MAX_CONCURRENT),
     "POST /mcp requests of one address handled at once (1-10000); more are refused with 503, JSON-RPC -32017",
+  ],
+  [
+    "COLONY_MCP_MAX_CONCURRENT_TOTAL",
+    String(DEFAULT_MCP_MAX_CONCURRENT_TOTAL),
+    "POST /mcp requests of all addresses together handled at once, per process (1-1000000); more are refused with 503, JSON-RPC -32017",
   ],
 ];

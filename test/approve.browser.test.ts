@@ -421,6 +421,38 @@ describe.skipIf(noBrowser !== null)("approval page", () => {
     BROWSER_TEST_MS,
   );
 
+  // If-Match compares strongly (RFC 9110 §13.1.1), and a proxy or CDN that compresses answers
+  // weakens the colony's ETag (`W/"…"`): the page sent the weak tag back, was refused 412, showed
+  // the draft again under the same weak tag, and could never publish.
+  test(
+    "behind a proxy that weakens the ETag, Publish publishes the view shown",
+    async () => {
+      const draft = await createDraft(sampleTrail({ error: "OSError: a draft read through a compressing proxy" }));
+      const page = await laptop.newPage();
+      const problems = await watchPage(page);
+      await page.route("**/v1/drafts/*", async (route) => {
+        if (route.request().method() !== "GET") return route.continue();
+        const res = await route.fetch();
+        await route.fulfill({ response: res, headers: { ...res.headers(), etag: `W/${res.headers().etag}` } });
+      });
+      const publishes: number[] = [];
+      page.on("response", (r) => {
+        if (r.url().endsWith("/publish")) publishes.push(r.status());
+      });
+      await page.goto(draft.approve_url);
+      await page.locator("button.primary").click();
+      await page.getByText("Published: the trail is searchable now").waitFor({ timeout: 20_000 });
+      expect(publishes).toEqual([202]);
+      expect({ console: problems.console, pageErrors: problems.pageErrors, csp: problems.cspViolations }).toEqual({
+        console: [],
+        pageErrors: [],
+        csp: [],
+      });
+      await page.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
   test(
     "discard: the page says nothing was published, also after a reload",
     async () => {

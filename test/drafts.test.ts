@@ -9,7 +9,12 @@ import { agent, json, sampleTrail } from "./support/trails";
 
 let colony: TestColony;
 beforeAll(async () => {
-  colony = await startTestColony({ COLONY_PUBLIC_URL: "https://colony.example.org" });
+  // Quotas wide enough for every test of this file on one address (loopback).
+  colony = await startTestColony({
+    COLONY_PUBLIC_URL: "https://colony.example.org",
+    COLONY_DRAFT_LIMIT: "1000",
+    COLONY_PUBLISH_LIMIT: "1000",
+  });
 });
 afterAll(() => colony.dispose());
 
@@ -147,6 +152,39 @@ describe("create", () => {
     // A list naming the current view, and the current tag alone, publish.
     expect((await publish(`"${olderTag}", ${etag}`)).status).toBe(202);
     expect(await trailCount()).toBe(before + 1);
+  });
+
+  // If-Match compares strongly (RFC 9110 §13.1.1): `W/"<the current tag>"` published, and a value
+  // that is no entity tag at all was read as "another view" (412, read it again) though reading
+  // again could never fix it.
+  test("If-Match is compared strongly: a weak tag never matches; `*` and a list holding the tag do; a value that is no entity tag is 400", async () => {
+    const { body } = await create(colony, sampleTrail({ error: "Error: a draft published under a weak If-Match" }), "agent-drafter-weak");
+    const etag = (await get(body.draft_id)).res.headers.get("etag")!;
+    const before = await trailCount();
+    const publish = (ifMatch: string) =>
+      colony.fetch(`/v1/drafts/${body.draft_id}/publish`, { method: "POST", headers: { "If-Match": ifMatch } });
+    for (const weak of [`W/${etag}`, `"other", W/${etag}`]) {
+      const refused = await publish(weak);
+      expect({ weak, status: refused.status }).toEqual({ weak, status: 412 });
+      expect(((await refused.json()) as any).error.code).toBe("draft_changed");
+    }
+    for (const malformed of [etag.slice(1, -1), etag.slice(0, -1), `*, ${etag}`, `${etag} ${etag}`, "", "W/"]) {
+      const refused = await publish(malformed);
+      expect({ malformed, status: refused.status }).toEqual({ malformed, status: 400 });
+      const error = ((await refused.json()) as any).error;
+      expect(error.code).toBe("invalid_request");
+      expect(error.message).toContain("If-Match");
+      expect(error.message).not.toContain(etag.slice(1, -1)); // names what to send, quotes nothing sent
+    }
+    expect(await trailCount()).toBe(before);
+    expect((await get(body.draft_id)).body.state).toBe("pending");
+    // A list holding the strong tag among others, with an empty element, publishes.
+    expect((await publish(` , "a,b", W/"x",${etag} ,`)).status).toBe(202);
+    const other = await create(colony, sampleTrail({ error: "Error: a draft published under If-Match *" }), "agent-drafter-weak");
+    expect((await colony.fetch(`/v1/drafts/${other.body.draft_id}/publish`, { method: "POST", headers: { "If-Match": "*" } })).status).toBe(
+      202,
+    );
+    expect((await colony.fetch("/healthz")).status).toBe(200);
   });
 
   test("Publish without If-Match (an API client) publishes the draft as the rules running now make it", async () => {

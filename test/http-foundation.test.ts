@@ -185,6 +185,22 @@ describe("errors", () => {
       });
       expect([charset, res.status]).toEqual([charset, 200]);
     }
+    // A charset declared twice, differently: the colony read the first, a proxy or validator in
+    // front may read the last (as a key held twice in the body: one body, two readings).
+    const twice = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8; charset=ISO-8859-1" },
+      body: JSON.stringify({ query: "TypeError: café" }),
+    });
+    expect((await expectErrorShape(twice, 400, "invalid_request")).error.message).toBe(
+      "the body must be UTF-8 JSON; its Content-Type declares charset more than once (utf-8, iso-8859-1): declare it once",
+    );
+    const sameTwice = await colony.fetch("/v1/search", {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8; charset=UTF8" },
+      body: JSON.stringify({ query: "TypeError: café" }),
+    });
+    expect(sameTwice.status).toBe(200);
     const empty = await colony.fetch("/v1/drafts/no-such-draft-id-000000000000000/discard", {
       method: "POST",
       headers: { "content-type": "text/plain; charset=latin1" },

@@ -11,13 +11,13 @@ let colony: TestColony;
 /** Searches that reached the service and wait for `release`. */
 let held = 0;
 let release!: () => void;
-let gate: Promise<void>;
 
-beforeAll(async () => {
-  colony = await startTestColony({ COLONY_TRUST_PROXY: "1", COLONY_RATE_LIMIT: "100000", COLONY_MCP_MAX_CONCURRENT: "2" });
-  gate = new Promise((resolve) => (release = resolve));
-  // Searches are held in the service (one process: the replicas lane runs two, each its own count).
-  for (const replica of colony.replicas) {
+/** A test colony whose searches wait in the service until `release()` (the replicas lane runs two, each its own count). */
+async function holdingColony(env: Record<string, string>) {
+  const started = await startTestColony({ COLONY_TRUST_PROXY: "1", COLONY_RATE_LIMIT: "100000", ...env });
+  held = 0;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  for (const replica of started.replicas) {
     const search = replica.service.search;
     const original = search.search.bind(search);
     search.search = (async (...args: Parameters<typeof original>) => {
@@ -26,6 +26,11 @@ beforeAll(async () => {
       return original(...args);
     }) as typeof search.search;
   }
+  return started;
+}
+
+beforeAll(async () => {
+  colony = await holdingColony({ COLONY_MCP_MAX_CONCURRENT: "2" });
 });
 afterAll(async () => {
   release?.();
@@ -33,8 +38,8 @@ afterAll(async () => {
 });
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const search = (id: number, from: string) =>
-  fetch(`${colony.url}/mcp`, {
+const search = (id: number, from: string, c = colony) =>
+  fetch(`${c.url}/mcp`, {
     method: "POST",
     headers: { ...HEADERS, "X-Forwarded-For": from },
     body: JSON.stringify({
@@ -74,5 +79,43 @@ test.skipIf(TEST_REPLICAS > 1)(
     })) as any;
     expect(result.isError).toBeFalsy();
     await Promise.all([other.close(), again.close()]);
+  },
+);
+
+// Per address alone, many addresses each under their cap together held as many POSTs (a server and
+// a search each, up to the 9 s deadline) as they liked: a botnet, or one client rotating addresses.
+test.skipIf(TEST_REPLICAS > 1)(
+  "all addresses together past COLONY_MCP_MAX_CONCURRENT_TOTAL are refused at once (raw HTTP and the SDK client); the places free once answered",
+  async () => {
+    release(); // the first test's colony lets its searches go
+    const wide = await holdingColony({ COLONY_MCP_MAX_CONCURRENT: "2", COLONY_MCP_MAX_CONCURRENT_TOTAL: "3" });
+    try {
+      // Three addresses, each under its cap of 2, fill the colony's 3 places.
+      const first = [search(1, "203.0.113.1", wide), search(2, "203.0.113.2", wide), search(3, "203.0.113.3", wide)];
+      while (held < 3) await Bun.sleep(10);
+      const fourth = await Promise.race([search(4, "203.0.113.4", wide), Bun.sleep(3000).then(() => null)]);
+      expect(held).toBe(3);
+      expect(fourth?.status).toBe(503);
+      expect(fourth!.headers.get("retry-after")).toBe("1");
+      const body = (await fourth!.json()) as any;
+      expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32017, data: { code: "busy", max_total: 3 } } });
+      expect(body.error.message).toContain("this colony is handling 3 MCP requests in flight from all addresses together");
+      expect(body.error.message).toContain("COLONY_MCP_MAX_CONCURRENT_TOTAL");
+      // An address with a place of its own left is refused too: every place is taken.
+      expect((await search(5, "203.0.113.1", wide)).status).toBe(503);
+      await expect(connectHttp(`${wide.url}/mcp`, { "X-Forwarded-For": "198.51.100.20" })).rejects.toThrow(/-32017/);
+
+      release();
+      expect((await Promise.all(first)).map((r) => r.status)).toEqual([200, 200, 200]);
+      const client = await connectHttp(`${wide.url}/mcp`, { "X-Forwarded-For": "198.51.100.20" });
+      const result = (await client.callTool({
+        name: "colony_search",
+        arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+      })) as any;
+      expect(result.isError).toBeFalsy();
+      await client.close();
+    } finally {
+      await wide.dispose();
+    }
   },
 );

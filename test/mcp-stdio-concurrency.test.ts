@@ -158,4 +158,45 @@ describe("colony mcp (stdio): requests at once are capped (COLONY_MCP_MAX_CONCUR
       held.stop();
     }
   }, 30_000);
+
+  // The cap counted every request read and not answered, pings too, though a ping holds nothing:
+  // a ping written in the same chunk as a call (a client's keep-alive beside its work) took the
+  // call's place, and with COLONY_MCP_MAX_CONCURRENT=1 the call was -32017 busy.
+  test("a ping beside a call holds no place of the cap: with a cap of 1, the call written with it is served", async () => {
+    const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
+      cwd: REPO_DIR,
+      env: mcpEnv({ COLONY_URL: colony.url, COLONY_AGENT_ID: "stdio-ping-cap-01", COLONY_MCP_MAX_CONCURRENT: "1" }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      proc.stdin.write(
+        line({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ping-cap", version: "1" } },
+        }) + line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      );
+      await proc.stdin.flush();
+      await Bun.sleep(500);
+      proc.stdin.write(line({ jsonrpc: "2.0", id: 1, method: "ping" }) + search(2) + line({ jsonrpc: "2.0", id: 3, method: "ping" }));
+      await proc.stdin.flush();
+      await Bun.sleep(300);
+      proc.stdin.end();
+      const answers = (await new Response(proc.stdout).text())
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      expect(await proc.exited).toBe(0);
+      const byId = new Map(answers.map((a) => [a.id, a]));
+      expect(byId.get(1)?.result).toEqual({});
+      expect(byId.get(3)?.result).toEqual({});
+      expect(byId.get(2)?.error).toBeUndefined();
+      expect(byId.get(2)?.result?.isError).toBeFalsy();
+    } finally {
+      proc.kill();
+    }
+  }, 30_000);
 });

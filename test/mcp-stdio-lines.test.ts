@@ -242,3 +242,69 @@ test("a request with an odd progress token is told which field is wrong over std
   ]);
   expect(code).toBe(0);
 }, 30_000);
+
+test("a line holding a key twice is refused with -32600 and its id (null when id is the key held twice), and the session goes on", async () => {
+  const twiceInArguments =
+    '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"colony_search","arguments":{"error":"a","error":"b"}}}\n';
+  const { answers, code } = await session([INITIALIZE, '{"jsonrpc":"2.0","id":2,"method":"ping","id":3}\n', twiceInArguments, ping(4)]);
+  expect(answers.filter((a) => a.id !== 1)).toEqual([
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: the line has the key "id" twice in one object (at "/"): send each key once' },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 5,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the line has the key "error" twice in one object (at "/params/arguments"): send each key once',
+      },
+    },
+    { jsonrpc: "2.0", id: 4, result: {} },
+  ]);
+  expect(code).toBe(0);
+}, 30_000);
+
+// MCP: a request id MUST NOT be reused in a session. A reuse of an id in flight was refused; one
+// right after its call was cancelled was run: the cancelled call's handler, ending, dropped the
+// SDK's cancellation handle of that id, so cancelling the new call did nothing (a colony_publish
+// prompt would stay open and publish once ticked; here a search is answered though cancelled).
+test("a request reusing the id of a call the client just cancelled is refused, not run; the session goes on", async () => {
+  const search = (id: number) =>
+    line({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+    });
+  const cancel = (id: number) => line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
+    cwd: REPO_DIR,
+    env: mcpEnv({ COLONY_URL: `http://127.0.0.1:${slow.port}`, COLONY_AGENT_ID: "stdio-lines-01" }),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const write = async (text: string, thenMs: number) => {
+    proc.stdin.write(text);
+    await proc.stdin.flush();
+    await Bun.sleep(thenMs);
+  };
+  await write(INITIALIZE, 300);
+  await write(search(7), 200);
+  await write(cancel(7) + search(7), 200);
+  await write(cancel(7), HOLD_MS + 1000); // past the slow colony's hold: an answer would be written by now
+  await write(ping(8), 200);
+  await proc.stdin.end();
+  const answers = (await new Response(proc.stdout).text())
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  expect(await proc.exited).toBe(0);
+  const seven = answers.filter((a) => a.id === 7);
+  expect(seven).toHaveLength(1);
+  expect(seven[0].error?.code).toBe(-32600);
+  expect(seven[0].error.message).toContain("cancelled");
+  expect(answers.find((a) => a.id === 8)?.result).toEqual({});
+}, 30_000);

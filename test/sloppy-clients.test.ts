@@ -176,3 +176,105 @@ test("a tool name that reads as a tool, and arguments sent as a JSON string, are
     await client.close();
   }
 });
+
+// JSON.parse keeps the last of two equal keys; a proxy, a validator or a log in front of the colony
+// may read the first, so `{"error":"benign","error":"…"}` was one body to them and another to the
+// colony. Refused on every door, naming the key and its object, and the next request is served.
+test("a body holding a key twice is refused on every door, naming the key; the next request is served", async () => {
+  const trail = JSON.stringify(sampleTrail({ error: "sloppy-clients: a key twice" }));
+  // The second `error` of problem spelled with an escape, as a smuggler would.
+  const twice = trail.replace('"error":"sloppy-clients: a key twice"', '"error":"benign","\\u0065rror":"sloppy-clients: a key twice"');
+  expect(twice).not.toBe(trail);
+  const rest = await colony.fetch("/v1/trails", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...agent("agent-sloppy") },
+    body: twice,
+  });
+  expect(rest.status).toBe(400);
+  expect(((await rest.json()) as any).error).toEqual({
+    code: "invalid_request",
+    message: 'the body has the key "error" twice in one object (at "/problem"): send each key once',
+  });
+  const call = (args: string) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"colony_search","arguments":${args}}}`;
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    for (const [body, at, id] of [
+      ['{"jsonrpc":"2.0","id":1,"method":"ping","id":2}', "/", null],
+      [call('{"error":"ModuleNotFoundError: No module named \'yaml\'","error":"x"}'), "/params/arguments", 9],
+    ] as const) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+      expect({ url, status: res.status }).toEqual({ url, status: 400 });
+      const answer = (await res.json()) as any;
+      // JSON, read and refused as a request: answered with its id, so the client's call ends at
+      // once; null when `id` is the key held twice (which was meant cannot be told).
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600, data: { code: "invalid_request" } } });
+      expect(answer.error.message).toContain(`twice in one object (at "${at}")`);
+    }
+    const client = await connectHttp(url);
+    expect(((await client.callTool({ name: "colony_search", arguments: { error: "x" } })) as any).isError).toBeFalsy();
+    await client.close();
+  }
+  expect((await colony.fetch("/v1/trails", json(JSON.parse(trail), agent("agent-sloppy")))).status).toBe(202);
+});
+
+// A path with an encoded slash or any percent-escape (`/v1%2Ffeed`, `/v1/f%65ed`) was told "paths
+// are lowercase", the hex digits of the escape read as capitals; and a route sent with the wrong
+// method (`GET /v1/search`, `POST /v1/feed`) was "no such route", though the path is right: a
+// client fixes the path that is not wrong. Still 404 not_found (interface.md §7 has no 405), now
+// saying what differs, with the methods the path takes in Allow (RFC 9110 §10.2.1).
+test("a path no route takes is told what differs: an encoded slash, or the methods the path takes; the next request is served", async () => {
+  const noRoute = async (path: string, init: RequestInit = {}) => {
+    const res = await colony.fetch(path, init);
+    return { status: res.status, allow: res.headers.get("allow"), error: ((await res.json()) as any).error };
+  };
+  expect(await noRoute("/v1%2Ffeed")).toEqual({
+    status: 404,
+    allow: null,
+    error: { code: "not_found", message: "no such route: the path holds an encoded slash (%2F); send / as it is" },
+  });
+  expect((await noRoute("/v1/f%65ed")).error.message).toBe("no such route");
+  expect((await noRoute("/V1/feed")).error.message).toBe("no such route: paths are lowercase; send it in lowercase");
+  expect(await noRoute("/v1/search")).toEqual({
+    status: 404,
+    allow: "POST",
+    error: { code: "not_found", message: "no such route for GET: this path takes POST" },
+  });
+  expect((await noRoute("/v1/search/")).error.message).toBe("no such route for GET: this path takes POST");
+  expect(await noRoute("/v1/feed", { method: "POST", ...json({}) })).toMatchObject({
+    allow: "GET, HEAD",
+    error: { message: "no such route for POST: this path takes GET, HEAD" },
+  });
+  expect((await noRoute("/v1/trails/01ARZ3NDEKTSV4RRFFQ69G5FAV", { method: "PUT" })).error.message).toMatch(
+    /^no such route for PUT: this path takes GET, HEAD, DELETE$/,
+  );
+  expect((await colony.fetch("/v1/feed?limit=1")).status).toBe(200);
+});
+
+// An argument name in another case, width or with an invisible character (`Error`, `ｅｒｒｏｒ`,
+// `err<U+200B>or`, `error ` with a blank) was told only that it is not an argument, beside the list
+// holding what looks like the same name: a model retries it unchanged. A tool name so written was
+// already told which to send; argument names now are too, by the same rule.
+test("an argument name that reads as one of the tool's is told which to send (SDK client, both doors)", async () => {
+  for (const url of [`${colony.url}/mcp`, `${standalone.url.replace(/\/mcp$/, "")}/mcp`]) {
+    const client = await connectHttp(url);
+    for (const key of ["Error", "ｅｒｒｏｒ", "err\u200bor", "error "]) {
+      const result = (await client.callTool({ name: "colony_search", arguments: { [key]: "ModuleNotFoundError: x" } })) as any;
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toContain(
+        "It reads as error but differs in case, width, blanks or invisible characters: send exactly error.",
+      );
+    }
+    // A name that reads as no argument gets no hint; one sent beside the exact name is still named.
+    const other = (await client.callTool({ name: "colony_search", arguments: { errors: "x", error: "y" } })) as any;
+    expect(other.content[0].text).not.toContain("reads as");
+    const result = (await client.callTool({
+      name: "colony_search",
+      arguments: { error: "ModuleNotFoundError: No module named 'yaml'" },
+    })) as any;
+    expect(result.isError).toBeFalsy();
+    await client.close();
+  }
+});

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { ColonyService } from "../service/colony";
 import { BodyParseError, parseJsonBody, refuseUndeclaredBrowserBody } from "./body";
 import { contextOf } from "./context";
-import { noRouteMessage, requestPath, routeReadAs } from "./host";
+import { methodsAt, noRouteMessage, requestPath, routeReadAs } from "./host";
 import { ServiceError, toServiceError } from "../service/errors";
 import { type ErrorShapes, errorResponse, jsonResponse } from "./errors";
 import type { Logger } from "../log";
@@ -49,7 +49,13 @@ export function createApp(service: ColonyService, logger: Logger, plugins: Route
         // Elysia wraps what the parse hook throws (a body nested too deep) in its ParseError.
         const cause = (error as { cause?: unknown }).cause;
         if (code === "PARSE" && cause instanceof ServiceError) return render(cause);
-        if (code === "NOT_FOUND") return render(new ServiceError("not_found", noRouteMessage(requestPath(request))));
+        if (code === "NOT_FOUND") {
+          // A right path with the wrong method (`GET /v1/search`) is told the methods it takes.
+          const path = requestPath(request);
+          const methods = methodsAt(app.routes, path).filter((m) => m !== request.method);
+          const allow: Record<string, string> = methods.length > 0 ? { Allow: methods.join(", ") } : {};
+          return render(new ServiceError("not_found", noRouteMessage(path, request.method, methods), undefined, allow));
+        }
         if (code === "PARSE") return render(new BodyParseError());
         if (code === "VALIDATION") return render(new ServiceError("invalid_request", "the request is not valid"));
         logger.error("unhandled error", {

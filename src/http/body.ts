@@ -1,5 +1,6 @@
 // Reads a request body up to a limit, before anything parses it, whether or not the client sent
 // Content-Length (a chunked body is counted as it streams in).
+import { quotedClientText } from "../core/hidden-json";
 import { ServiceError } from "../service/errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -14,22 +15,112 @@ const CLOSE_BRACE = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+const COMMA = 0x2c;
+
 /** True when arrays and objects nest deeper than `max`: one linear scan, brackets inside strings ignored. */
 export function nestsDeeperThan(text: string, max: number): boolean {
+  return scanJson(text, max).tooDeep;
+}
+
+/** A key an object of the text holds twice, and where that object is (a JSON pointer). */
+export interface DuplicateKey {
+  key: string;
+  pointer: string;
+}
+
+/** One open object or array of the scan; reused for every container at its depth. */
+interface Frame {
+  object: boolean;
+  /** The keys read so far (an object): a list while short, a set past SMALL_OBJECT_KEYS. */
+  keys: string[];
+  set: Set<string> | null;
+  /** The last key read (an object) or the index of the current element (an array). */
+  at: string | number;
+  /** The next string is a key (an object, after `{` or `,`). */
+  keyNext: boolean;
+}
+
+/** Keys an object holds before they are looked up in a set rather than a list. */
+const SMALL_OBJECT_KEYS = 8;
+
+const decodeKey = (raw: string): string | null => {
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return null; // not JSON: JSON.parse refuses the text itself
+  }
+};
+
+/** Whether the object of `frame` has read `key` already; it is added. */
+function seenBefore(frame: Frame, key: string): boolean {
+  frame.at = key;
+  if (frame.set !== null) {
+    if (frame.set.has(key)) return true;
+    frame.set.add(key);
+    return false;
+  }
+  if (frame.keys.includes(key)) return true;
+  frame.keys.push(key);
+  if (frame.keys.length > SMALL_OBJECT_KEYS) frame.set = new Set(frame.keys);
+  return false;
+}
+
+const pointerOf = (frames: Frame[], depth: number): string =>
+  frames
+    .slice(0, depth - 1)
+    .map((f) => `/${String(f.at).replaceAll("~", "~0").replaceAll("/", "~1")}`)
+    .join("");
+
+/**
+ * One linear scan of JSON text, strings skipped: whether arrays and objects nest deeper than
+ * `maxDepth` (it stops there), and the first key an object holds twice, its escapes read
+ * (`"a"` and `"\u0061"` are one key). The text is not checked to be JSON: JSON.parse does that.
+ */
+export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; duplicate: DuplicateKey | null } {
+  const frames: Frame[] = [];
   let depth = 0;
-  let inString = false;
+  let duplicate: DuplicateKey | null = null;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH)
-        i++; // the escaped character cannot end the string
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > max) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+    if (c === QUOTE) {
+      const start = i + 1;
+      for (i = start; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH)
+          i++; // the escaped character cannot end the string
+        else if (d === QUOTE) break;
+      }
+      const top = depth > 0 ? frames[depth - 1]! : null;
+      if (top?.keyNext && duplicate === null) {
+        top.keyNext = false;
+        const key = decodeKey(text.slice(start, i));
+        if (key !== null && seenBefore(top, key)) duplicate = { key, pointer: pointerOf(frames, depth) };
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (depth >= maxDepth) return { tooDeep: true, duplicate };
+      const object = c === OPEN_BRACE;
+      let frame = frames[depth];
+      if (frame === undefined) {
+        frame = { object, keys: [], set: null, at: 0, keyNext: object };
+        frames.push(frame);
+      } else {
+        frame.object = object;
+        frame.keys.length = 0;
+        frame.set = null;
+        frame.at = 0;
+        frame.keyNext = object;
+      }
+      depth++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth > 0) depth--;
+    } else if (c === COMMA && depth > 0) {
+      const top = frames[depth - 1]!;
+      if (top.object) top.keyNext = true;
+      else (top.at as number)++;
+    }
   }
-  return false;
+  return { tooDeep: false, duplicate };
 }
 
 /** A body that is not acceptable JSON: 400 invalid_request (an MCP endpoint answers JSON-RPC's parse error). */
@@ -39,12 +130,43 @@ export class BodyParseError extends ServiceError {
   }
 }
 
-/** A JSON body as a value; BodyParseError when it nests too deep (a SyntaxError when it is not JSON). */
-export function parseJsonBody(text: string): unknown {
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+/**
+ * A body whose object holds a key twice: JSON, read, and refused. It keeps what was read, so an
+ * MCP door can answer the request with its id when that id is not the key held twice.
+ */
+export class DuplicateKeyError extends BodyParseError {
+  constructor(
+    message: string,
+    readonly duplicate: DuplicateKey,
+    readonly value: unknown,
+  ) {
+    super(message);
   }
-  return JSON.parse(text);
+
+  /** Whether the key held twice is the message's own `id` (which of the two was meant cannot be told). */
+  get idIsTwice(): boolean {
+    return this.duplicate.pointer === "" && this.duplicate.key === "id";
+  }
+}
+
+/**
+ * A JSON body as a value; BodyParseError when it nests too deep, DuplicateKeyError when an object holds a key twice
+ * (a SyntaxError when it is not JSON). JSON.parse keeps the last of two equal keys, where a proxy,
+ * a validator or a log in front of the colony may read the first (RFC 8259 §4: such an object's
+ * meaning is unpredictable): `{"error":"benign","error":"…"}` would be read as two bodies.
+ */
+export function parseJsonBody(text: string): unknown {
+  const { tooDeep, duplicate } = scanJson(text, MAX_JSON_DEPTH);
+  if (tooDeep) throw new BodyParseError(`the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  const value: unknown = JSON.parse(text);
+  if (duplicate) {
+    throw new DuplicateKeyError(
+      `the body has the key ${quotedClientText(duplicate.key)} twice in one object (at ${quotedClientText(duplicate.pointer || "/")}): send each key once`,
+      duplicate,
+      value,
+    );
+  }
+  return value;
 }
 
 /** `application/json`, or a structured-syntax JSON type (`application/vnd.x+json`), parameters ignored. */
@@ -88,6 +210,9 @@ function namesUtf8(charset: string): boolean {
   }
 }
 
+/** A `charset` parameter of a Content-Type, quoted or not. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
+
 /** UTF-16 and UTF-32 under their names: no byte of such a body reads as the same text in UTF-8. */
 const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
 
@@ -99,10 +224,20 @@ const WIDE_CHARSET = /^(?:utf-?(?:16|32)|ucs-?[24]|unicode)/;
  * so only one holding other bytes is refused for an 8-bit charset.
  */
 function refuseForeignCharset(headers: Headers, body: Uint8Array): void {
-  const declared = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  const charsets = [...(headers.get("content-type") ?? "").matchAll(CHARSET_PARAMETER)].map((m) => m[1]!.toLowerCase());
+  const shown = (charset: string) => charset.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
+  // Declared twice, differently: the colony read the first, a proxy or validator in front may read
+  // the last (one body, two readings, as a JSON key held twice).
+  if (new Set(charsets.map((c) => (namesUtf8(c) ? "utf-8" : c))).size > 1) {
+    const names = charsets.slice(0, 4).map(shown).join(", ");
+    throw new ServiceError(
+      "invalid_request",
+      `the body must be UTF-8 JSON; its Content-Type declares charset more than once (${names}): declare it once`,
+    );
+  }
+  const declared = charsets[0];
   if (declared !== undefined && !namesUtf8(declared) && (WIDE_CHARSET.test(declared) || !isAscii(body))) {
-    const name = declared.replace(/[^a-z0-9._:+-]/g, "").slice(0, 40);
-    throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${name}`);
+    throw new ServiceError("invalid_request", `the body must be UTF-8 JSON; its Content-Type declares charset=${shown(declared)}`);
   }
   if ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff)) {
     throw new ServiceError("invalid_request", "the body is UTF-16 (it starts with a byte order mark): send it as UTF-8");

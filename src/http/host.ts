@@ -35,18 +35,61 @@ export function requestPath(request: Request): string {
 /**
  * A 404's message for a path no route takes. A doubled slash (`//v1/feed`, `/v1//feed`) is what a
  * client makes joining a base URL that ends in `/` to `/v1/…`; it is not routed as the single slash
- * (a proxy's rule on `/v1/admin` would not see `//v1/admin`), so the message says what to fix.
+ * (a proxy's rule on `/v1/admin` would not see `//v1/admin`), so the message says what to fix; so
+ * is an encoded slash (`/v1%2Ffeed`: a client that escaped the whole path). `methods`: those that
+ * another route takes at this path (`GET /v1/search`), when the path is right and the method not.
  */
-export function noRouteMessage(path: string): string {
+export function noRouteMessage(path: string, method = "", methods: string[] = []): string {
+  if (methods.length > 0) return `no such route for ${method}: this path takes ${methods.join(", ")}`;
   if (path.includes("//")) {
     return "no such route: the path has an empty segment (//), as a base URL ending in / joined to a path beginning with / makes; send it with one slash";
   }
+  if (/%2f/i.test(path)) return "no such route: the path holds an encoded slash (%2F); send / as it is";
   // `/MCP`, `/V1/feed`: a hand-written URL or a config tool that capitalises. Not routed (paths are
-  // exact, as a proxy's rules read them); the message says what differs.
-  if (/[A-Z]/.test(path) && path !== path.toLowerCase() && /^[\x21-\x7e]*$/.test(path)) {
+  // exact, as a proxy's rules read them); the message says what differs. The hex digits of a
+  // percent-escape (`%2F`, `%E2`) are no capitals.
+  const letters = path.replace(/%[0-9A-Fa-f]{2}/g, "");
+  if (/[A-Z]/.test(letters) && /^[\x21-\x7e]*$/.test(path)) {
     return "no such route: paths are lowercase; send it in lowercase";
   }
   return "no such route";
+}
+
+/** A route as the router lists it: a method and a path pattern (`/v1/trails/:id`). */
+export interface RoutePattern {
+  method: string;
+  path: string;
+}
+
+/**
+ * The methods routes take at `path`, in a stable order (HEAD beside GET, as the server answers
+ * HEAD for every GET route): what an Allow header names. Patterns' `:param` segments match any
+ * one segment; `*` the rest.
+ */
+export function methodsAt(routes: RoutePattern[], path: string): string[] {
+  const methods = new Set<string>();
+  const routed = path.replace(/(.)\/$/, "$1"); // routes take a trailing slash as without
+  for (const r of routes) {
+    if (r.method === "ALL" || !patternOf(r.path).test(routed)) continue;
+    methods.add(r.method);
+    if (r.method === "GET") methods.add("HEAD");
+  }
+  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+  return [...methods].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+}
+
+const patterns = new Map<string, RegExp>();
+function patternOf(route: string): RegExp {
+  let re = patterns.get(route);
+  if (!re) {
+    const body = route
+      .split("/")
+      .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    re = new RegExp(`^${body}$`);
+    patterns.set(route, re);
+  }
+  return re;
 }
 
 /**

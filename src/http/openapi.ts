@@ -157,11 +157,21 @@ export const API_ROUTES: ApiRoute[] = [
       "If-Match": {
         schema: Type.String(),
         description:
-          "the ETag of the draft as it was shown (GET /v1/drafts/{draft_id}); when the colony would now publish something else (its content rules changed since), 412 draft_changed and nothing is published. Without it the draft is published as the rules running now make it",
+          'the ETag of the draft as it was shown (GET /v1/drafts/{draft_id}); when the colony would now publish something else (its content rules changed since), 412 draft_changed and nothing is published. Compared strongly (RFC 9110 §13.1.1): a weak tag (W/"…") never matches; * matches; a value that is no entity tag or list of them is 400 invalid_request. Without it the draft is published as the rules running now make it',
       },
     },
     answers: { 202: { description: "published and queued", schema: S.DraftPublished } },
-    errors: ["not_found", "published", "discarded", "in_progress", "draft_changed", "publish_limited", "busy", "unavailable"],
+    errors: [
+      "invalid_request",
+      "not_found",
+      "published",
+      "discarded",
+      "in_progress",
+      "draft_changed",
+      "publish_limited",
+      "busy",
+      "unavailable",
+    ],
   },
   {
     method: "post",

@@ -2,6 +2,7 @@
 // imported as text so that they are embedded in the compiled binary, served with a strict CSP (no
 // inline script or style, nothing from another origin) and the same security headers.
 import { createHash } from "node:crypto";
+import { ifNoneMatchNames } from "../core/entity-tags";
 
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
@@ -32,19 +33,6 @@ export function asset(body: string, contentType: string, cacheControl: string): 
 export const page = (body: string): Asset => ({ ...asset(body, "text/html; charset=utf-8", "no-store"), page: true });
 export const script = (body: string) => asset(body, "text/javascript; charset=utf-8", "no-cache");
 export const style = (body: string) => asset(body, "text/css; charset=utf-8", "no-cache");
-
-/**
- * Whether an If-None-Match header names this entity tag (RFC 9110 §13.1.2): `*`, or a list of
- * tags compared weakly, so `W/"…"` matches too. A proxy or CDN that compresses an answer weakens
- * its ETag, and a cache may revalidate several stored tags at once: both were answered 200 whole.
- */
-export function ifNoneMatchNames(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  if (header.trim() === "*") return true;
-  const opaque = etag.replace(/^W\//, "");
-  for (const tag of header.match(/(?:W\/)?"[^"]*"/g) ?? []) if (tag.replace(/^W\//, "") === opaque) return true;
-  return false;
-}
 
 export function serve(a: Asset, request: Request): Response {
   // The router serves `/console/` as `/console`, but there the page's relative links name

@@ -3,7 +3,7 @@
 // style as src/config.ts.
 import { allowedOrigins, ConfigError, DEFAULT_MCP_MAX_CONCURRENT, int, mcpMaxConcurrent, str, type Env } from "../config";
 
-export { DEFAULT_MCP_MAX_CONCURRENT, mcpMaxConcurrent } from "../config";
+export { DEFAULT_MCP_MAX_CONCURRENT, mcpMaxConcurrent, mcpMaxConcurrentTotal } from "../config";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { codePointLength, Trail } from "../core/trail";
 

@@ -5,7 +5,7 @@
 import type { Elysia } from "elysia";
 import { contextOf } from "../http/context";
 import type { ColonyService } from "../service/colony";
-import { hostedToolConfig, mcpMaxConcurrent, type ToolConfig } from "./config";
+import { hostedToolConfig, mcpMaxConcurrent, mcpMaxConcurrentTotal, type ToolConfig } from "./config";
 import type { ErrorRenderer } from "../http/errors";
 import type { ServiceError } from "../service/errors";
 import { MCP_PATH, serviceErrorAsJsonRpc } from "./jsonrpc-errors";
@@ -19,7 +19,7 @@ export function mcpRoutes(
   service: ColonyService,
   config: ToolConfig = hostedToolConfig(),
   origins = new OriginPolicy([]),
-  inFlight = new InFlightLimit(mcpMaxConcurrent(process.env)),
+  inFlight = new InFlightLimit(mcpMaxConcurrent(process.env), mcpMaxConcurrentTotal(process.env)),
 ) {
   const notAllowed = async (ctx: { [key: string]: any }) =>
     origins.withCors(ctx.request as Request, (await loadHandler()).methodNotAllowed());
@@ -49,8 +49,12 @@ export function mcpRoutes(
         const ctx = contextOf(request);
         // Each address has COLONY_MCP_MAX_CONCURRENT POSTs in flight at most (src/mcp/in-flight.ts):
         // the quota bounds how many it starts a minute, not how many slow searches it holds at once.
+        // All addresses together have COLONY_MCP_MAX_CONCURRENT_TOTAL: many addresses, each under
+        // its own cap, held as many servers and searches as they liked.
         const address = ctx.client.address;
-        if (!inFlight.tryEnter(address)) return origins.withCors(request, busyResponse(inFlight.max, "this address"));
+        const full = inFlight.tryEnter(address);
+        if (full === "client") return origins.withCors(request, busyResponse(inFlight.max, "this address"));
+        if (full === "all") return origins.withCors(request, busyResponse(inFlight.maxTotal, "this colony"));
         try {
           return await answerPost(request, body, ctx);
         } finally {

@@ -3,7 +3,7 @@
 // The HTTP status and the layer's headers (RateLimit-*, Retry-After) stay as on every route.
 // JSON-RPC 2.0 reserves -32000 to -32099 for server errors; Colony's are listed in docs/mcp.md.
 import { escapeHiddenInJson } from "../core/hidden-json";
-import { BodyParseError } from "../http/body";
+import { BodyParseError, DuplicateKeyError } from "../http/body";
 import { InvalidAgentHeaderError } from "../http/client";
 import type { ServiceError } from "../service/errors";
 
@@ -29,7 +29,7 @@ export const JSON_RPC_ERRORS = {
   badRequest: -32015,
   /** 503: the POST ran past its deadline (MCP_REQUEST_DEADLINE_MS); its calls were abandoned. */
   deadline: -32016,
-  /** 503: `colony mcp --http` is handling COLONY_MCP_MAX_CONCURRENT POSTs already; retry after Retry-After. */
+  /** The client (or, hosted, all addresses together) has as many requests in flight as the cap allows (src/mcp/in-flight.ts); retry later. */
   busy: -32017,
 } as const;
 
@@ -89,7 +89,18 @@ export function jsonRpcErrorResponse(
   });
 }
 
+/**
+ * The id an answer to a message refused for a key held twice carries: the request's, read as any
+ * refused request's is, unless the key held twice is its `id` (then null: which was meant cannot
+ * be told). A client's call then ends at once rather than at its own timeout.
+ */
+export function duplicateKeyAnswerId(err: DuplicateKeyError): string | number | null {
+  return err.idIsTwice ? null : answerableRequestId(err.value);
+}
+
 function codeOf(err: ServiceError): number {
+  // JSON it is, read whole: refused as a request, not as text that does not parse.
+  if (err instanceof DuplicateKeyError) return JSON_RPC_ERRORS.invalidRequest;
   if (err instanceof BodyParseError) return JSON_RPC_ERRORS.parseError;
   if (err instanceof InvalidAgentHeaderError) return JSON_RPC_ERRORS.invalidAgent;
   if (err.status === 413) return JSON_RPC_ERRORS.tooLarge;
@@ -101,5 +112,6 @@ function codeOf(err: ServiceError): number {
 
 /** A refusal of the colony's layer, as an MCP endpoint answers it; `data.code` is the REST code. */
 export function serviceErrorAsJsonRpc(err: ServiceError): Response {
-  return jsonRpcErrorResponse(err.status, codeOf(err), err.message, { code: err.code }, err.headers);
+  const id = err instanceof DuplicateKeyError ? duplicateKeyAnswerId(err) : null;
+  return jsonRpcErrorResponse(err.status, codeOf(err), err.message, { code: err.code }, err.headers, id);
 }

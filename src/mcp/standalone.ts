@@ -86,7 +86,7 @@ export function startStandalone(
     // Each POST may hold its connection, a server and requests to the colony up to its deadline;
     // uncapped, a client that keeps sending them (a retry loop, a hostile local process) piles up
     // without bound. One more than the cap is refused at once, unread.
-    if (!inFlight.tryEnter("")) return busyResponse(cfg.maxConcurrent, "this server");
+    if (inFlight.tryEnter("") !== null) return busyResponse(cfg.maxConcurrent, "this server");
     try {
       return await handleCountedPost(request, server);
     } finally {

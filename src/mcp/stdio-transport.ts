@@ -5,16 +5,17 @@
 // Here every line that is no message is answered with a JSON-RPC error, as the HTTP endpoints
 // answer such a body, and the session goes on:
 // - not JSON, or nesting deeper than the HTTP endpoints parse (parseJsonBody): -32700, id null;
+// - an object holding a key twice: -32600, with the request's id unless `id` is the key held twice;
 // - JSON that is no JSON-RPC message (a batch, a request with params not an object, …): -32600,
 //   with the request's id when it has one, so the client's call ends at once;
 // - a line over MAX_LINE_BYTES: -32010, id null; the rest of the line is skipped unread.
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { BodyParseError, parseJsonBody } from "../http/body";
+import { BodyParseError, DuplicateKeyError, parseJsonBody } from "../http/body";
 import type { Logger } from "../log";
 import { escapeHiddenInJson } from "../core/hidden-json";
-import { answerableRequestId, JSON_RPC_ERRORS, paramsRefusal } from "./jsonrpc-errors";
+import { answerableRequestId, duplicateKeyAnswerId, JSON_RPC_ERRORS, paramsRefusal } from "./jsonrpc-errors";
 
 /** The longest line read, as the SDK's transport allowed (a tool's text is cut locally, not refused). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -126,6 +127,11 @@ export class StdioLineTransport implements Transport {
     try {
       value = parseJsonBody(line);
     } catch (err) {
+      if (err instanceof DuplicateKeyError) {
+        const why = err.message.replace(/^the body/, "the line");
+        this.refuse(duplicateKeyAnswerId(err), JSON_RPC_ERRORS.invalidRequest, `Invalid Request: ${why}`);
+        return;
+      }
       const why = err instanceof BodyParseError ? err.message.replace(/^the body/, "the line") : "the line is not valid JSON";
       this.refuse(null, JSON_RPC_ERRORS.parseError, `Parse error: ${why}`);
       return;

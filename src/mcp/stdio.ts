@@ -18,6 +18,7 @@ import { errorMessage } from "../core/error-message";
 import type { Logger } from "../log";
 import { HttpColonyClient, shownColonyUrl } from "./colony-client";
 import { localToolConfig, type McpConfig } from "./config";
+import { busyError, InFlightLimit } from "./in-flight";
 import { JSON_RPC_ERRORS } from "./jsonrpc-errors";
 import { StdioLineTransport } from "./stdio-transport";
 import { createToolServer } from "./tool-server";
@@ -27,12 +28,30 @@ export const DRAIN_MS = 30_000;
 
 type RequestId = string | number;
 
-/** The stdio transport, counting the requests read and not answered yet. */
+/** Cancelled requests' ids remembered, to refuse their reuse (a few bytes each). */
+const CANCELLED_IDS_KEPT = 1024;
+
+/** The one client of a stdio process, as InFlightLimit counts it. */
+const STDIO_CLIENT = "";
+
+/**
+ * The stdio transport, knowing the requests read and not answered yet (by id: the drain waits for
+ * them, and a request reusing one's id is refused) and counting those the cap counts in the rule
+ * every door shares (InFlightLimit).
+ */
 export class DrainingTransport implements Transport {
   onclose?: Transport["onclose"];
   onerror?: Transport["onerror"];
   onmessage?: Transport["onmessage"];
-  private readonly pending = new Set<RequestId>();
+  /** Requests read and not answered, each with whether it holds a place of the cap. */
+  private readonly pending = new Map<RequestId, boolean>();
+  private readonly inFlightLimit: InFlightLimit;
+  /**
+   * Ids of requests the client cancelled, the latest CANCELLED_IDS_KEPT: a request reusing one is
+   * refused (MCP: an id is never reused in a session). The cancelled call's handler may still be
+   * ending, and as it ends the SDK drops the cancellation handle of its id, the new call's.
+   */
+  private readonly cancelledIds = new Set<RequestId>();
   private idleWaiters: (() => void)[] = [];
   /** The id of the initialize request being answered (another meanwhile is refused), then whether one was answered with a result. */
   private initializing: RequestId | undefined;
@@ -42,8 +61,9 @@ export class DrainingTransport implements Transport {
     private readonly inner: Transport,
     private readonly logger: Pick<Logger, "warn"> | null = null,
     /** Requests run at once (COLONY_MCP_MAX_CONCURRENT); one more is refused with -32017 `busy`. */
-    private readonly maxInFlight = Number.POSITIVE_INFINITY,
+    maxInFlight = Number.POSITIVE_INFINITY,
   ) {
+    this.inFlightLimit = new InFlightLimit(maxInFlight);
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => {
@@ -51,53 +71,53 @@ export class DrainingTransport implements Transport {
         // A request reusing the id of one in flight (MCP: a requestor MUST NOT reuse an id) is not
         // run: the SDK kept one cancellation handle per id, so cancelling that id reached only the
         // later call, and a cancelled colony_publish published the earlier one once it was ticked.
-        if (this.pending.has(message.id)) return this.refuseReusedId(message.id);
-        // Bounded as `colony mcp --http` bounds its POSTs: a client writing calls without waiting
-        // for answers had each run at once, every one holding a request to the colony up to its
-        // timeout. A ping is answered at once and holds nothing, so a liveness check still passes.
-        if (this.pending.size >= this.maxInFlight && message.method !== "ping") return this.refuseOverCap(message.id);
+        if (this.pending.has(message.id)) return this.refuseReusedId(message.id, "in flight");
+        if (this.cancelledIds.has(message.id)) return this.refuseReusedId(message.id, "cancelled");
         // A session initializes once (MCP lifecycle): the SDK answered a second initialize and
         // replaced the client's capabilities and protocol version mid-session (a client claiming
         // elicitation it had not declared, a version it had not negotiated), where the HTTP
         // endpoints' SDK transport refuses re-initialization. Refused, the session goes on as it was.
-        if (message.method === "initialize") {
-          if (this.initialized || this.initializing !== undefined) return this.refuseSecondInitialize(message.id);
-          this.initializing = message.id;
-        }
-        this.pending.add(message.id);
+        const secondInitialize = this.initialized || this.initializing !== undefined;
+        if (message.method === "initialize" && secondInitialize) return this.refuseSecondInitialize(message.id);
+        // Bounded as `colony mcp --http` bounds its POSTs: a client writing calls without waiting
+        // for answers had each run at once, every one holding a request to the colony up to its
+        // timeout. A ping is answered at once and holds nothing, so a liveness check still passes.
+        const counted = message.method !== "ping";
+        if (counted && this.inFlightLimit.tryEnter(STDIO_CLIENT) !== null) return this.refuseOverCap(message.id);
+        if (message.method === "initialize") this.initializing = message.id;
+        this.pending.set(message.id, counted);
       }
       this.onmessage?.(message, extra);
       // The SDK never answers a request the client cancelled: waiting for its answer held the
       // process for the whole drain once stdin closed.
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
         const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (id !== undefined) this.settle(id);
+        if (id !== undefined && this.pending.has(id)) {
+          this.settle(id);
+          this.cancelledIds.add(id);
+          if (this.cancelledIds.size > CANCELLED_IDS_KEPT) this.cancelledIds.delete(this.cancelledIds.values().next().value!);
+        }
       }
     };
   }
 
-  private refuseReusedId(id: RequestId): void {
+  private refuseReusedId(id: RequestId, used: "in flight" | "cancelled"): void {
     const message =
-      `Invalid Request: id ${JSON.stringify(id)} is used by a request still in flight; this request was not run ` +
-      "(the earlier one goes on and is answered). Give every request its own id.";
-    this.logger?.warn("refused a request reusing the id of one in flight", { id });
+      used === "in flight"
+        ? `Invalid Request: id ${JSON.stringify(id)} is used by a request still in flight; this request was not run ` +
+          "(the earlier one goes on and is answered). Give every request its own id."
+        : `Invalid Request: id ${JSON.stringify(id)} was used by a request this session cancelled; this request was not run. ` +
+          "Give every request its own id.";
+    this.logger?.warn(`refused a request reusing the id of one ${used}`, { id });
     void this.inner
       .send({ jsonrpc: "2.0", id, error: { code: JSON_RPC_ERRORS.invalidRequest, message } })
       .catch((error) => this.onerror?.(error));
   }
 
   private refuseOverCap(id: RequestId): void {
-    const message =
-      `this server is running ${this.maxInFlight} requests at once (COLONY_MCP_MAX_CONCURRENT), its limit; this one was not run. ` +
-      "Retry once an earlier call is answered, or send fewer requests at once";
-    this.logger?.warn("refused a request over the cap", { id, max_concurrent: this.maxInFlight });
-    void this.inner
-      .send({
-        jsonrpc: "2.0",
-        id,
-        error: { code: JSON_RPC_ERRORS.busy, message, data: { code: "busy", max_concurrent: this.maxInFlight } },
-      })
-      .catch((error) => this.onerror?.(error));
+    const max = this.inFlightLimit.max;
+    this.logger?.warn("refused a request over the cap", { id, max_concurrent: max });
+    void this.inner.send({ jsonrpc: "2.0", id, error: busyError(max, "this server", false) }).catch((error) => this.onerror?.(error));
   }
 
   private refuseSecondInitialize(id: RequestId): void {
@@ -111,9 +131,11 @@ export class DrainingTransport implements Transport {
   }
 
   private settle(id: RequestId): void {
-    if (this.pending.delete(id) && this.pending.size === 0) {
-      for (const wake of this.idleWaiters.splice(0)) wake();
-    }
+    const counted = this.pending.get(id);
+    if (counted === undefined) return;
+    this.pending.delete(id);
+    if (counted) this.inFlightLimit.leave(STDIO_CLIENT);
+    if (this.pending.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   start(): Promise<void> {

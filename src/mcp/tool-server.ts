@@ -73,9 +73,9 @@ function argumentPath(pointer: string): string {
   return cutToChars(parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join(""), QUOTED_PATH_CHARS);
 }
 
-/** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted and cut. */
+/** "/a~1b" → "\"a/b\"": an argument name the tool does not have, any text (empty, blank, digits), quoted by the one rule for client text. */
 function quotedName(pointer: string): string {
-  return JSON.stringify(cutToChars(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~"), QUOTED_PATH_CHARS));
+  return quotedClientText(pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~"), QUOTED_PATH_CHARS);
 }
 
 /**
@@ -93,13 +93,33 @@ function withoutNullOptionals(schema: TObject, args: Record<string, unknown>): R
   );
 }
 
+/**
+ * A name that is none of `names` but reads as one once case, width, blanks, invisible characters
+ * and look-alike letters are folded (`Colony_Search`, `ｅｒｒｏｒ`, `err<U+200B>or`): the sentence
+ * saying which to send, or "". Names stay exact (as enums do); a model retries a name it was only
+ * told is wrong unchanged. Tool names and argument names alike.
+ */
+export function readsAsName(sent: string, names: Iterable<string>): string {
+  if (sent.length > 100) return "";
+  const folded = foldLetters(sent).trim();
+  for (const name of names) {
+    if (name === folded && name !== sent) {
+      return ` It reads as ${name} but differs in case, width, blanks or invisible characters: send exactly ${name}.`;
+    }
+  }
+  return "";
+}
+
 /** One plain sentence per failing argument, for the model to correct its call. */
 export function invalidArguments(tool: string, details: ValidationDetail[]): CallToolResult {
   const unknown = (d: ValidationDetail) => d.message === UNKNOWN_FIELD_MESSAGE && d.path.lastIndexOf("/") === 0;
-  const lines = details.map((d) =>
-    unknown(d) ? `${quotedName(d.path)} is not an argument of ${tool}.` : `${argumentPath(d.path)} ${d.message}.`,
-  );
   const known = Object.keys(STRICT_INPUT.get(tool)?.properties ?? {});
+  const sentName = (pointer: string) => pointer.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
+  const lines = details.map((d) =>
+    unknown(d)
+      ? `${quotedName(d.path)} is not an argument of ${tool}.${readsAsName(sentName(d.path), known)}`
+      : `${argumentPath(d.path)} ${d.message}.`,
+  );
   if (details.some(unknown) && known.length > 0) lines.push(`Its arguments are: ${known.join(", ")}.`);
   return failure(`Invalid arguments for ${tool}: ${lines.join(" ")}`);
 }
@@ -213,10 +233,7 @@ export function createToolServer(client: ColonyClient, cfg: ToolConfig): Server 
     if (!tool) {
       // `Colony_Search`, `colony_search ` (a trailing blank), a zero-width space: the name reads as
       // one of the tools. Names stay exact (as enums do); the hint says which to send.
-      const folded = name.length <= 100 ? foldLetters(name).trim() : "";
-      const meant = BY_NAME.has(folded)
-        ? ` It reads as ${folded} but differs in case, width, blanks or invisible characters: send exactly ${folded}.`
-        : "";
+      const meant = readsAsName(name, BY_NAME.keys());
       throw protocolError(ErrorCode.InvalidParams, `Unknown tool ${quoted()}; this server has ${[...BY_NAME.keys()].join(", ")}.${meant}`);
     }
     // Wrong arguments are a tool error, not a protocol error: the model reads it and corrects the call.

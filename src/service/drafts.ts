@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { canonicalJson } from "../core/enrichment";
 import { fingerprint } from "../core/fingerprint";
+import { ifMatchHolds } from "../core/entity-tags";
 import { prepareTrail } from "../core/prepare";
 import { mergeCounts, placeholderCounts, type RedactionCounts, redactTrail } from "../core/redaction";
 import { cutSensitiveContent } from "../core/rejection";
@@ -82,14 +83,6 @@ export function viewOfDraft(d: Pick<DraftRecord, "trail" | "redactions">): Draft
 export function draftViewTag(view: Pick<DraftView, "trail" | "redactions" | "risk">): string {
   const { trail, redactions, risk } = view;
   return createHash("sha256").update(canonicalJson({ trail, redactions, risk })).digest("hex").slice(0, 32);
-}
-
-/** Whether an If-Match header names this view (RFC 9110 13.1.1: a list of entity tags, or `*`). */
-export function ifMatchNames(header: string, tag: string): boolean {
-  return header
-    .split(",")
-    .map((t) => t.trim().replace(/^W\//, ""))
-    .some((t) => t === "*" || t === `"${tag}"`);
 }
 
 /**
@@ -253,7 +246,14 @@ export class DraftService {
     const d = await this.find(token);
     if (d.state !== "pending") throw new ServiceError(d.state, `the draft is already ${d.state}`);
     const view = this.views.viewOf(d.tokenHash, d);
-    if (ifMatch !== null && !ifMatchNames(ifMatch, view.tag)) {
+    const holds = ifMatch === null ? true : ifMatchHolds(ifMatch, `"${view.tag}"`);
+    if (holds === null) {
+      throw new ServiceError(
+        "invalid_request",
+        'If-Match must be the ETag of the draft as shown ("…", from GET /v1/drafts/{draft_id}), a list of such tags, or *; leave it out to publish the draft as it reads now',
+      );
+    }
+    if (!holds) {
       throw new ServiceError(
         "draft_changed",
         "the colony's content rules changed since this draft was shown: its payload or risk flags read differently now; read it again (GET) and approve what it shows",

@@ -486,8 +486,11 @@ import { markedText } from "./dom.js";
       let r;
       try {
         // Publish names the view this page shows: the colony refuses it (412 draft_changed) when it
-        // would publish anything else, rather than publish what the person did not read.
-        r = await api("POST", draftPath(id, action), action === "publish" && etag ? { "if-match": etag } : {});
+        // would publish anything else, rather than publish what the person did not read. If-Match
+        // compares strongly, and a proxy that compresses answers weakens the ETag (W/"…"); the tag
+        // names the view (payload, counts, flags), which compression does not change: sent strong.
+        const shown = etag ? etag.replace(/^W\//, "") : "";
+        r = await api("POST", draftPath(id, action), action === "publish" && shown ? { "if-match": shown } : {});
       } catch (err) {
         if (gen !== generation) return;
         if (!(err instanceof NetworkError)) throw err;
