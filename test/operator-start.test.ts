@@ -9,6 +9,9 @@ import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { loadConfig } from "../src/config";
+import { createLogger } from "../src/log";
+import { loadMcpConfig } from "../src/mcp/config";
+import { startStandalone } from "../src/mcp/standalone";
 import { startColony } from "../src/serve";
 import { backupDatabase } from "../src/store/sqlite/backup";
 import { openDatabase } from "../src/store/sqlite/database";
@@ -136,6 +139,36 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
       );
     } finally {
       await taken.stop(true);
+    }
+  });
+
+  // Bun.serve with `development: false` (serverFallbacks) sets SO_REUSEPORT unless told not to, and
+  // two sockets that both set it share the port: a second colony started on a colony's port
+  // listened beside it, and the kernel split the requests between the two colonies.
+  test("a port another colony listens on: exit 2 naming the port, not a second colony sharing it", async () => {
+    const first = await startColony(loadConfig({ COLONY_DATA_DIR: dir(), COLONY_PORT: "0", COLONY_LOG_LEVEL: "silent" }));
+    try {
+      const r = await run(["serve"], { COLONY_DATA_DIR: dir(), COLONY_PORT: String(first.port) });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe(
+        `colony: port ${first.port} on 127.0.0.1 is already in use by another process: stop the other process or choose another COLONY_PORT`,
+      );
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("colony mcp --http on the port of another colony mcp --http: exit 2 naming the port", async () => {
+    const first = startStandalone(loadMcpConfig({}), { port: 0, logger: createLogger("silent") });
+    try {
+      const r = await run(["mcp", "--http", "--port", String(first.port)], {});
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(
+        `colony: port ${first.port} on 127.0.0.1 is already in use by another process: stop the other process or choose another COLONY_MCP_PORT (or --port N)`,
+      );
+    } finally {
+      await first.stop();
     }
   });
 
