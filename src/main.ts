@@ -135,12 +135,24 @@ ${doc(MCP_CONFIG_DOC)}
 `;
 }
 
+function commandHelp(c: Command): string {
+  const [first, ...more] = c.usage.map((u) => `colony ${u}`);
+  return `usage: ${[first, ...more].join("\n       ")}\n\n${c.summary}.\nExit codes and environment variables: colony --help.\n`;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [name = "serve", ...rest] = argv;
   const command = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
   if (!command) {
     process.stderr.write(`colony: unknown command: ${name}\n\n${help()}`);
     process.exit(EXIT.usage);
+  }
+  // `colony COMMAND --help` (or -h) shows that command's usage: read as an argument, it was an
+  // unknown option, or a file name (`colony backup --help` wrote a snapshot to a file "--help").
+  const beforeSeparator = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (command.name !== "help" && beforeSeparator.some((a) => a === "--help" || a === "-h")) {
+    process.stdout.write(commandHelp(command));
+    return;
   }
   try {
     const code = await command.run(rest);
