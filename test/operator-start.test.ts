@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { loadConfig } from "../src/config";
@@ -222,6 +222,54 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     expect(r.stderr.trim()).toBe(
       `colony: COLONY_MODEL_DIR=${modelDir} does not load: ${modelDir}: the model gives ${manifest.dim} numbers per text, but manifest.json says dim 128`,
     );
+  });
+
+  // A damaged copy of a static model said what the code tripped on, not what is wrong with the copy:
+  // a manifest.json cut short was "tokenizer.json: only WordPiece (BERT) tokenizers are supported,
+  // found no model", one without its files list "Object.entries requires that input parameter not be
+  // null or undefined", a truncated tokenizer.json "JSON Parse error: Unexpected EOF".
+  describe("COLONY_MODEL_DIR holding a damaged copy of a static model: exit 2, the file named, what to do", () => {
+    const shipped = join(REPO_DIR, "models/default");
+    const manifestText = readFileSync(join(shipped, "manifest.json"), "utf8");
+    const manifest = JSON.parse(manifestText);
+    const copyAgain = "copy the model directory again";
+    for (const [what, damage, detail] of [
+      [
+        "manifest.json cut short",
+        (d: string) => writeFileSync(join(d, "manifest.json"), manifestText.slice(0, manifestText.indexOf('"kind"'))),
+        (d: string) => `${d}/manifest.json is not valid JSON (JSON Parse error: Property name must be a string literal): ${copyAgain}`,
+      ],
+      [
+        "manifest.json without its files",
+        (d: string) => writeFileSync(join(d, "manifest.json"), JSON.stringify({ ...manifest, files: undefined })),
+        (d: string) => `${d}/manifest.json does not list model.onnx with its bytes and sha256: ${copyAgain}`,
+      ],
+      ["model.onnx missing", (d: string) => rmSync(join(d, "model.onnx")), (d: string) => `${d}/model.onnx is missing: ${copyAgain}`],
+      [
+        "model.onnx truncated",
+        (d: string) => writeFileSync(join(d, "model.onnx"), readFileSync(join(shipped, "model.onnx")).subarray(0, 1000)),
+        (d: string) =>
+          `${d}/model.onnx is 1000 bytes, but manifest.json says ${manifest.files["model.onnx"].bytes}: a truncated or changed copy; ${copyAgain}`,
+      ],
+      [
+        "tokenizer.json truncated",
+        (d: string) => writeFileSync(join(d, "tokenizer.json"), "{"),
+        (d: string) =>
+          `${d}/tokenizer.json is 1 byte, but manifest.json says ${manifest.files["tokenizer.json"].bytes}: a truncated or changed copy; ${copyAgain}`,
+      ],
+    ] as const) {
+      test(what, async () => {
+        const modelDir = dir("damaged-model-");
+        cpSync(shipped, modelDir, { recursive: true });
+        damage(modelDir);
+        const dataDir = join(dir(), "data");
+        const r = await run(["serve"], { COLONY_DATA_DIR: dataDir, COLONY_MODEL_DIR: modelDir });
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe("");
+        expect(r.stderr.trim()).toBe(`colony: COLONY_MODEL_DIR=${modelDir} does not load: ${detail(modelDir)}`);
+        expect(existsSync(dataDir)).toBe(false);
+      });
+    }
   });
 
   test("a data directory in use: the second colony migrates nothing before it is refused", async () => {
