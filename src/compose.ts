@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config";
+import { parseDatabaseUrl } from "./core/database-url";
 import { errorMessage } from "./core/error-message";
 import type { Embedder } from "./embedding/embedder";
 import { createApp } from "./http/app";
@@ -58,10 +59,24 @@ export interface OpenedStore {
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const opened = await openPostgres(config, true);
-    if (opened.failure) logger.error("PostgreSQL store failed to start; trying again in the background", { error: opened.failure });
+    if (opened.failure) {
+      logger.error("PostgreSQL store failed to start; trying again in the background", {
+        error: opened.failure,
+        database: databaseDescription(config.databaseUrl),
+      });
+    }
     return opened;
   }
   return openSqliteStore(config.dataDir, natives.sqliteVec);
+}
+
+/**
+ * The user, hosts and database of COLONY_DATABASE_URL, never its password: what a log line about a
+ * server that does not answer names, so that a wrong host or port shows (the client's own error,
+ * "Failed to connect", names none).
+ */
+function databaseDescription(url: string): string {
+  return parseDatabaseUrl(url).description;
 }
 
 /**
@@ -333,7 +348,7 @@ async function reopenPostgres(
       await opened.close().catch(() => {}); // the model stays open for the next attempt
     }
     if (failure && failure !== lastFailure) {
-      logger.error("PostgreSQL store still not open; trying again", { error: failure });
+      logger.error("PostgreSQL store still not open; trying again", { error: failure, database: databaseDescription(config.databaseUrl!) });
       lastFailure = failure;
     }
   }

@@ -17,7 +17,7 @@ import { backupDatabase } from "../src/store/sqlite/backup";
 import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { MIGRATIONS } from "../src/store/sqlite/migrations";
-import { spawnColony, tempDir } from "./support/colony";
+import { freePort, spawnColony, tempDir } from "./support/colony";
 import { REPO_DIR } from "./support/paths";
 
 const vec = getLoadablePath();
@@ -170,6 +170,40 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     } finally {
       await first.stop();
     }
+  });
+
+  // The one failure a colony starts through (the server may come up later), so the log is where an
+  // operator learns of a wrong host or port: it said "PostgreSQL did not open: Failed to connect",
+  // naming no server.
+  test("a COLONY_DATABASE_URL nothing answers at: the colony listens unready; its log names the database, not the password", async () => {
+    const port = await freePort();
+    const p = spawnColony(["serve"], {
+      COLONY_PORT: "0",
+      COLONY_LOG_LEVEL: "error",
+      COLONY_DATA_DIR: dir(),
+      COLONY_DATABASE_URL: `postgres://colony:hunter2@127.0.0.1:${port}/colony`,
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let out = "";
+      while (!out.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      const url = /colony listening on (\S+)/.exec(out)?.[1];
+      expect(url).toBeDefined();
+      expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    } finally {
+      p.kill("SIGTERM");
+    }
+    await p.exited;
+    const logged = (await new Response(p.stderr).text()).trim().split("\n")[0]!;
+    expect(JSON.parse(logged)).toMatchObject({
+      msg: "PostgreSQL store failed to start; trying again in the background",
+      database: `colony@127.0.0.1:${port}/colony`,
+    });
+    expect(logged).not.toContain("hunter2");
   });
 
   test("a COLONY_DATABASE_URL that can never connect (sslmode=bogus): exit 2 naming it, not a colony retrying forever", async () => {
