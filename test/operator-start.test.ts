@@ -108,7 +108,9 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     const r = await run(["serve"], { COLONY_DATA_DIR: file });
     expect(r.code).toBe(2);
     expect(r.stdout).not.toContain("listening");
-    expect(r.stderr.trim()).toBe(`colony: COLONY_DATA_DIR=${file} cannot hold the colony's database: it is not a directory`);
+    expect(r.stderr.trim()).toBe(
+      `colony: COLONY_DATA_DIR=${file} cannot hold the colony's database: it is not a directory; set COLONY_DATA_DIR to a directory this user can create and write`,
+    );
     expect(readFileSync(file, "utf8")).toBe("the operator's file");
   });
 
@@ -118,6 +120,7 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     const r = await run(["serve"], { COLONY_DATA_DIR: join(parent, "data") });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toStartWith(`colony: COLONY_DATA_DIR=${join(parent, "data")} cannot hold the colony's database: `);
+    expect(r.stderr.trim()).toEndWith("; set COLONY_DATA_DIR to a directory this user can create and write");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
