@@ -1,12 +1,15 @@
 // The configuration reference is true: README's two tables of variables (the colony's and the MCP
 // server's) name exactly the variables `colony --help` lists (CONFIG_DOC, MCP_CONFIG_DOC) with the
 // same numeric defaults, the code reads those defaults, and every COLONY_* variable the sources
-// read is in one of the lists or, for a test hook, documented in docs/cli.md.
+// read is in one of the lists or, for a test hook, documented in docs/cli.md. docs/cli.md's
+// `colony migrate` lines are the ones this release prints.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_DOC, loadConfig } from "../src/config";
 import { loadMcpConfig, MCP_CONFIG_DOC } from "../src/mcp/config";
+import { PG_MIGRATIONS } from "../src/store/postgres/migrations";
+import { MIGRATIONS } from "../src/store/sqlite/migrations";
 import { REPO_DIR } from "./support/paths";
 
 const readme = readFileSync(join(REPO_DIR, "README.md"), "utf8");
@@ -80,5 +83,20 @@ describe("README's configuration tables", () => {
     expect(named.size).toBeGreaterThan(20);
     const unlisted = [...named].filter((name) => !listed.has(name) && !cli.includes(`\`${name}=`));
     expect(unlisted).toEqual([]);
+  });
+});
+
+describe("docs/cli.md's colony migrate examples", () => {
+  const cli = readFileSync(join(REPO_DIR, "docs/cli.md"), "utf8");
+
+  test("a fresh PostgreSQL database: every migration, as colony migrate names them", () => {
+    const names = PG_MIGRATIONS.map((m) => `${m.version} ${m.name}`).join(", ");
+    const last = Math.max(...PG_MIGRATIONS.map((m) => m.version));
+    expect(cli).toContain(`PostgreSQL colony@db.internal:5432/colony: schema version 0 -> ${last} (applied ${names})\n`);
+  });
+
+  test("a SQLite colony up to date: this release's schema version", () => {
+    const last = Math.max(...MIGRATIONS.map((m) => m.version));
+    expect(cli).toContain(`SQLite colony in /var/lib/colony: schema version ${last}, up to date (nothing applied)\n`);
   });
 });
