@@ -90,6 +90,28 @@ describe("colony COMMAND --help shows that command's usage, exit 0", () => {
   });
 });
 
+// A bad variable is one line naming it, for the client commands too: COLONY_URL and COLONY_AGENT_ID
+// were followed by the command's usage line, though the command was written right.
+describe("a client command with a bad COLONY_URL or COLONY_AGENT_ID: one line naming it, exit 2", () => {
+  for (const [variable, value, line] of [
+    [
+      "COLONY_URL",
+      "colony.internal:8080",
+      'colony: COLONY_URL="colony.internal:8080" is not valid: COLONY_URL accepts an absolute http:// or https:// URL\n',
+    ],
+    ["COLONY_AGENT_ID", "x", 'colony: COLONY_AGENT_ID="x" is not valid: COLONY_AGENT_ID accepts '],
+  ] as const) {
+    test(`${variable}=${value} colony status`, async () => {
+      const p = spawnColony(["status"], { [variable]: value });
+      expect(await p.exited).toBe(2);
+      const err = await text(p.stderr);
+      expect(err).toStartWith(line);
+      expect(err.trim().split("\n")).toHaveLength(1);
+      expect(err).not.toContain("usage:");
+    });
+  }
+});
+
 describe("missing arguments say what is missing", () => {
   for (const [command, missing] of [
     ["backup", "backup needs FILE: the file to write the backup to"],
