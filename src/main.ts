@@ -21,7 +21,7 @@ const COMMANDS: Command[] = [
     usage: ["mcp", "mcp --http [--port N]"],
     summary: "MCP server for COLONY_URL, over stdio or HTTP at 127.0.0.1:N/mcp (docs/mcp.md)",
     async run(args) {
-      if (!(await (await import("./mcp/cli")).runMcpCommand(args))) throw new UsageError(`unknown arguments: ${args.join(" ")}`);
+      await (await import("./mcp/cli")).runMcpCommand(args);
       return undefined;
     },
   },
