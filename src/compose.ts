@@ -95,8 +95,13 @@ async function openPostgres(config: Config, atStart: boolean): Promise<OpenedSto
     });
     return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
   } catch (err) {
-    // A newer schema does not change by waiting: refused at start, like SQLite's.
+    // A newer schema does not change by waiting: refused at start, like SQLite's; so is a login or
+    // database the server refuses.
     if (err instanceof SchemaTooNewError && atStart) throw err;
+    const errno = (err as { errno?: unknown } | null)?.errno;
+    if (atStart && typeof errno === "string" && LOGIN_REFUSED.test(errno)) {
+      throw new DatabaseRefusedError(databaseDescription(config.databaseUrl!), errorMessage(err));
+    }
     return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
   }
 }
@@ -181,6 +186,24 @@ export interface SubsystemOptions {
   natives: NativePaths;
   logger: Logger;
 }
+
+/**
+ * The PostgreSQL server answered and refused COLONY_DATABASE_URL's login or database (SQLSTATE
+ * 28000: no such role or no pg_hba.conf entry; 28P01: wrong password; 3D000: no such database). A
+ * server that cannot be reached yet may come up, and a colony starts through that; a refusal does
+ * not change by waiting, so at start it is the operator's to fix (exit 2, one line), as a newer
+ * schema is. Before, the colony listened unready and retried it every 5 s.
+ */
+export class DatabaseRefusedError extends Error {
+  constructor(description: string, reason: string) {
+    super(
+      `COLONY_DATABASE_URL (${description}) is refused by the PostgreSQL server: ${reason}; ` +
+        "fix the user, password or database name in COLONY_DATABASE_URL, or create them on the server",
+    );
+  }
+}
+
+const LOGIN_REFUSED = /^(28000|28P01|3D000)$/;
 
 /** COLONY_MODEL_DIR names a directory that holds no model Colony can load. */
 export class ModelDirError extends Error {
