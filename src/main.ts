@@ -21,7 +21,8 @@ const COMMANDS: Command[] = [
     usage: ["mcp", "mcp --http [--port N]"],
     summary: "MCP server for COLONY_URL, over stdio or HTTP at 127.0.0.1:N/mcp (docs/mcp.md)",
     async run(args) {
-      await (await import("./mcp/cli")).runMcpCommand(args);
+      const port = (await import("./cli/mcp-args")).parseMcpArgs(args);
+      await (await import("./mcp/cli")).runMcpCommand(port);
       return undefined;
     },
   },
