@@ -118,8 +118,9 @@ function help(): string {
     if (first!.length < 28 && more.length === 0) lines.push(`  ${first!.padEnd(28)} ${c.summary}`);
     else lines.push(...usages.map((u) => `  ${u}`), `  ${"".padEnd(28)} ${c.summary}`);
   }
+  const width = Math.max(...[...CONFIG_DOC, ...MCP_CONFIG_DOC].map(([name]) => name.length));
   const doc = (rows: (readonly [string, string, string])[]) =>
-    rows.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n");
+    rows.map(([name, def, what]) => `  ${name.padEnd(width)} ${what} (default: ${def})`).join("\n");
   return `colony ${VERSION}: a trails service for software agents
 
 Usage:
