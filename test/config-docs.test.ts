@@ -100,3 +100,17 @@ describe("docs/cli.md's colony migrate examples", () => {
     expect(cli).toContain(`SQLite colony in /var/lib/colony: schema version ${last}, up to date (nothing applied)\n`);
   });
 });
+
+describe("docs/cli.md's commands", () => {
+  test("name every subcommand and option of colony --help, and no other option", () => {
+    const help = Bun.spawnSync([join(REPO_DIR, "node_modules/.bin/bun"), join(REPO_DIR, "src/main.ts"), "--help"], {
+      cwd: REPO_DIR,
+    }).stdout.toString();
+    const usage = help.slice(help.indexOf("Usage:"), help.indexOf("Exit codes:"));
+    const cli = readFileSync(join(REPO_DIR, "docs/cli.md"), "utf8");
+    const options = (text: string) => [...new Set(text.match(/--[a-z][a-z-]+/g))].sort();
+    expect(options(cli)).toEqual(options(usage));
+    for (const [, command] of usage.matchAll(/^ {2}colony ([a-z]+)/gm))
+      expect({ command, documented: cli.includes(`colony ${command}`) }).toEqual({ command, documented: true });
+  });
+});
