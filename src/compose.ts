@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config";
+import { parseDatabaseUrl } from "./core/database-url";
 import { errorMessage } from "./core/error-message";
 import type { Embedder } from "./embedding/embedder";
 import { createApp } from "./http/app";
@@ -58,10 +59,24 @@ export interface OpenedStore {
 export async function openStore(config: Config, natives: NativePaths, logger: Logger): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const opened = await openPostgres(config, true);
-    if (opened.failure) logger.error("PostgreSQL store failed to start; trying again in the background", { error: opened.failure });
+    if (opened.failure) {
+      logger.error("PostgreSQL store failed to start; trying again in the background", {
+        error: opened.failure,
+        database: databaseDescription(config.databaseUrl),
+      });
+    }
     return opened;
   }
   return openSqliteStore(config.dataDir, natives.sqliteVec);
+}
+
+/**
+ * The user, hosts and database of COLONY_DATABASE_URL, never its password: what a log line about a
+ * server that does not answer names, so that a wrong host or port shows (the client's own error,
+ * "Failed to connect", names none).
+ */
+function databaseDescription(url: string): string {
+  return parseDatabaseUrl(url).description;
 }
 
 /**
@@ -80,8 +95,13 @@ async function openPostgres(config: Config, atStart: boolean): Promise<OpenedSto
     });
     return { backend: "postgres", store, failure: null, db: null, close: () => store.close() };
   } catch (err) {
-    // A newer schema does not change by waiting: refused at start, like SQLite's.
+    // A newer schema does not change by waiting: refused at start, like SQLite's; so is a login or
+    // database the server refuses.
     if (err instanceof SchemaTooNewError && atStart) throw err;
+    const errno = (err as { errno?: unknown } | null)?.errno;
+    if (atStart && typeof errno === "string" && LOGIN_REFUSED.test(errno)) {
+      throw new DatabaseRefusedError(databaseDescription(config.databaseUrl!), errorMessage(err));
+    }
     return { backend: "postgres", store: null, failure: `PostgreSQL did not open: ${errorMessage(err)}`, db: null, async close() {} };
   }
 }
@@ -166,6 +186,24 @@ export interface SubsystemOptions {
   natives: NativePaths;
   logger: Logger;
 }
+
+/**
+ * The PostgreSQL server answered and refused COLONY_DATABASE_URL's login or database (SQLSTATE
+ * 28000: no such role or no pg_hba.conf entry; 28P01: wrong password; 3D000: no such database). A
+ * server that cannot be reached yet may come up, and a colony starts through that; a refusal does
+ * not change by waiting, so at start it is the operator's to fix (exit 2, one line), as a newer
+ * schema is. Before, the colony listened unready and retried it every 5 s.
+ */
+export class DatabaseRefusedError extends Error {
+  constructor(description: string, reason: string) {
+    super(
+      `COLONY_DATABASE_URL (${description}) is refused by the PostgreSQL server: ${reason}; ` +
+        "fix the user, password or database name in COLONY_DATABASE_URL, or create them on the server",
+    );
+  }
+}
+
+const LOGIN_REFUSED = /^(28000|28P01|3D000)$/;
 
 /** COLONY_MODEL_DIR names a directory that holds no model Colony can load. */
 export class ModelDirError extends Error {
@@ -333,7 +371,7 @@ async function reopenPostgres(
       await opened.close().catch(() => {}); // the model stays open for the next attempt
     }
     if (failure && failure !== lastFailure) {
-      logger.error("PostgreSQL store still not open; trying again", { error: failure });
+      logger.error("PostgreSQL store still not open; trying again", { error: failure, database: databaseDescription(config.databaseUrl!) });
       lastFailure = failure;
     }
   }

@@ -21,7 +21,8 @@ const COMMANDS: Command[] = [
     usage: ["mcp", "mcp --http [--port N]"],
     summary: "MCP server for COLONY_URL, over stdio or HTTP at 127.0.0.1:N/mcp (docs/mcp.md)",
     async run(args) {
-      if (!(await (await import("./mcp/cli")).runMcpCommand(args))) throw new UsageError(`unknown arguments: ${args.join(" ")}`);
+      const port = (await import("./cli/mcp-args")).parseMcpArgs(args);
+      await (await import("./mcp/cli")).runMcpCommand(port);
       return undefined;
     },
   },
@@ -117,8 +118,9 @@ function help(): string {
     if (first!.length < 28 && more.length === 0) lines.push(`  ${first!.padEnd(28)} ${c.summary}`);
     else lines.push(...usages.map((u) => `  ${u}`), `  ${"".padEnd(28)} ${c.summary}`);
   }
+  const width = Math.max(...[...CONFIG_DOC, ...MCP_CONFIG_DOC].map(([name]) => name.length));
   const doc = (rows: (readonly [string, string, string])[]) =>
-    rows.map(([name, def, what]) => `  ${name.padEnd(26)} ${what} (default: ${def})`).join("\n");
+    rows.map(([name, def, what]) => `  ${name.padEnd(width)} ${what} (default: ${def})`).join("\n");
   return `colony ${VERSION}: a trails service for software agents
 
 Usage:
@@ -135,12 +137,24 @@ ${doc(MCP_CONFIG_DOC)}
 `;
 }
 
+function commandHelp(c: Command): string {
+  const [first, ...more] = c.usage.map((u) => `colony ${u}`);
+  return `usage: ${[first, ...more].join("\n       ")}\n\n${c.summary}.\nExit codes and environment variables: colony --help.\n`;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [name = "serve", ...rest] = argv;
   const command = COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
   if (!command) {
     process.stderr.write(`colony: unknown command: ${name}\n\n${help()}`);
     process.exit(EXIT.usage);
+  }
+  // `colony COMMAND --help` (or -h) shows that command's usage: read as an argument, it was an
+  // unknown option, or a file name (`colony backup --help` wrote a snapshot to a file "--help").
+  const beforeSeparator = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (command.name !== "help" && beforeSeparator.some((a) => a === "--help" || a === "-h")) {
+    process.stdout.write(commandHelp(command));
+    return;
   }
   try {
     const code = await command.run(rest);

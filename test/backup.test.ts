@@ -36,7 +36,10 @@ test("a data directory holds one colony: a second one is refused, the lock dies 
   await waitFor(`http://127.0.0.1:${env.COLONY_PORT}/readyz`);
   const second = spawnColony(["serve"], { ...env, COLONY_PORT: String(await freePort()) });
   expect(await second.exited).toBe(1);
-  expect(await new Response(second.stderr).text()).toContain("another colony is using");
+  // What to do too (before, only what was wrong).
+  expect((await new Response(second.stderr).text()).trim()).toBe(
+    `colony: another colony is using ${dataDir} (it holds colony.lock): stop that colony first, or give this one another COLONY_DATA_DIR`,
+  );
   first.kill("SIGKILL");
   await first.exited;
   const third = spawnColony(["serve"], env); // the kernel released the dead process's lock

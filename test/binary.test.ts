@@ -83,7 +83,8 @@ describe("native probe binary (sqlite-vec, onnxruntime, embedded files; no serve
 describe("dist/colony", () => {
   test("serves /readyz with kv, vector and embedding ok from an empty directory, and stops on SIGTERM", async () => {
     const built = ensureBinary();
-    // The natives are embedded zstd-compressed: 161.8 MB instead of 192.8 MB (docs in README).
+    // The natives are embedded zstd-compressed: 164.7 MB on 2026-11-28 (161.8 MB on 2026-11-26), 192.8 MB
+    // before (README, bench/RESULTS.md).
     expect(statSync(built).size).toBeLessThan(175_000_000);
     const { dir, exe } = isolatedCopy(built);
     cleanup.push(dir);

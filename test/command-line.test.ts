@@ -1,8 +1,10 @@
 // The `colony` command as a user meets it: the ready line of `serve` and what a missing argument
 // says. Real processes (`bun src/main.ts`), real loopback ports.
 import { describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { spawnColony, tempDir } from "./support/colony";
+import { REPO_DIR } from "./support/paths";
 
 const text = (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
 
@@ -52,6 +54,62 @@ describe("colony serve with COLONY_PORT=0", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+// Before, `--help` after a command was an argument like any other: an unknown option (exit 2), or
+// for backup and restore a FILE (`colony backup --help` wrote a snapshot to a file named --help).
+describe("colony COMMAND --help shows that command's usage, exit 0", () => {
+  for (const [args, usage] of [
+    [["search", "--help"], 'usage: colony search "ERROR TEXT" [--limit N] [--json]\n'],
+    [["backup", "--help"], "usage: colony backup FILE\n"],
+    [["restore", "-h"], "usage: colony restore FILE\n"],
+    [["serve", "--help"], "usage: colony [serve]\n"],
+    [["mcp", "--http", "--help"], "usage: colony mcp\n       colony mcp --http [--port N]\n"],
+    [["publish", "trail.json", "--help"], "usage: colony publish FILE|- [--wait] [--json]\n"],
+  ] as const) {
+    test(`colony ${args.join(" ")}`, async () => {
+      const dataDir = tempDir();
+      try {
+        const p = spawnColony([...args], { COLONY_DATA_DIR: dataDir });
+        expect(await p.exited).toBe(0);
+        const out = await text(p.stdout);
+        expect(out).toStartWith(usage);
+        expect(out).toContain("Exit codes and environment variables: colony --help.");
+        expect(await text(p.stderr)).toBe("");
+        expect(existsSync(join(REPO_DIR, "--help"))).toBe(false);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test("after --, --help is an argument again", async () => {
+    const p = spawnColony(["lookup", "--", "--help"], {});
+    expect(await p.exited).toBe(2);
+    expect(await text(p.stderr)).toStartWith('colony: "--help" is not a fingerprint');
+  });
+});
+
+// A bad variable is one line naming it, for the client commands too: COLONY_URL and COLONY_AGENT_ID
+// were followed by the command's usage line, though the command was written right.
+describe("a client command with a bad COLONY_URL or COLONY_AGENT_ID: one line naming it, exit 2", () => {
+  for (const [variable, value, line] of [
+    [
+      "COLONY_URL",
+      "colony.internal:8080",
+      'colony: COLONY_URL="colony.internal:8080" is not valid: COLONY_URL accepts an absolute http:// or https:// URL\n',
+    ],
+    ["COLONY_AGENT_ID", "x", 'colony: COLONY_AGENT_ID="x" is not valid: COLONY_AGENT_ID accepts '],
+  ] as const) {
+    test(`${variable}=${value} colony status`, async () => {
+      const p = spawnColony(["status"], { [variable]: value });
+      expect(await p.exited).toBe(2);
+      const err = await text(p.stderr);
+      expect(err).toStartWith(line);
+      expect(err.trim().split("\n")).toHaveLength(1);
+      expect(err).not.toContain("usage:");
+    });
+  }
 });
 
 describe("missing arguments say what is missing", () => {

@@ -5,16 +5,19 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getLoadablePath } from "sqlite-vec";
 import { loadConfig } from "../src/config";
+import { createLogger } from "../src/log";
+import { loadMcpConfig } from "../src/mcp/config";
+import { startStandalone } from "../src/mcp/standalone";
 import { startColony } from "../src/serve";
 import { backupDatabase } from "../src/store/sqlite/backup";
 import { openDatabase } from "../src/store/sqlite/database";
 import { DataDirLockedError, lockDataDir } from "../src/store/sqlite/lock";
 import { MIGRATIONS } from "../src/store/sqlite/migrations";
-import { spawnColony, tempDir } from "./support/colony";
+import { freePort, spawnColony, tempDir } from "./support/colony";
 import { REPO_DIR } from "./support/paths";
 
 const vec = getLoadablePath();
@@ -105,7 +108,9 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     const r = await run(["serve"], { COLONY_DATA_DIR: file });
     expect(r.code).toBe(2);
     expect(r.stdout).not.toContain("listening");
-    expect(r.stderr.trim()).toBe(`colony: COLONY_DATA_DIR=${file} cannot hold the colony's database: it is not a directory`);
+    expect(r.stderr.trim()).toBe(
+      `colony: COLONY_DATA_DIR=${file} cannot hold the colony's database: it is not a directory; set COLONY_DATA_DIR to a directory this user can create and write`,
+    );
     expect(readFileSync(file, "utf8")).toBe("the operator's file");
   });
 
@@ -115,6 +120,7 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     const r = await run(["serve"], { COLONY_DATA_DIR: join(parent, "data") });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toStartWith(`colony: COLONY_DATA_DIR=${join(parent, "data")} cannot hold the colony's database: `);
+    expect(r.stderr.trim()).toEndWith("; set COLONY_DATA_DIR to a directory this user can create and write");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
@@ -137,6 +143,70 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     } finally {
       await taken.stop(true);
     }
+  });
+
+  // Bun.serve with `development: false` (serverFallbacks) sets SO_REUSEPORT unless told not to, and
+  // two sockets that both set it share the port: a second colony started on a colony's port
+  // listened beside it, and the kernel split the requests between the two colonies.
+  test("a port another colony listens on: exit 2 naming the port, not a second colony sharing it", async () => {
+    const first = await startColony(loadConfig({ COLONY_DATA_DIR: dir(), COLONY_PORT: "0", COLONY_LOG_LEVEL: "silent" }));
+    try {
+      const r = await run(["serve"], { COLONY_DATA_DIR: dir(), COLONY_PORT: String(first.port) });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe(
+        `colony: port ${first.port} on 127.0.0.1 is already in use by another process: stop the other process or choose another COLONY_PORT`,
+      );
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("colony mcp --http on the port of another colony mcp --http: exit 2 naming the port", async () => {
+    const first = startStandalone(loadMcpConfig({}), { port: 0, logger: createLogger("silent") });
+    try {
+      const r = await run(["mcp", "--http", "--port", String(first.port)], {});
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(
+        `colony: port ${first.port} on 127.0.0.1 is already in use by another process: stop the other process or choose another COLONY_MCP_PORT (or --port N)`,
+      );
+    } finally {
+      await first.stop();
+    }
+  });
+
+  // The one failure a colony starts through (the server may come up later), so the log is where an
+  // operator learns of a wrong host or port: it said "PostgreSQL did not open: Failed to connect",
+  // naming no server.
+  test("a COLONY_DATABASE_URL nothing answers at: the colony listens unready; its log names the database, not the password", async () => {
+    const port = await freePort();
+    const p = spawnColony(["serve"], {
+      COLONY_PORT: "0",
+      COLONY_LOG_LEVEL: "error",
+      COLONY_DATA_DIR: dir(),
+      COLONY_DATABASE_URL: `postgres://colony:hunter2@127.0.0.1:${port}/colony`,
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let out = "";
+      while (!out.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      const url = /colony listening on (\S+)/.exec(out)?.[1];
+      expect(url).toBeDefined();
+      expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    } finally {
+      p.kill("SIGTERM");
+    }
+    await p.exited;
+    const logged = (await new Response(p.stderr).text()).trim().split("\n")[0]!;
+    expect(JSON.parse(logged)).toMatchObject({
+      msg: "PostgreSQL store failed to start; trying again in the background",
+      database: `colony@127.0.0.1:${port}/colony`,
+    });
+    expect(logged).not.toContain("hunter2");
   });
 
   test("a COLONY_DATABASE_URL that can never connect (sslmode=bogus): exit 2 naming it, not a colony retrying forever", async () => {
@@ -189,6 +259,54 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
     expect(r.stderr.trim()).toBe(
       `colony: COLONY_MODEL_DIR=${modelDir} does not load: ${modelDir}: the model gives ${manifest.dim} numbers per text, but manifest.json says dim 128`,
     );
+  });
+
+  // A damaged copy of a static model said what the code tripped on, not what is wrong with the copy:
+  // a manifest.json cut short was "tokenizer.json: only WordPiece (BERT) tokenizers are supported,
+  // found no model", one without its files list "Object.entries requires that input parameter not be
+  // null or undefined", a truncated tokenizer.json "JSON Parse error: Unexpected EOF".
+  describe("COLONY_MODEL_DIR holding a damaged copy of a static model: exit 2, the file named, what to do", () => {
+    const shipped = join(REPO_DIR, "models/default");
+    const manifestText = readFileSync(join(shipped, "manifest.json"), "utf8");
+    const manifest = JSON.parse(manifestText);
+    const copyAgain = "copy the model directory again";
+    for (const [what, damage, detail] of [
+      [
+        "manifest.json cut short",
+        (d: string) => writeFileSync(join(d, "manifest.json"), manifestText.slice(0, manifestText.indexOf('"kind"'))),
+        (d: string) => `${d}/manifest.json is not valid JSON (JSON Parse error: Property name must be a string literal): ${copyAgain}`,
+      ],
+      [
+        "manifest.json without its files",
+        (d: string) => writeFileSync(join(d, "manifest.json"), JSON.stringify({ ...manifest, files: undefined })),
+        (d: string) => `${d}/manifest.json does not list model.onnx with its bytes and sha256: ${copyAgain}`,
+      ],
+      ["model.onnx missing", (d: string) => rmSync(join(d, "model.onnx")), (d: string) => `${d}/model.onnx is missing: ${copyAgain}`],
+      [
+        "model.onnx truncated",
+        (d: string) => writeFileSync(join(d, "model.onnx"), readFileSync(join(shipped, "model.onnx")).subarray(0, 1000)),
+        (d: string) =>
+          `${d}/model.onnx is 1000 bytes, but manifest.json says ${manifest.files["model.onnx"].bytes}: a truncated or changed copy; ${copyAgain}`,
+      ],
+      [
+        "tokenizer.json truncated",
+        (d: string) => writeFileSync(join(d, "tokenizer.json"), "{"),
+        (d: string) =>
+          `${d}/tokenizer.json is 1 byte, but manifest.json says ${manifest.files["tokenizer.json"].bytes}: a truncated or changed copy; ${copyAgain}`,
+      ],
+    ] as const) {
+      test(what, async () => {
+        const modelDir = dir("damaged-model-");
+        cpSync(shipped, modelDir, { recursive: true });
+        damage(modelDir);
+        const dataDir = join(dir(), "data");
+        const r = await run(["serve"], { COLONY_DATA_DIR: dataDir, COLONY_MODEL_DIR: modelDir });
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe("");
+        expect(r.stderr.trim()).toBe(`colony: COLONY_MODEL_DIR=${modelDir} does not load: ${detail(modelDir)}`);
+        expect(existsSync(dataDir)).toBe(false);
+      });
+    }
   });
 
   test("a data directory in use: the second colony migrates nothing before it is refused", async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { fingerprint, NORMALIZER_VERSION, type NormalizerVersion } from "../src/core/fingerprint";
 import type { RunningColony } from "../src/serve";
-import { startQuietColony, tempDir } from "./support/colony";
+import { spawnColony, startQuietColony, tempDir } from "./support/colony";
 import { ColonyProcess, UNLIMITED_ENV } from "./support/colony-process";
 import { type PostgresServer, plainRows, postgresUnavailable, startPostgres } from "./support/postgres";
 import { answered, expectUnavailable, publish, statusOf, until } from "./support/faults";
@@ -147,6 +147,27 @@ describe.skipIf(why !== null)("PostgreSQL faults", () => {
       for (const r of [a, b]) await r.stop();
     }, 90_000);
   }
+
+  // Before, these started like a server not reachable yet: listening, unready, retrying every 5 s
+  // for ever, the reason only in the log and /readyz.
+  test("a COLONY_DATABASE_URL whose role or database the server does not have: exit 2 at start, one line naming it", async () => {
+    const url = new URL(await server.createDatabase());
+    for (const [change, reason] of [
+      [(u: URL) => (u.username = "no_such_role"), 'role "no_such_role" does not exist'],
+      [(u: URL) => (u.pathname = "/no_such_database"), 'database "no_such_database" does not exist'],
+    ] as const) {
+      const wrong = new URL(url);
+      change(wrong);
+      const p = spawnColony(["serve"], { COLONY_PORT: "0", COLONY_DATA_DIR: tempDir(), COLONY_DATABASE_URL: wrong.toString() });
+      const [code, stdout, stderr] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+      const description = `${wrong.username}@127.0.0.1:${server.port}${wrong.pathname}`;
+      expect(stderr.trim()).toBe(
+        `colony: COLONY_DATABASE_URL (${description}) is refused by the PostgreSQL server: ${reason}; ` +
+          "fix the user, password or database name in COLONY_DATABASE_URL, or create them on the server",
+      );
+    }
+  });
 
   test("a colony started while the server is down serves /healthz and 503s, keeps trying, and becomes ready when the server appears", async () => {
     const url = await server.createDatabase();

@@ -1,5 +1,5 @@
 import { describe, expect, spyOn, test } from "bun:test";
-import { UsageError } from "./command";
+import { ConfigError } from "../config";
 import { clientTarget, printJson, request, retryAfterSeconds, UnreachableError } from "./http";
 
 describe("request: a colony that does not answer", () => {
@@ -62,7 +62,7 @@ describe("a COLONY_URL with a user and password (Basic auth to a colony behind a
     } catch (e) {
       thrown = e;
     }
-    expect(thrown).toBeInstanceOf(UsageError);
+    expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toContain("ftp://<credentials>@colony.example");
     expect((thrown as Error).message).not.toContain("s3cret");
     // A password with a `/` (not percent-encoded) does not parse either: it was echoed whole.
@@ -73,7 +73,7 @@ describe("a COLONY_URL with a user and password (Basic auth to a colony behind a
         return e as Error;
       }
     })();
-    expect(slash).toBeInstanceOf(UsageError);
+    expect(slash).toBeInstanceOf(ConfigError);
     expect(slash!.message).toContain("https://<credentials>@colony.example");
     expect(slash!.message).not.toContain("s3cret");
   });

@@ -9,7 +9,7 @@ import { printable } from "./table";
 import { AGENT_ID_RULE, isAgentId } from "../core/agent-id";
 import { shownColonyUrl } from "../mcp/colony-client";
 import { DEFAULT_COLONY_URL, unparsedUrlShown } from "../mcp/config";
-import { EXIT, UsageError } from "./command";
+import { EXIT } from "./command";
 
 const TIMEOUT_MS = 30_000;
 
@@ -28,11 +28,13 @@ export function clientTarget(env: Record<string, string | undefined> = process.e
     parsed = new URL(raw);
   } catch {}
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new UsageError(new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", unparsedUrlShown(raw)).message);
+    // A ConfigError, as every bad variable: main prints the one line and exits 2 (as a UsageError it
+    // was followed by the command's usage, which the user had written right).
+    throw new ConfigError("COLONY_URL", "an absolute http:// or https:// URL", unparsedUrlShown(raw));
   }
   const agent = env.COLONY_AGENT_ID?.trim() || null;
   if (agent !== null && !isAgentId(agent)) {
-    throw new UsageError(new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agent).message);
+    throw new ConfigError("COLONY_AGENT_ID", AGENT_ID_RULE, agent);
   }
   const url = raw.replace(/\/+$/, "");
   return { url, shown: shownColonyUrl(url), agent };

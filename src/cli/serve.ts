@@ -15,7 +15,7 @@ export async function runServe(): Promise<undefined> {
     colony = await startColony(config, { logger });
   } catch (err) {
     if (err instanceof DataDirLockedError) {
-      process.stderr.write(`colony: ${err.message}\n`);
+      process.stderr.write(`colony: ${err.message}: stop that colony first, or give this one another COLONY_DATA_DIR\n`);
       process.exit(1);
     }
     throw err; // what the operator must fix (src/cli/start-refusal.ts): main prints one line, exit 2

@@ -1,7 +1,7 @@
 // The start failures the operator must fix, whichever command meets them (`colony serve`, `import`,
 // `backup`, `restore`, `migrate`): src/main.ts prints each as one plain line and exits 2, never a
 // stack trace. Imported only when a command failed.
-import { ModelDirError } from "../compose";
+import { DatabaseRefusedError, ModelDirError } from "../compose";
 import { CacheDirError } from "../platform/native";
 import { ListenError } from "../http/listen-error";
 import { SchemaTooNewError } from "../store/schema-version";
@@ -11,7 +11,7 @@ import { DatabaseDamagedError } from "../store/sqlite/integrity";
 /**
  * A damaged database file, a data directory that cannot hold the colony, a schema newer than this
  * binary, a COLONY_MODEL_DIR that does not load, a cache directory the binary cannot unpack into,
- * a port that cannot be listened on.
+ * a port that cannot be listened on, a PostgreSQL login or database the server refuses.
  */
 export function isStartRefusal(err: unknown): err is Error {
   return (
@@ -20,6 +20,7 @@ export function isStartRefusal(err: unknown): err is Error {
     err instanceof SchemaTooNewError ||
     err instanceof ModelDirError ||
     err instanceof CacheDirError ||
-    err instanceof ListenError
+    err instanceof ListenError ||
+    err instanceof DatabaseRefusedError
   );
 }

@@ -4,7 +4,7 @@
 // and P = I − uuᵀ removing the corpus' common direction. The tokenizer (static-tokenizer.ts)
 // turns text into table ids and SIF weights; out-of-vocabulary identifiers fall back to their
 // char n-grams, hashed exactly as fastText hashed them during training.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../core/error-message";
 import type { Embedder, EmbedderInfo } from "./embedder";
@@ -57,6 +57,9 @@ export function fastTextHash(bytes: Uint8Array, start: number, end: number): num
 }
 
 const utf8 = new TextEncoder();
+/** The files a static model's manifest lists, and what to do when one of them is damaged. */
+const MODEL_FILES = ["model.onnx", "tokenizer.json"] as const;
+const COPY_AGAIN = "copy the model directory again";
 
 /**
  * Bucket numbers of a word's char n-grams as fastText computes them (Dictionary::computeSubwords):
@@ -98,7 +101,14 @@ export class StaticTokenizer {
   }
 
   static fromDirectory(dir: string): StaticTokenizer {
-    return new StaticTokenizer(JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8")) as StaticTokenizerData);
+    const path = join(dir, "tokenizer.json");
+    let data: StaticTokenizerData;
+    try {
+      data = JSON.parse(readFileSync(path, "utf8")) as StaticTokenizerData;
+    } catch (err) {
+      throw new Error(`${path} is not valid JSON (${errorMessage(err)}): ${COPY_AGAIN}`);
+    }
+    return new StaticTokenizer(data);
   }
 
   /** Rows of the embedding table: the empty row, the words, the kept n-grams. */
@@ -228,16 +238,53 @@ class StaticEmbedder implements Embedder {
   }
 }
 
-export async function createStaticEmbedder(dir: string): Promise<Embedder> {
-  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as StaticManifest;
-  if (manifest.kind !== "static") throw new Error(`${dir}/manifest.json: kind is ${String(manifest.kind)}, not "static"`);
-  if (!Number.isInteger(manifest.dim) || manifest.dim < 1) {
-    throw new Error(`${dir}/manifest.json: dim is ${JSON.stringify(manifest.dim)}, not a whole number of dimensions`);
+/**
+ * A static model directory's manifest, read so that a damaged copy is named as one: the file that
+ * is cut short, missing or not the size the manifest records (what an interrupted copy or download
+ * leaves), with what to do, rather than what the code tripped on (a JSON parse error without its
+ * file, a TypeError, ONNX Runtime's protobuf error). Sizes only: hashing 28 MB would slow each start.
+ */
+export function readStaticManifest(dir: string): StaticManifest {
+  const path = join(dir, "manifest.json");
+  let manifest: StaticManifest;
+  try {
+    manifest = JSON.parse(readFileSync(path, "utf8")) as StaticManifest;
+  } catch (err) {
+    throw new Error(`${path} is not valid JSON (${errorMessage(err)}): ${COPY_AGAIN}`);
   }
+  if (manifest?.kind !== "static") throw new Error(`${path}: kind is ${String(manifest?.kind)}, not "static"`);
+  if (!Number.isInteger(manifest.dim) || manifest.dim < 1) {
+    throw new Error(`${path}: dim is ${JSON.stringify(manifest.dim)}, not a whole number of dimensions`);
+  }
+  for (const name of MODEL_FILES) {
+    const entry = manifest.files?.[name];
+    if (typeof entry?.sha256 !== "string" || !Number.isInteger(entry.bytes)) {
+      throw new Error(`${path} does not list ${name} with its bytes and sha256: ${COPY_AGAIN}`);
+    }
+    const file = join(dir, name);
+    if (!existsSync(file)) throw new Error(`${file} is missing: ${COPY_AGAIN}`);
+    const bytes = statSync(file).size;
+    if (bytes !== entry.bytes) {
+      throw new Error(
+        `${file} is ${bytes} byte${bytes === 1 ? "" : "s"}, but manifest.json says ${entry.bytes}: a truncated or changed copy; ${COPY_AGAIN}`,
+      );
+    }
+  }
+  return manifest;
+}
+
+export async function createStaticEmbedder(dir: string): Promise<Embedder> {
+  const manifest = readStaticManifest(dir);
   const tokenizer = StaticTokenizer.fromDirectory(dir);
   // From bytes, not a path: inside a compiled Bun binary the files live in an embedded filesystem.
   // By path: ONNX Runtime reads the file itself, so no second copy of it lives in the JS heap.
-  const session = await ort.InferenceSession.create(join(dir, "model.onnx"), { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
+  const modelFile = join(dir, "model.onnx");
+  let session: InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(modelFile, { intraOpNumThreads: 1, graphOptimizationLevel: "all" });
+  } catch (err) {
+    throw new Error(`cannot load ONNX model ${modelFile}: ${errorMessage(err)}`);
+  }
   // The manifest carries the files' sha256, so the revision costs no hashing at start.
   const revision = Object.entries(manifest.files)
     .sort(([a], [b]) => (a < b ? -1 : 1))

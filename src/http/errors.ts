@@ -34,11 +34,15 @@ export type ErrorShapes = ReadonlyMap<string, ErrorRenderer>;
  * Options for Bun.serve that no server of Colony goes without: Bun's development error page (500,
  * HTML quoting the source lines around a throw; on by default unless NODE_ENV=production) is
  * never shown, and an exception that escapes every layer is logged and answered in the door's
- * own error shape (`answer`), without its message or stack.
+ * own error shape (`answer`), without its message or stack. The port is the server's alone: out of
+ * development mode Bun sets SO_REUSEPORT unless told not to, and two servers that both set it
+ * share a port, so a second colony (or `colony mcp --http`) started on a taken port listened
+ * beside the first and the kernel split the requests between them, instead of EADDRINUSE.
  */
 export function serverFallbacks(logger: Logger, answer: (err: ServiceError) => Response) {
   return {
     development: false,
+    reusePort: false,
     error(err: Error): Response {
       logger.error("request failed outside every handler", { error: String(err?.message ?? err).slice(0, 300) });
       return answer(new ServiceError("internal"));

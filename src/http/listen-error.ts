@@ -8,12 +8,14 @@ export class ListenError extends Error {
       super(`COLONY_HOST=${host} is not an address of this machine: give one of its addresses, 0.0.0.0 or :: (every address)`);
       return;
     }
-    const why =
-      code === "EADDRINUSE"
-        ? "is already in use by another process"
-        : code === "EACCES"
-          ? "may not be used by this user"
-          : `cannot be listened on (${code})`;
+    if (code === "EACCES") {
+      // Stopping another process would not help: ports below 1024 need privileges on Linux.
+      super(
+        `port ${port} on ${host} may not be used by this user (ports below 1024 need root or CAP_NET_BIND_SERVICE): choose another ${portSetting}`,
+      );
+      return;
+    }
+    const why = code === "EADDRINUSE" ? "is already in use by another process" : `cannot be listened on (${code})`;
     super(`port ${port} on ${host} ${why}: stop the other process or choose another ${portSetting}`);
   }
 

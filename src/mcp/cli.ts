@@ -21,28 +21,14 @@ export function checkHostedMcpConfig(): void {
   exitOnConfigError(() => hostedToolConfig());
 }
 
-/** null: stdio; a number: --http on that port (NaN: COLONY_MCP_PORT); undefined: bad arguments. */
-export function parseMcpArgs(args: string[]): number | null | undefined {
-  if (args.length === 0) return null;
-  if (args[0] !== "--http") return undefined;
-  const flags = args.slice(1);
-  if (flags.length === 0) return NaN;
-  const value =
-    flags[0] === "--port" && flags.length === 2 ? flags[1] : flags.length === 1 ? /^--port=(.*)$/.exec(flags[0]!)?.[1] : undefined;
-  if (value === undefined || !/^\d{1,5}$/.test(value) || Number(value) > 65535) return undefined;
-  return Number(value);
-}
-
-/** Runs `colony mcp …`; false when the arguments are not understood (main prints the help). */
-export async function runMcpCommand(args: string[]): Promise<boolean> {
-  const port = parseMcpArgs(args);
-  if (port === undefined) return false;
+/** Runs `colony mcp`: over stdio (port null), or `--http` on `port` (NaN: COLONY_MCP_PORT). */
+export async function runMcpCommand(port: number | null): Promise<void> {
   const config = exitOnConfigError(() => loadMcpConfig());
   const logger = createLogger(exitOnConfigError(() => loadConfig({ COLONY_LOG_LEVEL: process.env.COLONY_LOG_LEVEL }).logLevel));
   if (port === null) {
     const { runStdio } = await import("./stdio");
     await runStdio(config, logger);
-    return true;
+    return;
   }
   const { startStandalone } = await import("./standalone");
   const server = startStandalone(config, { port: Number.isNaN(port) ? config.mcpPort : port, logger });
@@ -52,5 +38,4 @@ export async function runMcpCommand(args: string[]): Promise<boolean> {
   };
   process.on("SIGTERM", () => void shutdown());
   process.on("SIGINT", () => void shutdown());
-  return true;
 }

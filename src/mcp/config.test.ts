@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../config";
-import { parseMcpArgs } from "./cli";
 import { hostedToolConfig, loadMcpConfig, localToolConfig, standaloneToolConfig } from "./config";
 
 describe("loadMcpConfig", () => {
@@ -132,24 +131,5 @@ describe("loadMcpConfig", () => {
     const cfg = loadMcpConfig({ COLONY_PUBLISH: "auto" });
     expect(localToolConfig(cfg)).toMatchObject({ mode: "local", publish: "auto", detectEnvironment: true, publishWaitS: 25 });
     expect(standaloneToolConfig(cfg)).toMatchObject({ mode: "hosted", detectEnvironment: false });
-  });
-});
-
-describe("parseMcpArgs", () => {
-  test("stdio, --http with or without a port, and refusals", () => {
-    expect(parseMcpArgs([])).toBeNull();
-    expect(parseMcpArgs(["--http"])).toBeNaN();
-    expect(parseMcpArgs(["--http", "--port", "9000"])).toBe(9000);
-    expect(parseMcpArgs(["--http", "--port=0"])).toBe(0);
-    for (const bad of [
-      ["--port", "9000"],
-      ["--http", "--port"],
-      ["--http", "--port", "x"],
-      ["--http", "--port", "70000"],
-      ["stdio"],
-      ["--http", "extra"],
-    ]) {
-      expect({ bad, parsed: parseMcpArgs(bad) }).toEqual({ bad, parsed: undefined });
-    }
   });
 });

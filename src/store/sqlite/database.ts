@@ -22,7 +22,10 @@ export class DataDirUnusableError extends Error {
     readonly dataDir: string,
     readonly reason: string,
   ) {
-    super(`COLONY_DATA_DIR=${dataDir} cannot hold the colony's database: ${reason}`);
+    super(
+      `COLONY_DATA_DIR=${dataDir} cannot hold the colony's database: ${reason}; ` +
+        "set COLONY_DATA_DIR to a directory this user can create and write",
+    );
   }
 }
 
