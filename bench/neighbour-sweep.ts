@@ -7,7 +7,8 @@
 // for bench/neighbour-cv.py.
 // Run: node_modules/.bin/bun bench/neighbour-sweep.ts TABLE.json OUT_DIR [SETTING ...]
 //   SETTING is minSimilarity,perTerm,weight,filter (bench/lib/neighbour-expansion.ts); without any,
-//   the grid below.
+//   the grid below. `--cpu`: then CPU time per search, no expansion against each setting, in
+//   interleaved rounds over the same queries (the copy answers the lexical search in both).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lexicalIndexTokens } from "../src/core/lexical";
@@ -24,9 +25,10 @@ import {
   parseSetting,
   settingName,
 } from "./lib/neighbour-expansion";
-import { f1, log, percentile, REPO_DIR } from "./lib/report";
+import { f1, f2, log, percentile, REPO_DIR } from "./lib/report";
 
-const [tableFile, outDir, ...given] = process.argv.slice(2);
+const cpu = process.argv.includes("--cpu");
+const [tableFile, outDir, ...given] = process.argv.slice(2).filter((a) => a !== "--cpu");
 if (!tableFile || !outDir) throw new Error("usage: bun bench/neighbour-sweep.ts TABLE.json OUT_DIR [SETTING ...]");
 const grid: ExpansionSetting[] = given.length
   ? given.map(parseSetting)
@@ -97,6 +99,25 @@ try {
     log(`${name}: search p50 ${f1(percentile(ms, 50))} ms`);
   }
   writeFileSync(join(outDir, "settings.jsonl"), `${lines.join("\n")}\n`);
+  if (cpu) {
+    for (const setting of grid) {
+      const ms = { none: [] as number[], setting: [] as number[] };
+      for (let round = 0; round < 6; round++) {
+        for (const arm of round % 2 ? (["setting", "none"] as const) : (["none", "setting"] as const)) {
+          expansion.setting = arm === "none" ? null : setting;
+          const c0 = process.cpuUsage();
+          for (const q of queries) await colony.service.search.search({ query: q.text, limit: 5 }, DEVSET_CALLER);
+          const c1 = process.cpuUsage(c0);
+          ms[arm].push((c1.user + c1.system) / 1000 / queries.length);
+        }
+      }
+      const median = (xs: number[]) => percentile(xs, 50);
+      log(
+        `CPU per search, 6 interleaved rounds: none ${ms.none.map(f2).join(" ")} ms (median ${f2(median(ms.none))}); ` +
+          `${settingName(setting)} ${ms.setting.map(f2).join(" ")} ms (median ${f2(median(ms.setting))})`,
+      );
+    }
+  }
 } finally {
   await colony.stop();
   removeDir(dir);

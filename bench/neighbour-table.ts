@@ -4,10 +4,11 @@
 // row, projected by P: the common component out), those at or above MIN_SIMILARITY, at most
 // MAX_NEIGHBOURS each. Deterministic: similarities rounded to 3 decimals, ties by word.
 // This script writes the words' vectors (float32, row-major) and runs bench/neighbour-table.py on
-// them (numpy: 60,000 × 60,000 dot products in blocks, one thread, about a minute).
+// them (numpy: 60,000 × 60,000 dot products in blocks, one thread, about a minute; the 61 MB of
+// vectors are removed after). Run twice on this machine, the table's sha256 was the same.
 // Run: node_modules/.bin/bun bench/neighbour-table.ts OUT.json [MODEL_DIR]
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readStaticTable } from "../tools/onnx/reader";
 import { REPO_DIR } from "./lib/report";
@@ -40,4 +41,6 @@ const r = spawnSync("python3", [join(REPO_DIR, "bench", "neighbour-table.py"), v
   stdio: "inherit",
   env: { ...process.env, OMP_NUM_THREADS: "1", OPENBLAS_NUM_THREADS: "1" },
 });
+rmSync(vecFile);
+rmSync(`${out}.words.json`);
 if (r.status !== 0) throw new Error("neighbour-table.py failed");

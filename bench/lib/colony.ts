@@ -67,9 +67,12 @@ export async function inProcessColony(dataDir: string, env: Record<string, strin
     if (config.databaseUrl) throw new Error("BENCH_NEIGHBOURS runs on SQLite only");
     const expansion = new ExpansionLexical(loadNeighbourTable(neighbours.table));
     expansion.setting = neighbours.setting;
-    // Outside a transaction the SQLite store's index is a view whose prototype is the index
-    // transactions write to (store/sqlite/store.ts `outside`): the copy follows that one.
-    expansion.install(Object.getPrototypeOf(colony.subsystems.store!.lexical) as LexicalIndex);
+    // A coverage-only setting (weight 0, query side) leaves the lexical search to the index itself,
+    // so that its cost is the shipped search's plus the coverage's lookups. Otherwise the copy
+    // answers: outside a transaction the SQLite store's index is a view whose prototype is the index
+    // transactions write to (store/sqlite/store.ts `outside`), and the copy follows that one.
+    const { weight, side } = neighbours.setting;
+    if (weight > 0 || side === "document") expansion.install(Object.getPrototypeOf(colony.subsystems.store!.lexical) as LexicalIndex);
   }
   return colony;
 }
