@@ -8,8 +8,10 @@ import { loadConfig } from "../../src/config";
 import { GLOSSARY_EXPANSION_OPTIONS, setGlossaryExpansion } from "../../src/core/error-glossary";
 import { setLexicalStems } from "../../src/core/lexical";
 import type { Trail } from "../../src/core/trail";
+import type { LexicalIndex } from "../../src/store/ports";
 import { startColony, type RunningColony } from "../../src/serve";
 import type { Caller } from "../../src/service/errors";
+import { ExpansionLexical, type ExpansionSetting, loadNeighbourTable, parseSetting } from "./neighbour-expansion";
 import { BUN, REPO_DIR, rssOf } from "./report";
 
 /** Quotas out of the way: benchmarks measure the work, not the limiter. */
@@ -35,6 +37,18 @@ if (glossaryOptions.length > 0) {
   setGlossaryExpansion(Object.fromEntries(glossaryOptions.map((o) => [o, true])));
 }
 
+// The neighbour-expansion experiment (bench/RESULTS.md, Session 19): with
+// BENCH_NEIGHBOURS=TABLE.json:minSimilarity,perTerm,weight,filter every in-process colony of this run
+// (SQLite only) answers lexical searches from bench/lib/neighbour-expansion.ts's plain-JS copy of its
+// index, which adds each rare query word's neighbours in the model's word table (bench/neighbour-table.ts).
+const neighbours = process.env.BENCH_NEIGHBOURS ? parseNeighbourSwitch(process.env.BENCH_NEIGHBOURS) : null;
+
+function parseNeighbourSwitch(value: string): { table: string; setting: ExpansionSetting } {
+  const at = value.lastIndexOf(":");
+  if (at < 0) throw new Error(`BENCH_NEIGHBOURS is TABLE.json:minSimilarity,perTerm,weight,filter, not ${value}`);
+  return { table: value.slice(0, at), setting: parseSetting(value.slice(at + 1)) };
+}
+
 export const benchDir = (prefix = "colony-bench-") => mkdtempSync(join(tmpdir(), prefix));
 
 export async function inProcessColony(dataDir: string, env: Record<string, string> = {}): Promise<RunningColony> {
@@ -48,7 +62,19 @@ export async function inProcessColony(dataDir: string, env: Record<string, strin
     ...env,
     COLONY_DATA_DIR: dataDir,
   });
-  return startColony(config);
+  const colony = await startColony(config);
+  if (neighbours) {
+    if (config.databaseUrl) throw new Error("BENCH_NEIGHBOURS runs on SQLite only");
+    const expansion = new ExpansionLexical(loadNeighbourTable(neighbours.table));
+    expansion.setting = neighbours.setting;
+    // A coverage-only setting (weight 0, query side) leaves the lexical search to the index itself,
+    // so that its cost is the shipped search's plus the coverage's lookups. Otherwise the copy
+    // answers: outside a transaction the SQLite store's index is a view whose prototype is the index
+    // transactions write to (store/sqlite/store.ts `outside`), and the copy follows that one.
+    const { weight, side } = neighbours.setting;
+    if (weight > 0 || side === "document") expansion.install(Object.getPrototypeOf(colony.subsystems.store!.lexical) as LexicalIndex);
+  }
+  return colony;
 }
 
 const seeder = (i: number): Caller => ({

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, lexicalCoverage } from "./confidence";
+import {
+  atLeast,
+  bestConfidence,
+  CONFIDENCE_THRESHOLDS as T,
+  confidenceOf,
+  lexicalCoverage,
+  queryWords,
+  setCoverageNeighbours,
+} from "./confidence";
 
 describe("confidence", () => {
   test("a fingerprint match is strong whatever its features", () => {
@@ -20,6 +28,25 @@ describe("confidence", () => {
     expect(lexicalCoverage("No module named numpy", "ModuleNotFoundError: No module named 'numpy'")).toBe(1);
     expect(lexicalCoverage("connection refused by redis", "ModuleNotFoundError: No module named 'numpy'")).toBe(0);
     expect(lexicalCoverage("", "x")).toBe(0);
+  });
+
+  test("the neighbour experiment's coverage (off unless a bench sets it): a word counts as found by its neighbour", () => {
+    // Dev set tune case d038 and its paraphrase d038#3; claim's neighbours are the model's word
+    // table's at cosine >= 0.7 (bench/neighbour-table.ts: claims 0.796, claiming 0.708).
+    const trail =
+      "pod has unbound immediate PersistentVolumeClaims\nThe PVC cannot bind: no default StorageClass / dynamic provisioner in the cluster, or no PersistentVolume matches its size, access mode and class.";
+    const query = "statefulset pods stuck pending because the volume claim never gets a volume";
+    const words = queryWords(query).size;
+    const plain = lexicalCoverage(query, trail);
+    try {
+      setCoverageNeighbours((word) => (word === "claim" ? ["claims", "claiming"] : []));
+      expect(lexicalCoverage(query, trail)).toBeCloseTo(plain + 1 / words, 10);
+      // A word the trail has itself is not counted twice.
+      expect(lexicalCoverage("volume claims", trail)).toBe(1);
+    } finally {
+      setCoverageNeighbours(null);
+    }
+    expect(lexicalCoverage(query, trail)).toBe(plain);
   });
 
   test("levels order: weak < likely < strong", () => {

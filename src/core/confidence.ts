@@ -44,11 +44,27 @@ export function queryWords(query: string): Set<string> {
   return new Set(lexicalTokens(query));
 }
 
+let coverageNeighbours: ((word: string) => readonly string[]) | null = null;
+
+/**
+ * The neighbour-expansion experiment's coverage (bench/RESULTS.md, Session 19; off): with a lookup
+ * set, a query word the trail lacks still counts as found when one of its neighbours (in the model's
+ * word table) is in the trail. Only benches set it, in their own process (bench/neighbour-sweep.ts).
+ */
+export function setCoverageNeighbours(lookup: ((word: string) => readonly string[]) | null): void {
+  coverageNeighbours = lookup;
+}
+
 /** `lexicalCoverage` with the query's words already made. */
 export function coverageOf(wanted: Set<string>, trailText: string): number {
   if (wanted.size === 0) return 0;
   const found = new Set<string>();
-  for (const t of lexicalTokens(trailText)) if (wanted.has(t)) found.add(t);
+  const tokens = lexicalTokens(trailText);
+  for (const t of tokens) if (wanted.has(t)) found.add(t);
+  if (coverageNeighbours && found.size < wanted.size) {
+    const present = new Set(tokens);
+    for (const w of wanted) if (!found.has(w) && coverageNeighbours(w).some((n) => present.has(n))) found.add(w);
+  }
   return found.size / wanted.size;
 }
 
