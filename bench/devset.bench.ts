@@ -41,6 +41,7 @@ import { benchDir, inProcessColony, removeDir } from "./lib/colony";
 import { DEVSET_CALLER, publishDevset } from "./lib/devset-colony";
 import { collisionsAmong, corpusIdentity, corpusLine, distractorTrails, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { f1, f3, Figures, flag, log, percentile, QUICK, REPO_DIR, rng } from "./lib/report";
+import "./lib/message-template-experiment";
 
 const DISTRACTORS = QUICK ? 1500 : 5000;
 const backends = chosenBackends();

@@ -16,6 +16,7 @@ import { crossCaseCollisions, loadDevset } from "../test/support/devset";
 import { devsetTexts, formsSplitSince, loadRealVariantSets, type RealVariants, realVariantFigures } from "../test/support/real-variants";
 import { collisionsAmong, errorLine, harvestErrorStrings } from "./lib/corpus";
 import { REPO_DIR, rng } from "./lib/report";
+import "./lib/message-template-experiment";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);

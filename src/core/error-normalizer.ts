@@ -276,11 +276,27 @@ const V12_LINE_RULES: GatedRule[] = [
 /** Lines version 11 would otherwise read first: a build's failure lines hide the error above them. */
 const V11_READS_ITSELF = /fatal\s{1,8}error(?:\s{1,8}C1083)?:|error\s{0,8}while\s{0,8}loading/i;
 
+/** An experiment's normal form of a report, given version 12's reading: off (benches only). */
+let experimentalForm: ((errorText: string, v12: (text: string) => string) => string) | undefined;
+
+/**
+ * Switch on an experiment that gives a report's normal form from version 12's (bench/RESULTS.md,
+ * Session 19: anchoring on the tools' message templates, not adopted). Only benches switch it on, in
+ * their own process (BENCH_MESSAGE_TEMPLATES, bench/lib/message-template-experiment.ts).
+ */
+export function setExperimentalForm(form: ((errorText: string, v12: (text: string) => string) => string) | undefined): void {
+  experimentalForm = form;
+}
+
 /**
  * The version-12 normal form of an error report (without redaction; fingerprint.ts redacts first).
  * Lowercase, single-spaced, with typed placeholders for the volatile parts.
  */
 export function normalizeErrorText(errorText: string): string {
+  return experimentalForm ? experimentalForm(errorText, normalizeErrorTextV12) : normalizeErrorTextV12(errorText);
+}
+
+function normalizeErrorTextV12(errorText: string): string {
   // A compiler's missing header or the loader's missing library: version 11's reading stands.
   const line = V11_READS_ITSELF.test(errorText) ? undefined : reportLine(errorText);
   if (line !== undefined) return normalizeErrorTextV11(line);
