@@ -64,6 +64,7 @@ describe("README's configuration tables", () => {
       COLONY_JOB_LEASE_MS: c.jobLeaseMs,
       COLONY_STORED_PASS_RECHECK_MS: c.storedPassRecheckMs,
       COLONY_MCP_MAX_CONCURRENT: c.mcpMaxConcurrent,
+      COLONY_MCP_MAX_CONCURRENT_TOTAL: c.mcpMaxConcurrentTotal,
       COLONY_MIN_FAILED_ATTEMPTS: m.minFailedAttempts,
       COLONY_PUBLISH_WAIT_S: m.publishWaitS,
       COLONY_MCP_PORT: m.mcpPort,

@@ -69,6 +69,19 @@ test("a session initializes once: another initialize, in flight or after a resul
   expect(sent.filter((m) => "error" in m && m.error.code === -32600).map((m) => (m as { id: number }).id)).toEqual([2, 4]);
 });
 
+test("an initialize in flight holds no place of the cap: with a cap of 1, a call read with the handshake is served", async () => {
+  const { inner, sent, receive } = fakeInner();
+  const t = new DrainingTransport(inner, null, 1);
+  const served: unknown[] = [];
+  t.onmessage = (m) => void served.push((m as { id?: unknown }).id);
+  receive({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+  receive({ jsonrpc: "2.0", method: "notifications/initialized" });
+  receive({ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} });
+  expect(served).toEqual([0, undefined, 1]);
+  expect(sent.filter((m) => "error" in m)).toEqual([]);
+  expect(t.inFlight).toBe(2);
+});
+
 test("requests over the cap are refused with -32017 and their id; a ping passes, and an answer or a cancellation frees a place", async () => {
   const { inner, sent, receive } = fakeInner();
   const t = new DrainingTransport(inner, null, 2);

@@ -81,8 +81,10 @@ export class DrainingTransport implements Transport {
         if (message.method === "initialize" && secondInitialize) return this.refuseSecondInitialize(message.id);
         // Bounded as `colony mcp --http` bounds its POSTs: a client writing calls without waiting
         // for answers had each run at once, every one holding a request to the colony up to its
-        // timeout. A ping is answered at once and holds nothing, so a liveness check still passes.
-        const counted = message.method !== "ping";
+        // timeout. A ping or an initialize is answered by the server itself at once and holds no
+        // request to the colony: a liveness check still passes, and a call read in the same chunk as
+        // the handshake (a client that starts before the process has read its stdin) is not refused.
+        const counted = message.method !== "ping" && message.method !== "initialize";
         if (counted && this.inFlightLimit.tryEnter(STDIO_CLIENT) !== null) return this.refuseOverCap(message.id);
         if (message.method === "initialize") this.initializing = message.id;
         this.pending.set(message.id, counted);
