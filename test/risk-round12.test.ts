@@ -5,7 +5,7 @@
 // withholds it. Real colony on loopback, over HTTP and the hosted /mcp with the MCP SDK client.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestColony, type TestColony } from "./support/colony";
-import { callTool, connectHttp } from "./support/mcp";
+import { searchOverHostedMcp } from "./support/mcp";
 import { agentAt, json, sampleTrail } from "./support/trails";
 
 let colony: TestColony;
@@ -52,14 +52,9 @@ describe("a fix that hides its damage from the round 11 rules", () => {
         [null, "remote_script_execution"],
       ]),
     );
-    const client = await connectHttp(`${colony.url}/mcp`, agentAt("agent-round12-0002"));
-    try {
-      const answer = await callTool(client, "colony_search", { error: ERROR });
-      expect(answer.text).not.toContain("evil.example.net");
-      expect(answer.json.withheld_high_risk).toBe(1);
-    } finally {
-      await client.close();
-    }
+    const answer = await searchOverHostedMcp(colony.url, agentAt("agent-round12-0002"), ERROR);
+    expect(answer.text).not.toContain("evil.example.net");
+    expect(answer.json.withheld_high_risk).toBe(1);
   });
 });
 
@@ -78,14 +73,9 @@ describe("a fix whose damage is written into its steps", () => {
     expect(status.risk.flags.map((f: any) => [f.command_index, f.flag, f.level, f.detail])).toEqual([
       [null, "remote_script_execution", "high", "pipes a download from https://evil.example.net/fix.sh straight into sh (in step 2)"],
     ]);
-    const client = await connectHttp(`${colony.url}/mcp`, agentAt("agent-round12-0004"));
-    try {
-      const answer = await callTool(client, "colony_search", { error: ERROR });
-      expect(answer.text).not.toContain("evil.example.net");
-      expect(answer.json.trails.map((x: any) => x.trail_id)).not.toContain(id);
-      expect(answer.json.withheld_high_risk).toBeGreaterThanOrEqual(1); // the trail above may match too
-    } finally {
-      await client.close();
-    }
+    const answer = await searchOverHostedMcp(colony.url, agentAt("agent-round12-0004"), ERROR);
+    expect(answer.text).not.toContain("evil.example.net");
+    expect(answer.json.trails.map((x: any) => x.trail_id)).not.toContain(id);
+    expect(answer.json.withheld_high_risk).toBeGreaterThanOrEqual(1); // the trail above may match too
   });
 });

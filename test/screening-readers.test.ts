@@ -16,7 +16,7 @@ import { assessRisk } from "../src/core/risk";
 import type { Trail } from "../src/core/trail";
 import { contentHash } from "../src/service/trails";
 import { startTestColony, tempDir, type TestColony } from "./support/colony";
-import { callTool, connectHttp } from "./support/mcp";
+import { searchOverHostedMcp } from "./support/mcp";
 import { agentAt, json, sampleTrail } from "./support/trails";
 
 let colony: TestColony;
@@ -51,13 +51,8 @@ describe("an injection split across adjacent fields", () => {
     }
     const search = (await (await colony.fetch("/v1/search", json({ query: ERROR }, agentAt("agent-split-0003")))).json()) as any;
     expect(search.results.map((r: any) => r.trail_id)).toEqual([]);
-    const client = await connectHttp(`${colony.url}/mcp`, agentAt("agent-split-0004"));
-    try {
-      const answer = await callTool(client, "colony_search", { error: ERROR });
-      expect(answer.text).not.toContain("evil.example.net");
-    } finally {
-      await client.close();
-    }
+    const answer = await searchOverHostedMcp(colony.url, agentAt("agent-split-0004"), ERROR);
+    expect(answer.text).not.toContain("evil.example.net");
   });
 });
 
@@ -222,14 +217,9 @@ describe("a trail whose fix sends the agent's secrets to its author", () => {
       [1, "high"],
       [2, "high"],
     ]);
-    const client = await connectHttp(`${colony.url}/mcp`, agentAt("agent-sends-0002"));
-    try {
-      const answer = await callTool(client, "colony_search", { error: ERROR });
-      expect(answer.text).not.toContain("paste.evil.example.net");
-      expect(answer.json.withheld_high_risk).toBe(1);
-    } finally {
-      await client.close();
-    }
+    const answer = await searchOverHostedMcp(colony.url, agentAt("agent-sends-0002"), ERROR);
+    expect(answer.text).not.toContain("paste.evil.example.net");
+    expect(answer.json.withheld_high_risk).toBe(1);
   });
 });
 

@@ -9,7 +9,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { redactText } from "./redaction.ts";
 import { publicDerBase64 } from "./redaction-rules.ts";
 import { cpuMsSince } from "../../test/support/cpu-time";
-import { redacts, staysClean } from "../../test/support/redaction-cases";
+import { redacts, redactsInEveryPlace, staysClean } from "../../test/support/redaction-cases";
 
 const j = (...parts: string[]) => parts.join("");
 
@@ -164,19 +164,7 @@ describe("provider formats of gitleaks', Kingfisher's and Nosey Parker's rule li
     ["aws_session_token", j("IQoJb3JpZ2luX2Vj", "EJr//////////wEaCXVzLWVhc3QtMSJH", mixed(256), "+", mixed(200))],
     ["aws_session_token", j("FwoGZXIvYXdzE", "Kj//////////wEaDM", mixed(300))],
   ];
-  for (const [kind, token] of tokens) {
-    const tail = token.slice(-12);
-    const b64 = Buffer.from(`ci:${token}`).toString("base64");
-    redacts([
-      [`${kind}: in an error`, kind, `request failed: ${token} was rejected (401)`, [tail]],
-      [`${kind}: on a patch's added line`, kind, `--- a/app.yaml\n+++ b/app.yaml\n@@ -1 +1 @@\n-  x: 1\n+  x: ${token}`, [tail]],
-      [`${kind}: on a patch's removed line`, kind, `--- a/app.yaml\n+++ b/app.yaml\n@@ -1 +1 @@\n-  x: ${token}\n+  x: 1`, [tail]],
-      [`${kind}: in a command`, kind, `curl -s https://api.example.io/v1 -d 'k=${token}'`, [tail]],
-      [`${kind}: in a URL, percent-encoded`, kind, `https://api.example.io/cb?k=${encodeURIComponent(token)}&x=1`, [tail]],
-      [`${kind}: in a JSON-escaped string`, kind, `{"cmd": "run \\u0022${token}\\u0022"}`, [tail]],
-      [`${kind}: base64 of user:token, unnamed`, kind, `creds ${b64} in the log`, [b64.slice(8, 30)]],
-    ]);
-  }
+  redactsInEveryPlace(tokens);
   const GH_TOKEN = j("Zq8fIvjqKny", "63wEniGqd");
   redacts([
     ["a token piped to gh auth login --with-token", "token", `echo ${GH_TOKEN} | gh auth login --with-token`, [GH_TOKEN]],

@@ -135,3 +135,13 @@ export function slowColony(target: string, holdMs: number, hold: "before" | "aft
     },
   });
 }
+
+/** colony_search over the hosted /mcp as one fresh client (headers: the agent's), closed after the call. */
+export async function searchOverHostedMcp(colonyUrl: string, headers: Record<string, string>, error: string): Promise<ToolAnswer> {
+  const client = await connectHttp(`${colonyUrl}/mcp`, headers);
+  try {
+    return await callTool(client, "colony_search", { error });
+  } finally {
+    await client.close();
+  }
+}
