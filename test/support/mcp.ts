@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "bun:test";
 import { join } from "node:path";
 import { REPO_DIR } from "./paths";
 
@@ -144,4 +145,10 @@ export async function searchOverHostedMcp(colonyUrl: string, headers: Record<str
   } finally {
     await client.close();
   }
+}
+
+/** A hostile call must never break a later one: an ordinary colony_search on the same client is served. */
+export async function expectOrdinarySearchServed(client: Client): Promise<void> {
+  const result = await client.callTool({ name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } });
+  expect(result.isError).toBeFalsy();
 }
