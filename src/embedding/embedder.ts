@@ -1,6 +1,6 @@
 // The embedding service port: text in, L2-normalized vectors out. Adapters: the static model
 // that ships with Colony (static-model.ts) and sentence-transformers ONNX exports (transformer.ts).
-import type { WordNeighbours } from "./word-neighbours";
+import type { WordNeighbours } from "../core/confidence";
 
 export type ModelKind = "static" | "transformer";
 
