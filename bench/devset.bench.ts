@@ -305,7 +305,7 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         seq: r.seq,
         lex: lexicalScore.get(r.seq) ?? null,
         cos: similarity.get(r.seq) ?? null,
-        cov: coverageOf(words, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`),
+        cov: coverageOf(words, `${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`, embedder?.wordNeighbours),
         strength: r.strength ?? 0,
         // The query's words in the trail's error and root cause, and in its whole lexical document.
         inErrorCause: [...queryWords(`${r.trail.problem.error}\n${r.trail.problem.root_cause ?? ""}`)].filter((w) => words.has(w)),
@@ -345,7 +345,13 @@ async function measureSearch(backend: Backend): Promise<Record<string, unknown>>
         rank: idx >= 0 ? idx + 1 : null,
         via: top?.match.via ?? null,
         cosine: top?.match.score ?? null,
-        coverage: top ? lexicalCoverage(query, `${top.trail.problem.error}\n${top.trail.problem.root_cause ?? ""}`) : null,
+        coverage: top
+          ? lexicalCoverage(
+              query,
+              `${top.trail.problem.error}\n${top.trail.problem.root_cause ?? ""}`,
+              colony.subsystems.embedder?.wordNeighbours,
+            )
+          : null,
         confidence: top?.match.confidence ?? null,
         correct: idx === 0,
       });

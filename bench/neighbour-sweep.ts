@@ -34,9 +34,7 @@ const grid: ExpansionSetting[] = given.length
   ? given.map(parseSetting)
   : NEIGHBOUR_FILTERS.flatMap((filter) =>
       [0.6, 0.7, 0.8].flatMap((minSimilarity) =>
-        [1, 3].flatMap((perTerm) =>
-          [0.25, 0.5, 1].map((weight) => ({ minSimilarity, perTerm, weight, filter, side: "query" as const, coverage: false })),
-        ),
+        [1, 3].flatMap((perTerm) => [0.25, 0.5, 1].map((weight) => ({ minSimilarity, perTerm, weight, filter, side: "query" as const }))),
       ),
     );
 mkdirSync(outDir, { recursive: true });

@@ -250,7 +250,7 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
   test("COLONY_MODEL_DIR whose manifest's dim is not the graph's: exit 2 naming both (each vector was cut at the wrong place)", async () => {
     const modelDir = dir("wrong-dim-");
     const shipped = join(REPO_DIR, "models/default");
-    for (const f of ["model.onnx", "tokenizer.json"]) symlinkSync(join(shipped, f), join(modelDir, f));
+    for (const f of ["model.onnx", "tokenizer.json", "neighbours.txt"]) symlinkSync(join(shipped, f), join(modelDir, f));
     const manifest = JSON.parse(readFileSync(join(shipped, "manifest.json"), "utf8"));
     writeFileSync(join(modelDir, "manifest.json"), JSON.stringify({ ...manifest, dim: 128 }));
     const r = await run(["serve"], { COLONY_DATA_DIR: join(dir(), "data"), COLONY_MODEL_DIR: modelDir });
@@ -293,6 +293,13 @@ describe("colony serve refuses to start on what it cannot run, and touches nothi
         (d: string) => writeFileSync(join(d, "tokenizer.json"), "{"),
         (d: string) =>
           `${d}/tokenizer.json is 1 byte, but manifest.json says ${manifest.files["tokenizer.json"].bytes}: a truncated or changed copy; ${copyAgain}`,
+      ],
+      [
+        // The word-neighbour table the manifest lists is checked as the model's files are.
+        "neighbours.txt truncated",
+        (d: string) => writeFileSync(join(d, "neighbours.txt"), "# colony-neighbours-1"),
+        (d: string) =>
+          `${d}/neighbours.txt is 21 bytes, but manifest.json says ${manifest.files["neighbours.txt"].bytes}: a truncated or changed copy; ${copyAgain}`,
       ],
     ] as const) {
       test(what, async () => {

@@ -67,10 +67,10 @@ export async function inProcessColony(dataDir: string, env: Record<string, strin
     if (config.databaseUrl) throw new Error("BENCH_NEIGHBOURS runs on SQLite only");
     const expansion = new ExpansionLexical(loadNeighbourTable(neighbours.table));
     expansion.setting = neighbours.setting;
-    // A coverage-only setting (weight 0, query side) leaves the lexical search to the index itself,
-    // so that its cost is the shipped search's plus the coverage's lookups. Otherwise the copy
-    // answers: outside a transaction the SQLite store's index is a view whose prototype is the index
-    // transactions write to (store/sqlite/store.ts `outside`), and the copy follows that one.
+    // A setting that adds nothing (weight 0, query side) leaves the lexical search to the index
+    // itself. Otherwise the copy answers: outside a transaction the SQLite store's index is a view
+    // whose prototype is the index transactions write to (store/sqlite/store.ts `outside`), and the
+    // copy follows that one. (The neighbour coverage ships: every search reads the model's table.)
     const { weight, side } = neighbours.setting;
     if (weight > 0 || side === "document") expansion.install(Object.getPrototypeOf(colony.subsystems.store!.lexical) as LexicalIndex);
   }

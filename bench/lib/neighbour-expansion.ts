@@ -11,7 +11,6 @@
 // expansion the copy answers as the index does (checked by bench/neighbour-sweep.ts against the
 // shipped search's dump). Bench-only: nothing in src/ changes.
 import { readFileSync } from "node:fs";
-import { setCoverageNeighbours } from "../../src/core/confidence";
 import { BM25_B, BM25_K1, bestScored, bm25Idf } from "../../src/core/bm25";
 import { COMMON_TERM_SHARE, selectQueryTerms } from "../../src/core/lexical";
 import { porterStem } from "../../src/core/stem";
@@ -41,32 +40,35 @@ export interface ExpansionSetting {
    * document does not have the neighbour itself), so that the query's word matches it.
    */
   side: "query" | "document";
-  /** Also in the second stage's coverage (and so the confidence): a word counts as found by a neighbour. */
-  coverage: boolean;
 }
 
 export const settingName = (s: ExpansionSetting) =>
-  `${s.minSimilarity}/${s.perTerm}/${s.weight}/${s.filter}${s.side === "document" ? "/document" : ""}${s.coverage ? "/coverage" : ""}`;
+  `${s.minSimilarity}/${s.perTerm}/${s.weight}/${s.filter}${s.side === "document" ? "/document" : ""}`;
 
 /**
- * `minSimilarity,perTerm,weight,filter[,side[,coverage]]`, e.g. `0.7,3,0.5,form`,
- * `0.7,3,0.5,form,document` or `0.7,3,0,form,query,coverage` (coverage alone: weight 0).
+ * `minSimilarity,perTerm,weight,filter[,side]`, e.g. `0.7,3,0.5,form` or `0.7,3,0.5,form,document`.
+ * The coverage setting this experiment measured (`…,coverage`) ships: the model's own table
+ * (models/default/neighbours.txt, src/embedding/word-neighbours.ts) is read by every search; to
+ * measure without it, point COLONY_MODEL_DIR at a copy of the model without the file and its
+ * manifest entry.
  */
 export function parseSetting(text: string): ExpansionSetting {
   const [sim, k, w, filter, side, coverage] = text.split(",");
+  if (coverage === "coverage") {
+    throw new Error("the neighbour coverage ships with the model now (src/embedding/word-neighbours.ts): drop ',coverage'");
+  }
   const s = {
     minSimilarity: Number(sim),
     perTerm: Number(k),
     weight: Number(w),
     filter: (filter ?? "all") as NeighbourFilter,
     side: (side || "query") as ExpansionSetting["side"],
-    coverage: coverage === "coverage",
   };
   if (
     ![s.minSimilarity, s.perTerm, s.weight].every(Number.isFinite) ||
     !NEIGHBOUR_FILTERS.includes(s.filter) ||
     !["query", "document"].includes(s.side) ||
-    ![undefined, "", "coverage"].includes(coverage)
+    coverage !== undefined
   ) {
     throw new Error(
       `an expansion setting is minSimilarity,perTerm,weight,filter (${NEIGHBOUR_FILTERS.join("|")})[,query|document], not ${text}`,
@@ -145,7 +147,6 @@ export class ExpansionLexical {
   set setting(s: ExpansionSetting | null) {
     const rebuild = s?.side === "document" || this.current?.side === "document";
     this.current = s;
-    setCoverageNeighbours(s?.coverage ? (word) => this.coverageNeighbours(word, s) : null);
     if (rebuild) this.reindex();
   }
 
@@ -241,27 +242,6 @@ export class ExpansionLexical {
       p.delete(id);
       if (p.size === 0) this.postings.delete(term);
     }
-  }
-
-  private readonly coverageMemo = new Map<string, readonly string[]>();
-  private coverageKey = "";
-
-  /** A query word's neighbours for the coverage (the table's, by the setting's threshold, count and filter). */
-  private coverageNeighbours(word: string, s: ExpansionSetting): readonly string[] {
-    const key = settingName(s);
-    if (key !== this.coverageKey) {
-      this.coverageMemo.clear();
-      this.coverageKey = key;
-    }
-    let list = this.coverageMemo.get(word);
-    if (!list) {
-      list = (this.table.get(word) ?? [])
-        .filter(([n, sim]) => sim >= s.minSimilarity && passes(s.filter, word, n))
-        .slice(0, s.perTerm)
-        .map(([n]) => n);
-      this.coverageMemo.set(word, list);
-    }
-    return list;
   }
 
   private df = (term: string) => this.postings.get(term)?.size ?? 0;

@@ -1,13 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import {
-  atLeast,
-  bestConfidence,
-  CONFIDENCE_THRESHOLDS as T,
-  confidenceOf,
-  lexicalCoverage,
-  queryWords,
-  setCoverageNeighbours,
-} from "./confidence";
+import { join } from "node:path";
+import { atLeast, bestConfidence, CONFIDENCE_THRESHOLDS as T, confidenceOf, lexicalCoverage, queryWords } from "./confidence";
+import { loadWordNeighbours } from "../embedding/word-neighbours";
+import { readStaticManifest } from "../embedding/static-model";
 
 describe("confidence", () => {
   test("a fingerprint match is strong whatever its features", () => {
@@ -30,23 +25,20 @@ describe("confidence", () => {
     expect(lexicalCoverage("", "x")).toBe(0);
   });
 
-  test("the neighbour experiment's coverage (off unless a bench sets it): a word counts as found by its neighbour", () => {
-    // Dev set tune case d038 and its paraphrase d038#3; claim's neighbours are the model's word
-    // table's at cosine >= 0.7 (bench/neighbour-table.ts: claims 0.796, claiming 0.708).
+  test("a word counts as found by its neighbour in the default model's word table", () => {
+    // Dev set tune case d038 and its paraphrase d038#3; claim's neighbours in the shipped table
+    // (models/default/neighbours.txt) are claims (cosine 0.796) and claiming (0.708).
+    const modelDir = join(import.meta.dir, "..", "..", "models", "default");
+    const table = loadWordNeighbours(modelDir, readStaticManifest(modelDir).files)!;
+    expect(table.get("claim")).toEqual(["claims", "claiming"]);
     const trail =
       "pod has unbound immediate PersistentVolumeClaims\nThe PVC cannot bind: no default StorageClass / dynamic provisioner in the cluster, or no PersistentVolume matches its size, access mode and class.";
     const query = "statefulset pods stuck pending because the volume claim never gets a volume";
     const words = queryWords(query).size;
     const plain = lexicalCoverage(query, trail);
-    try {
-      setCoverageNeighbours((word) => (word === "claim" ? ["claims", "claiming"] : []));
-      expect(lexicalCoverage(query, trail)).toBeCloseTo(plain + 1 / words, 10);
-      // A word the trail has itself is not counted twice.
-      expect(lexicalCoverage("volume claims", trail)).toBe(1);
-    } finally {
-      setCoverageNeighbours(null);
-    }
-    expect(lexicalCoverage(query, trail)).toBe(plain);
+    expect(lexicalCoverage(query, trail, table)).toBeCloseTo(plain + 1 / words, 10);
+    // A word the trail has itself is not counted twice.
+    expect(lexicalCoverage("volume claims", trail, table)).toBe(1);
   });
 
   test("levels order: weak < likely < strong", () => {

@@ -1,9 +1,10 @@
 // How sure a search result is (issue 16): `strong`, `likely` or `weak`, from what the search saw.
 // A fingerprint match is strong. A semantic match is rated from its cosine similarity to the query
 // and its lexical coverage (the share of the query's distinct words found in the trail's error and
-// root cause). The thresholds were calibrated on the retrieval dev set's tune split and checked on
-// its holdout split (bench/devset.bench.ts, docs/ranking-and-strength.md "Confidence"): `strong` is
-// meant to be the right trail at least 95% of the time. Pure: no I/O.
+// root cause, a word also found through its neighbour in the model's word table). The thresholds
+// were calibrated on the retrieval dev set's tune split and checked on its holdout split
+// (bench/devset.bench.ts, docs/ranking-and-strength.md "Confidence"): `strong` is meant to be the
+// right trail at least 95% of the time. Pure: no I/O.
 import { lexicalTokens } from "./lexical";
 
 export const CONFIDENCE_LEVELS = ["weak", "likely", "strong"] as const;
@@ -34,9 +35,12 @@ export interface MatchFeatures {
   coverage: number;
 }
 
+/** A query word (lexical token) → the model's neighbours of it (lexical tokens), most similar first. */
+export type WordNeighbours = ReadonlyMap<string, readonly string[]>;
+
 /** The share of the query's distinct words (lexical tokens) that the trail text contains. */
-export function lexicalCoverage(query: string, trailText: string): number {
-  return coverageOf(queryWords(query), trailText);
+export function lexicalCoverage(query: string, trailText: string, neighbours?: WordNeighbours | null): number {
+  return coverageOf(queryWords(query), trailText, neighbours);
 }
 
 /** The query's distinct words, made once per search for `coverageOf` on each result. */
@@ -44,26 +48,19 @@ export function queryWords(query: string): Set<string> {
   return new Set(lexicalTokens(query));
 }
 
-let coverageNeighbours: ((word: string) => readonly string[]) | null = null;
-
 /**
- * The neighbour-expansion experiment's coverage (bench/RESULTS.md, Session 19; off): with a lookup
- * set, a query word the trail lacks still counts as found when one of its neighbours (in the model's
- * word table) is in the trail. Only benches set it, in their own process (bench/neighbour-sweep.ts).
+ * `lexicalCoverage` with the query's words already made. With the model's word neighbours
+ * (embedding/word-neighbours.ts), a query word the trail lacks still counts as found when one of
+ * its neighbours is in the trail: "postgres" by "postgresql", "pushing" by "push".
  */
-export function setCoverageNeighbours(lookup: ((word: string) => readonly string[]) | null): void {
-  coverageNeighbours = lookup;
-}
-
-/** `lexicalCoverage` with the query's words already made. */
-export function coverageOf(wanted: Set<string>, trailText: string): number {
+export function coverageOf(wanted: Set<string>, trailText: string, neighbours?: WordNeighbours | null): number {
   if (wanted.size === 0) return 0;
   const found = new Set<string>();
   const tokens = lexicalTokens(trailText);
   for (const t of tokens) if (wanted.has(t)) found.add(t);
-  if (coverageNeighbours && found.size < wanted.size) {
+  if (neighbours && found.size < wanted.size) {
     const present = new Set(tokens);
-    for (const w of wanted) if (!found.has(w) && coverageNeighbours(w).some((n) => present.has(n))) found.add(w);
+    for (const w of wanted) if (!found.has(w) && neighbours.get(w)?.some((n) => present.has(n))) found.add(w);
   }
   return found.size / wanted.size;
 }

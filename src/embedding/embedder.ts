@@ -1,5 +1,7 @@
 // The embedding service port: text in, L2-normalized vectors out. Adapters: the static model
 // that ships with Colony (static-model.ts) and sentence-transformers ONNX exports (transformer.ts).
+import type { WordNeighbours } from "../core/confidence";
+
 export type ModelKind = "static" | "transformer";
 
 export interface EmbedderInfo {
@@ -20,5 +22,10 @@ export interface Embedder {
   readonly info: EmbedderInfo;
   /** One L2-normalized Float32Array of length info.dim per input text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * The model's word neighbours for the search's coverage (word-neighbours.ts), when the model
+   * ships a table (the default model does); none otherwise.
+   */
+  readonly wordNeighbours?: WordNeighbours | null;
   close(): Promise<void>;
 }

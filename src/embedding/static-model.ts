@@ -10,6 +10,7 @@ import { errorMessage } from "../core/error-message";
 import type { Embedder, EmbedderInfo } from "./embedder";
 import { ort, type InferenceSession, type Tensor } from "./ort";
 import { TOKENIZER_SPEC, tokenize } from "./static-tokenizer";
+import { loadWordNeighbours, WORD_NEIGHBOURS_FILE, type WordNeighbours } from "./word-neighbours";
 
 export { TOKENIZER_SPEC, tokenize } from "./static-tokenizer";
 
@@ -194,6 +195,8 @@ export function isStaticModelDir(dir: string): boolean {
 const IN_FLIGHT = 64;
 
 class StaticEmbedder implements Embedder {
+  wordNeighbours: WordNeighbours | null = null;
+
   constructor(
     readonly info: EmbedderInfo,
     private readonly tokenizer: StaticTokenizer,
@@ -256,7 +259,9 @@ export function readStaticManifest(dir: string): StaticManifest {
   if (!Number.isInteger(manifest.dim) || manifest.dim < 1) {
     throw new Error(`${path}: dim is ${JSON.stringify(manifest.dim)}, not a whole number of dimensions`);
   }
-  for (const name of MODEL_FILES) {
+  // The word-neighbour table is checked as the model's files are when the manifest lists it.
+  const listed = [...MODEL_FILES, ...(manifest.files && WORD_NEIGHBOURS_FILE in manifest.files ? [WORD_NEIGHBOURS_FILE] : [])];
+  for (const name of listed) {
     const entry = manifest.files?.[name];
     if (typeof entry?.sha256 !== "string" || !Number.isInteger(entry.bytes)) {
       throw new Error(`${path} does not list ${name} with its bytes and sha256: ${COPY_AGAIN}`);
@@ -285,16 +290,20 @@ export async function createStaticEmbedder(dir: string): Promise<Embedder> {
   } catch (err) {
     throw new Error(`cannot load ONNX model ${modelFile}: ${errorMessage(err)}`);
   }
-  // The manifest carries the files' sha256, so the revision costs no hashing at start.
-  const revision = Object.entries(manifest.files)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, f]) => `${name}:${f.sha256.slice(0, 16)}`)
-    .join(",");
+  // The manifest carries the files' sha256, so the revision costs no hashing at start. The vectors'
+  // files only: the word-neighbour table changes no vector, so adding it re-embeds nothing.
+  const revision = MODEL_FILES.map((name) => `${name}:${manifest.files[name]!.sha256.slice(0, 16)}`).join(",");
   const embedder = new StaticEmbedder(
     { kind: "static", name: manifest.name, dim: manifest.dim, revision, source: dir },
     tokenizer,
     session,
   );
+  try {
+    embedder.wordNeighbours = loadWordNeighbours(dir, manifest.files);
+  } catch (err) {
+    await embedder.close();
+    throw new Error(`${dir}: ${errorMessage(err)}`);
+  }
   try {
     await embedder.embed(["ModuleNotFoundError: No module named 'colony'"]); // the graph agrees with the manifest
   } catch (err) {

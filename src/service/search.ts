@@ -224,6 +224,7 @@ export class SearchService {
       const shortlist = ranked.slice(0, Math.max(RERANK_DEPTH, limit - results.length));
       const records = new Map((await store.trails.bySeqs(shortlist.map((c) => c.id))).map((r) => [r.seq, r]));
       const words = queryWords(req.query);
+      const wordNeighbours = embedder?.wordNeighbours ?? null;
       const covered: (Candidate & Covered)[] = [];
       for (const c of shortlist) {
         const record = records.get(c.id);
@@ -231,7 +232,7 @@ export class SearchService {
         const glossary = glossaryExpansion().coverage ? `\n${errorGlossaryText(record.trail)}` : "";
         covered.push({
           ...c,
-          coverage: coverageOf(words, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}${glossary}`),
+          coverage: coverageOf(words, `${record.trail.problem.error}\n${record.trail.problem.root_cause ?? ""}${glossary}`, wordNeighbours),
         });
       }
       for (const c of this.reranking ? rerank(covered) : covered) {

@@ -142,6 +142,11 @@ if [[ "${MODEL_RETROFIT:-0}" == 1 ]]; then
   cp "$WORK/retrofitted/model.onnx" "$WORK/retrofitted/tokenizer.json" "$WORK/retrofitted/manifest.json" "$OUT/"
 fi
 
+# The word-neighbour table the search's coverage reads (src/embedding/word-neighbours.ts), from the
+# final vectors (after a retrofit): numpy, about a minute on one thread; recorded in manifest.json.
+log "word-neighbour table"
+"$BUN" tools/model/neighbours.ts "$OUT"
+
 log "internal check"
 "$BUN" tools/model/check.ts "$OUT"
 log "done"
