@@ -40,7 +40,7 @@ if (glossaryOptions.length > 0) {
 // The neighbour-expansion experiment (bench/RESULTS.md, Session 19): with
 // BENCH_NEIGHBOURS=TABLE.json:minSimilarity,perTerm,weight,filter every in-process colony of this run
 // (SQLite only) answers lexical searches from bench/lib/neighbour-expansion.ts's plain-JS copy of its
-// index, which adds each rare query word's neighbours in the model's word table (bench/neighbour-table.ts).
+// index, which adds each rare query word's neighbours in the model's word table (tools/model/neighbour-table.ts).
 const neighbours = process.env.BENCH_NEIGHBOURS ? parseNeighbourSwitch(process.env.BENCH_NEIGHBOURS) : null;
 
 function parseNeighbourSwitch(value: string): { table: string; setting: ExpansionSetting } {

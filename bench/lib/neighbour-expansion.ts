@@ -1,6 +1,6 @@
 // The neighbour-expansion experiment (bench/RESULTS.md, Session 19; issue 16's vocabulary gaps):
 // the lexical query also asks for each of its rare words' nearest neighbours in the shipped model's
-// word table (bench/neighbour-table.ts), each weighted by its cosine times an expansion weight below
+// word table (tools/model/neighbour-table.ts), each weighted by its cosine times an expansion weight below
 // the original words' 1, so that "pushing" finds a trail that says "push" and "postgres" one that says
 // "postgresql".
 //

@@ -32,7 +32,7 @@ const PROSE = /^[a-z]+$/;
 const sameKind = (a: string, b: string) => PROSE.test(a) === PROSE.test(b);
 
 /**
- * The shipped table from the full one (bench/neighbour-table.ts: each model word's nearest words
+ * The shipped table from the full one (tools/model/neighbour-table.ts: each model word's nearest words
  * with their cosines): words and neighbours as lexical tokens, a neighbour's best cosine when two
  * model words share a token, itself dropped; then, most similar first (ties by token), those at
  * the threshold and of the same kind, at most the per-word count. Words with none are left out.

@@ -1,5 +1,5 @@
 // The word-neighbour table that ships with a static model (src/embedding/word-neighbours.ts): from
-// the full table of each model word's nearest words (bench/neighbour-table.ts, numpy, about a
+// the full table of each model word's nearest words (tools/model/neighbour-table.ts, numpy, about a
 // minute on one thread), pruned to what the search's coverage reads, written as MODEL_DIR/
 // neighbours.txt and recorded in MODEL_DIR/manifest.json (bytes, sha256) like the model's files.
 // Run after the export (tools/model/train.sh does):
@@ -19,9 +19,9 @@ let scratch: string | null = null;
 if (!fullFile) {
   scratch = mkdtempSync(join(tmpdir(), "colony-neighbours-"));
   fullFile = join(scratch, "full.json");
-  const script = join(import.meta.dir, "..", "..", "bench", "neighbour-table.ts");
+  const script = join(import.meta.dir, "neighbour-table.ts");
   const r = spawnSync(process.execPath, [script, fullFile, dir], { stdio: "inherit" });
-  if (r.status !== 0) throw new Error("bench/neighbour-table.ts failed");
+  if (r.status !== 0) throw new Error("tools/model/neighbour-table.ts failed");
 }
 try {
   const { neighbours } = JSON.parse(readFileSync(fullFile, "utf8")) as { neighbours: Record<string, [string, number][]> };

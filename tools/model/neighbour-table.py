@@ -1,4 +1,4 @@
-"""The neighbour table's search (bench/neighbour-table.ts writes the vectors): top MAX_NEIGHBOURS
+"""The neighbour table's search (tools/model/neighbour-table.ts writes the vectors): top MAX_NEIGHBOURS
 other words per word by cosine, at or above MIN_SIMILARITY, rounded to 3 decimals, ties by word."""
 import json
 import sys
