@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { BM25_B, BM25_K1, bestScored, bm25Idf } from "../../src/core/bm25";
 import { COMMON_TERM_SHARE, selectQueryTerms } from "../../src/core/lexical";
 import { porterStem } from "../../src/core/stem";
+import { neighboursByToken, sameKind } from "../../src/embedding/word-neighbours";
 import { weightedTermCounts } from "../../src/store/postgres/lexical";
 import type { LexicalDoc, LexicalHit, LexicalIndex } from "../../src/store/ports";
 
@@ -77,13 +78,6 @@ export function parseSetting(text: string): ExpansionSetting {
   return s;
 }
 
-/** A model word as the lexical index writes it whole (core/lexical.ts `clean`). */
-const lexicalForm = (word: string) =>
-  word
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}_]+/gu, "_")
-    .replace(/^_+|_+$/g, "");
-
 const PROSE = /^[a-z]+$/;
 
 function sameForm(a: string, b: string): boolean {
@@ -101,26 +95,13 @@ function passes(filter: NeighbourFilter, word: string, neighbour: string): boole
     case "other":
       return !sameForm(word, neighbour);
     case "kind":
-      return PROSE.test(word) === PROSE.test(neighbour);
+      return sameKind(word, neighbour);
   }
 }
 
 /** The neighbour table, keyed and valued by lexical tokens (the best cosine when two words share one). */
 export function loadNeighbourTable(file: string): Map<string, [string, number][]> {
-  const { neighbours } = JSON.parse(readFileSync(file, "utf8")) as { neighbours: Record<string, [string, number][]> };
-  const table = new Map<string, Map<string, number>>();
-  for (const [word, list] of Object.entries(neighbours)) {
-    const key = lexicalForm(word);
-    if (!key) continue;
-    const row = table.get(key) ?? new Map<string, number>();
-    for (const [n, sim] of list) {
-      const token = lexicalForm(n);
-      if (!token || token === key) continue;
-      row.set(token, Math.max(row.get(token) ?? 0, sim));
-    }
-    table.set(key, row);
-  }
-  return new Map([...table].map(([k, row]) => [k, [...row].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))]));
+  return neighboursByToken((JSON.parse(readFileSync(file, "utf8")) as { neighbours: Record<string, [string, number][]> }).neighbours);
 }
 
 interface Doc {

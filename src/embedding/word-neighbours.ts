@@ -29,15 +29,10 @@ export const lexicalForm = (word: string) =>
 
 const PROSE = /^[a-z]+$/;
 /** Same kind: both prose words (letters only) or both identifiers. */
-const sameKind = (a: string, b: string) => PROSE.test(a) === PROSE.test(b);
+export const sameKind = (a: string, b: string) => PROSE.test(a) === PROSE.test(b);
 
-/**
- * The shipped table from the full one (tools/model/neighbour-table.ts: each model word's nearest words
- * with their cosines): words and neighbours as lexical tokens, a neighbour's best cosine when two
- * model words share a token, itself dropped; then, most similar first (ties by token), those at
- * the threshold and of the same kind, at most the per-word count. Words with none are left out.
- */
-export function pruneWordNeighbours(full: Record<string, [string, number][]>): Map<string, string[]> {
+/** The full table keyed and valued by lexical tokens: a neighbour's best cosine when two model words share a token, itself dropped; most similar first (ties by token). */
+export function neighboursByToken(full: Record<string, [string, number][]>): Map<string, [string, number][]> {
   const table = new Map<string, Map<string, number>>();
   for (const [word, list] of Object.entries(full)) {
     const key = lexicalForm(word);
@@ -50,10 +45,21 @@ export function pruneWordNeighbours(full: Record<string, [string, number][]>): M
     }
     table.set(key, row);
   }
+  return new Map([...table].map(([k, row]) => [k, [...row].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))]));
+}
+
+/**
+ * The shipped table from the full one (tools/model/neighbour-table.ts: each model word's nearest words
+ * with their cosines): words and neighbours as lexical tokens, a neighbour's best cosine when two
+ * model words share a token, itself dropped; then, most similar first (ties by token), those at
+ * the threshold and of the same kind, at most the per-word count. Words with none are left out.
+ */
+export function pruneWordNeighbours(full: Record<string, [string, number][]>): Map<string, string[]> {
+  const table = neighboursByToken(full);
   const pruned = new Map<string, string[]>();
   for (const key of [...table.keys()].sort()) {
-    const kept = [...table.get(key)!]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    const kept = table
+      .get(key)!
       .filter(([n, sim]) => sim >= WORD_NEIGHBOURS_MIN_SIMILARITY && sameKind(key, n))
       .slice(0, WORD_NEIGHBOURS_PER_WORD)
       .map(([n]) => n);
