@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { startTestColony, type TestColony } from "./support/colony";
-import { BUN, callTool, connectStdio, mcpEnv } from "./support/mcp";
+import { BUN, callTool, connectStdio, jsonRpcLine, mcpEnv, searchCallLine, spawnStdioMcp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
 import { agent, json, sampleTrail } from "./support/trails";
 
@@ -42,25 +42,13 @@ function holdingColony(target: string) {
   return { url: `http://127.0.0.1:${server.port}`, arrived: () => arrived, release, stop: () => server.stop(true) };
 }
 
-const line = (message: unknown) => `${JSON.stringify(message)}\n`;
-const search = (id: number) =>
-  line({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
-  });
+const line = jsonRpcLine;
+const search = searchCallLine;
 
 describe("colony mcp (stdio): requests at once are capped (COLONY_MCP_MAX_CONCURRENT)", () => {
   test("a raw client writing 300 calls without waiting: the cap runs, the rest are -32017 at once with their ids; later calls are served", async () => {
     const held = holdingColony(colony.url);
-    const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-      cwd: REPO_DIR,
-      env: mcpEnv({ COLONY_URL: held.url, COLONY_AGENT_ID: "stdio-flood-01", COLONY_MCP_MAX_CONCURRENT: "4" }),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnStdioMcp({ COLONY_URL: held.url, COLONY_AGENT_ID: "stdio-flood-01", COLONY_MCP_MAX_CONCURRENT: "4" });
     try {
       const answers: any[] = [];
       const reading = (async () => {
@@ -163,13 +151,7 @@ describe("colony mcp (stdio): requests at once are capped (COLONY_MCP_MAX_CONCUR
   // a ping written in the same chunk as a call (a client's keep-alive beside its work) took the
   // call's place, and with COLONY_MCP_MAX_CONCURRENT=1 the call was -32017 busy.
   test("a ping beside a call holds no place of the cap: with a cap of 1, the call written with it is served", async () => {
-    const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-      cwd: REPO_DIR,
-      env: mcpEnv({ COLONY_URL: colony.url, COLONY_AGENT_ID: "stdio-ping-cap-01", COLONY_MCP_MAX_CONCURRENT: "1" }),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnStdioMcp({ COLONY_URL: colony.url, COLONY_AGENT_ID: "stdio-ping-cap-01", COLONY_MCP_MAX_CONCURRENT: "1" });
     try {
       proc.stdin.write(
         line({

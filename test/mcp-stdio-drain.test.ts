@@ -3,10 +3,8 @@
 // behind a proxy that holds each answer for a second, so the calls are surely in flight when
 // stdin ends.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
-import { BUN, mcpEnv, slowColony } from "./support/mcp";
-import { REPO_DIR } from "./support/paths";
+import { jsonRpcLine, slowColony, spawnStdioMcp } from "./support/mcp";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const HOLD_MS = 1000;
@@ -26,16 +24,10 @@ afterAll(async () => {
   await colony?.dispose();
 });
 
-const line = (message: unknown) => `${JSON.stringify(message)}\n`;
+const line = jsonRpcLine;
 
 test("requests written just before stdin closes are all answered, then the process exits 0", async () => {
-  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-    cwd: REPO_DIR,
-    env: mcpEnv({ COLONY_URL: `http://127.0.0.1:${slow.port}`, COLONY_AGENT_ID: "drain-agent-01" }),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnStdioMcp({ COLONY_URL: `http://127.0.0.1:${slow.port}`, COLONY_AGENT_ID: "drain-agent-01" });
   proc.stdin.write(
     line({
       jsonrpc: "2.0",

@@ -3,10 +3,8 @@
 // answered with a JSON-RPC error, as the HTTP endpoints answer such a body, and the session goes
 // on; a call the client cancelled does not hold the process once stdin closes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { startTestColony, type TestColony } from "./support/colony";
-import { BUN, mcpEnv, slowColony } from "./support/mcp";
-import { REPO_DIR } from "./support/paths";
+import { jsonRpcLine, searchCallLine, slowColony, spawnStdioMcp } from "./support/mcp";
 import { agent, json, sampleTrail } from "./support/trails";
 
 const HOLD_MS = 3000;
@@ -24,7 +22,7 @@ afterAll(async () => {
   await colony?.dispose();
 });
 
-const line = (message: unknown) => `${JSON.stringify(message)}\n`;
+const line = jsonRpcLine;
 const INITIALIZE =
   line({
     jsonrpc: "2.0",
@@ -36,13 +34,7 @@ const ping = (id: number) => line({ jsonrpc: "2.0", id, method: "ping" });
 
 /** Runs `colony mcp`, writes each chunk in turn, closes stdin; every answer, stderr and the exit. */
 async function session(chunks: (string | Uint8Array)[], colonyUrl = colony.url) {
-  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-    cwd: REPO_DIR,
-    env: mcpEnv({ COLONY_URL: colonyUrl, COLONY_AGENT_ID: "stdio-lines-01" }),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnStdioMcp({ COLONY_URL: colonyUrl, COLONY_AGENT_ID: "stdio-lines-01" });
   for (const chunk of chunks) {
     proc.stdin.write(chunk);
     await proc.stdin.flush();
@@ -206,13 +198,7 @@ test("stdout carries no raw 8-bit control, line separator or invisible format ch
   expect(published.status).toBe(202);
   await colony.service.worker!.drain();
   const call = line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "colony_search", arguments: { error } } });
-  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-    cwd: REPO_DIR,
-    env: mcpEnv({ COLONY_URL: colony.url }),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnStdioMcp({ COLONY_URL: colony.url });
   proc.stdin.write(INITIALIZE + call);
   await proc.stdin.flush();
   await proc.stdin.end();
@@ -271,21 +257,9 @@ test("a line holding a key twice is refused with -32600 and its id (null when id
 // SDK's cancellation handle of that id, so cancelling the new call did nothing (a colony_publish
 // prompt would stay open and publish once ticked; here a search is answered though cancelled).
 test("a request reusing the id of a call the client just cancelled is refused, not run; the session goes on", async () => {
-  const search = (id: number) =>
-    line({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
-    });
+  const search = searchCallLine;
   const cancel = (id: number) => line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
-  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-    cwd: REPO_DIR,
-    env: mcpEnv({ COLONY_URL: `http://127.0.0.1:${slow.port}`, COLONY_AGENT_ID: "stdio-lines-01" }),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnStdioMcp({ COLONY_URL: `http://127.0.0.1:${slow.port}`, COLONY_AGENT_ID: "stdio-lines-01" });
   const write = async (text: string, thenMs: number) => {
     proc.stdin.write(text);
     await proc.stdin.flush();

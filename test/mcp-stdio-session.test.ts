@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { freePort, startTestColony, tempDir, type TestColony } from "./support/colony";
-import { BUN, callTool, connectStdio, mcpEnv, recordingProxy } from "./support/mcp";
+import { BUN, callTool, connectStdio, mcpEnv, recordingProxy, spawnStdioMcp } from "./support/mcp";
 import { REPO_DIR } from "./support/paths";
 import { sampleTrail } from "./support/trails";
 
@@ -26,13 +26,7 @@ afterAll(async () => {
 
 /** A spawned `colony mcp` spoken to line by line: `next` waits for the first message that matches. */
 function rawSession(env: Record<string, string>) {
-  const proc = Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
-    cwd: REPO_DIR,
-    env: mcpEnv({ COLONY_URL: proxy.url, COLONY_AGENT_ID: "stdio-session-01", ...env }),
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnStdioMcp({ COLONY_URL: proxy.url, COLONY_AGENT_ID: "stdio-session-01", ...env });
   const received: any[] = [];
   let stderr = "";
   const stdoutDone = (async () => {

@@ -152,3 +152,26 @@ export async function expectOrdinarySearchServed(client: Client): Promise<void> 
   const result = await client.callTool({ name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } });
   expect(result.isError).toBeFalsy();
 }
+
+/** One JSON-RPC message as `colony mcp` (stdio) reads it: a line. */
+export const jsonRpcLine = (message: unknown) => `${JSON.stringify(message)}\n`;
+
+/** An ordinary colony_search call as a stdio line. */
+export const searchCallLine = (id: number) =>
+  jsonRpcLine({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "colony_search", arguments: { error: "ModuleNotFoundError: No module named 'yaml'" } },
+  });
+
+/** `colony mcp` from source over raw pipes, with mcpEnv's variables and `extra`. */
+export function spawnStdioMcp(extra: Record<string, string>) {
+  return Bun.spawn([BUN, join(REPO_DIR, "src/main.ts"), "mcp"], {
+    cwd: REPO_DIR,
+    env: mcpEnv(extra),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
